@@ -1,0 +1,108 @@
+"""The step contract the engine runs: a declaration and a runnable."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class Failure(enum.StrEnum):
+    """What a step's failure means for the rest of the plan."""
+
+    CLOSED = "closed"  # the whole run fails; in-flight steps are cancelled
+    OPEN = "open"  # the step's key takes the declared fallback value
+    OPTIONAL = "optional"  # the step's key is absent; steps requiring it are skipped
+
+
+class Outcome(enum.StrEnum):
+    """How one step ended, as recorded in the evidence."""
+
+    OK = "ok"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+    FAILED_OPEN = "failed_open"
+    TIMEOUT = "timeout"
+    CANCELLED = "cancelled"
+    HALTED = "halted"
+
+
+class Inputs(dict[str, Any]):
+    """The keys a step declared, as resolved for one run; fan-out adds `item`."""
+
+    __slots__ = ("item", "index")
+
+    def __init__(self, values: Mapping[str, Any], item: Any = None, index: int | None = None):
+        super().__init__(values)
+        self.item = item
+        self.index = index
+
+
+Condition = Callable[[Inputs], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class StepSpec:
+    """What a step needs, what it gives, and how it may fail."""
+
+    name: str
+    requires: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+    provides: str | None = None
+    timeout: float | None = None
+    failure: Failure = Failure.CLOSED
+    fallback: Any = None
+    cpu_bound: bool = False
+    fan_out: str | None = None
+    when: Condition | None = field(default=None, compare=False)
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        """Every key the step waits for, required first."""
+        return self.requires + self.optional + ((self.fan_out,) if self.fan_out else ())
+
+
+class Runnable(Protocol):
+    """A step instance: a spec plus the work itself.
+
+    `run` is awaited on the event loop. A step whose spec says `cpu_bound`
+    is called through `run_blocking` on a worker thread instead.
+    """
+
+    @property
+    def spec(self) -> StepSpec: ...
+
+    async def run(self, inputs: Inputs) -> Any: ...
+
+    def run_blocking(self, inputs: Inputs) -> Any: ...
+
+
+@dataclass(slots=True)
+class StepRecord:
+    """One step's start, end and outcome, in milliseconds from the run's start."""
+
+    name: str
+    outcome: Outcome
+    start_ms: float
+    end_ms: float
+    detail: str | None = None
+    instances: int | None = None
+
+    @property
+    def duration_ms(self) -> float:
+        return self.end_ms - self.start_ms
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready view for logs and evidence."""
+        out: dict[str, Any] = {
+            "step": self.name,
+            "outcome": self.outcome.value,
+            "start_ms": round(self.start_ms, 3),
+            "duration_ms": round(self.duration_ms, 3),
+        }
+        if self.detail is not None:
+            out["detail"] = self.detail
+        if self.instances is not None:
+            out["instances"] = self.instances
+        return out

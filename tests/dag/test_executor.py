@@ -1,0 +1,166 @@
+"""The executor: as-soon-as-ready starts, concurrency, failure policies, timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from taskgate.dag import Execution, Failure, Halt, Inputs, Outcome, StepFailed, StepSpec, compile_plan, execute
+
+from .helpers import FnStep, Stopwatch, echo, failing, sleeper
+
+
+def records(run: Execution) -> dict[str, object]:
+    return {r.name: r for r in run.records}
+
+
+async def test_two_independent_200ms_steps_finish_together_in_about_200ms() -> None:
+    plan = compile_plan("p", [sleeper("a", 0.2, "ka"), sleeper("b", 0.2, "kb")])
+    with Stopwatch() as watch:
+        values = await execute(plan, {})
+    assert values == {"ka": "a", "kb": "b"}
+    assert 0.19 <= watch.seconds < 0.32, watch.seconds
+
+
+async def test_a_step_starts_when_its_own_inputs_exist_while_an_unrelated_slow_step_runs() -> None:
+    # a (50 ms) feeds b; slow (500 ms) is unrelated. A generation-by-generation
+    # scheduler would hold b until slow ends; b must start at about 50 ms.
+    steps = [sleeper("a", 0.05, "ka"), sleeper("slow", 0.5, "ks"), echo("b", ("ka",), "kb")]
+    run = Execution(compile_plan("p", steps), {})
+    await run.run()
+    by_name = {r.name: r for r in run.records}
+    assert by_name["b"].start_ms < 150, by_name["b"].start_ms
+    assert by_name["b"].end_ms < by_name["slow"].end_ms
+
+
+async def test_fail_closed_failure_cancels_in_flight_steps_and_raises_a_clean_error() -> None:
+    steps = [failing("broken", after=0.05, provides="kx"), sleeper("slow", 5.0, "ks"), echo("after", ("kx",), "ka")]
+    run = Execution(compile_plan("p", steps), {})
+    with Stopwatch() as watch, pytest.raises(StepFailed) as info:
+        await run.run()
+    assert watch.seconds < 0.5
+    assert info.value.step == "broken"
+    assert str(info.value) == "step 'broken' failed: RuntimeError: broken broke"
+    by_name = {r.name: r for r in run.records}
+    assert by_name["broken"].outcome is Outcome.FAILED
+    assert by_name["slow"].outcome is Outcome.CANCELLED
+    assert "after" not in by_name
+
+
+async def test_timeout_is_enforced_and_reported_as_timeout() -> None:
+    run = Execution(compile_plan("p", [sleeper("sleepy", 5.0, "k", timeout=0.1)]), {})
+    with Stopwatch() as watch, pytest.raises(StepFailed) as info:
+        await run.run()
+    assert watch.seconds < 0.5
+    assert info.value.outcome is Outcome.TIMEOUT
+    assert str(info.value) == "step 'sleepy' timed out"
+    assert run.records[0].outcome is Outcome.TIMEOUT
+
+
+async def test_fail_open_step_gives_its_declared_fallback_to_consumers() -> None:
+    steps = [failing("flaky", provides="kf", failure=Failure.OPEN, fallback="default"), echo("use", ("kf",), "ku")]
+    run = Execution(compile_plan("p", steps), {})
+    values = await run.run()
+    assert values["ku"] == {"kf": "default"}
+    assert run.records[0].outcome is Outcome.FAILED_OPEN
+    assert run.records[0].detail == "RuntimeError: flaky broke"
+
+
+async def test_optional_failure_skips_hard_consumers_and_feeds_soft_ones_without_the_key() -> None:
+    steps = [
+        failing("maybe", provides="km", failure=Failure.OPTIONAL),
+        echo("hard", ("km",), "kh"),
+        echo("soft", (), "ks", optional=("km",)),
+    ]
+    run = Execution(compile_plan("p", steps), {})
+    values = await run.run()
+    assert values == {"ks": {}}
+    by_name = {r.name: r for r in run.records}
+    assert by_name["hard"].outcome is Outcome.SKIPPED
+    assert by_name["hard"].detail == "input 'km' is absent"
+
+
+async def test_condition_false_skips_the_step_and_its_dependents() -> None:
+    cond = sleeper("cond", 0, "kc", requires=("flag",), when=lambda inputs: bool(inputs["flag"]))
+    steps = [cond, echo("next", ("kc",), "kn")]
+    run = Execution(compile_plan("p", steps, seeds=["flag"]), {"flag": False})
+    values = await run.run()
+    assert "kn" not in values
+    assert [r.outcome for r in run.records] == [Outcome.SKIPPED, Outcome.SKIPPED]
+
+
+async def test_fan_out_runs_one_concurrent_instance_per_item_and_keeps_order() -> None:
+    async def call(inputs: Inputs) -> str:
+        await asyncio.sleep(0.1 * (3 - inputs.index))  # later items finish first
+        return f"{inputs.index}:{inputs.item}"
+
+    step = FnStep(StepSpec("tool", fan_out="calls", provides="results"), call)
+    run = Execution(compile_plan("p", [step], seeds=["calls"]), {"calls": ["x", "y", "z"]})
+    with Stopwatch() as watch:
+        values = await run.run()
+    assert values["results"] == ["0:x", "1:y", "2:z"]
+    assert watch.seconds < 0.4  # 0.3 s for the slowest, not 0.6 s in series
+    assert run.records[0].instances == 3
+
+
+async def test_cpu_bound_step_runs_off_the_event_loop() -> None:
+    loop_thread = threading.get_ident()
+    ticks: list[float] = []
+
+    def crunch(inputs: Inputs) -> int:
+        time.sleep(0.2)  # stands for CPU-heavy work that would block the loop
+        return threading.get_ident()
+
+    async def ticker(inputs: Inputs) -> int:
+        for _ in range(8):
+            ticks.append(time.perf_counter())
+            await asyncio.sleep(0.02)
+        return len(ticks)
+
+    steps = [FnStep(StepSpec("ner", provides="kn", cpu_bound=True), blocking=crunch), FnStep(StepSpec("tick", provides="kt"), ticker)]
+    values = await execute(compile_plan("p", steps), {})
+    assert values["kn"] != loop_thread
+    assert max(b - a for a, b in zip(ticks, ticks[1:], strict=False)) < 0.1
+
+
+async def test_halt_stops_the_run_even_for_a_fail_open_step() -> None:
+    async def deny(inputs: Inputs) -> None:
+        raise Halt("denied")
+
+    steps = [FnStep(StepSpec("authz", provides="grant", failure=Failure.OPEN), deny), sleeper("slow", 5, "ks")]
+    run = Execution(compile_plan("p", steps), {})
+    with Stopwatch() as watch, pytest.raises(Halt, match="denied"):
+        await run.run()
+    assert watch.seconds < 0.5
+    assert {r.name: r.outcome for r in run.records} == {"authz": Outcome.HALTED, "slow": Outcome.CANCELLED}
+
+
+async def test_cancelling_the_run_cancels_its_steps() -> None:
+    started = asyncio.Event()
+    cancelled = asyncio.Event()
+
+    async def long(inputs: Inputs) -> None:
+        started.set()
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    run = Execution(compile_plan("p", [FnStep(StepSpec("long", provides="k"), long)]), {})
+    task = asyncio.create_task(run.run())
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert cancelled.is_set()
+    assert run.records[0].outcome is Outcome.CANCELLED
+
+
+async def test_step_sees_only_the_keys_it_declared() -> None:
+    steps = [sleeper("a", 0, "ka"), sleeper("b", 0, "kb"), echo("c", ("ka",), "kc")]
+    values = await execute(compile_plan("p", steps, seeds=["secret"]), {"secret": 1})
+    assert values["kc"] == {"ka": "a"}
