@@ -1,0 +1,1 @@
+"""Steps that decide who may do what (arriving with the authorization issue)."""

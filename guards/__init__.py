@@ -1,0 +1,1 @@
+"""Steps that read content: classification and PII (arriving with the guards issue)."""

@@ -1,0 +1,43 @@
+"""The plugin SDK: everything a custom step needs, in one import.
+
+    from taskgate.plugins import Inputs, Params, Step
+
+    class Shout(Step[Shout.Params]): ...
+
+A plugin package exposes `register(registry)` through the entry-point group
+`taskgate.plugins`; built-in steps are registered exactly the same way.
+"""
+
+from taskgate.dag import Failure, Inputs
+
+from .context import REQUEST, RequestContext
+from .discovery import GROUP, load_plugins
+from .errors import ParamsError, PluginError, Reject
+from .params import NoParams, Params
+from .registry import Registry
+from .services import Services
+from .step import Step, StepOptions
+from .types import PAYLOAD, PLACEMENT, Endpoint, HasEvidence, Placement
+
+__all__ = [
+    "GROUP",
+    "PAYLOAD",
+    "PLACEMENT",
+    "REQUEST",
+    "Endpoint",
+    "Failure",
+    "HasEvidence",
+    "Inputs",
+    "NoParams",
+    "Params",
+    "ParamsError",
+    "Placement",
+    "PluginError",
+    "Registry",
+    "Reject",
+    "RequestContext",
+    "Services",
+    "Step",
+    "StepOptions",
+    "load_plugins",
+]

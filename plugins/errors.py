@@ -1,0 +1,34 @@
+"""Errors of the plugin SDK: refused plugins, bad parameters, deliberate rejections."""
+
+from __future__ import annotations
+
+from taskgate.dag import Halt
+from taskgate.errors import TaskgateError
+
+
+class PluginError(TaskgateError):
+    """A plugin could not be loaded or registered; the message names it."""
+
+
+class ParamsError(TaskgateError):
+    """A step's parameters are invalid; `path` locates the bad key under the step."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}" if path else reason)
+        self.path = path
+        self.reason = reason
+
+
+class Reject(Halt):
+    """A step refuses the request on purpose; carries what the client is told.
+
+    `status` is the HTTP status, `code` a stable machine-readable reason,
+    `message` a sentence for the caller (never a secret or a matched value).
+    """
+
+    def __init__(self, status: int, code: str, message: str, kind: str = "invalid_request_error"):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.kind = kind

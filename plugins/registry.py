@@ -1,0 +1,93 @@
+"""One registry for step types and config sections, built-in and third-party alike."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from .errors import ParamsError, PluginError
+from .params import Params, problems
+from .services import Services
+from .step import Step, StepOptions
+
+_TYPE_NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
+
+
+class Registry:
+    """What plugins contributed: step types and config sections, with their origin."""
+
+    def __init__(self) -> None:
+        self._steps: dict[str, type[Step[Any]]] = {}
+        self._sections: dict[str, type[BaseModel]] = {}
+        self._origin: dict[str, str] = {}
+        self._plugin = "(direct)"
+
+    @contextmanager
+    def loading(self, plugin: str) -> Iterator[None]:
+        """Attribute what is registered inside the block to `plugin`."""
+        previous, self._plugin = self._plugin, plugin
+        try:
+            yield
+        finally:
+            self._plugin = previous
+
+    def add_step(self, cls: type[Step[Any]]) -> type[Step[Any]]:
+        """Register a step type; a malformed one is refused with its name."""
+        _check_step(cls, self._plugin)
+        self._claim(f"step type {cls.type!r}", cls.type)
+        self._steps[cls.type] = cls
+        return cls
+
+    def add_section(self, name: str, model: type[BaseModel]) -> None:
+        """Register a top-level config section and the model that validates it."""
+        self._claim(f"config section {name!r}", f"section:{name}")
+        self._sections[name] = model
+
+    @property
+    def steps(self) -> Mapping[str, type[Step[Any]]]:
+        return self._steps
+
+    @property
+    def sections(self) -> Mapping[str, type[BaseModel]]:
+        return self._sections
+
+    def origin(self, type_name: str) -> str:
+        return self._origin.get(type_name, "?")
+
+    def build(self, name: str, type_name: str, params: Any, services: Services, options: StepOptions) -> Step[Any]:
+        """Instantiate a step; raises ParamsError with the offending key path."""
+        cls = self._steps.get(type_name)
+        if cls is None:
+            known = ", ".join(sorted(self._steps)) or "none"
+            raise ParamsError("type", f"unknown step type {type_name!r} (registered types: {known})")
+        return cls(name, _parse(cls.Params, params), services, options)
+
+    def _claim(self, what: str, key: str) -> None:
+        if key in self._origin:
+            raise PluginError(f"plugin {self._plugin!r} registers {what}, already registered by {self._origin[key]!r}")
+        self._origin[key] = self._plugin
+
+
+def _parse(model: type[Params], raw: Any) -> Params:
+    try:
+        return model.model_validate(raw if raw is not None else {})
+    except ValidationError as exc:
+        path, reason = problems(exc, ("params",))[0]
+        raise ParamsError(path, reason) from None
+
+
+def _check_step(cls: Any, plugin: str) -> None:
+    if not (isinstance(cls, type) and issubclass(cls, Step)):
+        raise PluginError(f"plugin {plugin!r} registers {cls!r}, which is not a taskgate.plugins.Step subclass")
+    label = f"plugin {plugin!r}: step class {cls.__qualname__}"
+    if not _TYPE_NAME.match(cls.type or ""):
+        raise PluginError(f"{label} needs a `type` such as 'vendor.my_step' (lowercase, dotted), got {cls.type!r}")
+    if not (isinstance(cls.Params, type) and issubclass(cls.Params, Params)):
+        raise PluginError(f"{label}: Params must subclass taskgate.plugins.Params")
+    hook = "run_blocking" if cls.cpu_bound else "run"
+    if getattr(cls, hook) is getattr(Step, hook):
+        raise PluginError(f"{label} must implement {hook}()")

@@ -1,0 +1,69 @@
+"""The app factory: config in, a frozen aiohttp application out."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+
+import aiohttp
+from aiohttp import web
+
+from taskgate.plugins import Registry, Services, load_plugins
+
+from . import health, openai
+from .config import Config
+from .evidence import EvidenceLog
+from .metrics import Metrics
+from .middleware import front_door, stamp_request_id
+from .plans import build_plans
+from .state import GATEWAY, Gateway
+
+
+def default_registry() -> Registry:
+    """A registry with every installed plugin, built-ins included."""
+    registry = Registry()
+    load_plugins(registry)
+    return registry
+
+
+def create_app(config: Config, registry: Registry) -> web.Application:
+    """Compile every plan now, so a bad config fails here and not on a request."""
+    services = Services(sections=config.sections)
+    gateway = Gateway(
+        config=config,
+        plans=build_plans(config, registry, services),
+        services=services,
+        metrics=Metrics(),
+        evidence=EvidenceLog(config.core.logging.evidence_buffer),
+    )
+    app = web.Application(client_max_size=config.server.max_body_bytes, middlewares=[front_door])
+    app[GATEWAY] = gateway
+    app.cleanup_ctx.append(_workers)
+    app.cleanup_ctx.append(_http_client)
+    app.on_response_prepare.append(stamp_request_id)
+    openai.add_routes(app)
+    health.add_routes(app)
+    app.freeze()
+    return app
+
+
+async def _http_client(app: web.Application) -> AsyncIterator[None]:
+    """One pooled, keep-alive client session for every upstream call."""
+    gateway = app[GATEWAY]
+    server = gateway.config.server
+    connector = aiohttp.TCPConnector(limit=server.max_connections, limit_per_host=0, keepalive_timeout=60)
+    timeout = aiohttp.ClientTimeout(total=None, connect=server.connect_timeout_s, sock_read=server.read_timeout_s)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False) as session:
+        gateway.services.attach_http(session)
+        gateway.ready = True
+        yield
+        gateway.ready = False
+        gateway.services.attach_http(None)
+
+
+async def _workers(app: web.Application) -> AsyncIterator[None]:
+    """Threads for CPU-heavy steps, so they never block the event loop."""
+    gateway = app[GATEWAY]
+    gateway.pool = ThreadPoolExecutor(gateway.config.server.worker_threads, thread_name_prefix="taskgate-step")
+    yield
+    gateway.pool.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,73 @@
+"""The `taskgate` command: serve, check, sim, demo."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from taskgate import __version__
+from taskgate.errors import TaskgateError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; a known error prints one line and exits 2, never a traceback."""
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except TaskgateError as exc:
+        print(f"taskgate: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="taskgate", description="Agentic-workflow proxy with per-task authorization.")
+    parser.add_argument("--version", action="version", version=f"taskgate {__version__}")
+    sub = parser.add_subparsers(required=True, metavar="COMMAND")
+    serve = sub.add_parser("serve", help="run the proxy")
+    serve.add_argument("-c", "--config", help="YAML config file (default: embedded defaults)")
+    serve.add_argument("--host", help="override server.host")
+    serve.add_argument("--port", type=int, help="override server.port")
+    serve.set_defaults(run=_serve)
+    check = sub.add_parser("check", help="validate a config and print the compiled plans")
+    check.add_argument("config", help="YAML config file")
+    check.set_defaults(run=_check)
+    sim = sub.add_parser("sim", help="run a simulated OpenAI-compatible inference engine")
+    sim.add_argument("profile", nargs="?", default="h100", help="engine profile (default: h100)")
+    sim.add_argument("--port", type=int, default=9000)
+    sim.add_argument("--host", default="127.0.0.1")
+    sim.add_argument("--name", help="engine name reported in x-sim-engine (default: the profile)")
+    sim.add_argument("--model", action="append", help="model name to serve (repeatable)")
+    sim.set_defaults(run=_sim)
+    demo = sub.add_parser("demo", help="run simulated engines and the proxy, drive an agent workload, summarise")
+    demo.set_defaults(run=_demo)
+    return parser
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .server import serve
+
+    serve(args.config, args.host, args.port)
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .check import check
+
+    print("\n".join(check(args.config)))
+    return 0
+
+
+def _sim(args: argparse.Namespace) -> int:
+    from .simcli import run_sim
+
+    run_sim(args.profile, args.host, args.port, args.name, args.model)
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo()

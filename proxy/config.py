@@ -1,0 +1,137 @@
+"""Load the one YAML config file; every error names the file, key path and reason."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, Field, ValidationError
+
+from taskgate.dag import Failure
+from taskgate.errors import TaskgateError
+from taskgate.plugins import Params, Registry
+from taskgate.plugins.params import problems
+
+SURFACES = ("chat", "completions", "embeddings")
+CORE_SECTIONS = ("server", "logging", "steps", "pipelines")
+
+
+class ConfigError(TaskgateError):
+    """The config is wrong; the message says where and why."""
+
+    def __init__(self, source: str, path: str, reason: str):
+        super().__init__(f"{source}: {path}: {reason}" if path else f"{source}: {reason}")
+        self.source = source
+        self.path = path
+        self.reason = reason
+
+
+class ServerConfig(Params):
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=0, le=65535)
+    max_body_bytes: int = Field(default=8 * 1024 * 1024, gt=0)
+    connect_timeout_s: float = Field(default=5.0, gt=0)
+    read_timeout_s: float = Field(default=600.0, gt=0)
+    max_connections: int = Field(default=1024, gt=0)
+    worker_threads: int = Field(default=4, gt=0)
+
+
+class LoggingConfig(Params):
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    evidence: bool = True
+    evidence_buffer: int = Field(default=1000, ge=0)
+
+
+class StepConfig(Params):
+    """One step instance: a name pipelines refer to, its type and parameters."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    type: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    timeout: float | None = Field(default=None, gt=0)
+    on_error: Failure = Failure.CLOSED
+    fallback: Any = None
+
+
+DEFAULT_STEPS = (StepConfig(name="route", type="routing.static"),)
+
+
+class CoreConfig(Params):
+    server: ServerConfig = Field(default_factory=ServerConfig)
+    logging: LoggingConfig = Field(default_factory=LoggingConfig)
+    steps: list[StepConfig] = Field(default_factory=list)
+    pipelines: dict[Literal["chat", "completions", "embeddings"], list[str]] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Config:
+    """The validated config: core settings plus each room's own section."""
+
+    source: str
+    core: CoreConfig
+    sections: Mapping[str, BaseModel] = field(default_factory=dict)
+
+    @property
+    def server(self) -> ServerConfig:
+        return self.core.server
+
+    def steps(self) -> list[tuple[int | None, StepConfig]]:
+        """Configured instances (with their index), plus built-in defaults not overridden."""
+        named = {s.name for s in self.core.steps}
+        defaults: list[tuple[int | None, StepConfig]] = [(None, s) for s in DEFAULT_STEPS if s.name not in named]
+        return [*enumerate(self.core.steps), *defaults]
+
+    def pipeline(self, surface: str) -> list[str]:
+        return list(self.core.pipelines.get(surface, ["route"]))  # type: ignore[call-overload]
+
+
+def load_config(path: str | Path | None, registry: Registry) -> Config:
+    """Read and validate a config file; None means the embedded defaults."""
+    if path is None:
+        return parse_config({}, "<defaults>", registry)
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(source, "", f"cannot read the file: {exc.strerror or exc}") from None
+    return parse_config(_parse_yaml(text, source), source, registry)
+
+
+def parse_config(raw: Any, source: str, registry: Registry) -> Config:
+    """Validate an already-parsed config mapping."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError(source, "", f"the top level must be a mapping of sections, not {type(raw).__name__}")
+    _check_sections(raw, source, registry)
+    core = _validate(CoreConfig, {k: v for k, v in raw.items() if k in CORE_SECTIONS}, source, ())
+    sections = {name: _validate(model, raw.get(name) or {}, source, (name,)) for name, model in registry.sections.items()}
+    return Config(source, core, sections)
+
+
+def _parse_yaml(text: str, source: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(source, where, f"not valid YAML: {problem}") from None
+
+
+def _check_sections(raw: Mapping[str, Any], source: str, registry: Registry) -> None:
+    known = set(CORE_SECTIONS) | set(registry.sections)
+    for key in raw:
+        if key not in known:
+            raise ConfigError(source, str(key), f"unknown section (known sections: {', '.join(sorted(known))})")
+
+
+def _validate(model: type[BaseModel], raw: Any, source: str, prefix: tuple[str, ...]) -> Any:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        path, reason = problems(exc, prefix)[0]
+        raise ConfigError(source, path, reason) from None

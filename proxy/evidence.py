@@ -1,0 +1,73 @@
+"""The per-request evidence record: steps with timings, decisions, dispatch."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from taskgate.dag import StepRecord
+from taskgate.plugins import HasEvidence
+
+
+@dataclass
+class Evidence:
+    """Filled in as the request proceeds; written once, as one log line."""
+
+    request_id: str
+    path: str
+    surface: str | None = None
+    model: str | None = None
+    status: int | None = None
+    steps: list[StepRecord] = field(default_factory=list)
+    decisions: dict[str, Any] = field(default_factory=dict)
+    dispatch: dict[str, Any] = field(default_factory=dict)
+    error: dict[str, Any] | None = None
+    started: float = field(default_factory=time.perf_counter)
+    duration_ms: float = 0.0
+
+    def add_decisions(self, values: Mapping[str, Any]) -> None:
+        """Take the self-describing step outputs (Placement, later Intent, Grant)."""
+        for key, value in values.items():
+            if isinstance(value, HasEvidence):
+                self.decisions[key] = dict(value.evidence())
+
+    def fail(self, code: str, message: str, step: str | None = None) -> None:
+        self.error = {"code": code, "message": message} | ({"step": step} if step else {})
+
+    def finish(self, status: int) -> None:
+        self.status = status
+        self.duration_ms = (time.perf_counter() - self.started) * 1000.0
+
+    def record(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "request_id": self.request_id,
+            "path": self.path,
+            "surface": self.surface,
+            "model": self.model,
+            "status": self.status,
+            "duration_ms": round(self.duration_ms, 3),
+            "steps": [r.as_dict() for r in self.steps],
+        }
+        for name in ("decisions", "dispatch", "error"):
+            if value := getattr(self, name):
+                out[name] = value
+        return out
+
+
+class EvidenceLog:
+    """The most recent records, kept in memory for the demo and for inspection."""
+
+    def __init__(self, size: int):
+        self._records: deque[dict[str, Any]] = deque(maxlen=size)
+
+    def add(self, record: dict[str, Any]) -> None:
+        self._records.append(record)
+
+    def find(self, request_id: str) -> dict[str, Any] | None:
+        return next((r for r in reversed(self._records) if r["request_id"] == request_id), None)
+
+    def records(self) -> list[dict[str, Any]]:
+        return list(self._records)

@@ -1,0 +1,30 @@
+"""Prometheus metrics, on a registry per app so several apps can share a process."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from taskgate.dag import StepRecord
+
+_LATENCY = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
+
+
+class Metrics:
+    """Request, step and upstream metrics of one proxy."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.requests = Counter("taskgate_requests", "Requests by surface and status", ["surface", "status"], registry=r)
+        self.latency = Histogram("taskgate_request_seconds", "Time to response end", ["surface"], buckets=_LATENCY, registry=r)
+        self.inflight = Gauge("taskgate_requests_in_flight", "Requests being handled", registry=r)
+        self.steps = Histogram("taskgate_step_seconds", "Step durations", ["step", "outcome"], buckets=_LATENCY, registry=r)
+        self.ttfb = Histogram("taskgate_upstream_ttfb_seconds", "Upstream time to headers", ["endpoint"], buckets=_LATENCY, registry=r)
+        self.attempts = Counter("taskgate_upstream_attempts", "Dispatch attempts", ["endpoint", "result"], registry=r)
+
+    def observe_steps(self, records: list[StepRecord]) -> None:
+        for rec in records:
+            self.steps.labels(rec.name, rec.outcome.value).observe(rec.duration_ms / 1000.0)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,107 @@
+"""The front door's one middleware: request id, error bodies, evidence, metrics."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable
+
+import structlog
+from aiohttp import web
+
+from taskgate.dag import StepFailed
+from taskgate.dag.types import Outcome
+from taskgate.plugins import Reject
+
+from .errors import ClientError, error_response
+from .evidence import Evidence
+from .relay import UpstreamUnavailable
+from .state import EVIDENCE, GATEWAY, Gateway
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+QUIET = frozenset({"/healthz", "/readyz", "/metrics"})
+REQUEST_ID = "x-taskgate-request-id"
+log = structlog.get_logger("taskgate")
+
+
+@web.middleware
+async def front_door(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Give every request an id and an evidence record; turn every failure into an OpenAI error."""
+    if request.path in QUIET:
+        return await handler(request)
+    gateway = request.app[GATEWAY]
+    evidence = request[EVIDENCE] = Evidence(uuid.uuid4().hex, request.path)
+    gateway.metrics.inflight.inc()
+    try:
+        response = await _guarded(request, handler, evidence)
+    except asyncio.CancelledError:
+        evidence.fail("client_disconnected", "the client went away before the answer ended")
+        _finish(gateway, evidence, 499)
+        raise
+    finally:
+        gateway.metrics.inflight.dec()
+    _finish(gateway, evidence, response.status)
+    return response
+
+
+async def _guarded(request: web.Request, handler: Handler, evidence: Evidence) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        return _http_error(exc, evidence)
+    except Reject as exc:
+        evidence.fail(exc.code, exc.message, _halted_step(evidence))
+        return error_response(exc.status, exc.code, exc.message, exc.kind)
+    except ClientError as exc:
+        evidence.fail(exc.code, exc.message)
+        return error_response(exc.status, exc.code, exc.message, param=exc.param)
+    except StepFailed as exc:
+        return _step_failed(exc, evidence)
+    except UpstreamUnavailable as exc:
+        evidence.fail("upstream_unavailable", str(exc))
+        return error_response(502, "upstream_unavailable", f"{exc}. Request id {evidence.request_id}.", "upstream_error")
+    except Exception as exc:  # the last line of defence: never a traceback to a client
+        log.exception("unhandled_error", request_id=evidence.request_id, path=request.path)
+        evidence.fail("internal_error", f"{type(exc).__name__}")
+        return error_response(500, "internal_error", f"internal error; request id {evidence.request_id}", "api_error")
+
+
+def _http_error(exc: web.HTTPException, evidence: Evidence) -> web.Response:
+    if exc.status == 404:
+        message = f"no route {evidence.path}; the OpenAI surface serves /v1/chat/completions, /v1/completions, /v1/embeddings and /v1/models"
+        code = "unknown_route"
+    elif exc.status == 413:
+        message = f"request body too large: {exc.text}; raise server.max_body_bytes to accept it"
+        code = "body_too_large"
+    else:
+        message, code = exc.text or exc.reason, f"http_{exc.status}"
+    evidence.fail(code, message)
+    return error_response(exc.status, code, message)
+
+
+def _step_failed(exc: StepFailed, evidence: Evidence) -> web.Response:
+    evidence.fail("step_timeout" if exc.outcome is Outcome.TIMEOUT else "step_failed", str(exc), exc.step)
+    status = 504 if exc.outcome is Outcome.TIMEOUT else 503
+    message = f"step {exc.step!r} could not decide, so the request was not forwarded (request id {evidence.request_id})"
+    return error_response(status, evidence.error["code"] if evidence.error else "step_failed", message, "api_error")
+
+
+def _halted_step(evidence: Evidence) -> str | None:
+    return next((r.name for r in evidence.steps if r.outcome is Outcome.HALTED), None)
+
+
+def _finish(gateway: Gateway, evidence: Evidence, status: int) -> None:
+    evidence.finish(status)
+    record = evidence.record()
+    gateway.evidence.add(record)
+    gateway.metrics.requests.labels(evidence.surface or "none", str(status)).inc()
+    gateway.metrics.latency.labels(evidence.surface or "none").observe(evidence.duration_ms / 1000.0)
+    if gateway.config.core.logging.evidence:
+        log.info("evidence", **record)
+
+
+async def stamp_request_id(request: web.Request, response: web.StreamResponse) -> None:
+    """on_response_prepare: every answer carries its evidence record's id."""
+    evidence = request.get(EVIDENCE)
+    if evidence is not None:
+        response.headers[REQUEST_ID] = evidence.request_id

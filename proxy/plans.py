@@ -1,0 +1,47 @@
+"""Build step instances from config and compile one plan per surface, at start-up."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from taskgate.dag import Plan, PlanError, compile_plan
+from taskgate.plugins import PLACEMENT, REQUEST, ParamsError, Registry, Services, Step, StepOptions
+
+from .config import SURFACES, Config, ConfigError, StepConfig
+
+
+def build_plans(config: Config, registry: Registry, services: Services) -> dict[str, Plan]:
+    """Every surface's plan, compiled; any problem is a ConfigError with its key path."""
+    steps = _build_steps(config, registry, services)
+    return {surface: _compile(config, surface, steps) for surface in SURFACES}
+
+
+def _build_steps(config: Config, registry: Registry, services: Services) -> dict[str, Step[Any]]:
+    steps: dict[str, Step[Any]] = {}
+    for index, entry in config.steps():
+        path = f"steps[{index}]" if index is not None else f"(built-in step {entry.name!r})"
+        if entry.name in steps:
+            raise ConfigError(config.source, f"{path}.name", f"another step is already named {entry.name!r}")
+        steps[entry.name] = _build_step(config, registry, services, path, entry)
+    return steps
+
+
+def _build_step(config: Config, registry: Registry, services: Services, path: str, entry: StepConfig) -> Step[Any]:
+    options = StepOptions(entry.timeout, entry.on_error, entry.fallback)
+    try:
+        return registry.build(entry.name, entry.type, entry.params, services, options)
+    except ParamsError as exc:
+        raise ConfigError(config.source, f"{path}.{exc.path}", exc.reason) from None
+
+
+def _compile(config: Config, surface: str, steps: Mapping[str, Step[Any]]) -> Plan:
+    names = config.pipeline(surface)
+    for position, name in enumerate(names):
+        if name not in steps:
+            defined = ", ".join(sorted(steps))
+            raise ConfigError(config.source, f"pipelines.{surface}[{position}]", f"no step named {name!r} (defined: {defined})")
+    try:
+        return compile_plan(surface, [steps[n] for n in names], seeds=[REQUEST], outputs=[PLACEMENT])
+    except PlanError as exc:
+        raise ConfigError(config.source, f"pipelines.{surface}", str(exc)) from None

@@ -1,0 +1,114 @@
+"""Dispatch to an upstream and relay its answer: bytes as they arrive, never buffered."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from taskgate.dag.errors import describe
+from taskgate.errors import TaskgateError
+from taskgate.plugins import Endpoint, Placement
+
+from .errors import sse_error
+
+RETRYABLE = frozenset({429, 500, 502, 503, 504})
+HOP_HEADERS = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive", "date", "server"})
+
+
+class UpstreamUnavailable(TaskgateError):
+    """No candidate endpoint gave an answer before its first byte."""
+
+
+@dataclass
+class Dispatch:
+    """What happened on the way upstream; becomes the evidence's `dispatch`."""
+
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    endpoint: str | None = None
+    status: int | None = None
+    ttfb_ms: float | None = None
+    bytes: int = 0
+    outcome: str = "pending"
+
+    def evidence(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+async def send(
+    session: aiohttp.ClientSession, placement: Placement, path: str, body: bytes, headers: Mapping[str, str], log: Dispatch
+) -> tuple[aiohttp.ClientResponse, Endpoint]:
+    """Open the response of the first candidate that answers; fall back before the first byte."""
+    candidates = (placement.endpoint, *placement.fallbacks)
+    for position, endpoint in enumerate(candidates):
+        last = position == len(candidates) - 1
+        started = time.perf_counter()
+        try:
+            response = await session.post(endpoint.url + path, data=body, headers={**headers, **endpoint.headers})
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.attempts.append(_attempt(endpoint, started, error=describe(exc)))
+            continue
+        log.attempts.append(_attempt(endpoint, started, status=response.status))
+        if response.status in RETRYABLE and not last:
+            response.release()
+            continue
+        log.endpoint, log.status = endpoint.name, response.status
+        log.ttfb_ms = log.attempts[-1]["ms"]
+        return response, endpoint
+    tried = "; ".join(f"{a['endpoint']}: {a.get('error', a.get('status'))}" for a in log.attempts)
+    raise UpstreamUnavailable(f"no upstream answered ({tried})")
+
+
+def _attempt(endpoint: Endpoint, started: float, **result: Any) -> dict[str, Any]:
+    return {"endpoint": endpoint.name, "ms": round((time.perf_counter() - started) * 1000.0, 3), **result}
+
+
+def response_headers(upstream: aiohttp.ClientResponse, extra: Mapping[str, str]) -> dict[str, str]:
+    """Upstream headers minus hop-by-hop ones, plus taskgate's own."""
+    kept = {k: v for k, v in upstream.headers.items() if k.lower() not in HOP_HEADERS}
+    return kept | dict(extra)
+
+
+async def relay_whole(upstream: aiohttp.ClientResponse, headers: Mapping[str, str], log: Dispatch) -> web.Response:
+    """A non-streamed answer: read it and pass the same bytes on."""
+    async with upstream:
+        body = await upstream.read()
+    log.bytes, log.outcome = len(body), "completed"
+    return web.Response(status=upstream.status, body=body, headers=headers)
+
+
+async def relay_stream(
+    request: web.Request, upstream: aiohttp.ClientResponse, headers: Mapping[str, str], log: Dispatch
+) -> web.StreamResponse:
+    """Relay each chunk as it arrives. A client that leaves cancels the upstream request."""
+    out = web.StreamResponse(status=upstream.status, headers=headers)
+    try:
+        await out.prepare(request)
+        async for chunk in upstream.content.iter_any():
+            await out.write(chunk)
+            log.bytes += len(chunk)
+        log.outcome = "completed"
+    except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError, TimeoutError) as exc:
+        if request.transport is None or request.transport.is_closing():
+            log.outcome = "client_disconnected"
+            return out
+        log.outcome = f"upstream_broke: {describe(exc)}"
+        await out.write(sse_error("upstream_stream_broken", "the upstream stream ended early; the answer is incomplete"))
+    except ConnectionResetError:
+        log.outcome = "client_disconnected"
+        return out
+    except asyncio.CancelledError:
+        log.outcome = "client_disconnected"
+        raise
+    finally:
+        if log.outcome == "completed":
+            upstream.release()
+        else:
+            upstream.close()  # drop the connection: the upstream stops generating
+    await out.write_eof()
+    return out

@@ -1,0 +1,29 @@
+"""Run the proxy: one process, one event loop, graceful shutdown on SIGTERM."""
+
+from __future__ import annotations
+
+import structlog
+from aiohttp import web
+
+from .app import create_app, default_registry
+from .config import load_config
+from .logs import configure_logging
+
+
+def serve(config_path: str | None, host: str | None = None, port: int | None = None) -> None:
+    """Load, compile and serve; any config problem raises before the socket opens."""
+    registry = default_registry()
+    config = load_config(config_path, registry)
+    configure_logging(config.core.logging.level)
+    app = create_app(config, registry)
+    bind_host, bind_port = host or config.server.host, port if port is not None else config.server.port
+    structlog.get_logger("taskgate").info("listening", host=bind_host, port=bind_port, config=config.source)
+    web.run_app(
+        app,
+        host=bind_host,
+        port=bind_port,
+        handler_cancellation=True,  # a client that leaves cancels its upstream call
+        access_log=None,
+        print=None,
+        shutdown_timeout=10.0,
+    )

@@ -1,0 +1,32 @@
+"""Typed keys for app and request state, and the gateway's shared wiring."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+from taskgate.dag import Plan
+from taskgate.plugins import Services
+
+from .config import Config
+from .evidence import Evidence, EvidenceLog
+from .metrics import Metrics
+
+
+@dataclass
+class Gateway:
+    """Everything a request handler needs; built once by create_app."""
+
+    config: Config
+    plans: dict[str, Plan]
+    services: Services
+    metrics: Metrics = field(default_factory=Metrics)
+    evidence: EvidenceLog = field(default_factory=lambda: EvidenceLog(1000))
+    pool: ThreadPoolExecutor | None = None
+    ready: bool = False
+
+
+GATEWAY = web.AppKey("taskgate.gateway", Gateway)
+EVIDENCE = web.RequestKey("taskgate.evidence", Evidence)
