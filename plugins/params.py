@@ -36,7 +36,7 @@ def problems(error: ValidationError, prefix: Iterable[str | int] = ()) -> list[t
 
 
 def _loc(loc: tuple[Any, ...]) -> tuple[str | int, ...]:
-    return tuple(p for p in loc if isinstance(p, str | int))
+    return tuple(p for p in loc if isinstance(p, str | int) and p != "[key]")
 
 
 def _reason(item: Any) -> str:

@@ -1,0 +1,45 @@
+"""Fixtures shared by every test folder: a plugin registry and a proxy factory."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from taskgate.plugins import Registry
+from taskgate.proxy.app import create_app, default_registry
+from taskgate.proxy.config import parse_config
+
+ProxyFactory = Callable[[dict[str, Any]], Awaitable[TestClient[Any, Any]]]
+
+
+@pytest.fixture(scope="session")
+def registry() -> Registry:
+    return default_registry()
+
+
+@pytest.fixture
+def proxy(aiohttp_client: Any, registry: Registry) -> ProxyFactory:
+    """Start a proxy from a config mapping; returns a client bound to it."""
+
+    async def make(raw: dict[str, Any]) -> TestClient[Any, Any]:
+        app = create_app(parse_config(raw, "<test>", registry), registry)
+        client: TestClient[Any, Any] = await aiohttp_client(app)
+        return client
+
+    return make
+
+
+def upstreams(url: str, *models: str, name: str = "up") -> dict[str, Any]:
+    """A routing section with one upstream serving `models`."""
+    return {"routing": {"upstreams": [{"name": name, "url": url, "models": list(models)}]}}
+
+
+def closed_port() -> int:
+    """A local port with nothing listening on it."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

@@ -1,0 +1,67 @@
+"""The registry refuses malformed plugins with their names in the error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from taskgate.plugins import Inputs, Params, PluginError, Registry, Services, Step, StepOptions
+from taskgate.plugins.errors import ParamsError
+
+
+class Good(Step[Params]):
+    type = "test.good"
+    provides = "good"
+
+    async def run(self, inputs: Inputs) -> Any:
+        return 1
+
+
+def test_a_step_type_cannot_be_registered_twice_and_both_plugins_are_named() -> None:
+    registry = Registry()
+    with registry.loading("first"):
+        registry.add_step(Good)
+    with registry.loading("second"), pytest.raises(PluginError, match="plugin 'second' registers step type 'test.good', already registered by 'first'"):
+        registry.add_step(Good)
+
+
+def test_a_step_without_a_type_name_is_refused() -> None:
+    class Nameless(Good):
+        type = "Bad Name"
+
+    registry = Registry()
+    with registry.loading("p"), pytest.raises(PluginError, match="plugin 'p': step class .*Nameless needs a `type`"):
+        registry.add_step(Nameless)
+
+
+def test_a_cpu_bound_step_must_implement_run_blocking() -> None:
+    class Heavy(Good):
+        type = "test.heavy"
+        cpu_bound = True
+
+    with pytest.raises(PluginError, match="must implement run_blocking"):
+        Registry().add_step(Heavy)
+
+
+def test_something_that_is_not_a_step_is_refused() -> None:
+    with pytest.raises(PluginError, match="not a taskgate.plugins.Step subclass"):
+        Registry().add_step(dict)  # type: ignore[arg-type]
+
+
+def test_params_are_validated_once_strictly_with_the_key_path() -> None:
+    class Typed(Params):
+        limit: int
+
+    class WithParams(Good):
+        type = "test.params"
+        Params = Typed
+
+    registry = Registry()
+    registry.add_step(WithParams)
+    with pytest.raises(ParamsError) as info:
+        registry.build("x", "test.params", {"limit": 1, "limt": 2}, Services(), StepOptions())
+    assert info.value.path == "params.limt"
+    step = registry.build("x", "test.params", {"limit": 3}, Services(), StepOptions(timeout=0.5))
+    assert step.params.limit == 3
+    assert step.spec.timeout == 0.5

@@ -1,0 +1,106 @@
+"""A bad config names the file, the key path and the reason; the CLI exits 2, no traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from taskgate.plugins import Registry
+from taskgate.proxy.app import create_app
+from taskgate.proxy.config import ConfigError, load_config, parse_config
+
+GOOD = """
+routing:
+  upstreams:
+    - name: fast
+      url: http://127.0.0.1:9001
+      models: [m]
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "taskgate.yaml"
+    path.write_text(text)
+    return path
+
+
+def error_of(tmp_path: Path, text: str, registry: Registry) -> ConfigError:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        create_app(load_config(path, registry), registry)
+    assert info.value.source == str(path)
+    return info.value
+
+
+def test_good_config_loads(tmp_path: Path, registry: Registry) -> None:
+    config = load_config(write(tmp_path, GOOD), registry)
+    assert config.pipeline("chat") == ["route"]
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "reason"),
+    [
+        (GOOD + "server:\n  port: 70000\n", "server.port", "less than or equal to 65535"),
+        (GOOD + "server:\n  prot: 80\n", "server.prot", "unknown key"),
+        ("routing:\n  upstreams:\n    - name: a\n      url: not a url\n      models: [m]\n", "routing.upstreams[0].url", "URL"),
+        ("routing:\n  upstreams:\n    - name: a\n      url: http://x:1\n", "routing.upstreams[0].models", "required key is missing"),
+        ("routign: {}\n", "routign", "unknown section"),
+        (GOOD + "steps:\n  - name: r2\n    type: routing.nope\n", "steps[0].type", "unknown step type 'routing.nope'"),
+        (GOOD + "steps:\n  - name: r2\n    type: routing.static\n    params: {x: 1}\n", "steps[0].params.x", "unknown key"),
+        (GOOD + "pipelines:\n  chat: [route, ghost]\n", "pipelines.chat[1]", "no step named 'ghost'"),
+        (GOOD + "pipelines:\n  chat: []\n", "pipelines.chat", "no step provides 'placement'"),
+        (GOOD + "pipelines:\n  chats: [route]\n", "pipelines.chats", "Input should be"),
+        ("server:\n  port: [1, 2\n", "line 3, column 1", "not valid YAML"),
+        ("- just\n- a list\n", "", "top level must be a mapping"),
+    ],
+)
+def test_config_error_names_file_key_path_and_reason(tmp_path: Path, registry: Registry, text: str, path: str, reason: str) -> None:
+    error = error_of(tmp_path, text, registry)
+    assert error.path == path
+    assert reason in error.reason
+    assert str(error).startswith(f"{tmp_path / 'taskgate.yaml'}: ")
+
+
+def test_missing_file_is_a_config_error(tmp_path: Path, registry: Registry) -> None:
+    with pytest.raises(ConfigError, match="cannot read the file"):
+        load_config(tmp_path / "absent.yaml", registry)
+
+
+def test_two_steps_providing_one_key_fail_at_start_up(registry: Registry) -> None:
+    raw: dict[str, Any] = {
+        "steps": [{"name": "r2", "type": "routing.static"}],
+        "pipelines": {"chat": ["route", "r2"]},
+        "routing": {"upstreams": []},
+    }
+    with pytest.raises(ConfigError, match=r"pipelines.chat: plan 'chat': steps 'route' and 'r2' both provide 'placement'"):
+        create_app(parse_config(raw, "<t>", registry), registry)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "taskgate", *args], capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_cli_check_prints_the_compiled_plans(tmp_path: Path) -> None:
+    result = run_cli("check", str(write(tmp_path, GOOD)))
+    assert result.returncode == 0, result.stderr
+    assert "plan 'chat'" in result.stdout
+    assert "route: request -> placement" in result.stdout
+
+
+def test_cli_check_on_a_bad_config_exits_2_with_one_line_and_no_traceback(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD + "server:\n  port: -1\n")
+    result = run_cli("check", str(path))
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"taskgate: error: {path}: server.port: Input should be greater than or equal to 0"
+    assert "Traceback" not in result.stderr
+
+
+def test_cli_serve_on_a_bad_config_exits_2_before_listening(tmp_path: Path) -> None:
+    result = run_cli("serve", "-c", str(write(tmp_path, "pipelines:\n  chat: [nobody]\n")))
+    assert result.returncode == 2
+    assert "pipelines.chat[0]: no step named 'nobody'" in result.stderr
+    assert "Traceback" not in result.stderr
