@@ -108,7 +108,9 @@ def parse_config(raw: Any, source: str, registry: Registry) -> Config:
         raise ConfigError(source, "", f"the top level must be a mapping of sections, not {type(raw).__name__}")
     _check_sections(raw, source, registry)
     core = _validate(CoreConfig, {k: v for k, v in raw.items() if k in CORE_SECTIONS}, source, ())
-    sections = {name: _validate(model, raw.get(name) or {}, source, (name,)) for name, model in registry.sections.items()}
+    sections = {
+        name: _validate(model, raw.get(name) or {}, source, (name,)) for name, model in registry.sections.items()
+    }
     return Config(source, core, sections)
 
 

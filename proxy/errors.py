@@ -36,7 +36,9 @@ def error_body(status: int, code: str, message: str, kind: str | None = None, pa
     return json.dumps({"error": error}).encode()
 
 
-def error_response(status: int, code: str, message: str, kind: str | None = None, param: str | None = None) -> web.Response:
+def error_response(
+    status: int, code: str, message: str, kind: str | None = None, param: str | None = None
+) -> web.Response:
     body = error_body(status, code, message, kind, param)
     return web.Response(status=status, body=body, content_type="application/json")
 

@@ -15,11 +15,19 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
-        self.requests = Counter("taskgate_requests", "Requests by surface and status", ["surface", "status"], registry=r)
-        self.latency = Histogram("taskgate_request_seconds", "Time to response end", ["surface"], buckets=_LATENCY, registry=r)
+        self.requests = Counter(
+            "taskgate_requests", "Requests by surface and status", ["surface", "status"], registry=r
+        )
+        self.latency = Histogram(
+            "taskgate_request_seconds", "Time to response end", ["surface"], buckets=_LATENCY, registry=r
+        )
         self.inflight = Gauge("taskgate_requests_in_flight", "Requests being handled", registry=r)
-        self.steps = Histogram("taskgate_step_seconds", "Step durations", ["step", "outcome"], buckets=_LATENCY, registry=r)
-        self.ttfb = Histogram("taskgate_upstream_ttfb_seconds", "Upstream time to headers", ["endpoint"], buckets=_LATENCY, registry=r)
+        self.steps = Histogram(
+            "taskgate_step_seconds", "Step durations", ["step", "outcome"], buckets=_LATENCY, registry=r
+        )
+        self.ttfb = Histogram(
+            "taskgate_upstream_ttfb_seconds", "Upstream time to headers", ["endpoint"], buckets=_LATENCY, registry=r
+        )
         self.attempts = Counter("taskgate_upstream_attempts", "Dispatch attempts", ["endpoint", "result"], registry=r)
 
     def observe_steps(self, records: list[StepRecord]) -> None:

@@ -19,6 +19,7 @@ from .relay import UpstreamUnavailable
 from .state import EVIDENCE, GATEWAY, Gateway
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+ROUTES = ("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/models")
 QUIET = frozenset({"/healthz", "/readyz", "/metrics"})
 REQUEST_ID = "x-taskgate-request-id"
 log = structlog.get_logger("taskgate")
@@ -59,7 +60,9 @@ async def _guarded(request: web.Request, handler: Handler, evidence: Evidence) -
         return _step_failed(exc, evidence)
     except UpstreamUnavailable as exc:
         evidence.fail("upstream_unavailable", str(exc))
-        return error_response(502, "upstream_unavailable", f"{exc}. Request id {evidence.request_id}.", "upstream_error")
+        return error_response(
+            502, "upstream_unavailable", f"{exc}. Request id {evidence.request_id}.", "upstream_error"
+        )
     except Exception as exc:  # the last line of defence: never a traceback to a client
         log.exception("unhandled_error", request_id=evidence.request_id, path=request.path)
         evidence.fail("internal_error", f"{type(exc).__name__}")
@@ -68,7 +71,7 @@ async def _guarded(request: web.Request, handler: Handler, evidence: Evidence) -
 
 def _http_error(exc: web.HTTPException, evidence: Evidence) -> web.Response:
     if exc.status == 404:
-        message = f"no route {evidence.path}; the OpenAI surface serves /v1/chat/completions, /v1/completions, /v1/embeddings and /v1/models"
+        message = f"no route {evidence.path}; the OpenAI surface serves {', '.join(ROUTES)}"
         code = "unknown_route"
     elif exc.status == 413:
         message = f"request body too large: {exc.text}; raise server.max_body_bytes to accept it"

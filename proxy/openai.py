@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import aiohttp
@@ -68,7 +69,7 @@ async def _read(request: web.Request, surface: str, evidence: Evidence) -> Reque
 async def _dispatch(
     request: web.Request, gateway: Gateway, evidence: Evidence, placement: Placement, body: bytes
 ) -> web.StreamResponse:
-    log = Dispatch()
+    log = Dispatch(started_ms=round((time.perf_counter() - evidence.started) * 1000.0, 3))
     evidence.dispatch = log.__dict__  # filled in as the relay proceeds
     headers = {
         "Content-Type": "application/json",
@@ -93,7 +94,9 @@ async def models(request: web.Request) -> web.Response:
     request[EVIDENCE].surface = "models"
     upstreams = gateway.services.section("routing", RoutingConfig).upstreams
     reports = await asyncio.gather(*(_upstream_models(gateway, up) for up in upstreams))
-    data = [_model_entry(up, model, report) for up, report in zip(upstreams, reports, strict=True) for model in up.models]
+    data = [
+        _model_entry(up, model, report) for up, report in zip(upstreams, reports, strict=True) for model in up.models
+    ]
     return web.json_response({"object": "list", "data": data})
 
 
@@ -101,7 +104,9 @@ async def _upstream_models(gateway: Gateway, upstream: Upstream) -> dict[str, An
     endpoint = upstream.endpoint()
     timeout = aiohttp.ClientTimeout(total=2.0)
     try:
-        async with gateway.services.http.get(endpoint.url + "/v1/models", headers=endpoint.headers, timeout=timeout) as resp:
+        async with gateway.services.http.get(
+            endpoint.url + "/v1/models", headers=endpoint.headers, timeout=timeout
+        ) as resp:
             payload = await resp.json(content_type=None) if resp.status == 200 else None
     except (aiohttp.ClientError, TimeoutError, ValueError):
         return None

@@ -40,7 +40,9 @@ def _compile(config: Config, surface: str, steps: Mapping[str, Step[Any]]) -> Pl
     for position, name in enumerate(names):
         if name not in steps:
             defined = ", ".join(sorted(steps))
-            raise ConfigError(config.source, f"pipelines.{surface}[{position}]", f"no step named {name!r} (defined: {defined})")
+            raise ConfigError(
+                config.source, f"pipelines.{surface}[{position}]", f"no step named {name!r} (defined: {defined})"
+            )
     try:
         return compile_plan(surface, [steps[n] for n in names], seeds=[REQUEST], outputs=[PLACEMENT])
     except PlanError as exc:

@@ -29,6 +29,7 @@ class UpstreamUnavailable(TaskgateError):
 class Dispatch:
     """What happened on the way upstream; becomes the evidence's `dispatch`."""
 
+    started_ms: float | None = None  # the proxy's own time before dispatch
     attempts: list[dict[str, Any]] = field(default_factory=list)
     endpoint: str | None = None
     status: int | None = None
@@ -41,7 +42,12 @@ class Dispatch:
 
 
 async def send(
-    session: aiohttp.ClientSession, placement: Placement, path: str, body: bytes, headers: Mapping[str, str], log: Dispatch
+    session: aiohttp.ClientSession,
+    placement: Placement,
+    path: str,
+    body: bytes,
+    headers: Mapping[str, str],
+    log: Dispatch,
 ) -> tuple[aiohttp.ClientResponse, Endpoint]:
     """Open the response of the first candidate that answers; fall back before the first byte."""
     candidates = (placement.endpoint, *placement.fallbacks)
@@ -98,7 +104,9 @@ async def relay_stream(
             log.outcome = "client_disconnected"
             return out
         log.outcome = f"upstream_broke: {describe(exc)}"
-        await out.write(sse_error("upstream_stream_broken", "the upstream stream ended early; the answer is incomplete"))
+        await out.write(
+            sse_error("upstream_stream_broken", "the upstream stream ended early; the answer is incomplete")
+        )
     except ConnectionResetError:
         log.outcome = "client_disconnected"
         return out

@@ -1,0 +1,45 @@
+# The two commands the README opens with:
+#   make demo   install taskgate and run the demo on embedded defaults
+#   make test   install everything the tests need and run ruff, mypy and pytest
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+PIP := $(BIN)/python -m pip install --disable-pip-version-check -q
+
+.PHONY: demo test install test-deps system-deps lint typecheck pytest bench clean
+
+demo: install
+	$(BIN)/taskgate demo
+
+install: $(BIN)/python
+	$(PIP) -e .
+
+test: test-deps lint typecheck pytest
+
+test-deps: system-deps $(BIN)/python
+	$(PIP) -e '.[test]' ./examples/keyword-guard
+
+# Redis backs shared cluster state; the suite starts its own server on 127.0.0.1.
+system-deps:
+	@command -v redis-server >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq redis-server >/dev/null; }
+
+lint:
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck:
+	$(BIN)/mypy
+
+pytest:
+	$(BIN)/pytest
+
+bench: $(BIN)/python
+	$(PIP) -e '.[bench]'
+	$(BIN)/python bench/overhead.py
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+clean:
+	rm -rf $(VENV) build *.egg-info bench/results

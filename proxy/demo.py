@@ -1,0 +1,229 @@
+"""`taskgate demo`: simulated pools, the proxy, a scripted agent workload, a summary.
+
+Everything runs in this process on 127.0.0.1 with embedded defaults; nothing
+is downloaded and nothing is left behind but one evidence file in a temp dir.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import openai
+from aiohttp import web
+from openai.types.chat import ChatCompletionMessageParam
+
+from taskgate.sim import PROFILES
+from taskgate.sim import create_app as create_sim
+
+from .app import create_app, default_registry
+from .config import parse_config
+from .state import GATEWAY
+
+POOLS = (("h100-eu", "h100", ("agent-large",), "eu-west"), ("l4-us", "l4", ("agent-small", "embed-small"), "us-east"))
+TOOL_RESULT = "Tool result: p99 of payment-api rose from 180 ms to 410 ms at 14:02 Friday, after deploy 7781."
+SYSTEM = "You are an operations agent. Plan, call tools when needed, and answer briefly."
+
+
+@dataclass
+class Call:
+    """One request the demo made, as the client saw it."""
+
+    label: str
+    request_id: str = "-"
+    status: int = 0
+    seconds: float = 0.0
+    ttft: float | None = None
+    cached: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+async def _listen(app: web.Application, **kwargs: Any) -> tuple[web.AppRunner, str]:
+    runner = web.AppRunner(app, handler_cancellation=True, access_log=None, **kwargs)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    host, port = runner.addresses[0][:2]
+    return runner, f"http://{host}:{port}"
+
+
+async def _start_pools() -> tuple[list[web.AppRunner], list[dict[str, Any]]]:
+    runners, upstreams = [], []
+    for name, profile, models, region in POOLS:
+        sim = create_sim(dataclasses.replace(PROFILES[profile], models=models), name=name)
+        runner, url = await _listen(sim)
+        runners.append(runner)
+        upstreams.append(
+            {"name": name, "url": url, "models": list(models), "pool": profile, "region": region, "hardware": profile}
+        )
+    return runners, upstreams
+
+
+def demo_config(upstreams: list[dict[str, Any]]) -> dict[str, Any]:
+    """The embedded defaults: simulated pools, the built-in plans, quiet logs."""
+    return {"routing": {"upstreams": upstreams}, "logging": {"level": "warning", "evidence": False}}
+
+
+async def _chat(
+    client: openai.AsyncOpenAI, label: str, model: str, messages: list[ChatCompletionMessageParam]
+) -> tuple[Call, str]:
+    call, started = Call(label), time.perf_counter()
+    raw = await client.chat.completions.with_raw_response.create(model=model, messages=messages, max_tokens=24)
+    reply = raw.parse()
+    call.seconds, call.status, call.request_id = (
+        time.perf_counter() - started,
+        raw.status_code,
+        raw.headers["x-taskgate-request-id"],
+    )
+    details = reply.usage.prompt_tokens_details if reply.usage else None
+    call.cached = details.cached_tokens if details else None
+    return call, reply.choices[0].message.content or ""
+
+
+async def _stream(
+    client: openai.AsyncOpenAI, label: str, model: str, messages: list[ChatCompletionMessageParam]
+) -> Call:
+    call, started = Call(label), time.perf_counter()
+    async with client.chat.completions.with_streaming_response.create(
+        model=model,
+        messages=messages,
+        max_tokens=24,
+        stream=True,
+        stream_options={"include_usage": True},
+    ) as raw:
+        call.status, call.request_id = raw.status_code, raw.headers["x-taskgate-request-id"]
+        async for chunk in await raw.parse():
+            if call.ttft is None and chunk.choices and chunk.choices[0].delta.content:
+                call.ttft = time.perf_counter() - started
+            if chunk.usage and chunk.usage.prompt_tokens_details:
+                call.cached = chunk.usage.prompt_tokens_details.cached_tokens
+    call.seconds = time.perf_counter() - started
+    return call
+
+
+async def _agent_task(client: openai.AsyncOpenAI) -> list[Call]:
+    """One user instruction becomes a chain of model calls that share a growing prefix."""
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": "Our checkout latency doubled since Friday. Find out why and propose a fix."},
+    ]
+    plan, text = await _chat(client, "agent: plan", "agent-large", messages)
+    messages += [
+        {"role": "assistant", "content": text},
+        {
+            "role": "user",
+            "content": TOOL_RESULT,
+        },
+    ]
+    analyse, text = await _chat(client, "agent: analyse tool result", "agent-large", messages)
+    messages += [
+        {"role": "assistant", "content": text},
+        {"role": "user", "content": "Write the final answer for the on-call channel."},
+    ]
+    answer = await _stream(client, "agent: final answer (stream)", "agent-large", messages)
+    return [plan, analyse, answer]
+
+
+async def _side_work(client: openai.AsyncOpenAI) -> list[Call]:
+    """Work that runs beside the agent: a batch summary, an embedding, a legacy completion."""
+    summary, _ = await _chat(
+        client,
+        "batch: summarise incident log",
+        "agent-small",
+        [{"role": "user", "content": "Summarise: " + "deploy rollback alert " * 60}],
+    )
+    started = time.perf_counter()
+    raw = await client.embeddings.with_raw_response.create(
+        model="embed-small", input=["payment-api latency", "deploy 7781"]
+    )
+    embed = Call(
+        "retrieval: embed 2 queries",
+        raw.headers["x-taskgate-request-id"],
+        raw.status_code,
+        time.perf_counter() - started,
+    )
+    started = time.perf_counter()
+    raw_c = await client.completions.with_raw_response.create(
+        model="agent-small", prompt="Incident title:", max_tokens=8
+    )
+    complete = Call(
+        "legacy completion", raw_c.headers["x-taskgate-request-id"], raw_c.status_code, time.perf_counter() - started
+    )
+    return [summary, embed, complete]
+
+
+async def _refused(client: openai.AsyncOpenAI) -> Call:
+    call, started = Call("unknown model (refused)"), time.perf_counter()
+    try:
+        await client.chat.completions.create(model="gpt-nonexistent", messages=[{"role": "user", "content": "hi"}])
+    except openai.APIStatusError as exc:
+        call.status, call.request_id = exc.status_code, exc.response.headers.get("x-taskgate-request-id", "-")
+        call.notes.append(f"{exc.body.get('code') if isinstance(exc.body, dict) else exc.message}")
+    call.seconds = time.perf_counter() - started
+    return call
+
+
+async def _workload(base_url: str) -> list[Call]:
+    async with openai.AsyncOpenAI(base_url=base_url + "/v1", api_key="demo", max_retries=0) as client:
+        agent, side = await asyncio.gather(_agent_task(client), _side_work(client))
+        return [*agent, *side, await _refused(client)]
+
+
+def _row(call: Call, record: dict[str, Any] | None) -> str:
+    record = record or {}
+    placement = record.get("decisions", {}).get("placement", {})
+    where = f"{placement['endpoint']} ({placement.get('region') or '-'})" if placement else f"refused: {call.notes[0]}"
+    steps = " ".join(f"{s['step']}:{s['duration_ms']:.2f}ms" for s in record.get("steps", [])) or "-"
+    ttft = f"{call.ttft * 1000:7.0f}" if call.ttft is not None else "      -"
+    cached = str(call.cached) if call.cached is not None else "-"
+    pre = record.get("dispatch", {}).get("started_ms")
+    pre_s = f"{pre:6.2f}" if pre is not None else "     -"
+    return (
+        f"{call.label:<32} {call.status:>3} {where:<24} {call.seconds * 1000:7.0f} {ttft} {pre_s} {cached:>6}  {steps}"
+    )
+
+
+def _summary(calls: list[Call], records: list[dict[str, Any]], evidence_path: Path, started: float) -> str:
+    by_id = {r["request_id"]: r for r in records}
+    header = f"{'call':<32} {'st':>3} {'placed on':<24} {'ms':>7} {'ttft':>7} {'pre':>6} {'cached':>6}  steps"
+    lines = ["", "taskgate demo: one agent task and its side work, through the proxy", "", header, "-" * len(header)]
+    lines += [_row(call, by_id.get(call.request_id)) for call in calls]
+    ok = sum(1 for c in calls if 200 <= c.status < 300)
+    lines += [
+        "",
+        f"{len(calls)} requests, {ok} answered, {len(calls) - ok} refused with an OpenAI error body, "
+        f"{time.perf_counter() - started:.1f}s in all.",
+        "ms: client-side latency; ttft: time to first token (streamed); pre: the proxy's own time before dispatch;",
+        "cached: prompt tokens the engine served from its prefix cache (the agent's turns share a prefix).",
+        f"Evidence, one JSON record per request: {evidence_path}",
+    ]
+    return "\n".join(lines)
+
+
+async def _demo() -> int:
+    started = time.perf_counter()
+    sims, upstreams = await _start_pools()
+    registry = default_registry()
+    app = create_app(parse_config(demo_config(upstreams), "<demo defaults>", registry), registry)
+    proxy, base_url = await _listen(app)
+    try:
+        calls = await _workload(base_url)
+        records = app[GATEWAY].evidence.records()
+    finally:
+        for runner in (proxy, *sims):
+            await runner.cleanup()
+    path = Path(tempfile.mkdtemp(prefix="taskgate-demo-")) / "evidence.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    print(_summary(calls, records, path, started))
+    return 0 if all(c.status for c in calls) else 1
+
+
+def run_demo() -> int:
+    """Run the demo; exit status 0 when every call got an answer or a clean refusal."""
+    return asyncio.run(_demo())
