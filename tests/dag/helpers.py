@@ -26,7 +26,9 @@ class FnStep:
         return self.blocking(inputs)
 
 
-def sleeper(name: str, seconds: float, provides: str | None = None, requires: tuple[str, ...] = (), **kw: Any) -> FnStep:
+def sleeper(
+    name: str, seconds: float, provides: str | None = None, requires: tuple[str, ...] = (), **kw: Any
+) -> FnStep:
     """A step that sleeps, then returns its own name."""
 
     async def fn(inputs: Inputs) -> str:

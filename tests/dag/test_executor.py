@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 import time
 
@@ -94,7 +95,7 @@ async def test_condition_false_skips_the_step_and_its_dependents() -> None:
 
 async def test_fan_out_runs_one_concurrent_instance_per_item_and_keeps_order() -> None:
     async def call(inputs: Inputs) -> str:
-        await asyncio.sleep(0.1 * (3 - inputs.index))  # later items finish first
+        await asyncio.sleep(0.1 * (3 - (inputs.index or 0)))  # later items finish first
         return f"{inputs.index}:{inputs.item}"
 
     step = FnStep(StepSpec("tool", fan_out="calls", provides="results"), call)
@@ -120,10 +121,13 @@ async def test_cpu_bound_step_runs_off_the_event_loop() -> None:
             await asyncio.sleep(0.02)
         return len(ticks)
 
-    steps = [FnStep(StepSpec("ner", provides="kn", cpu_bound=True), blocking=crunch), FnStep(StepSpec("tick", provides="kt"), ticker)]
+    steps = [
+        FnStep(StepSpec("ner", provides="kn", cpu_bound=True), blocking=crunch),
+        FnStep(StepSpec("tick", provides="kt"), ticker),
+    ]
     values = await execute(compile_plan("p", steps), {})
     assert values["kn"] != loop_thread
-    assert max(b - a for a, b in zip(ticks, ticks[1:], strict=False)) < 0.1
+    assert max(b - a for a, b in itertools.pairwise(ticks)) < 0.1
 
 
 async def test_halt_stops_the_run_even_for_a_fail_open_step() -> None:

@@ -26,7 +26,9 @@ def test_example_plugin_is_discovered_through_its_entry_point(registry: Registry
     assert registry.origin("routing.static") == "routing"
 
 
-async def test_example_step_refuses_a_request_and_nothing_is_forwarded(aiohttp_server: Any, proxy: ProxyFactory) -> None:
+async def test_example_step_refuses_a_request_and_nothing_is_forwarded(
+    aiohttp_server: Any, proxy: ProxyFactory
+) -> None:
     rec = Recorder()
     client = await guarded_proxy(aiohttp_server, proxy, rec)
     body = {"model": "m", "messages": [{"role": "user", "content": "my Password is hunter2"}]}
@@ -34,16 +36,21 @@ async def test_example_step_refuses_a_request_and_nothing_is_forwarded(aiohttp_s
     assert resp.status == 403
     error = (await resp.json())["error"]
     assert error["code"] == "blocked_term"
-    assert "hunter2" not in error["message"] and "password" not in error["message"].lower()
+    assert "hunter2" not in error["message"]
+    assert "password" not in error["message"].lower()
     assert rec.bodies == []
     record = client.app[GATEWAY].evidence.find(resp.headers["x-taskgate-request-id"])
     assert record["error"]["step"] == "no-secrets"
 
 
-async def test_example_step_lets_a_clean_request_through_and_leaves_evidence(aiohttp_server: Any, proxy: ProxyFactory) -> None:
+async def test_example_step_lets_a_clean_request_through_and_leaves_evidence(
+    aiohttp_server: Any, proxy: ProxyFactory
+) -> None:
     rec = Recorder()
     client = await guarded_proxy(aiohttp_server, proxy, rec)
-    resp = await client.post("/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "hello"}]})
+    resp = await client.post(
+        "/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "hello"}]}
+    )
     assert resp.status == 200
     assert len(rec.bodies) == 1
     record = client.app[GATEWAY].evidence.find(resp.headers["x-taskgate-request-id"])

@@ -22,7 +22,12 @@ def test_a_step_type_cannot_be_registered_twice_and_both_plugins_are_named() -> 
     registry = Registry()
     with registry.loading("first"):
         registry.add_step(Good)
-    with registry.loading("second"), pytest.raises(PluginError, match="plugin 'second' registers step type 'test.good', already registered by 'first'"):
+    with (
+        registry.loading("second"),
+        pytest.raises(
+            PluginError, match=r"plugin 'second' registers step type 'test.good', already registered by 'first'"
+        ),
+    ):
         registry.add_step(Good)
 
 
@@ -31,7 +36,7 @@ def test_a_step_without_a_type_name_is_refused() -> None:
         type = "Bad Name"
 
     registry = Registry()
-    with registry.loading("p"), pytest.raises(PluginError, match="plugin 'p': step class .*Nameless needs a `type`"):
+    with registry.loading("p"), pytest.raises(PluginError, match=r"plugin 'p': step class .*Nameless needs a `type`"):
         registry.add_step(Nameless)
 
 
@@ -45,7 +50,7 @@ def test_a_cpu_bound_step_must_implement_run_blocking() -> None:
 
 
 def test_something_that_is_not_a_step_is_refused() -> None:
-    with pytest.raises(PluginError, match="not a taskgate.plugins.Step subclass"):
+    with pytest.raises(PluginError, match=r"not a taskgate\.plugins\.Step subclass"):
         Registry().add_step(dict)  # type: ignore[arg-type]
 
 

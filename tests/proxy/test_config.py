@@ -46,11 +46,23 @@ def test_good_config_loads(tmp_path: Path, registry: Registry) -> None:
     [
         (GOOD + "server:\n  port: 70000\n", "server.port", "less than or equal to 65535"),
         (GOOD + "server:\n  prot: 80\n", "server.prot", "unknown key"),
-        ("routing:\n  upstreams:\n    - name: a\n      url: not a url\n      models: [m]\n", "routing.upstreams[0].url", "URL"),
-        ("routing:\n  upstreams:\n    - name: a\n      url: http://x:1\n", "routing.upstreams[0].models", "required key is missing"),
+        (
+            "routing:\n  upstreams:\n    - name: a\n      url: not a url\n      models: [m]\n",
+            "routing.upstreams[0].url",
+            "URL",
+        ),
+        (
+            "routing:\n  upstreams:\n    - name: a\n      url: http://x:1\n",
+            "routing.upstreams[0].models",
+            "required key is missing",
+        ),
         ("routign: {}\n", "routign", "unknown section"),
         (GOOD + "steps:\n  - name: r2\n    type: routing.nope\n", "steps[0].type", "unknown step type 'routing.nope'"),
-        (GOOD + "steps:\n  - name: r2\n    type: routing.static\n    params: {x: 1}\n", "steps[0].params.x", "unknown key"),
+        (
+            GOOD + "steps:\n  - name: r2\n    type: routing.static\n    params: {x: 1}\n",
+            "steps[0].params.x",
+            "unknown key",
+        ),
         (GOOD + "pipelines:\n  chat: [route, ghost]\n", "pipelines.chat[1]", "no step named 'ghost'"),
         (GOOD + "pipelines:\n  chat: []\n", "pipelines.chat", "no step provides 'placement'"),
         (GOOD + "pipelines:\n  chats: [route]\n", "pipelines.chats", "Input should be"),
@@ -58,7 +70,9 @@ def test_good_config_loads(tmp_path: Path, registry: Registry) -> None:
         ("- just\n- a list\n", "", "top level must be a mapping"),
     ],
 )
-def test_config_error_names_file_key_path_and_reason(tmp_path: Path, registry: Registry, text: str, path: str, reason: str) -> None:
+def test_config_error_names_file_key_path_and_reason(
+    tmp_path: Path, registry: Registry, text: str, path: str, reason: str
+) -> None:
     error = error_of(tmp_path, text, registry)
     assert error.path == path
     assert reason in error.reason
@@ -76,12 +90,16 @@ def test_two_steps_providing_one_key_fail_at_start_up(registry: Registry) -> Non
         "pipelines": {"chat": ["route", "r2"]},
         "routing": {"upstreams": []},
     }
-    with pytest.raises(ConfigError, match=r"pipelines.chat: plan 'chat': steps 'route' and 'r2' both provide 'placement'"):
+    with pytest.raises(
+        ConfigError, match=r"pipelines.chat: plan 'chat': steps 'route' and 'r2' both provide 'placement'"
+    ):
         create_app(parse_config(raw, "<t>", registry), registry)
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "taskgate", *args], capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "taskgate", *args], capture_output=True, text=True, timeout=60, check=False
+    )
 
 
 def test_cli_check_prints_the_compiled_plans(tmp_path: Path) -> None:

@@ -89,5 +89,11 @@ async def test_models_lists_routable_models_with_upstream_metadata(aiohttp_serve
     resp = await client.get("/v1/models")
     body = await resp.json()
     assert body["data"] == [
-        {"id": "m", "object": "model", "created": 7, "owned_by": "lab", "taskgate": {"upstream": "up", "pool": "default", "available": True}}
+        {
+            "id": "m",
+            "object": "model",
+            "created": 7,
+            "owned_by": "lab",
+            "taskgate": {"upstream": "up", "pool": "default", "available": True},
+        }
     ]

@@ -34,7 +34,9 @@ def upstream_app(rec: Recorder) -> web.Application:
         return web.json_response({"object": "chat.completion", "echo": body.decode()})
 
     async def models(request: web.Request) -> web.Response:
-        return web.json_response({"object": "list", "data": [{"id": "m", "object": "model", "created": 7, "owned_by": "lab"}]})
+        return web.json_response(
+            {"object": "list", "data": [{"id": "m", "object": "model", "created": 7, "owned_by": "lab"}]}
+        )
 
     app = web.Application()
     app.router.add_post("/v1/chat/completions", chat)

@@ -1,0 +1,106 @@
+"""HTTP handlers for the OpenAI-compatible endpoints of one engine."""
+
+import json
+import time
+from contextlib import aclosing
+
+from aiohttp import web
+
+from taskgate.sim import responses
+from taskgate.sim.embeddings import embed
+from taskgate.sim.engine import CapacityError, Engine
+from taskgate.sim.errors import bad_request
+from taskgate.sim.metrics import CONTENT_TYPE
+from taskgate.sim.protocol import (
+    GenerationRequest,
+    chat_request,
+    completion_request,
+    embedding_request,
+    parse_body,
+)
+from taskgate.sim.responses import Envelope
+from taskgate.sim.sequence import Sequence
+from taskgate.sim.text import content_seed
+
+SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+
+
+class Api:
+    """The endpoints, bound to one engine."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.profile = engine.profile
+        self.started = int(time.time())
+
+    async def chat(self, request: web.Request) -> web.StreamResponse:
+        """``POST /v1/chat/completions``."""
+        body = parse_body(await request.read())
+        req = chat_request(body, self.profile.models, self.profile.default_max_tokens)
+        return await self._complete(request, req)
+
+    async def completions(self, request: web.Request) -> web.StreamResponse:
+        """``POST /v1/completions``."""
+        body = parse_body(await request.read())
+        req = completion_request(body, self.profile.models, self.profile.default_max_tokens)
+        return await self._complete(request, req)
+
+    async def embeddings(self, request: web.Request) -> web.Response:
+        """``POST /v1/embeddings``."""
+        req = embedding_request(parse_body(await request.read()), self.profile.models)
+        dim = req.dimensions or self.profile.embedding_dim
+        if dim > self.profile.embedding_dim:
+            raise bad_request(f"dimensions must be at most {self.profile.embedding_dim}.", "dimensions")
+        tokens = sum(len(tokens) for tokens in req.inputs)
+        await self.engine.embed(tokens)
+        vectors = [embed(req.model, tokens, dim) for tokens in req.inputs]
+        return web.json_response(responses.embeddings(req.model, vectors, tokens, req.base64))
+
+    async def models(self, request: web.Request) -> web.Response:
+        """``GET /v1/models``."""
+        body = responses.models(self.profile.models, self.profile.max_model_len, self.started)
+        return web.json_response(body)
+
+    async def health(self, request: web.Request) -> web.Response:
+        """``GET /health``: 200 with an empty body while serving."""
+        return web.Response()
+
+    async def metrics(self, request: web.Request) -> web.Response:
+        """``GET /metrics`` in the Prometheus text format."""
+        self.engine.refresh_metrics()
+        return web.Response(body=self.engine.metrics.render(), headers={"Content-Type": CONTENT_TYPE})
+
+    async def _complete(self, request: web.Request, req: GenerationRequest) -> web.StreamResponse:
+        seq = Sequence(req.prompt, req.max_tokens, content_seed(req.model, req.prompt, req.seed))
+        try:
+            self.engine.check(seq)
+        except CapacityError as exc:
+            raise bad_request(str(exc), "messages" if req.chat else "prompt") from None
+        env = Envelope(req.model, req.chat)
+        if req.stream:
+            return await self._stream(request, req, seq, env)
+        async with aclosing(self.engine.generate(seq)) as tokens:
+            async for _ in tokens:
+                pass
+        return web.json_response(responses.completion(env, seq))
+
+    async def _stream(
+        self, request: web.Request, req: GenerationRequest, seq: Sequence, env: Envelope
+    ) -> web.StreamResponse:
+        response = web.StreamResponse(headers=SSE_HEADERS)
+        await response.prepare(request)
+        try:
+            async with aclosing(self.engine.generate(seq)) as tokens:
+                async for _ in tokens:
+                    await _send(response, responses.token_chunk(env, seq, req.include_usage))
+            if req.include_usage:
+                await _send(response, responses.usage_chunk(env, seq))
+            await response.write(b"data: [DONE]\n\n")
+        except ConnectionResetError:
+            pass  # the client went away; the sequence is already freed
+        return response
+
+
+async def _send(response: web.StreamResponse, chunk: dict[str, object]) -> None:
+    data = json.dumps(chunk, separators=(",", ":"))
+    await response.write(f"data: {data}\n\n".encode())

@@ -1,0 +1,77 @@
+"""Engine profiles: the speed and capacity of one simulated inference pool."""
+
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class EngineProfile:
+    """Speed and capacity knobs of a simulated engine.
+
+    Override single fields with ``dataclasses.replace(profile, field=value)``.
+    """
+
+    name: str
+    models: tuple[str, ...] = ("sim-model",)
+    block_size: int = 16
+    kv_capacity_blocks: int = 8192
+    prefill_tokens_per_s: float = 10_000.0
+    tpot_s: float = 0.02
+    max_num_seqs: int = 64
+    batch_slowdown: float = 0.0
+    time_scale: float = 1.0
+    embedding_dim: int = 256
+    default_max_tokens: int = 16
+    max_model_len: int = 32_768
+
+    def __post_init__(self) -> None:
+        if not self.models:
+            raise ValueError("an engine profile needs at least one model name")
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            if isinstance(value, (int, float)) and value < 0:
+                raise ValueError(f"{spec.name} must not be negative")
+        for name in ("block_size", "kv_capacity_blocks", "max_num_seqs"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1")
+        if self.prefill_tokens_per_s <= 0:
+            raise ValueError("prefill_tokens_per_s must be positive")
+
+    @property
+    def kv_capacity_tokens(self) -> int:
+        """Tokens the KV cache holds when full."""
+        return self.kv_capacity_blocks * self.block_size
+
+    def decode_step_s(self, running: int) -> float:
+        """Unscaled seconds per output token with ``running`` sequences in the batch."""
+        return self.tpot_s * (1.0 + self.batch_slowdown * max(running - 1, 0))
+
+    def prefill_s(self, tokens: int) -> float:
+        """Unscaled seconds to prefill ``tokens`` uncached prompt tokens."""
+        return tokens / self.prefill_tokens_per_s
+
+
+PROFILES: dict[str, EngineProfile] = {
+    "h100": EngineProfile(
+        name="h100",
+        kv_capacity_blocks=32_768,
+        prefill_tokens_per_s=20_000.0,
+        tpot_s=0.012,
+        max_num_seqs=256,
+        batch_slowdown=0.004,
+    ),
+    "l4": EngineProfile(
+        name="l4",
+        kv_capacity_blocks=4_096,
+        prefill_tokens_per_s=3_000.0,
+        tpot_s=0.045,
+        max_num_seqs=32,
+        batch_slowdown=0.02,
+        max_model_len=16_384,
+    ),
+    "instant": EngineProfile(
+        name="instant",
+        kv_capacity_blocks=65_536,
+        max_num_seqs=1_024,
+        time_scale=0.0,
+    ),
+}
