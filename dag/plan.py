@@ -21,7 +21,7 @@ class Plan:
     consumers: Mapping[str, tuple[str, ...]]
     order: tuple[str, ...]
     generations: tuple[tuple[str, ...], ...]
-    graph: "nx.DiGraph[str]"
+    graph: nx.DiGraph[str]
 
     def describe(self) -> list[str]:
         """Human-readable lines: each step with what it needs and gives."""
@@ -73,7 +73,9 @@ def _providers(plan: str, steps: Mapping[str, Runnable], seeds: frozenset[str]) 
         if key is None:
             continue
         if key in seeds:
-            raise PlanError(f"plan {plan!r}: step {name!r} provides {key!r}, which the request already provides", [name])
+            raise PlanError(
+                f"plan {plan!r}: step {name!r} provides {key!r}, which the request already provides", [name]
+            )
         if key in providers:
             raise PlanError(
                 f"plan {plan!r}: steps {providers[key]!r} and {name!r} both provide {key!r}; "
@@ -102,7 +104,7 @@ def _check_outputs(plan: str, outputs: Iterable[str], providers: Mapping[str, st
         raise PlanError(f"plan {plan!r}: no step provides {', '.join(map(repr, missing))}, which this surface needs")
 
 
-def _graph(steps: Mapping[str, Runnable], providers: Mapping[str, str]) -> "nx.DiGraph[str]":
+def _graph(steps: Mapping[str, Runnable], providers: Mapping[str, str]) -> nx.DiGraph[str]:
     graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_nodes_from(steps)
     for name, step in steps.items():
@@ -113,7 +115,7 @@ def _graph(steps: Mapping[str, Runnable], providers: Mapping[str, str]) -> "nx.D
     return graph
 
 
-def _check_acyclic(plan: str, graph: "nx.DiGraph[str]") -> None:
+def _check_acyclic(plan: str, graph: nx.DiGraph[str]) -> None:
     try:
         cycle = nx.find_cycle(graph)
     except nx.NetworkXNoCycle:

@@ -31,7 +31,7 @@ class Outcome(enum.StrEnum):
 class Inputs(dict[str, Any]):
     """The keys a step declared, as resolved for one run; fan-out adds `item`."""
 
-    __slots__ = ("item", "index")
+    __slots__ = ("index", "item")
 
     def __init__(self, values: Mapping[str, Any], item: Any = None, index: int | None = None):
         super().__init__(values)

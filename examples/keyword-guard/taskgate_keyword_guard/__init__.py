@@ -48,7 +48,12 @@ class KeywordBlock(Step[KeywordParams]):
         for text in _texts(request.json()):
             scanned += len(text)
             if self._pattern.search(text):
-                raise Reject(403, "blocked_term", f"the request mentions a term that step {self.name!r} blocks", "permission_error")
+                raise Reject(
+                    403,
+                    "blocked_term",
+                    f"the request mentions a term that step {self.name!r} blocks",
+                    "permission_error",
+                )
         return KeywordScan(scanned, len(self.params.words))
 
 
@@ -59,7 +64,9 @@ def _texts(body: Any) -> Iterator[str]:
         if isinstance(content, str):
             yield content
         elif isinstance(content, list):
-            yield from (part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str))
+            yield from (
+                part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
+            )
     for key in ("prompt", "input"):
         value = body.get(key)
         yield from [value] if isinstance(value, str) else [v for v in value or [] if isinstance(v, str)]
