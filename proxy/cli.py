@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -27,7 +28,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"taskgate {__version__}")
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
     serve = sub.add_parser("serve", help="run the proxy")
-    serve.add_argument("-c", "--config", help="YAML config file (default: embedded defaults)")
+    serve.add_argument(
+        "-c", "--config", default=os.environ.get("TASKGATE_CONFIG"), help="YAML config file (default: $TASKGATE_CONFIG)"
+    )
     serve.add_argument("--host", help="override server.host")
     serve.add_argument("--port", type=int, help="override server.port")
     serve.set_defaults(run=_serve)

@@ -59,10 +59,9 @@ async def _guarded(request: web.Request, handler: Handler, evidence: Evidence) -
     except StepFailed as exc:
         return _step_failed(exc, evidence)
     except UpstreamUnavailable as exc:
-        evidence.fail("upstream_unavailable", str(exc))
-        return error_response(
-            502, "upstream_unavailable", f"{exc}. Request id {evidence.request_id}.", "upstream_error"
-        )
+        status, code = (504, "upstream_timeout") if exc.timed_out else (502, "upstream_unavailable")
+        evidence.fail(code, str(exc))
+        return error_response(status, code, f"{exc}. Request id {evidence.request_id}.", "upstream_error")
     except Exception as exc:  # the last line of defence: never a traceback to a client
         log.exception("unhandled_error", request_id=evidence.request_id, path=request.path)
         evidence.fail("internal_error", f"{type(exc).__name__}")

@@ -22,7 +22,11 @@ HOP_HEADERS = frozenset({"content-length", "transfer-encoding", "connection", "k
 
 
 class UpstreamUnavailable(TaskgateError):
-    """No candidate endpoint gave an answer before its first byte."""
+    """No candidate endpoint gave a usable answer; `timed_out` if silence was the cause."""
+
+    def __init__(self, message: str, timed_out: bool = False):
+        super().__init__(message)
+        self.timed_out = timed_out
 
 
 @dataclass
@@ -57,7 +61,7 @@ async def send(
         try:
             response = await session.post(endpoint.url + path, data=body, headers={**headers, **endpoint.headers})
         except (aiohttp.ClientError, TimeoutError) as exc:
-            log.attempts.append(_attempt(endpoint, started, error=describe(exc)))
+            log.attempts.append(_attempt(endpoint, started, error=describe(exc), timeout=isinstance(exc, TimeoutError)))
             continue
         log.attempts.append(_attempt(endpoint, started, status=response.status))
         if response.status in RETRYABLE and not last:
@@ -67,7 +71,7 @@ async def send(
         log.ttfb_ms = log.attempts[-1]["ms"]
         return response, endpoint
     tried = "; ".join(f"{a['endpoint']}: {a.get('error', a.get('status'))}" for a in log.attempts)
-    raise UpstreamUnavailable(f"no upstream answered ({tried})")
+    raise UpstreamUnavailable(f"no upstream answered ({tried})", all(a.get("timeout") for a in log.attempts))
 
 
 def _attempt(endpoint: Endpoint, started: float, **result: Any) -> dict[str, Any]:
@@ -82,8 +86,14 @@ def response_headers(upstream: aiohttp.ClientResponse, extra: Mapping[str, str])
 
 async def relay_whole(upstream: aiohttp.ClientResponse, headers: Mapping[str, str], log: Dispatch) -> web.Response:
     """A non-streamed answer: read it and pass the same bytes on."""
-    async with upstream:
-        body = await upstream.read()
+    try:
+        async with upstream:
+            body = await upstream.read()
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        log.outcome = f"upstream_broke: {describe(exc)}"
+        raise UpstreamUnavailable(
+            f"upstream {log.endpoint!r} failed while sending its answer", isinstance(exc, TimeoutError)
+        ) from exc
     log.bytes, log.outcome = len(body), "completed"
     return web.Response(status=upstream.status, body=body, headers=headers)
 

@@ -122,3 +122,10 @@ def test_cli_serve_on_a_bad_config_exits_2_before_listening(tmp_path: Path) -> N
     assert result.returncode == 2
     assert "pipelines.chat[0]: no step named 'nobody'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_example_config_in_examples_compiles() -> None:
+    example = Path(__file__).parents[2] / "examples" / "taskgate.yaml"
+    result = run_cli("check", str(example))
+    assert result.returncode == 0, result.stderr
+    assert "plan 'embeddings'" in result.stdout

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 import pytest
+from aiohttp import web
 from structlog.testing import capture_logs
 
 from taskgate.proxy.state import GATEWAY
@@ -103,3 +106,20 @@ async def test_health_readiness_and_metrics(client: Any) -> None:
     text = await (await client.get("/metrics")).text()
     assert 'taskgate_requests_total{status="200",surface="chat"} 1.0' in text
     assert 'taskgate_step_seconds_count{outcome="ok",step="route"} 1.0' in text
+
+
+async def test_silent_upstream_is_a_504_after_the_read_timeout(aiohttp_server: Any, proxy: ProxyFactory) -> None:
+    async def hang(request: web.Request) -> web.Response:
+        await asyncio.sleep(30)
+        return web.Response()
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", hang)
+    server = await aiohttp_server(app)
+    raw = upstreams(str(server.make_url("")).rstrip("/"), "m") | {"server": {"read_timeout_s": 0.3}}
+    client = await proxy(raw)
+    started = time.perf_counter()
+    resp = await client.post("/v1/chat/completions", json={"model": "m"})
+    assert time.perf_counter() - started < 2.0
+    await openai_error(resp, 504, "upstream_timeout")
+    assert evidence_for(client, resp)["dispatch"]["attempts"][0]["timeout"] is True
