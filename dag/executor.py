@@ -27,7 +27,7 @@ class Execution:
         self._pool = pool
         self._absent: set[str] = set()
         self._tasks: dict[asyncio.Task[Any], str] = {}
-        self._waiting = {name: self._unresolved(step) for name, step in plan.steps.items()}
+        self._waiting = {name: set(keys) for name, keys in plan.waits.items()}
         self._t0 = time.perf_counter()
 
     async def run(self) -> dict[str, Any]:
@@ -48,10 +48,6 @@ class Execution:
 
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self._t0) * 1000.0
-
-    def _unresolved(self, step: Runnable) -> set[str]:
-        provided = {s.spec.provides for s in self.plan.steps.values()}
-        return {key for key in step.spec.inputs if key in provided and key not in self.values}
 
     def _start(self, name: str) -> None:
         step = self.plan.steps[name]

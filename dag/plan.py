@@ -19,6 +19,7 @@ class Plan:
     steps: Mapping[str, Runnable]
     seeds: frozenset[str]
     consumers: Mapping[str, tuple[str, ...]]
+    waits: Mapping[str, frozenset[str]]
     order: tuple[str, ...]
     generations: tuple[tuple[str, ...], ...]
     graph: nx.DiGraph[str]
@@ -51,6 +52,7 @@ def compile_plan(
         steps=by_name,
         seeds=seed_keys,
         consumers=_consumers(by_name),
+        waits=_waits(by_name, providers),
         order=tuple(nx.lexicographical_topological_sort(graph)),
         generations=tuple(tuple(sorted(g)) for g in nx.topological_generations(graph)),
         graph=graph,
@@ -131,6 +133,11 @@ def _consumers(steps: Mapping[str, Runnable]) -> dict[str, tuple[str, ...]]:
         for key in step.spec.inputs:
             out.setdefault(key, []).append(name)
     return {key: tuple(names) for key, names in out.items()}
+
+
+def _waits(steps: Mapping[str, Runnable], providers: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    """Per step, the keys a run waits for: inputs that a step provides (seeds exist from the start)."""
+    return {name: frozenset(k for k in step.spec.inputs if providers.get(k)) for name, step in steps.items()}
 
 
 def _line(spec: StepSpec) -> str:

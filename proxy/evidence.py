@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskgate.dag import StepRecord
-from taskgate.plugins import HasEvidence
 
 
 @dataclass
@@ -31,8 +30,9 @@ class Evidence:
     def add_decisions(self, values: Mapping[str, Any]) -> None:
         """Take the self-describing step outputs (Placement, later Intent, Grant)."""
         for key, value in values.items():
-            if isinstance(value, HasEvidence):
-                self.decisions[key] = dict(value.evidence())
+            describe = getattr(value, "evidence", None)  # HasEvidence; isinstance on a Protocol is slow
+            if callable(describe):
+                self.decisions[key] = dict(describe())
 
     def fail(self, code: str, message: str, step: str | None = None) -> None:
         self.error = {"code": code, "message": message} | ({"step": step} if step else {})

@@ -8,6 +8,7 @@ from aiohttp import web
 from .app import create_app, default_registry
 from .config import load_config
 from .logs import configure_logging
+from .loop import new_event_loop
 
 
 def serve(config_path: str | None, host: str | None = None, port: int | None = None) -> None:
@@ -20,6 +21,7 @@ def serve(config_path: str | None, host: str | None = None, port: int | None = N
     structlog.get_logger("taskgate").info("listening", host=bind_host, port=bind_port, config=config.source)
     web.run_app(
         app,
+        loop=new_event_loop(),
         host=bind_host,
         port=bind_port,
         handler_cancellation=True,  # a client that leaves cancels its upstream call

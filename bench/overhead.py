@@ -1,0 +1,123 @@
+"""The latency and throughput taskgate adds, against a direct call and peer routers.
+
+    python bench/overhead.py                 # everything installed; peers via `pip install -e '.[bench]'`
+    python bench/overhead.py --no-peers      # direct and taskgate only
+
+One minimal upstream (bench/upstream.py) answers instantly; each target runs as
+its own process in front of it, one at a time, on this machine. Prints a table
+and saves bench/results/overhead.png and overhead.json. Not a test: numbers
+depend on the machine and on what else runs on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from load import latency, throughput
+from targets import Target, start_upstream, targets
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def measure(target: Target, upstream: str, args: argparse.Namespace) -> dict[str, Any]:
+    base = target.start(upstream, RESULTS)
+    try:
+        whole = asyncio.run(latency(base, args.requests, args.warmup, False, target.headers))
+        stream = asyncio.run(latency(base, args.requests, args.warmup, True, target.headers))
+        rps, errors = asyncio.run(throughput(base, args.concurrency, args.seconds, target.headers))
+    finally:
+        target.stop()
+    return {"target": target.name, "whole": asdict(whole), "stream": asdict(stream), "rps": rps, "rps_errors": errors}
+
+
+def table(rows: list[dict[str, Any]], concurrency: int) -> str:
+    direct = rows[0]
+    head = (
+        f"{'target':<28} {'p50 ms':>8} {'p99 ms':>8} {'+p50':>7} {'+p99':>7}"
+        f" {'ttfb p50':>9} {'ttfb p99':>9} {'+ttfb':>7} {f'req/s c={concurrency}':>12} {'errors':>6}"
+    )
+    lines = [head, "-" * len(head)]
+    for row in rows:
+        w, s = row["whole"], row["stream"]
+        added = w["p50_ms"] - direct["whole"]["p50_ms"], w["p99_ms"] - direct["whole"]["p99_ms"]
+        added_ttfb = s["p50_ms"] - direct["stream"]["p50_ms"]
+        errors = w["errors"] + s["errors"] + row["rps_errors"]
+        lines.append(
+            f"{row['target']:<28} {w['p50_ms']:8.3f} {w['p99_ms']:8.3f} {added[0]:7.3f} {added[1]:7.3f}"
+            f" {s['p50_ms']:9.3f} {s['p99_ms']:9.3f} {added_ttfb:7.3f} {row['rps']:12.0f} {errors:6d}"
+        )
+    return "\n".join(lines)
+
+
+def plot(rows: list[dict[str, Any]], path: Path, concurrency: int) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [r["target"] for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
+    xs = range(len(rows))
+    width = 0.27
+    series = [("p50", "whole", "p50_ms"), ("p99", "whole", "p99_ms"), ("stream TTFB p50", "stream", "p50_ms")]
+    for i, (label, kind, key) in enumerate(series):
+        left.bar([x + (i - 1) * width for x in xs], [r[kind][key] for r in rows], width, label=label)
+    left.set_yscale("log")
+    left.set_ylabel("ms per request, concurrency 1 (log)")
+    left.set_title("Latency through each target")
+    left.legend()
+    right.bar(list(xs), [r["rps"] for r in rows], color="tab:green")
+    right.set_ylabel("requests / s")
+    right.set_title(f"Closed-loop throughput, {concurrency} clients")
+    for axis in (left, right):
+        axis.set_xticks(list(xs))
+        axis.set_xticklabels(names, rotation=20, ha="right", fontsize=8)
+    fig.suptitle(
+        f"taskgate overhead vs direct and peers ({platform.processor() or platform.machine()}, 2 cores shared)"
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requests", type=int, default=2000, help="sequential requests per latency run")
+    parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=5.0, help="length of the throughput run")
+    parser.add_argument("--no-peers", action="store_true", help="skip sglang-router, vllm-router and litellm")
+    args = parser.parse_args()
+    RESULTS.mkdir(exist_ok=True)
+    chosen, missing = targets(include_peers=not args.no_peers)
+    upstream_proc, upstream = start_upstream(RESULTS)
+    rows = []
+    try:
+        for target in chosen:
+            print(f"measuring {target.name} ...", file=sys.stderr, flush=True)
+            try:
+                rows.append(measure(target, upstream, args))
+            except RuntimeError as exc:
+                missing.append(f"{target.name}: {exc} (see bench/results/*.log)")
+    finally:
+        upstream_proc.terminate()
+        upstream_proc.wait(timeout=10)
+    print(table(rows, args.concurrency))
+    for note in missing:
+        print(f"skipped {note}")
+    (RESULTS / "overhead.json").write_text(json.dumps({"args": vars(args), "rows": rows, "skipped": missing}, indent=2))
+    plot(rows, RESULTS / "overhead.png", args.concurrency)
+    print(f"plot: {RESULTS / 'overhead.png'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
