@@ -1,0 +1,85 @@
+"""The real processes: `taskgate sim` and `taskgate serve`, with JSON logs on stderr."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..conftest import closed_port
+
+
+def wait_ready(url: str, proc: subprocess.Popen[str], seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"process exited early: {proc.stderr.read() if proc.stderr else ''}"
+        try:
+            with urllib.request.urlopen(url, timeout=1):
+                return
+        except (urllib.error.URLError, OSError):
+            time.sleep(0.1)
+    raise AssertionError(f"{url} never became ready")
+
+
+def post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, str], dict[str, Any]]:
+    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as resp:
+            return resp.status, dict(resp.headers), json.loads(resp.read())
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), json.loads(err.read())
+
+
+def spawn(*args: str) -> subprocess.Popen[str]:
+    cmd = [sys.executable, "-m", "taskgate", *args]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def stop(proc: subprocess.Popen[str]) -> str:
+    proc.terminate()
+    _, err = proc.communicate(timeout=15)
+    return err
+
+
+@pytest.fixture
+def sim() -> Iterator[str]:
+    port = closed_port()
+    proc = spawn("sim", "instant", "--port", str(port), "--model", "cli-model")
+    wait_ready(f"http://127.0.0.1:{port}/health", proc)
+    yield f"http://127.0.0.1:{port}"
+    stop(proc)
+
+
+def test_sim_and_serve_processes_answer_and_log_json_evidence(sim: str, tmp_path: Path) -> None:
+    port = closed_port()
+    config = tmp_path / "taskgate.yaml"
+    config.write_text(f"routing:\n  upstreams:\n    - {{name: sim, url: '{sim}', models: [cli-model]}}\n")
+    proc = spawn("serve", "-c", str(config), "--port", str(port))
+    try:
+        wait_ready(f"http://127.0.0.1:{port}/readyz", proc)
+        status, headers, body = post(
+            f"http://127.0.0.1:{port}/v1/chat/completions",
+            {"model": "cli-model", "messages": [{"role": "user", "content": "hi"}]},
+        )
+        assert status == 200
+        assert body["choices"][0]["message"]["content"]
+        bad_status, _, bad = post(f"http://127.0.0.1:{port}/v1/chat/completions", {"model": "other"})
+        assert bad_status == 404
+        assert bad["error"]["code"] == "model_not_found"
+    finally:
+        stderr = stop(proc)
+    lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+    evidence = [line for line in lines if line["event"] == "evidence"]
+    assert [e["status"] for e in evidence] == [200, 404]
+    assert evidence[0]["request_id"] == headers["x-taskgate-request-id"]
+    assert evidence[0]["level"] == "info"
+    assert "timestamp" in evidence[0]
+    assert "Traceback" not in stderr
