@@ -12,34 +12,39 @@ from .errors import Halt, StepFailed, describe
 from .plan import Plan
 from .types import Failure, Inputs, Outcome, Runnable, StepRecord
 
+Result = tuple[Any, BaseException | None]
+
 
 class Execution:
     """One walk of a plan for one request.
 
-    `records` holds every step's timing and outcome, also when `run` raises,
-    so the caller can always write the evidence.
+    `records` holds a record for every step of the plan (its timing and
+    outcome, or that it never started), also when `run` raises, so the
+    caller can always write the evidence.
     """
 
     def __init__(self, plan: Plan, seeds: Mapping[str, Any], pool: Executor | None = None):
+        missing = plan.seeds - seeds.keys()
+        if missing:
+            raise ValueError(f"plan {plan.name!r} needs seed values for {', '.join(sorted(missing))}")
         self.plan = plan
         self.values: dict[str, Any] = dict(seeds)
         self.records: list[StepRecord] = []
         self._pool = pool
-        self._absent: set[str] = set()
-        self._tasks: dict[asyncio.Task[Any], str] = {}
+        self._started: set[str] = set()
+        self._tasks: dict[asyncio.Task[Result], str] = {}
         self._waiting = {name: set(keys) for name, keys in plan.waits.items()}
         self._t0 = time.perf_counter()
 
     async def run(self) -> dict[str, Any]:
         """Run every step; raise StepFailed or the step's Halt if the run stops."""
         self._t0 = time.perf_counter()
-        for name in self.plan.order:
-            if not self._waiting[name]:
-                self._start(name)
         try:
+            for name in self.plan.roots:
+                self._start(name)
             while self._tasks:
                 done, _ = await asyncio.wait(self._tasks, return_when=asyncio.FIRST_COMPLETED)
-                for task in done:
+                for task in sorted(done, key=_halts_first):
                     self._finish(self._tasks.pop(task), task.result())
         except BaseException:
             await self._cancel_all()
@@ -50,19 +55,22 @@ class Execution:
         return (time.perf_counter() - self._t0) * 1000.0
 
     def _start(self, name: str) -> None:
-        step = self.plan.steps[name]
-        record = StepRecord(name, Outcome.CANCELLED, self.elapsed_ms(), self.elapsed_ms())
+        if name in self._started:
+            return
+        self._started.add(name)
+        step, now = self.plan.steps[name], self.elapsed_ms()
+        record = StepRecord(name, Outcome.CANCELLED, now, now)
         self.records.append(record)
-        missing = [key for key in _hard_inputs(step) if key not in self.values]
-        if missing:
-            record.outcome, record.detail = Outcome.SKIPPED, f"input {missing[0]!r} is absent"
+        missing = next((key for key in _hard_inputs(step) if key not in self.values), None)
+        if missing is not None:
+            record.outcome, record.detail = Outcome.SKIPPED, f"input {missing!r} is absent"
             self._settle(step.spec.provides, present=False)
             return
         inputs = Inputs({k: self.values[k] for k in step.spec.requires + step.spec.optional if k in self.values})
         task = asyncio.create_task(self._call(step, inputs, record), name=f"step:{name}")
         self._tasks[task] = name
 
-    async def _call(self, step: Runnable, inputs: Inputs, record: StepRecord) -> tuple[Any, BaseException | None]:
+    async def _call(self, step: Runnable, inputs: Inputs, record: StepRecord) -> Result:
         spec = step.spec
         record.start_ms = self.elapsed_ms()
         try:
@@ -86,15 +94,15 @@ class Execution:
         fan_out = step.spec.fan_out
         if fan_out is None:
             return await self._once(step, inputs)
-        items = list(self.values[fan_out])
+        items = self.values[fan_out]
+        if not isinstance(items, list | tuple):
+            raise TypeError(f"fan-out key {fan_out!r} must hold a list, not {type(items).__name__}")
         record.instances = len(items)
         try:
             async with asyncio.TaskGroup() as group:
                 tasks = [group.create_task(self._once(step, Inputs(inputs, item, i))) for i, item in enumerate(items)]
-        except* Halt as halts:
-            raise halts.exceptions[0] from None
-        except* Exception as errors:
-            raise errors.exceptions[0] from None
+        except BaseExceptionGroup as errors:
+            raise _decisive(errors) from None
         return [task.result() for task in tasks]
 
     async def _once(self, step: Runnable, inputs: Inputs) -> Any:
@@ -103,7 +111,7 @@ class Execution:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, step.run_blocking, inputs)
 
-    def _finish(self, name: str, result: tuple[Any, BaseException | None]) -> None:
+    def _finish(self, name: str, result: Result) -> None:
         value, error = result
         spec = self.plan.steps[name].spec
         if value is _SKIP:
@@ -130,8 +138,6 @@ class Execution:
             return
         if present:
             self.values[key] = value
-        else:
-            self._absent.add(key)
         for consumer in self.plan.consumers.get(key, ()):
             waiting = self._waiting[consumer]
             if key in waiting:
@@ -147,11 +153,28 @@ class Execution:
         now = self.elapsed_ms()
         for record in self.records:
             if record.outcome is Outcome.CANCELLED and record.end_ms == record.start_ms:
-                record.end_ms = now  # cancelled before it ever ran
+                record.end_ms = now  # created, then cancelled before its coroutine ran
+        for name in self.plan.order:
+            if name not in self._started:
+                self.records.append(StepRecord(name, Outcome.CANCELLED, now, now, detail="never started"))
 
 
 _SKIP = object()
 _FAIL = object()
+
+
+def _halts_first(task: asyncio.Task[Result]) -> int:
+    """Within one batch, a deliberate stop outranks a failure: a deny must never read as an error."""
+    return 0 if isinstance(task.result()[1], Halt) else 1
+
+
+def _decisive(errors: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The exception a fan-out stands for: its first Halt if any, else its first failure."""
+    halts = errors.subgroup(Halt)
+    chosen: BaseException = halts if halts is not None else errors
+    while isinstance(chosen, BaseExceptionGroup):
+        chosen = chosen.exceptions[0]
+    return chosen
 
 
 def _hard_inputs(step: Runnable) -> tuple[str, ...]:

@@ -20,6 +20,7 @@ class Plan:
     seeds: frozenset[str]
     consumers: Mapping[str, tuple[str, ...]]
     waits: Mapping[str, frozenset[str]]
+    roots: tuple[str, ...]
     order: tuple[str, ...]
     generations: tuple[tuple[str, ...], ...]
     graph: nx.DiGraph[str]
@@ -52,7 +53,8 @@ def compile_plan(
         steps=by_name,
         seeds=seed_keys,
         consumers=_consumers(by_name),
-        waits=_waits(by_name, providers),
+        waits=(waits := _waits(by_name, providers)),
+        roots=tuple(n for n in nx.lexicographical_topological_sort(graph) if not waits[n]),
         order=tuple(nx.lexicographical_topological_sort(graph)),
         generations=tuple(tuple(sorted(g)) for g in nx.topological_generations(graph)),
         graph=graph,

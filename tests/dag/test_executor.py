@@ -48,7 +48,8 @@ async def test_fail_closed_failure_cancels_in_flight_steps_and_raises_a_clean_er
     by_name = {r.name: r for r in run.records}
     assert by_name["broken"].outcome is Outcome.FAILED
     assert by_name["slow"].outcome is Outcome.CANCELLED
-    assert "after" not in by_name
+    assert by_name["after"].outcome is Outcome.CANCELLED
+    assert by_name["after"].detail == "never started"
 
 
 async def test_timeout_is_enforced_and_reported_as_timeout() -> None:
@@ -168,3 +169,63 @@ async def test_step_sees_only_the_keys_it_declared() -> None:
     steps = [sleeper("a", 0, "ka"), sleeper("b", 0, "kb"), echo("c", ("ka",), "kc")]
     values = await execute(compile_plan("p", steps, seeds=["secret"]), {"secret": 1})
     assert values["kc"] == {"ka": "a"}
+
+
+async def test_a_halt_inside_fan_out_wins_over_a_sibling_failure_even_when_fail_open() -> None:
+    async def call(inputs: Inputs) -> None:
+        await asyncio.sleep(0.01)  # both instances end in the same loop tick
+        if inputs.item == "deny":
+            raise Halt("denied")
+        raise RuntimeError("broken")
+
+    step = FnStep(StepSpec("tool", fan_out="calls", provides="results", failure=Failure.OPEN, fallback="ALLOW"), call)
+    run = Execution(compile_plan("p", [step], seeds=["calls"]), {"calls": ["deny", "other"]})
+    with pytest.raises(Halt, match="denied"):
+        await run.run()
+    assert run.records[0].outcome is Outcome.HALTED
+
+
+async def test_a_halt_and_a_failure_finishing_together_report_the_halt() -> None:
+    async def deny(inputs: Inputs) -> None:
+        await asyncio.sleep(0.02)
+        raise Halt("denied")
+
+    async def broken(inputs: Inputs) -> None:
+        await asyncio.sleep(0.02)
+        raise RuntimeError("broken")
+
+    for order in ((deny, broken), (broken, deny)):
+        steps = [FnStep(StepSpec(f"s{i}", provides=f"k{i}"), fn) for i, fn in enumerate(order)]
+        with pytest.raises(Halt):
+            await execute(compile_plan("p", steps), {})
+
+
+async def test_fan_out_over_an_empty_list_gives_an_empty_result() -> None:
+    step = FnStep(StepSpec("tool", fan_out="calls", provides="results"), lambda inputs: asyncio.sleep(0))
+    assert (await execute(compile_plan("p", [step], seeds=["calls"]), {"calls": []}))["results"] == []
+
+
+async def test_fan_out_over_something_that_is_not_a_list_fails_clearly() -> None:
+    step = FnStep(StepSpec("tool", fan_out="calls", provides="results"), lambda inputs: asyncio.sleep(0))
+    with pytest.raises(StepFailed, match="fan-out key 'calls' must hold a list, not str"):
+        await execute(compile_plan("p", [step], seeds=["calls"]), {"calls": "abc"})
+
+
+async def test_a_missing_seed_is_refused_before_anything_runs() -> None:
+    plan = compile_plan("p", [echo("a", ("request",), "ka"), echo("b", ("ka",), "kb")], seeds=["request"])
+    with pytest.raises(ValueError, match="needs seed values for request"):
+        Execution(plan, {})
+
+
+async def test_every_step_starts_at_most_once() -> None:
+    calls: list[str] = []
+
+    async def count(inputs: Inputs) -> str:
+        calls.append("c")
+        return "c"
+
+    steps = [sleeper("a", 0, "ka"), sleeper("b", 0.01, "kb"), FnStep(StepSpec("c", ("ka", "kb"), provides="kc"), count)]
+    run = Execution(compile_plan("p", steps), {})
+    await run.run()
+    assert calls == ["c"]
+    assert sorted(r.name for r in run.records) == ["a", "b", "c"]
