@@ -22,7 +22,12 @@ def load_plugins(registry: Registry, group: str = GROUP) -> list[str]:
     for entry in found:
         register = _load(entry)
         with registry.loading(entry.name):
-            register(registry)
+            try:
+                register(registry)
+            except PluginError:
+                raise
+            except Exception as exc:
+                raise PluginError(f"plugin {entry.name!r} ({entry.value}) failed to register: {describe(exc)}") from exc
     return [entry.name for entry in found]
 
 

@@ -9,12 +9,14 @@ import aiohttp
 from aiohttp import web
 
 from taskgate.plugins import Registry, Services, load_plugins
+from taskgate.routing import RoutingConfig
 
-from . import health, openai
+from . import health, models, openai
 from .config import Config
 from .evidence import EvidenceLog
 from .metrics import Metrics
 from .middleware import front_door, stamp_request_id
+from .models import ModelCatalog
 from .plans import build_plans
 from .state import GATEWAY, Gateway
 
@@ -33,6 +35,7 @@ def create_app(config: Config, registry: Registry) -> web.Application:
         config=config,
         plans=build_plans(config, registry, services),
         services=services,
+        catalog=ModelCatalog.from_config(services.section("routing", RoutingConfig)),
         metrics=Metrics(),
         evidence=EvidenceLog(config.core.logging.evidence_buffer),
     )
@@ -42,6 +45,7 @@ def create_app(config: Config, registry: Registry) -> web.Application:
     app.cleanup_ctx.append(_http_client)
     app.on_response_prepare.append(stamp_request_id)
     openai.add_routes(app)
+    models.add_routes(app)
     health.add_routes(app)
     app.freeze()
     return app

@@ -11,22 +11,13 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError
 
 from taskgate.dag import Failure
-from taskgate.errors import TaskgateError
 from taskgate.plugins import Params, Registry
 from taskgate.plugins.params import problems
 
+from .errors import ConfigError
+
 SURFACES = ("chat", "completions", "embeddings")
 CORE_SECTIONS = ("server", "logging", "steps", "pipelines")
-
-
-class ConfigError(TaskgateError):
-    """The config is wrong; the message says where and why."""
-
-    def __init__(self, source: str, path: str, reason: str):
-        super().__init__(f"{source}: {path}: {reason}" if path else f"{source}: {reason}")
-        self.source = source
-        self.path = path
-        self.reason = reason
 
 
 class ServerConfig(Params):
@@ -97,6 +88,8 @@ def load_config(path: str | Path | None, registry: Registry) -> Config:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(source, "", f"cannot read the file: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(source, "", f"not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
     return parse_config(_parse_yaml(text, source), source, registry)
 
 

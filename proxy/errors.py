@@ -9,6 +9,44 @@ from aiohttp import web
 from taskgate.errors import TaskgateError
 
 
+class ConfigError(TaskgateError):
+    """The config is wrong; the message says where and why."""
+
+    def __init__(self, source: str, path: str, reason: str):
+        super().__init__(f"{source}: {path}: {reason}" if path else f"{source}: {reason}")
+        self.source = source
+        self.path = path
+        self.reason = reason
+
+
+UPSTREAM_MESSAGES = {
+    "upstream_unavailable": "no upstream could answer this request",
+    "upstream_timeout": "the upstream did not answer in time",
+    "upstream_auth_failed": "the upstream refused taskgate's own credential; the operator must fix it",
+}
+
+
+class UpstreamUnavailable(TaskgateError):
+    """No candidate endpoint gave a usable answer.
+
+    The message (addresses, exception text) is for the evidence record only;
+    clients get the fixed sentence for `code`.
+    """
+
+    def __init__(self, message: str, timed_out: bool = False, code: str | None = None):
+        super().__init__(message)
+        self.code = code or ("upstream_timeout" if timed_out else "upstream_unavailable")
+        self.status = 504 if self.code == "upstream_timeout" else 502
+
+    @property
+    def client_message(self) -> str:
+        return UPSTREAM_MESSAGES[self.code]
+
+
+class PlanIncomplete(TaskgateError):
+    """The plan ran but did not produce what the surface needs (e.g. no placement)."""
+
+
 class ClientError(TaskgateError):
     """A request taskgate refuses before any step runs (bad JSON, missing model)."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from taskgate.dag import StepRecord
@@ -10,7 +12,12 @@ _LATENCY = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 
 
 
 class Metrics:
-    """Request, step and upstream metrics of one proxy."""
+    """Request, step and upstream metrics of one proxy.
+
+    Label values come from config (surfaces, step and endpoint names) or from
+    the status code, so cardinality is bounded; the labelled children are
+    memoised because `labels()` costs a lock and a tuple build per call.
+    """
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
@@ -29,10 +36,22 @@ class Metrics:
             "taskgate_upstream_ttfb_seconds", "Upstream time to headers", ["endpoint"], buckets=_LATENCY, registry=r
         )
         self.attempts = Counter("taskgate_upstream_attempts", "Dispatch attempts", ["endpoint", "result"], registry=r)
+        self._children: dict[tuple[Any, ...], Any] = {}
+
+    def child(self, metric: Any, *labels: str) -> Any:
+        key = (id(metric), *labels)
+        found = self._children.get(key)
+        if found is None:
+            found = self._children[key] = metric.labels(*labels)
+        return found
+
+    def request_done(self, surface: str, status: int, seconds: float) -> None:
+        self.child(self.requests, surface, str(status)).inc()
+        self.child(self.latency, surface).observe(seconds)
 
     def observe_steps(self, records: list[StepRecord]) -> None:
         for rec in records:
-            self.steps.labels(rec.name, rec.outcome.value).observe(rec.duration_ms / 1000.0)
+            self.child(self.steps, rec.name, rec.outcome.value).observe(rec.duration_ms / 1000.0)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -9,13 +9,12 @@ from collections.abc import Awaitable, Callable
 import structlog
 from aiohttp import web
 
-from taskgate.dag import StepFailed
+from taskgate.dag import Halt, StepFailed
 from taskgate.dag.types import Outcome
 from taskgate.plugins import Reject
 
-from .errors import ClientError, error_response
+from .errors import ClientError, PlanIncomplete, UpstreamUnavailable, error_response
 from .evidence import Evidence
-from .relay import UpstreamUnavailable
 from .state import EVIDENCE, GATEWAY, Gateway
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -28,8 +27,8 @@ log = structlog.get_logger("taskgate")
 @web.middleware
 async def front_door(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Give every request an id and an evidence record; turn every failure into an OpenAI error."""
-    if request.path in QUIET:
-        return await handler(request)
+    if request.path in QUIET and request.method in ("GET", "HEAD"):
+        return await handler(request)  # probes and scrapes: no evidence, no noise
     gateway = request.app[GATEWAY]
     evidence = request[EVIDENCE] = Evidence(uuid.uuid4().hex, request.path)
     gateway.metrics.inflight.inc()
@@ -53,15 +52,23 @@ async def _guarded(request: web.Request, handler: Handler, evidence: Evidence) -
     except Reject as exc:
         evidence.fail(exc.code, exc.message, _halted_step(evidence))
         return error_response(exc.status, exc.code, exc.message, exc.kind)
+    except Halt as exc:
+        step = _halted_step(evidence)
+        evidence.fail("halted", str(exc), step)
+        return error_response(403, "halted", f"step {step!r} stopped this request", "permission_error")
     except ClientError as exc:
         evidence.fail(exc.code, exc.message)
         return error_response(exc.status, exc.code, exc.message, param=exc.param)
     except StepFailed as exc:
         return _step_failed(exc, evidence)
     except UpstreamUnavailable as exc:
-        status, code = (504, "upstream_timeout") if exc.timed_out else (502, "upstream_unavailable")
-        evidence.fail(code, str(exc))
-        return error_response(status, code, f"{exc}. Request id {evidence.request_id}.", "upstream_error")
+        evidence.fail(exc.code, str(exc))
+        message = f"{exc.client_message} (request id {evidence.request_id})"
+        return error_response(exc.status, exc.code, message, "upstream_error")
+    except PlanIncomplete as exc:
+        evidence.fail("no_placement", str(exc))
+        message = f"no upstream was chosen for this request (request id {evidence.request_id})"
+        return error_response(503, "no_placement", message, "api_error")
     except Exception as exc:  # the last line of defence: never a traceback to a client
         log.exception("unhandled_error", request_id=evidence.request_id, path=request.path)
         evidence.fail("internal_error", f"{type(exc).__name__}")
@@ -78,14 +85,18 @@ def _http_error(exc: web.HTTPException, evidence: Evidence) -> web.Response:
     else:
         message, code = exc.text or exc.reason, f"http_{exc.status}"
     evidence.fail(code, message)
-    return error_response(exc.status, code, message)
+    response = error_response(exc.status, code, message)
+    if "Allow" in exc.headers:  # 405 must say which methods are allowed
+        response.headers["Allow"] = exc.headers["Allow"]
+    return response
 
 
 def _step_failed(exc: StepFailed, evidence: Evidence) -> web.Response:
-    evidence.fail("step_timeout" if exc.outcome is Outcome.TIMEOUT else "step_failed", str(exc), exc.step)
+    code = "step_timeout" if exc.outcome is Outcome.TIMEOUT else "step_failed"
+    evidence.fail(code, str(exc), exc.step)
     status = 504 if exc.outcome is Outcome.TIMEOUT else 503
     message = f"step {exc.step!r} could not decide, so the request was not forwarded (request id {evidence.request_id})"
-    return error_response(status, evidence.error["code"] if evidence.error else "step_failed", message, "api_error")
+    return error_response(status, code, message, "api_error")
 
 
 def _halted_step(evidence: Evidence) -> str | None:
@@ -96,8 +107,7 @@ def _finish(gateway: Gateway, evidence: Evidence, status: int) -> None:
     evidence.finish(status)
     record = evidence.record()
     gateway.evidence.add(record)
-    gateway.metrics.requests.labels(evidence.surface or "none", str(status)).inc()
-    gateway.metrics.latency.labels(evidence.surface or "none").observe(evidence.duration_ms / 1000.0)
+    gateway.metrics.request_done(evidence.surface or "none", status, evidence.duration_ms / 1000.0)
     if gateway.config.core.logging.evidence:
         log.info("evidence", **record)
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from taskgate.dag import Plan, PlanError, compile_plan
+from taskgate.dag import Failure, Plan, PlanError, compile_plan
+from taskgate.dag.errors import describe
+from taskgate.errors import TaskgateError
 from taskgate.plugins import PLACEMENT, REQUEST, ParamsError, Registry, Services, Step, StepOptions
 
-from .config import SURFACES, Config, ConfigError, StepConfig
+from .config import SURFACES, Config, StepConfig
+from .errors import ConfigError
 
 
 def build_plans(config: Config, registry: Registry, services: Services) -> dict[str, Plan]:
@@ -33,6 +36,11 @@ def _build_step(config: Config, registry: Registry, services: Services, path: st
         return registry.build(entry.name, entry.type, entry.params, services, options)
     except ParamsError as exc:
         raise ConfigError(config.source, f"{path}.{exc.path}", exc.reason) from None
+    except TaskgateError as exc:
+        raise ConfigError(config.source, path, f"step {entry.name!r} ({entry.type}) refused to start: {exc}") from None
+    except Exception as exc:
+        reason = f"step {entry.name!r} ({entry.type}) failed to start: {describe(exc)}"
+        raise ConfigError(config.source, path, reason) from None
 
 
 def _compile(config: Config, surface: str, steps: Mapping[str, Step[Any]]) -> Plan:
@@ -44,6 +52,20 @@ def _compile(config: Config, surface: str, steps: Mapping[str, Step[Any]]) -> Pl
                 config.source, f"pipelines.{surface}[{position}]", f"no step named {name!r} (defined: {defined})"
             )
     try:
-        return compile_plan(surface, [steps[n] for n in names], seeds=[REQUEST], outputs=[PLACEMENT])
+        plan = compile_plan(surface, [steps[n] for n in names], seeds=[REQUEST], outputs=[PLACEMENT])
     except PlanError as exc:
         raise ConfigError(config.source, f"pipelines.{surface}", str(exc)) from None
+    _check_certain(config, surface, plan)
+    return plan
+
+
+def _check_certain(config: Config, surface: str, plan: Plan) -> None:
+    """The step that provides the surface's placement may not be skipped or fail open."""
+    for step in plan.steps.values():
+        spec = step.spec
+        if spec.provides == PLACEMENT and (spec.failure is not Failure.CLOSED or spec.when is not None):
+            reason = (
+                f"step {spec.name!r} provides {PLACEMENT!r}, which this surface cannot do without; "
+                "it must fail closed (on_error: closed) and may not skip requests"
+            )
+            raise ConfigError(config.source, f"pipelines.{surface}", reason)

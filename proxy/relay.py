@@ -10,23 +10,22 @@ from typing import Any
 
 import aiohttp
 from aiohttp import web
+from multidict import CIMultiDict
 
 from taskgate.dag.errors import describe
-from taskgate.errors import TaskgateError
 from taskgate.plugins import Endpoint, Placement
 
-from .errors import sse_error
+from .errors import UpstreamUnavailable, sse_error
 
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
-HOP_HEADERS = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive", "date", "server"})
-
-
-class UpstreamUnavailable(TaskgateError):
-    """No candidate endpoint gave a usable answer; `timed_out` if silence was the cause."""
-
-    def __init__(self, message: str, timed_out: bool = False):
-        super().__init__(message)
-        self.timed_out = timed_out
+# Hop-by-hop headers (RFC 9110 7.6.1) and those aiohttp sets itself for the client connection.
+HOP_HEADERS = frozenset(
+    {
+        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
+        "te", "trailer", "transfer-encoding", "upgrade", "content-length", "date", "server",
+    }
+)  # fmt: skip
+OURS = "x-taskgate-"
 
 
 @dataclass
@@ -63,6 +62,10 @@ async def send(
         except (aiohttp.ClientError, TimeoutError) as exc:
             log.attempts.append(_attempt(endpoint, started, error=describe(exc), timeout=isinstance(exc, TimeoutError)))
             continue
+        except asyncio.CancelledError:
+            log.attempts.append(_attempt(endpoint, started, error="cancelled: the client went away"))
+            log.outcome = "client_disconnected"
+            raise
         log.attempts.append(_attempt(endpoint, started, status=response.status))
         if response.status in RETRYABLE and not last:
             response.release()
@@ -71,6 +74,7 @@ async def send(
         log.ttfb_ms = log.attempts[-1]["ms"]
         return response, endpoint
     tried = "; ".join(f"{a['endpoint']}: {a.get('error', a.get('status'))}" for a in log.attempts)
+    log.outcome = "no_upstream_answered"
     raise UpstreamUnavailable(f"no upstream answered ({tried})", all(a.get("timeout") for a in log.attempts))
 
 
@@ -78,28 +82,40 @@ def _attempt(endpoint: Endpoint, started: float, **result: Any) -> dict[str, Any
     return {"endpoint": endpoint.name, "ms": round((time.perf_counter() - started) * 1000.0, 3), **result}
 
 
-def response_headers(upstream: aiohttp.ClientResponse, extra: Mapping[str, str]) -> dict[str, str]:
-    """Upstream headers minus hop-by-hop ones, plus taskgate's own."""
-    kept = {k: v for k, v in upstream.headers.items() if k.lower() not in HOP_HEADERS}
-    return kept | dict(extra)
+def response_headers(upstream: aiohttp.ClientResponse, extra: Mapping[str, str]) -> CIMultiDict[str]:
+    """Upstream end-to-end headers (repeats such as Set-Cookie kept), then taskgate's own.
+
+    Hop-by-hop headers, headers the upstream's Connection header names, and
+    any x-taskgate-* header an upstream sends (it must not speak for us) are dropped.
+    """
+    named = {token.strip().lower() for value in upstream.headers.getall("Connection", []) for token in value.split(",")}
+    out: CIMultiDict[str] = CIMultiDict()
+    for key, value in upstream.headers.items():
+        lower = key.lower()
+        if lower not in HOP_HEADERS and lower not in named and not lower.startswith(OURS):
+            out.add(key, value)
+    out.extend(extra)
+    return out
 
 
-async def relay_whole(upstream: aiohttp.ClientResponse, headers: Mapping[str, str], log: Dispatch) -> web.Response:
+async def relay_whole(upstream: aiohttp.ClientResponse, headers: CIMultiDict[str], log: Dispatch) -> web.Response:
     """A non-streamed answer: read it and pass the same bytes on."""
     try:
         async with upstream:
             body = await upstream.read()
     except (aiohttp.ClientError, TimeoutError) as exc:
         log.outcome = f"upstream_broke: {describe(exc)}"
-        raise UpstreamUnavailable(
-            f"upstream {log.endpoint!r} failed while sending its answer", isinstance(exc, TimeoutError)
-        ) from exc
+        message = f"upstream {log.endpoint!r} failed while sending its answer: {describe(exc)}"
+        raise UpstreamUnavailable(message, isinstance(exc, TimeoutError)) from exc
+    except asyncio.CancelledError:
+        log.outcome = "client_disconnected"
+        raise
     log.bytes, log.outcome = len(body), "completed"
     return web.Response(status=upstream.status, body=body, headers=headers)
 
 
 async def relay_stream(
-    request: web.Request, upstream: aiohttp.ClientResponse, headers: Mapping[str, str], log: Dispatch
+    request: web.Request, upstream: aiohttp.ClientResponse, headers: CIMultiDict[str], log: Dispatch
 ) -> web.StreamResponse:
     """Relay each chunk as it arrives. A client that leaves cancels the upstream request."""
     out = web.StreamResponse(status=upstream.status, headers=headers)
@@ -114,9 +130,8 @@ async def relay_stream(
             log.outcome = "client_disconnected"
             return out
         log.outcome = f"upstream_broke: {describe(exc)}"
-        await out.write(
-            sse_error("upstream_stream_broken", "the upstream stream ended early; the answer is incomplete")
-        )
+        if "Content-Encoding" not in upstream.headers:  # a plain event would corrupt an encoded stream
+            await out.write(BROKEN_EVENT)
     except ConnectionResetError:
         log.outcome = "client_disconnected"
         return out
@@ -130,3 +145,6 @@ async def relay_stream(
             upstream.close()  # drop the connection: the upstream stops generating
     await out.write_eof()
     return out
+
+
+BROKEN_EVENT = sse_error("upstream_stream_broken", "the upstream stream ended early; the answer is incomplete")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import structlog
 from aiohttp import web
 
+from taskgate.errors import TaskgateError
+
 from .app import create_app, default_registry
 from .config import load_config
 from .logs import configure_logging
@@ -19,11 +21,18 @@ def serve(config_path: str | None, host: str | None = None, port: int | None = N
     app = create_app(config, registry)
     bind_host, bind_port = host or config.server.host, port if port is not None else config.server.port
     structlog.get_logger("taskgate").info("listening", host=bind_host, port=bind_port, config=config.source)
+    try:
+        _run(app, bind_host, bind_port)
+    except OSError as exc:
+        raise TaskgateError(f"cannot listen on {bind_host}:{bind_port}: {exc.strerror or exc}") from None
+
+
+def _run(app: web.Application, host: str, port: int) -> None:
     web.run_app(
         app,
         loop=new_event_loop(),
-        host=bind_host,
-        port=bind_port,
+        host=host,
+        port=port,
         handler_cancellation=True,  # a client that leaves cancels its upstream call
         access_log=None,
         print=None,

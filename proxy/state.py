@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
@@ -14,6 +15,9 @@ from .config import Config
 from .evidence import Evidence, EvidenceLog
 from .metrics import Metrics
 
+if TYPE_CHECKING:
+    from .models import ModelCatalog
+
 
 @dataclass
 class Gateway:
@@ -22,6 +26,7 @@ class Gateway:
     config: Config
     plans: dict[str, Plan]
     services: Services
+    catalog: ModelCatalog
     metrics: Metrics = field(default_factory=Metrics)
     evidence: EvidenceLog = field(default_factory=lambda: EvidenceLog(1000))
     pool: ThreadPoolExecutor | None = None

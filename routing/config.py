@@ -22,10 +22,17 @@ class Upstream(Params):
 
     @field_validator("url")
     @classmethod
-    def _no_path(cls, url: HttpUrl) -> HttpUrl:
-        if url.path not in (None, "", "/"):
-            raise ValueError("give the server's base URL without a path; taskgate appends /v1/...")
+    def _base_url(cls, url: HttpUrl) -> HttpUrl:
+        if url.path not in (None, "", "/") or url.query or url.fragment:
+            raise ValueError("give the server's base URL, without path, query or fragment; taskgate appends /v1/...")
         return url
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _key_is_set(cls, name: str | None) -> str | None:
+        if name is not None and not os.environ.get(name):
+            raise ValueError(f"environment variable {name} is not set (or empty); set it or remove api_key_env")
+        return name
 
     def endpoint(self) -> Endpoint:
         """The Endpoint for this upstream, with its credential read from the environment."""

@@ -13,7 +13,7 @@ from taskgate.plugins import Registry
 from taskgate.proxy.app import create_app, default_registry
 from taskgate.proxy.config import parse_config
 
-ProxyFactory = Callable[[dict[str, Any]], Awaitable[TestClient[Any, Any]]]
+ProxyFactory = Callable[..., Awaitable[TestClient[Any, Any]]]
 
 
 @pytest.fixture(scope="session")
@@ -25,8 +25,9 @@ def registry() -> Registry:
 def proxy(aiohttp_client: Any, registry: Registry) -> ProxyFactory:
     """Start a proxy from a config mapping; returns a client bound to it."""
 
-    async def make(raw: dict[str, Any]) -> TestClient[Any, Any]:
-        app = create_app(parse_config(raw, "<test>", registry), registry)
+    async def make(raw: dict[str, Any], plugins: Registry | None = None) -> TestClient[Any, Any]:
+        chosen = plugins or registry
+        app = create_app(parse_config(raw, "<test>", chosen), chosen)
         client: TestClient[Any, Any] = await aiohttp_client(app)
         return client
 

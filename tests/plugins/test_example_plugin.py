@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+import pytest
 
 from taskgate.plugins import Registry
 from taskgate.proxy.state import GATEWAY
@@ -56,3 +59,18 @@ async def test_example_step_lets_a_clean_request_through_and_leaves_evidence(
     record = client.app[GATEWAY].evidence.find(resp.headers["x-taskgate-request-id"])
     assert [s["step"] for s in record["steps"]] == ["no-secrets", "route"]
     assert record["decisions"]["keyword_scan"] == {"chars_scanned": 5, "terms": 1, "matched": False}
+
+
+async def test_example_step_matches_terms_that_start_or_end_with_punctuation(registry: Registry) -> None:
+    from taskgate.plugins import Inputs, Reject, RequestContext, Services, StepOptions
+
+    step = registry.build("g", "example.keyword_block", {"words": ["c++", ".env"]}, Services(), StepOptions())
+
+    def ask(body: bytes) -> Inputs:
+        return Inputs({"request": RequestContext("id", "chat", "/", {}, body)})
+
+    for text in ("I write c++ daily", "cat .env please"):
+        with pytest.raises(Reject):
+            await step.run(ask(json.dumps({"messages": [{"role": "user", "content": text}]}).encode()))
+    assert (await step.run(ask(b'{"prompt": "plain c and env"}'))).terms == 2
+    assert (await step.run(ask(b'{"prompt": 5, "messages": "odd"}'))).chars_scanned == 0

@@ -70,3 +70,27 @@ def test_params_are_validated_once_strictly_with_the_key_path() -> None:
     step = registry.build("x", "test.params", {"limit": 3}, Services(), StepOptions(timeout=0.5))
     assert step.params.limit == 3
     assert step.spec.timeout == 0.5
+
+
+def test_a_plugin_whose_register_raises_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib.metadata import EntryPoint
+
+    from taskgate.plugins import discovery
+
+    broken = EntryPoint("broken", "tests.plugins.broken_plugin:register", discovery.GROUP)
+    monkeypatch.setattr(discovery, "entry_points", lambda group: [broken])
+    with pytest.raises(
+        PluginError, match=r"plugin 'broken' \(tests.plugins.broken_plugin:register\) failed to register"
+    ):
+        discovery.load_plugins(Registry())
+
+
+def test_a_plugin_that_does_not_import_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib.metadata import EntryPoint
+
+    from taskgate.plugins import discovery
+
+    missing = EntryPoint("ghost", "tests.plugins.no_such_module:register", discovery.GROUP)
+    monkeypatch.setattr(discovery, "entry_points", lambda group: [missing])
+    with pytest.raises(PluginError, match=r"plugin 'ghost' .* failed to import: ModuleNotFoundError"):
+        discovery.load_plugins(Registry())

@@ -11,7 +11,8 @@ import pytest
 
 from taskgate.plugins import Registry
 from taskgate.proxy.app import create_app
-from taskgate.proxy.config import ConfigError, load_config, parse_config
+from taskgate.proxy.config import load_config, parse_config
+from taskgate.proxy.errors import ConfigError
 
 GOOD = """
 routing:
@@ -129,3 +130,71 @@ def test_the_example_config_in_examples_compiles() -> None:
     result = run_cli("check", str(example))
     assert result.returncode == 0, result.stderr
     assert "plan 'embeddings'" in result.stdout
+
+
+def test_a_file_that_is_not_utf8_is_a_config_error(tmp_path: Path, registry: Registry) -> None:
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("server:\n  host: caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match="not UTF-8 text"):
+        load_config(path, registry)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("steps:\n  - name: route\n    type: routing.static\n    on_error: open\n", "must fail closed"),
+        ("steps:\n  - name: route\n    type: routing.static\n    on_error: optional\n", "must fail closed"),
+    ],
+)
+def test_the_placement_provider_may_not_fail_open(tmp_path: Path, registry: Registry, text: str, reason: str) -> None:
+    error = error_of(tmp_path, GOOD + text, registry)
+    assert error.path == "pipelines.chat"
+    assert reason in error.reason
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://127.0.0.1:9001/v1", "without path"),
+        ("http://127.0.0.1:9001/?a=1", "query"),
+        ("http://x:1#f", "fragment"),
+    ],
+)
+def test_upstream_url_must_be_a_base_url(tmp_path: Path, registry: Registry, url: str, reason: str) -> None:
+    text = f"routing:\n  upstreams:\n    - name: a\n      url: '{url}'\n      models: [m]\n"
+    error = error_of(tmp_path, text, registry)
+    assert error.path == "routing.upstreams[0].url"
+    assert reason in error.reason
+
+
+def test_an_unset_api_key_variable_is_a_start_up_error(
+    tmp_path: Path, registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TASKGATE_TEST_KEY", raising=False)
+    text = "routing:\n  upstreams:\n    - {name: a, url: 'http://x:1', models: [m], api_key_env: TASKGATE_TEST_KEY}\n"
+    error = error_of(tmp_path, text, registry)
+    assert error.path == "routing.upstreams[0].api_key_env"
+    assert "TASKGATE_TEST_KEY is not set" in error.reason
+
+
+def test_a_step_that_fails_to_start_names_its_config_path(registry: Registry) -> None:
+    raw = {"steps": [{"name": "route", "type": "routing.static"}]}  # needs the routing section's upstreams
+    config = parse_config(raw, "<t>", registry)
+    sections = dict(config.sections)
+    sections.pop("routing")
+    broken = type(config)(config.source, config.core, sections)
+    with pytest.raises(ConfigError, match=r"<t>: steps\[0\]: step 'route' \(routing.static\) refused to start"):
+        create_app(broken, registry)
+
+
+def test_cli_serve_on_a_busy_port_exits_2_with_one_line(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = run_cli("serve", "-c", str(write(tmp_path, GOOD)), "--port", str(port))
+    assert result.returncode == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
@@ -123,3 +124,20 @@ async def test_silent_upstream_is_a_504_after_the_read_timeout(aiohttp_server: A
     assert time.perf_counter() - started < 2.0
     await openai_error(resp, 504, "upstream_timeout")
     assert evidence_for(client, resp)["dispatch"]["attempts"][0]["timeout"] is True
+
+
+@pytest.mark.parametrize("model", ["x" * 257, 42, ["m"]])
+async def test_a_model_that_is_not_a_short_string_is_a_400(client: Any, model: Any) -> None:
+    resp = await client.post("/v1/chat/completions", json={"model": model})
+    assert resp.status == 400
+    error = (await resp.json())["error"]
+    assert error["param"] == "model"
+    assert len(json.dumps(evidence_for(client, resp))) < 2000
+
+
+async def test_wrong_method_is_a_405_with_allow_and_an_openai_body(client: Any) -> None:
+    resp = await client.get("/v1/chat/completions")
+    await openai_error(resp, 405, "http_405")
+    assert resp.headers["Allow"] == "POST"
+    resp = await client.post("/metrics")
+    await openai_error(resp, 405, "http_405")

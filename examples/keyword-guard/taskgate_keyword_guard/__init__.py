@@ -40,7 +40,8 @@ class KeywordBlock(Step[KeywordParams]):
         super().__init__(*args, **kwargs)
         flags = 0 if self.params.case_sensitive else re.IGNORECASE
         alternatives = "|".join(re.escape(w) for w in self.params.words)
-        self._pattern = re.compile(rf"\b(?:{alternatives})\b", flags)
+        # whole terms, also those that start or end with punctuation ("c++", ".env")
+        self._pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", flags)
 
     async def run(self, inputs: Inputs) -> KeywordScan:
         request: RequestContext = inputs[REQUEST]
@@ -57,19 +58,24 @@ class KeywordBlock(Step[KeywordParams]):
         return KeywordScan(scanned, len(self.params.words))
 
 
-def _texts(body: Any) -> Iterator[str]:
-    """The prompt text of a chat, completion or embeddings request."""
-    for message in body.get("messages") or []:
+def _texts(body: dict[str, Any]) -> Iterator[str]:
+    """The prompt text of a chat, completion or embeddings request; other shapes are ignored."""
+    messages = body.get("messages")
+    for message in messages if isinstance(messages, list) else []:
         content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, str):
-            yield content
-        elif isinstance(content, list):
-            yield from (
-                part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
-            )
+        yield from _strings(content, "text")
     for key in ("prompt", "input"):
-        value = body.get(key)
-        yield from [value] if isinstance(value, str) else [v for v in value or [] if isinstance(v, str)]
+        yield from _strings(body.get(key))
+
+
+def _strings(value: Any, field: str | None = None) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for part in value:
+            text = part.get(field) if field and isinstance(part, dict) else part
+            if isinstance(text, str):
+                yield text
 
 
 def register(registry: Registry) -> None:
