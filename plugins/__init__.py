@@ -15,15 +15,29 @@ from .discovery import GROUP, load_plugins
 from .errors import ParamsError, PluginError, Reject
 from .params import NoParams, Params
 from .registry import Registry
+from .scoring import Candidate, Scorer
 from .services import Services
 from .step import Step, StepOptions
-from .types import PAYLOAD, PLACEMENT, Endpoint, HasEvidence, Placement
+from .types import (
+    ALLOWED_REGIONS,
+    PAYLOAD,
+    PLACEMENT,
+    REQUEST_CLASS,
+    DispatchObserver,
+    Endpoint,
+    HasEvidence,
+    Placement,
+)
 
 __all__ = [
+    "ALLOWED_REGIONS",
     "GROUP",
     "PAYLOAD",
     "PLACEMENT",
     "REQUEST",
+    "REQUEST_CLASS",
+    "Candidate",
+    "DispatchObserver",
     "Endpoint",
     "Failure",
     "HasEvidence",
@@ -36,6 +50,7 @@ __all__ = [
     "Registry",
     "Reject",
     "RequestContext",
+    "Scorer",
     "Services",
     "Step",
     "StepOptions",

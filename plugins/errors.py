@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from taskgate.dag import Halt
 from taskgate.errors import TaskgateError
 
@@ -26,9 +28,17 @@ class Reject(Halt):
     `message` a sentence for the caller (never a secret or a matched value).
     """
 
-    def __init__(self, status: int, code: str, message: str, kind: str = "invalid_request_error"):
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        kind: str = "invalid_request_error",
+        headers: Mapping[str, str] | None = None,
+    ):
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.kind = kind
+        self.headers = dict(headers or {})

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import ParamsError, PluginError
 from .params import Params, problems
+from .scoring import Scorer
 from .services import Services
 from .step import Step, StepOptions
 
@@ -22,6 +23,7 @@ class Registry:
 
     def __init__(self) -> None:
         self._steps: dict[str, type[Step[Any]]] = {}
+        self._scorers: dict[str, type[Scorer]] = {}
         self._sections: dict[str, type[BaseModel]] = {}
         self._origin: dict[str, str] = {}
         self._plugin = "(direct)"
@@ -41,6 +43,21 @@ class Registry:
         self._claim(f"step type {cls.type!r}", cls.type)
         self._steps[cls.type] = cls
         return cls
+
+    def add_scorer(self, cls: type[Scorer]) -> type[Scorer]:
+        """Register an endpoint scorer; route steps weight scorers by this type name."""
+        name = getattr(cls, "type", "")
+        if not _TYPE_NAME.match(name or "") or not callable(getattr(cls, "score", None)):
+            raise PluginError(
+                f"plugin {self._plugin!r}: scorer {cls!r} needs a dotted `type` name and a score() method"
+            )
+        self._claim(f"scorer {name!r}", f"scorer:{name}")
+        self._scorers[name] = cls
+        return cls
+
+    @property
+    def scorers(self) -> Mapping[str, type[Scorer]]:
+        return self._scorers
 
     def add_section(self, name: str, model: type[BaseModel]) -> None:
         """Register a top-level config section and the model that validates it."""

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import aiohttp
 from pydantic import BaseModel
@@ -12,6 +13,8 @@ from pydantic import BaseModel
 from taskgate.errors import TaskgateError
 
 S = TypeVar("S", bound=BaseModel)
+T = TypeVar("T")
+Lifespan = Callable[[], AbstractAsyncContextManager[None]]
 
 
 @dataclass
@@ -20,6 +23,22 @@ class Services:
 
     sections: Mapping[str, BaseModel] = field(default_factory=dict)
     _http: aiohttp.ClientSession | None = None
+    _shared: dict[str, Any] = field(default_factory=dict)
+    lifespans: dict[str, Lifespan] = field(default_factory=dict)
+
+    def shared(self, key: str, factory: Callable[[], T]) -> T:
+        """One object per app under `key` (state several steps share), created on first use."""
+        if key not in self._shared:
+            self._shared[key] = factory()
+        return self._shared[key]  # type: ignore[no-any-return]
+
+    def lifespan(self, key: str, run: Lifespan) -> None:
+        """Run `run()` (an async context manager) while the app runs; registered once per key.
+
+        Entered after the HTTP session opens, exited in reverse order before it closes:
+        background scrapers, store connections.
+        """
+        self.lifespans.setdefault(key, run)
 
     def section(self, name: str, model: type[S]) -> S:
         """A validated config section, of the type its room registered."""

@@ -1,4 +1,4 @@
-"""Values steps hand each other, and the small protocols around them."""
+"""Values steps hand each other, the context keys rooms share, and the small protocols around them."""
 
 from __future__ import annotations
 
@@ -7,10 +7,16 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 PLACEMENT = "placement"
-"""The key the OpenAI surfaces need: where the request is dispatched."""
+"""The key the OpenAI surfaces need: where the request is dispatched (a Placement)."""
 
 PAYLOAD = "payload"
 """Optional key: a rewritten JSON body. Absent means the original bytes are sent."""
+
+ALLOWED_REGIONS = "allowed_regions"
+"""Optional key: a frozenset of regions this request may run in (the PII step sets it). Absent: any."""
+
+REQUEST_CLASS = "request_class"
+"""Optional key: 'interactive', 'batch' or 'background' (the classifier sets it). Absent: header or default."""
 
 
 @runtime_checkable
@@ -32,14 +38,31 @@ class Endpoint:
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
+class DispatchObserver(Protocol):
+    """Told what dispatch did with a placement: per attempt, and once at the end."""
+
+    def attempt_started(self, endpoint: Endpoint) -> None: ...
+
+    def attempt_ended(self, endpoint: Endpoint, ok: bool, status: int | None) -> None: ...
+
+    def finished(self, endpoint: Endpoint | None, cached_tokens: int | None) -> None: ...
+
+
+@dataclass(slots=True)
 class Placement:
-    """Where a request goes and why; `fallbacks` are tried in order on failure."""
+    """Where a request goes and why; `fallbacks` are tried in order before the first byte.
+
+    `model` is the name the engine knows; when it differs from what the client
+    asked for (an alias), the proxy rewrites the body's model field.
+    """
 
     endpoint: Endpoint
     model: str
     reason: str
     fallbacks: tuple[Endpoint, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
+    predicted_cached_tokens: int = 0
+    observer: DispatchObserver | None = None
 
     def evidence(self) -> Mapping[str, Any]:
         return {
@@ -49,5 +72,7 @@ class Placement:
             "region": self.endpoint.region,
             "hardware": self.endpoint.hardware,
             "reason": self.reason,
+            "predicted_cached_tokens": self.predicted_cached_tokens,
             "fallbacks": [e.name for e in self.fallbacks],
+            **self.details,
         }

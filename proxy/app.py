@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AsyncExitStack
 
 import aiohttp
 from aiohttp import web
@@ -59,9 +60,12 @@ async def _http_client(app: web.Application) -> AsyncIterator[None]:
     timeout = aiohttp.ClientTimeout(total=None, connect=server.connect_timeout_s, sock_read=server.read_timeout_s)
     async with aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False) as session:
         gateway.services.attach_http(session)
-        gateway.ready = True
-        yield
-        gateway.ready = False
+        async with AsyncExitStack() as stack:
+            for run in gateway.services.lifespans.values():
+                await stack.enter_async_context(run())
+            gateway.ready = True
+            yield
+            gateway.ready = False
         gateway.services.attach_http(None)
 
 

@@ -43,6 +43,13 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--host", default="127.0.0.1")
     sim.add_argument("--name", help="engine name reported in x-sim-engine (default: the profile)")
     sim.add_argument("--model", action="append", help="model name to serve (repeatable)")
+    tuning = sim.add_argument_group("profile overrides (default: the profile's value)")
+    tuning.add_argument("--time-scale", type=float, help="multiplier on every simulated delay; 0 disables them")
+    tuning.add_argument("--max-num-seqs", type=int, help="concurrent sequences")
+    tuning.add_argument("--kv-blocks", type=int, help="KV-cache size in blocks")
+    tuning.add_argument("--prefill-tps", type=float, help="prefill throughput, tokens per second")
+    tuning.add_argument("--tpot-ms", type=float, help="milliseconds per output token, alone")
+    tuning.add_argument("--block-size", type=int, help="tokens per KV block")
     sim.set_defaults(run=_sim)
     demo = sub.add_parser("demo", help="run simulated engines and the proxy, drive an agent workload, summarise")
     demo.set_defaults(run=_demo)
@@ -64,9 +71,10 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _sim(args: argparse.Namespace) -> int:
-    from .simcli import run_sim
+    from .simcli import OVERRIDES, run_sim
 
-    run_sim(args.profile, args.host, args.port, args.name, args.model)
+    overrides = {flag: getattr(args, flag) for flag in OVERRIDES}
+    run_sim(args.profile, args.host, args.port, args.name, args.model, overrides)
     return 0
 
 

@@ -47,7 +47,11 @@ class StepConfig(Params):
     fallback: Any = None
 
 
-DEFAULT_STEPS = (StepConfig(name="route", type="routing.static"),)
+DEFAULT_STEPS = (
+    StepConfig(name="state", type="routing.cluster_state"),
+    StepConfig(name="route", type="routing.route"),
+)
+DEFAULT_PIPELINE = ("state", "route")
 
 
 class CoreConfig(Params):
@@ -76,7 +80,7 @@ class Config:
         return [*enumerate(self.core.steps), *defaults]
 
     def pipeline(self, surface: str) -> list[str]:
-        return list(self.core.pipelines.get(surface, ["route"]))  # type: ignore[call-overload]
+        return list(self.core.pipelines.get(surface, DEFAULT_PIPELINE))  # type: ignore[call-overload]
 
 
 def load_config(path: str | Path | None, registry: Registry) -> Config:

@@ -54,20 +54,19 @@ async def _listen(app: web.Application, **kwargs: Any) -> tuple[web.AppRunner, s
 
 
 async def _start_pools() -> tuple[list[web.AppRunner], list[dict[str, Any]]]:
-    runners, upstreams = [], []
+    runners, pools = [], []
     for name, profile, models, region in POOLS:
         sim = create_sim(dataclasses.replace(PROFILES[profile], models=models), name=name)
         runner, url = await _listen(sim)
         runners.append(runner)
-        upstreams.append(
-            {"name": name, "url": url, "models": list(models), "pool": profile, "region": region, "hardware": profile}
-        )
-    return runners, upstreams
+        endpoints = [{"name": name, "url": url}]
+        pools.append({"name": name, "endpoints": endpoints, "models": [{"name": m} for m in models], "region": region})
+    return runners, pools
 
 
-def demo_config(upstreams: list[dict[str, Any]]) -> dict[str, Any]:
+def demo_config(pools: list[dict[str, Any]]) -> dict[str, Any]:
     """The embedded defaults: simulated pools, the built-in plans, quiet logs."""
-    return {"routing": {"upstreams": upstreams}, "logging": {"level": "warning", "evidence": False}}
+    return {"routing": {"pools": pools}, "logging": {"level": "warning", "evidence": False}}
 
 
 async def _chat(
@@ -208,9 +207,9 @@ def _summary(calls: list[Call], records: list[dict[str, Any]], evidence_path: Pa
 
 async def _demo() -> int:
     started = time.perf_counter()
-    sims, upstreams = await _start_pools()
+    sims, pools = await _start_pools()
     registry = default_registry()
-    app = create_app(parse_config(demo_config(upstreams), "<demo defaults>", registry), registry)
+    app = create_app(parse_config(demo_config(pools), "<demo defaults>", registry), registry)
     proxy, base_url = await _listen(app)
     try:
         calls = await _workload(base_url)

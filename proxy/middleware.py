@@ -51,7 +51,9 @@ async def _guarded(request: web.Request, handler: Handler, evidence: Evidence) -
         return _http_error(exc, evidence)
     except Reject as exc:
         evidence.fail(exc.code, exc.message, _halted_step(evidence))
-        return error_response(exc.status, exc.code, exc.message, exc.kind)
+        response = error_response(exc.status, exc.code, exc.message, exc.kind)
+        response.headers.update(exc.headers)
+        return response
     except Halt as exc:
         step = _halted_step(evidence)
         evidence.fail("halted", str(exc), step)

@@ -1,4 +1,4 @@
-"""GET /v1/models: the models taskgate routes, with what each upstream reports now."""
+"""GET /v1/models: the models taskgate routes, with what their endpoints report now."""
 
 from __future__ import annotations
 
@@ -19,19 +19,41 @@ TTL_S = 5.0
 PROBE_TIMEOUT = aiohttp.ClientTimeout(total=2.0)
 
 
+@dataclass(frozen=True)
+class Served:
+    """A name clients may use, the pools serving it, and their endpoints."""
+
+    name: str
+    engine_name: str  # what the engines call it; differs for an alias
+    pools: tuple[str, ...]
+    endpoints: tuple[Endpoint, ...]
+
+
 @dataclass
 class ModelCatalog:
-    """Upstreams resolved once at start-up; their reports cached briefly so one
-    client request does not become one request per upstream."""
+    """Built once at start-up; endpoint reports cached briefly so one client
+    request does not become one request per endpoint."""
 
-    upstreams: list[tuple[Endpoint, list[str]]]
+    served: list[Served]
+    endpoints: list[Endpoint]
     _body: dict[str, Any] | None = None
     _fresh_until: float = 0.0
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @classmethod
     def from_config(cls, routing: RoutingConfig) -> ModelCatalog:
-        return cls([(up.endpoint(), list(up.models)) for up in routing.upstreams])
+        names: dict[str, tuple[str, list[str], list[Endpoint]]] = {}
+        endpoints: dict[str, Endpoint] = {}
+        for pool in routing.pools:
+            values = pool.endpoint_values()
+            endpoints.update({e.name: e for e in values})
+            for model in pool.models:
+                for name in (model.name, *model.aliases):
+                    _, pools, members = names.setdefault(name, (model.name, [], []))
+                    pools.append(pool.name)
+                    members.extend(values)
+        served = [Served(n, m, tuple(p), tuple(e)) for n, (m, p, e) in names.items()]
+        return cls(served, list(endpoints.values()))
 
     async def listing(self, session: aiohttp.ClientSession) -> dict[str, Any]:
         async with self._lock:  # concurrent callers share one refresh
@@ -41,13 +63,9 @@ class ModelCatalog:
             return self._body
 
     async def _refresh(self, session: aiohttp.ClientSession) -> dict[str, Any]:
-        reports = await asyncio.gather(*(_probe(session, endpoint) for endpoint, _ in self.upstreams))
-        data = [
-            _entry(endpoint, model, report)
-            for (endpoint, models), report in zip(self.upstreams, reports, strict=True)
-            for model in models
-        ]
-        return {"object": "list", "data": data}
+        reports = await asyncio.gather(*(_probe(session, e) for e in self.endpoints))
+        by_endpoint = {e.name: r for e, r in zip(self.endpoints, reports, strict=True)}
+        return {"object": "list", "data": [_entry(s, by_endpoint) for s in self.served]}
 
 
 async def _probe(session: aiohttp.ClientSession, endpoint: Endpoint) -> dict[str, Any]:
@@ -60,14 +78,15 @@ async def _probe(session: aiohttp.ClientSession, endpoint: Endpoint) -> dict[str
     return {e["id"]: e for e in entries or [] if isinstance(e, dict) and isinstance(e.get("id"), str)}
 
 
-def _entry(endpoint: Endpoint, model: str, report: dict[str, Any]) -> dict[str, Any]:
-    seen = report.get(model, {})
+def _entry(served: Served, reports: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    seen = [reports[e.name][served.engine_name] for e in served.endpoints if served.engine_name in reports[e.name]]
+    first = seen[0] if seen else {}
     return {
-        "id": model,
+        "id": served.name,
         "object": "model",
-        "created": seen.get("created", 0),
-        "owned_by": seen.get("owned_by", endpoint.name),
-        "taskgate": {"upstream": endpoint.name, "pool": endpoint.pool, "available": bool(seen)},
+        "created": first.get("created", 0),
+        "owned_by": first.get("owned_by", served.pools[0]),
+        "taskgate": {"pools": list(served.pools), "endpoints": len(served.endpoints), "available": len(seen)},
     }
 
 

@@ -6,10 +6,11 @@ import json
 import time
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 
 from taskgate.dag import Execution
-from taskgate.plugins import PAYLOAD, PLACEMENT, REQUEST, Placement, RequestContext
+from taskgate.plugins import PAYLOAD, PLACEMENT, REQUEST, Endpoint, Placement, RequestContext
 
 from .errors import ClientError, PlanIncomplete, UpstreamUnavailable
 from .evidence import Evidence
@@ -41,6 +42,9 @@ async def serve(request: web.Request, surface: str) -> web.StreamResponse:
     run = Execution(gateway.plans[surface], {REQUEST: context}, gateway.pool)
     try:
         values = await run.run()
+    except BaseException:
+        _release(run.values.get(PLACEMENT))  # placed, then a later step stopped the request
+        raise
     finally:
         evidence.steps = run.records
         gateway.metrics.observe_steps(run.records)
@@ -48,9 +52,21 @@ async def serve(request: web.Request, surface: str) -> web.StreamResponse:
     placement = values.get(PLACEMENT)
     if not isinstance(placement, Placement):
         raise PlanIncomplete(f"plan {surface!r} gave no placement (got {type(placement).__name__})")
-    payload = values.get(PAYLOAD)
-    body = context.body if payload is None else json.dumps(payload).encode()
-    return await _dispatch(request, gateway, evidence, placement, body)
+    return await _dispatch(request, gateway, evidence, placement, _body(context, values.get(PAYLOAD), placement))
+
+
+def _body(context: RequestContext, payload: Any, placement: Placement) -> bytes:
+    """The bytes to send: the client's own unless a step rewrote the body or the model is an alias."""
+    if payload is None and placement.model == context.model:
+        return context.body
+    rewritten = dict(payload if isinstance(payload, dict) else context.json())
+    rewritten["model"] = placement.model
+    return json.dumps(rewritten).encode()
+
+
+def _release(placement: Any) -> None:
+    if isinstance(placement, Placement) and placement.observer is not None:
+        placement.observer.finished(None, None)
 
 
 async def _read(request: web.Request, surface: str, evidence: Evidence) -> RequestContext:
@@ -81,24 +97,53 @@ async def _dispatch(
         "Accept-Encoding": request.headers.get("Accept-Encoding", "identity"),  # bodies pass through as sent
         "X-Request-Id": evidence.request_id,
     }
+    observer, endpoint = placement.observer, None
+    try:
+        upstream, endpoint = await _send(gateway, placement, request.path, body, headers, log)
+        response = await _relay(request, upstream, _our_headers(placement, endpoint, log), log)
+        if log.outcome.startswith("upstream_broke"):
+            evidence.fail("upstream_stream_broken", log.outcome)
+        return response
+    finally:
+        if observer is not None:
+            if endpoint is not None:
+                observer.attempt_ended(endpoint, log.outcome == "completed" and (log.status or 0) < 500, log.status)
+            observer.finished(endpoint, log.engine_cached_tokens)
+
+
+async def _send(
+    gateway: Gateway, placement: Placement, path: str, body: bytes, headers: dict[str, str], log: Dispatch
+) -> tuple[aiohttp.ClientResponse, Endpoint]:
     metrics = gateway.metrics
     try:
-        upstream, endpoint = await send(gateway.services.http, placement, request.path, body, headers, log)
+        upstream, endpoint = await send(gateway.services.http, placement, path, body, headers, log)
     finally:
         for attempt in log.attempts:
             metrics.child(metrics.attempts, attempt["endpoint"], str(attempt.get("status", "error"))).inc()
     if upstream.status == 401:  # clients' credentials are never forwarded, so this is taskgate's own
         upstream.release()
         log.outcome = "upstream_auth_failed"
-        raise UpstreamUnavailable(
-            f"upstream {endpoint.name!r} answered 401 to taskgate's credential", code="upstream_auth_failed"
-        )
+        message = f"upstream {endpoint.name!r} answered 401 to taskgate's credential"
+        raise UpstreamUnavailable(message, code="upstream_auth_failed")
     metrics.child(metrics.ttfb, endpoint.name).observe((log.ttfb_ms or 0.0) / 1000.0)
-    ours = {"x-taskgate-pool": endpoint.pool, "x-taskgate-endpoint": endpoint.name, "x-taskgate-model": placement.model}
-    out_headers = response_headers(upstream, ours)
+    return upstream, endpoint
+
+
+def _our_headers(placement: Placement, endpoint: Endpoint, log: Dispatch) -> dict[str, str]:
+    return {
+        "x-taskgate-pool": endpoint.pool,
+        "x-taskgate-endpoint": endpoint.name,
+        "x-taskgate-model": placement.model,
+        "x-taskgate-region": endpoint.region or "",
+        "x-taskgate-prefix-hit": str(placement.predicted_cached_tokens if endpoint is placement.endpoint else 0),
+        "x-taskgate-fallbacks": str(len(log.attempts) - 1),
+    }
+
+
+async def _relay(
+    request: web.Request, upstream: aiohttp.ClientResponse, headers: dict[str, str], log: Dispatch
+) -> web.StreamResponse:
+    out_headers = response_headers(upstream, headers)
     if upstream.content_type != "text/event-stream":
         return await relay_whole(upstream, out_headers, log)
-    response = await relay_stream(request, upstream, out_headers, log)
-    if log.outcome.startswith("upstream_broke"):
-        evidence.fail("upstream_stream_broken", log.outcome)
-    return response
+    return await relay_stream(request, upstream, out_headers, log)

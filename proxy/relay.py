@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from taskgate.dag.errors import describe
-from taskgate.plugins import Endpoint, Placement
+from taskgate.plugins import DispatchObserver, Endpoint, Placement
 
 from .errors import UpstreamUnavailable, sse_error
 
@@ -26,6 +27,27 @@ HOP_HEADERS = frozenset(
     }
 )  # fmt: skip
 OURS = "x-taskgate-"
+_CACHED = re.compile(rb'"cached_tokens"\s*:\s*(\d+)')
+
+
+def cached_tokens(data: bytes) -> int | None:
+    """`usage.prompt_tokens_details.cached_tokens` from an answer's bytes, if present."""
+    found = _CACHED.search(data)
+    return int(found.group(1)) if found else None
+
+
+class _Quiet:
+    def attempt_started(self, endpoint: Endpoint) -> None:
+        return None
+
+    def attempt_ended(self, endpoint: Endpoint, ok: bool, status: int | None) -> None:
+        return None
+
+    def finished(self, endpoint: Endpoint | None, cached_tokens: int | None) -> None:
+        return None
+
+
+_NO_OBSERVER: DispatchObserver = _Quiet()
 
 
 @dataclass
@@ -39,6 +61,7 @@ class Dispatch:
     ttfb_ms: float | None = None
     bytes: int = 0
     outcome: str = "pending"
+    engine_cached_tokens: int | None = None  # what the engine reported in usage
 
     def evidence(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None}
@@ -54,20 +77,25 @@ async def send(
 ) -> tuple[aiohttp.ClientResponse, Endpoint]:
     """Open the response of the first candidate that answers; fall back before the first byte."""
     candidates = (placement.endpoint, *placement.fallbacks)
+    observer = placement.observer or _NO_OBSERVER
     for position, endpoint in enumerate(candidates):
         last = position == len(candidates) - 1
         started = time.perf_counter()
+        observer.attempt_started(endpoint)
         try:
             response = await session.post(endpoint.url + path, data=body, headers={**headers, **endpoint.headers})
         except (aiohttp.ClientError, TimeoutError) as exc:
+            observer.attempt_ended(endpoint, False, None)
             log.attempts.append(_attempt(endpoint, started, error=describe(exc), timeout=isinstance(exc, TimeoutError)))
             continue
         except asyncio.CancelledError:
+            observer.attempt_ended(endpoint, True, None)  # the client left; the endpoint did nothing wrong
             log.attempts.append(_attempt(endpoint, started, error="cancelled: the client went away"))
             log.outcome = "client_disconnected"
             raise
         log.attempts.append(_attempt(endpoint, started, status=response.status))
         if response.status in RETRYABLE and not last:
+            observer.attempt_ended(endpoint, False, response.status)
             response.release()
             continue
         log.endpoint, log.status = endpoint.name, response.status
@@ -111,6 +139,7 @@ async def relay_whole(upstream: aiohttp.ClientResponse, headers: CIMultiDict[str
         log.outcome = "client_disconnected"
         raise
     log.bytes, log.outcome = len(body), "completed"
+    log.engine_cached_tokens = cached_tokens(body)
     return web.Response(status=upstream.status, body=body, headers=headers)
 
 
@@ -124,6 +153,8 @@ async def relay_stream(
         async for chunk in upstream.content.iter_any():
             await out.write(chunk)
             log.bytes += len(chunk)
+            if b"cached_tokens" in chunk:  # the usage chunk; looked for without parsing the stream
+                log.engine_cached_tokens = cached_tokens(chunk)
         log.outcome = "completed"
     except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError, TimeoutError) as exc:
         if request.transport is None or request.transport.is_closing():

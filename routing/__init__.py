@@ -1,17 +1,32 @@
-"""Where inference runs: pools, endpoints and placement.
+"""Where inference runs: pools, cluster state, prefix-aware placement, admission, fallback.
 
-For now one upstream serves each model (`routing.static`).
+Built-in steps: `routing.cluster_state` (provides `cluster`) and `routing.route`
+(provides `placement`); built-in scorers: prefix, session, inflight, queue, kv.
 """
 
 from taskgate.plugins import Registry
 
-from .config import RoutingConfig, Upstream
-from .static import StaticRoute
+from .cluster import CLUSTER, ClusterState, ClusterStateStep, ClusterView
+from .config import PoolConfig, RoutingConfig
+from .route import Route
+from .scorers import BUILTIN
 
-__all__ = ["RoutingConfig", "StaticRoute", "Upstream", "register"]
+__all__ = [
+    "CLUSTER",
+    "ClusterState",
+    "ClusterStateStep",
+    "ClusterView",
+    "PoolConfig",
+    "Route",
+    "RoutingConfig",
+    "register",
+]
 
 
 def register(registry: Registry) -> None:
-    """Built-in plugin entry point: the routing section and its steps."""
+    """Built-in plugin entry point: the routing section, its steps and scorers."""
     registry.add_section("routing", RoutingConfig)
-    registry.add_step(StaticRoute)
+    registry.add_step(ClusterStateStep)
+    registry.add_step(Route)
+    for scorer in BUILTIN:
+        registry.add_scorer(scorer)

@@ -1,24 +1,25 @@
-"""The `routing` config section: the upstreams inference is dispatched to."""
+"""The `routing` config section: pools of endpoints, shared state, classes, admission."""
 
 from __future__ import annotations
 
 import os
+from typing import Literal
 
 from pydantic import Field, HttpUrl, field_validator, model_validator
 
 from taskgate.plugins import Endpoint, Params
 
+NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+Class = Literal["interactive", "batch", "background"]
 
-class Upstream(Params):
-    """One OpenAI-compatible server and the models it serves."""
 
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+class EndpointConfig(Params):
+    """One OpenAI-compatible server of a pool."""
+
+    name: str = Field(pattern=NAME)
     url: HttpUrl
-    models: list[str] = Field(min_length=1)
     api_key_env: str | None = None
-    pool: str = "default"
-    region: str | None = None
-    hardware: str | None = None
+    metrics_path: str = "/metrics"
 
     @field_validator("url")
     @classmethod
@@ -34,29 +35,112 @@ class Upstream(Params):
             raise ValueError(f"environment variable {name} is not set (or empty); set it or remove api_key_env")
         return name
 
-    def endpoint(self) -> Endpoint:
-        """The Endpoint for this upstream, with its credential read from the environment."""
-        key = os.environ.get(self.api_key_env, "") if self.api_key_env else ""
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        base = str(self.url).rstrip("/")
-        return Endpoint(self.name, base, self.pool, self.region, self.hardware, headers)
+
+class ModelConfig(Params):
+    """A model a pool serves: the name engines know it by, and names clients may use."""
+
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+
+
+class Price(Params):
+    input_per_mtok: float = Field(default=0.0, ge=0)
+    output_per_mtok: float = Field(default=0.0, ge=0)
+
+
+class Targets(Params):
+    ttft_ms: float = Field(default=1000.0, gt=0)
+    tpot_ms: float = Field(default=50.0, gt=0)
+
+
+class PoolConfig(Params):
+    """Endpoints of one hardware class in one region, with their price and capability."""
+
+    name: str = Field(pattern=NAME)
+    endpoints: list[EndpointConfig] = Field(min_length=1)
+    models: list[ModelConfig] = Field(min_length=1)
+    hardware: str | None = None
+    precision: str | None = None
+    region: str | None = None
+    price: Price = Field(default_factory=Price)
+    max_context: int = Field(default=32_768, gt=0)
+    kv_capacity_tokens: int | None = Field(default=None, gt=0)
+    targets: Targets = Field(default_factory=Targets)
+    prefill_tokens_per_s: float = Field(default=10_000.0, gt=0)
+    max_inflight: int = Field(default=256, gt=0)
+
+    def endpoint_values(self) -> list[Endpoint]:
+        return [_endpoint(self, e) for e in self.endpoints]
+
+
+class StateConfig(Params):
+    store: Literal["memory", "redis"] = "memory"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    key_prefix: str = "taskgate"
+    timeout_ms: float = Field(default=50.0, gt=0)
+    retry_after_s: float = Field(default=5.0, gt=0)
+    scrape_interval_s: float = Field(default=1.0, gt=0)
+    stale_after_s: float = Field(default=5.0, gt=0)
+    session_ttl_s: float = Field(default=3600.0, gt=0)
+
+
+class PrefixConfig(Params):
+    block_chars: int = Field(default=256, ge=16)
+    max_blocks_per_endpoint: int = Field(default=16_384, gt=0)
+    chars_per_token: float = Field(default=4.0, gt=0)
+
+
+class ClassConfig(Params):
+    default: Class = "interactive"
+    header: str = "x-taskgate-class"
+    session_header: str = "x-session-id"
+    batch_ttft_ms: float = Field(default=30_000.0, gt=0)
+    background_ttft_ms: float = Field(default=120_000.0, gt=0)
+
+
+class AdmissionConfig(Params):
+    queue_limit: int = Field(default=512, ge=0)
+    max_wait_s: float = Field(default=30.0, gt=0)
+    aging_s: float = Field(default=5.0, gt=0)
+
+
+class FallbackConfig(Params):
+    max_attempts: int = Field(default=3, ge=1)
+
+
+class BreakerConfig(Params):
+    failures: int = Field(default=3, ge=1)
+    cooldown_s: float = Field(default=10.0, gt=0)
 
 
 class RoutingConfig(Params):
-    """Where models are served. Each model is served by exactly one upstream for now."""
+    """Pools and how requests are placed on them."""
 
-    upstreams: list[Upstream] = Field(default_factory=list)
+    pools: list[PoolConfig] = Field(default_factory=list)
+    state: StateConfig = Field(default_factory=StateConfig)
+    prefix: PrefixConfig = Field(default_factory=PrefixConfig)
+    classes: ClassConfig = Field(default_factory=ClassConfig)
+    admission: AdmissionConfig = Field(default_factory=AdmissionConfig)
+    fallback: FallbackConfig = Field(default_factory=FallbackConfig)
+    breaker: BreakerConfig = Field(default_factory=BreakerConfig)
 
     @model_validator(mode="after")
-    def _unique(self) -> RoutingConfig:
-        names: set[str] = set()
-        models: dict[str, str] = {}
-        for upstream in self.upstreams:
-            if upstream.name in names:
-                raise ValueError(f"two upstreams are named {upstream.name!r}")
-            names.add(upstream.name)
-            for model in upstream.models:
-                if model in models:
-                    raise ValueError(f"model {model!r} is served by both {models[model]!r} and {upstream.name!r}")
-                models[model] = upstream.name
+    def _unique_names(self) -> RoutingConfig:
+        pools: set[str] = set()
+        endpoints: set[str] = set()
+        for pool in self.pools:
+            if pool.name in pools:
+                raise ValueError(f"two pools are named {pool.name!r}")
+            pools.add(pool.name)
+            for endpoint in pool.endpoints:
+                if endpoint.name in endpoints:
+                    raise ValueError(f"two endpoints are named {endpoint.name!r}; endpoint names are global")
+                endpoints.add(endpoint.name)
         return self
+
+
+def _endpoint(pool: PoolConfig, config: EndpointConfig) -> Endpoint:
+    key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    url = str(config.url).rstrip("/")
+    return Endpoint(config.name, url, pool.name, pool.region, pool.hardware, headers)

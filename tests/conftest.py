@@ -35,8 +35,9 @@ def proxy(aiohttp_client: Any, registry: Registry) -> ProxyFactory:
 
 
 def upstreams(url: str, *models: str, name: str = "up") -> dict[str, Any]:
-    """A routing section with one upstream serving `models`."""
-    return {"routing": {"upstreams": [{"name": name, "url": url, "models": list(models)}]}}
+    """A routing section with one pool, `default`, of one endpoint serving `models`."""
+    pool = {"name": "default", "endpoints": [{"name": name, "url": url}], "models": [{"name": m} for m in models]}
+    return {"routing": {"pools": [pool]}}
 
 
 def closed_port() -> int:

@@ -18,7 +18,7 @@ async def guarded_proxy(aiohttp_server: Any, proxy: ProxyFactory, rec: Recorder)
     server = await aiohttp_server(upstream_app(rec))
     raw = upstreams(str(server.make_url("")).rstrip("/"), "m") | {
         "steps": [{"name": "no-secrets", "type": "example.keyword_block", "params": {"words": ["password"]}}],
-        "pipelines": {"chat": ["no-secrets", "route"]},
+        "pipelines": {"chat": ["no-secrets", "state", "route"]},
     }
     return await proxy(raw)
 
@@ -26,7 +26,7 @@ async def guarded_proxy(aiohttp_server: Any, proxy: ProxyFactory, rec: Recorder)
 def test_example_plugin_is_discovered_through_its_entry_point(registry: Registry) -> None:
     assert "example.keyword_block" in registry.steps
     assert registry.origin("example.keyword_block") == "keyword_guard"
-    assert registry.origin("routing.static") == "routing"
+    assert registry.origin("routing.route") == "routing"
 
 
 async def test_example_step_refuses_a_request_and_nothing_is_forwarded(
@@ -57,7 +57,7 @@ async def test_example_step_lets_a_clean_request_through_and_leaves_evidence(
     assert resp.status == 200
     assert len(rec.bodies) == 1
     record = client.app[GATEWAY].evidence.find(resp.headers["x-taskgate-request-id"])
-    assert [s["step"] for s in record["steps"]] == ["no-secrets", "route"]
+    assert [s["step"] for s in record["steps"]] == ["no-secrets", "state", "route"]
     assert record["decisions"]["keyword_scan"] == {"chars_scanned": 5, "terms": 1, "matched": False}
 
 

@@ -61,7 +61,8 @@ def sim() -> Iterator[str]:
 def test_sim_and_serve_processes_answer_and_log_json_evidence(sim: str, tmp_path: Path) -> None:
     port = closed_port()
     config = tmp_path / "taskgate.yaml"
-    config.write_text(f"routing:\n  upstreams:\n    - {{name: sim, url: '{sim}', models: [cli-model]}}\n")
+    pool = f"{{name: p, endpoints: [{{name: sim, url: '{sim}'}}], models: [{{name: cli-model}}]}}"
+    config.write_text(f"routing:\n  pools:\n    - {pool}\n")
     proc = spawn("serve", "-c", str(config), "--port", str(port))
     try:
         wait_ready(f"http://127.0.0.1:{port}/readyz", proc)

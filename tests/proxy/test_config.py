@@ -16,11 +16,17 @@ from taskgate.proxy.errors import ConfigError
 
 GOOD = """
 routing:
-  upstreams:
+  pools:
     - name: fast
-      url: http://127.0.0.1:9001
-      models: [m]
+      endpoints: [{name: fast-0, url: "http://127.0.0.1:9001"}]
+      models: [{name: m}]
 """
+
+
+POOL = (
+    "routing:\n  pools:\n    - name: a\n"
+    "      endpoints: [{{name: e, url: '{url}'{extra}}}]\n      models: [{{name: m}}]\n"
+)
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -39,7 +45,7 @@ def error_of(tmp_path: Path, text: str, registry: Registry) -> ConfigError:
 
 def test_good_config_loads(tmp_path: Path, registry: Registry) -> None:
     config = load_config(write(tmp_path, GOOD), registry)
-    assert config.pipeline("chat") == ["route"]
+    assert config.pipeline("chat") == ["state", "route"]
 
 
 @pytest.mark.parametrize(
@@ -48,19 +54,19 @@ def test_good_config_loads(tmp_path: Path, registry: Registry) -> None:
         (GOOD + "server:\n  port: 70000\n", "server.port", "less than or equal to 65535"),
         (GOOD + "server:\n  prot: 80\n", "server.prot", "unknown key"),
         (
-            "routing:\n  upstreams:\n    - name: a\n      url: not a url\n      models: [m]\n",
-            "routing.upstreams[0].url",
+            POOL.format(url="not a url", extra=""),
+            "routing.pools[0].endpoints[0].url",
             "URL",
         ),
         (
-            "routing:\n  upstreams:\n    - name: a\n      url: http://x:1\n",
-            "routing.upstreams[0].models",
+            "routing:\n  pools:\n    - {name: a, endpoints: [{name: e, url: 'http://x:1'}]}\n",
+            "routing.pools[0].models",
             "required key is missing",
         ),
         ("routign: {}\n", "routign", "unknown section"),
         (GOOD + "steps:\n  - name: r2\n    type: routing.nope\n", "steps[0].type", "unknown step type 'routing.nope'"),
         (
-            GOOD + "steps:\n  - name: r2\n    type: routing.static\n    params: {x: 1}\n",
+            GOOD + "steps:\n  - name: r2\n    type: routing.route\n    params: {x: 1}\n",
             "steps[0].params.x",
             "unknown key",
         ),
@@ -87,9 +93,8 @@ def test_missing_file_is_a_config_error(tmp_path: Path, registry: Registry) -> N
 
 def test_two_steps_providing_one_key_fail_at_start_up(registry: Registry) -> None:
     raw: dict[str, Any] = {
-        "steps": [{"name": "r2", "type": "routing.static"}],
-        "pipelines": {"chat": ["route", "r2"]},
-        "routing": {"upstreams": []},
+        "steps": [{"name": "r2", "type": "routing.route"}],
+        "pipelines": {"chat": ["state", "route", "r2"]},
     }
     with pytest.raises(
         ConfigError, match=r"pipelines.chat: plan 'chat': steps 'route' and 'r2' both provide 'placement'"
@@ -107,7 +112,7 @@ def test_cli_check_prints_the_compiled_plans(tmp_path: Path) -> None:
     result = run_cli("check", str(write(tmp_path, GOOD)))
     assert result.returncode == 0, result.stderr
     assert "plan 'chat'" in result.stdout
-    assert "route: request -> placement" in result.stdout
+    assert "route: request, cluster, allowed_regions?, request_class? -> placement" in result.stdout
 
 
 def test_cli_check_on_a_bad_config_exits_2_with_one_line_and_no_traceback(tmp_path: Path) -> None:
@@ -142,8 +147,8 @@ def test_a_file_that_is_not_utf8_is_a_config_error(tmp_path: Path, registry: Reg
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
-        ("steps:\n  - name: route\n    type: routing.static\n    on_error: open\n", "must fail closed"),
-        ("steps:\n  - name: route\n    type: routing.static\n    on_error: optional\n", "must fail closed"),
+        ("steps:\n  - name: route\n    type: routing.route\n    on_error: open\n", "must fail closed"),
+        ("steps:\n  - name: route\n    type: routing.route\n    on_error: optional\n", "must fail closed"),
     ],
 )
 def test_the_placement_provider_may_not_fail_open(tmp_path: Path, registry: Registry, text: str, reason: str) -> None:
@@ -160,10 +165,9 @@ def test_the_placement_provider_may_not_fail_open(tmp_path: Path, registry: Regi
         ("http://x:1#f", "fragment"),
     ],
 )
-def test_upstream_url_must_be_a_base_url(tmp_path: Path, registry: Registry, url: str, reason: str) -> None:
-    text = f"routing:\n  upstreams:\n    - name: a\n      url: '{url}'\n      models: [m]\n"
-    error = error_of(tmp_path, text, registry)
-    assert error.path == "routing.upstreams[0].url"
+def test_endpoint_url_must_be_a_base_url(tmp_path: Path, registry: Registry, url: str, reason: str) -> None:
+    error = error_of(tmp_path, POOL.format(url=url, extra=""), registry)
+    assert error.path == "routing.pools[0].endpoints[0].url"
     assert reason in error.reason
 
 
@@ -171,19 +175,20 @@ def test_an_unset_api_key_variable_is_a_start_up_error(
     tmp_path: Path, registry: Registry, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("TASKGATE_TEST_KEY", raising=False)
-    text = "routing:\n  upstreams:\n    - {name: a, url: 'http://x:1', models: [m], api_key_env: TASKGATE_TEST_KEY}\n"
-    error = error_of(tmp_path, text, registry)
-    assert error.path == "routing.upstreams[0].api_key_env"
+    error = error_of(tmp_path, POOL.format(url="http://x:1", extra=", api_key_env: TASKGATE_TEST_KEY"), registry)
+    assert error.path == "routing.pools[0].endpoints[0].api_key_env"
     assert "TASKGATE_TEST_KEY is not set" in error.reason
 
 
 def test_a_step_that_fails_to_start_names_its_config_path(registry: Registry) -> None:
-    raw = {"steps": [{"name": "route", "type": "routing.static"}]}  # needs the routing section's upstreams
+    raw = {"steps": [{"name": "route", "type": "routing.route"}]}  # needs the routing section
     config = parse_config(raw, "<t>", registry)
     sections = dict(config.sections)
     sections.pop("routing")
     broken = type(config)(config.source, config.core, sections)
-    with pytest.raises(ConfigError, match=r"<t>: steps\[0\]: step 'route' \(routing.static\) refused to start"):
+    with pytest.raises(
+        ConfigError, match=r"<t>: steps\[0\]: step 'route' \(routing.route\) refused to start: config section 'routing'"
+    ):
         create_app(broken, registry)
 
 

@@ -78,7 +78,7 @@ async def test_unknown_model_is_a_404_from_the_route_step(client: Any) -> None:
     await openai_error(resp, 404, "model_not_found")
     record = evidence_for(client, resp)
     assert record["error"]["step"] == "route"
-    assert record["steps"][0]["outcome"] == "halted"
+    assert [(s["step"], s["outcome"]) for s in record["steps"]] == [("state", "ok"), ("route", "halted")]
 
 
 async def test_upstream_down_is_a_502_with_the_attempt_in_evidence(proxy: ProxyFactory) -> None:
@@ -97,7 +97,7 @@ async def test_evidence_is_one_structured_log_line_per_request(client: Any) -> N
     lines = [entry for entry in logs if entry["event"] == "evidence"]
     assert len(lines) == 1
     assert lines[0]["request_id"] == resp.headers["x-taskgate-request-id"]
-    assert lines[0]["steps"][0]["step"] == "route"
+    assert [s["step"] for s in lines[0]["steps"]] == ["state", "route"]
 
 
 async def test_health_readiness_and_metrics(client: Any) -> None:

@@ -83,7 +83,7 @@ async def test_response_names_the_request_id_and_placement(aiohttp_server: Any, 
     assert record is not None
     assert record["status"] == 200
     assert record["decisions"]["placement"]["endpoint"] == "up"
-    assert [s["step"] for s in record["steps"]] == ["route"]
+    assert [s["step"] for s in record["steps"]] == ["state", "route"]
     assert record["dispatch"]["outcome"] == "completed"
 
 
@@ -97,6 +97,6 @@ async def test_models_lists_routable_models_with_upstream_metadata(aiohttp_serve
             "object": "model",
             "created": 7,
             "owned_by": "lab",
-            "taskgate": {"upstream": "up", "pool": "default", "available": True},
+            "taskgate": {"pools": ["default"], "endpoints": 1, "available": 1},
         }
     ]

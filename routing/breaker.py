@@ -1,0 +1,56 @@
+"""Per-endpoint circuit breakers: eject after consecutive failures, let one probe through to return."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+CLOSED, OPEN, HALF_OPEN = "closed", "open", "half_open"
+
+
+@dataclass
+class Breaker:
+    failures: int = 0
+    state: str = CLOSED
+    opened_at: float = 0.0
+    probing: bool = False
+
+
+class Breakers:
+    """Breakers of every endpoint; `available` is asked during placement."""
+
+    def __init__(self, threshold: int, cooldown_s: float):
+        self.threshold = threshold
+        self.cooldown_s = cooldown_s
+        self._by_endpoint: dict[str, Breaker] = {}
+
+    def _get(self, endpoint: str) -> Breaker:
+        return self._by_endpoint.setdefault(endpoint, Breaker())
+
+    def available(self, endpoint: str) -> bool:
+        """Closed, or open long enough that one probe request may try it."""
+        breaker = self._get(endpoint)
+        if breaker.state == OPEN and time.monotonic() - breaker.opened_at >= self.cooldown_s:
+            breaker.state, breaker.probing = HALF_OPEN, False
+        if breaker.state == HALF_OPEN and not breaker.probing:
+            return True
+        return breaker.state == CLOSED
+
+    def attempting(self, endpoint: str) -> None:
+        breaker = self._get(endpoint)
+        if breaker.state == HALF_OPEN:
+            breaker.probing = True  # only one probe at a time
+
+    def success(self, endpoint: str) -> None:
+        breaker = self._get(endpoint)
+        breaker.failures, breaker.state, breaker.probing = 0, CLOSED, False
+
+    def failure(self, endpoint: str) -> None:
+        breaker = self._get(endpoint)
+        breaker.failures += 1
+        breaker.probing = False
+        if breaker.state == HALF_OPEN or breaker.failures >= self.threshold:
+            breaker.state, breaker.opened_at = OPEN, time.monotonic()
+
+    def state(self, endpoint: str) -> str:
+        return self._get(endpoint).state

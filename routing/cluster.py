@@ -1,0 +1,122 @@
+"""`routing.cluster_state`: what the cluster looks like for this request.
+
+One ClusterState per app holds the topology, scraped engine load, the store
+(memory or Redis), breakers and admission gates. The step reads it, computes
+the prompt's block hashes once, and hands the route step a snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from taskgate.plugins import REQUEST, Inputs, RequestContext, Services, Step, StepOptions
+from taskgate.plugins.params import NoParams
+
+from .admission import Gate
+from .breaker import Breakers
+from .config import RoutingConfig
+from .prefix import PrefixIndex, block_hashes, canonical
+from .scrape import Load, scrape
+from .store import MemoryStore, RedisStore, Store, View
+from .topology import Topology
+
+CLUSTER = "cluster"
+"""The key under which cluster_state hands its ClusterView to route."""
+
+
+class ClusterState:
+    """Shared by the routing steps of one app; background scraping runs while the app runs."""
+
+    def __init__(self, config: RoutingConfig):
+        self.config = config
+        self.topology = Topology(config)
+        local = MemoryStore(PrefixIndex(config.prefix.max_blocks_per_endpoint))
+        redis = config.state.store == "redis"
+        self.store: Store = RedisStore(config.state, local, config.prefix.max_blocks_per_endpoint) if redis else local
+        self.loads: dict[str, Load] = {}
+        self.breakers = Breakers(config.breaker.failures, config.breaker.cooldown_s)
+        self.gates = {p.name: Gate(p.name, p.config.max_inflight, config.admission) for p in self.topology.pools}
+        self.turn = 0  # round-robin position, for the round_robin picker and tie-breaks
+
+    @asynccontextmanager
+    async def running(self, services: Services) -> AsyncIterator[None]:
+        task = asyncio.create_task(self._scrape_forever(services), name="routing-scraper")
+        try:
+            yield
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            await self.store.close()
+
+    async def _scrape_forever(self, services: Services) -> None:
+        interval = self.config.state.scrape_interval_s
+        paths = {e.name: e.metrics_path for p in self.config.pools for e in p.endpoints}
+        while True:
+            endpoints = list(self.topology.endpoints.values())
+            results = await asyncio.gather(
+                *(scrape(services.http, e, paths[e.name], min(2.0, interval * 2)) for e in endpoints)
+            )
+            self.loads.update({e.name: load for e, load in zip(endpoints, results, strict=True)})
+            await asyncio.sleep(interval)
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterView:
+    """A snapshot for one request: prompt blocks, engine loads, the shared view."""
+
+    hashes: list[str]
+    prompt_chars: int
+    session: str | None
+    loads: Mapping[str, Load]
+    shared: View
+    now: float
+    stale_after_s: float
+
+    def stale(self, endpoint: str) -> bool:
+        load = self.loads.get(endpoint)
+        return load is None or load.age(self.now) > self.stale_after_s
+
+    def evidence(self) -> Mapping[str, Any]:
+        stale = sorted(e for e in self.shared.inflight if self.stale(e))
+        return {
+            "state": self.shared.source,
+            "degraded": self.shared.degraded,
+            "stale": stale,
+            "blocks": len(self.hashes),
+        }
+
+
+class ClusterStateStep(Step[NoParams]):
+    """Reads the cluster for this request's model; never blocks on a dead store."""
+
+    type = "routing.cluster_state"
+    requires = (REQUEST,)
+    provides = CLUSTER
+    default_timeout = 1.0
+
+    def __init__(self, name: str, params: NoParams, services: Services, options: StepOptions | None = None):
+        super().__init__(name, params, services, options)
+        config = services.section("routing", RoutingConfig)
+        self.cluster = services.shared("routing.cluster", lambda: ClusterState(config))
+        services.lifespan("routing.cluster", lambda: self.cluster.running(services))
+
+    async def run(self, inputs: Inputs) -> ClusterView:
+        request: RequestContext = inputs[REQUEST]
+        body = request.json()
+        classes = self.cluster.config.classes
+        text = canonical(body) if request.surface in ("chat", "completions") else ""
+        hashes = block_hashes(text, self.cluster.config.prefix.block_chars)
+        session = request.headers.get(classes.session_header) or None
+        endpoints = [
+            e.name for offer in self.cluster.topology.offers(request.model or "") for e in offer.pool.endpoints
+        ]
+        shared = await self.cluster.store.view(endpoints, hashes, session)
+        state = self.cluster.config.state
+        return ClusterView(
+            hashes, len(text), session, dict(self.cluster.loads), shared, time.monotonic(), state.stale_after_s
+        )

@@ -1,0 +1,58 @@
+"""Built-in endpoint scorers. Each rates one candidate in [0, 1]; config weights them."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from taskgate.plugins import Candidate, Scorer
+
+
+class PrefixAffinity:
+    """Share of the prompt's leading blocks the endpoint most likely holds."""
+
+    type: ClassVar[str] = "prefix"
+
+    def score(self, candidate: Candidate, peers: tuple[Candidate, ...]) -> float:
+        return candidate.prefix_blocks / candidate.prompt_blocks if candidate.prompt_blocks else 0.0
+
+
+class QueueDepth:
+    """Fewer requests waiting in the engine's queue is better."""
+
+    type: ClassVar[str] = "queue"
+
+    def score(self, candidate: Candidate, peers: tuple[Candidate, ...]) -> float:
+        return 1.0 / (1.0 + candidate.waiting)
+
+
+class KvUsage:
+    """More free KV cache is better: new blocks will not evict someone's prefix."""
+
+    type: ClassVar[str] = "kv"
+
+    def score(self, candidate: Candidate, peers: tuple[Candidate, ...]) -> float:
+        return 1.0 - candidate.kv_usage
+
+
+class InFlight:
+    """Fewer requests running or queued on the endpoint, relative to its peers, is better."""
+
+    type: ClassVar[str] = "inflight"
+
+    def score(self, candidate: Candidate, peers: tuple[Candidate, ...]) -> float:
+        least = min(p.load for p in peers)
+        return 1.0 / (1.0 + candidate.load - least)
+
+
+class SessionAffinity:
+    """The endpoint that served this session's previous turn."""
+
+    type: ClassVar[str] = "session"
+
+    def score(self, candidate: Candidate, peers: tuple[Candidate, ...]) -> float:
+        return 1.0 if candidate.session_match else 0.0
+
+
+BUILTIN: tuple[type[Scorer], ...] = (PrefixAffinity, QueueDepth, KvUsage, InFlight, SessionAffinity)
+AFFINITY = frozenset({"prefix", "session"})
+"""Scorers that must yield to load: they count only on endpoints not much busier than the least busy."""

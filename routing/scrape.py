@@ -1,0 +1,63 @@
+"""Read an engine's load from its Prometheus endpoint: vLLM, llama.cpp and the sim's names."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import aiohttp
+from prometheus_client.parser import text_string_to_metric_families
+
+from taskgate.plugins import Endpoint
+
+WAITING = ("vllm:num_requests_waiting", "llamacpp:requests_deferred")
+RUNNING = ("vllm:num_requests_running", "llamacpp:requests_processing")
+KV_USAGE = ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "llamacpp:kv_cache_usage_ratio")
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """One endpoint's last scrape: `at` is time.monotonic() of the scrape, `error` why it failed."""
+
+    healthy: bool
+    at: float
+    waiting: float = 0.0
+    running: float = 0.0
+    kv_usage: float = 0.0
+    error: str | None = None
+
+    def age(self, now: float) -> float:
+        return now - self.at
+
+
+def parse(text: str) -> tuple[float, float, float]:
+    """(waiting, running, kv_usage) from exposition text; each summed over its label sets."""
+    found: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name in WAITING or sample.name in RUNNING or sample.name in KV_USAGE:
+                found[sample.name] = found.get(sample.name, 0.0) + float(sample.value)
+    return _first(found, WAITING), _first(found, RUNNING), min(1.0, _first(found, KV_USAGE))
+
+
+def _first(found: dict[str, float], names: tuple[str, ...]) -> float:
+    return next((found[n] for n in names if n in found), 0.0)
+
+
+async def scrape(session: aiohttp.ClientSession, endpoint: Endpoint, path: str, limit_s: float) -> Load:
+    """Scrape one endpoint; any failure is an unhealthy Load that says why."""
+    try:
+        limit = aiohttp.ClientTimeout(total=limit_s)
+        async with session.get(endpoint.url + path, headers=endpoint.headers, timeout=limit) as resp:
+            if resp.status == 404:  # an engine without metrics is not a dead engine
+                return Load(True, time.monotonic(), error="no metrics at this path")
+            if resp.status != 200:
+                return Load(False, time.monotonic(), error=f"metrics answered {resp.status}")
+            text = await resp.text()
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        return Load(False, time.monotonic(), error=type(exc).__name__)
+    try:
+        waiting, running, kv = parse(text)
+    except ValueError as exc:
+        return Load(True, time.monotonic(), error=f"unreadable metrics: {exc}")
+    return Load(True, time.monotonic(), waiting, running, kv)

@@ -1,0 +1,173 @@
+"""Cluster state that replicas share: in-flight counts, the prefix index, session placements.
+
+`MemoryStore` is the local view and is always kept current. `RedisStore` adds
+a shared view over it; when Redis cannot answer within its timeout, reads fall
+back to the local view, say so, and Redis is left alone for a while so a dead
+store never adds latency to every request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from taskgate.dag.errors import describe
+
+from .config import StateConfig
+from .prefix import PrefixIndex
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one request sees of the shared state."""
+
+    inflight: dict[str, int]
+    prefix_blocks: dict[str, int]
+    session_endpoint: str | None
+    source: str  # "memory", "redis" or "local (redis unavailable: ...)"
+    degraded: bool = False
+
+
+class Store(Protocol):
+    async def view(self, endpoints: list[str], hashes: list[str], session: str | None) -> View: ...
+
+    def placed(self, endpoint: str, hashes: list[str], session: str | None) -> None: ...
+
+    def inflight(self, endpoint: str, delta: int) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass
+class MemoryStore:
+    """This replica's own view; bounded in every dimension."""
+
+    index: PrefixIndex
+    session_cap: int = 100_000
+    counts: dict[str, int] = field(default_factory=dict)
+    sessions: OrderedDict[str, str] = field(default_factory=OrderedDict)
+
+    async def view(self, endpoints: list[str], hashes: list[str], session: str | None) -> View:
+        return self.local_view(endpoints, hashes, session, "memory")
+
+    def local_view(self, endpoints: list[str], hashes: list[str], session: str | None, source: str) -> View:
+        inflight = {e: self.counts.get(e, 0) for e in endpoints}
+        blocks = {e: self.index.hits(e, hashes) for e in endpoints}
+        return View(inflight, blocks, self.sessions.get(session) if session else None, source, source != "memory")
+
+    def placed(self, endpoint: str, hashes: list[str], session: str | None) -> None:
+        self.index.record(endpoint, hashes)
+        if session:
+            self.sessions[session] = endpoint
+            self.sessions.move_to_end(session)
+            while len(self.sessions) > self.session_cap:
+                self.sessions.popitem(last=False)
+
+    def inflight(self, endpoint: str, delta: int) -> None:
+        self.counts[endpoint] = max(0, self.counts.get(endpoint, 0) + delta)
+
+    async def close(self) -> None:
+        return None
+
+
+class RedisStore:
+    """Shared state in Redis, written through from the local view."""
+
+    def __init__(self, config: StateConfig, local: MemoryStore, max_blocks: int):
+        self.local = local
+        self.config = config
+        self.max_blocks = max_blocks
+        timeout = config.timeout_ms / 1000.0
+        self.redis: Any = aioredis.from_url(
+            config.redis_url, socket_timeout=timeout, socket_connect_timeout=timeout, decode_responses=True
+        )
+        self._down_until = 0.0
+        self._down_reason = ""
+        self._writes: set[asyncio.Task[None]] = set()
+
+    def _key(self, *parts: str) -> str:
+        return ":".join((self.config.key_prefix, *parts))
+
+    async def view(self, endpoints: list[str], hashes: list[str], session: str | None) -> View:
+        if time.monotonic() < self._down_until:
+            return self._fallback(endpoints, hashes, session)
+        try:
+            async with asyncio.timeout(self.config.timeout_ms / 1000.0):
+                return await self._read(endpoints, hashes, session)
+        except (RedisError, OSError, TimeoutError) as exc:
+            self._mark_down(exc)
+            return self._fallback(endpoints, hashes, session)
+
+    async def _read(self, endpoints: list[str], hashes: list[str], session: str | None) -> View:
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hmget(self._key("inflight"), endpoints)
+        for endpoint in endpoints:
+            pipe.zmscore(self._key("prefix", endpoint), hashes) if hashes else pipe.exists(self._key("none"))
+        pipe.get(self._key("session", session)) if session else pipe.exists(self._key("none"))
+        results = await pipe.execute()
+        counts = {e: max(0, int(v or 0)) for e, v in zip(endpoints, results[0], strict=True)}
+        blocks = {e: _leading(r) if hashes else 0 for e, r in zip(endpoints, results[1:-1], strict=True)}
+        session_endpoint = results[-1] if session and isinstance(results[-1], str) else None
+        return View(counts, blocks, session_endpoint, "redis")
+
+    def _fallback(self, endpoints: list[str], hashes: list[str], session: str | None) -> View:
+        return self.local.local_view(endpoints, hashes, session, f"local (redis unavailable: {self._down_reason})")
+
+    def _mark_down(self, exc: BaseException) -> None:
+        self._down_until = time.monotonic() + self.config.retry_after_s
+        self._down_reason = describe(exc) if not isinstance(exc, TimeoutError) else "timed out"
+
+    def placed(self, endpoint: str, hashes: list[str], session: str | None) -> None:
+        self.local.placed(endpoint, hashes, session)
+        self._write(self._record(endpoint, hashes, session))
+
+    def inflight(self, endpoint: str, delta: int) -> None:
+        self.local.inflight(endpoint, delta)
+        self._write(self.redis.hincrby(self._key("inflight"), endpoint, delta))
+
+    async def _record(self, endpoint: str, hashes: list[str], session: str | None) -> None:
+        pipe = self.redis.pipeline(transaction=False)
+        key = self._key("prefix", endpoint)
+        if hashes:
+            stamp = time.time()
+            pipe.zadd(key, {h: stamp + i * 1e-6 for i, h in enumerate(hashes[-self.max_blocks :])})
+            pipe.zremrangebyrank(key, 0, -(self.max_blocks + 1))  # keep the newest max_blocks
+        if session:
+            pipe.set(self._key("session", session), endpoint, ex=int(self.config.session_ttl_s))
+        await pipe.execute()
+
+    def _write(self, operation: Any) -> None:
+        """Fire and forget: a write that fails marks Redis down; the request never waits for it."""
+        if time.monotonic() < self._down_until:
+            operation.close()
+            return
+        task = asyncio.ensure_future(self._guarded(operation))
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+    async def _guarded(self, operation: Any) -> None:
+        try:
+            async with asyncio.timeout(self.config.timeout_ms / 1000.0 * 4):
+                await operation
+        except (RedisError, OSError, TimeoutError) as exc:
+            self._mark_down(exc)
+
+    async def close(self) -> None:
+        if self._writes:
+            await asyncio.wait(self._writes, timeout=1.0)
+        await self.redis.aclose()
+
+
+def _leading(scores: list[Any] | None) -> int:
+    count = 0
+    for score in scores or []:
+        if score is None:
+            break
+        count += 1
+    return count

@@ -1,0 +1,51 @@
+"""Pools and endpoints resolved once at start-up: who serves which model, under which names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from taskgate.plugins import Endpoint
+
+from .config import PoolConfig, RoutingConfig
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A pool's config and its endpoints as values."""
+
+    config: PoolConfig
+    endpoints: tuple[Endpoint, ...]
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+
+@dataclass(frozen=True)
+class Offer:
+    """A pool able to serve a requested model, and the name its engines know the model by."""
+
+    pool: Pool
+    model: str
+
+
+class Topology:
+    """Lookups the route step needs, built once."""
+
+    def __init__(self, config: RoutingConfig):
+        self.pools = tuple(Pool(p, tuple(p.endpoint_values())) for p in config.pools)
+        self.endpoints = {e.name: e for pool in self.pools for e in pool.endpoints}
+        self.pool_of = {e.name: pool for pool in self.pools for e in pool.endpoints}
+        self._offers: dict[str, list[Offer]] = {}
+        for pool in self.pools:
+            for model in pool.config.models:
+                for name in (model.name, *model.aliases):
+                    self._offers.setdefault(name, []).append(Offer(pool, model.name))
+
+    def offers(self, model: str) -> list[Offer]:
+        """Pools serving `model` (by name or alias), in config order."""
+        return self._offers.get(model, [])
+
+    @property
+    def models(self) -> list[str]:
+        return list(self._offers)

@@ -1,0 +1,43 @@
+"""What dispatch tells routing back: in-flight counts, breaker outcomes, admission release."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from taskgate.plugins import Endpoint
+
+from .admission import Gate
+
+if TYPE_CHECKING:
+    from .cluster import ClusterState
+
+
+class Tracker:
+    """The DispatchObserver of one placement."""
+
+    def __init__(self, cluster: ClusterState, gate: Gate, placed: str, hashes: list[str], session: str | None):
+        self.cluster = cluster
+        self.gate = gate
+        self.placed = placed
+        self.hashes = hashes
+        self.session = session
+        self.done = False
+
+    def attempt_started(self, endpoint: Endpoint) -> None:
+        self.cluster.store.inflight(endpoint.name, +1)
+        self.cluster.breakers.attempting(endpoint.name)
+
+    def attempt_ended(self, endpoint: Endpoint, ok: bool, status: int | None) -> None:
+        self.cluster.store.inflight(endpoint.name, -1)
+        if ok:
+            self.cluster.breakers.success(endpoint.name)
+        elif status is None or status >= 500:  # refused, broken or failing; 429 is load, not failure
+            self.cluster.breakers.failure(endpoint.name)
+
+    def finished(self, endpoint: Endpoint | None, cached_tokens: int | None) -> None:
+        if self.done:
+            return
+        self.done = True
+        self.gate.leave()
+        if endpoint is not None and endpoint.name != self.placed:  # a fallback answered: it now holds the prefix
+            self.cluster.store.placed(endpoint.name, self.hashes, self.session)
