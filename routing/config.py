@@ -94,6 +94,7 @@ class ClassConfig(Params):
     default: Class = "interactive"
     header: str = "x-taskgate-class"
     session_header: str = "x-session-id"
+    interactive_ttft_ms: float = Field(default=1_000.0, gt=0)
     batch_ttft_ms: float = Field(default=30_000.0, gt=0)
     background_ttft_ms: float = Field(default=120_000.0, gt=0)
 

@@ -183,7 +183,8 @@ class Route(Step[RouteParams]):
             everyone = [(o, c) for o in fits for c, _ in ranked[o.pool.name]]
             offer, _ = self._baseline(everyone)
             return offer, predictions
-        meets = [o for o in fits if predictions[o.pool.name] <= self._target_ms(o, cls)]
+        target = self._target_ms(cls)
+        meets = [o for o in fits if o.pool.config.targets.ttft_ms <= target and predictions[o.pool.name] <= target]
         if meets:
             return min(meets, key=lambda o: (_price(o), predictions[o.pool.name])), predictions
         return min(fits, key=lambda o: predictions[o.pool.name]), predictions
@@ -211,13 +212,11 @@ class Route(Step[RouteParams]):
             best = min(best, (max(0.0, tokens - cached) + queue * tokens) * per_token_ms)
         return round(best, 3) if best != float("inf") else 1e12
 
-    def _target_ms(self, offer: Offer, cls: str) -> float:
+    def _target_ms(self, cls: str) -> float:
         classes = self.cluster.config.classes
-        if cls == "batch":
-            return classes.batch_ttft_ms
-        if cls == "background":
-            return classes.background_ttft_ms
-        return offer.pool.config.targets.ttft_ms
+        return {"batch": classes.batch_ttft_ms, "background": classes.background_ttft_ms}.get(
+            cls, classes.interactive_ttft_ms
+        )
 
     def _tokens_per_block(self) -> float:
         prefix = self.cluster.config.prefix
@@ -263,7 +262,7 @@ class Route(Step[RouteParams]):
     def _reason(self, chosen: Offer, cls: str, predictions: dict[str, float], first: Candidate) -> str:
         if self.params.picker != "scored":
             return f"{self.params.picker} picker"
-        target = self._target_ms(chosen, cls)
+        target = self._target_ms(cls)
         fit = "meets" if predictions[chosen.pool.name] <= target else "misses (fastest available)"
         pool = f"pool {chosen.pool.name}: cheapest whose predicted TTFT {fit} the {cls} target {target:.0f} ms"
         why = f"highest score ({first.prefix_blocks} prefix blocks, load {first.load:g})"
