@@ -26,7 +26,9 @@ from .app import create_app, default_registry
 from .config import parse_config
 from .state import GATEWAY
 
-POOLS = (("h100-eu", "h100", ("agent-large",), "eu-west"), ("l4-us", "l4", ("agent-small", "embed-small"), "us-east"))
+MODELS = ("agent", "embed")
+# name, sim profile, endpoints, region, price in/out per Mtok, prefill tokens/s
+POOLS = (("h100", "h100", 2, "eu-west", (3.0, 9.0), 20_000), ("l4", "l4", 1, "eu-west", (0.8, 2.4), 3_000))
 TOOL_RESULT = "Tool result: p99 of payment-api rose from 180 ms to 410 ms at 14:02 Friday, after deploy 7781."
 SYSTEM = "You are an operations agent. Plan, call tools when needed, and answer briefly."
 
@@ -55,12 +57,25 @@ async def _listen(app: web.Application, **kwargs: Any) -> tuple[web.AppRunner, s
 
 async def _start_pools() -> tuple[list[web.AppRunner], list[dict[str, Any]]]:
     runners, pools = [], []
-    for name, profile, models, region in POOLS:
-        sim = create_sim(dataclasses.replace(PROFILES[profile], models=models), name=name)
-        runner, url = await _listen(sim)
-        runners.append(runner)
-        endpoints = [{"name": name, "url": url}]
-        pools.append({"name": name, "endpoints": endpoints, "models": [{"name": m} for m in models], "region": region})
+    for name, profile, count, region, (price_in, price_out), prefill in POOLS:
+        endpoints = []
+        for index in range(count):
+            sim = create_sim(dataclasses.replace(PROFILES[profile], models=MODELS), name=f"{name}-{index}")
+            runner, url = await _listen(sim)
+            runners.append(runner)
+            endpoints.append({"name": f"{name}-{index}", "url": url})
+        pools.append(
+            {
+                "name": name,
+                "hardware": profile,
+                "region": region,
+                "endpoints": endpoints,
+                "models": [{"name": m} for m in MODELS],
+                "price": {"input_per_mtok": price_in, "output_per_mtok": price_out},
+                "prefill_tokens_per_s": prefill,
+                "targets": {"ttft_ms": 300 if profile == "h100" else 1500},
+            }
+        )
     return runners, pools
 
 
@@ -70,10 +85,15 @@ def demo_config(pools: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def _chat(
-    client: openai.AsyncOpenAI, label: str, model: str, messages: list[ChatCompletionMessageParam]
+    client: openai.AsyncOpenAI,
+    label: str,
+    messages: list[ChatCompletionMessageParam],
+    headers: dict[str, str],
 ) -> tuple[Call, str]:
     call, started = Call(label), time.perf_counter()
-    raw = await client.chat.completions.with_raw_response.create(model=model, messages=messages, max_tokens=24)
+    raw = await client.chat.completions.with_raw_response.create(
+        model="agent", messages=messages, max_tokens=24, extra_headers=headers
+    )
     reply = raw.parse()
     call.seconds, call.status, call.request_id = (
         time.perf_counter() - started,
@@ -86,12 +106,13 @@ async def _chat(
 
 
 async def _stream(
-    client: openai.AsyncOpenAI, label: str, model: str, messages: list[ChatCompletionMessageParam]
+    client: openai.AsyncOpenAI, label: str, messages: list[ChatCompletionMessageParam], headers: dict[str, str]
 ) -> Call:
     call, started = Call(label), time.perf_counter()
     async with client.chat.completions.with_streaming_response.create(
-        model=model,
+        model="agent",
         messages=messages,
+        extra_headers=headers,
         max_tokens=24,
         stream=True,
         stream_options={"include_usage": True},
@@ -112,7 +133,8 @@ async def _agent_task(client: openai.AsyncOpenAI) -> list[Call]:
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": "Our checkout latency doubled since Friday. Find out why and propose a fix."},
     ]
-    plan, text = await _chat(client, "agent: plan", "agent-large", messages)
+    session = {"x-session-id": "incident-4711"}
+    plan, text = await _chat(client, "agent: plan", messages, session)
     messages += [
         {"role": "assistant", "content": text},
         {
@@ -120,27 +142,21 @@ async def _agent_task(client: openai.AsyncOpenAI) -> list[Call]:
             "content": TOOL_RESULT,
         },
     ]
-    analyse, text = await _chat(client, "agent: analyse tool result", "agent-large", messages)
+    analyse, text = await _chat(client, "agent: analyse tool result", messages, session)
     messages += [
         {"role": "assistant", "content": text},
         {"role": "user", "content": "Write the final answer for the on-call channel."},
     ]
-    answer = await _stream(client, "agent: final answer (stream)", "agent-large", messages)
+    answer = await _stream(client, "agent: final answer (stream)", messages, session)
     return [plan, analyse, answer]
 
 
 async def _side_work(client: openai.AsyncOpenAI) -> list[Call]:
     """Work that runs beside the agent: a batch summary, an embedding, a legacy completion."""
-    summary, _ = await _chat(
-        client,
-        "batch: summarise incident log",
-        "agent-small",
-        [{"role": "user", "content": "Summarise: " + "deploy rollback alert " * 60}],
-    )
+    log: list[ChatCompletionMessageParam] = [{"role": "user", "content": "Summarise: " + "deploy rollback alert " * 60}]
+    summary, _ = await _chat(client, "batch: summarise incident log", log, {"x-taskgate-class": "batch"})
     started = time.perf_counter()
-    raw = await client.embeddings.with_raw_response.create(
-        model="embed-small", input=["payment-api latency", "deploy 7781"]
-    )
+    raw = await client.embeddings.with_raw_response.create(model="embed", input=["payment-api latency", "deploy 7781"])
     embed = Call(
         "retrieval: embed 2 queries",
         raw.headers["x-taskgate-request-id"],
@@ -148,9 +164,7 @@ async def _side_work(client: openai.AsyncOpenAI) -> list[Call]:
         time.perf_counter() - started,
     )
     started = time.perf_counter()
-    raw_c = await client.completions.with_raw_response.create(
-        model="agent-small", prompt="Incident title:", max_tokens=8
-    )
+    raw_c = await client.completions.with_raw_response.create(model="agent", prompt="Incident title:", max_tokens=8)
     complete = Call(
         "legacy completion", raw_c.headers["x-taskgate-request-id"], raw_c.status_code, time.perf_counter() - started
     )
@@ -177,7 +191,7 @@ async def _workload(base_url: str) -> list[Call]:
 def _row(call: Call, record: dict[str, Any] | None) -> str:
     record = record or {}
     placement = record.get("decisions", {}).get("placement", {})
-    where = f"{placement['endpoint']} ({placement.get('region') or '-'})" if placement else f"refused: {call.notes[0]}"
+    where = f"{placement['endpoint']} ({placement.get('class')})" if placement else f"refused: {call.notes[0]}"
     steps = " ".join(f"{s['step']}:{s['duration_ms']:.2f}ms" for s in record.get("steps", [])) or "-"
     ttft = f"{call.ttft * 1000:7.0f}" if call.ttft is not None else "      -"
     cached = str(call.cached) if call.cached is not None else "-"
@@ -199,7 +213,8 @@ def _summary(calls: list[Call], records: list[dict[str, Any]], evidence_path: Pa
         f"{len(calls)} requests, {ok} answered, {len(calls) - ok} refused with an OpenAI error body, "
         f"{time.perf_counter() - started:.1f}s in all.",
         "ms: client-side latency; ttft: time to first token (streamed); pre: the proxy's own time before dispatch;",
-        "cached: prompt tokens the engine served from its prefix cache (the agent's turns share a prefix).",
+        "cached: prompt tokens the engine served from its prefix cache: the agent's turns stay on one endpoint,",
+        "so each turn reuses the last; batch work goes to the cheaper l4 pool, interactive to the h100 pool.",
         f"Evidence, one JSON record per request: {evidence_path}",
     ]
     return "\n".join(lines)
