@@ -75,7 +75,8 @@ def _taskgate(evidence: bool) -> Callable[[str, int, Path], tuple[list[str], dic
         level = "info" if evidence else "warning"
         config.write_text(
             f"server: {{port: {port}}}\nlogging: {{level: {level}, evidence: {str(evidence).lower()}}}\n"
-            f"routing:\n  upstreams:\n    - {{name: up, url: '{upstream}', models: [sim-model]}}\n"
+            "routing:\n  pools:\n    - name: bench\n"
+            f"      endpoints: [{{name: up, url: '{upstream}'}}]\n      models: [{{name: sim-model}}]\n"
         )
         return [sys.executable, "-m", "taskgate", "serve", "-c", str(config)], {}, "/readyz"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
 from .types import Endpoint
@@ -21,11 +21,10 @@ class Candidate:
     inflight: int  # the proxy's own in-flight requests to it (shared across replicas with Redis)
     session_match: bool  # the request's session was last placed here
     stale: bool  # scraped numbers are older than the staleness limit
+    load: float = field(init=False)  # requests on or queued for the endpoint, as best known
 
-    @property
-    def load(self) -> float:
-        """Requests on or queued for the endpoint, as best known."""
-        return max(float(self.inflight), self.running) + self.waiting
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "load", max(float(self.inflight), self.running) + self.waiting)
 
 
 class Scorer(Protocol):

@@ -80,11 +80,12 @@ class Route(Step[RouteParams]):
         if not offers:
             raise Reject(404, "model_not_found", f"The model {model!r} does not exist or is not served here.")
         cls = self._class(inputs, request)
-        fits, refused = self._eligible(offers, inputs.get(ALLOWED_REGIONS), request, view)
+        usable = {offer.pool.name: self._usable(offer, view) for offer in offers}
+        fits, refused = self._eligible(offers, usable, inputs.get(ALLOWED_REGIONS), request, view)
         if not fits:
             reasons = "; ".join(f"pool {pool}: {why}" for pool, why in refused.items())
             raise Reject(503, "no_pool_satisfies", f"no pool can serve model {model!r}: {reasons}", "api_error")
-        ranked = {offer.pool.name: self._rank(offer, view) for offer in fits}
+        ranked = {offer.pool.name: self._rank(usable[offer.pool.name], view) for offer in fits}
         chosen, predictions = self._choose(fits, ranked, cls, view)
         gate = self.cluster.gates[chosen.pool.name]
         waited = await gate.enter(cls)
@@ -97,7 +98,12 @@ class Route(Step[RouteParams]):
         return given if given in CLASSES else self.cluster.config.classes.default
 
     def _eligible(
-        self, offers: list[Offer], regions: Any, request: RequestContext, view: ClusterView
+        self,
+        offers: list[Offer],
+        usable: dict[str, tuple[Candidate, ...]],
+        regions: Any,
+        request: RequestContext,
+        view: ClusterView,
     ) -> tuple[list[Offer], dict[str, str]]:
         needed = _prompt_tokens(view, self.cluster) + _max_tokens(request.json())
         fits: list[Offer] = []
@@ -108,16 +114,17 @@ class Route(Step[RouteParams]):
                 refused[pool.name] = f"region {pool.region!r} is not among the allowed {sorted(regions)}"
             elif needed > pool.max_context:
                 refused[pool.name] = f"needs about {needed} tokens of context, pool allows {pool.max_context}"
-            elif not self._usable(offer, view):
+            elif not usable[pool.name]:
                 refused[pool.name] = "no endpoint available (every circuit is open)"
             else:
                 fits.append(offer)
         return fits, refused
 
-    def _usable(self, offer: Offer, view: ClusterView) -> list[Candidate]:
+    def _usable(self, offer: Offer, view: ClusterView) -> tuple[Candidate, ...]:
         """Endpoints whose circuit lets a request through. A failed scrape only ranks an endpoint last:
         metrics can be missing or wrong, and the breaker acts on real failures."""
-        return [c for c in self._candidates(offer, view) if self.cluster.breakers.available(c.endpoint.name)]
+        available = self.cluster.breakers.available
+        return tuple(c for c in self._candidates(offer, view) if available(c.endpoint.name))
 
     @staticmethod
     def _down(endpoint: str, view: ClusterView) -> bool:
@@ -144,8 +151,7 @@ class Route(Step[RouteParams]):
             )
         return out
 
-    def _rank(self, offer: Offer, view: ClusterView) -> list[tuple[Candidate, dict[str, float]]]:
-        usable = tuple(self._usable(offer, view))
+    def _rank(self, usable: tuple[Candidate, ...], view: ClusterView) -> list[tuple[Candidate, dict[str, float]]]:
         if self.params.picker != "scored":
             return [(c, {}) for c in usable]
         least = min(c.load for c in usable)
