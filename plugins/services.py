@@ -23,6 +23,7 @@ class Services:
 
     sections: Mapping[str, BaseModel] = field(default_factory=dict)
     _http: aiohttp.ClientSession | None = None
+    scorers: Mapping[str, Any] = field(default_factory=dict)  # registered Scorer classes by type
     _shared: dict[str, Any] = field(default_factory=dict)
     lifespans: dict[str, Lifespan] = field(default_factory=dict)
 

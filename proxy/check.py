@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from .app import default_registry
 from .config import load_config
 from .plans import build_plans
@@ -13,9 +16,19 @@ def check(path: str) -> list[str]:
 
     registry = default_registry()
     config = load_config(path, registry)
-    plans = build_plans(config, registry, Services(sections=config.sections))
+    plans = build_plans(config, registry, Services(sections=config.sections, scorers=registry.scorers))
     lines = [f"{path}: ok"]
     types = sorted({(registry.origin(t), t) for t in registry.steps})
     lines.append("step types: " + ", ".join(f"{t} ({origin})" for origin, t in types))
+    lines.append("step instances:")
+    lines.extend(f"  {name}: {s.type} {_params(s)}" for name, s in _instances(plans).items())
     lines.extend(line for plan in plans.values() for line in plan.describe())
     return lines
+
+
+def _instances(plans: dict[str, Any]) -> dict[str, Any]:
+    return {name: step for plan in plans.values() for name, step in plan.steps.items()}
+
+
+def _params(step: Any) -> str:
+    return json.dumps(step.params.model_dump(mode="json"), sort_keys=True)

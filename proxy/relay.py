@@ -58,7 +58,8 @@ class Dispatch:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     endpoint: str | None = None
     status: int | None = None
-    ttfb_ms: float | None = None
+    ttfb_ms: float | None = None  # to the upstream's response headers
+    first_chunk_ms: float | None = None  # to the first body bytes of a stream: the first token
     bytes: int = 0
     outcome: str = "pending"
     engine_cached_tokens: int | None = None  # what the engine reported in usage
@@ -148,9 +149,12 @@ async def relay_stream(
 ) -> web.StreamResponse:
     """Relay each chunk as it arrives. A client that leaves cancels the upstream request."""
     out = web.StreamResponse(status=upstream.status, headers=headers)
+    started = time.perf_counter()
     try:
         await out.prepare(request)
         async for chunk in upstream.content.iter_any():
+            if log.first_chunk_ms is None:
+                log.first_chunk_ms = round((log.ttfb_ms or 0.0) + (time.perf_counter() - started) * 1000.0, 3)
             await out.write(chunk)
             log.bytes += len(chunk)
             if b"cached_tokens" in chunk:  # the usage chunk; looked for without parsing the stream

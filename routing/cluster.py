@@ -35,9 +35,8 @@ class ClusterState:
     def __init__(self, config: RoutingConfig):
         self.config = config
         self.topology = Topology(config)
-        local = MemoryStore(PrefixIndex(config.prefix.max_blocks_per_endpoint))
-        redis = config.state.store == "redis"
-        self.store: Store = RedisStore(config.state, local, config.prefix.max_blocks_per_endpoint) if redis else local
+        local = MemoryStore(PrefixIndex(config.prefix.max_blocks_per_endpoint, _kv_caps(config)))
+        self.store: Store = RedisStore(config.state, local) if config.state.store == "redis" else local
         self.loads: dict[str, Load] = {}
         self.breakers = Breakers(config.breaker.failures, config.breaker.cooldown_s)
         self.gates = {p.name: Gate(p.name, p.config.max_inflight, config.admission) for p in self.topology.pools}
@@ -65,6 +64,17 @@ class ClusterState:
             await asyncio.sleep(interval)
 
 
+def _kv_caps(config: RoutingConfig) -> dict[str, int]:
+    """Blocks an endpoint's KV cache can hold, where its pool declares a capacity."""
+    per_block = config.prefix.block_chars / config.prefix.chars_per_token
+    return {
+        endpoint.name: max(1, int(pool.kv_capacity_tokens / per_block))
+        for pool in config.pools
+        if pool.kv_capacity_tokens
+        for endpoint in pool.endpoints
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class ClusterView:
     """A snapshot for one request: prompt blocks, engine loads, the shared view."""
@@ -81,14 +91,28 @@ class ClusterView:
         load = self.loads.get(endpoint)
         return load is None or load.age(self.now) > self.stale_after_s
 
+    def down(self, endpoint: str) -> bool:
+        """The last fresh scrape failed to reach the engine."""
+        load = self.loads.get(endpoint)
+        return load is not None and not load.healthy and not self.stale(endpoint)
+
     def evidence(self) -> Mapping[str, Any]:
-        stale = sorted(e for e in self.shared.inflight if self.stale(e))
+        endpoints = sorted(self.shared.inflight)
         return {
             "state": self.shared.source,
             "degraded": self.shared.degraded,
-            "stale": stale,
+            "stale": [e for e in endpoints if self.stale(e)],
             "blocks": len(self.hashes),
+            "engines": {e: self._engine(e) for e in endpoints},
         }
+
+    def _engine(self, endpoint: str) -> dict[str, Any]:
+        load = self.loads.get(endpoint)
+        if load is None:
+            return {"scraped": False}
+        seen = {"healthy": load.healthy, "age_s": round(load.age(self.now), 3)}
+        numbers = {"waiting": load.waiting, "running": load.running, "kv_usage": load.kv_usage}
+        return seen | numbers | ({"note": load.error} if load.error else {})
 
 
 class ClusterStateStep(Step[NoParams]):

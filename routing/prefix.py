@@ -54,20 +54,34 @@ def block_hashes(text: str, block_chars: int) -> list[str]:
 
 
 class PrefixIndex:
-    """Per endpoint, a bounded LRU set of block hashes placed there."""
+    """Per endpoint, a bounded LRU of block hashes placed there.
 
-    def __init__(self, max_blocks_per_endpoint: int):
+    Each endpoint's bound starts at `max_blocks_per_endpoint` (or what its
+    pool's KV capacity holds, if smaller) and is learned downwards when the
+    engine reports a cache miss the index did not predict: if a prefix was
+    evicted after `distance` newer blocks, the engine holds about that many.
+    Confirmed hits let the bound grow back, one block at a time.
+    """
+
+    def __init__(self, max_blocks_per_endpoint: int, caps: dict[str, int] | None = None):
         self.cap = max_blocks_per_endpoint
-        self._blocks: dict[str, OrderedDict[str, None]] = {}
+        self._caps = dict(caps or {})
+        self._blocks: dict[str, OrderedDict[str, int]] = {}
+        self._seq: dict[str, int] = {}
+
+    def cap_of(self, endpoint: str) -> int:
+        return min(self.cap, self._caps.get(endpoint, self.cap))
 
     def record(self, endpoint: str, hashes: list[str]) -> None:
-        """Remember that `endpoint` now holds these blocks; evict the least recently used beyond the cap."""
+        """Remember that `endpoint` now holds these blocks; evict the least recently used beyond its bound."""
         blocks = self._blocks.setdefault(endpoint, OrderedDict())
+        seq = self._seq.get(endpoint, 0)
         for digest in hashes[-self.cap :]:
-            blocks[digest] = None
+            seq += 1
+            blocks[digest] = seq
             blocks.move_to_end(digest)
-        while len(blocks) > self.cap:
-            blocks.popitem(last=False)
+        self._seq[endpoint] = seq
+        self._evict(endpoint)
 
     def hits(self, endpoint: str, hashes: list[str]) -> int:
         """How many leading blocks of the prompt the endpoint holds."""
@@ -81,5 +95,27 @@ class PrefixIndex:
             count += 1
         return count
 
+    def distance(self, endpoint: str, hashes: list[str], hit: int) -> int | None:
+        """Blocks recorded on the endpoint since the prompt's last cached block was used."""
+        blocks = self._blocks.get(endpoint)
+        if not hit or not blocks or hashes[hit - 1] not in blocks:
+            return None
+        return self._seq[endpoint] - blocks[hashes[hit - 1]]
+
+    def learn(self, endpoint: str, capacity_blocks: int) -> None:
+        """The engine evicted sooner than predicted: hold at most this many blocks for it."""
+        self._caps[endpoint] = max(1, min(self.cap_of(endpoint), capacity_blocks))
+        self._evict(endpoint)
+
+    def grow(self, endpoint: str) -> None:
+        if endpoint in self._caps:
+            self._caps[endpoint] = min(self.cap, self._caps[endpoint] + 1)
+
     def size(self, endpoint: str) -> int:
         return len(self._blocks.get(endpoint, ()))
+
+    def _evict(self, endpoint: str) -> None:
+        blocks = self._blocks.get(endpoint)
+        cap = self.cap_of(endpoint)
+        while blocks and len(blocks) > cap:
+            blocks.popitem(last=False)

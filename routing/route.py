@@ -1,22 +1,26 @@
 """`routing.route`: choose the pool, wait for admission, then rank the pool's endpoints.
 
-Stage one filters pools by hard constraints (model, context length, allowed
-regions, a healthy endpoint) and picks the cheapest whose predicted TTFT for
-the request's class meets its target. Stage two scores the pool's endpoints
-with weighted scorers; affinity counts only on endpoints within `load_slack`
-requests of the least loaded, so it never piles work onto one endpoint while
-another idles. The placement is recorded in the prefix index at once.
+Stage one filters pools by hard constraints (model, allowed regions, context
+length, an endpoint whose circuit lets requests through) and picks the
+cheapest pool that can meet the request class's TTFT target. Stage two scores
+the pool's endpoints with weighted scorers; affinity counts only on endpoints
+within `load_slack` requests of the least loaded one, so it never piles work
+onto one endpoint while another idles. Ties go to the less loaded endpoint,
+then to the one holding fewer cached blocks, so new conversations spread out
+instead of evicting each other. The placement is recorded at once.
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from taskgate.plugins import (
     ALLOWED_REGIONS,
+    PLACEMENT,
     REQUEST,
     REQUEST_CLASS,
     Candidate,
@@ -25,11 +29,13 @@ from taskgate.plugins import (
     Placement,
     Reject,
     RequestContext,
+    Scorer,
     Services,
     Step,
     StepOptions,
 )
 
+from .admission import Gate
 from .cluster import CLUSTER, ClusterState, ClusterView
 from .config import RoutingConfig
 from .scorers import AFFINITY, BUILTIN
@@ -37,6 +43,7 @@ from .topology import Offer
 from .tracker import Tracker
 
 CLASSES = ("interactive", "batch", "background")
+Ranked = list[tuple[Candidate, dict[str, float]]]
 
 
 class RouteParams(Params):
@@ -48,28 +55,33 @@ class RouteParams(Params):
     class_from_header: bool = True
     seed: int | None = None
 
-    @field_validator("weights")
-    @classmethod
-    def _known(cls, weights: dict[str, float]) -> dict[str, float]:
-        return weights  # names are checked against registered scorers when the step is built
+
+@dataclass
+class Decision:
+    """Everything one placement is decided from; becomes the evidence."""
+
+    cls: str
+    fits: list[Offer]
+    ranked: dict[str, Ranked]
+    refused: dict[str, str]
+    predictions: dict[str, float] = field(default_factory=dict)
+    chosen: Offer | None = None
+    pick: Candidate | None = None  # set by a baseline picker
+    waited: float = 0.0
 
 
 class Route(Step[RouteParams]):
     type = "routing.route"
     requires = (REQUEST, CLUSTER)
     optional = (ALLOWED_REGIONS, REQUEST_CLASS)
-    provides = "placement"
+    provides = PLACEMENT
     Params = RouteParams
 
     def __init__(self, name: str, params: RouteParams, services: Services, options: StepOptions | None = None):
         super().__init__(name, params, services, options)
         config = services.section("routing", RoutingConfig)
         self.cluster: ClusterState = services.shared("routing.cluster", lambda: ClusterState(config))
-        scorers = {s.type: s() for s in BUILTIN}
-        unknown = sorted(set(params.weights) - set(scorers))
-        if unknown:
-            raise ValueError(f"unknown scorer(s) {', '.join(unknown)} in weights (known: {', '.join(sorted(scorers))})")
-        self.scorers = [(scorers[n], w) for n, w in params.weights.items() if w]
+        self.scorers = _scorers(params.weights, services)
         self.random = random.Random(params.seed)
 
     async def run(self, inputs: Inputs) -> Placement:
@@ -79,17 +91,31 @@ class Route(Step[RouteParams]):
         offers = self.cluster.topology.offers(model)
         if not offers:
             raise Reject(404, "model_not_found", f"The model {model!r} does not exist or is not served here.")
-        cls = self._class(inputs, request)
+        decision = self._decide(offers, inputs, request, view)
+        assert decision.chosen is not None  # _decide always chooses or raises
+        gate = self.cluster.gates[decision.chosen.pool.name]
+        decision.waited = await gate.enter(decision.cls)
+        try:
+            return self._place(decision, view, gate)
+        except BaseException:
+            gate.leave()
+            raise
+
+    def _decide(self, offers: list[Offer], inputs: Inputs, request: RequestContext, view: ClusterView) -> Decision:
         usable = {offer.pool.name: self._usable(offer, view) for offer in offers}
         fits, refused = self._eligible(offers, usable, inputs.get(ALLOWED_REGIONS), request, view)
         if not fits:
             reasons = "; ".join(f"pool {pool}: {why}" for pool, why in refused.items())
-            raise Reject(503, "no_pool_satisfies", f"no pool can serve model {model!r}: {reasons}", "api_error")
+            message = f"no pool can serve model {request.model!r}: {reasons}"
+            raise Reject(503, "no_pool_satisfies", message, "api_error")
         ranked = {offer.pool.name: self._rank(usable[offer.pool.name], view) for offer in fits}
-        chosen, predictions = self._choose(fits, ranked, cls, view)
-        gate = self.cluster.gates[chosen.pool.name]
-        waited = await gate.enter(cls)
-        return self._place(chosen, fits, ranked, view, cls, predictions, refused, waited, gate)
+        decision = Decision(self._class(inputs, request), fits, ranked, refused)
+        decision.predictions = {o.pool.name: self._predict_ttft_ms(o, ranked[o.pool.name], view) for o in fits}
+        if self.params.picker == "scored":
+            decision.chosen = self._cheapest_meeting_target(decision)
+        else:
+            decision.chosen, decision.pick = self._baseline([(o, c) for o in fits for c, _ in ranked[o.pool.name]])
+        return decision
 
     def _class(self, inputs: Inputs, request: RequestContext) -> str:
         given = inputs.get(REQUEST_CLASS)
@@ -105,7 +131,7 @@ class Route(Step[RouteParams]):
         request: RequestContext,
         view: ClusterView,
     ) -> tuple[list[Offer], dict[str, str]]:
-        needed = _prompt_tokens(view, self.cluster) + _max_tokens(request.json())
+        needed = self._prompt_tokens(view) + _max_tokens(request.json())
         fits: list[Offer] = []
         refused: dict[str, str] = {}
         for offer in offers:
@@ -125,11 +151,6 @@ class Route(Step[RouteParams]):
         metrics can be missing or wrong, and the breaker acts on real failures."""
         available = self.cluster.breakers.available
         return tuple(c for c in self._candidates(offer, view) if available(c.endpoint.name))
-
-    @staticmethod
-    def _down(endpoint: str, view: ClusterView) -> bool:
-        load = view.loads.get(endpoint)
-        return load is not None and not load.healthy and not view.stale(endpoint)
 
     def _candidates(self, offer: Offer, view: ClusterView) -> list[Candidate]:
         shared = view.shared
@@ -151,137 +172,141 @@ class Route(Step[RouteParams]):
             )
         return out
 
-    def _rank(self, usable: tuple[Candidate, ...], view: ClusterView) -> list[tuple[Candidate, dict[str, float]]]:
+    def _rank(self, usable: tuple[Candidate, ...], view: ClusterView) -> Ranked:
         if self.params.picker != "scored":
             return [(c, {}) for c in usable]
         least = min(c.load for c in usable)
         scored = [(c, self._scores(c, usable, least)) for c in usable]
         self.cluster.turn += 1
-        spread = {c.endpoint.name: (i - self.cluster.turn) % len(usable) for i, c in enumerate(usable)}
-        scored.sort(
-            key=lambda pair: (
-                self._down(pair[0].endpoint.name, view),
-                -pair[1]["total"],
-                pair[0].load,
-                spread[pair[0].endpoint.name],
-            )
-        )
-        return scored
+        rotation = {c.endpoint.name: (i - self.cluster.turn) % len(usable) for i, c in enumerate(usable)}
+        held = view.shared.held
+
+        def order(pair: tuple[Candidate, dict[str, float]]) -> tuple[Any, ...]:
+            candidate, scores = pair
+            name = candidate.endpoint.name
+            return (view.down(name), -scores["total"], candidate.load, held.get(name, 0), rotation[name])
+
+        return sorted(scored, key=order)
 
     def _scores(self, candidate: Candidate, peers: tuple[Candidate, ...], least: float) -> dict[str, float]:
         yields = candidate.load > least + self.params.load_slack
         scores = {
-            scorer.type: 0.0 if yields and scorer.type in AFFINITY else round(scorer.score(candidate, peers), 4)
+            scorer.type: 0.0 if yields and scorer.type in AFFINITY else scorer.score(candidate, peers)
             for scorer, _ in self.scorers
         }
-        scores["total"] = round(sum(scores[s.type] * w for s, w in self.scorers), 4)
+        scores["total"] = sum(scores[s.type] * w for s, w in self.scorers)
         return scores
 
-    def _choose(
-        self,
-        fits: list[Offer],
-        ranked: dict[str, list[tuple[Candidate, dict[str, float]]]],
-        cls: str,
-        view: ClusterView,
-    ) -> tuple[Offer, dict[str, float]]:
-        predictions = {o.pool.name: self._predict_ttft_ms(o, ranked[o.pool.name], view) for o in fits}
-        if self.params.picker != "scored":
-            everyone = [(o, c) for o in fits for c, _ in ranked[o.pool.name]]
-            offer, _ = self._baseline(everyone)
-            return offer, predictions
-        target = self._target_ms(cls)
-        meets = [o for o in fits if o.pool.config.targets.ttft_ms <= target and predictions[o.pool.name] <= target]
+    def _cheapest_meeting_target(self, decision: Decision) -> Offer:
+        target = self._target_ms(decision.cls)
+        predictions = decision.predictions
+        meets = [
+            o for o in decision.fits if o.pool.config.targets.ttft_ms <= target and predictions[o.pool.name] <= target
+        ]
         if meets:
-            return min(meets, key=lambda o: (_price(o), predictions[o.pool.name])), predictions
-        return min(fits, key=lambda o: predictions[o.pool.name]), predictions
+            return min(meets, key=lambda o: (_price(o), predictions[o.pool.name]))
+        return min(decision.fits, key=lambda o: predictions[o.pool.name])
 
     def _baseline(self, everyone: list[tuple[Offer, Candidate]]) -> tuple[Offer, Candidate]:
+        """The comparison pickers: one choice over every eligible endpoint of every pool."""
         if self.params.picker == "random":
             return self.random.choice(everyone)
         if self.params.picker == "round_robin":
             self.cluster.turn += 1
             return everyone[self.cluster.turn % len(everyone)]
-        return min(everyone, key=lambda pair: pair[1].load)  # ties: configuration order
+        return min(everyone, key=lambda pair: pair[1].load)  # least_loaded; ties: configuration order
 
-    def _predict_ttft_ms(
-        self, offer: Offer, ranked: list[tuple[Candidate, dict[str, float]]], view: ClusterView
-    ) -> float:
-        """Queue wait plus prefill of the uncached prompt on the pool's best endpoint."""
-        tokens = _prompt_tokens(view, self.cluster)
+    def _predict_ttft_ms(self, offer: Offer, ranked: Ranked, view: ClusterView) -> float:
+        """Queue wait plus prefill of the uncached prompt, on the pool's best reachable endpoint."""
+        tokens = self._prompt_tokens(view)
         per_token_ms = 1000.0 / offer.pool.config.prefill_tokens_per_s
         best = float("inf")
         for candidate, _ in ranked:
-            if self._down(candidate.endpoint.name, view):
+            if view.down(candidate.endpoint.name):
                 continue
-            cached = candidate.prefix_blocks * self._tokens_per_block()
+            cached = min(tokens, candidate.prefix_blocks * self._tokens_per_block())
             queue = candidate.waiting + max(0.0, candidate.inflight - candidate.running)
-            best = min(best, (max(0.0, tokens - cached) + queue * tokens) * per_token_ms)
+            best = min(best, (tokens - cached + queue * tokens) * per_token_ms)
         return round(best, 3) if best != float("inf") else 1e12
 
     def _target_ms(self, cls: str) -> float:
         classes = self.cluster.config.classes
-        return {"batch": classes.batch_ttft_ms, "background": classes.background_ttft_ms}.get(
-            cls, classes.interactive_ttft_ms
-        )
+        targets = {"batch": classes.batch_ttft_ms, "background": classes.background_ttft_ms}
+        return targets.get(cls, classes.interactive_ttft_ms)
 
     def _tokens_per_block(self) -> float:
         prefix = self.cluster.config.prefix
         return prefix.block_chars / prefix.chars_per_token
 
-    def _place(
-        self,
-        chosen: Offer,
-        fits: list[Offer],
-        ranked: Any,
-        view: ClusterView,
-        cls: str,
-        predictions: dict[str, float],
-        refused: dict[str, str],
-        waited: float,
-        gate: Any,
-    ) -> Placement:
-        order = ranked[chosen.pool.name]
-        if self.params.picker != "scored":
-            pick = self._baseline([(chosen, c) for c, _ in order])[1]
-            order = [(pick, {})] + [(c, s) for c, s in order if c is not pick]
-        first, scores = order[0]
+    def _prompt_tokens(self, view: ClusterView) -> int:
+        return int(view.prompt_chars / self.cluster.config.prefix.chars_per_token)
+
+    def _place(self, decision: Decision, view: ClusterView, gate: Gate) -> Placement:
+        assert decision.chosen is not None
+        chosen = decision.chosen
+        order = decision.ranked[chosen.pool.name]
+        if decision.pick is not None:
+            order = [(decision.pick, {})] + [(c, s) for c, s in order if c is not decision.pick]
+        first = order[0][0]
         others = [c.endpoint for c, _ in order[1:]]
         others += [
-            c.endpoint for o in fits if o is not chosen and o.model == chosen.model for c, _ in ranked[o.pool.name]
+            c.endpoint
+            for o in decision.fits
+            if o is not chosen and o.model == chosen.model
+            for c, _ in decision.ranked[o.pool.name]
         ]
         fallbacks = tuple(others[: self.cluster.config.fallback.max_attempts - 1])
-        self.cluster.store.placed(first.endpoint.name, view.hashes, view.session)
-        cached = int(first.prefix_blocks * self._tokens_per_block())
-        details = {
-            "class": cls,
-            "scores": scores,
-            "candidates": {c.endpoint.name: s for o in fits for c, s in ranked[o.pool.name]},
-            "predicted_ttft_ms": predictions,
-            "refused_pools": refused,
-            "queue_wait_ms": round(waited * 1000.0, 3),
-            "picker": self.params.picker,
-        }
-        reason = self._reason(chosen, cls, predictions, first)
-        tracker = Tracker(self.cluster, gate, first.endpoint.name, view.hashes, view.session)
-        return Placement(first.endpoint, chosen.model, reason, fallbacks, details, cached, tracker)
+        name = first.endpoint.name
+        distance = self.cluster.store.distance(name, view.hashes, first.prefix_blocks)
+        self.cluster.store.placed(name, view.hashes, view.session)
+        cached = int(min(self._prompt_tokens(view), first.prefix_blocks * self._tokens_per_block()))
+        tracker = Tracker(self.cluster, gate, name, view.hashes, view.session, first.prefix_blocks, distance)
+        details = self._details(decision, order[0][1])
+        return Placement(
+            first.endpoint, chosen.model, self._reason(decision, first), fallbacks, details, cached, tracker
+        )
 
-    def _reason(self, chosen: Offer, cls: str, predictions: dict[str, float], first: Candidate) -> str:
-        if self.params.picker != "scored":
+    def _details(self, decision: Decision, scores: dict[str, float]) -> dict[str, Any]:
+        return {
+            "class": decision.cls,
+            "picker": self.params.picker,
+            "scores": _rounded(scores),
+            "candidates": {
+                c.endpoint.name: _rounded(s) for o in decision.fits for c, s in decision.ranked[o.pool.name]
+            },
+            "predicted_ttft_ms": decision.predictions,
+            "refused_pools": decision.refused,
+            "queue_wait_ms": round(decision.waited * 1000.0, 3),
+        }
+
+    def _reason(self, decision: Decision, first: Candidate) -> str:
+        if decision.pick is not None:
             return f"{self.params.picker} picker"
-        target = self._target_ms(cls)
-        fit = "meets" if predictions[chosen.pool.name] <= target else "misses (fastest available)"
-        pool = f"pool {chosen.pool.name}: cheapest whose predicted TTFT {fit} the {cls} target {target:.0f} ms"
+        assert decision.chosen is not None
+        target = self._target_ms(decision.cls)
+        predicted = decision.predictions[decision.chosen.pool.name]
+        fit = "meets" if predicted <= target else "misses (fastest available)"
+        pool = f"pool {decision.chosen.pool.name}: cheapest whose predicted TTFT {fit}"
+        pool += f" the {decision.cls} target {target:.0f} ms"
         why = f"highest score ({first.prefix_blocks} prefix blocks, load {first.load:g})"
         return f"{pool}; endpoint {first.endpoint.name}: {why}"
+
+
+def _scorers(weights: dict[str, float], services: Services) -> list[tuple[Scorer, float]]:
+    known = dict(services.scorers) or {s.type: s for s in BUILTIN}
+    unknown = sorted(set(weights) - set(known))
+    if unknown:
+        raise ValueError(f"unknown scorer(s) {', '.join(unknown)} in weights (known: {', '.join(sorted(known))})")
+    return [(known[name](), weight) for name, weight in weights.items() if weight]
+
+
+def _rounded(scores: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 4) for k, v in scores.items()}
 
 
 def _price(offer: Offer) -> float:
     price = offer.pool.config.price
     return price.input_per_mtok + price.output_per_mtok
-
-
-def _prompt_tokens(view: ClusterView, cluster: ClusterState) -> int:
-    return int(view.prompt_chars / cluster.config.prefix.chars_per_token)
 
 
 def _max_tokens(body: dict[str, Any]) -> int:

@@ -32,6 +32,7 @@ class View:
     session_endpoint: str | None
     source: str  # "memory", "redis" or "local (redis unavailable: ...)"
     degraded: bool = False
+    held: dict[str, int] = field(default_factory=dict)  # blocks each endpoint is believed to hold
 
 
 class Store(Protocol):
@@ -40,6 +41,12 @@ class Store(Protocol):
     def placed(self, endpoint: str, hashes: list[str], session: str | None) -> None: ...
 
     def inflight(self, endpoint: str, delta: int) -> None: ...
+
+    def distance(self, endpoint: str, hashes: list[str], hit: int) -> int | None: ...
+
+    def learn(self, endpoint: str, capacity_blocks: int) -> None: ...
+
+    def confirm(self, endpoint: str) -> None: ...
 
     async def close(self) -> None: ...
 
@@ -59,7 +66,9 @@ class MemoryStore:
     def local_view(self, endpoints: list[str], hashes: list[str], session: str | None, source: str) -> View:
         inflight = {e: self.counts.get(e, 0) for e in endpoints}
         blocks = {e: self.index.hits(e, hashes) for e in endpoints}
-        return View(inflight, blocks, self.sessions.get(session) if session else None, source, source != "memory")
+        held = {e: self.index.size(e) for e in endpoints}
+        session_endpoint = self.sessions.get(session) if session else None
+        return View(inflight, blocks, session_endpoint, source, source != "memory", held)
 
     def placed(self, endpoint: str, hashes: list[str], session: str | None) -> None:
         self.index.record(endpoint, hashes)
@@ -72,6 +81,15 @@ class MemoryStore:
     def inflight(self, endpoint: str, delta: int) -> None:
         self.counts[endpoint] = max(0, self.counts.get(endpoint, 0) + delta)
 
+    def distance(self, endpoint: str, hashes: list[str], hit: int) -> int | None:
+        return self.index.distance(endpoint, hashes, hit)
+
+    def learn(self, endpoint: str, capacity_blocks: int) -> None:
+        self.index.learn(endpoint, capacity_blocks)
+
+    def confirm(self, endpoint: str) -> None:
+        self.index.grow(endpoint)
+
     async def close(self) -> None:
         return None
 
@@ -79,10 +97,9 @@ class MemoryStore:
 class RedisStore:
     """Shared state in Redis, written through from the local view."""
 
-    def __init__(self, config: StateConfig, local: MemoryStore, max_blocks: int):
+    def __init__(self, config: StateConfig, local: MemoryStore):
         self.local = local
         self.config = config
-        self.max_blocks = max_blocks
         timeout = config.timeout_ms / 1000.0
         self.redis: Any = aioredis.from_url(
             config.redis_url, socket_timeout=timeout, socket_connect_timeout=timeout, decode_responses=True
@@ -109,12 +126,15 @@ class RedisStore:
         pipe.hmget(self._key("inflight"), endpoints)
         for endpoint in endpoints:
             pipe.zmscore(self._key("prefix", endpoint), hashes) if hashes else pipe.exists(self._key("none"))
+            pipe.zcard(self._key("prefix", endpoint))
         pipe.get(self._key("session", session)) if session else pipe.exists(self._key("none"))
         results = await pipe.execute()
         counts = {e: max(0, int(v or 0)) for e, v in zip(endpoints, results[0], strict=True)}
-        blocks = {e: _leading(r) if hashes else 0 for e, r in zip(endpoints, results[1:-1], strict=True)}
+        pairs = results[1:-1]
+        blocks = {e: _leading(pairs[2 * i]) if hashes else 0 for i, e in enumerate(endpoints)}
+        held = {e: int(pairs[2 * i + 1]) for i, e in enumerate(endpoints)}
         session_endpoint = results[-1] if session and isinstance(results[-1], str) else None
-        return View(counts, blocks, session_endpoint, "redis")
+        return View(counts, blocks, session_endpoint, "redis", False, held)
 
     def _fallback(self, endpoints: list[str], hashes: list[str], session: str | None) -> View:
         return self.local.local_view(endpoints, hashes, session, f"local (redis unavailable: {self._down_reason})")
@@ -131,13 +151,25 @@ class RedisStore:
         self.local.inflight(endpoint, delta)
         self._write(self.redis.hincrby(self._key("inflight"), endpoint, delta))
 
+    def distance(self, endpoint: str, hashes: list[str], hit: int) -> int | None:
+        return self.local.distance(endpoint, hashes, hit)  # this replica's placements only: an estimate
+
+    def learn(self, endpoint: str, capacity_blocks: int) -> None:
+        self.local.learn(endpoint, capacity_blocks)
+        cap = self.local.index.cap_of(endpoint)
+        self._write(self.redis.zremrangebyrank(self._key("prefix", endpoint), 0, -(cap + 1)))
+
+    def confirm(self, endpoint: str) -> None:
+        self.local.confirm(endpoint)
+
     async def _record(self, endpoint: str, hashes: list[str], session: str | None) -> None:
         pipe = self.redis.pipeline(transaction=False)
         key = self._key("prefix", endpoint)
+        cap = self.local.index.cap_of(endpoint)
         if hashes:
             stamp = time.time()
-            pipe.zadd(key, {h: stamp + i * 1e-6 for i, h in enumerate(hashes[-self.max_blocks :])})
-            pipe.zremrangebyrank(key, 0, -(self.max_blocks + 1))  # keep the newest max_blocks
+            pipe.zadd(key, {h: stamp + i * 1e-6 for i, h in enumerate(hashes[-cap:])})
+            pipe.zremrangebyrank(key, 0, -(cap + 1))  # keep the newest blocks, up to the bound
         if session:
             pipe.set(self._key("session", session), endpoint, ex=int(self.config.session_ttl_s))
         await pipe.execute()

@@ -15,12 +15,23 @@ if TYPE_CHECKING:
 class Tracker:
     """The DispatchObserver of one placement."""
 
-    def __init__(self, cluster: ClusterState, gate: Gate, placed: str, hashes: list[str], session: str | None):
+    def __init__(
+        self,
+        cluster: ClusterState,
+        gate: Gate,
+        placed: str,
+        hashes: list[str],
+        session: str | None,
+        predicted_blocks: int = 0,
+        distance: int | None = None,
+    ):
         self.cluster = cluster
         self.gate = gate
         self.placed = placed
         self.hashes = hashes
         self.session = session
+        self.predicted_blocks = predicted_blocks
+        self.distance = distance
         self.done = False
 
     def attempt_started(self, endpoint: Endpoint) -> None:
@@ -39,5 +50,18 @@ class Tracker:
             return
         self.done = True
         self.gate.leave()
-        if endpoint is not None and endpoint.name != self.placed:  # a fallback answered: it now holds the prefix
+        if endpoint is None:
+            return
+        if endpoint.name != self.placed:  # a fallback answered: it now holds the prefix
             self.cluster.store.placed(endpoint.name, self.hashes, self.session)
+        elif cached_tokens is not None and self.predicted_blocks:
+            self._learn(endpoint.name, cached_tokens)
+
+    def _learn(self, endpoint: str, cached_tokens: int) -> None:
+        """Compare the engine's own account with the prediction, and correct the index's bound."""
+        prefix = self.cluster.config.prefix
+        engine_blocks = cached_tokens * prefix.chars_per_token / prefix.block_chars
+        if engine_blocks >= self.predicted_blocks / 2:
+            self.cluster.store.confirm(endpoint)
+        elif self.distance is not None:
+            self.cluster.store.learn(endpoint, self.distance)

@@ -84,3 +84,22 @@ def test_sim_and_serve_processes_answer_and_log_json_evidence(sim: str, tmp_path
     assert evidence[0]["level"] == "info"
     assert "timestamp" in evidence[0]
     assert "Traceback" not in stderr
+
+
+def test_evidence_is_logged_even_when_the_level_is_warning(sim: str, tmp_path: Path) -> None:
+    port = closed_port()
+    config = tmp_path / "taskgate.yaml"
+    pool = f"{{name: p, endpoints: [{{name: sim, url: '{sim}'}}], models: [{{name: cli-model}}]}}"
+    config.write_text(f"logging: {{level: warning, evidence: true}}\nrouting:\n  pools:\n    - {pool}\n")
+    proc = spawn("serve", "-c", str(config), "--port", str(port))
+    try:
+        wait_ready(f"http://127.0.0.1:{port}/readyz", proc)
+        status, _, _ = post(
+            f"http://127.0.0.1:{port}/v1/chat/completions",
+            {"model": "cli-model", "messages": [{"role": "user", "content": "hi"}]},
+        )
+        assert status == 200
+    finally:
+        stderr = stop(proc)
+    lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+    assert [line["event"] for line in lines] == ["evidence"], "info lines are filtered, evidence is not"
