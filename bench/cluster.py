@@ -45,6 +45,8 @@ POOLS = (
     Pool("fast", "h100", 2, 1_536, 32, 3.0, 9.0, 800.0, 30.0, 32_768),
     Pool("cheap", "l4", 2, 1_024, 16, 0.8, 2.4, 3_000.0, 80.0, 16_384),
 )
+# Engine-time TTFT targets per request class; interactive ones count as "within target" at or under theirs.
+CLASS_TTFT_MS = {"interactive": 800.0, "batch": 30_000.0}
 CACHED_INPUT_PRICE = 0.1  # cached prompt tokens cost this fraction of the input price
 
 

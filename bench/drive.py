@@ -39,7 +39,7 @@ class Record:
 @dataclass
 class Run:
     records: list[Record]
-    elapsed_s: float  # first arrival to the last answer
+    elapsed_s: float  # the first request's start to the last answer
     unfinished_sessions: int
 
 
@@ -67,8 +67,9 @@ class Driver:
             await asyncio.gather(*pending, return_exceptions=True)
             for task in done:
                 task.result()  # surface bugs in the driver itself
-        ends = [r.start_s + r.total_s for r in self.records]
-        return Run(sorted(self.records, key=lambda r: r.start_s), max(ends, default=0.0), len(pending))
+        records = sorted(self.records, key=lambda r: r.start_s)
+        elapsed = max((r.start_s + r.total_s for r in records), default=0.0) - (records[0].start_s if records else 0.0)
+        return Run(records, elapsed, len(pending))
 
     async def _session(self, http: aiohttp.ClientSession, session: Session) -> None:
         await asyncio.sleep(max(0.0, self._t0 + session.arrival_s * self.scale - time.perf_counter()))
@@ -117,7 +118,7 @@ async def _read_stream(resp: aiohttp.ClientResponse, record: Record, started: fl
             continue
         data = line[5:].strip()
         if data == b"[DONE]":
-            break
+            continue  # read on to the end of the body, so the connection can be reused
         chunk = json.loads(data)
         for choice in chunk.get("choices") or ():
             piece = (choice.get("delta") or {}).get("content")

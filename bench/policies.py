@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from cluster import Engine, Pool, env_offline, stop_process
+from cluster import CLASS_TTFT_MS, Engine, Pool, env_offline, stop_process
 from targets import free_port, wait_ready
 
 Router = Literal["taskgate", "sglang", "vllm"]
@@ -68,11 +68,13 @@ def taskgate_config(
                 "endpoints": [{"name": e.name, "url": e.url} for e in members],
             }
         )
+    classes = {f"{name}_ttft_ms": ms * wall for name, ms in CLASS_TTFT_MS.items()}
+    params: dict[str, Any] = {"picker": picker, "seed": 7} if picker == "random" else {"picker": picker}
     return {
         "server": {"host": "127.0.0.1", "port": port},
         "logging": {"level": "warning", "evidence": False},
-        "routing": {"state": {"store": "memory", "scrape_interval_s": 0.5}, "pools": entries},
-        "steps": [{"name": "route", "type": "routing.route", "params": {"picker": picker}}],
+        "routing": {"state": {"store": "memory", "scrape_interval_s": 0.5}, "pools": entries, "classes": classes},
+        "steps": [{"name": "route", "type": "routing.route", "params": params}],
     }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter as Tally
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -57,15 +58,19 @@ def summarise(
         "engine_requests_by_header": {str(k): v for k, v in seen.items()},
         "load_max_over_mean": max(loads.values()) / mean_load if mean_load else float("nan"),
         "cost_usd": sum(c.cost(pools[name]) for name, c in counters.items()),
-        "engine_cached_share": _engine_share(counters),
+        "engine_cached_share": _engine_share(counters.values()),
+        "engine_cached_share_by_engine": {name: _engine_share([c]) for name, c in counters.items()},
         "interactive_within_target": within / planned["interactive"] if planned["interactive"] else 0.0,
         "errors_sample": sorted({r.error or "" for r in run.records if not r.ok})[:3],
     }
 
 
-def _engine_share(counters: dict[str, Counters]) -> float:
-    prompt = sum(c.prompt_tokens for c in counters.values())
-    return sum(c.cached_tokens for c in counters.values()) / prompt if prompt else 0.0
+def _engine_share(counters: Iterable[Counters]) -> float:
+    """Prompt tokens found cached over prompt tokens, as the engines counted them."""
+    prompt = cached = 0.0
+    for c in counters:
+        prompt, cached = prompt + c.prompt_tokens, cached + c.cached_tokens
+    return cached / prompt if prompt else 0.0
 
 
 COLUMNS = (
@@ -114,7 +119,7 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     fig, axes = plt.subplots(2, 3, figsize=(15, 8))
     panels = [
         ("Prompt tokens served from cache (%)", [100 * r["cached_share"] for r in rows]),
-        ("Interactive TTFT p99 (ms)", [r["ttft_p99_ms"] for r in rows]),
+        ("Interactive TTFT: p99 bars, p50 marks (ms, log)", [r["ttft_p99_ms"] for r in rows]),
         ("Total time (s)", [r["total_s"] for r in rows]),
         ("Engine load, max / mean requests", [r["load_max_over_mean"] for r in rows]),
         ("Cost ($)", [r["cost_usd"] for r in rows]),
@@ -126,8 +131,8 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
         axis.set_xticks(xs)
         axis.set_xticklabels(names, rotation=25, ha="right", fontsize=8)
     p50 = [r["ttft_p50_ms"] for r in rows]
-    axes.flat[1].scatter(xs, p50, color="black", marker="_", s=300, zorder=3, label="p50")
-    axes.flat[1].legend(fontsize=8)
+    axes.flat[1].scatter(xs, p50, color="black", marker="_", s=300, zorder=3)
+    axes.flat[1].set_yscale("log")
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

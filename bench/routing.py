@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cluster import POOLS, Cluster, Counters, Pool
+from cluster import CLASS_TTFT_MS, POOLS, Cluster, Counters, Pool
 from drive import Run, drive
 from policies import POLICIES, Policy, RouterProcess
 from report import engines_table, plot, summarise, table
@@ -33,7 +33,6 @@ from workload import Session, Shape, describe, generate
 
 RESULTS = Path(__file__).resolve().parent / "results"
 MODEL = "agent"
-INTERACTIVE_TTFT_MS = 800.0  # engine time; the interactive class's target
 
 
 def run_policy(
@@ -63,34 +62,42 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="a smoke run: fewer requests, faster clock")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--requests", type=int, help="at least this many requests (default 1100, quick 250)")
-    parser.add_argument("--time-scale", type=float, help="wall seconds per engine second (default 0.5, quick 0.25)")
+    parser.add_argument("--time-scale", type=float, help="wall seconds per engine second (default 0.3, quick 0.15)")
     parser.add_argument("--policies", help="comma-separated policy names to run (default: all)")
     args = parser.parse_args()
-    scale = args.time_scale or (0.25 if args.quick else 0.5)
+    scale = args.time_scale or (0.15 if args.quick else 0.3)
     shape = Shape(requests=args.requests or (250 if args.quick else 1_100))
     chosen = _choose(args.policies)
     signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # also when started with SIGINT ignored
     RESULTS.mkdir(exist_ok=True)
 
     sessions = generate(args.seed, shape)
     workload = describe(sessions)
     planned = {"interactive": workload["interactive_requests"]}
     deadline_s = (workload["arrival_span_s"] * scale) * 3 + 120.0
-    target_s = INTERACTIVE_TTFT_MS * scale / 1000
+    target_s = CLASS_TTFT_MS["interactive"] * scale / 1000
     print(f"workload: {workload}; time scale {scale}; interactive TTFT target {target_s * 1000:.0f} ms wall")
-    rows, skipped = [], []
-    for policy in chosen:
-        reason = policy.missing()
-        if reason:
-            skipped.append(f"{policy.name}: {reason}")
-            continue
-        print(f"running {policy.name} ...", file=sys.stderr, flush=True)
-        try:
-            run, counters, pools = run_policy(policy, sessions, scale, deadline_s)
-        except RuntimeError as exc:
-            skipped.append(f"{policy.name}: {exc} (see bench/results/routing-*.log)")
-            continue
-        rows.append(summarise(policy.name, run, counters, pools, planned, target_s))
+    rows: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    try:
+        for policy in chosen:
+            reason = policy.missing()
+            if reason:
+                skipped.append(f"{policy.name}: {reason}")
+                continue
+            print(f"running {policy.name} ...", file=sys.stderr, flush=True)
+            try:
+                run, counters, pools = run_policy(policy, sessions, scale, deadline_s)
+            except RuntimeError as exc:
+                skipped.append(f"{policy.name}: {exc} (see bench/results/routing-*.log)")
+                continue
+            rows.append(summarise(policy.name, run, counters, pools, planned, target_s))
+    except KeyboardInterrupt:
+        print("interrupted; every engine and router is stopped", file=sys.stderr)
+        skipped.append("the rest: interrupted")
+        report(rows, skipped, args, workload, scale, target_s)
+        return 130
     report(rows, skipped, args, workload, scale, target_s)
     return 0
 
@@ -114,9 +121,10 @@ def report(
     scale: float,
     target_s: float,
 ) -> None:
-    print(table(rows))
-    print()
-    print(engines_table(rows))
+    if rows:
+        print(table(rows))
+        print()
+        print(engines_table(rows))
     for note in skipped:
         print(f"skipped {note}")
     pools = [{"name": p.name, "profile": p.profile, "engines": p.engines, "kv_blocks": p.kv_blocks} for p in POOLS]

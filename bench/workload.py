@@ -35,12 +35,12 @@ class Shape:
     requests: int = 1_100  # sessions are added until the turns reach this many
     agents: int = 3
     system_tokens: int = 1_500
-    sessions_per_s: float = 1.2  # Poisson arrival rate, engine seconds
+    sessions_per_s: float = 0.7  # Poisson arrival rate, engine seconds
     batch_share: float = 0.15
-    interactive_turns: tuple[int, int] = (3, 9)
+    interactive_turns: tuple[int, int] = (3, 10)
     batch_turns: tuple[int, int] = (1, 3)
     question_tokens: tuple[int, int] = (30, 120)
-    tool_result_tokens: tuple[int, int] = (120, 420)
+    tool_result_tokens: tuple[int, int] = (200, 700)
     document_tokens: tuple[int, int] = (2_500, 5_500)
     followup_tokens: tuple[int, int] = (15, 40)
     interactive_max_tokens: int = 32

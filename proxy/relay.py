@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 from collections.abc import Mapping
@@ -178,7 +179,8 @@ async def relay_stream(
             upstream.release()
         else:
             upstream.close()  # drop the connection: the upstream stops generating
-    await out.write_eof()
+    with contextlib.suppress(ConnectionResetError):  # the client left right after the last event
+        await out.write_eof()
     return out
 
 

@@ -103,3 +103,24 @@ def test_evidence_is_logged_even_when_the_level_is_warning(sim: str, tmp_path: P
         stderr = stop(proc)
     lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
     assert [line["event"] for line in lines] == ["evidence"], "info lines are filtered, evidence is not"
+
+
+def test_sim_flags_override_the_profile_and_bad_values_are_one_line_errors() -> None:
+    bad = subprocess.run(
+        [sys.executable, "-m", "taskgate", "sim", "l4", "--kv-blocks", "0"], capture_output=True, text=True, timeout=30
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("taskgate: error:")
+    assert "Traceback" not in bad.stderr
+    port = closed_port()
+    proc = spawn("sim", "l4", "--port", str(port), "--model", "x", "--max-num-seqs", "3", "--time-scale", "0")
+    try:
+        wait_ready(f"http://127.0.0.1:{port}/health", proc)
+        status, headers, _ = post(
+            f"http://127.0.0.1:{port}/v1/chat/completions",
+            {"model": "x", "messages": [{"role": "user", "content": "hi"}]},
+        )
+        assert status == 200
+        assert headers["x-sim-engine"] == "l4"
+    finally:
+        stop(proc)
