@@ -4,8 +4,9 @@ Stage one filters pools by hard constraints (model, allowed regions, context
 length, an endpoint whose circuit lets requests through) and picks the
 cheapest pool that can meet the request class's TTFT target. Stage two scores
 the pool's endpoints with weighted scorers; affinity counts only on endpoints
-within `load_slack` requests of the least loaded one, so it never piles work
-onto one endpoint while another idles. Ties go to the less loaded endpoint,
+within `load_slack` requests of the least loaded one and not queueing work a
+peer could start now, so it never piles work onto one endpoint while another
+idles. Ties go to the less loaded endpoint,
 then to the one holding fewer cached blocks, so new conversations spread out
 instead of evicting each other. The placement is recorded at once.
 """
@@ -51,7 +52,7 @@ class RouteParams(Params):
     weights: dict[str, float] = Field(
         default_factory=lambda: {"prefix": 4.0, "session": 1.0, "inflight": 2.0, "queue": 1.0, "kv": 0.5}
     )
-    load_slack: float = Field(default=2.0, ge=0)
+    load_slack: float = Field(default=8.0, ge=0)
     class_from_header: bool = True
     seed: int | None = None
 
@@ -176,7 +177,8 @@ class Route(Step[RouteParams]):
         if self.params.picker != "scored":
             return [(c, {}) for c in usable]
         least = min(c.load for c in usable)
-        scored = [(c, self._scores(c, usable, least)) for c in usable]
+        idle_queue = any(c.waiting == 0 for c in usable)
+        scored = [(c, self._scores(c, usable, least, idle_queue)) for c in usable]
         self.cluster.turn += 1
         rotation = {c.endpoint.name: (i - self.cluster.turn) % len(usable) for i, c in enumerate(usable)}
         held = view.shared.held
@@ -188,8 +190,11 @@ class Route(Step[RouteParams]):
 
         return sorted(scored, key=order)
 
-    def _scores(self, candidate: Candidate, peers: tuple[Candidate, ...], least: float) -> dict[str, float]:
-        yields = candidate.load > least + self.params.load_slack
+    def _scores(
+        self, candidate: Candidate, peers: tuple[Candidate, ...], least: float, idle_queue: bool
+    ) -> dict[str, float]:
+        saturated = candidate.waiting > 0 and idle_queue  # it queues work while a peer would start it now
+        yields = saturated or candidate.load > least + self.params.load_slack
         scores = {
             scorer.type: 0.0 if yields and scorer.type in AFFINITY else scorer.score(candidate, peers)
             for scorer, _ in self.scorers
