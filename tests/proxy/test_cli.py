@@ -9,6 +9,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -58,50 +59,45 @@ def sim() -> Iterator[str]:
     stop(proc)
 
 
-def test_sim_and_serve_processes_answer_and_log_json_evidence(sim: str, tmp_path: Path) -> None:
+@contextmanager
+def served(sim: str, tmp_path: Path, header: str = "") -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """`taskgate serve` in front of the sim; after the block, the list holds its JSON log lines."""
     port = closed_port()
     config = tmp_path / "taskgate.yaml"
     pool = f"{{name: p, endpoints: [{{name: sim, url: '{sim}'}}], models: [{{name: cli-model}}]}}"
-    config.write_text(f"routing:\n  pools:\n    - {pool}\n")
+    config.write_text(f"{header}routing:\n  pools:\n    - {pool}\n")
     proc = spawn("serve", "-c", str(config), "--port", str(port))
+    lines: list[dict[str, Any]] = []
     try:
         wait_ready(f"http://127.0.0.1:{port}/readyz", proc)
-        status, headers, body = post(
-            f"http://127.0.0.1:{port}/v1/chat/completions",
-            {"model": "cli-model", "messages": [{"role": "user", "content": "hi"}]},
-        )
-        assert status == 200
-        assert body["choices"][0]["message"]["content"]
-        bad_status, _, bad = post(f"http://127.0.0.1:{port}/v1/chat/completions", {"model": "other"})
-        assert bad_status == 404
-        assert bad["error"]["code"] == "model_not_found"
+        yield f"http://127.0.0.1:{port}/v1/chat/completions", lines
     finally:
         stderr = stop(proc)
-    lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+        assert "Traceback" not in stderr
+        lines.extend(json.loads(line) for line in stderr.splitlines() if line.startswith("{"))
+
+
+HELLO = {"model": "cli-model", "messages": [{"role": "user", "content": "hi"}]}
+
+
+def test_sim_and_serve_processes_answer_and_log_json_evidence(sim: str, tmp_path: Path) -> None:
+    with served(sim, tmp_path) as (url, lines):
+        status, headers, body = post(url, HELLO)
+        assert status == 200
+        assert body["choices"][0]["message"]["content"]
+        bad_status, _, bad = post(url, {"model": "other"})
+        assert bad_status == 404
+        assert bad["error"]["code"] == "model_not_found"
     evidence = [line for line in lines if line["event"] == "evidence"]
     assert [e["status"] for e in evidence] == [200, 404]
     assert evidence[0]["request_id"] == headers["x-taskgate-request-id"]
     assert evidence[0]["level"] == "info"
     assert "timestamp" in evidence[0]
-    assert "Traceback" not in stderr
 
 
 def test_evidence_is_logged_even_when_the_level_is_warning(sim: str, tmp_path: Path) -> None:
-    port = closed_port()
-    config = tmp_path / "taskgate.yaml"
-    pool = f"{{name: p, endpoints: [{{name: sim, url: '{sim}'}}], models: [{{name: cli-model}}]}}"
-    config.write_text(f"logging: {{level: warning, evidence: true}}\nrouting:\n  pools:\n    - {pool}\n")
-    proc = spawn("serve", "-c", str(config), "--port", str(port))
-    try:
-        wait_ready(f"http://127.0.0.1:{port}/readyz", proc)
-        status, _, _ = post(
-            f"http://127.0.0.1:{port}/v1/chat/completions",
-            {"model": "cli-model", "messages": [{"role": "user", "content": "hi"}]},
-        )
-        assert status == 200
-    finally:
-        stderr = stop(proc)
-    lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+    with served(sim, tmp_path, "logging: {level: warning, evidence: true}\n") as (url, lines):
+        assert post(url, HELLO)[0] == 200
     assert [line["event"] for line in lines] == ["evidence"], "info lines are filtered, evidence is not"
 
 
@@ -116,10 +112,7 @@ def test_sim_flags_override_the_profile_and_bad_values_are_one_line_errors() -> 
     proc = spawn("sim", "l4", "--port", str(port), "--model", "x", "--max-num-seqs", "3", "--time-scale", "0")
     try:
         wait_ready(f"http://127.0.0.1:{port}/health", proc)
-        status, headers, _ = post(
-            f"http://127.0.0.1:{port}/v1/chat/completions",
-            {"model": "x", "messages": [{"role": "user", "content": "hi"}]},
-        )
+        status, headers, _ = post(f"http://127.0.0.1:{port}/v1/chat/completions", {**HELLO, "model": "x"})
         assert status == 200
         assert headers["x-sim-engine"] == "l4"
     finally:
