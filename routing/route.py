@@ -267,9 +267,9 @@ class Route(Step[RouteParams]):
         cached = int(min(self._prompt_tokens(view), first.prefix_blocks * self._tokens_per_block()))
         tracker = Tracker(self.cluster, gate, name, view.hashes, view.session, first.prefix_blocks, distance)
         details = self._details(decision, order[0][1])
-        return Placement(
-            first.endpoint, chosen.model, self._reason(decision, first), fallbacks, details, cached, tracker
-        )
+        tied = [c.endpoint.name for c, s in order[1:] if s and s.get("total") == order[0][1].get("total")]
+        reason = self._reason(decision, first, tied)
+        return Placement(first.endpoint, chosen.model, reason, fallbacks, details, cached, tracker)
 
     def _details(self, decision: Decision, scores: dict[str, float]) -> dict[str, Any]:
         return {
@@ -284,7 +284,7 @@ class Route(Step[RouteParams]):
             "queue_wait_ms": round(decision.waited * 1000.0, 3),
         }
 
-    def _reason(self, decision: Decision, first: Candidate) -> str:
+    def _reason(self, decision: Decision, first: Candidate, tied: list[str]) -> str:
         if decision.pick is not None:
             return f"{self.params.picker} picker"
         assert decision.chosen is not None
@@ -294,6 +294,8 @@ class Route(Step[RouteParams]):
         pool = f"pool {decision.chosen.pool.name}: cheapest whose predicted TTFT {fit}"
         pool += f" the {decision.cls} target {target:.0f} ms"
         why = f"highest score ({first.prefix_blocks} prefix blocks, load {first.load:g})"
+        if tied:
+            why = f"tied on score with {', '.join(tied)}; chosen for lower load, then fewer cached blocks held"
         return f"{pool}; endpoint {first.endpoint.name}: {why}"
 
 

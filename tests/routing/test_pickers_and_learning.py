@@ -67,3 +67,11 @@ async def test_the_index_learns_an_engines_real_capacity_from_its_reported_cache
     assert index.cap_of("e0") < index.cap, "the miss taught the index a smaller bound"
     later = await client.post("/v1/chat/completions", json=chat(b_text, "first", "ok", "second"))
     assert int(later.headers["x-taskgate-prefix-hit"]) == 0, "B's blocks are forgotten, as the engine forgot them"
+
+
+async def test_the_evidence_says_when_a_tie_break_decided(proxy: ProxyFactory, engines: StartEngines) -> None:
+    sims = await engines("e0", "e1")
+    client = await proxy(routing(pool("p", sims)))
+    resp = await client.post("/v1/chat/completions", json=chat("nothing cached anywhere"))
+    reason = record_of(client, resp)["decisions"]["placement"]["reason"]
+    assert "tied on score with" in reason
