@@ -8,6 +8,7 @@ the prompt's block hashes once, and hands the route step a snapshot.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -115,6 +116,13 @@ class ClusterView:
         return seen | numbers | ({"note": load.error} if load.error else {})
 
 
+def session_key(raw: str | None) -> str | None:
+    """A bounded key for a client's session id: long ids are hashed, so clients cannot grow the store's memory."""
+    if not raw:
+        return None
+    return raw if len(raw) <= 64 else "h:" + hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
+
+
 class ClusterStateStep(Step[NoParams]):
     """Reads the cluster for this request's model; never blocks on a dead store."""
 
@@ -135,10 +143,8 @@ class ClusterStateStep(Step[NoParams]):
         classes = self.cluster.config.classes
         text = canonical(body) if request.surface in ("chat", "completions") else ""
         hashes = block_hashes(text, self.cluster.config.prefix.block_chars)
-        session = request.headers.get(classes.session_header) or None
-        endpoints = [
-            e.name for offer in self.cluster.topology.offers(request.model or "") for e in offer.pool.endpoints
-        ]
+        session = session_key(request.headers.get(classes.session_header))
+        endpoints = self.cluster.topology.endpoint_names(request.model or "")
         shared = await self.cluster.store.view(endpoints, hashes, session)
         state = self.cluster.config.state
         return ClusterView(

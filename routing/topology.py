@@ -37,10 +37,18 @@ class Topology:
         self.endpoints = {e.name: e for pool in self.pools for e in pool.endpoints}
         self.pool_of = {e.name: pool for pool in self.pools for e in pool.endpoints}
         self._offers: dict[str, list[Offer]] = {}
+        self._names: dict[str, list[str]] = {}
         for pool in self.pools:
             for model in pool.config.models:
                 for name in (model.name, *model.aliases):
                     self._offers.setdefault(name, []).append(Offer(pool, model.name))
+
+    def endpoint_names(self, model: str) -> list[str]:
+        """Every endpoint of every pool serving `model`, computed once per served model."""
+        names = self._names.get(model)
+        if names is None and model in self._offers:  # only configured names: clients cannot grow this
+            names = self._names[model] = [e.name for offer in self.offers(model) for e in offer.pool.endpoints]
+        return names or []
 
     def offers(self, model: str) -> list[Offer]:
         """Pools serving `model` (by name or alias), in config order."""

@@ -156,3 +156,15 @@ llamacpp:kv_cache_usage_ratio 0.5
 )
 def test_engine_metrics_are_read_in_vllm_and_llamacpp_names(text: str, want: tuple[float, float, float]) -> None:
     assert parse(text) == want
+
+
+def test_session_keys_are_bounded_whatever_the_client_sends() -> None:
+    from taskgate.routing.cluster import session_key
+
+    assert session_key(None) is None
+    assert session_key("s-42") == "s-42"
+    long = session_key("x" * 8000)
+    assert long is not None
+    assert len(long) == 34
+    assert long == session_key("x" * 8000)
+    assert long != session_key("x" * 7999)
