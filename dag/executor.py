@@ -46,6 +46,10 @@ class Execution:
                 done, _ = await asyncio.wait(self._tasks, return_when=asyncio.FIRST_COMPLETED)
                 for task in sorted(done, key=_halts_first):
                     self._finish(self._tasks.pop(task), task.result())
+        except (Halt, StepFailed):
+            self._keep_finished()
+            await self._cancel_all()
+            raise
         except BaseException:
             await self._cancel_all()
             raise
@@ -126,6 +130,16 @@ class Execution:
             self._settle(spec.provides, present=False)
         else:
             self._raise_failed(name, error)
+
+    def _keep_finished(self) -> None:
+        """Values of steps that finished in the batch a stop came in: the caller may need to release them."""
+        for task, name in list(self._tasks.items()):
+            if task.done() and not task.cancelled():
+                value, error = task.result()
+                key = self.plan.steps[name].spec.provides
+                if error is None and value is not _SKIP and key is not None:
+                    self.values[key] = value
+                del self._tasks[task]
 
     def _raise_failed(self, name: str, error: BaseException | None) -> None:
         outcome = Outcome.TIMEOUT if isinstance(error, TimeoutError) else Outcome.FAILED

@@ -14,7 +14,7 @@ from taskgate.plugins import PAYLOAD, PLACEMENT, REQUEST, Endpoint, Placement, R
 
 from .errors import ClientError, PlanIncomplete, UpstreamUnavailable
 from .evidence import Evidence
-from .relay import Dispatch, relay_stream, relay_whole, response_headers, send
+from .relay import CLIENT_LEFT, Dispatch, relay_stream, relay_whole, response_headers, send
 from .state import EVIDENCE, GATEWAY, Gateway
 
 MAX_MODEL_CHARS = 256
@@ -52,7 +52,12 @@ async def serve(request: web.Request, surface: str) -> web.StreamResponse:
     placement = values.get(PLACEMENT)
     if not isinstance(placement, Placement):
         raise PlanIncomplete(f"plan {surface!r} gave no placement (got {type(placement).__name__})")
-    return await _dispatch(request, gateway, evidence, placement, _body(context, values.get(PAYLOAD), placement))
+    try:
+        body = _body(context, values.get(PAYLOAD), placement)
+    except BaseException:
+        _release(placement)
+        raise
+    return await _dispatch(request, gateway, evidence, placement, body)
 
 
 def _body(context: RequestContext, payload: Any, placement: Placement) -> bytes:
@@ -107,7 +112,7 @@ async def _dispatch(
     finally:
         if observer is not None:
             if endpoint is not None:
-                observer.attempt_ended(endpoint, log.outcome == "completed" and (log.status or 0) < 500, log.status)
+                observer.attempt_ended(endpoint, *_outcome(log))
             observer.finished(endpoint, log.engine_cached_tokens)
 
 
@@ -123,10 +128,21 @@ async def _send(
     if upstream.status == 401:  # clients' credentials are never forwarded, so this is taskgate's own
         upstream.release()
         log.outcome = "upstream_auth_failed"
+        if placement.observer is not None:
+            placement.observer.attempt_ended(endpoint, False, 401)
         message = f"upstream {endpoint.name!r} answered 401 to taskgate's credential"
         raise UpstreamUnavailable(message, code="upstream_auth_failed")
     metrics.child(metrics.ttfb, endpoint.name).observe((log.ttfb_ms or 0.0) / 1000.0)
     return upstream, endpoint
+
+
+def _outcome(log: Dispatch) -> tuple[bool, int | None]:
+    """How the answering attempt ended, for breakers: ok, or the status that says why not."""
+    if log.outcome == "completed":
+        return (log.status or 0) < 500, log.status
+    if log.outcome == "client_disconnected":
+        return False, CLIENT_LEFT
+    return False, None  # the upstream broke mid-answer
 
 
 def _our_headers(placement: Placement, endpoint: Endpoint, log: Dispatch) -> dict[str, str]:

@@ -20,6 +20,7 @@ from taskgate.plugins import DispatchObserver, Endpoint, Placement
 from .errors import UpstreamUnavailable, sse_error
 
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
+CLIENT_LEFT = 499  # the status recorded for an attempt the client abandoned
 # Hop-by-hop headers (RFC 9110 7.6.1) and those aiohttp sets itself for the client connection.
 HOP_HEADERS = frozenset(
     {
@@ -91,7 +92,7 @@ async def send(
             log.attempts.append(_attempt(endpoint, started, error=describe(exc), timeout=isinstance(exc, TimeoutError)))
             continue
         except asyncio.CancelledError:
-            observer.attempt_ended(endpoint, True, None)  # the client left; the endpoint did nothing wrong
+            observer.attempt_ended(endpoint, False, CLIENT_LEFT)  # says nothing about the endpoint
             log.attempts.append(_attempt(endpoint, started, error="cancelled: the client went away"))
             log.outcome = "client_disconnected"
             raise

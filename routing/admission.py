@@ -13,6 +13,7 @@ from taskgate.plugins import Reject
 from .config import AdmissionConfig
 
 BASE_PRIORITY = {"interactive": 0.0, "batch": 1.0, "background": 2.0}
+INTERACTIVE_HEADROOM = 2  # interactive work passes the queue up to this multiple of the watermark, then waits first
 
 
 @dataclass
@@ -29,8 +30,9 @@ class _Waiter:
 class Gate:
     """One pool's concurrency watermark and its waiting room.
 
-    Interactive requests are never queued. Batch and background requests
-    queue above the watermark; each queued request gains one priority level
+    Interactive requests pass the queue up to twice the watermark, then wait
+    at the head of it. Batch and background requests queue above the
+    watermark; each queued request gains one priority level
     per `aging_s` waited, so nothing starves behind a steady stream.
     """
 
@@ -44,7 +46,8 @@ class Gate:
 
     async def enter(self, cls: str) -> float:
         """Take a slot; returns seconds waited, or raises Reject(429) with Retry-After."""
-        if cls == "interactive" or (self.inflight < self.watermark and not self._waiting):
+        interactive_room = cls == "interactive" and self.inflight < self.watermark * INTERACTIVE_HEADROOM
+        if interactive_room or (self.inflight < self.watermark and not self._waiting):
             self.inflight += 1
             return 0.0
         if len(self._waiting) >= self.config.queue_limit:

@@ -14,6 +14,7 @@ class Breaker:
     state: str = CLOSED
     opened_at: float = 0.0
     probing: bool = False
+    probe_started: float = 0.0
 
 
 class Breakers:
@@ -30,8 +31,11 @@ class Breakers:
     def available(self, endpoint: str) -> bool:
         """Closed, or open long enough that one probe request may try it."""
         breaker = self._get(endpoint)
-        if breaker.state == OPEN and time.monotonic() - breaker.opened_at >= self.cooldown_s:
+        now = time.monotonic()
+        if breaker.state == OPEN and now - breaker.opened_at >= self.cooldown_s:
             breaker.state, breaker.probing = HALF_OPEN, False
+        if breaker.state == HALF_OPEN and breaker.probing and now - breaker.probe_started >= self.cooldown_s:
+            breaker.probing = False  # a probe that never reported back does not block the endpoint forever
         if breaker.state == HALF_OPEN and not breaker.probing:
             return True
         return breaker.state == CLOSED
@@ -39,11 +43,15 @@ class Breakers:
     def attempting(self, endpoint: str) -> None:
         breaker = self._get(endpoint)
         if breaker.state == HALF_OPEN:
-            breaker.probing = True  # only one probe at a time
+            breaker.probing, breaker.probe_started = True, time.monotonic()  # only one probe at a time
 
     def success(self, endpoint: str) -> None:
         breaker = self._get(endpoint)
         breaker.failures, breaker.state, breaker.probing = 0, CLOSED, False
+
+    def neutral(self, endpoint: str) -> None:
+        """An attempt that says nothing about the endpoint's health (client left, 429): free the probe."""
+        self._get(endpoint).probing = False
 
     def failure(self, endpoint: str) -> None:
         breaker = self._get(endpoint)

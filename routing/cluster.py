@@ -61,7 +61,8 @@ class ClusterState:
             results = await asyncio.gather(
                 *(scrape(services.http, e, paths[e.name], min(2.0, interval * 2)) for e in endpoints)
             )
-            self.loads.update({e.name: load for e, load in zip(endpoints, results, strict=True)})
+            fresh = {e.name: load for e, load in zip(endpoints, results, strict=True)}
+            self.loads = {**self.loads, **fresh}  # swapped whole: views hold the old dict, never a changing one
             await asyncio.sleep(interval)
 
 
@@ -148,5 +149,5 @@ class ClusterStateStep(Step[NoParams]):
         shared = await self.cluster.store.view(endpoints, hashes, session)
         state = self.cluster.config.state
         return ClusterView(
-            hashes, len(text), session, dict(self.cluster.loads), shared, time.monotonic(), state.stale_after_s
+            hashes, len(text), session, self.cluster.loads, shared, time.monotonic(), state.stale_after_s
         )

@@ -76,7 +76,7 @@ class PrefixIndex:
         """Remember that `endpoint` now holds these blocks; evict the least recently used beyond its bound."""
         blocks = self._blocks.setdefault(endpoint, OrderedDict())
         seq = self._seq.get(endpoint, 0)
-        for digest in hashes[-self.cap :]:
+        for digest in hashes[: self.cap_of(endpoint)]:  # the leading blocks: a prefix is what an engine reuses
             seq += 1
             blocks[digest] = seq
             blocks.move_to_end(digest)
@@ -107,9 +107,10 @@ class PrefixIndex:
         self._caps[endpoint] = max(1, min(self.cap_of(endpoint), capacity_blocks))
         self._evict(endpoint)
 
-    def grow(self, endpoint: str) -> None:
+    def grow(self, endpoint: str, blocks: int) -> None:
+        """The engine served `blocks` from cache: it holds at least that much more than we may think."""
         if endpoint in self._caps:
-            self._caps[endpoint] = min(self.cap, self._caps[endpoint] + 1)
+            self._caps[endpoint] = min(self.cap, self._caps[endpoint] + max(1, blocks))
 
     def size(self, endpoint: str) -> int:
         return len(self._blocks.get(endpoint, ()))

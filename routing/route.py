@@ -53,7 +53,7 @@ class RouteParams(Params):
         default_factory=lambda: {"prefix": 4.0, "session": 1.0, "inflight": 2.0, "queue": 1.0, "kv": 0.5}
     )
     load_slack: float = Field(default=8.0, ge=0)
-    class_from_header: bool = True
+    class_header: Literal["off", "lower", "any"] = "lower"  # may a caller's header set its class?
     seed: int | None = None
 
 
@@ -109,6 +109,7 @@ class Route(Step[RouteParams]):
             reasons = "; ".join(f"pool {pool}: {why}" for pool, why in refused.items())
             message = f"no pool can serve model {request.model!r}: {reasons}"
             raise Reject(503, "no_pool_satisfies", message, "api_error")
+        self.cluster.turn += 1  # once per request: ties rotate across requests
         ranked = {offer.pool.name: self._rank(usable[offer.pool.name], view) for offer in fits}
         decision = Decision(self._class(inputs, request), fits, ranked, refused)
         decision.predictions = {o.pool.name: self._predict_ttft_ms(o, ranked[o.pool.name], view) for o in fits}
@@ -119,10 +120,21 @@ class Route(Step[RouteParams]):
         return decision
 
     def _class(self, inputs: Inputs, request: RequestContext) -> str:
+        """The classifier's class if it ran; else the caller's header where policy allows; else the default.
+
+        With `class_header: lower` (the default) a caller may only ask for less urgency than the
+        default, so a header cannot buy interactive priority.
+        """
+        default = self.cluster.config.classes.default
         given = inputs.get(REQUEST_CLASS)
-        if given is None and self.params.class_from_header:
-            given = request.headers.get(self.cluster.config.classes.header)
-        return given if given in CLASSES else self.cluster.config.classes.default
+        if given in CLASSES:
+            return str(given)
+        claimed = request.headers.get(self.cluster.config.classes.header) if self.params.class_header != "off" else None
+        if claimed not in CLASSES:
+            return default
+        if self.params.class_header == "lower" and CLASSES.index(claimed) < CLASSES.index(default):
+            return default
+        return str(claimed)
 
     def _eligible(
         self,
@@ -179,7 +191,6 @@ class Route(Step[RouteParams]):
         least = min(c.load for c in usable)
         idle_queue = any(c.waiting == 0 for c in usable)
         scored = [(c, self._scores(c, usable, least, idle_queue)) for c in usable]
-        self.cluster.turn += 1
         rotation = {c.endpoint.name: (i - self.cluster.turn) % len(usable) for i, c in enumerate(usable)}
         held = view.shared.held
 

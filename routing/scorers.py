@@ -39,9 +39,14 @@ class InFlight:
 
     type: ClassVar[str] = "inflight"
 
+    def __init__(self) -> None:
+        self._peers: tuple[Candidate, ...] | None = None
+        self._least = 0.0
+
     def score(self, candidate: Candidate, peers: tuple[Candidate, ...]) -> float:
-        least = min(p.load for p in peers)
-        return 1.0 / (1.0 + candidate.load - least)
+        if peers is not self._peers:  # one minimum per ranking, not one per candidate
+            self._peers, self._least = peers, min(p.load for p in peers)
+        return 1.0 / (1.0 + candidate.load - self._least)
 
 
 class SessionAffinity:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -37,7 +38,12 @@ def parse(text: str) -> tuple[float, float, float]:
         for sample in family.samples:
             if sample.name in WAITING or sample.name in RUNNING or sample.name in KV_USAGE:
                 found[sample.name] = found.get(sample.name, 0.0) + float(sample.value)
-    return _first(found, WAITING), _first(found, RUNNING), min(1.0, _first(found, KV_USAGE))
+    return _sane(_first(found, WAITING)), _sane(_first(found, RUNNING)), min(1.0, _sane(_first(found, KV_USAGE)))
+
+
+def _sane(value: float) -> float:
+    """Finite and not negative: an engine's odd number must not break every placement."""
+    return value if math.isfinite(value) and value > 0 else 0.0
 
 
 def _first(found: dict[str, float], names: tuple[str, ...]) -> float:

@@ -46,7 +46,7 @@ class Store(Protocol):
 
     def learn(self, endpoint: str, capacity_blocks: int) -> None: ...
 
-    def confirm(self, endpoint: str) -> None: ...
+    def confirm(self, endpoint: str, blocks: int) -> None: ...
 
     async def close(self) -> None: ...
 
@@ -87,8 +87,8 @@ class MemoryStore:
     def learn(self, endpoint: str, capacity_blocks: int) -> None:
         self.index.learn(endpoint, capacity_blocks)
 
-    def confirm(self, endpoint: str) -> None:
-        self.index.grow(endpoint)
+    def confirm(self, endpoint: str, blocks: int) -> None:
+        self.index.grow(endpoint, blocks)
 
     async def close(self) -> None:
         return None
@@ -112,6 +112,8 @@ class RedisStore:
         return ":".join((self.config.key_prefix, *parts))
 
     async def view(self, endpoints: list[str], hashes: list[str], session: str | None) -> View:
+        if not endpoints:  # a model nobody serves: nothing to ask Redis (and HMGET needs a field)
+            return View({}, {}, None, "redis")
         if time.monotonic() < self._down_until:
             return self._fallback(endpoints, hashes, session)
         try:
@@ -159,8 +161,8 @@ class RedisStore:
         cap = self.local.index.cap_of(endpoint)
         self._write(self.redis.zremrangebyrank(self._key("prefix", endpoint), 0, -(cap + 1)))
 
-    def confirm(self, endpoint: str) -> None:
-        self.local.confirm(endpoint)
+    def confirm(self, endpoint: str, blocks: int) -> None:
+        self.local.confirm(endpoint, blocks)
 
     async def _record(self, endpoint: str, hashes: list[str], session: str | None) -> None:
         pipe = self.redis.pipeline(transaction=False)
@@ -168,7 +170,7 @@ class RedisStore:
         cap = self.local.index.cap_of(endpoint)
         if hashes:
             stamp = time.time()
-            pipe.zadd(key, {h: stamp + i * 1e-6 for i, h in enumerate(hashes[-cap:])})
+            pipe.zadd(key, {h: stamp + i * 1e-6 for i, h in enumerate(hashes[:cap])})
             pipe.zremrangebyrank(key, 0, -(cap + 1))  # keep the newest blocks, up to the bound
         if session:
             pipe.set(self._key("session", session), endpoint, ex=int(self.config.session_ttl_s))

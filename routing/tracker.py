@@ -40,10 +40,13 @@ class Tracker:
 
     def attempt_ended(self, endpoint: Endpoint, ok: bool, status: int | None) -> None:
         self.cluster.store.inflight(endpoint.name, -1)
+        breakers = self.cluster.breakers
         if ok:
-            self.cluster.breakers.success(endpoint.name)
-        elif status is None or status >= 500:  # refused, broken or failing; 429 is load, not failure
-            self.cluster.breakers.failure(endpoint.name)
+            breakers.success(endpoint.name)
+        elif status is None or status >= 500 or status == 401:  # refused, broken, failing, or our key refused
+            breakers.failure(endpoint.name)
+        else:  # 429 (load) or a client that left: nothing learned about the endpoint
+            breakers.neutral(endpoint.name)
 
     def finished(self, endpoint: Endpoint | None, cached_tokens: int | None) -> None:
         if self.done:
@@ -54,14 +57,19 @@ class Tracker:
             return
         if endpoint.name != self.placed:  # a fallback answered: it now holds the prefix
             self.cluster.store.placed(endpoint.name, self.hashes, self.session)
-        elif cached_tokens is not None and self.predicted_blocks:
+        elif cached_tokens is not None:
             self._learn(endpoint.name, cached_tokens)
 
     def _learn(self, endpoint: str, cached_tokens: int) -> None:
-        """Compare the engine's own account with the prediction, and correct the index's bound."""
+        """Compare the engine's own account with the prediction, and correct the index's bound.
+
+        A miss bounds the index at the reuse distance, but never below the blocks the prompt
+        itself took: one odd answer (an engine restart) must not shrink it to nothing. Any hit
+        the engine reports lets the bound grow back by that many blocks.
+        """
         prefix = self.cluster.config.prefix
-        engine_blocks = cached_tokens * prefix.chars_per_token / prefix.block_chars
-        if engine_blocks >= self.predicted_blocks / 2:
-            self.cluster.store.confirm(endpoint)
-        elif self.distance is not None:
-            self.cluster.store.learn(endpoint, self.distance)
+        engine_blocks = int(cached_tokens * prefix.chars_per_token / prefix.block_chars)
+        if engine_blocks and engine_blocks >= self.predicted_blocks / 2:
+            self.cluster.store.confirm(endpoint, engine_blocks)
+        elif self.predicted_blocks and self.distance is not None:
+            self.cluster.store.learn(endpoint, max(self.distance, self.predicted_blocks))

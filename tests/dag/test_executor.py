@@ -229,3 +229,20 @@ async def test_every_step_starts_at_most_once() -> None:
     await run.run()
     assert calls == ["c"]
     assert sorted(r.name for r in run.records) == ["a", "b", "c"]
+
+
+async def test_a_value_finished_in_the_same_tick_as_a_halt_stays_visible_for_release() -> None:
+    async def deny(inputs: Inputs) -> None:
+        await asyncio.sleep(0.02)
+        raise Halt("denied")
+
+    async def place(inputs: Inputs) -> str:
+        await asyncio.sleep(0.02)
+        return "slot"
+
+    steps = [FnStep(StepSpec("deny", provides="kd"), deny), FnStep(StepSpec("place", provides="kp"), place)]
+    for ordered in (steps, steps[::-1]):
+        run = Execution(compile_plan("p", ordered), {})
+        with pytest.raises(Halt):
+            await run.run()
+        assert run.values.get("kp") == "slot", "the proxy must be able to release what was placed"

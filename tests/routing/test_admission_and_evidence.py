@@ -71,3 +71,19 @@ async def test_an_alias_is_rewritten_to_the_name_the_engine_knows(proxy: ProxyFa
     assert (await resp.json())["model"] == "m"
     listed = await (await client.get("/v1/models")).json()
     assert {m["id"] for m in listed["data"]} == {"m", "mini", "team-default"}
+
+
+async def test_a_caller_header_can_lower_urgency_but_not_buy_interactive(
+    proxy: ProxyFactory, engines: StartEngines
+) -> None:
+    sims = await engines("e0")
+    batch_default = routing(pool("p", sims), classes={"default": "batch"})
+    client = await proxy(batch_default)
+    claimed = await client.post(
+        "/v1/chat/completions", json=chat("urgent!"), headers={"x-taskgate-class": "interactive"}
+    )
+    assert record_of(client, claimed)["decisions"]["placement"]["class"] == "batch"
+    lowered = await client.post(
+        "/v1/chat/completions", json=chat("whenever"), headers={"x-taskgate-class": "background"}
+    )
+    assert record_of(client, lowered)["decisions"]["placement"]["class"] == "background"

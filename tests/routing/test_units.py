@@ -168,3 +168,31 @@ def test_session_keys_are_bounded_whatever_the_client_sends() -> None:
     assert len(long) == 34
     assert long == session_key("x" * 8000)
     assert long != session_key("x" * 7999)
+
+
+def test_odd_engine_numbers_are_made_harmless() -> None:
+    text = "vllm:num_requests_waiting -1\nvllm:num_requests_running NaN\nvllm:kv_cache_usage_perc 7\n"
+    assert parse(text) == (0.0, 0.0, 1.0)
+
+
+def test_one_odd_miss_cannot_shrink_the_index_to_nothing_and_hits_grow_it_back() -> None:
+    index = PrefixIndex(max_blocks_per_endpoint=1000)
+    prompt = [f"b{i}" for i in range(50)]
+    index.record("e", prompt)
+    assert index.distance("e", prompt, 50) == 0  # the very next turn: nothing placed in between
+    index.learn("e", max(0, 50))  # what the tracker asks after a miss (an engine restart, say)
+    assert index.cap_of("e") == 50
+    assert index.hits("e", prompt) == 50, "the leading blocks are kept"
+    index.grow("e", 40)
+    assert index.cap_of("e") == 90
+    long = [f"L{i}" for i in range(200)]
+    index.record("e", long)
+    assert index.hits("e", long) == 90, "a prompt longer than the bound keeps its prefix, not its tail"
+
+
+async def test_interactive_work_has_a_ceiling_of_twice_the_watermark() -> None:
+    g = gate(2, max_wait_s=0.05)
+    for _ in range(4):
+        assert await g.enter("interactive") == 0.0
+    with pytest.raises(Reject, match="waited"):
+        await g.enter("interactive")
