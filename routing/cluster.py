@@ -45,6 +45,7 @@ class ClusterState:
 
     @asynccontextmanager
     async def running(self, services: Services) -> AsyncIterator[None]:
+        await self.store.start()
         task = asyncio.create_task(self._scrape_forever(services), name="routing-scraper")
         try:
             yield

@@ -9,8 +9,9 @@ store never adds latency to every request.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -47,6 +48,8 @@ class Store(Protocol):
     def learn(self, endpoint: str, capacity_blocks: int) -> None: ...
 
     def confirm(self, endpoint: str, blocks: int) -> None: ...
+
+    async def start(self) -> None: ...
 
     async def close(self) -> None: ...
 
@@ -90,12 +93,25 @@ class MemoryStore:
     def confirm(self, endpoint: str, blocks: int) -> None:
         self.index.grow(endpoint, blocks)
 
+    async def start(self) -> None:
+        return None
+
     async def close(self) -> None:
         return None
 
 
 class RedisStore:
-    """Shared state in Redis, written through from the local view."""
+    """Shared state in Redis, written through from the local view.
+
+    Writes never wait on Redis and never spawn a task each: one writer task
+    sends, per wake-up, one pipeline of the net in-flight deltas, the latest
+    placements and any learned bounds. While Redis is down the deltas keep
+    accumulating locally and go out when it answers again, so shared in-flight
+    counts do not drift because of an outage (a replica that dies mid-request
+    still leaves its increments behind).
+    """
+
+    PENDING_LIMIT = 1024  # placements waiting to be written; older ones are dropped (they are only hints)
 
     def __init__(self, config: StateConfig, local: MemoryStore):
         self.local = local
@@ -106,10 +122,17 @@ class RedisStore:
         )
         self._down_until = 0.0
         self._down_reason = ""
-        self._writes: set[asyncio.Task[None]] = set()
+        self._deltas: dict[str, int] = {}
+        self._placements: deque[tuple[str, list[str], str | None]] = deque(maxlen=self.PENDING_LIMIT)
+        self._trims: dict[str, int] = {}
+        self._wake = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.config.key_prefix, *parts))
+
+    async def start(self) -> None:
+        self._writer = asyncio.create_task(self._write_forever(), name="routing-redis-writer")
 
     async def view(self, endpoints: list[str], hashes: list[str], session: str | None) -> View:
         if not endpoints:  # a model nobody serves: nothing to ask Redis (and HMGET needs a field)
@@ -147,54 +170,73 @@ class RedisStore:
 
     def placed(self, endpoint: str, hashes: list[str], session: str | None) -> None:
         self.local.placed(endpoint, hashes, session)
-        self._write(self._record(endpoint, hashes, session))
+        self._placements.append((endpoint, hashes[: self.local.index.cap_of(endpoint)], session))
+        self._wake.set()
 
     def inflight(self, endpoint: str, delta: int) -> None:
         self.local.inflight(endpoint, delta)
-        self._write(self.redis.hincrby(self._key("inflight"), endpoint, delta))
+        self._deltas[endpoint] = self._deltas.get(endpoint, 0) + delta
+        self._wake.set()
 
     def distance(self, endpoint: str, hashes: list[str], hit: int) -> int | None:
         return self.local.distance(endpoint, hashes, hit)  # this replica's placements only: an estimate
 
     def learn(self, endpoint: str, capacity_blocks: int) -> None:
         self.local.learn(endpoint, capacity_blocks)
-        cap = self.local.index.cap_of(endpoint)
-        self._write(self.redis.zremrangebyrank(self._key("prefix", endpoint), 0, -(cap + 1)))
+        self._trims[endpoint] = self.local.index.cap_of(endpoint)
+        self._wake.set()
 
     def confirm(self, endpoint: str, blocks: int) -> None:
         self.local.confirm(endpoint, blocks)
 
-    async def _record(self, endpoint: str, hashes: list[str], session: str | None) -> None:
-        pipe = self.redis.pipeline(transaction=False)
-        key = self._key("prefix", endpoint)
-        cap = self.local.index.cap_of(endpoint)
-        if hashes:
-            stamp = time.time()
-            pipe.zadd(key, {h: stamp + i * 1e-6 for i, h in enumerate(hashes[:cap])})
-            pipe.zremrangebyrank(key, 0, -(cap + 1))  # keep the newest blocks, up to the bound
-        if session:
-            pipe.set(self._key("session", session), endpoint, ex=int(self.config.session_ttl_s))
-        await pipe.execute()
+    async def _write_forever(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            if time.monotonic() < self._down_until:
+                await asyncio.sleep(max(0.0, self._down_until - time.monotonic()))
+            await self.flush()
 
-    def _write(self, operation: Any) -> None:
-        """Fire and forget: a write that fails marks Redis down; the request never waits for it."""
-        if time.monotonic() < self._down_until:
-            operation.close()
+    async def flush(self) -> None:
+        """Send what is pending in one pipeline; on failure keep the deltas for the next try."""
+        deltas = {e: d for e, d in self._deltas.items() if d}
+        placements, trims = list(self._placements), dict(self._trims)
+        if not (deltas or placements or trims):
             return
-        task = asyncio.ensure_future(self._guarded(operation))
-        self._writes.add(task)
-        task.add_done_callback(self._writes.discard)
-
-    async def _guarded(self, operation: Any) -> None:
+        self._placements.clear()
+        self._trims.clear()
+        pipe = self.redis.pipeline(transaction=False)
+        for endpoint, delta in deltas.items():
+            pipe.hincrby(self._key("inflight"), endpoint, delta)
+        for endpoint, hashes, session in placements:
+            self._queue_placement(pipe, endpoint, hashes, session)
+        for endpoint, cap in trims.items():
+            pipe.zremrangebyrank(self._key("prefix", endpoint), 0, -(cap + 1))
         try:
             async with asyncio.timeout(self.config.timeout_ms / 1000.0 * 4):
-                await operation
+                await pipe.execute()
         except (RedisError, OSError, TimeoutError) as exc:
             self._mark_down(exc)
+            self._wake.set()  # try again when the store is due back
+            return
+        for endpoint, delta in deltas.items():
+            self._deltas[endpoint] -= delta  # what changed meanwhile stays pending
+
+    def _queue_placement(self, pipe: Any, endpoint: str, hashes: list[str], session: str | None) -> None:
+        key = self._key("prefix", endpoint)
+        if hashes:
+            stamp = time.time()
+            pipe.zadd(key, {h: stamp + i * 1e-6 for i, h in enumerate(hashes)})
+            pipe.zremrangebyrank(key, 0, -(self.local.index.cap_of(endpoint) + 1))  # newest blocks, up to the bound
+        if session:
+            pipe.set(self._key("session", session), endpoint, ex=max(1, int(self.config.session_ttl_s)))
 
     async def close(self) -> None:
-        if self._writes:
-            await asyncio.wait(self._writes, timeout=1.0)
+        if self._writer is not None:
+            self._writer.cancel()
+            await asyncio.gather(self._writer, return_exceptions=True)
+        with contextlib.suppress(RedisError, OSError, TimeoutError):
+            await self.flush()
         await self.redis.aclose()
 
 

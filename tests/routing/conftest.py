@@ -35,15 +35,24 @@ class RedisServer:
             self.proc.terminate()
             self.proc.wait(timeout=10)
 
+    def restart(self) -> None:
+        """Start a fresh, empty server on the same port."""
+        self.stop()
+        self.proc = _spawn(self.port)
 
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
+
+def _spawn(port: int) -> subprocess.Popen[bytes]:
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.fail("redis-server is not installed; `make test` installs it with apt-get")
-    port = closed_port()
     argv = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    port = closed_port()
+    proc = _spawn(port)
     server = RedisServer(port, proc)
     client = redis.Redis(port=port)
     deadline = time.monotonic() + 10

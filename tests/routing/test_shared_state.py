@@ -72,3 +72,40 @@ async def test_the_shared_prefix_index_stays_bounded(
         assert store.zcard("taskgate:prefix:e0") == 32
     finally:
         store.close()
+
+
+async def test_in_flight_counts_made_during_an_outage_reach_redis_when_it_returns(redis_server: RedisServer) -> None:
+    import asyncio
+
+    from taskgate.routing.config import StateConfig
+    from taskgate.routing.prefix import PrefixIndex
+    from taskgate.routing.store import MemoryStore, RedisStore
+
+    config = StateConfig(store="redis", redis_url=redis_server.url, retry_after_s=0.2, timeout_ms=100)
+    store = RedisStore(config, MemoryStore(PrefixIndex(64)))
+    await store.start()
+    client = redis.Redis(port=redis_server.port, decode_responses=True)
+    try:
+        for _ in range(300):  # a burst: one writer, one pipeline per wake-up, no connection storm
+            store.inflight("e0", +1)
+        await asyncio.sleep(0.2)
+        assert client.hget("taskgate:inflight", "e0") == "300"
+        for _ in range(300):
+            store.inflight("e0", -1)
+        await asyncio.sleep(0.2)
+        redis_server.stop()
+        for delta in (+1, +1, +1, -1):  # net +2 while Redis is away
+            store.inflight("e0", delta)
+        await asyncio.sleep(0.3)
+        redis_server.restart()  # empty: only what the store delivers after the outage counts
+        for _ in range(50):
+            await asyncio.sleep(0.1)
+            try:
+                if client.hget("taskgate:inflight", "e0") == "2":
+                    break
+            except redis.ConnectionError:
+                continue
+        assert client.hget("taskgate:inflight", "e0") == "2", "the outage's deltas were delivered, not dropped"
+    finally:
+        client.close()
+        await store.close()
