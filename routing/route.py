@@ -13,6 +13,7 @@ instead of evicting each other. The placement is recorded at once.
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -84,6 +85,7 @@ class Route(Step[RouteParams]):
         self.cluster: ClusterState = services.shared("routing.cluster", lambda: ClusterState(config))
         self.scorers = _scorers(params.weights, services)
         self.random = random.Random(params.seed)
+        self.rotation = itertools.count()
 
     async def run(self, inputs: Inputs) -> Placement:
         request: RequestContext = inputs[REQUEST]
@@ -228,8 +230,7 @@ class Route(Step[RouteParams]):
         if self.params.picker == "random":
             return self.random.choice(everyone)
         if self.params.picker == "round_robin":
-            self.cluster.turn += 1
-            return everyone[self.cluster.turn % len(everyone)]
+            return everyone[next(self.rotation) % len(everyone)]  # its own counter: nothing else may step it
         return min(everyone, key=lambda pair: pair[1].load)  # least_loaded; ties: configuration order
 
     def _predict_ttft_ms(self, offer: Offer, ranked: Ranked, view: ClusterView) -> float:

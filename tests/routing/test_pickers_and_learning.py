@@ -15,13 +15,13 @@ def picker(name: str, **params: object) -> list[dict[str, object]]:
 async def test_round_robin_visits_every_endpoint_of_every_eligible_pool_in_turn(
     proxy: ProxyFactory, engines: StartEngines
 ) -> None:
-    a, b = await engines("a0", "a1"), await engines("b0")
+    a, b = await engines("a0", "a1"), await engines("b0", "b1")  # an even count: a double step would hide half
     client = await proxy(routing(pool("a", a), pool("b", b)) | {"steps": picker("round_robin")})
     served = [
-        (await client.post("/v1/chat/completions", json=chat(f"q{i}"))).headers["x-taskgate-endpoint"] for i in range(6)
+        (await client.post("/v1/chat/completions", json=chat(f"q{i}"))).headers["x-taskgate-endpoint"] for i in range(8)
     ]
-    assert Counter(served) == {"a0": 2, "a1": 2, "b0": 2}
-    assert served[:3] != served[1:4], "consecutive picks differ"
+    assert Counter(served) == {"a0": 2, "a1": 2, "b0": 2, "b1": 2}
+    assert len(set(served[:4])) == 4, "four consecutive picks visit four endpoints"
 
 
 async def test_random_is_seeded_and_least_loaded_prefers_the_idle(proxy: ProxyFactory, engines: StartEngines) -> None:
