@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 PLACEMENT = "placement"
 """The key the OpenAI surfaces need: where the request is dispatched (a Placement)."""
@@ -19,7 +19,6 @@ REQUEST_CLASS = "request_class"
 """Optional key: 'interactive', 'batch' or 'background' (the classifier sets it). Absent: header or default."""
 
 
-@runtime_checkable
 class HasEvidence(Protocol):
     """A step output that can describe itself in the evidence record."""
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskgate.dag import StepRecord
+from taskgate.plugins import HasEvidence
 
 
 @dataclass
@@ -22,7 +23,7 @@ class Evidence:
     status: int | None = None
     steps: list[StepRecord] = field(default_factory=list)
     decisions: dict[str, Any] = field(default_factory=dict)
-    dispatch: dict[str, Any] = field(default_factory=dict)
+    dispatch: HasEvidence | None = None  # the live dispatch log; read when the record is written
     error: dict[str, Any] | None = None
     started: float = field(default_factory=time.perf_counter)
     duration_ms: float = 0.0
@@ -51,9 +52,12 @@ class Evidence:
             "duration_ms": round(self.duration_ms, 3),
             "steps": [r.as_dict() for r in self.steps],
         }
-        for name in ("decisions", "dispatch", "error"):
-            if value := getattr(self, name):
-                out[name] = value
+        if self.decisions:
+            out["decisions"] = self.decisions
+        if self.dispatch is not None:
+            out["dispatch"] = dict(self.dispatch.evidence())
+        if self.error:
+            out["error"] = self.error
         return out
 
 

@@ -15,10 +15,11 @@ from taskgate.plugins import Reject
 
 from .errors import ClientError, PlanIncomplete, UpstreamUnavailable, error_response
 from .evidence import Evidence
+from .openai import PATHS
 from .state import EVIDENCE, GATEWAY, Gateway
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-ROUTES = ("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/models")
+ROUTES = (*PATHS.values(), "/v1/models")
 QUIET = frozenset({"/healthz", "/readyz", "/metrics"})
 REQUEST_ID = "x-taskgate-request-id"
 log = structlog.get_logger("taskgate")

@@ -95,7 +95,7 @@ async def _dispatch(
     request: web.Request, gateway: Gateway, evidence: Evidence, placement: Placement, body: bytes
 ) -> web.StreamResponse:
     log = Dispatch(started_ms=round((time.perf_counter() - evidence.started) * 1000.0, 3))
-    evidence.dispatch = log.__dict__  # filled in as the relay proceeds
+    evidence.dispatch = log  # filled in as the relay proceeds
     headers = {
         "Content-Type": "application/json",
         "Accept": request.headers.get("Accept", "*/*"),

@@ -35,7 +35,6 @@ class Topology:
     def __init__(self, config: RoutingConfig):
         self.pools = tuple(Pool(p, tuple(p.endpoint_values())) for p in config.pools)
         self.endpoints = {e.name: e for pool in self.pools for e in pool.endpoints}
-        self.pool_of = {e.name: pool for pool in self.pools for e in pool.endpoints}
         self._offers: dict[str, list[Offer]] = {}
         self._names: dict[str, list[str]] = {}
         for pool in self.pools:
