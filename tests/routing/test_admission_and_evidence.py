@@ -53,6 +53,8 @@ async def test_evidence_marks_stale_engine_data_and_lists_every_candidate_score(
     await asyncio.sleep(0.15)  # one scrape at start-up, then nothing for 30 s: the data goes stale
     resp = await client.post("/v1/chat/completions", json=chat("hello"))
     record: dict[str, Any] = record_of(client, resp)
+    engines_seen = record["decisions"]["cluster"]["engines"]
+    assert all(e["healthy"] and e["age_s"] > 0.05 for e in engines_seen.values()), "scraped once, then aged"
     assert record["decisions"]["cluster"]["stale"] == ["e0", "e1"]
     candidates = record["decisions"]["placement"]["candidates"]
     assert set(candidates) == {"e0", "e1"}
