@@ -18,7 +18,8 @@ install: $(BIN)/python
 test: test-deps lint typecheck pytest
 
 test-deps: system-deps $(BIN)/python
-	$(PIP) -e '.[test]' ./examples/keyword-guard
+	$(PIP) -e '.[test]'
+	$(PIP) ./examples/keyword-guard
 
 # Redis backs shared cluster state; the suite starts its own server on 127.0.0.1.
 system-deps:
