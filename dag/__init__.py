@@ -6,10 +6,11 @@ It knows nothing of HTTP or of taskgate's rooms; steps talk through keys.
 from .errors import Halt, PlanError, StepFailed
 from .executor import Execution, execute
 from .plan import Plan, compile_plan
-from .types import Condition, Failure, Inputs, Outcome, Runnable, StepRecord, StepSpec
+from .types import Condition, Derive, Failure, Inputs, Outcome, Runnable, StepRecord, StepSpec
 
 __all__ = [
     "Condition",
+    "Derive",
     "Execution",
     "Failure",
     "Halt",

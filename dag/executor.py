@@ -10,7 +10,7 @@ from typing import Any
 
 from .errors import Halt, StepFailed, describe
 from .plan import Plan
-from .types import Failure, Inputs, Outcome, Runnable, StepRecord
+from .types import Failure, Inputs, Outcome, Runnable, StepRecord, StepSpec
 
 Result = tuple[Any, BaseException | None]
 
@@ -68,7 +68,7 @@ class Execution:
         missing = next((key for key in _hard_inputs(step) if key not in self.values), None)
         if missing is not None:
             record.outcome, record.detail = Outcome.SKIPPED, f"input {missing!r} is absent"
-            self._settle(step.spec.provides, present=False)
+            self._settle(step.spec, present=False)
             return
         inputs = Inputs({k: self.values[k] for k in step.spec.requires + step.spec.optional if k in self.values})
         task = asyncio.create_task(self._call(step, inputs, record), name=f"step:{name}")
@@ -119,15 +119,15 @@ class Execution:
         value, error = result
         spec = self.plan.steps[name].spec
         if value is _SKIP:
-            self._settle(spec.provides, present=False)
+            self._settle(spec, present=False)
         elif value is not _FAIL:
-            self._settle(spec.provides, present=True, value=value)
+            self._settle(spec, present=True, value=value)
         elif isinstance(error, Halt):
             raise error
         elif spec.failure is Failure.OPEN:
-            self._settle(spec.provides, present=True, value=spec.fallback)
+            self._settle(spec, present=True, value=spec.fallback)
         elif spec.failure is Failure.OPTIONAL:
-            self._settle(spec.provides, present=False)
+            self._settle(spec, present=False)
         else:
             self._raise_failed(name, error)
 
@@ -138,7 +138,7 @@ class Execution:
                 value, error = task.result()
                 key = self.plan.steps[name].spec.provides
                 if error is None and value is not _SKIP and key is not None:
-                    self.values[key] = value
+                    self.values[key] = value  # derived keys are not needed to release anything
                 del self._tasks[task]
 
     def _raise_failed(self, name: str, error: BaseException | None) -> None:
@@ -147,9 +147,18 @@ class Execution:
         failed.records = self.records
         raise failed from error
 
-    def _settle(self, key: str | None, present: bool, value: Any = None) -> None:
-        if key is None:
-            return
+    def _settle(self, spec: StepSpec, present: bool, value: Any = None) -> None:
+        """Record a step's keys (or their absence) and start whoever waited only for them."""
+        if spec.provides is not None:
+            self._announce(spec.provides, present, value)
+        for key, derive in spec.derives.items():
+            try:
+                derived = derive(value) if present and value is not None else None
+            except Exception as exc:  # a broken projection must not pass for an absent constraint
+                self._raise_failed(spec.name, exc)
+            self._announce(key, derived is not None, derived)
+
+    def _announce(self, key: str, present: bool, value: Any) -> None:
         if present:
             self.values[key] = value
         for consumer in self.plan.consumers.get(key, ()):

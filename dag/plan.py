@@ -73,20 +73,18 @@ def _index(plan: str, steps: Sequence[Runnable]) -> dict[str, Runnable]:
 def _providers(plan: str, steps: Mapping[str, Runnable], seeds: frozenset[str]) -> dict[str, str]:
     providers: dict[str, str] = {}
     for name, step in steps.items():
-        key = step.spec.provides
-        if key is None:
-            continue
-        if key in seeds:
-            raise PlanError(
-                f"plan {plan!r}: step {name!r} provides {key!r}, which the request already provides", [name]
-            )
-        if key in providers:
-            raise PlanError(
-                f"plan {plan!r}: steps {providers[key]!r} and {name!r} both provide {key!r}; "
-                "give one of them another key",
-                [providers[key], name],
-            )
-        providers[key] = name
+        for key in step.spec.keys:
+            if key in seeds:
+                raise PlanError(
+                    f"plan {plan!r}: step {name!r} provides {key!r}, which the request already provides", [name]
+                )
+            if key in providers:
+                raise PlanError(
+                    f"plan {plan!r}: steps {providers[key]!r} and {name!r} both provide {key!r}; "
+                    "give one of them another key",
+                    [providers[key], name],
+                )
+            providers[key] = name
     return providers | {key: "" for key in seeds}
 
 
@@ -149,4 +147,5 @@ def _line(spec: StepSpec) -> str:
     extra.append(f"fail {spec.failure.value}")
     if spec.cpu_bound:
         extra.append("off-loop")
-    return f"{spec.name}{fan}: {needs} -> {spec.provides or '-'} ({', '.join(extra)})"
+    gives = ", ".join(spec.keys) or "-"
+    return f"{spec.name}{fan}: {needs} -> {gives} ({', '.join(extra)})"

@@ -40,11 +40,18 @@ class Inputs(dict[str, Any]):
 
 
 Condition = Callable[[Inputs], bool]
+Derive = Callable[[Any], Any]
+"""Projects a step's value onto another key; returning None leaves that key absent."""
 
 
 @dataclass(frozen=True, slots=True)
 class StepSpec:
-    """What a step needs, what it gives, and how it may fail."""
+    """What a step needs, what it gives, and how it may fail.
+
+    `derives` maps further keys to projections of the step's value (an Intent
+    gives its request class, a PII verdict its allowed regions), so one step
+    can feed several consumers without them knowing its type.
+    """
 
     name: str
     requires: tuple[str, ...] = ()
@@ -56,11 +63,17 @@ class StepSpec:
     cpu_bound: bool = False
     fan_out: str | None = None
     when: Condition | None = field(default=None, compare=False)
+    derives: Mapping[str, Derive] = field(default_factory=dict, compare=False)
 
     @property
     def inputs(self) -> tuple[str, ...]:
         """Every key the step waits for, required first."""
         return self.requires + self.optional + ((self.fan_out,) if self.fan_out else ())
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Every key the step settles: what it provides, then what it derives from that."""
+        return ((self.provides,) if self.provides else ()) + tuple(self.derives)
 
 
 class Runnable(Protocol):

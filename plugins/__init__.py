@@ -23,10 +23,13 @@ from .types import (
     PAYLOAD,
     PLACEMENT,
     REQUEST_CLASS,
+    BodyEdit,
     DispatchObserver,
     Endpoint,
     HasEvidence,
+    OutputGuard,
     Placement,
+    ResponseFilter,
 )
 
 __all__ = [
@@ -36,6 +39,7 @@ __all__ = [
     "PLACEMENT",
     "REQUEST",
     "REQUEST_CLASS",
+    "BodyEdit",
     "Candidate",
     "DispatchObserver",
     "Endpoint",
@@ -43,6 +47,7 @@ __all__ = [
     "HasEvidence",
     "Inputs",
     "NoParams",
+    "OutputGuard",
     "Params",
     "ParamsError",
     "Placement",
@@ -50,6 +55,7 @@ __all__ = [
     "Registry",
     "Reject",
     "RequestContext",
+    "ResponseFilter",
     "Scorer",
     "Services",
     "Step",

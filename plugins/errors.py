@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from taskgate.dag import Halt
 from taskgate.errors import TaskgateError
@@ -25,7 +26,8 @@ class Reject(Halt):
     """A step refuses the request on purpose; carries what the client is told.
 
     `status` is the HTTP status, `code` a stable machine-readable reason,
-    `message` a sentence for the caller (never a secret or a matched value).
+    `message` a sentence for the caller (never a secret or a matched value),
+    `details` what the evidence record keeps about the decision (never sent to the client).
     """
 
     def __init__(
@@ -35,6 +37,7 @@ class Reject(Halt):
         message: str,
         kind: str = "invalid_request_error",
         headers: Mapping[str, str] | None = None,
+        details: Mapping[str, Any] | None = None,
     ):
         super().__init__(message)
         self.status = status
@@ -42,3 +45,4 @@ class Reject(Halt):
         self.message = message
         self.kind = kind
         self.headers = dict(headers or {})
+        self.details = dict(details or {})

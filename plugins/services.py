@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import aiohttp
+from prometheus_client import CollectorRegistry
 from pydantic import BaseModel
 
 from taskgate.errors import TaskgateError
@@ -26,6 +27,8 @@ class Services:
     scorers: Mapping[str, Any] = field(default_factory=dict)  # registered Scorer classes by type
     _shared: dict[str, Any] = field(default_factory=dict)
     lifespans: dict[str, Lifespan] = field(default_factory=dict)
+    metrics: CollectorRegistry = field(default_factory=CollectorRegistry)
+    """The app's Prometheus registry: steps add their own counters here (through `shared`, once)."""
 
     def shared(self, key: str, factory: Callable[[], T]) -> T:
         """One object per app under `key` (state several steps share), created on first use."""

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
-from taskgate.dag import Failure, Inputs, StepSpec
+from taskgate.dag import Derive, Failure, Inputs, StepSpec
 
 from .params import NoParams, Params
 from .services import Services
@@ -27,8 +28,9 @@ class Step(Generic[P]):
     """A unit of work in a plan.
 
     Subclasses set `type` (the name config uses), the keys they `requires`
-    and `provides`, a `Params` model, and implement `run` (or `run_blocking`
-    with `cpu_bound = True` for work that must stay off the event loop).
+    and `provides` (plus `derives`: further keys projected from the value),
+    a `Params` model, and implement `run` (or `run_blocking` with
+    `cpu_bound = True` for work that must stay off the event loop).
     Parameters are validated once, when the instance is built.
     """
 
@@ -36,6 +38,7 @@ class Step(Generic[P]):
     requires: ClassVar[tuple[str, ...]] = ()
     optional: ClassVar[tuple[str, ...]] = ()
     provides: ClassVar[str | None] = None
+    derives: ClassVar[Mapping[str, Derive]] = {}
     fan_out: ClassVar[str | None] = None
     cpu_bound: ClassVar[bool] = False
     default_timeout: ClassVar[float | None] = None
@@ -77,4 +80,5 @@ class Step(Generic[P]):
             cpu_bound=cls.cpu_bound,
             fan_out=cls.fan_out,
             when=self.when if overrides_when else None,
+            derives=dict(cls.derives),
         )

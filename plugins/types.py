@@ -19,6 +19,40 @@ REQUEST_CLASS = "request_class"
 """Optional key: 'interactive', 'batch' or 'background' (the classifier sets it). Absent: header or default."""
 
 
+class BodyEdit(Protocol):
+    """A step output that changes the JSON body before it is sent upstream.
+
+    Every such value in a request's results is applied, in plan order, to one
+    shallow copy of the client's body. Replace nested values (a new `messages`
+    list) rather than mutating them: the parsed original is shared. Return
+    whether anything changed; when nothing did, the client's bytes go as sent.
+    """
+
+    def edit_body(self, body: dict[str, Any]) -> bool: ...
+
+
+class ResponseFilter(Protocol):
+    """Rewrites one answer on its way back to the client."""
+
+    def whole(self, body: bytes) -> bytes:
+        """A complete (non-streamed) answer in, the bytes to send out."""
+        ...
+
+    def chunk(self, data: bytes) -> bytes:
+        """Streamed bytes as they arrive in; the bytes that may be sent now out (may hold some back)."""
+        ...
+
+    def end(self) -> bytes:
+        """The stream ended: whatever was held back."""
+        ...
+
+
+class OutputGuard(Protocol):
+    """A step output that wants to see the answer: gives a filter per response, or None."""
+
+    def response_filter(self, surface: str) -> ResponseFilter | None: ...
+
+
 class HasEvidence(Protocol):
     """A step output that can describe itself in the evidence record."""
 

@@ -37,7 +37,7 @@ def create_app(config: Config, registry: Registry) -> web.Application:
         plans=build_plans(config, registry, services),
         services=services,
         catalog=ModelCatalog.from_config(services.section("routing", RoutingConfig)),
-        metrics=Metrics(),
+        metrics=Metrics(services.metrics),
         evidence=EvidenceLog(config.core.logging.evidence_buffer),
     )
     app = web.Application(client_max_size=config.server.max_body_bytes, middlewares=[front_door])

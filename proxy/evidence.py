@@ -22,21 +22,24 @@ class Evidence:
     model: str | None = None
     status: int | None = None
     steps: list[StepRecord] = field(default_factory=list)
-    decisions: dict[str, Any] = field(default_factory=dict)
+    decisions: dict[str, HasEvidence] = field(default_factory=dict)  # described when the record is written
     dispatch: HasEvidence | None = None  # the live dispatch log; read when the record is written
     error: dict[str, Any] | None = None
     started: float = field(default_factory=time.perf_counter)
     duration_ms: float = 0.0
 
     def add_decisions(self, values: Mapping[str, Any]) -> None:
-        """Take the self-describing step outputs (Placement, later Intent, Grant)."""
-        for key, value in values.items():
-            describe = getattr(value, "evidence", None)  # HasEvidence; isinstance on a Protocol is slow
-            if callable(describe):
-                self.decisions[key] = dict(describe())
+        """Take the self-describing step outputs (Placement, Intent, PII verdict, ...).
 
-    def fail(self, code: str, message: str, step: str | None = None) -> None:
-        self.error = {"code": code, "message": message} | ({"step": step} if step else {})
+        They are described when the record is written, so what an output guard
+        did to the answer is part of it.
+        """
+        for key, value in values.items():
+            if callable(getattr(value, "evidence", None)):  # HasEvidence; isinstance on a Protocol is slow
+                self.decisions[key] = value
+
+    def fail(self, code: str, message: str, step: str | None = None, details: Mapping[str, Any] | None = None) -> None:
+        self.error = {"code": code, "message": message} | ({"step": step} if step else {}) | dict(details or {})
 
     def finish(self, status: int) -> None:
         self.status = status
@@ -53,7 +56,7 @@ class Evidence:
             "steps": [r.as_dict() for r in self.steps],
         }
         if self.decisions:
-            out["decisions"] = self.decisions
+            out["decisions"] = {key: dict(value.evidence()) for key, value in self.decisions.items()}
         if self.dispatch is not None:
             out["dispatch"] = dict(self.dispatch.evidence())
         if self.error:

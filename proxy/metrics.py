@@ -19,8 +19,8 @@ class Metrics:
     memoised because `labels()` costs a lock and a tuple build per call.
     """
 
-    def __init__(self) -> None:
-        self.registry = CollectorRegistry()
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
         r = self.registry
         self.requests = Counter(
             "taskgate_requests", "Requests by surface and status", ["surface", "status"], registry=r

@@ -51,7 +51,7 @@ async def _guarded(request: web.Request, handler: Handler, evidence: Evidence) -
     except web.HTTPException as exc:
         return _http_error(exc, evidence)
     except Reject as exc:
-        evidence.fail(exc.code, exc.message, _halted_step(evidence))
+        evidence.fail(exc.code, exc.message, _halted_step(evidence), exc.details)
         response = error_response(exc.status, exc.code, exc.message, exc.kind)
         response.headers.update(exc.headers)
         return response

@@ -10,11 +10,11 @@ import aiohttp
 from aiohttp import web
 
 from taskgate.dag import Execution
-from taskgate.plugins import PAYLOAD, PLACEMENT, REQUEST, Endpoint, Placement, RequestContext
+from taskgate.plugins import PAYLOAD, PLACEMENT, REQUEST, Endpoint, Placement, RequestContext, ResponseFilter
 
 from .errors import ClientError, PlanIncomplete, UpstreamUnavailable
 from .evidence import Evidence
-from .relay import CLIENT_LEFT, Dispatch, relay_stream, relay_whole, response_headers, send
+from .relay import CLIENT_LEFT, Dispatch, FilterChain, relay_stream, relay_whole, response_headers, send
 from .state import EVIDENCE, GATEWAY, Gateway
 
 MAX_MODEL_CHARS = 256
@@ -47,26 +47,38 @@ async def serve(request: web.Request, surface: str) -> web.StreamResponse:
         raise
     finally:
         evidence.steps = run.records
+        evidence.add_decisions(run.values)  # also when a step stopped the request: what was decided so far
         gateway.metrics.observe_steps(run.records)
-    evidence.add_decisions(values)
     placement = values.get(PLACEMENT)
     if not isinstance(placement, Placement):
         raise PlanIncomplete(f"plan {surface!r} gave no placement (got {type(placement).__name__})")
+    outputs = [values[key] for key in gateway.outputs[surface] if key in values]
     try:
-        body = _body(context, values.get(PAYLOAD), placement)
+        body = _body(context, values.get(PAYLOAD), placement, outputs)
     except BaseException:
         _release(placement)
         raise
-    return await _dispatch(request, gateway, evidence, placement, body)
+    filters = [f for v in outputs if (f := _response_filter(v, surface)) is not None]
+    return await _dispatch(request, gateway, evidence, placement, body, filters)
 
 
-def _body(context: RequestContext, payload: Any, placement: Placement) -> bytes:
-    """The bytes to send: the client's own unless a step rewrote the body or the model is an alias."""
-    if payload is None and placement.model == context.model:
+def _body(context: RequestContext, payload: Any, placement: Placement, outputs: list[Any]) -> bytes:
+    """The bytes to send: the client's own unless a step edited the body or the model is an alias."""
+    body = dict(payload if isinstance(payload, dict) else context.json())
+    edited = payload is not None
+    for value in outputs:
+        edit = getattr(value, "edit_body", None)  # BodyEdit; duck-typed, isinstance on a Protocol is slow
+        if callable(edit):
+            edited = bool(edit(body)) or edited
+    if not edited and placement.model == context.model:
         return context.body
-    rewritten = dict(payload if isinstance(payload, dict) else context.json())
-    rewritten["model"] = placement.model
-    return json.dumps(rewritten).encode()
+    body["model"] = placement.model
+    return json.dumps(body).encode()
+
+
+def _response_filter(value: Any, surface: str) -> ResponseFilter | None:
+    make = getattr(value, "response_filter", None)  # OutputGuard
+    return make(surface) if callable(make) else None
 
 
 def _release(placement: Any) -> None:
@@ -92,20 +104,26 @@ async def _read(request: web.Request, surface: str, evidence: Evidence) -> Reque
 
 
 async def _dispatch(
-    request: web.Request, gateway: Gateway, evidence: Evidence, placement: Placement, body: bytes
+    request: web.Request,
+    gateway: Gateway,
+    evidence: Evidence,
+    placement: Placement,
+    body: bytes,
+    filters: list[ResponseFilter],
 ) -> web.StreamResponse:
     log = Dispatch(started_ms=round((time.perf_counter() - evidence.started) * 1000.0, 3))
     evidence.dispatch = log  # filled in as the relay proceeds
     headers = {
         "Content-Type": "application/json",
         "Accept": request.headers.get("Accept", "*/*"),
-        "Accept-Encoding": request.headers.get("Accept-Encoding", "identity"),  # bodies pass through as sent
+        # bodies pass through as sent, unless an output guard must read them
+        "Accept-Encoding": "identity" if filters else request.headers.get("Accept-Encoding", "identity"),
         "X-Request-Id": evidence.request_id,
     }
     observer, endpoint = placement.observer, None
     try:
         upstream, endpoint = await _send(gateway, placement, request.path, body, headers, log)
-        response = await _relay(request, upstream, _our_headers(placement, endpoint, log), log)
+        response = await _relay(request, upstream, _our_headers(placement, endpoint, log), log, filters)
         if log.outcome.startswith("upstream_broke"):
             evidence.fail("upstream_stream_broken", log.outcome)
         return response
@@ -157,9 +175,20 @@ def _our_headers(placement: Placement, endpoint: Endpoint, log: Dispatch) -> dic
 
 
 async def _relay(
-    request: web.Request, upstream: aiohttp.ClientResponse, headers: dict[str, str], log: Dispatch
+    request: web.Request,
+    upstream: aiohttp.ClientResponse,
+    headers: dict[str, str],
+    log: Dispatch,
+    filters: list[ResponseFilter],
 ) -> web.StreamResponse:
     out_headers = response_headers(upstream, headers)
+    if filters and "Content-Encoding" in upstream.headers:  # a filter cannot read compressed bytes
+        upstream.close()
+        raise UpstreamUnavailable(
+            f"upstream {log.endpoint!r} compressed its answer, which an output guard must read",
+            code="upstream_encoded",
+        )
+    chain = FilterChain(filters) if filters and upstream.status < 400 else None
     if upstream.content_type != "text/event-stream":
-        return await relay_whole(upstream, out_headers, log)
-    return await relay_stream(request, upstream, out_headers, log)
+        return await relay_whole(upstream, out_headers, log, chain)
+    return await relay_stream(request, upstream, out_headers, log, chain)

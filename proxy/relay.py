@@ -15,7 +15,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from taskgate.dag.errors import describe
-from taskgate.plugins import DispatchObserver, Endpoint, Placement
+from taskgate.plugins import DispatchObserver, Endpoint, Placement, ResponseFilter
 
 from .errors import UpstreamUnavailable, sse_error
 
@@ -129,8 +129,33 @@ def response_headers(upstream: aiohttp.ClientResponse, extra: Mapping[str, str])
     return out
 
 
-async def relay_whole(upstream: aiohttp.ClientResponse, headers: CIMultiDict[str], log: Dispatch) -> web.Response:
-    """A non-streamed answer: read it and pass the same bytes on."""
+class FilterChain:
+    """Output guards in plan order; each sees what the one before it let through."""
+
+    def __init__(self, filters: list[ResponseFilter]):
+        self.filters = filters
+
+    def whole(self, body: bytes) -> bytes:
+        for f in self.filters:
+            body = f.whole(body)
+        return body
+
+    def chunk(self, data: bytes) -> bytes:
+        for f in self.filters:
+            data = f.chunk(data)
+        return data
+
+    def end(self) -> bytes:
+        out = b""
+        for f in self.filters:
+            out = f.chunk(out) + f.end() if out else f.end()
+        return out
+
+
+async def relay_whole(
+    upstream: aiohttp.ClientResponse, headers: CIMultiDict[str], log: Dispatch, chain: FilterChain | None = None
+) -> web.Response:
+    """A non-streamed answer: read it and pass the same bytes on (through output guards, if any)."""
     try:
         async with upstream:
             body = await upstream.read()
@@ -143,13 +168,22 @@ async def relay_whole(upstream: aiohttp.ClientResponse, headers: CIMultiDict[str
         raise
     log.bytes, log.outcome = len(body), "completed"
     log.engine_cached_tokens = cached_tokens(body)
+    if chain is not None:
+        body = chain.whole(body)
     return web.Response(status=upstream.status, body=body, headers=headers)
 
 
 async def relay_stream(
-    request: web.Request, upstream: aiohttp.ClientResponse, headers: CIMultiDict[str], log: Dispatch
+    request: web.Request,
+    upstream: aiohttp.ClientResponse,
+    headers: CIMultiDict[str],
+    log: Dispatch,
+    chain: FilterChain | None = None,
 ) -> web.StreamResponse:
-    """Relay each chunk as it arrives. A client that leaves cancels the upstream request."""
+    """Relay each chunk as it arrives. A client that leaves cancels the upstream request.
+
+    Output guards may hold a bounded window back; what they hold is sent when the stream ends.
+    """
     out = web.StreamResponse(status=upstream.status, headers=headers)
     started = time.perf_counter()
     try:
@@ -157,10 +191,15 @@ async def relay_stream(
         async for chunk in upstream.content.iter_any():
             if log.first_chunk_ms is None:
                 log.first_chunk_ms = round((log.ttfb_ms or 0.0) + (time.perf_counter() - started) * 1000.0, 3)
-            await out.write(chunk)
             log.bytes += len(chunk)
             if b"cached_tokens" in chunk:  # the usage chunk; looked for without parsing the stream
                 log.engine_cached_tokens = cached_tokens(chunk)
+            if chain is not None:
+                chunk = chain.chunk(chunk)
+            if chunk:
+                await out.write(chunk)
+        if chain is not None and (rest := chain.end()):
+            await out.write(rest)
         log.outcome = "completed"
     except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError, TimeoutError) as exc:
         if request.transport is None or request.transport.is_closing():

@@ -31,6 +31,14 @@ class Gateway:
     evidence: EvidenceLog = field(default_factory=lambda: EvidenceLog(1000))
     pool: ThreadPoolExecutor | None = None
     ready: bool = False
+    outputs: dict[str, tuple[str, ...]] = field(init=False)
+    """Per surface, the keys its steps provide, in plan order: where body edits and output guards come from."""
+
+    def __post_init__(self) -> None:
+        self.outputs = {
+            surface: tuple(key for name in plan.order if (key := plan.steps[name].spec.provides) is not None)
+            for surface, plan in self.plans.items()
+        }
 
 
 GATEWAY = web.AppKey("taskgate.gateway", Gateway)
