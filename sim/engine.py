@@ -46,15 +46,21 @@ class Engine:
         """Queue, prefill and decode ``seq``, yielding each output token."""
         size = self.profile.block_size
         lookup = block_hashes(seq.prompt[:-1], size)  # the last token is always computed
+        if seq.delay_s:
+            await asyncio.sleep(seq.delay_s)
         lease = await self.scheduler.admit(lookup, self._blocks(seq))
         try:
             await self._prefill(seq, lease)
-            for token in output_tokens(seq.seed, seq.max_tokens):
+            scripted = seq.scripted
+            tokens = scripted[: seq.max_tokens] if scripted is not None else output_tokens(seq.seed, seq.max_tokens)
+            for index, token in enumerate(tokens):
                 if seq.output:
                     await self._decode_step()
                 self._emit(seq, token)
+                if scripted is not None and index == len(scripted) - 1 and len(scripted) < seq.max_tokens:
+                    seq.finish_reason = "stop"  # the script ended before the token budget did
                 yield token
-            self.metrics.finished("length", time.monotonic() - seq.arrival)
+            self.metrics.finished(seq.finish_reason or "length", time.monotonic() - seq.arrival)
         finally:
             if seq.output:  # prefill done: the prompt and output so far are computed
                 self.cache.commit(lease, block_hashes(seq.tokens, size))

@@ -19,8 +19,10 @@ from taskgate.sim.protocol import (
     parse_body,
 )
 from taskgate.sim.responses import Envelope
+from taskgate.sim.script import Script, pieces
 from taskgate.sim.sequence import Sequence
 from taskgate.sim.text import content_seed
+from taskgate.sim.tokens import message_text
 
 SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
 
@@ -28,8 +30,9 @@ SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
 class Api:
     """The endpoints, bound to one engine."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, script: Script | None = None) -> None:
         self.engine = engine
+        self.script = script
         self.profile = engine.profile
         self.started = int(time.time())
 
@@ -37,13 +40,16 @@ class Api:
         """``POST /v1/chat/completions``."""
         body = parse_body(await request.read())
         req = chat_request(body, self.profile.models, self.profile.default_max_tokens)
-        return await self._complete(request, req)
+        messages = body.get("messages")
+        last = messages[-1] if isinstance(messages, list) and messages and isinstance(messages[-1], dict) else {}
+        return await self._complete(request, req, message_text(last.get("content")))
 
     async def completions(self, request: web.Request) -> web.StreamResponse:
         """``POST /v1/completions``."""
         body = parse_body(await request.read())
         req = completion_request(body, self.profile.models, self.profile.default_max_tokens)
-        return await self._complete(request, req)
+        prompt = body.get("prompt")
+        return await self._complete(request, req, prompt if isinstance(prompt, str) else "")
 
     async def embeddings(self, request: web.Request) -> web.Response:
         """``POST /v1/embeddings``."""
@@ -70,8 +76,11 @@ class Api:
         self.engine.refresh_metrics()
         return web.Response(body=self.engine.metrics.render(), headers={"Content-Type": CONTENT_TYPE})
 
-    async def _complete(self, request: web.Request, req: GenerationRequest) -> web.StreamResponse:
+    async def _complete(self, request: web.Request, req: GenerationRequest, last: str) -> web.StreamResponse:
         seq = Sequence(req.prompt, req.max_tokens, content_seed(req.model, req.prompt, req.seed))
+        rule = self.script.find(last) if self.script is not None else None
+        if rule is not None:
+            seq.scripted, seq.delay_s = pieces(rule.reply), rule.delay_s
         try:
             self.engine.check(seq)
         except CapacityError as exc:

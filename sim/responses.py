@@ -63,7 +63,7 @@ def completion(env: Envelope, seq: EngineSequence) -> Body:
 def token_chunk(env: Envelope, seq: EngineSequence, include_usage: bool) -> Body:
     """The stream chunk for the latest output token of ``seq``."""
     index = len(seq.output) - 1
-    text = piece(seq.output[index], index)
+    text = seq.output[index] if seq.scripted is not None else piece(seq.output[index], index)
     choice: Body = {"index": 0}
     if env.chat:
         delta = {"role": "assistant", "content": text} if index == 0 else {"content": text}

@@ -17,6 +17,8 @@ class Sequence:
     cached_tokens: int = 0
     output: list[str] = field(default_factory=list)
     finish_reason: str | None = None
+    scripted: list[str] | None = None  # a scripted reply's pieces, emitted verbatim instead of generated text
+    delay_s: float = 0.0  # a scripted extra wait before the prefill
 
     @property
     def tokens(self) -> list[str]:
@@ -26,7 +28,7 @@ class Sequence:
     @property
     def text(self) -> str:
         """The output so far as text."""
-        return detokenize(self.output)
+        return "".join(self.output) if self.scripted is not None else detokenize(self.output)
 
     @property
     def total_tokens(self) -> int:

@@ -7,17 +7,18 @@ from taskgate.sim.engine import Engine
 from taskgate.sim.errors import ApiError
 from taskgate.sim.handlers import Api
 from taskgate.sim.profile import EngineProfile
+from taskgate.sim.script import Script
 
 ENGINE = web.AppKey("engine", Engine)
 ENGINE_NAME = web.AppKey("engine_name", str)
 ENGINE_HEADER = "x-sim-engine"
 
 
-def create_app(profile: EngineProfile, name: str = "sim") -> web.Application:
-    """An OpenAI-compatible app backed by one simulated engine."""
+def create_app(profile: EngineProfile, name: str = "sim", script: Script | None = None) -> web.Application:
+    """An OpenAI-compatible app backed by one simulated engine (with scripted replies, if given)."""
     app = web.Application(middlewares=[_api_errors])
     engine = Engine(profile)
-    api = Api(engine)
+    api = Api(engine, script)
     app[ENGINE] = engine
     app[ENGINE_NAME] = name
     app.on_response_prepare.append(_name_engine)

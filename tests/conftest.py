@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -12,6 +13,8 @@ from aiohttp.test_utils import TestClient
 from taskgate.plugins import Registry
 from taskgate.proxy.app import create_app, default_registry
 from taskgate.proxy.config import parse_config
+from taskgate.sim import PROFILES
+from taskgate.sim import create_app as create_sim
 
 ProxyFactory = Callable[..., Awaitable[TestClient[Any, Any]]]
 
@@ -45,3 +48,22 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+Engine = tuple[str, str, Any]  # name, base URL, the TestServer
+StartEngines = Callable[..., Awaitable[list[Engine]]]
+
+
+@pytest.fixture
+def engines(aiohttp_server: Any) -> StartEngines:
+    """Start simulated engines: names, and EngineProfile overrides (default: instant, model m)."""
+
+    async def start(*names: str, profile: str = "instant", **overrides: Any) -> list[Engine]:
+        chosen = dataclasses.replace(PROFILES[profile], **{"models": ("m",), **overrides})
+        started = []
+        for name in names:
+            server = await aiohttp_server(create_sim(chosen, name=name))
+            started.append((name, str(server.make_url("")).rstrip("/"), server))
+        return started
+
+    return start

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
 import subprocess
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,10 +14,10 @@ import redis
 
 from taskgate.proxy.state import GATEWAY
 from taskgate.routing import ClusterState
-from taskgate.sim import PROFILES
-from taskgate.sim import create_app as create_sim
 
-from ..conftest import closed_port
+from ..conftest import Engine, StartEngines, closed_port
+
+__all__ = ["Engine", "StartEngines"]
 
 
 @dataclass
@@ -68,25 +67,6 @@ def redis_server() -> Iterator[RedisServer]:
     client.close()
     yield server
     server.stop()
-
-
-Engine = tuple[str, str, Any]  # name, base URL, the TestServer
-StartEngines = Callable[..., Awaitable[list[Engine]]]
-
-
-@pytest.fixture
-def engines(aiohttp_server: Any) -> StartEngines:
-    """Start simulated engines: names, and EngineProfile overrides (default: instant, model m)."""
-
-    async def start(*names: str, profile: str = "instant", **overrides: Any) -> list[Engine]:
-        chosen = dataclasses.replace(PROFILES[profile], **{"models": ("m",), **overrides})
-        started = []
-        for name in names:
-            server = await aiohttp_server(create_sim(chosen, name=name))
-            started.append((name, str(server.make_url("")).rstrip("/"), server))
-        return started
-
-    return start
 
 
 def pool(name: str, engines: list[Engine], **extra: Any) -> dict[str, Any]:

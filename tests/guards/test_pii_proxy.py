@@ -1,0 +1,178 @@
+"""The PII step through the proxy: redaction on the way up, on the way back, and refusals."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import openai
+import pytest
+
+from taskgate.proxy.state import GATEWAY
+
+from .conftest import PII_PROMPT, Scripted, pii_config
+
+RULES = {
+    "EMAIL_ADDRESS": {"action": "redact"},
+    "PHONE_NUMBER": {"action": "redact", "style": "mask"},
+    "CREDIT_CARD": {"action": "redact"},
+    "PERSON": {"action": "redact"},
+}
+
+
+def record(client: Any, request_id: str) -> dict[str, Any]:
+    found = client.app[GATEWAY].evidence.find(request_id)
+    assert found is not None
+    return dict(found)
+
+
+async def test_prompt_reaches_the_upstream_redacted_and_the_streamed_answer_is_redacted_across_chunks(
+    proxy: Any, scripted: tuple[Scripted, str]
+) -> None:
+    upstream, url = scripted
+    # the address is split over three events: "...write to jane.d" | "oe@exam" | "ple.com, or ..."
+    upstream.pieces = ["Sure. I will write to jane.d", "oe@exam", "ple.com, or ask", " Maria. Done."]
+    client = await proxy(pii_config(url, {"entities": RULES}))
+    sdk = openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key="unused")
+    stream = await sdk.chat.completions.create(
+        model="m", messages=[{"role": "user", "content": PII_PROMPT}], stream=True
+    )
+    deltas = [chunk.choices[0].delta.content or "" async for chunk in stream if chunk.choices]
+    await sdk.close()
+
+    sent = upstream.bodies[-1]["messages"][0]["content"]
+    assert "maria.gonzalez@example.com" not in sent
+    assert "<EMAIL_ADDRESS>" in sent
+    assert "212-555-0147" not in sent
+    assert "************" in sent
+    assert "4111 1111 1111 1111" not in sent
+    assert "<CREDIT_CARD>" in sent
+    assert "Maria Gonzalez" not in sent
+    assert "<PERSON>" in sent
+    assert "renewal" in sent  # the rest of the text is untouched
+
+    answer = "".join(deltas)
+    assert answer == "Sure. I will write to <EMAIL_ADDRESS>, or ask Maria. Done."
+    assert not any("@" in d for d in deltas)
+    assert deltas[0] == "Sure. I will write to "  # prose before the address was not held back
+
+
+async def test_the_evidence_has_types_counts_positions_and_actions_but_never_values(
+    proxy: Any, scripted: tuple[Scripted, str]
+) -> None:
+    upstream, url = scripted
+    upstream.pieces = ["Reach me at bob@example.org."]
+    client = await proxy(pii_config(url, {"entities": RULES}))
+    resp = await client.post(
+        "/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": PII_PROMPT}]}
+    )
+    assert resp.status == 200
+    answer = await resp.json()
+    assert answer["choices"][0]["message"]["content"] == "Reach me at <EMAIL_ADDRESS>."
+    rec = record(client, resp.headers["x-taskgate-request-id"])
+    pii = rec["decisions"]["pii"]
+    assert pii["counts"] == {"PERSON": 1, "EMAIL_ADDRESS": 1, "PHONE_NUMBER": 1, "CREDIT_CARD": 1}
+    email = next(f for f in pii["findings"] if f["entity"] == "EMAIL_ADDRESS")
+    assert email["where"] == "messages[0].content"
+    assert email["kind"] == "prompt"
+    assert email["action"] == "redact"
+    assert PII_PROMPT[email["start"] : email["end"]] == "maria.gonzalez@example.com"
+    assert pii["output"]["counts"] == {"EMAIL_ADDRESS": 1}
+    text = json.dumps(rec)
+    for value in ("maria.gonzalez@example.com", "212-555-0147", "4111 1111 1111 1111", "Maria Gonzalez", "bob@example"):
+        assert value not in text
+    metrics = (await (await client.get("/metrics")).read()).decode()
+    assert 'taskgate_pii_findings_total{action="redact",direction="input",entity="CREDIT_CARD"} 1.0' in metrics
+    assert 'taskgate_pii_findings_total{action="redact",direction="output",entity="EMAIL_ADDRESS"} 1.0' in metrics
+
+
+async def test_a_blocked_entity_is_refused_by_type_and_nothing_is_forwarded(
+    proxy: Any, scripted: tuple[Scripted, str]
+) -> None:
+    upstream, url = scripted
+    client = await proxy(pii_config(url, {"entities": {**RULES, "CREDIT_CARD": {"action": "block"}}}))
+    resp = await client.post(
+        "/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": PII_PROMPT}]}
+    )
+    assert resp.status == 400
+    error = (await resp.json())["error"]
+    assert error["code"] == "pii_blocked"
+    assert "CREDIT_CARD" in error["message"]
+    assert "4111" not in error["message"]
+    assert upstream.bodies == []
+    rec = record(client, resp.headers["x-taskgate-request-id"])
+    assert rec["error"]["step"] == "pii"
+    assert rec["error"]["pii"]["counts"]["CREDIT_CARD"] == 1
+
+
+async def test_tool_call_arguments_and_tool_results_are_scanned(proxy: Any, scripted: tuple[Scripted, str]) -> None:
+    upstream, url = scripted
+    client = await proxy(pii_config(url, {"entities": RULES}))
+    call = {"id": "c1", "type": "function", "function": {"name": "send", "arguments": '{"to": "ann@corp.example.com"}'}}
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "Send the report."},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": [{"type": "text", "text": "sent; reply from lee@corp.example.com"}],
+        },
+    ]
+    resp = await client.post("/v1/chat/completions", json={"model": "m", "messages": messages})
+    assert resp.status == 200
+    sent = upstream.bodies[-1]["messages"]
+    assert json.loads(sent[1]["tool_calls"][0]["function"]["arguments"]) == {"to": "<EMAIL_ADDRESS>"}
+    assert sent[2]["content"][0]["text"] == "sent; reply from <EMAIL_ADDRESS>"
+    assert messages[1]["tool_calls"][0]["function"]["arguments"] == '{"to": "ann@corp.example.com"}'
+    kinds = {f["kind"] for f in record(client, resp.headers["x-taskgate-request-id"])["decisions"]["pii"]["findings"]}
+    assert kinds == {"tool_call", "tool_result"}
+
+
+async def test_a_clean_request_is_forwarded_byte_for_byte(proxy: Any, scripted: tuple[Scripted, str]) -> None:
+    upstream, url = scripted
+    client = await proxy(pii_config(url))
+    raw = b'{"model": "m",   "messages": [{"role": "user", "content": "What is a KV cache?"}]}'
+    resp = await client.post("/v1/chat/completions", data=raw, headers={"Content-Type": "application/json"})
+    assert resp.status == 200
+    assert upstream.bodies[-1] == json.loads(raw)
+
+
+@pytest.mark.parametrize("mode", ["block", "hold"])
+async def test_an_analyzer_that_cannot_decide_blocks_the_request_with_evidence(
+    proxy: Any, scripted: tuple[Scripted, str], mode: str
+) -> None:
+    upstream, url = scripted
+    # a real analysis that cannot finish in its budget: 60 kB of text against 1 ms
+    client = await proxy(pii_config(url, {"timeout_s": 0.001, "on_failure": mode}))
+    long = "The quarterly report lists many figures and names. " * 1200
+    resp = await client.post(
+        "/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": long}]}
+    )
+    assert resp.status == 503
+    error = (await resp.json())["error"]
+    assert error["code"] == ("pii_unavailable" if mode == "block" else "pii_held")
+    assert ("Retry-After" in resp.headers) == (mode == "hold")
+    assert upstream.bodies == []
+    rec = record(client, resp.headers["x-taskgate-request-id"])
+    assert rec["error"]["step"] == "pii"
+    assert "longer than 0.001 s" in rec["error"]["reason"]
+
+
+async def test_an_analyzer_error_blocks_the_request(proxy: Any, scripted: tuple[Scripted, str]) -> None:
+    upstream, url = scripted
+    client = await proxy(pii_config(url))
+    step = client.app[GATEWAY].plans["chat"].steps["pii"]
+
+    def broken(text: str) -> Any:
+        raise RuntimeError("model weights unreadable")
+
+    step.scanner.analyze = broken  # the analyzer itself fails: no verdict is possible
+    resp = await client.post(
+        "/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "hello there"}]}
+    )
+    assert resp.status == 503
+    assert (await resp.json())["error"]["code"] == "pii_unavailable"
+    assert upstream.bodies == []
+    rec = record(client, resp.headers["x-taskgate-request-id"])
+    assert "model weights unreadable" in rec["error"]["reason"]
+    assert [s["outcome"] for s in rec["steps"] if s["step"] == "pii"] == ["halted"]
