@@ -76,7 +76,7 @@ DEFAULT_RULES = {
 class PiiParams(Params):
     backend: Backend = "ner"  # ner: names too (~40 ms per 200 words); patterns: structured data only (~3 ms)
     threshold: float = Field(default=0.4, ge=0.0, le=1.0)  # presidio's score; US phone numbers score 0.4
-    entities: dict[str, EntityRule] = Field(default_factory=lambda: dict(DEFAULT_RULES))
+    entities: dict[str, EntityRule] = Field(default_factory=dict)  # empty: the defaults this backend can find
     default_action: Literal["allow", "redact", "block"] = "allow"  # entity types not listed
     on_failure: Literal["block", "hold"] = "block"  # the analyzer errs or is too slow: refuse, or ask to retry
     retry_after_s: int = Field(default=5, ge=1)  # hold: the Retry-After the client is given
@@ -85,6 +85,15 @@ class PiiParams(Params):
     threads: int = Field(default=2, ge=1, le=64)
     cache_entries: int = Field(default=20_000, ge=0)
     output: OutputParams = Field(default_factory=OutputParams)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_entities(cls, data: Any) -> Any:
+        """No `entities`: the default rules for the types this backend can find."""
+        if isinstance(data, dict) and not data.get("entities"):
+            known = entities_of(data.get("backend", "ner")) if data.get("backend") in ("ner", "patterns", None) else ()
+            return {**data, "entities": {n: r for n, r in DEFAULT_RULES.items() if n in known}}
+        return data
 
     @model_validator(mode="after")
     def _known_entities(self) -> PiiParams:

@@ -1,0 +1,312 @@
+"""What the guards cost: the classifier, PII scanning per conversation turn, the output guard on TTFT.
+
+    python bench/guards.py            # about a minute here
+    python bench/guards.py --quick    # fewer repetitions
+
+1. Classifier: the local model per call (held-out texts), and the classify step
+   in model mode against a simulated engine answering at once.
+2. PII per turn over a 20-turn conversation: the pii step with its content-hash
+   cache (each turn scans only its new text) against the same step with no
+   cache (every turn rescans the whole conversation), NER and pattern backends.
+3. Output guard: time to the first visible token and to the end of a streamed
+   answer through taskgate, with the output guard on and off, against a
+   simulated engine emitting 4-character pieces every 20 ms.
+
+Everything runs in this process on loopback (servers included), so absolute
+numbers include that contention; the comparisons in each table share it.
+Prints tables and saves bench/results/guards.png and guards.json. Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import platform
+import random
+import socket
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from taskgate.dag import Inputs
+from taskgate.guards.classifier import HELD_OUT, bundled
+from taskgate.guards.classify import ClassifyStep, trained_model
+from taskgate.plugins import REQUEST, RequestContext, Services, StepOptions
+from taskgate.proxy.app import create_app, default_registry
+from taskgate.proxy.config import parse_config
+from taskgate.sim import PROFILES
+from taskgate.sim import create_app as create_sim
+from taskgate.sim.script import Rule, Script
+
+RESULTS = Path(__file__).resolve().parent / "results"
+REGISTRY = default_registry()
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def serve(app: web.Application) -> tuple[web.AppRunner, str]:
+    runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
+    await runner.setup()
+    port = free_port()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    return runner, f"http://127.0.0.1:{port}"
+
+
+# 1. the classifier
+
+
+async def classifier(repeat: int) -> dict[str, Any]:
+    model = trained_model(())
+    texts = [e.text for e in bundled(HELD_OUT)]
+    samples = []
+    for _ in range(repeat):
+        for text in texts:
+            started = time.perf_counter()
+            model.predict(text)
+            samples.append((time.perf_counter() - started) * 1e6)
+    local = {"p50_us": pct(samples, 0.5), "p99_us": pct(samples, 0.99), "calls": len(samples)}
+
+    profile = dataclasses.replace(PROFILES["instant"], models=("m",))
+    runner, url = await serve(create_sim(profile, "classifier", Script([Rule(".", "summarise")])))
+    services = Services()
+    params = {"mode": "model", "model": {"urls": [url], "model": "m", "timeout_s": 1.0}}
+    step = REGISTRY.build("classify", ClassifyStep.type, params, services, StepOptions())
+    remote: list[float] = []
+    fallbacks = 0
+    async with aiohttp.ClientSession() as session:
+        services.attach_http(session)
+        for i, text in enumerate(texts * max(1, repeat // 5)):
+            body = json.dumps({"model": "m", "messages": [{"role": "user", "content": text}]}).encode()
+            context = RequestContext(str(i), "chat", "/v1/chat/completions", {}, body)
+            started = time.perf_counter()
+            intent = await step.run(Inputs({REQUEST: context}))
+            remote.append((time.perf_counter() - started) * 1e3)
+            fallbacks += intent.fallback is not None
+    await runner.cleanup()
+    return {
+        "local": local,
+        "model": {
+            "p50_ms": pct(remote, 0.5),
+            "p99_ms": pct(remote, 0.99),
+            "calls": len(remote),
+            "fallbacks": fallbacks,
+        },
+    }
+
+
+# 2. PII per turn
+
+_TEXT = (
+    "the report shows that revenue grew while costs stayed flat and the team plans to expand into "
+    "two new regions next quarter so hiring will start soon with a focus on support and sales"
+)
+_WORDS = _TEXT.split()
+_PII = [
+    "My colleague Priya Raman (priya.raman@example.com) will join the call.",
+    "You can reach me on 415-555-0199 after six.",
+    "Bill the card 5500 0000 0000 0004, not the old one.",
+    "Send the contract to legal@contoso-law.example.org and copy Tom Becker.",
+]
+
+
+def conversation(turns: int, seed: int = 7) -> list[list[dict[str, str]]]:
+    """The message list a client sends at each turn: it grows by a user turn and an answer."""
+    rng = random.Random(seed)
+    messages = [{"role": "system", "content": "You are a helpful assistant for the finance team."}]
+    out = []
+    for turn in range(turns):
+        words = " ".join(rng.choice(_WORDS) for _ in range(60))
+        user = f"{words}. {_PII[turn % len(_PII)]}" if turn % 2 == 0 else words + "."
+        messages = [*messages, {"role": "user", "content": user}]
+        out.append(list(messages))
+        messages = [*messages, {"role": "assistant", "content": " ".join(rng.choice(_WORDS) for _ in range(80))}]
+    return out
+
+
+async def pii_turns(turns: int, repeat: int) -> list[dict[str, Any]]:
+    convo = conversation(turns)
+    rows = []
+    for backend in ("ner", "patterns"):
+        for cached in (True, False):
+            per_turn: list[list[float]] = [[] for _ in convo]
+            for _ in range(repeat):
+                params = {"backend": backend, "cache_entries": 10_000 if cached else 0, "timeout_s": 30}
+                step = REGISTRY.build("pii", "guards.pii", params, Services(), StepOptions())
+                for index, messages in enumerate(convo):
+                    body = json.dumps({"model": "m", "messages": messages}).encode()
+                    context = RequestContext(str(index), "chat", "/v1/chat/completions", {}, body)
+                    started = time.perf_counter()
+                    await step.run(Inputs({REQUEST: context}))
+                    per_turn[index].append((time.perf_counter() - started) * 1e3)
+                step.pool.shutdown(wait=True)
+            ms = [statistics.median(v) for v in per_turn]
+            rows.append({"backend": backend, "incremental": cached, "ms_per_turn": ms, "total_ms": sum(ms)})
+    return rows
+
+
+# 3. the output guard on a streamed answer
+
+REPLY = (
+    "Here is the summary you asked for. The vendor confirmed the delivery window for next week, "
+    "and the open questions go to their account manager at dana.whitfield@mail.example.com, who "
+    "answers within a day. The invoice total matches the purchase order, so no change is needed."
+)
+
+
+async def streaming(requests: int) -> list[dict[str, Any]]:
+    profile = dataclasses.replace(PROFILES["instant"], models=("m",), time_scale=1.0, tpot_s=0.02)
+    sim_runner, sim_url = await serve(create_sim(profile, "engine", Script([Rule(".", REPLY)])))
+    pool = {"name": "p", "endpoints": [{"name": "e", "url": sim_url}], "models": [{"name": "m"}]}
+    variants = {
+        "no pii step": {"pipelines": {"chat": ["state", "route"]}},
+        "pii, output guard off": {"output": False},
+        "pii, output guard on": {"output": True},
+    }
+    rows = []
+    async with aiohttp.ClientSession() as session:
+        for name, variant in variants.items():
+            raw: dict[str, Any] = {"routing": {"pools": [pool]}, "logging": {"evidence": False}}
+            if "output" in variant:
+                params = {"backend": "patterns", "output": {"enabled": variant["output"]}}
+                raw["steps"] = [{"name": "pii", "type": "guards.pii", "params": params}]
+                raw["pipelines"] = {"chat": ["pii", "state", "route"]}
+            else:
+                raw.update(variant)
+            runner, url = await serve(create_app(parse_config(raw, "<bench>", REGISTRY), REGISTRY))
+            first, total, texts = [], [], set()
+            for i in range(requests):
+                body = {
+                    "model": "m", "stream": True, "max_tokens": 400,
+                    "messages": [{"role": "user", "content": f"Summarise the vendor thread, please ({i})."}],
+                }  # fmt: skip
+                started = time.perf_counter()
+                seen_first = None
+                text = ""
+                async with session.post(f"{url}/v1/chat/completions", json=body) as resp:
+                    async for line in resp.content:
+                        if not line.startswith(b"data: {"):
+                            continue
+                        delta = json.loads(line[6:])["choices"]
+                        piece = delta[0]["delta"].get("content") if delta else None
+                        if piece and seen_first is None:
+                            seen_first = time.perf_counter() - started
+                        text += piece or ""
+                first.append((seen_first or 0.0) * 1e3)
+                total.append((time.perf_counter() - started) * 1e3)
+                texts.add(text)
+            await runner.cleanup()
+            rows.append(
+                {
+                    "variant": name,
+                    "ttft_p50_ms": pct(first, 0.5),
+                    "ttft_p99_ms": pct(first, 0.99),
+                    "total_p50_ms": pct(total, 0.5),
+                    "redacted": all("<EMAIL_ADDRESS>" in t and "@" not in t for t in texts),
+                }
+            )
+    await sim_runner.cleanup()
+    return rows
+
+
+def tables(result: dict[str, Any]) -> str:
+    c = result["classifier"]
+    lines = [
+        "classifier                      p50        p99      calls",
+        f"local model                {c['local']['p50_us']:8.1f} us {c['local']['p99_us']:7.1f} us "
+        f"{c['local']['calls']:8d}",
+        f"model mode (sim, at once)  {c['model']['p50_ms']:8.2f} ms {c['model']['p99_ms']:7.2f} ms "
+        f"{c['model']['calls']:8d}  fallbacks {c['model']['fallbacks']}",
+        "",
+        "pii step per turn (ms)   backend    cache     turn 1  turn 10  turn 20    all 20 turns",
+    ]
+    for row in result["pii"]:
+        ms = row["ms_per_turn"]
+        mode = "on " if row["incremental"] else "off"
+        lines.append(
+            f"{'':25}{row['backend']:10} {mode:8}{ms[0]:8.1f} {ms[min(9, len(ms) - 1)]:8.1f} {ms[-1]:8.1f} "
+            f"{row['total_ms']:14.1f}"
+        )
+    lines += ["", "streamed answer (ms)         TTFT p50  TTFT p99  total p50  redacted"]
+    for row in result["streaming"]:
+        lines.append(
+            f"{row['variant']:28}{row['ttft_p50_ms']:9.1f} {row['ttft_p99_ms']:9.1f} {row['total_p50_ms']:10.1f}  "
+            f"{'yes' if row['redacted'] else 'no'}"
+        )
+    return "\n".join(lines)
+
+
+def plot(result: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(16, 4.8))
+    c = result["classifier"]
+    left.bar(["local model", "model mode (sim)"], [c["local"]["p50_us"] / 1000, c["model"]["p50_ms"]], color="tab:blue")
+    left.set_yscale("log")
+    left.set_ylabel("ms per request, p50 (log)")
+    left.set_title("Classifier")
+    for row in result["pii"]:
+        label = f"{row['backend']}, {'content-hash cache' if row['incremental'] else 'rescan everything'}"
+        style = "-" if row["incremental"] else "--"
+        middle.plot(range(1, len(row["ms_per_turn"]) + 1), row["ms_per_turn"], style, marker="o", ms=3, label=label)
+    middle.set_xlabel("conversation turn")
+    middle.set_ylabel("pii step, ms")
+    middle.set_title("PII cost per turn, 20-turn conversation")
+    middle.legend(fontsize=8)
+    names = [r["variant"] for r in result["streaming"]]
+    xs = range(len(names))
+    right.bar([x - 0.2 for x in xs], [r["ttft_p50_ms"] for r in result["streaming"]], 0.4, label="first token p50")
+    right.bar(
+        [x + 0.2 for x in xs], [r["total_p50_ms"] / 10 for r in result["streaming"]], 0.4, label="whole answer p50 / 10"
+    )
+    right.set_xticks(list(xs))
+    right.set_xticklabels(names, rotation=15, ha="right", fontsize=8)
+    right.set_ylabel("ms")
+    right.set_title("Output guard on a streamed answer")
+    right.legend(fontsize=8)
+    fig.suptitle(f"taskgate guards ({platform.processor() or platform.machine()}, 2 cores, servers in-process)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "classifier": await classifier(2 if args.quick else 10),
+        "pii": await pii_turns(20, 1 if args.quick else 3),
+        "streaming": await streaming(5 if args.quick else 30),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    args = parser.parse_args()
+    RESULTS.mkdir(exist_ok=True)
+    result = asyncio.run(run(args))
+    print(tables(result))
+    (RESULTS / "guards.json").write_text(json.dumps(result, indent=2))
+    plot(result, RESULTS / "guards.png")
+    print(f"\nsaved {RESULTS / 'guards.png'} and guards.json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
