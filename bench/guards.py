@@ -38,6 +38,7 @@ from aiohttp import web
 from taskgate.dag import Inputs
 from taskgate.guards.classifier import HELD_OUT, bundled
 from taskgate.guards.classify import ClassifyStep, trained_model
+from taskgate.guards.pii import PiiStep
 from taskgate.plugins import REQUEST, RequestContext, Services, StepOptions
 from taskgate.proxy.app import create_app, default_registry
 from taskgate.proxy.config import parse_config
@@ -148,6 +149,7 @@ async def pii_turns(turns: int, repeat: int) -> list[dict[str, Any]]:
             for _ in range(repeat):
                 params = {"backend": backend, "cache_entries": 10_000 if cached else 0, "timeout_s": 30}
                 step = REGISTRY.build("pii", "guards.pii", params, Services(), StepOptions())
+                assert isinstance(step, PiiStep)
                 for index, messages in enumerate(convo):
                     body = json.dumps({"model": "m", "messages": messages}).encode()
                     context = RequestContext(str(index), "chat", "/v1/chat/completions", {}, body)
@@ -173,21 +175,19 @@ async def streaming(requests: int) -> list[dict[str, Any]]:
     profile = dataclasses.replace(PROFILES["instant"], models=("m",), time_scale=1.0, tpot_s=0.02)
     sim_runner, sim_url = await serve(create_sim(profile, "engine", Script([Rule(".", REPLY)])))
     pool = {"name": "p", "endpoints": [{"name": "e", "url": sim_url}], "models": [{"name": "m"}]}
-    variants = {
-        "no pii step": {"pipelines": {"chat": ["state", "route"]}},
-        "pii, output guard off": {"output": False},
-        "pii, output guard on": {"output": True},
+    variants: dict[str, bool | None] = {
+        "no pii step": None,
+        "pii, output guard off": False,
+        "pii, output guard on": True,
     }
     rows = []
     async with aiohttp.ClientSession() as session:
-        for name, variant in variants.items():
+        for name, output in variants.items():
             raw: dict[str, Any] = {"routing": {"pools": [pool]}, "logging": {"evidence": False}}
-            if "output" in variant:
-                params = {"backend": "patterns", "output": {"enabled": variant["output"]}}
+            if output is not None:
+                params = {"backend": "patterns", "output": {"enabled": output}}
                 raw["steps"] = [{"name": "pii", "type": "guards.pii", "params": params}]
                 raw["pipelines"] = {"chat": ["pii", "state", "route"]}
-            else:
-                raw.update(variant)
             runner, url = await serve(create_app(parse_config(raw, "<bench>", REGISTRY), REGISTRY))
             first, total, texts = [], [], set()
             for i in range(requests):
