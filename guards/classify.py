@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import json
 import os
 import time
@@ -33,6 +34,7 @@ from .intent import CLASSES, INTENT, Intent
 
 RequestClass = Literal["interactive", "batch", "background"]
 STRUCTURAL = ("embedding", "agent_tool_step", "long_document")
+ANSWERS_KEPT = 10_000
 
 
 class TaskType(Params):
@@ -106,6 +108,8 @@ class ClassifyStep(Step[ClassifyParams]):
         self.types = {**DEFAULT_TYPES, **p.task_types}
         self.targets = _targets(p.model, self.services) if p.mode == "model" and p.model is not None else []
         self.prompt = _system_prompt(self.local.labels)
+        self._answers: dict[bytes, str] = {}  # model answers by instruction digest, oldest first
+        self._by = f"model:{p.model.model}" if p.model is not None else "local"
         self.metrics = self.services.shared("guards.classify.metrics", lambda: _metrics(self.services))
 
     async def run(self, inputs: Inputs) -> Intent:
@@ -117,26 +121,43 @@ class ClassifyStep(Step[ClassifyParams]):
         fallback = None
         if context.surface == "embeddings":
             task, confidence, by = "embedding", 1.0, "rules"
-        elif tool_turn:
-            task, confidence, by = "agent_tool_step", 1.0, "rules"
         elif prompt_tokens > self.params.long_document_tokens:
             task, confidence, by = "long_document", 1.0, "rules"
-        elif self.targets:
-            answer, fallback = await self._ask_model(instruction)
-            if answer is not None:
-                task, confidence, by = answer, 1.0, f"model:{self.params.model.model if self.params.model else '?'}"
-            else:
-                (task, confidence), by = self.local.predict(instruction), "local"
         else:
-            (task, confidence), by = self.local.predict(instruction), "local"
+            task, confidence, by, fallback = await self._instruction(instruction)
         kind = self.types.get(task, TaskType())
+        if tool_turn and task not in STRUCTURAL:
+            # a turn that returns a tool's result belongs to its task: it keeps the task's class and profile
+            instruction_type, task = task, "agent_tool_step"
+            kind = kind.model_copy(update={"output_tokens": self.types["agent_tool_step"].output_tokens})
+            profile = kind.profile or instruction_type
+        else:
+            instruction_type, profile = None, kind.profile or task
         request_class, source = self._class(kind, context)
         output_tokens = _max_tokens(body) or kind.output_tokens
         self.metrics.labels(task, by.split(":", 1)[0], request_class).inc()
         return Intent(
-            task, request_class, kind.profile or task, prompt_tokens, output_tokens, confidence, by,
-            source, fallback, (time.perf_counter() - started) * 1000.0,
+            task, request_class, profile, prompt_tokens, output_tokens, confidence, by,
+            source, fallback, (time.perf_counter() - started) * 1000.0, instruction_type,
         )  # fmt: skip
+
+    async def _instruction(self, text: str) -> tuple[str, float, str, str | None]:
+        """The task type of the conversation's instruction: (type, confidence, classifier, fallback reason)."""
+        if not self.targets:
+            label, confidence = self.local.predict(text)
+            return label, confidence, "local", None
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        known = self._answers.get(key)
+        if known is not None:  # the same conversation asks again each turn: one model call per instruction
+            return known, 1.0, self._by, None
+        answer, fallback = await self._ask_model(text)
+        if answer is None:
+            label, confidence = self.local.predict(text)
+            return label, confidence, "local", fallback
+        self._answers[key] = answer
+        if len(self._answers) > ANSWERS_KEPT:
+            self._answers.pop(next(iter(self._answers)))
+        return answer, 1.0, self._by, None
 
     def _class(self, kind: TaskType, context: RequestContext) -> tuple[str, str]:
         claimed = context.headers.get(self.params.class_header)
@@ -225,15 +246,14 @@ def trained_model(extra: tuple[str, ...]) -> LocalModel:
 
 
 def _read(surface: str, body: dict[str, Any]) -> tuple[str, int, bool]:
-    """The instruction to classify, the prompt's size in characters, and whether this turn returns a tool's result."""
+    """The task's instruction (a conversation's first user message), the prompt's size in characters,
+    and whether this turn returns a tool's result."""
     if surface == "chat":
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
         texts = [_text(m.get("content")) for m in messages]
-        last_user = next(
-            (t for m, t in zip(reversed(messages), reversed(texts), strict=True) if m.get("role") == "user"), ""
-        )
+        first_user = next((t for m, t in zip(messages, texts, strict=True) if m.get("role") == "user"), "")
         tool_turn = bool(messages) and messages[-1].get("role") in ("tool", "function")
-        return last_user, sum(len(t) for t in texts), tool_turn
+        return first_user, sum(len(t) for t in texts), tool_turn
     value = body.get("prompt" if surface == "completions" else "input")
     text = value if isinstance(value, str) else " ".join(v for v in value or [] if isinstance(v, str))
     return text, len(text), False

@@ -14,9 +14,13 @@ CLASSES = ("interactive", "batch", "background")  # most urgent first, as routin
 class Intent:
     """Task type, the request class and permission profile it maps to, size estimates, and who decided.
 
-    `classifier` is "rules" (structure decided: embeddings, tool results,
-    long documents), "local" (the bundled model) or "model:<target>" (a model
-    call); `fallback` says why a model call's answer was not used.
+    The task type is that of the conversation's instruction (its first user
+    message), so every turn of a task gets the same class and profile.
+    `classifier` is "rules" (structure decided: embeddings, long documents),
+    "local" (the bundled model) or "model:<name>" (a model call); `fallback`
+    says why a model call's answer was not used. A turn that returns a
+    tool's result is `agent_tool_step`, with the class and profile of
+    `instruction_type`, the task it belongs to.
     """
 
     task_type: str
@@ -29,6 +33,7 @@ class Intent:
     class_source: str = "task_type"  # or "header": the caller pinned it where policy allows
     fallback: str | None = None
     ms: float = 0.0
+    instruction_type: str | None = None  # agent_tool_step: the type of the task the turn belongs to
 
     def evidence(self) -> Mapping[str, Any]:
         out: dict[str, Any] = {
@@ -44,4 +49,6 @@ class Intent:
         }
         if self.fallback is not None:
             out["fallback"] = self.fallback
+        if self.instruction_type is not None:
+            out["instruction_type"] = self.instruction_type
         return out

@@ -28,7 +28,27 @@ from .state import GATEWAY
 
 MODELS = ("agent", "embed")
 # name, sim profile, endpoints, region, price in/out per Mtok, prefill tokens/s
-POOLS = (("h100", "h100", 2, "eu-west", (3.0, 9.0), 20_000), ("l4", "l4", 1, "eu-west", (0.8, 2.4), 3_000))
+POOLS = (
+    ("h100", "h100", 2, "eu-west", (3.0, 9.0), 20_000),
+    ("l4", "l4", 1, "eu-west", (0.8, 2.4), 3_000),
+    ("l4-us", "l4", 1, "us-east", (0.6, 1.8), 3_000),
+)
+GUARDS = [
+    {"name": "classify", "type": "guards.classify"},
+    {
+        "name": "pii",
+        "type": "guards.pii",
+        "params": {
+            "entities": {
+                "EMAIL_ADDRESS": {"action": "redact"},
+                "PHONE_NUMBER": {"action": "redact", "style": "mask"},
+                "PERSON": {"action": "redact"},
+                "CREDIT_CARD": {"action": "block"},
+                "IBAN_CODE": {"action": "restrict", "regions": ["eu-west"]},
+            }
+        },
+    },
+]
 TOOL_RESULT = "Tool result: p99 of payment-api rose from 180 ms to 410 ms at 14:02 Friday, after deploy 7781."
 SYSTEM = "You are an operations agent. Plan, call tools when needed, and answer briefly."
 
@@ -80,8 +100,14 @@ async def _start_pools() -> tuple[list[web.AppRunner], list[dict[str, Any]]]:
 
 
 def demo_config(pools: list[dict[str, Any]]) -> dict[str, Any]:
-    """The embedded defaults: simulated pools, the built-in plans, quiet logs."""
-    return {"routing": {"pools": pools}, "logging": {"level": "warning", "evidence": False}}
+    """The embedded defaults: simulated pools, the guards before routing, quiet logs."""
+    plan = ["classify", "pii", "state", "route"]
+    return {
+        "routing": {"pools": pools},
+        "steps": GUARDS,
+        "pipelines": {"chat": plan, "completions": plan, "embeddings": ["classify", "state", "route"]},
+        "logging": {"level": "warning", "evidence": False},
+    }
 
 
 async def _chat(
@@ -152,9 +178,29 @@ async def _agent_task(client: openai.AsyncOpenAI) -> list[Call]:
 
 
 async def _side_work(client: openai.AsyncOpenAI) -> list[Call]:
-    """Work that runs beside the agent: a batch summary, an embedding, a legacy completion."""
-    log: list[ChatCompletionMessageParam] = [{"role": "user", "content": "Summarise: " + "deploy rollback alert " * 60}]
-    summary, _ = await _chat(client, "batch: summarise incident log", log, {"x-taskgate-class": "batch"})
+    """Work that runs beside the agent: summaries, personal data, an embedding, a legacy completion."""
+    log: list[ChatCompletionMessageParam] = [
+        {
+            "role": "user",
+            "content": "Summarise this incident log in three bullet points: " + "deploy rollback alert " * 60,
+        }
+    ]
+    summary, _ = await _chat(client, "summary (classified batch)", log, {})
+    personal: list[ChatCompletionMessageParam] = [
+        {
+            "role": "user",
+            "content": "Draft a reply to Jane Porter (jane.porter@example.com, +1 212-555-0147) "
+            "apologising for the checkout outage on Friday.",
+        }
+    ]
+    reply, _ = await _chat(client, "email draft with personal data", personal, {})
+    refund: list[ChatCompletionMessageParam] = [
+        {
+            "role": "user",
+            "content": "Extract the amount and the account: refund 42.50 EUR to GB82 WEST 1234 5698 7654 32.",
+        }
+    ]
+    residency, _ = await _chat(client, "IBAN: must stay in eu-west", refund, {})
     started = time.perf_counter()
     raw = await client.embeddings.with_raw_response.create(model="embed", input=["payment-api latency", "deploy 7781"])
     embed = Call(
@@ -168,13 +214,13 @@ async def _side_work(client: openai.AsyncOpenAI) -> list[Call]:
     complete = Call(
         "legacy completion", raw_c.headers["x-taskgate-request-id"], raw_c.status_code, time.perf_counter() - started
     )
-    return [summary, embed, complete]
+    return [summary, reply, residency, embed, complete]
 
 
-async def _refused(client: openai.AsyncOpenAI) -> Call:
-    call, started = Call("unknown model (refused)"), time.perf_counter()
+async def _refused(client: openai.AsyncOpenAI, label: str, model: str, text: str) -> Call:
+    call, started = Call(label), time.perf_counter()
     try:
-        await client.chat.completions.create(model="gpt-nonexistent", messages=[{"role": "user", "content": "hi"}])
+        await client.chat.completions.create(model=model, messages=[{"role": "user", "content": text}])
     except openai.APIStatusError as exc:
         call.status, call.request_id = exc.status_code, exc.response.headers.get("x-taskgate-request-id", "-")
         call.notes.append(f"{exc.body.get('code') if isinstance(exc.body, dict) else exc.message}")
@@ -185,26 +231,36 @@ async def _refused(client: openai.AsyncOpenAI) -> Call:
 async def _workload(base_url: str) -> list[Call]:
     async with openai.AsyncOpenAI(base_url=base_url + "/v1", api_key="demo", max_retries=0) as client:
         agent, side = await asyncio.gather(_agent_task(client), _side_work(client))
-        return [*agent, *side, await _refused(client)]
+        unknown = await _refused(client, "unknown model (refused)", "gpt-nonexistent", "hi")
+        card = await _refused(client, "card number (blocked)", "agent", "Charge 4111 1111 1111 1111 for the renewal.")
+        return [*agent, *side, unknown, card]
 
 
 def _row(call: Call, record: dict[str, Any] | None) -> str:
     record = record or {}
-    placement = record.get("decisions", {}).get("placement", {})
+    decisions = record.get("decisions", {})
+    placement = decisions.get("placement", {})
     where = f"{placement['endpoint']} ({placement.get('class')})" if placement else f"refused: {call.notes[0]}"
+    intent = decisions.get("intent", {}).get("task_type", "-")
+    pii = decisions.get("pii") or record.get("error", {}).get("pii") or {}
+    found = ",".join(f"{e.split('_')[0].lower()}:{pii['actions'][e]}" for e in pii.get("counts", {})) or "-"
     steps = " ".join(f"{s['step']}:{s['duration_ms']:.2f}ms" for s in record.get("steps", [])) or "-"
     ttft = f"{call.ttft * 1000:7.0f}" if call.ttft is not None else "      -"
     cached = str(call.cached) if call.cached is not None else "-"
     pre = record.get("dispatch", {}).get("started_ms")
     pre_s = f"{pre:6.2f}" if pre is not None else "     -"
     return (
-        f"{call.label:<32} {call.status:>3} {where:<24} {call.seconds * 1000:7.0f} {ttft} {pre_s} {cached:>6}  {steps}"
+        f"{call.label:<32} {call.status:>3} {where:<24} {intent:<15} {found:<40} {call.seconds * 1000:7.0f} "
+        f"{ttft} {pre_s} {cached:>6}  {steps}"
     )
 
 
 def _summary(calls: list[Call], records: list[dict[str, Any]], evidence_path: Path, started: float) -> str:
     by_id = {r["request_id"]: r for r in records}
-    header = f"{'call':<32} {'st':>3} {'placed on':<24} {'ms':>7} {'ttft':>7} {'pre':>6} {'cached':>6}  steps"
+    header = (
+        f"{'call':<32} {'st':>3} {'placed on':<24} {'intent':<15} {'personal data':<40} "
+        f"{'ms':>7} {'ttft':>7} {'pre':>6} {'cached':>6}  steps"
+    )
     lines = ["", "taskgate demo: one agent task and its side work, through the proxy", "", header, "-" * len(header)]
     lines += [_row(call, by_id.get(call.request_id)) for call in calls]
     ok = sum(1 for c in calls if 200 <= c.status < 300)
@@ -214,7 +270,10 @@ def _summary(calls: list[Call], records: list[dict[str, Any]], evidence_path: Pa
         f"{time.perf_counter() - started:.1f}s in all.",
         "ms: client-side latency; ttft: time to first token (streamed); pre: the proxy's own time before dispatch;",
         "cached: prompt tokens the engine served from its prefix cache: the agent's turns stay on one endpoint,",
-        "so each turn reuses the last; batch work goes to the cheaper l4 pool, interactive to the h100 pool.",
+        "so each turn reuses the last. intent: the local classifier's task type; it sets the request class,",
+        "so summaries and extraction go to the cheapest l4 pool and interactive turns to h100. personal data:",
+        "what the pii step found and did: names, emails and phones are redacted before the engine sees them,",
+        "an IBAN keeps its request in eu-west, a card number is refused by type (never by value).",
         f"Evidence, one JSON record per request: {evidence_path}",
     ]
     return "\n".join(lines)

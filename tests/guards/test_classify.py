@@ -86,16 +86,23 @@ async def test_local_intents_rules_and_the_class_they_map_to(proxy: Any, sim_url
     assert summary["task_type"] == "summarise"
     assert summary["request_class"] == "batch"
     assert summary["output_tokens"] == 2  # the request's own max_tokens wins over the default
-    tool = {"role": "tool", "tool_call_id": "1", "content": "42"}
-    turn = chat("What is 6*7?")
+    # a task's turns keep the class of its instruction (the first user message), tool turns included
+    turn = chat("Summarise the attached quarterly report in five bullet points.")
+    call = {"id": "1", "type": "function", "function": {"name": "fetch_report", "arguments": "{}"}}
     turn["messages"] += [
-        {
-            "role": "assistant",
-            "tool_calls": [{"id": "1", "type": "function", "function": {"name": "calc", "arguments": "{}"}}],
-        },
-        tool,
+        {"role": "assistant", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "1", "content": "Q3"},
     ]
-    assert (await intent_of(client, turn))["task_type"] == "agent_tool_step"
+    tool_turn = await intent_of(client, turn)
+    assert tool_turn["task_type"] == "agent_tool_step"
+    assert tool_turn["instruction_type"] == "summarise"
+    assert tool_turn["request_class"] == "batch"
+    assert tool_turn["profile"] == "summarise"
+    turn["messages"] += [
+        {"role": "assistant", "content": "Here it is."},
+        {"role": "user", "content": "thanks, nice job!"},
+    ]
+    assert (await intent_of(client, turn))["task_type"] == "summarise"
     long = await intent_of(client, chat("Please review this contract. " + "Clause text goes on. " * 2000))
     assert long["task_type"] == "long_document"
     assert long["classifier"] == "rules"

@@ -1,0 +1,129 @@
+"""The output guard on raw server-sent events: any chunking gives the same, redacted text."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from taskgate.guards.output import StreamRedactor, WholeRedactor
+from taskgate.guards.scan import Finding, Scanner, redact
+
+SCANNER = Scanner("patterns", ["EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD"], 0.4, 0)
+PLACEHOLDERS: dict[str, str | None] = {
+    "EMAIL_ADDRESS": "<EMAIL_ADDRESS>",
+    "PHONE_NUMBER": None,
+    "CREDIT_CARD": "<CARD>",
+}
+TEXT = "Hi! Mail ops@example.com or call 212-555-0147. Card 4111 1111 1111 1111 ends the note."
+EXPECTED = "Hi! Mail <EMAIL_ADDRESS> or call ************. Card <CARD> ends the note."
+
+
+def redactor(found: list[tuple[str, Finding]], surface: str = "chat", window: int = 64) -> StreamRedactor:
+    return StreamRedactor(
+        SCANNER.analyze, lambda t, f: redact(t, f, PLACEHOLDERS), lambda w, f: found.append((w, f)), window, surface
+    )
+
+
+def events(pieces: list[str], surface: str = "chat", choices: int = 1) -> bytes:
+    out = b""
+    for i, piece in enumerate(pieces):
+        last = i == len(pieces) - 1
+        for c in range(choices):
+            slot: dict[str, Any] = {"index": c, "finish_reason": "stop" if last else None}
+            if surface == "chat":
+                slot["delta"] = {"content": piece}
+            else:
+                slot["text"] = piece
+            out += b"data: " + json.dumps({"id": "x", "choices": [slot]}).encode() + b"\n\n"
+    return out + b"data: [DONE]\n\n"
+
+
+def text_of(stream: bytes, surface: str = "chat", choice: int = 0) -> str:
+    text = ""
+    for block in stream.split(b"\n\n"):
+        if not block.startswith(b"data: {"):
+            continue
+        for slot in json.loads(block[6:])["choices"]:
+            if slot["index"] == choice:
+                text += (slot.get("delta", {}).get("content") if surface == "chat" else slot.get("text")) or ""
+    return text
+
+
+def delta(text: str) -> bytes:
+    """One unfinished chat event carrying `text`."""
+    slot = {"index": 0, "delta": {"content": text}, "finish_reason": None}
+    return b"data: " + json.dumps({"id": "x", "choices": [slot]}).encode() + b"\n\n"
+
+
+def run(stream: bytes, cuts: list[int], guard: StreamRedactor) -> bytes:
+    out, last = b"", 0
+    for cut in [*cuts, len(stream)]:
+        out += guard.chunk(stream[last:cut])
+        last = cut
+    return out + guard.end()
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 7, 13])
+def test_any_split_of_the_text_into_tokens_gives_the_same_redacted_answer(size: int) -> None:
+    pieces = [TEXT[i : i + size] for i in range(0, len(TEXT), size)]
+    found: list[tuple[str, Finding]] = []
+    out = run(events(pieces), [], redactor(found))
+    assert text_of(out) == EXPECTED
+    assert sorted(f.entity for _, f in found) == ["CREDIT_CARD", "EMAIL_ADDRESS", "PHONE_NUMBER"]
+    email = next(f for _, f in found if f.entity == "EMAIL_ADDRESS")
+    assert TEXT[email.start : email.end] == "ops@example.com"  # positions are in the whole answer
+
+
+def test_events_split_at_every_byte_still_parse_and_redact() -> None:
+    stream = events([TEXT[i : i + 5] for i in range(0, len(TEXT), 5)])
+    for step in (1, 17, 64):
+        assert text_of(run(stream, list(range(step, len(stream), step)), redactor([]))) == EXPECTED
+
+
+def test_completions_and_several_choices_are_guarded_each_on_their_own() -> None:
+    pieces = [TEXT[i : i + 6] for i in range(0, len(TEXT), 6)]
+    out = run(events(pieces, "completions", choices=2), [], redactor([], "completions"))
+    assert text_of(out, "completions", 0) == EXPECTED
+    assert text_of(out, "completions", 1) == EXPECTED
+
+
+def test_prose_is_held_only_to_the_end_of_its_word_and_never_past_the_window() -> None:
+    guard = redactor([], window=16)
+    first = guard.chunk(events(["The answer is forty"])[: -len(b"data: [DONE]\n\n")])
+    assert text_of(first) == "The answer is forty"  # a final chunk releases everything
+    guard = redactor([], window=16)
+    head = (
+        b'data: {"id":"x","choices":[{"index":0,"delta":{"content":"The answer is forty"},"finish_reason":null}]}\n\n'
+    )
+    assert text_of(guard.chunk(head)) == "The answer is "
+    long_word = (
+        b'data: {"id":"x","choices":[{"index":0,"delta":{"content":"' + b"a" * 40 + b'"},"finish_reason":null}]}\n\n'
+    )
+    assert len(text_of(guard.chunk(long_word))) >= len("forty") + 40 - 16  # bounded hold-back
+
+
+def test_what_is_held_when_the_stream_ends_without_a_finish_is_flushed_redacted() -> None:
+    guard = redactor([])
+    out = guard.chunk(delta("write to ops@exam")) + guard.chunk(delta("ple.com")) + guard.end()
+    assert text_of(out) == "write to <EMAIL_ADDRESS>"
+
+
+def test_other_events_pass_through_untouched() -> None:
+    guard = redactor([])
+    passthrough = b": keep-alive\n\n" + b'data: {"id":"x","choices":[],"usage":{"prompt_tokens":3}}\n\n'
+    assert guard.chunk(passthrough) == passthrough
+    assert guard.chunk(b"data: not json\n\n") == b"data: not json\n\n"
+
+
+def test_whole_answers_are_redacted_and_unchanged_answers_keep_their_bytes() -> None:
+    found: list[tuple[str, Finding]] = []
+    whole = WholeRedactor(
+        SCANNER.analyze, lambda t, f: redact(t, f, PLACEHOLDERS), lambda w, f: found.append((w, f)), "chat"
+    )
+    body = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": TEXT}}]}).encode()
+    assert json.loads(whole.whole(body))["choices"][0]["message"]["content"] == EXPECTED
+    assert found[0][0] == "choices[0].message.content"
+    clean = b'{"choices": [{"index": 0, "message": {"content": "nothing here"}}]}'
+    assert whole.whole(clean) is clean
