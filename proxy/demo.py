@@ -105,7 +105,7 @@ def demo_config(pools: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "routing": {"pools": pools},
         "steps": GUARDS,
-        "pipelines": {"chat": plan, "completions": plan, "embeddings": ["classify", "state", "route"]},
+        "pipelines": {"chat": plan, "completions": plan, "embeddings": plan},
         "logging": {"level": "warning", "evidence": False},
     }
 
