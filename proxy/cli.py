@@ -43,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--host", default="127.0.0.1")
     sim.add_argument("--name", help="engine name reported in x-sim-engine (default: the profile)")
     sim.add_argument("--model", action="append", help="model name to serve (repeatable)")
+    sim.add_argument("--script", help="YAML list of scripted replies: {match: REGEX, reply: TEXT, delay_s: N}")
     tuning = sim.add_argument_group("profile overrides (default: the profile's value)")
     tuning.add_argument("--time-scale", type=float, help="multiplier on every simulated delay; 0 disables them")
     tuning.add_argument("--max-num-seqs", type=int, help="concurrent sequences")
@@ -74,7 +75,7 @@ def _sim(args: argparse.Namespace) -> int:
     from .simcli import OVERRIDES, run_sim
 
     overrides = {flag: getattr(args, flag) for flag in OVERRIDES}
-    run_sim(args.profile, args.host, args.port, args.name, args.model, overrides)
+    run_sim(args.profile, args.host, args.port, args.name, args.model, overrides, args.script)
     return 0
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import TYPE_CHECKING
 
 from taskgate.errors import TaskgateError
 
 if TYPE_CHECKING:
     from taskgate.sim import EngineProfile
+    from taskgate.sim.script import Script
 
 # The override flags (argparse dests): profile field, whether 0 is allowed, and the unit factor.
 OVERRIDES: dict[str, tuple[str, bool, float]] = {
@@ -29,10 +31,36 @@ def run_sim(
     name: str | None,
     models: list[str] | None,
     overrides: dict[str, float | int | None] | None = None,
+    script: str | None = None,
 ) -> None:
     from taskgate.sim import serve
 
-    serve(host, port, build_profile(profile, models, overrides or {}), name or profile)
+    built = build_profile(profile, models, overrides or {})
+    serve(host, port, built, name or profile, load_script(script) if script else None)
+
+
+def load_script(path: str) -> Script:
+    """Scripted replies from a YAML list; every problem names the file and the rule."""
+    import yaml
+
+    from taskgate.sim.script import Rule, Script
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            raw = yaml.safe_load(handle)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise TaskgateError(f"{path}: cannot read the script: {exc}") from None
+    if not isinstance(raw, list):
+        raise TaskgateError(f"{path}: a script is a list of rules ({{match, reply, delay_s}})")
+    rules = []
+    for index, item in enumerate(raw):
+        try:
+            if not isinstance(item, dict) or set(item) - {"match", "reply", "delay_s"}:
+                raise ValueError("a rule has `match`, `reply` and optionally `delay_s`, nothing else")
+            rules.append(Rule(str(item["match"]), str(item["reply"]), float(item.get("delay_s", 0.0))))
+        except (KeyError, ValueError, re.error) as exc:
+            raise TaskgateError(f"{path}: rule [{index}]: {exc}") from None
+    return Script(rules)
 
 
 def build_profile(profile: str, models: list[str] | None, overrides: dict[str, float | int | None]) -> EngineProfile:

@@ -31,9 +31,9 @@ def create_app(profile: EngineProfile, name: str = "sim", script: Script | None 
     return app
 
 
-def serve(host: str, port: int, profile: EngineProfile, name: str) -> None:
+def serve(host: str, port: int, profile: EngineProfile, name: str, script: Script | None = None) -> None:
     """Serve one engine until interrupted."""
-    app = create_app(profile, name)
+    app = create_app(profile, name, script)
     web.run_app(app, host=host, port=port, handler_cancellation=True, access_log=None)
 
 
