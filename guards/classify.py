@@ -10,6 +10,7 @@ local model when that call fails, times out or answers out of bounds.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import hashlib
 import json
@@ -24,13 +25,14 @@ import aiohttp
 from prometheus_client import Counter
 from pydantic import Field, HttpUrl, model_validator
 
-from taskgate.dag import Derive
+from taskgate.dag import Derive, StepSpec
 from taskgate.dag.errors import describe
 from taskgate.errors import TaskgateError
-from taskgate.plugins import REQUEST, REQUEST_CLASS, Inputs, Params, RequestContext, Services, Step
+from taskgate.plugins import REQUEST, REQUEST_CLASS, Inputs, Params, RequestContext, Services, Step, StepOptions
 
 from .classifier import Example, LocalModel, bundled, read_examples
 from .intent import CLASSES, INTENT, Intent
+from .pii import PII
 
 RequestClass = Literal["interactive", "batch", "background"]
 STRUCTURAL = ("embedding", "agent_tool_step", "long_document")
@@ -65,6 +67,9 @@ class ModelMode(Params):
     model: str
     timeout_s: float = Field(default=0.5, gt=0)
     max_tokens: int = Field(default=8, ge=1, le=64)
+    # redacted: wait for the pii step (if the plan has one) and send the redacted instruction;
+    # raw: run beside pii and send the instruction as written (the server must be trusted with it)
+    send: Literal["redacted", "raw"] = "redacted"
 
     @model_validator(mode="after")
     def _one_target(self) -> ModelMode:
@@ -112,11 +117,21 @@ class ClassifyStep(Step[ClassifyParams]):
         self._by = f"model:{p.model.model}" if p.model is not None else "local"
         self.metrics = self.services.shared("guards.classify.metrics", lambda: _metrics(self.services))
 
+    def _make_spec(self, options: StepOptions) -> StepSpec:
+        spec = super()._make_spec(options)
+        model = self.params.model
+        if self.params.mode == "model" and model is not None and model.send == "redacted":
+            spec = dataclasses.replace(spec, optional=(*spec.optional, PII))  # never send what pii would redact
+        return spec
+
     async def run(self, inputs: Inputs) -> Intent:
         started = time.perf_counter()
         context: RequestContext = inputs[REQUEST]
         body = context.json()
-        instruction, total_chars, tool_turn = _read(context.surface, body)
+        redactions = getattr(inputs.get(PII), "redactions", None)
+        instruction, total_chars, tool_turn = _read(
+            context.surface, body, redactions if isinstance(redactions, dict) else {}
+        )
         prompt_tokens = int(total_chars / self.params.chars_per_token) + 1
         fallback = None
         if context.surface == "embeddings":
@@ -245,25 +260,30 @@ def trained_model(extra: tuple[str, ...]) -> LocalModel:
     return LocalModel.train(examples)
 
 
-def _read(surface: str, body: dict[str, Any]) -> tuple[str, int, bool]:
+def _read(surface: str, body: dict[str, Any], redactions: Mapping[str, str]) -> tuple[str, int, bool]:
     """The task's instruction (a conversation's first user message), the prompt's size in characters,
     and whether this turn returns a tool's result."""
     if surface == "chat":
-        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-        texts = [_text(m.get("content")) for m in messages]
+        raw = body.get("messages")
+        messages = [m for m in raw if isinstance(m, dict)] if isinstance(raw, list) else []
+        texts = [_text(m.get("content"), redactions) for m in messages]
         first_user = next((t for m, t in zip(messages, texts, strict=True) if m.get("role") == "user"), "")
         tool_turn = bool(messages) and messages[-1].get("role") in ("tool", "function")
         return first_user, sum(len(t) for t in texts), tool_turn
     value = body.get("prompt" if surface == "completions" else "input")
-    text = value if isinstance(value, str) else " ".join(v for v in value or [] if isinstance(v, str))
+    if isinstance(value, list):
+        value = " ".join(redactions.get(v, v) for v in value if isinstance(v, str))
+    text = redactions.get(value, value) if isinstance(value, str) else ""
     return text, len(text), False
 
 
-def _text(content: Any) -> str:
+def _text(content: Any, redactions: Mapping[str, str]) -> str:
+    """A message's text, each piece as the pii step redacted it (when it ran first)."""
     if isinstance(content, str):
-        return content
+        return redactions.get(content, content)
     if isinstance(content, list):
-        return " ".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+        parts = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        return " ".join(redactions.get(t, t) for t in parts)
     return ""
 
 

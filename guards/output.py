@@ -1,11 +1,17 @@
 """The output guard: redact personal data in model answers, streamed or whole.
 
 A streamed answer arrives in pieces, and an email address can be split across
-two of them. Per choice, the guard holds back the text that could still be the
-start of an entity (the trailing word, digit groups, an entity it has already
-found but that may continue) up to `window` characters, and lets everything
-before it go. Ordinary prose therefore waits at most for the end of its
+two of them. Per choice and per text field (content, reasoning, refusal, each
+tool call's arguments), the guard holds back the text that could still be the
+start of an entity (the word being written, trailing digit groups, an entity
+it has already found that may continue) up to `window` characters, and lets
+everything before it go. Ordinary prose waits at most for the end of its
 current word; nothing is buffered beyond the window.
+
+It fails closed: text it cannot place in the answer's structure (an event
+that is not JSON, a field it does not know) is still scanned and redacted,
+without hold-back; per-token log probabilities, which would repeat redacted
+text token by token, are withheld.
 """
 
 from __future__ import annotations
@@ -16,153 +22,312 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .scan import Finding
+from .scan import Finding, replace_strings, strings, where
 
 Analyze = Callable[[str], tuple[Finding, ...]]
 Redact = Callable[[str, tuple[Finding, ...]], str]
 Found = Callable[[str, Finding], None]  # (where in the answer, finding)
+Withheld = Callable[[str], None]  # (where in the answer)
 
-# The trailing text that may still grow into an entity: digit or capital groups joined by
-# separators (cards, phone numbers, IBANs), then the word being written (emails, addresses).
-_MAY_CONTINUE = re.compile(r"(?:[0-9A-Z()+]{1,8}[ .\-/]){0,8}[\w.@%+\-()]*\Z")
-_EVENT_END = re.compile(rb"\r?\n\r?\n")
+_EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+_LINES = re.compile(rb"\r\n|\r|\n")
+MAX_EVENT_BYTES = 1 << 20  # an "event" this long with no end is handled as one, not buffered further
+_HELD_FIELDS = ("content", "reasoning_content", "reasoning", "refusal")
+_WORD_EXTRA = frozenset("._%+-@():")
+_SEPARATORS = frozenset("-./:\u2010\u2011\u2012\u2013\u2014\u2015")
+_GROUP = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ()+")
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def hold_from(text: str, window: int) -> int:
+    """Where the text that may still grow into an entity starts: the trailing word, and before it up to
+    eight digit or capital groups joined by separators (cards, phone numbers, IBANs, IPv6), within `window`."""
+    low = max(0, len(text) - window)
+    i = len(text)
+    while i > low and (text[i - 1].isalnum() or text[i - 1] in _WORD_EXTRA):
+        i -= 1
+    for _ in range(8):
+        if i <= low or not (text[i - 1].isspace() or text[i - 1] in _SEPARATORS):
+            break
+        separator = text[i - 1]
+        group = _HEX if separator == ":" else _GROUP
+        k = i - 1
+        while k > low and i - 1 - k < 8 and text[k - 1] in group:
+            k -= 1
+        if k == i - 1:
+            break
+        i = k
+    return i
 
 
 @dataclass
-class _Choice:
-    index: int
+class _Slot:
     held: str = ""
-    emitted: int = 0  # characters of this choice's text already sent
+    emitted: int = 0  # characters of this field's text already released
 
 
 @dataclass
-class StreamRedactor:
-    """A ResponseFilter for server-sent events of chat and text completions."""
-
+class _Guard:
     analyze: Analyze
     redact: Redact
     found: Found
-    window: int
-    surface: str
+    withheld: Withheld
+
+    dirty: bool = field(default=False, init=False)  # whether the current event or answer was changed
+
+    def scrub(self, text: str, place: str) -> str:
+        """Scan and redact a whole text at once (no hold-back)."""
+        findings = self.analyze(text) if text else ()
+        for f in findings:
+            self.found(place, f)
+        if not findings:
+            return text
+        self.dirty = True
+        return self.redact(text, findings)
+
+    def scrub_json(self, value: Any, skip: frozenset[str] = frozenset()) -> Any:
+        """Every string under `value` (but the keys in `skip`) scanned and redacted."""
+        mapping: dict[str, str] = {}
+        for path, text in strings(value):
+            if path and path[-1] in skip:
+                continue
+            clean = self.scrub(text, where(path))
+            if clean != text:
+                mapping[text] = clean
+        return replace_strings(value, mapping)[0] if mapping else value
+
+
+@dataclass
+class StreamRedactor(_Guard):
+    """A ResponseFilter for server-sent events of chat and text completions."""
+
+    window: int = 128
+    surface: str = "chat"
     _buffer: bytes = b""
-    _choices: dict[int, _Choice] = field(default_factory=dict)
-    _envelope: dict[str, Any] | None = None
+    _slots: dict[tuple[int, str | int], _Slot] = field(default_factory=dict)
+    _envelope: dict[str, Any] = field(default_factory=dict)
+    _started: bool = False
 
     def whole(self, body: bytes) -> bytes:
         return body  # not a stream; WholeRedactor handles those
 
     def chunk(self, data: bytes) -> bytes:
+        if not self._started and data:
+            self._started = True
+            data = data.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark would hide the first field
         self._buffer += data
         out: list[bytes] = []
         while (end := _EVENT_END.search(self._buffer)) is not None:
             event, self._buffer = self._buffer[: end.end()], self._buffer[end.end() :]
             out.append(self._event(event))
+        if len(self._buffer) > MAX_EVENT_BYTES:
+            rest, self._buffer = self._buffer, b""
+            out.append(self._event(rest))
         return b"".join(out)
 
     def end(self) -> bytes:
         rest, self._buffer = self._buffer, b""
-        return self._flush_all() + rest
+        last = self._event(rest + b"\n\n") if rest.strip() else b""
+        return last + self._flush()
 
     def _event(self, event: bytes) -> bytes:
-        data = _data(event)
-        if data is None:
-            return event
-        if data.strip() == b"[DONE]":
-            return self._flush_all() + event
+        self.dirty = False
         try:
-            chunk = json.loads(data)
-        except ValueError:
-            return event
-        choices = chunk.get("choices") if isinstance(chunk, dict) else None
-        if not isinstance(choices, list) or not choices:
-            return self._flush_all() + event if isinstance(chunk, dict) and chunk.get("usage") else event
-        self._envelope = {k: v for k, v in chunk.items() if k not in ("choices", "usage")}
-        changed = False
-        for choice in choices:
-            if isinstance(choice, dict):
-                changed = self._choice(choice) or changed
-        return _sse(chunk) if changed else event
+            out = self._parse(event)
+        except (ValueError, RecursionError):  # nested past any real event: scanned as text instead
+            text = event.decode("utf-8", "replace")
+            return self.scrub(text, "stream event").encode()
+        return out if self.dirty else event
 
-    def _choice(self, choice: dict[str, Any]) -> bool:
+    def _parse(self, event: bytes) -> bytes:
+        fields: list[bytes] = []
+        data: list[bytes] = []
+        for line in _LINES.split(event):
+            if line.startswith(b"data:"):
+                data.append(line[6:] if line.startswith(b"data: ") else line[5:])
+            elif line:
+                fields.append(line)
+        if not data:
+            return self._other(fields, event)
+        payload = b"\n".join(data)
+        if payload.strip() == b"[DONE]":
+            flushed = self._flush()
+            self.dirty = bool(flushed)
+            return flushed + event
+        try:
+            chunk = json.loads(payload)
+        except ValueError:
+            text = payload.decode("utf-8", "replace")
+            return _sse(fields, self.scrub(text, "stream event").encode())
+        if not isinstance(chunk, dict):
+            return _sse(fields, json.dumps(self.scrub_json(chunk)).encode())
+        return _sse(fields, json.dumps(self._chunk(chunk), separators=(",", ":")).encode())
+
+    def _other(self, fields: list[bytes], event: bytes) -> bytes:
+        """An event with no data (comments, a lone id): its text is scanned too."""
+        text = event.decode("utf-8", "replace")
+        clean = self.scrub(text, "stream comment")
+        return event if clean == text else clean.encode()
+
+    def _chunk(self, chunk: dict[str, Any]) -> dict[str, Any]:
+        choices = chunk.get("choices")
+        if not isinstance(choices, list):
+            return dict(self.scrub_json(chunk))
+        self._envelope = {k: v for k, v in chunk.items() if k in ("id", "object", "created", "model")}
+        out = dict(self.scrub_json({k: v for k, v in chunk.items() if k != "choices"}))
+        out["choices"] = [self._choice(c) if isinstance(c, dict) else self.scrub_json(c) for c in choices]
+        return out
+
+    def _choice(self, choice: dict[str, Any]) -> dict[str, Any]:
         index = choice.get("index", 0)
         index = index if isinstance(index, int) else 0
-        state = self._choices.get(index) or self._choices.setdefault(index, _Choice(index))
-        holder, key = _text_slot(choice, self.surface)
-        new = holder.get(key) if holder is not None else None
         final = choice.get("finish_reason") is not None
-        if not isinstance(new, str) and not (final and state.held):
-            return False
-        text = state.held + (new if isinstance(new, str) else "")
-        release = self._release(text, state, final)
-        if holder is None:  # a final chunk without a text slot: give it one for what was held
-            holder, key = _make_slot(choice, self.surface)
-        holder[key] = release
-        return release != new
+        out = dict(choice)
+        if out.get("logprobs") is not None:
+            out["logprobs"] = None
+            self.withheld(f"choices[{index}].logprobs")
+            self.dirty = True
+        if self.surface != "chat":
+            self._held_field(out, "text", (index, "text"), final, f"choices[{index}].text")
+        else:
+            delta = out.get("delta")
+            if isinstance(delta, dict):
+                out["delta"] = self._delta(index, dict(delta), final)
+            elif final:
+                out["delta"] = self._delta(index, {}, final)
+        return self._scrub_rest(out, index)
 
-    def _release(self, text: str, state: _Choice, final: bool) -> str:
+    def _delta(self, index: int, delta: dict[str, Any], final: bool) -> dict[str, Any]:
+        for name in _HELD_FIELDS:
+            if name in delta or (final and self._pending((index, name))):
+                self._held_field(delta, name, (index, name), final, f"choices[{index}].delta.{name}")
+        calls = delta.get("tool_calls")
+        calls = [dict(c) if isinstance(c, dict) else c for c in calls] if isinstance(calls, list) else []
+        seen = set()
+        for call in calls:
+            if isinstance(call, dict) and isinstance(call.get("function"), dict):
+                number = call.get("index", 0)
+                seen.add(number)
+                function = dict(call["function"])
+                place = f"choices[{index}].delta.tool_calls[{number}].function.arguments"
+                self._held_field(function, "arguments", (index, f"tool:{number}"), final, place)
+                call["function"] = function
+        if final:  # calls with held arguments but no piece in this event still get theirs
+            for (choice, key), slot in self._slots.items():
+                if choice == index and isinstance(key, str) and key.startswith("tool:") and slot.held:
+                    number = int(key[5:])
+                    if number not in seen:
+                        rest: dict[str, Any] = {}
+                        place = f"choices[{index}].delta.tool_calls[{number}].function.arguments"
+                        self._held_field(rest, "arguments", (index, key), True, place)
+                        calls.append({"index": number, "function": rest})
+        if calls:
+            delta["tool_calls"] = calls
+        return delta
+
+    def _pending(self, key: tuple[int, str | int]) -> bool:
+        slot = self._slots.get(key)
+        return slot is not None and bool(slot.held)
+
+    def _held_field(
+        self, holder: dict[str, Any], name: str, key: tuple[int, str | int], final: bool, place: str
+    ) -> None:
+        value = holder.get(name)
+        if isinstance(value, list):  # content parts: no hold-back across events, scanned whole
+            holder[name] = self.scrub_json(value)
+            return
+        if value is not None and not isinstance(value, str):
+            return
+        slot = self._slots.setdefault(key, _Slot())
+        text = slot.held + (value or "")
+        if not text and value is None:
+            return
+        released = self._release(text, slot, final, place)
+        if released != value:
+            self.dirty = True
+        holder[name] = released
+
+    def _release(self, text: str, slot: _Slot, final: bool, place: str) -> str:
         findings = self.analyze(text) if text else ()
         cut = len(text)
         if not final:
-            tail = text[-self.window :] if self.window else ""
-            may = _MAY_CONTINUE.search(tail)
-            hold_from = len(text) - len(tail) + (may.start() if may else len(tail))
-            cut = max(hold_from, len(text) - self.window)
+            cut = hold_from(text, self.window)
             for f in findings:
                 if f.end >= cut:  # may still grow: hold the whole entity
                     cut = min(cut, f.start)
         done = tuple(f for f in findings if f.end <= cut)
-        place = f"choices[{state.index}].{'delta.content' if self.surface == 'chat' else 'text'}"
-        for f in done:  # positions in the whole answer's text, not in this window
-            self.found(place, Finding(f.entity, f.start + state.emitted, f.end + state.emitted, f.score))
-        state.held = text[cut:]
-        state.emitted += cut
+        for f in done:  # positions in the whole field's text, not in this window
+            self.found(place, Finding(f.entity, f.start + slot.emitted, f.end + slot.emitted, f.score))
+        slot.held = text[cut:]
+        slot.emitted += cut
         return self.redact(text[:cut], done)
 
-    def _flush_all(self) -> bytes:
-        out = []
-        for index, state in self._choices.items():
-            if state.held:
-                text = self._release(state.held, state, final=True)
-                choice = {"index": index, "finish_reason": None}
-                holder, key = _make_slot(choice, self.surface)
-                holder[key] = text
-                out.append(_sse({**(self._envelope or {}), "choices": [choice]}))
-        return b"".join(out)
+    def _scrub_rest(self, choice: dict[str, Any], index: int) -> dict[str, Any]:
+        """Strings of a choice the hold-back does not cover (new or unknown fields): scanned whole."""
+        held = {"delta", "text", "logprobs"}
+        rest = {k: v for k, v in choice.items() if k not in held}
+        clean = self.scrub_json(rest)
+        if clean is not rest:
+            choice.update(clean)
+        delta = choice.get("delta")
+        if isinstance(delta, dict):
+            others = {k: v for k, v in delta.items() if k not in (*_HELD_FIELDS, "tool_calls")}
+            clean_delta = self.scrub_json(others)
+            if clean_delta is not others:
+                delta.update(clean_delta)
+        return choice
+
+    def _flush(self) -> bytes:
+        """Release everything still held, as one extra event per choice."""
+        events = []
+        for index in sorted({choice for choice, _ in self._slots}):
+            if not any(s.held for (c, _), s in self._slots.items() if c == index):
+                continue
+            choice: dict[str, Any] = {"index": index, "finish_reason": None}
+            if self.surface != "chat":
+                self._held_field(choice, "text", (index, "text"), True, f"choices[{index}].text")
+            else:
+                choice["delta"] = self._delta(index, {}, True)
+            chunk = {**self._envelope, "choices": [choice]}
+            events.append(b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n")
+        return b"".join(events)
 
 
 @dataclass
-class WholeRedactor:
-    """A ResponseFilter for complete JSON answers: each choice's text, scanned and redacted."""
+class WholeRedactor(_Guard):
+    """A ResponseFilter for complete answers: every string scanned and redacted; log probabilities withheld."""
 
-    analyze: Analyze
-    redact: Redact
-    found: Found
-    surface: str
+    surface: str = "chat"
 
     def whole(self, body: bytes) -> bytes:
         try:
-            answer = json.loads(body)
-        except ValueError:
-            return body
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            return _UNREADABLE
+        self.dirty = False
+        try:
+            answer = json.loads(text)
+        except (ValueError, RecursionError):
+            clean = self.scrub(text, "answer")  # not JSON: scanned as text
+            return clean.encode() if self.dirty else body
+        try:
+            clean_answer = self.scrub_json(self._withhold_logprobs(answer))
+        except (ValueError, RecursionError):  # nested past any real answer: refused, not passed unread
+            return _UNREADABLE
+        return json.dumps(clean_answer).encode() if self.dirty else body
+
+    def _withhold_logprobs(self, answer: Any) -> Any:
         choices = answer.get("choices") if isinstance(answer, dict) else None
         if not isinstance(choices, list):
-            return body
-        changed = False
+            return answer
+        kept = []
         for position, choice in enumerate(choices):
-            if not isinstance(choice, dict):
-                continue
-            holder, key = _text_slot(choice, self.surface, stream=False)
-            text = holder.get(key) if holder is not None else None
-            if holder is None or not isinstance(text, str) or not text:
-                continue
-            findings = self.analyze(text)
-            if findings:
-                place = f"choices[{position}].{'message.content' if self.surface == 'chat' else 'text'}"
-                for f in findings:
-                    self.found(place, f)
-                holder[key] = self.redact(text, findings)
-                changed = True
-        return json.dumps(answer).encode() if changed else body
+            if isinstance(choice, dict) and choice.get("logprobs") is not None:
+                choice = {**choice, "logprobs": None}
+                self.withheld(f"choices[{position}].logprobs")
+                self.dirty = True
+            kept.append(choice)
+        return {**answer, "choices": kept}
 
     def chunk(self, data: bytes) -> bytes:
         return data
@@ -171,27 +336,12 @@ class WholeRedactor:
         return b""
 
 
-def _text_slot(choice: dict[str, Any], surface: str, stream: bool = True) -> tuple[dict[str, Any] | None, str]:
-    if surface != "chat":
-        return choice, "text"
-    holder = choice.get("delta" if stream else "message")
-    return (holder, "content") if isinstance(holder, dict) else (None, "content")
+_UNREADABLE = json.dumps(
+    {"error": {"message": "the answer could not be checked for personal data", "type": "api_error",
+               "param": None, "code": "output_unscannable"}}
+).encode()  # fmt: skip
 
 
-def _make_slot(choice: dict[str, Any], surface: str) -> tuple[dict[str, Any], str]:
-    if surface != "chat":
-        return choice, "text"
-    delta = choice.setdefault("delta", {})
-    return delta, "content"
-
-
-def _data(event: bytes) -> bytes | None:
-    """The data of a one-line `data:` event; None for comments, other fields or multi-line data."""
-    lines = [line for line in event.splitlines() if line]
-    if len(lines) != 1 or not lines[0].startswith(b"data:"):
-        return None
-    return lines[0][5:].lstrip(b" ")
-
-
-def _sse(chunk: dict[str, Any]) -> bytes:
-    return b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n"
+def _sse(fields: list[bytes], data: bytes) -> bytes:
+    lines = [*fields, *(b"data: " + line for line in data.split(b"\n"))]
+    return b"\n".join(lines) + b"\n\n"

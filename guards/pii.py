@@ -10,6 +10,7 @@ upstream and guards the answer on its way back.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections import Counter
 from collections.abc import Mapping
@@ -19,10 +20,11 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, ClassVar, Literal, NoReturn
 
+import structlog
 from prometheus_client import Counter as PromCounter
 from pydantic import Field, model_validator
 
-from taskgate.dag import Derive
+from taskgate.dag import Derive, Failure, StepSpec
 from taskgate.plugins import (
     ALLOWED_REGIONS,
     REQUEST,
@@ -33,13 +35,15 @@ from taskgate.plugins import (
     ResponseFilter,
     Services,
     Step,
+    StepOptions,
 )
 
 from .output import StreamRedactor, WholeRedactor
 from .presidio import PATTERN_ENTITIES, Backend, entities_of, warm
-from .scan import Finding, Path, Scanner, put, redact, request_texts, where
+from .scan import Finding, Path, Scanner, TooDeep, redact, replace_strings, request_texts, where
 
 PII = "pii"
+log = structlog.get_logger("taskgate.guards")
 Action = Literal["allow", "redact", "block", "restrict"]
 MAX_EVIDENCE_FINDINGS = 100
 
@@ -60,7 +64,9 @@ class EntityRule(Params):
 
 class OutputParams(Params):
     enabled: bool = True  # redact the answer too (pattern entities whose action is redact or block)
-    window_chars: int = Field(default=64, ge=16, le=4096)  # most a stream holds back per choice
+    window_chars: int = Field(
+        default=128, ge=16, le=4096
+    )  # most a stream holds back per field; longer entities leak their start
 
 
 DEFAULT_RULES = {
@@ -76,13 +82,16 @@ DEFAULT_RULES = {
 class PiiParams(Params):
     backend: Backend = "ner"  # ner: names too (~40 ms per 200 words); patterns: structured data only (~3 ms)
     threshold: float = Field(default=0.4, ge=0.0, le=1.0)  # presidio's score; US phone numbers score 0.4
-    entities: dict[str, EntityRule] = Field(default_factory=dict)  # empty: the defaults this backend can find
+    entities: dict[str, EntityRule] = Field(default_factory=dict)  # omitted: the defaults this backend can find
     default_action: Literal["allow", "redact", "block"] = "allow"  # entity types not listed
     on_failure: Literal["block", "hold"] = "block"  # the analyzer errs or is too slow: refuse, or ask to retry
     retry_after_s: int = Field(default=5, ge=1)  # hold: the Retry-After the client is given
     timeout_s: float = Field(default=2.0, gt=0)  # budget for the analysis of one request's new text
     max_chars: int = Field(default=1_000_000, gt=0)  # more text than this is refused, not half-scanned
-    threads: int = Field(default=2, ge=1, le=64)
+    threads: int = Field(default=2, ge=1, le=64)  # for texts over small_chars; smaller ones have a thread of their own
+    small_chars: int = Field(
+        default=8_000, ge=0
+    )  # a request with no more new text than this never queues behind a large one
     cache_entries: int = Field(default=20_000, ge=0)
     output: OutputParams = Field(default_factory=OutputParams)
 
@@ -90,7 +99,7 @@ class PiiParams(Params):
     @classmethod
     def _default_entities(cls, data: Any) -> Any:
         """No `entities`: the default rules for the types this backend can find."""
-        if isinstance(data, dict) and not data.get("entities"):
+        if isinstance(data, dict) and data.get("entities") is None:
             known = entities_of(data.get("backend", "ner")) if data.get("backend") in ("ner", "patterns", None) else ()
             return {**data, "entities": {n: r for n, r in DEFAULT_RULES.items() if n in known}}
         return data
@@ -130,13 +139,14 @@ class PiiVerdict:
     default: str
     findings: list[dict[str, Any]] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
-    edits: list[tuple[Path, str]] = field(default_factory=list)
+    redactions: dict[str, str] = field(default_factory=dict)  # original text -> redacted text
     allowed_regions: frozenset[str] | None = None
     analysed_chars: int = 0
     cached_chars: int = 0
     ms: float = 0.0
     output_findings: list[dict[str, Any]] = field(default_factory=list)
     output_counts: Counter[str] = field(default_factory=Counter)
+    output_withheld: list[str] = field(default_factory=list)  # fields of the answer withheld (log probabilities)
     _output: Any = None  # the step, when it guards answers
 
     def action(self, entity: str) -> str:
@@ -144,10 +154,19 @@ class PiiVerdict:
         return rule.action if rule is not None else self.default
 
     def edit_body(self, body: dict[str, Any]) -> bool:
-        for path, text in self.edits:
-            top = str(path[0])  # request paths start at a body key
-            body[top] = put(body[top], path[1:], text) if len(path) > 1 else text
-        return bool(self.edits)
+        """Replace every scanned text that had something to redact, wherever it sits in the body now.
+
+        Matching by content rather than by position keeps redaction right when
+        another step's edit moved things (a system message prepended, say).
+        """
+        if not self.redactions:
+            return False
+        changed = False
+        for key, value in list(body.items()):
+            new, did = replace_strings(value, self.redactions)
+            if did:
+                body[key], changed = new, True
+        return changed
 
     def response_filter(self, surface: str) -> ResponseFilter | None:
         return self._output.filter_for(self, surface) if self._output is not None else None
@@ -157,7 +176,7 @@ class PiiVerdict:
             "counts": dict(self.counts),
             "actions": {e: self.action(e) for e in self.counts},
             "findings": self.findings[:MAX_EVIDENCE_FINDINGS],
-            "redacted_texts": len(self.edits),
+            "redacted_texts": len(self.redactions),
             "analysed_chars": self.analysed_chars,
             "cached_chars": self.cached_chars,
             "ms": round(self.ms, 3),
@@ -166,11 +185,13 @@ class PiiVerdict:
             out["findings_truncated"] = len(self.findings) - MAX_EVIDENCE_FINDINGS
         if self.allowed_regions is not None:
             out["allowed_regions"] = sorted(self.allowed_regions)
-        if self.output_counts:
+        if self.output_counts or self.output_withheld:
             out["output"] = {
                 "counts": dict(self.output_counts),
                 "findings": self.output_findings[:MAX_EVIDENCE_FINDINGS],
             }
+            if self.output_withheld:
+                out["output"]["withheld"] = self.output_withheld
         return out
 
 
@@ -188,19 +209,35 @@ class PiiStep(Step[PiiParams]):
         p = self.params
         warm(p.backend)  # loaded at start-up: the first request does not pay for the model
         self.scanner = Scanner(p.backend, entities_of(p.backend), p.threshold, p.cache_entries)
-        self.replacement = {e: (f"<{e}>" if r.style == "placeholder" else None) for e, r in p.entities.items()}
+        self.replacement: dict[str, str | None] = {
+            e: (f"<{e}>" if r.style == "placeholder" else None) for e, r in p.entities.items()
+        }
         out_entities = [e for e in PATTERN_ENTITIES if self._action(e) in ("redact", "block")]
         self.output_scanner = (
             Scanner("patterns", out_entities, p.threshold, 0) if p.output.enabled and out_entities else None
         )
         self.metrics = self.services.shared("guards.pii.metrics", lambda: PiiMetrics(self.services))
+        # two lanes: a request with little new text never waits behind a large one's analysis
         self.pool = ThreadPoolExecutor(p.threads, thread_name_prefix=f"taskgate-pii-{self.name}")
+        self.small_pool = ThreadPoolExecutor(1, thread_name_prefix=f"taskgate-pii-{self.name}-small")
         self.services.lifespan(f"guards.pii.pool.{self.name}", self._pool_lifespan)
+        if self.spec.failure is not Failure.CLOSED:
+            log.warning(
+                "pii_step_fails_open", step=self.name, on_error=self.spec.failure.value,
+                effect="a request the analyzer cannot scan in time is forwarded unscanned, in any region",
+            )  # fmt: skip
+
+    def _make_spec(self, options: StepOptions) -> StepSpec:
+        spec = super()._make_spec(options)
+        if options.timeout is None:  # the step's own budget answers first, with its own error
+            spec = dataclasses.replace(spec, timeout=self.params.timeout_s + 1.0)
+        return spec
 
     @asynccontextmanager
     async def _pool_lifespan(self) -> Any:
         yield
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self.small_pool.shutdown(wait=False, cancel_futures=True)
 
     def _action(self, entity: str) -> str:
         rule = self.params.entities.get(entity)
@@ -209,7 +246,10 @@ class PiiStep(Step[PiiParams]):
     async def run(self, inputs: Inputs) -> PiiVerdict:
         context: RequestContext = inputs[REQUEST]
         started = time.perf_counter()
-        texts = list(request_texts(context.surface, context.json()))
+        try:
+            texts = list(request_texts(context.surface, context.json()))
+        except TooDeep as exc:
+            raise Reject(400, "pii_unscannable", f"the PII filter cannot scan this request: {exc}") from None
         verdict = PiiVerdict(
             self.params.entities, self.params.default_action, _output=self if self.output_scanner else None
         )
@@ -238,9 +278,10 @@ class PiiStep(Step[PiiParams]):
 
     async def _analyse(self, texts: list[str]) -> dict[str, tuple[Finding, ...]]:
         loop = asyncio.get_running_loop()
+        lane = self.small_pool if sum(len(t) for t in texts) <= self.params.small_chars else self.pool
         try:
             async with asyncio.timeout(self.params.timeout_s):
-                return await loop.run_in_executor(self.pool, self._analyse_blocking, texts)
+                return await loop.run_in_executor(lane, self._analyse_blocking, texts)
         except TimeoutError:
             self._refuse("timeout", f"the analysis took longer than {self.params.timeout_s} s")
         except Exception as exc:
@@ -285,7 +326,7 @@ class PiiStep(Step[PiiParams]):
                     allowed = frozenset(self.params.entities[f.entity].regions or ())
                     regions = allowed if regions is None else regions & allowed
             if to_redact:
-                verdict.edits.append((path, redact(text, to_redact, self.replacement)))
+                verdict.redactions[text] = redact(text, to_redact, self.replacement)
         verdict.allowed_regions = regions
         if blocked:
             kinds = ", ".join(sorted({b.split(" ", 1)[0] for b in blocked}))
@@ -311,8 +352,13 @@ class PiiStep(Step[PiiParams]):
         def scrub(text: str, findings: tuple[Finding, ...]) -> str:
             return redact(text, findings, self.replacement)
 
-        stream = StreamRedactor(scanner.analyze, scrub, found, self.params.output.window_chars, surface)
-        whole = WholeRedactor(scanner.analyze, scrub, found, surface)
+        def withheld(place: str) -> None:
+            if place not in verdict.output_withheld:
+                verdict.output_withheld.append(place)
+
+        window = self.params.output.window_chars
+        stream = StreamRedactor(scanner.analyze, scrub, found, withheld, window=window, surface=surface)
+        whole = WholeRedactor(scanner.analyze, scrub, found, withheld, surface=surface)
         return _Either(stream, whole)
 
 

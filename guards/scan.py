@@ -13,6 +13,7 @@ from .presidio import Backend, analyzer
 
 Path = tuple[str | int, ...]
 CHUNK_CHARS = 100_000  # spaCy refuses texts over 1,000,000 characters (E088); smaller chunks bound each call
+OVERLAP_CHARS = 512  # consecutive chunks share this much, so an entity across a cut is whole in one of them
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,76 +78,104 @@ def resolve_overlaps(found: Sequence[Finding]) -> tuple[Finding, ...]:
 
 
 def redact(text: str, findings: Sequence[Finding], replacement: dict[str, str | None]) -> str:
-    """`text` with each finding's span replaced; `replacement[entity]` None means mask with '*'."""
+    """`text` with each finding's span replaced: `replacement[entity]`, None to mask with '*', absent: <ENTITY>."""
     parts: list[str] = []
     last = 0
     for f in findings:
         parts.append(text[last : f.start])
-        placeholder = replacement.get(f.entity)
+        placeholder = replacement.get(f.entity, f"<{f.entity}>")
         parts.append(placeholder if placeholder is not None else "*" * (f.end - f.start))
         last = f.end
     parts.append(text[last:])
     return "".join(parts)
 
 
+# Keys whose strings are protocol, not content: never scanned (a model name is not personal data).
+STRUCTURAL_KEYS = frozenset(
+    {"model", "role", "type", "id", "tool_call_id", "object", "encoding_format", "finish_reason", "service_tier",
+     "reasoning_effort", "system_fingerprint", "detail", "modalities", "voice", "format"}
+)  # fmt: skip
+MAX_DEPTH = 64
+
+
+class TooDeep(ValueError):
+    """A body nested deeper than any real request; it is refused rather than half-scanned."""
+
+
 def request_texts(surface: str, body: dict[str, Any]) -> Iterator[tuple[Path, str, str]]:
-    """Every text of a request a person's data could be in: (path, kind, text).
+    """Every string of a request that could carry a person's data: (path, kind, text).
 
-    Kinds: prompt (system, developer and user content), assistant (earlier
-    model output), tool_call (arguments the model gave a tool), tool_result.
+    The whole body is walked, not a list of known fields: a field taskgate does
+    not know (a message's `name`, `user`, `metadata`, a new API field) is still
+    scanned. Skipped: protocol keys (STRUCTURAL_KEYS) and inline binary data
+    (`data:` URLs, audio `data`). Kinds: prompt (system, developer and user
+    content; completions prompts; embeddings inputs), assistant (earlier model
+    output), tool_call (arguments the model gave a tool), tool_result, field
+    (anything else).
     """
-    if surface == "chat":
-        messages = body.get("messages")
-        if isinstance(messages, list):
-            yield from _message_texts(messages)
-    elif surface == "completions":
-        yield from _strings(("prompt",), body.get("prompt"), "prompt")
-    elif surface == "embeddings":
-        yield from _strings(("input",), body.get("input"), "prompt")
+    for path, text in strings(body):
+        yield path, _kind(body, path), text
 
 
-def _message_texts(messages: list[Any]) -> Iterator[tuple[Path, str, str]]:
-    for i, message in enumerate(messages):
-        if not isinstance(message, dict):
-            continue
-        role = message.get("role")
-        kind = {"assistant": "assistant", "tool": "tool_result", "function": "tool_result"}.get(str(role), "prompt")
-        yield from _content(("messages", i, "content"), message.get("content"), kind)
-        calls = message.get("tool_calls")
-        if isinstance(calls, list):
-            for j, call in enumerate(calls):
-                function = call.get("function") if isinstance(call, dict) else None
-                arguments = function.get("arguments") if isinstance(function, dict) else None
-                if isinstance(arguments, str) and arguments:
-                    yield ("messages", i, "tool_calls", j, "function", "arguments"), "tool_call", arguments
+def strings(value: Any, path: Path = ()) -> Iterator[tuple[Path, str]]:
+    """Every scannable string under `value`, with its path, depth-first in document order."""
+    stack: list[tuple[Path, Any]] = [(path, value)]
+    while stack:
+        where_, item = stack.pop()
+        if isinstance(item, str):
+            if item:
+                yield where_, item
+        elif isinstance(item, dict):
+            if len(where_) > MAX_DEPTH:
+                raise TooDeep(f"the body is nested more than {MAX_DEPTH} levels deep")
+            children = []
+            for key, child in item.items():
+                if key in STRUCTURAL_KEYS or (key == "data" and isinstance(child, str)):
+                    continue
+                if key == "url" and isinstance(child, str) and child.startswith("data:"):
+                    continue
+                children.append(((*where_, key), child))
+            stack.extend(reversed(children))
+        elif isinstance(item, list):
+            if len(where_) > MAX_DEPTH:
+                raise TooDeep(f"the body is nested more than {MAX_DEPTH} levels deep")
+            stack.extend(reversed([((*where_, i), child) for i, child in enumerate(item)]))
 
 
-def _content(path: Path, content: Any, kind: str) -> Iterator[tuple[Path, str, str]]:
-    if isinstance(content, str):
-        if content:
-            yield path, kind, content
-    elif isinstance(content, list):  # content parts: only text parts carry text
-        for k, part in enumerate(content):
-            if isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"]:
-                yield (*path, k, "text"), kind, part["text"]
-
-
-def _strings(path: Path, value: Any, kind: str) -> Iterator[tuple[Path, str, str]]:
+def replace_strings(value: Any, mapping: dict[str, str], depth: int = 0) -> tuple[Any, bool]:
+    """`value` with every string found in `mapping` replaced; containers copied only where something changed."""
     if isinstance(value, str):
-        if value:
-            yield path, kind, value
-    elif isinstance(value, list):
-        for k, item in enumerate(value):
-            if isinstance(item, str) and item:  # token-id inputs carry no text to scan
-                yield (*path, k), kind, item
+        new = mapping.get(value)
+        return (new, True) if new is not None else (value, False)
+    if depth > MAX_DEPTH + 1 or not isinstance(value, dict | list):
+        return value, False
+    if isinstance(value, dict):
+        changed = {}
+        for key, child in value.items():
+            new_child, did = replace_strings(child, mapping, depth + 1)
+            if did:
+                changed[key] = new_child
+        return ({**value, **changed}, True) if changed else (value, False)
+    out: list[Any] | None = None
+    for i, child in enumerate(value):
+        new_child, did = replace_strings(child, mapping, depth + 1)
+        if did:
+            out = out if out is not None else list(value)
+            out[i] = new_child
+    return (out, True) if out is not None else (value, False)
 
 
-def put(container: Any, path: Path, value: Any) -> Any:
-    """A copy of `container` with `value` at `path`; only the containers on the path are copied."""
-    key = path[0]
-    copy: Any = list(container) if isinstance(container, list) else dict(container)
-    copy[key] = value if len(path) == 1 else put(container[key], path[1:], value)
-    return copy
+def _kind(body: dict[str, Any], path: Path) -> str:
+    head = path[0] if path else None
+    if head in ("prompt", "input", "suffix"):
+        return "prompt"
+    if head == "messages" and len(path) > 1 and isinstance(path[1], int):
+        if "tool_calls" in path or "function_call" in path:
+            return "tool_call"
+        message = body["messages"][path[1]]
+        role = message.get("role") if isinstance(message, dict) else None
+        return {"assistant": "assistant", "tool": "tool_result", "function": "tool_result"}.get(str(role), "prompt")
+    return "field"
 
 
 def where(path: Path) -> str:
@@ -162,10 +191,12 @@ def _digest(text: str) -> bytes:
 
 
 def _chunks(text: str, size: int) -> Iterator[tuple[int, str]]:
+    """Overlapping chunks cut at spaces; findings in an overlap are found twice and merged by resolve_overlaps."""
     start = 0
     while len(text) - start > size:
         cut = text.rfind(" ", start + size // 2, start + size)
         cut = cut if cut > start else start + size
         yield start, text[start:cut]
-        start = cut
+        back = text.find(" ", cut - OVERLAP_CHARS, cut)
+        start = back + 1 if back != -1 else cut - OVERLAP_CHARS
     yield start, text[start:]

@@ -184,3 +184,34 @@ async def test_operators_add_labels_with_their_own_examples(proxy: Any, sim_url:
     assert intent["task_type"] == "translate"
     assert intent["profile"] == "language"
     assert intent["request_class"] == "batch"
+
+
+async def test_model_mode_sends_the_redacted_instruction_and_nothing_when_pii_blocks(
+    proxy: Any, sim_url: Any, aiohttp_server: Any
+) -> None:
+    from .conftest import Scripted
+
+    recorder = Scripted(pieces=["extract"])
+    classifier = await aiohttp_server(recorder.app())
+    model = {"urls": [str(classifier.make_url("")).rstrip("/")], "model": "m"}
+    config = classify_config(await sim_url(), {"mode": "model", "model": model})
+    rules = {"EMAIL_ADDRESS": {"action": "redact"}, "CREDIT_CARD": {"action": "block"}}
+    config["steps"].append({"name": "pii", "type": "guards.pii", "params": {"backend": "patterns", "entities": rules}})
+    config["pipelines"]["chat"] = ["classify", "pii", "state", "route"]
+    client = await proxy(config)
+    intent = await intent_of(client, chat("pull the order ids from the mail of maria.gonzalez@example.com"))
+    assert intent["task_type"] == "extract"
+    sent = recorder.bodies[-1]["messages"][-1]["content"]
+    assert "maria.gonzalez@example.com" not in sent
+    assert "<EMAIL_ADDRESS>" in sent
+    asked = len(recorder.bodies)
+    resp = await client.post("/v1/chat/completions", json=chat("charge 4111 1111 1111 1111 and file it"))
+    assert resp.status == 400
+    assert len(recorder.bodies) == asked  # blocked before the classifier was asked
+
+
+async def test_a_malformed_body_is_classified_without_failing_the_request(proxy: Any, sim_url: Any) -> None:
+    client = await proxy(classify_config(await sim_url()))
+    for body in ({"model": "m", "messages": 5}, {"model": "m", "messages": [7, {"role": "user", "content": 3}]}):
+        resp = await client.post("/v1/chat/completions", json=body)
+        assert resp.status != 503, await resp.text()  # the upstream judges the body; classify does not crash

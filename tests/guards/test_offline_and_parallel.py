@@ -72,7 +72,8 @@ async def test_classify_and_pii_together_cost_about_the_slower_not_the_sum(proxy
         "endpoints": [{"name": "e", "url": str(engine.make_url("")).rstrip("/")}],
         "models": [{"name": "m"}],
     }
-    model = {"urls": [str(classifier.make_url("")).rstrip("/")], "model": "m", "timeout_s": 5}
+    # send: raw lets the classifier call run beside pii (by default it waits for the redacted text)
+    model = {"urls": [str(classifier.make_url("")).rstrip("/")], "model": "m", "timeout_s": 5, "send": "raw"}
     client = await proxy(
         {
             "routing": {"pools": [pool]},

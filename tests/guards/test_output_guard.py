@@ -22,7 +22,12 @@ EXPECTED = "Hi! Mail <EMAIL_ADDRESS> or call ************. Card <CARD> ends the 
 
 def redactor(found: list[tuple[str, Finding]], surface: str = "chat", window: int = 64) -> StreamRedactor:
     return StreamRedactor(
-        SCANNER.analyze, lambda t, f: redact(t, f, PLACEHOLDERS), lambda w, f: found.append((w, f)), window, surface
+        SCANNER.analyze,
+        lambda t, f: redact(t, f, PLACEHOLDERS),
+        lambda w, f: found.append((w, f)),
+        lambda w: None,
+        window=window,
+        surface=surface,
     )
 
 
@@ -120,10 +125,105 @@ def test_other_events_pass_through_untouched() -> None:
 def test_whole_answers_are_redacted_and_unchanged_answers_keep_their_bytes() -> None:
     found: list[tuple[str, Finding]] = []
     whole = WholeRedactor(
-        SCANNER.analyze, lambda t, f: redact(t, f, PLACEHOLDERS), lambda w, f: found.append((w, f)), "chat"
+        SCANNER.analyze, lambda t, f: redact(t, f, PLACEHOLDERS), lambda w, f: found.append((w, f)), lambda w: None
     )
     body = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": TEXT}}]}).encode()
     assert json.loads(whole.whole(body))["choices"][0]["message"]["content"] == EXPECTED
     assert found[0][0] == "choices[0].message.content"
     clean = b'{"choices": [{"index": 0, "message": {"content": "nothing here"}}]}'
     assert whole.whole(clean) is clean
+
+
+def raw_event(choice: dict[str, Any], prefix: bytes = b"") -> bytes:
+    return prefix + b"data: " + json.dumps({"id": "x", "choices": [choice]}).encode() + b"\n\n"
+
+
+def test_streamed_tool_call_arguments_reasoning_and_refusals_are_redacted_across_events() -> None:
+    guard = redactor([])
+    parts = [
+        {"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c", "function": {"name": "send"}}]}},
+        {"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": '{"to": "ops@ex'}}]}},
+        {"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": 'ample.com"}'}}]}},
+        {"index": 0, "delta": {"reasoning_content": "they wrote from ann@exa"}},
+        {"index": 0, "delta": {"reasoning_content": "mple.org yesterday", "refusal": "no: 212-555-0147"}},
+        {"index": 0, "delta": {}, "finish_reason": "tool_calls"},
+    ]  # fmt: skip
+    out = b"".join(guard.chunk(raw_event(p)) for p in parts) + guard.end()
+    arguments = reasoning = refusal = ""
+    for block in out.split(b"\n\n"):
+        if block.startswith(b"data: {"):
+            delta = json.loads(block[6:])["choices"][0].get("delta", {})
+            for call in delta.get("tool_calls", []):
+                arguments += call["function"].get("arguments") or ""
+            reasoning += delta.get("reasoning_content") or ""
+            refusal += delta.get("refusal") or ""
+    assert json.loads(arguments) == {"to": "<EMAIL_ADDRESS>"}
+    assert reasoning == "they wrote from <EMAIL_ADDRESS> yesterday"
+    assert refusal == "no: ************"
+    assert b"@ex" not in out
+
+
+def test_log_probabilities_are_withheld_because_they_repeat_the_text_token_by_token() -> None:
+    withheld: list[str] = []
+    guard = StreamRedactor(SCANNER.analyze, lambda t, f: redact(t, f, PLACEHOLDERS), lambda w, f: None, withheld.append)
+    choice = {"index": 0, "delta": {"content": "hi "}, "logprobs": {"content": [{"token": "ops@example.com"}]}}
+    out = guard.chunk(raw_event(choice))
+    assert b"ops@example.com" not in out
+    assert withheld == ["choices[0].logprobs"]
+
+
+@pytest.mark.parametrize(
+    "framing",
+    [
+        b"id: 7\nevent: message\ndata: %s\n\n",  # extra fields
+        b"data: %s\r\n\r\n",  # CRLF
+        b"data: %s\r\r",  # bare CR
+        b"\xef\xbb\xbfdata: %s\n\n",  # a byte-order mark
+        b"data: %s",  # the last event without its blank line
+    ],
+)
+def test_unusual_framing_is_still_parsed_and_redacted(framing: bytes) -> None:
+    chunk = json.dumps({"id": "x", "choices": [{"index": 0, "delta": {"content": TEXT}, "finish_reason": "stop"}]})
+    guard = redactor([])
+    out = guard.chunk(framing % chunk.encode()) + guard.end()
+    assert b"ops@example.com" not in out
+    assert b"<EMAIL_ADDRESS>" in out
+
+
+def test_data_that_is_not_json_or_spans_lines_is_scanned_as_text() -> None:
+    guard = redactor([])
+    assert guard.chunk(b"data: write to ops@example.com\n\n") == b"data: write to <EMAIL_ADDRESS>\n\n"
+    split = (
+        b'data: {"id":"x","choices":[{"index":0,\n'
+        b'data: "delta":{"content":"ops@example.com"},"finish_reason":"stop"}]}\n\n'
+    )
+    assert b"ops@example.com" not in guard.chunk(split)
+
+
+@pytest.mark.parametrize(
+    "number",
+    ["212\u2013555\u20130147", "212\u00a0555\u00a00147", "+44 20 7946 0958", "4111-1111-1111-1111"],
+)
+def test_numbers_written_with_unicode_separators_are_held_whole_at_every_split(number: str) -> None:
+    text = f"call {number} now"
+    entity = SCANNER.analyze(text)
+    assert entity, number
+    for cut in range(1, len(text)):
+        out = run(events([text[:cut], text[cut:]]), [], redactor([]))
+        assert number not in text_of(out), (number, cut)
+        assert number[:7] not in text_of(out), (number, cut)
+
+
+def test_a_whole_answer_that_is_not_json_is_scanned_as_text_and_tool_arguments_are_redacted() -> None:
+    found: list[tuple[str, Finding]] = []
+    whole = WholeRedactor(
+        SCANNER.analyze, lambda t, f: redact(t, f, PLACEHOLDERS), lambda w, f: found.append((w, f)), lambda w: None
+    )
+    assert whole.whole(b"data: mail ops@example.com\n\n") == b"data: mail <EMAIL_ADDRESS>\n\n"
+    call = {"id": "c", "type": "function", "function": {"name": "send", "arguments": '{"to": "ops@example.com"}'}}
+    message = {"role": "assistant", "content": None, "tool_calls": [call], "refusal": "not 212-555-0147"}
+    answer = json.loads(whole.whole(json.dumps({"choices": [{"index": 0, "message": message}]}).encode()))
+    got = answer["choices"][0]["message"]
+    assert json.loads(got["tool_calls"][0]["function"]["arguments"]) == {"to": "<EMAIL_ADDRESS>"}
+    assert got["refusal"] == "not ************"
+    assert whole.whole(b"\xff\xfe") != b"\xff\xfe"  # unreadable: refused, not passed unread
