@@ -1,0 +1,150 @@
+"""The `authz.authenticate` step: a Bearer JWT in, an Identity out, or a 401 that says why.
+
+Algorithms come from an allowlist, keys from config (HMAC secrets from the
+environment, PEM files) or a JWKS file; a key is only ever tried for its own
+algorithm, so a token cannot pick HS256 and have an RSA public key used as
+its secret. `iss`, `aud`, `exp` (and whatever `require` lists) must be
+present; `nbf` is honoured; `leeway_s` absorbs clock skew. Verified tokens are
+remembered by digest until they expire, so an agent's hundredth call does
+not pay for an RSA verification again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import OrderedDict
+from typing import Any
+
+import jwt
+
+from taskgate.plugins import REQUEST, Inputs, NoParams, Reject, RequestContext, Step
+
+from .config import AuthzConfig, JwtConfig
+from .identity import IDENTITY, Identity, words
+
+_REASONS: list[tuple[type[Exception], str, str]] = [
+    (jwt.ExpiredSignatureError, "token_expired", "the token has expired"),
+    (jwt.ImmatureSignatureError, "token_not_yet_valid", "the token is not valid yet (nbf or iat in the future)"),
+    (jwt.InvalidAudienceError, "token_wrong_audience", "the token is not meant for this gateway (aud)"),
+    (jwt.InvalidIssuerError, "token_wrong_issuer", "the token's issuer is not trusted (iss)"),
+    (jwt.MissingRequiredClaimError, "token_missing_claim", "the token lacks a required claim"),
+    (jwt.InvalidSignatureError, "token_bad_signature", "the token's signature does not verify"),
+    (jwt.InvalidAlgorithmError, "token_algorithm_refused", "the token's algorithm is not accepted"),
+    (jwt.InvalidKeyError, "token_algorithm_refused", "the token's algorithm does not fit its key"),
+    (jwt.DecodeError, "token_malformed", "the token is not a well-formed JWT"),
+]
+
+
+class Unauthenticated(Reject):
+    def __init__(self, code: str, message: str, detail: str):
+        super().__init__(
+            401, code, message, "authentication_error",
+            headers={"WWW-Authenticate": f'Bearer error="invalid_token", error_description="{message}"'},
+            details={"authentication": {"reason": detail}},
+        )  # fmt: skip
+
+
+class Authenticator:
+    """Verifies tokens against one JwtConfig; shared by the OpenAI and MCP surfaces."""
+
+    def __init__(self, config: JwtConfig):
+        self.config = config
+        self._cache: OrderedDict[bytes, Identity] = OrderedDict()
+
+    def identify(self, authorization: str | None) -> Identity:
+        token = _bearer(authorization)
+        digest = hashlib.blake2b(token.encode(), digest_size=16).digest()
+        known = self._cache.get(digest)
+        if known is not None and known.expires_at + self.config.leeway_s > time.time():
+            return known
+        identity = self._verify(token)
+        if self.config.cache_entries:
+            self._cache[digest] = identity
+            while len(self._cache) > self.config.cache_entries:
+                self._cache.popitem(last=False)
+        return identity
+
+    def _verify(self, token: str) -> Identity:
+        config = self.config
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError as exc:
+            raise Unauthenticated("token_malformed", "the token is not a well-formed JWT", type(exc).__name__) from None
+        algorithm, kid = str(header.get("alg")), header.get("kid")
+        if algorithm not in config.algorithms:
+            raise Unauthenticated(
+                "token_algorithm_refused", "the token's algorithm is not accepted", f"alg {algorithm!r} not allowed"
+            )
+        keys = config.candidates(kid if isinstance(kid, str) else None, algorithm)
+        if not keys:
+            raise Unauthenticated(
+                "token_unknown_key", "no key verifies this token", f"no {algorithm} key for kid {kid!r}"
+            )
+        claims: dict[str, Any] | None = None
+        error: Exception | None = None
+        for key in keys:
+            try:
+                claims = jwt.decode(
+                    token, key, algorithms=[algorithm], audience=config.audience, issuer=config.issuer,
+                    leeway=config.leeway_s, options={"require": config.require},
+                )  # fmt: skip
+                break
+            except jwt.InvalidSignatureError as exc:
+                error = exc  # another key of the same algorithm may fit
+            except jwt.PyJWTError as exc:
+                error = exc
+                break
+        if claims is None:
+            raise _refusal(error)
+        return self._identity(claims, algorithm, kid if isinstance(kid, str) else None)
+
+    def _identity(self, claims: dict[str, Any], algorithm: str, kid: str | None) -> Identity:
+        names = self.config.claims
+        subject = claims.get("sub")
+        tenant = claims.get(names.tenant)
+        if not isinstance(subject, str) or not subject:
+            raise Unauthenticated("token_missing_claim", "the token names no subject", "sub missing or not a string")
+        if not isinstance(tenant, str) or not tenant:
+            raise Unauthenticated("token_missing_claim", "the token names no tenant", f"{names.tenant} missing")
+        return Identity(
+            subject, tenant, words(claims.get(names.roles)), words(claims.get(names.scopes)),
+            str(claims.get("iss")), kid, algorithm, float(claims.get("exp", time.time())),
+        )  # fmt: skip
+
+
+def _bearer(authorization: str | None) -> str:
+    if not authorization:
+        raise Unauthenticated("token_missing", "send a bearer token in the Authorization header", "no Authorization")
+    scheme, _, token = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthenticated(
+            "token_missing", "the Authorization header must be 'Bearer <token>'", f"scheme {scheme!r}"
+        )
+    return token.strip()
+
+
+def _refusal(error: Exception | None) -> Unauthenticated:
+    for kind, code, message in _REASONS:
+        if isinstance(error, kind):
+            return Unauthenticated(code, message, f"{type(error).__name__}: {error}"[:200])
+    return Unauthenticated("token_invalid", "the token is not valid", type(error).__name__ if error else "unknown")
+
+
+class AuthenticateStep(Step[NoParams]):
+    """Provides `identity` from the request's bearer token; refuses with 401 otherwise."""
+
+    type = "authz.authenticate"
+    requires = (REQUEST,)
+    provides = IDENTITY
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        config = self.services.section("authz", AuthzConfig)
+        if config.jwt is None:
+            raise ValueError("authz.authenticate needs the `authz.jwt` section: issuer, audience, keys")
+        self.authenticator = self.services.shared("authz.authenticator", lambda: Authenticator(config.jwt))  # type: ignore[arg-type]
+
+    async def run(self, inputs: Inputs) -> Identity:
+        context: RequestContext = inputs[REQUEST]
+        return self.authenticator.identify(context.headers.get("Authorization"))

@@ -1,0 +1,167 @@
+"""The `authz` config section: who signs the tokens callers present, the policy, tasks and task tokens."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import jwt
+from pydantic import Field, PrivateAttr, field_validator, model_validator
+
+from taskgate.plugins import Params
+
+Algorithm = Literal["HS256", "RS256", "ES256"]
+_FAMILY = {"HS256": "oct", "RS256": "RSA", "ES256": "EC"}
+DEFAULT_ALGORITHMS: tuple[Algorithm, ...] = ("RS256", "ES256")
+
+
+class KeyConfig(Params):
+    """One verification key: an HMAC secret from the environment, or a PEM public key file."""
+
+    kid: str | None = None  # matched against the token header's kid; none: tried for every token of its algorithm
+    algorithm: Algorithm
+    secret_env: str | None = None  # HS256: the environment variable holding the secret
+    public_key_file: Path | None = None  # RS256 / ES256: PEM
+
+    _key: Any = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _load(self) -> KeyConfig:
+        if self.algorithm == "HS256":
+            if not self.secret_env or self.public_key_file is not None:
+                raise ValueError("an HS256 key needs `secret_env` (and no public_key_file)")
+            secret = os.environ.get(self.secret_env, "")
+            if len(secret) < 32:
+                raise ValueError(f"environment variable {self.secret_env} must hold a secret of at least 32 characters")
+            self._key = secret.encode()
+            return self
+        if self.public_key_file is None or self.secret_env is not None:
+            raise ValueError(f"an {self.algorithm} key needs `public_key_file` (and no secret_env)")
+        try:
+            pem = self.public_key_file.read_bytes()
+            self._key = jwt.algorithms.get_default_algorithms()[self.algorithm].prepare_key(pem)
+        except OSError as exc:
+            raise ValueError(f"cannot read {self.public_key_file}: {exc.strerror or exc}") from None
+        except (ValueError, TypeError, jwt.InvalidKeyError) as exc:
+            raise ValueError(f"{self.public_key_file} is not a PEM {self.algorithm} public key: {exc}") from None
+        return self
+
+    @property
+    def key(self) -> Any:
+        return self._key
+
+
+class ClaimNames(Params):
+    """Where the identity is in the token's claims."""
+
+    tenant: str = "tenant"
+    roles: str = "roles"  # a list of role names, or a space-separated string
+    scopes: str = "scope"  # OAuth style: space-separated; a list works too
+
+
+class JwtConfig(Params):
+    issuer: str | list[str]
+    audience: str
+    algorithms: list[Algorithm] = Field(default_factory=lambda: list(DEFAULT_ALGORITHMS), min_length=1)
+    keys: list[KeyConfig] = Field(default_factory=list)
+    jwks_file: Path | None = None
+    leeway_s: float = Field(default=30.0, ge=0, le=300)
+    require: list[str] = Field(default_factory=lambda: ["exp", "iss", "aud", "sub"])
+    claims: ClaimNames = Field(default_factory=ClaimNames)
+    cache_entries: int = Field(default=10_000, ge=0)  # verified tokens remembered until they expire
+
+    _jwks: list[tuple[str | None, str, Any]] = PrivateAttr(default_factory=list)
+
+    @field_validator("jwks_file")
+    @classmethod
+    def _readable(cls, path: Path | None) -> Path | None:
+        if path is not None and not path.is_file():
+            raise ValueError(f"{path} is not a readable file")
+        return path
+
+    @model_validator(mode="after")
+    def _keys(self) -> JwtConfig:
+        if self.jwks_file is not None:
+            try:
+                keyset = jwt.PyJWKSet.from_json(self.jwks_file.read_text(encoding="utf-8"))
+            except (OSError, ValueError, jwt.PyJWKSetError, jwt.InvalidKeyError) as exc:
+                raise ValueError(f"jwks_file {self.jwks_file}: {exc}") from None
+            for item in keyset.keys:
+                algorithm = item.algorithm_name
+                if algorithm not in _FAMILY:
+                    continue  # a key for an algorithm this gateway never accepts
+                self._jwks.append((item.key_id, algorithm, item.key))
+        if not self.keys and not self._jwks:
+            raise ValueError("give at least one verification key (`keys` or `jwks_file`)")
+        allowed = set(self.algorithms)
+        for index, key in enumerate(self.keys):
+            if key.algorithm not in allowed:
+                raise ValueError(f"keys[{index}] is {key.algorithm}, which `algorithms` does not allow")
+        return self
+
+    def candidates(self, kid: str | None, algorithm: str) -> list[Any]:
+        """The keys that may verify a token with this header: same algorithm, and the kid when one is given."""
+        found = [k.key for k in self.keys if k.algorithm == algorithm and (kid is None or k.kid in (None, kid))]
+        found += [key for key_id, alg, key in self._jwks if alg == algorithm and (kid is None or key_id == kid)]
+        return found
+
+
+class PolicyConfig(Params):
+    """The Casbin model and policy files; reloaded when the policy file changes."""
+
+    model: Path | None = None  # default: the documented model shipped with taskgate (authz/model.conf)
+    file: Path
+    reload_interval_s: float = Field(default=1.0, ge=0)  # how often the file's mtime is checked; 0: never
+    redis_url: str | None = None  # replicas announce reloads on a channel; each reloads its own file
+    channel: str = "taskgate:policy"
+
+    @field_validator("file", "model")
+    @classmethod
+    def _exists(cls, path: Path | None) -> Path | None:
+        if path is not None and not path.is_file():
+            raise ValueError(f"{path} is not a readable file")
+        return path
+
+
+class TaskConfig(Params):
+    """Task ids, task tokens (signed by taskgate) and where revocations live."""
+
+    header: str = "x-taskgate-task"  # a caller-chosen task id; absent: taskgate mints one
+    token_header: str = "x-taskgate-task-token"  # where a task token is presented and returned
+    narrow_header: str = "x-taskgate-tools"  # comma-separated tool patterns the caller narrows the grant to
+    signing_secret_env: str = "TASKGATE_TASK_KEY"
+    issuer: str = "taskgate"
+    ttl_s: int = Field(default=900, ge=10, le=86_400)
+    store: Literal["memory", "redis"] = "memory"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    max_tasks: int = Field(default=100_000, ge=1)  # memory store: oldest tasks forgotten first
+
+    _secret: bytes = PrivateAttr(default=b"")
+
+    @model_validator(mode="after")
+    def _secret_set(self) -> TaskConfig:
+        secret = os.environ.get(self.signing_secret_env, "")
+        if len(secret) < 32:
+            raise ValueError(
+                f"environment variable {self.signing_secret_env} must hold a secret of at least 32 characters "
+                "(taskgate signs task tokens with it)"
+            )
+        self._secret = secret.encode()
+        return self
+
+    @property
+    def secret(self) -> bytes:
+        return self._secret
+
+
+class AuthzConfig(Params):
+    jwt: JwtConfig | None = None
+    policy: PolicyConfig | None = None
+    tasks: TaskConfig | None = None
+
+
+def jwks_document(keys: list[dict[str, Any]]) -> str:
+    """A JWKS file's text (tests and examples)."""
+    return json.dumps({"keys": keys})
