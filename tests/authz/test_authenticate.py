@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -60,7 +61,7 @@ def _none_token() -> str:
     return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(claims)}."
 
 
-ATTACKS = {
+ATTACKS: dict[str, tuple[Callable[[Keys], str], str]] = {
     "alg none": (lambda k: _none_token(), "token_algorithm_refused"),
     "HS256 signed with the RSA public key (key confusion)": (
         lambda k: _hmac_with(k.rsa_pem.read_bytes(), "rsa-1"),
