@@ -38,9 +38,10 @@ class Keys:
 
 
 def _public_pem(private: Any) -> bytes:
-    return private.public_key().public_bytes(
+    pem: bytes = private.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
+    return pem
 
 
 @pytest.fixture(scope="session")
