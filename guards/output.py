@@ -17,10 +17,12 @@ text token by token, are withheld.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from taskgate.plugins import sse
+from taskgate.plugins.sse import EventSplitter
 
 from .scan import Finding, replace_strings, strings, where
 
@@ -29,9 +31,6 @@ Redact = Callable[[str, tuple[Finding, ...]], str]
 Found = Callable[[str, Finding], None]  # (where in the answer, finding)
 Withheld = Callable[[str], None]  # (where in the answer)
 
-_EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
-_LINES = re.compile(rb"\r\n|\r|\n")
-MAX_EVENT_BYTES = 1 << 20  # an "event" this long with no end is handled as one, not buffered further
 _HELD_FIELDS = ("content", "reasoning_content", "reasoning", "refusal")
 _WORD_EXTRA = frozenset("._%+-@():")
 _SEPARATORS = frozenset("-./:\u2010\u2011\u2012\u2013\u2014\u2015")
@@ -103,30 +102,18 @@ class StreamRedactor(_Guard):
 
     window: int = 128
     surface: str = "chat"
-    _buffer: bytes = b""
+    _events: EventSplitter = field(default_factory=EventSplitter)
     _slots: dict[tuple[int, str | int], _Slot] = field(default_factory=dict)
     _envelope: dict[str, Any] = field(default_factory=dict)
-    _started: bool = False
 
     def whole(self, body: bytes) -> bytes:
         return body  # not a stream; WholeRedactor handles those
 
     def chunk(self, data: bytes) -> bytes:
-        if not self._started and data:
-            self._started = True
-            data = data.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark would hide the first field
-        self._buffer += data
-        out: list[bytes] = []
-        while (end := _EVENT_END.search(self._buffer)) is not None:
-            event, self._buffer = self._buffer[: end.end()], self._buffer[end.end() :]
-            out.append(self._event(event))
-        if len(self._buffer) > MAX_EVENT_BYTES:
-            rest, self._buffer = self._buffer, b""
-            out.append(self._event(rest))
-        return b"".join(out)
+        return b"".join(self._event(event) for event in self._events.feed(data))
 
     def end(self) -> bytes:
-        rest, self._buffer = self._buffer, b""
+        rest = self._events.rest()
         last = self._event(rest + b"\n\n") if rest.strip() else b""
         return last + self._flush()
 
@@ -140,16 +127,9 @@ class StreamRedactor(_Guard):
         return out if self.dirty else event
 
     def _parse(self, event: bytes) -> bytes:
-        fields: list[bytes] = []
-        data: list[bytes] = []
-        for line in _LINES.split(event):
-            if line.startswith(b"data:"):
-                data.append(line[6:] if line.startswith(b"data: ") else line[5:])
-            elif line:
-                fields.append(line)
-        if not data:
-            return self._other(fields, event)
-        payload = b"\n".join(data)
+        fields, payload = sse.parse(event)
+        if payload is None:
+            return self._other(event)
         if payload.strip() == b"[DONE]":
             flushed = self._flush()
             self.dirty = bool(flushed)
@@ -158,12 +138,12 @@ class StreamRedactor(_Guard):
             chunk = json.loads(payload)
         except ValueError:
             text = payload.decode("utf-8", "replace")
-            return _sse(fields, self.scrub(text, "stream event").encode())
+            return sse.format_event(fields, self.scrub(text, "stream event").encode())
         if not isinstance(chunk, dict):
-            return _sse(fields, json.dumps(self.scrub_json(chunk)).encode())
-        return _sse(fields, json.dumps(self._chunk(chunk), separators=(",", ":")).encode())
+            return sse.format_event(fields, json.dumps(self.scrub_json(chunk)).encode())
+        return sse.format_event(fields, json.dumps(self._chunk(chunk), separators=(",", ":")).encode())
 
-    def _other(self, fields: list[bytes], event: bytes) -> bytes:
+    def _other(self, event: bytes) -> bytes:
         """An event with no data (comments, a lone id): its text is scanned too."""
         text = event.decode("utf-8", "replace")
         clean = self.scrub(text, "stream comment")
@@ -340,8 +320,3 @@ _UNREADABLE = json.dumps(
     {"error": {"message": "the answer could not be checked for personal data", "type": "api_error",
                "param": None, "code": "output_unscannable"}}
 ).encode()  # fmt: skip
-
-
-def _sse(fields: list[bytes], data: bytes) -> bytes:
-    lines = [*fields, *(b"data: " + line for line in data.split(b"\n"))]
-    return b"\n".join(lines) + b"\n\n"

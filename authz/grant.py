@@ -1,0 +1,216 @@
+"""A task's grant: computed once from the policy, then every tool call is checked against it in constant time.
+
+The grant is the intersection of four things: what the subject's roles
+allow in its tenant, what the task's intent profile needs, the token's
+`tool:` scopes (when it has any), and every narrowing the caller asked for.
+Each tool's verdict is computed on first use and memoised; a call then costs a
+dictionary lookup plus that tool's argument constraints.
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from casbin.util import key_match
+
+from .policy import Constraint, Policy, Rule
+
+SCOPE_PREFIX = "tool:"
+
+
+@dataclass(frozen=True, slots=True)
+class GrantSpec:
+    """What defines a task's grant; a task token carries exactly this."""
+
+    task: str
+    subject: str
+    tenant: str
+    profile: str
+    roles: tuple[str, ...] = ()
+    scopes: tuple[str, ...] = ()  # tool patterns from the token's `tool:` scopes; empty: scopes do not narrow
+    narrowing: tuple[tuple[str, ...], ...] = ()  # each layer: tool patterns; a tool must match one in every layer
+
+    def narrowed(self, tools: tuple[str, ...]) -> GrantSpec:
+        return GrantSpec(
+            self.task, self.subject, self.tenant, self.profile, self.roles, self.scopes, (*self.narrowing, tools)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ToolVerdict:
+    tool: str
+    allowed: bool
+    reason: str
+    sources: Mapping[str, Any]
+    constraints: tuple[Constraint, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One tool call judged: allow or deny, the rule that decided, and for a denial the unmet condition."""
+
+    tool: str
+    allowed: bool
+    reason: str
+    rule: str | None = None
+    condition: str | None = None
+    sources: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def code(self) -> str:
+        if self.allowed:
+            return "allowed"
+        return "argument_constraint" if self.condition else "not_granted"
+
+    def evidence(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"tool": self.tool, "outcome": "allow" if self.allowed else "deny", "reason": self.reason}
+        if self.rule:
+            out["rule"] = self.rule
+        if self.condition:
+            out["condition"] = self.condition
+        if self.sources:
+            out["sources"] = dict(self.sources)
+        return out
+
+
+class Grant:
+    """The tools a task may call, with the rules that say so; built from one policy generation."""
+
+    def __init__(self, spec: GrantSpec, policy: Policy):
+        self.spec = spec
+        self.generation = policy.generation
+        tenant = spec.tenant
+        principals = [spec.subject, *(f"role:{r}" for r in spec.roles)]
+        inherited: list[str] = []
+        for principal in principals:
+            inherited += [r for r in policy.roles(principal, tenant) if r not in principals and r not in inherited]
+        self.principals = (*principals, *inherited)
+        self._role_rules = [rule for p in self.principals for rule in policy.rules_for(p, tenant)]
+        self._profile_rules = policy.rules_for(f"profile:{spec.profile}", tenant)
+        self._policy = policy
+        self._memo: dict[str, ToolVerdict] = {}
+
+    def tool(self, name: str) -> ToolVerdict:
+        found = self._memo.get(name)
+        if found is None:
+            found = self._memo[name] = self._judge(name)
+        return found
+
+    def _judge(self, name: str) -> ToolVerdict:
+        spec = self.spec
+        role = _first(self._role_rules, name)
+        if role is None:
+            return ToolVerdict(name, False, f"no role of {spec.subject!r} in tenant {spec.tenant!r} allows it", {})
+        sources: dict[str, Any] = {"role": f"{role.subject} ({role.id})"}
+        profile = _first(self._profile_rules, name)
+        if profile is None:
+            return ToolVerdict(name, False, f"the task's intent profile {spec.profile!r} does not need it", sources)
+        sources["profile"] = f"{spec.profile} ({profile.id})"
+        if spec.scopes:
+            if not any(key_match(name, s) for s in spec.scopes):
+                return ToolVerdict(name, False, "the token's tool scopes do not include it", sources)
+            sources["scope"] = "tool scopes"
+        for layer in spec.narrowing:
+            if not any(key_match(name, t) for t in layer):
+                return ToolVerdict(name, False, "the task was narrowed to other tools", sources)
+        if spec.narrowing:
+            sources["narrowing"] = [list(layer) for layer in spec.narrowing]
+        constraints = tuple(self._policy.constraints_for(name, spec.profile))
+        return ToolVerdict(name, True, "granted", sources, constraints)
+
+    def check(self, name: str, arguments: Any, trusted: str | None) -> Decision:
+        """Decide one call: the tool must be granted and its arguments must meet every constraint."""
+        verdict = self.tool(name)
+        if not verdict.allowed:
+            return Decision(name, False, verdict.reason, None, None, verdict.sources)
+        for constraint in verdict.constraints:
+            unmet = unmet_condition(constraint, arguments, trusted)
+            if unmet is not None:
+                reason = f"argument {constraint.argument!r} {unmet} (rule {constraint.id})"
+                return Decision(
+                    name, False, reason, constraint.id, f"{constraint.kind} {constraint.argument}", verdict.sources
+                )
+        rule = verdict.sources.get("profile", "")
+        return Decision(
+            name, True, "granted", rule.rsplit("(", 1)[-1].rstrip(")") if rule else None, None, verdict.sources
+        )
+
+    def allowed(self, names: list[str]) -> list[str]:
+        return [n for n in names if self.tool(n).allowed]
+
+    def evidence(self) -> dict[str, Any]:
+        spec = self.spec
+        granted = sorted(n for n, v in self._memo.items() if v.allowed)
+        denied = {n: v.reason for n, v in self._memo.items() if not v.allowed}
+        return {
+            "task": spec.task,
+            "profile": spec.profile,
+            "principals": list(self.principals),
+            "policy_generation": self.generation,
+            "tools_checked": {"granted": granted, "denied": denied},
+            "scopes": list(spec.scopes),
+            "narrowing": [list(layer) for layer in spec.narrowing],
+        }
+
+
+def _first(rules: list[Rule], tool: str) -> Rule | None:
+    return next((r for r in rules if key_match(tool, r.tools)), None)
+
+
+def unmet_condition(constraint: Constraint, arguments: Any, trusted: str | None) -> str | None:
+    """Why the arguments fail the constraint, or None if they meet it. Missing arguments fail (closed)."""
+    value = _argument(arguments, constraint.argument)
+    if value is _MISSING:
+        return "is missing"
+    values = value if isinstance(value, list) else [value]
+    kind, expected = constraint.kind, constraint.value
+    for item in values:
+        if kind == "prefix":
+            if not isinstance(item, str) or not _under(item, expected):
+                return "is outside the allowed path"
+        elif kind == "regex":
+            if not isinstance(item, str) or constraint.pattern is None or not constraint.pattern.fullmatch(item):
+                return "does not have the allowed form"
+        elif kind in ("min", "max"):
+            if isinstance(item, bool) or not isinstance(item, int | float) or not math.isfinite(item):
+                return "is not a number"
+            if (kind == "min" and item < float(expected)) or (kind == "max" and item > float(expected)):
+                return "is out of the allowed range"
+        elif kind == "in":
+            if str(item) not in expected.split("|"):
+                return "is not one of the allowed values"
+        elif kind == "provenance":
+            if trusted is None:
+                return "cannot be checked: the task's trusted input is unknown"
+            if not isinstance(item, str) or not item.strip() or item.strip().lower() not in trusted.lower():
+                return "does not come from the task's trusted input"
+    return None
+
+
+_MISSING = object()
+
+
+def _argument(arguments: Any, path: str) -> Any:
+    value = arguments
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return _MISSING
+        value = value[part]
+    return value
+
+
+def _under(path: str, prefix: str) -> bool:
+    """Whether `path`, normalised (no `..` escapes), lies under `prefix`."""
+    if "\x00" in path:
+        return False
+    normal = (
+        posixpath.normpath(path if path.startswith("/") else "/" + path)
+        if prefix.startswith("/")
+        else posixpath.normpath(path)
+    )
+    root = prefix.rstrip("/") or "/"
+    return normal == root or normal.startswith(root if root.endswith("/") else root + "/")

@@ -1,0 +1,223 @@
+"""The Casbin policy, loaded, checked, indexed and hot-reloaded; a broken file never replaces a good one.
+
+Casbin owns the model, the policy rows and the role graph (users and roles
+per tenant). A task's grant is computed from them once; see grant.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+
+import casbin
+import structlog
+from casbin.util import key_match
+
+from taskgate.errors import TaskgateError
+
+log = structlog.get_logger("taskgate.authz")
+DEFAULT_MODEL = files("taskgate.authz") / "model.conf"
+KINDS = ("prefix", "regex", "min", "max", "in", "provenance")
+
+
+class PolicyError(TaskgateError):
+    """A policy file that cannot be used; the message names the file and the row."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A `p` row: `subject` may `action` tools matching `tools` in `tenant` ("*": any)."""
+
+    subject: str
+    tenant: str
+    tools: str
+    action: str
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    """A `p2` row: an argument condition on tools matching `tools` under profiles matching `profile`."""
+
+    tools: str
+    profile: str
+    argument: str
+    kind: str
+    value: str
+    id: str
+    pattern: re.Pattern[str] | None = field(default=None, compare=False)
+
+
+@dataclass
+class Policy:
+    """One loaded generation: the enforcer, its rules indexed by subject, and the argument constraints."""
+
+    enforcer: casbin.Enforcer
+    generation: int
+    rules: dict[str, list[Rule]]
+    constraints: list[Constraint]
+    source: str
+    loaded_at: float = field(default_factory=time.time)
+
+    def roles(self, principal: str, tenant: str) -> list[str]:
+        """Every role `principal` holds in `tenant`, inherited ones included."""
+        return list(self.enforcer.get_implicit_roles_for_user(principal, tenant))
+
+    def rules_for(self, subject: str, tenant: str, action: str = "call") -> list[Rule]:
+        return [r for r in self.rules.get(subject, ()) if r.action == action and r.tenant in (tenant, "*")]
+
+    def constraints_for(self, tool: str, profile: str) -> list[Constraint]:
+        return [
+            c for c in self.constraints
+            if key_match(tool, c.tools) and (c.profile == "*" or key_match(profile, c.profile))
+        ]  # fmt: skip
+
+
+def load(model: Path | None, policy: Path, generation: int) -> Policy:
+    """Load and check a policy; any problem is a PolicyError naming the file and the row."""
+    model_text = model.read_text(encoding="utf-8") if model is not None else DEFAULT_MODEL.read_text(encoding="utf-8")
+    try:
+        casbin_model = casbin.model.Model()
+        casbin_model.load_model_from_text(model_text)
+        enforcer = casbin.Enforcer(casbin_model, str(policy))
+    except (OSError, RuntimeError, ValueError, KeyError, SyntaxError) as exc:
+        raise PolicyError(f"{policy}: cannot load the policy: {exc}") from None
+    if not policy.read_text(encoding="utf-8").strip():
+        raise PolicyError(f"{policy}: the policy is empty; an empty policy would deny everything")
+    rules: dict[str, list[Rule]] = {}
+    for number, row in enumerate(enforcer.get_named_policy("p"), 1):
+        if len(row) != 5:
+            raise PolicyError(f"{policy}: p row {number} has {len(row)} fields, not 5 (sub, dom, obj, act, id): {row}")
+        rule = Rule(*row)
+        rules.setdefault(rule.subject, []).append(rule)
+    constraints = [_constraint(policy, number, row) for number, row in enumerate(enforcer.get_named_policy("p2"), 1)]
+    for number, row in enumerate(enforcer.get_named_grouping_policy("g"), 1):
+        if len(row) != 3:
+            raise PolicyError(f"{policy}: g row {number} has {len(row)} fields, not 3 (user, role, tenant): {row}")
+    try:
+        enforcer.enforce("probe", "probe", "probe", "call")  # a model whose matcher cannot run fails here
+    except Exception as exc:
+        raise PolicyError(f"{policy}: the model's matcher fails: {exc}") from None
+    return Policy(enforcer, generation, rules, constraints, str(policy))
+
+
+def _constraint(policy: Path, number: int, row: list[str]) -> Constraint:
+    if len(row) != 6:
+        raise PolicyError(
+            f"{policy}: p2 row {number} has {len(row)} fields, not 6 (obj, profile, arg, kind, value, id): {row}"
+        )
+    tools, profile, argument, kind, value, rule_id = row
+    pattern = None
+    if kind not in KINDS:
+        raise PolicyError(f"{policy}: p2 row {number} ({rule_id}): unknown kind {kind!r}; known: {', '.join(KINDS)}")
+    if kind == "regex":
+        try:
+            pattern = re.compile(value)
+        except re.error as exc:
+            raise PolicyError(f"{policy}: p2 row {number} ({rule_id}): bad regular expression: {exc}") from None
+    if kind in ("min", "max"):
+        try:
+            float(value)
+        except ValueError:
+            raise PolicyError(f"{policy}: p2 row {number} ({rule_id}): {kind} needs a number, got {value!r}") from None
+    return Constraint(tools, profile, argument, kind, value, rule_id, pattern)
+
+
+class PolicyStore:
+    """The current policy, swapped only for a newer one that loaded cleanly.
+
+    A background task checks the file's modification time; with Redis, a
+    successful reload is announced on a channel so other replicas reload
+    their copy at once instead of at their next check.
+    """
+
+    def __init__(self, model: Path | None, path: Path, interval_s: float, redis_url: str | None, channel: str):
+        self.model, self.path, self.interval_s = model, path, interval_s
+        self.redis_url, self.channel = redis_url, channel
+        self.current = load(model, path, 1)
+        self._mtime = self._stat()
+        self.reloads = {"ok": 0, "refused": 0}
+        self.last_error: str | None = None
+
+    def _stat(self) -> float:
+        try:
+            return self.path.stat().st_mtime_ns / 1e9
+        except OSError:
+            return -1.0
+
+    async def reload(self, announce: bool = True) -> bool:
+        """Load the file again; keep the old policy, loudly, if the new one is broken."""
+        try:
+            fresh = await asyncio.to_thread(load, self.model, self.path, self.current.generation + 1)
+        except PolicyError as exc:
+            self.reloads["refused"] += 1
+            self.last_error = str(exc)
+            log.error("policy_reload_refused", file=str(self.path), reason=str(exc), kept=self.current.generation)
+            return False
+        self.current = fresh
+        self.reloads["ok"] += 1
+        self.last_error = None
+        log.warning("policy_reloaded", file=str(self.path), generation=fresh.generation)
+        if announce and self.redis_url:
+            await self._announce()
+        return True
+
+    async def _announce(self) -> None:
+        import redis.asyncio as aioredis
+
+        client = aioredis.from_url(self.redis_url or "", socket_timeout=1.0)
+        try:
+            await client.publish(self.channel, str(self.current.generation))
+        except Exception as exc:  # an unreachable Redis must not undo a good local reload
+            log.warning("policy_announce_failed", reason=str(exc))
+        finally:
+            await client.aclose()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Watch the file (and the channel) while the app runs."""
+        tasks = []
+        if self.interval_s > 0:
+            tasks.append(asyncio.create_task(self._watch_file(), name="policy-watch"))
+        if self.redis_url:
+            tasks.append(asyncio.create_task(self._watch_channel(), name="policy-channel"))
+        try:
+            yield
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _watch_file(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval_s)
+            mtime = self._stat()
+            if mtime != self._mtime:
+                self._mtime = mtime
+                await self.reload()
+
+    async def _watch_channel(self) -> None:
+        import redis.asyncio as aioredis
+
+        while True:
+            client = aioredis.from_url(self.redis_url or "")
+            try:
+                async with client.pubsub() as pubsub:
+                    await pubsub.subscribe(self.channel)
+                    async for message in pubsub.listen():
+                        if message.get("type") == "message":
+                            self._mtime = self._stat()
+                            await self.reload(announce=False)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("policy_channel_lost", reason=str(exc))
+                await asyncio.sleep(1.0)
+            finally:
+                await client.aclose()

@@ -1,0 +1,61 @@
+"""Server-sent events as OpenAI-compatible streams use them: split a byte stream into events, read, rewrite.
+
+For output guards: events may end in `\\n\\n`, `\\r\\n\\r\\n` or `\\r\\r`, carry
+`id:`/`event:` lines and several `data:` lines, and the stream may start with a
+byte-order mark. An event that grows past `max_bytes` without an end is
+handed over as it is rather than buffered further.
+"""
+
+from __future__ import annotations
+
+import re
+
+_EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+_LINES = re.compile(rb"\r\n|\r|\n")
+MAX_EVENT_BYTES = 1 << 20
+
+
+class EventSplitter:
+    """Feed bytes as they arrive; get back the complete events, each with its terminator."""
+
+    def __init__(self, max_bytes: int = MAX_EVENT_BYTES):
+        self._buffer = b""
+        self._started = False
+        self._max = max_bytes
+
+    def feed(self, data: bytes) -> list[bytes]:
+        if not self._started and data:
+            self._started = True
+            data = data.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark would hide the first field
+        self._buffer += data
+        events = []
+        while (end := _EVENT_END.search(self._buffer)) is not None:
+            events.append(self._buffer[: end.end()])
+            self._buffer = self._buffer[end.end() :]
+        if len(self._buffer) > self._max:
+            events.append(self._buffer)
+            self._buffer = b""
+        return events
+
+    def rest(self) -> bytes:
+        """What is left when the stream ends (an event without its blank line), or b""."""
+        rest, self._buffer = self._buffer, b""
+        return rest
+
+
+def parse(event: bytes) -> tuple[list[bytes], bytes | None]:
+    """An event's other field lines, and its data (several data lines joined by \\n), or None if it has none."""
+    fields: list[bytes] = []
+    data: list[bytes] = []
+    for line in _LINES.split(event):
+        if line.startswith(b"data:"):
+            data.append(line[6:] if line.startswith(b"data: ") else line[5:])
+        elif line:
+            fields.append(line)
+    return fields, (b"\n".join(data) if data else None)
+
+
+def format_event(fields: list[bytes], data: bytes) -> bytes:
+    """An event with these other fields and this data, ended by a blank line."""
+    lines = [*fields, *(b"data: " + line for line in data.split(b"\n"))]
+    return b"\n".join(lines) + b"\n\n"
