@@ -6,13 +6,25 @@ Built-in plugin, registered through the `taskgate.plugins` entry point like any 
 from taskgate.plugins import Registry
 
 from .authenticate import AuthenticateStep, Authenticator
+from .authorize import GRANT, AuthorizeStep, TaskGrant
 from .config import AuthzConfig
 from .identity import IDENTITY, Identity
 
-__all__ = ["IDENTITY", "AuthenticateStep", "Authenticator", "AuthzConfig", "Identity", "register"]
+__all__ = [
+    "GRANT",
+    "IDENTITY",
+    "AuthenticateStep",
+    "Authenticator",
+    "AuthorizeStep",
+    "AuthzConfig",
+    "Identity",
+    "TaskGrant",
+    "register",
+]
 
 
 def register(registry: Registry) -> None:
     """Built-in plugin entry point: the authz section and its steps."""
     registry.add_section("authz", AuthzConfig)
     registry.add_step(AuthenticateStep)
+    registry.add_step(AuthorizeStep)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import casbin
 import structlog
+from casbin.persist.adapters import FileAdapter
 from casbin.util import key_match
 
 from taskgate.errors import TaskgateError
@@ -85,7 +86,7 @@ def load(model: Path | None, policy: Path, generation: int) -> Policy:
     try:
         casbin_model = casbin.model.Model()
         casbin_model.load_model_from_text(model_text)
-        enforcer = casbin.Enforcer(casbin_model, str(policy))
+        enforcer = casbin.Enforcer(casbin_model, FileAdapter(str(policy)))
     except (OSError, RuntimeError, ValueError, KeyError, SyntaxError) as exc:
         raise PolicyError(f"{policy}: cannot load the policy: {exc}") from None
     if not policy.read_text(encoding="utf-8").strip():

@@ -12,7 +12,7 @@ from aiohttp import web
 from taskgate.plugins import Registry, Services, load_plugins
 from taskgate.routing import RoutingConfig
 
-from . import health, models, openai
+from . import health, models, openai, tasks
 from .config import Config
 from .evidence import EvidenceLog
 from .metrics import Metrics
@@ -46,6 +46,7 @@ def create_app(config: Config, registry: Registry) -> web.Application:
     app.cleanup_ctx.append(_http_client)
     app.on_response_prepare.append(stamp_request_id)
     openai.add_routes(app)
+    tasks.add_routes(app, services)
     models.add_routes(app)
     health.add_routes(app)
     app.freeze()

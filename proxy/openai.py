@@ -59,7 +59,8 @@ async def serve(request: web.Request, surface: str) -> web.StreamResponse:
         _release(placement)
         raise
     filters = [f for v in outputs if (f := _response_filter(v, surface)) is not None]
-    return await _dispatch(request, gateway, evidence, placement, body, filters)
+    extra = {k: v for o in outputs if callable(h := getattr(o, "response_headers", None)) for k, v in h().items()}
+    return await _dispatch(request, gateway, evidence, placement, body, filters, extra)
 
 
 def _body(context: RequestContext, payload: Any, placement: Placement, outputs: list[Any]) -> bytes:
@@ -110,6 +111,7 @@ async def _dispatch(
     placement: Placement,
     body: bytes,
     filters: list[ResponseFilter],
+    extra_headers: dict[str, str],
 ) -> web.StreamResponse:
     log = Dispatch(started_ms=round((time.perf_counter() - evidence.started) * 1000.0, 3))
     evidence.dispatch = log  # filled in as the relay proceeds
@@ -123,7 +125,8 @@ async def _dispatch(
     observer, endpoint = placement.observer, None
     try:
         upstream, endpoint = await _send(gateway, placement, request.path, body, headers, log)
-        response = await _relay(request, upstream, _our_headers(placement, endpoint, log), log, filters)
+        ours = {**extra_headers, **_our_headers(placement, endpoint, log)}
+        response = await _relay(request, upstream, ours, log, filters)
         if log.outcome.startswith("upstream_broke"):
             evidence.fail("upstream_stream_broken", log.outcome)
         return response

@@ -1,0 +1,201 @@
+"""The `authz.authorize` step: the task, its grant and token; the chat request's tools narrowed to the grant.
+
+A request either presents a task token (its task, bound to the caller, not
+revoked) or starts a task: an id from the task header or a new one, the
+intent profile from the classifier, and the conversation's first user
+message as its trusted input. The grant comes from the policy; the answer
+carries the task id and a task token for the agent's later calls.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import Field
+
+from taskgate.plugins import REQUEST, Inputs, Params, Reject, RequestContext, ResponseFilter, Step
+
+from .authorizer import Authorizer, authorizer
+from .grant import Decision, Grant, GrantSpec
+from .identity import IDENTITY, Identity
+from .tasks import TaskTokenError, new_task_id
+from .toolcalls import ToolCallGuard
+
+GRANT = "grant"
+INTENT = "intent"  # the classifier's key; read by name, its value duck-typed (`.profile`)
+SCOPE_PREFIX = "tool:"
+
+
+class AuthorizeParams(Params):
+    default_profile: str = "default"  # the task's profile when no classifier ran
+    max_narrowing: int = Field(default=64, ge=1)  # patterns a caller may list in the narrowing header
+
+
+@dataclass
+class TaskGrant:
+    """The step's value: edits the body's tools, guards the answer's tool calls, names the task in headers."""
+
+    grant: Grant
+    spec: GrantSpec
+    token: str
+    expires: float
+    purpose: str | None
+    new_task: bool
+    surface: str
+    authorizer: Authorizer
+    kept_tools: list[Any] | None = None  # the request's tools the grant allows (None: the request had none)
+    removed_tools: list[str] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
+
+    def decide(self, tool: str, arguments: Any) -> Decision:
+        decision = self.authorizer.decide(self.grant, tool, arguments, self.purpose, self.surface)
+        self.decisions.append(decision)
+        return decision
+
+    def edit_body(self, body: dict[str, Any]) -> bool:
+        if not self.removed_tools:
+            return False
+        if self.kept_tools:
+            body["tools"] = self.kept_tools
+        else:
+            body.pop("tools", None)
+            body.pop("tool_choice", None)
+            body.pop("parallel_tool_calls", None)
+        return True
+
+    def response_filter(self, surface: str) -> ResponseFilter | None:
+        return ToolCallGuard(self.decide) if surface == "chat" else None
+
+    def response_headers(self) -> Mapping[str, str]:
+        tasks = self.authorizer.tasks
+        return {tasks.header: self.spec.task, tasks.token_header: self.token}
+
+    def evidence(self) -> Mapping[str, Any]:
+        out = {
+            "task": self.spec.task,
+            "new_task": self.new_task,
+            "subject": self.spec.subject,
+            "tenant": self.spec.tenant,
+            "token_expires_in_s": round(self.expires - time.time()),
+            **self.grant.evidence(),
+        }
+        if self.removed_tools:
+            out["tools_removed"] = self.removed_tools
+        if self.decisions:
+            out["decisions"] = [d.evidence() for d in self.decisions]
+        return out
+
+
+class AuthorizeStep(Step[AuthorizeParams]):
+    type = "authz.authorize"
+    requires = (REQUEST, IDENTITY)
+    optional = (INTENT,)
+    provides = GRANT
+    Params = AuthorizeParams
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.authorizer = authorizer(self.services)
+
+    async def run(self, inputs: Inputs) -> TaskGrant:
+        context: RequestContext = inputs[REQUEST]
+        identity: Identity = inputs[IDENTITY]
+        tasks = self.authorizer.tasks
+        narrowing = self._narrowing(context.headers.get(tasks.narrow_header))
+        presented = context.headers.get(tasks.token_header)
+        try:
+            if presented:
+                spec, expires, info = await self.authorizer.task_for_token(presented, identity)
+                asked = context.headers.get(tasks.header)
+                if asked and asked != spec.task:
+                    raise TaskTokenError(403, "task_token_mismatch", "the task token belongs to another task")
+                token, new_task = presented, False
+                purpose = info.purpose if info is not None else None
+            else:
+                spec, purpose = self._new_spec(context, identity, inputs.get(INTENT))
+                info = await self.authorizer.remember(spec, purpose)
+                if info.subject != identity.subject or info.tenant != identity.tenant:
+                    raise TaskTokenError(403, "task_taken", "that task id belongs to another subject")
+                spec = GrantSpec(spec.task, spec.subject, spec.tenant, info.profile, spec.roles, spec.scopes)
+                if narrowing:  # a new task's narrowing is part of its token
+                    spec, narrowing = spec.narrowed(narrowing), ()
+                purpose, new_task = info.purpose, True
+                token, expires = self.authorizer.tokens.mint(spec)
+        except TaskTokenError as exc:
+            raise Reject(exc.status, exc.code, exc.message, "permission_error") from None
+        if narrowing:  # this request only; a narrower token comes from the exchange endpoint
+            spec = spec.narrowed(narrowing)
+        grant = self.authorizer.grant(spec)
+        value = TaskGrant(grant, spec, token, expires, purpose, new_task, context.surface, self.authorizer)
+        self._narrow_tools(context, value)
+        return value
+
+    def _new_spec(self, context: RequestContext, identity: Identity, intent: Any) -> tuple[GrantSpec, str | None]:
+        task = context.headers.get(self.authorizer.tasks.header) or new_task_id()
+        if len(task) > 128 or not task.isprintable():
+            raise Reject(400, "invalid_task_id", "a task id is at most 128 printable characters")
+        profile = getattr(intent, "profile", None) or self.params.default_profile
+        scopes = tuple(s[len(SCOPE_PREFIX) :] for s in identity.scopes if s.startswith(SCOPE_PREFIX))
+        spec = GrantSpec(task, identity.subject, identity.tenant, str(profile), identity.roles, scopes)
+        return spec, _instruction(context)
+
+    def _narrowing(self, header: str | None) -> tuple[str, ...]:
+        if not header:
+            return ()
+        tools = tuple(t.strip() for t in header.split(",") if t.strip())
+        if len(tools) > self.params.max_narrowing:
+            raise Reject(400, "too_many_tools", f"narrow to at most {self.params.max_narrowing} tool patterns")
+        return tools
+
+    def _narrow_tools(self, context: RequestContext, value: TaskGrant) -> None:
+        """Enforcement point (a): the model only sees the tools the grant allows."""
+        if context.surface != "chat":
+            return
+        body = context.json()
+        tools = body.get("tools") if isinstance(body, dict) else None
+        if not isinstance(tools, list):
+            return
+        kept = []
+        for tool in tools:
+            name = _tool_name(tool)
+            if name is not None and value.grant.tool(name).allowed:
+                kept.append(tool)
+            else:
+                value.removed_tools.append(name or "?")
+        value.kept_tools = kept
+        forced = body.get("tool_choice")
+        if isinstance(forced, dict) and _tool_name(forced) in value.removed_tools:
+            verdict = value.grant.tool(str(_tool_name(forced)))
+            raise Reject(
+                403,
+                "tool_not_granted",
+                f"tool_choice names {verdict.tool!r}, which this task may not use: {verdict.reason}",
+                "permission_error",
+            )
+
+
+def _tool_name(tool: Any) -> str | None:
+    function = tool.get("function") if isinstance(tool, dict) else None
+    name = function.get("name") if isinstance(function, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _instruction(context: RequestContext) -> str | None:
+    """The task's trusted input: the conversation's first user message (or the prompt)."""
+    body = context.json()
+    if context.surface == "chat":
+        for message in body.get("messages") or []:
+            if isinstance(message, dict) and message.get("role") == "user":
+                content = message.get("content")
+                if isinstance(content, str):
+                    return content
+                if isinstance(content, list):
+                    return " ".join(
+                        p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+                    )
+        return None
+    prompt = body.get("prompt") if isinstance(body, dict) else None
+    return prompt if isinstance(prompt, str) else None

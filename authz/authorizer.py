@@ -1,0 +1,89 @@
+"""The authorization service one app shares: policy, task store, task tokens, grant cache, decision metrics."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+
+from prometheus_client import Counter, Gauge
+
+from taskgate.errors import TaskgateError
+from taskgate.plugins import Services
+
+from .config import AuthzConfig, TaskConfig
+from .grant import Decision, Grant, GrantSpec
+from .identity import Identity
+from .policy import PolicyStore
+from .tasks import MemoryTaskStore, RedisTaskStore, TaskInfo, TaskTokenError, TaskTokens
+
+GRANTS_KEPT = 10_000
+
+
+class Authorizer:
+    def __init__(self, config: AuthzConfig, services: Services):
+        if config.policy is None or config.tasks is None:
+            raise TaskgateError("authorization needs the `authz.policy` and `authz.tasks` sections")
+        p = config.policy
+        self.policy = PolicyStore(p.model, p.file, p.reload_interval_s, p.redis_url, p.channel)
+        self.tasks: TaskConfig = config.tasks
+        self.tokens = TaskTokens(config.tasks)
+        self.store: MemoryTaskStore | RedisTaskStore = (
+            RedisTaskStore(config.tasks.redis_url) if config.tasks.store == "redis"
+            else MemoryTaskStore(config.tasks.max_tasks)
+        )  # fmt: skip
+        self._grants: OrderedDict[tuple[GrantSpec, int], Grant] = OrderedDict()
+        registry = services.metrics
+        self.decisions = Counter(
+            "taskgate_authz_decisions", "Tool-call decisions by surface, outcome and reason",
+            ["surface", "outcome", "reason"], registry=registry,
+        )  # fmt: skip
+        generation = Gauge("taskgate_authz_policy_generation", "The policy generation in use", registry=registry)
+        generation.set_function(lambda: self.policy.current.generation)
+        reloads = Counter("taskgate_authz_policy_reloads", "Policy reloads by result", ["result"], registry=registry)
+        self._reloads = reloads
+
+    def grant(self, spec: GrantSpec) -> Grant:
+        """The grant for `spec` under the current policy; computed once per task and policy generation."""
+        policy = self.policy.current
+        key = (spec, policy.generation)
+        found = self._grants.get(key)
+        if found is None:
+            found = self._grants[key] = Grant(spec, policy)
+            while len(self._grants) > GRANTS_KEPT:
+                self._grants.popitem(last=False)
+        return found
+
+    def decide(self, grant: Grant, tool: str, arguments: object, trusted: str | None, surface: str) -> Decision:
+        decision = grant.check(tool, arguments, trusted)
+        self.decisions.labels(surface, "allow" if decision.allowed else "deny", decision.code).inc()
+        return decision
+
+    async def task_for_token(self, token: str, identity: Identity | None) -> tuple[GrantSpec, float, TaskInfo | None]:
+        """A presented task token, verified, bound to the caller and not revoked."""
+        spec, expires = self.tokens.verify(token)
+        if identity is not None and (spec.subject != identity.subject or spec.tenant != identity.tenant):
+            raise TaskTokenError(403, "task_token_mismatch", "the task token belongs to another subject or tenant")
+        if await self.store.revoked(spec.task):
+            raise TaskTokenError(403, "task_revoked", "the task was revoked")
+        return spec, expires, await self.store.get(spec.task)
+
+    async def remember(self, spec: GrantSpec, purpose: str | None) -> TaskInfo:
+        info = TaskInfo(spec.subject, spec.tenant, spec.profile, purpose, time.time())
+        return await self.store.put(spec.task, info, self.tasks.ttl_s * 4)
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        async with self.policy.running():
+            try:
+                yield
+            finally:
+                await self.store.close()
+
+
+def authorizer(services: Services) -> Authorizer:
+    """The app's one Authorizer, created on first use and run with the app."""
+    found = services.shared("authz.authorizer", lambda: Authorizer(services.section("authz", AuthzConfig), services))
+    services.lifespan("authz.authorizer", found.running)
+    return found

@@ -1,0 +1,102 @@
+"""Task endpoints: exchange a task token for a narrower one, and revoke a task.
+
+    POST /v1/tasks/token          {"subject_token": TASK_TOKEN, "tools": ["mail__read"]}
+    POST /v1/tasks/{task}/revoke
+
+Both take the caller's own bearer JWT; the task must be the caller's. In the
+spirit of RFC 8693, an exchange only ever narrows: asking for a tool the task
+may not use is refused with `invalid_target`, naming it, rather than silently
+dropped.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from aiohttp import web
+
+from taskgate.authz.authenticate import Authenticator
+from taskgate.authz.authorizer import Authorizer, authorizer
+from taskgate.authz.config import AuthzConfig
+from taskgate.authz.tasks import TaskTokenError
+from taskgate.plugins import Reject, Services
+
+from .errors import ClientError
+from .state import EVIDENCE
+
+AUTHORIZER = web.AppKey("taskgate.authorizer", Authorizer)
+AUTHENTICATOR = web.AppKey("taskgate.authenticator", Authenticator)
+MAX_TOOLS = 256
+
+
+def add_routes(app: web.Application, services: Services) -> bool:
+    """Serve the task endpoints when the authz section configures tokens, a policy and tasks."""
+    config = services.sections.get("authz")
+    if not isinstance(config, AuthzConfig) or config.jwt is None or config.policy is None or config.tasks is None:
+        return False
+    jwt_config = config.jwt
+    app[AUTHORIZER] = authorizer(services)
+    app[AUTHENTICATOR] = services.shared("authz.authenticator", lambda: Authenticator(jwt_config))
+    app.router.add_post("/v1/tasks/token", exchange)
+    app.router.add_post("/v1/tasks/{task}/revoke", revoke)
+    return True
+
+
+async def exchange(request: web.Request) -> web.Response:
+    identity = request.app[AUTHENTICATOR].identify(request.headers.get("Authorization"))
+    authz = request.app[AUTHORIZER]
+    body = await _json(request)
+    token, tools = body.get("subject_token"), body.get("tools")
+    if not isinstance(token, str) or not token:
+        raise ClientError(400, "invalid_request", "subject_token must be the task token to exchange", "subject_token")
+    if not isinstance(tools, list) or not tools or not all(isinstance(t, str) and t for t in tools):
+        raise ClientError(400, "invalid_request", "tools must be a non-empty list of tool names", "tools")
+    if len(tools) > MAX_TOOLS:
+        raise ClientError(400, "invalid_request", f"at most {MAX_TOOLS} tools", "tools")
+    try:
+        spec, _, _ = await authz.task_for_token(token, identity)
+    except TaskTokenError as exc:
+        raise Reject(exc.status, exc.code, exc.message, "permission_error") from None
+    grant = authz.grant(spec)
+    wider = [t for t in tools if not grant.tool(t).allowed or any(c in t for c in "*?{")]
+    if wider:
+        raise Reject(
+            400, "invalid_target", f"an exchange can only narrow; this task may not use {sorted(set(wider))}",
+            details={"exchange": {"task": spec.task, "refused": sorted(set(wider))}},
+        )  # fmt: skip
+    narrower = spec.narrowed(tuple(tools))
+    issued, expires = authz.tokens.mint(narrower)
+    request[EVIDENCE].surface = "tasks"
+    return web.json_response(
+        {
+            "access_token": issued,
+            "issued_token_type": "urn:taskgate:params:token-type:task",
+            "token_type": "Bearer",
+            "expires_in": max(0, round(expires - time.time())),
+            "task": spec.task,
+            "tools": tools,
+        }
+    )
+
+
+async def revoke(request: web.Request) -> web.Response:
+    identity = request.app[AUTHENTICATOR].identify(request.headers.get("Authorization"))
+    authz = request.app[AUTHORIZER]
+    task = request.match_info["task"]
+    info = await authz.store.get(task)
+    if info is None or info.subject != identity.subject or info.tenant != identity.tenant:
+        raise ClientError(404, "unknown_task", "no task of yours has that id")
+    await authz.store.revoke(task, time.time() + authz.tasks.ttl_s + 60)
+    request[EVIDENCE].surface = "tasks"
+    return web.json_response({"task": task, "revoked": True})
+
+
+async def _json(request: web.Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError:
+        raise ClientError(400, "invalid_json", "the request body is not valid JSON") from None
+    if not isinstance(body, dict):
+        raise ClientError(400, "invalid_request", "the request body must be a JSON object")
+    return body

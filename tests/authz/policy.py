@@ -1,0 +1,59 @@
+"""The policy the authz tests share: mail tools per role and per intent profile, argument constraints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .conftest import Keys, jwt_section
+
+POLICY = """\
+p, role:mail-user, acme, mail__*, call, r-mail
+p, role:mail-user, acme, files__read, call, r-files
+p, profile:summarise, *, mail__read, call, prof-summarise-read
+p, profile:summarise, *, mail__list, call, prof-summarise-list
+p, profile:summarise, *, files__read, call, prof-summarise-files
+p, profile:mail_cleanup, *, mail__*, call, prof-cleanup
+p, profile:default, *, mail__list, call, prof-default
+p2, mail__send, *, to, provenance, trusted, c-recipient-from-user
+p2, files__read, *, path, prefix, /home/alice, c-home-only
+p2, mail__delete, *, older_than_days, min, 30, c-old-mail-only
+g, alice, role:mail-user, acme
+"""
+
+CLEANUP_EXAMPLES = [
+    "clean up my inbox", "tidy my inbox please", "delete the old newsletters in my mailbox",
+    "archive and delete promotional mail", "purge spam from my inbox", "get rid of old emails",
+    "clear out my mailbox", "remove all the notification emails", "empty the junk folder",
+    "delete emails older than a year", "declutter my email", "bulk delete marketing emails",
+    "clean my mailbox of receipts", "trash every newsletter from last month", "inbox zero: delete the noise",
+]  # fmt: skip
+
+
+def write_policy(tmp_path: Path, text: str = POLICY) -> Path:
+    path = tmp_path / "policy.csv"
+    path.write_text(text)
+    return path
+
+
+def authz_config(keys: Keys, tmp_path: Path, upstream_url: str, **policy: Any) -> dict[str, Any]:
+    examples = tmp_path / "cleanup.jsonl"
+    examples.write_text("\n".join(json.dumps({"text": t, "label": "mail_cleanup"}) for t in CLEANUP_EXAMPLES))
+    pool = {"name": "p", "endpoints": [{"name": "up", "url": upstream_url}], "models": [{"name": "m"}]}
+    classify = {"examples": [str(examples)], "task_types": {"mail_cleanup": {"request_class": "batch"}}}
+    return {
+        "routing": {"pools": [pool]},
+        "authz": {
+            "jwt": jwt_section(keys),
+            "policy": {"file": str(write_policy(tmp_path)), "reload_interval_s": 0.05, **policy},
+            "tasks": {},
+        },
+        "steps": [
+            {"name": "authn", "type": "authz.authenticate"},
+            {"name": "classify", "type": "guards.classify", "params": classify},
+            {"name": "authorize", "type": "authz.authorize"},
+        ],
+        "pipelines": {"chat": ["authn", "classify", "authorize", "state", "route"]},
+        "logging": {"evidence": False},
+    }
