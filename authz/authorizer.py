@@ -26,7 +26,11 @@ class Authorizer:
         if config.policy is None or config.tasks is None:
             raise TaskgateError("authorization needs the `authz.policy` and `authz.tasks` sections")
         p = config.policy
-        self.policy = PolicyStore(p.model, p.file, p.reload_interval_s, p.redis_url, p.channel)
+        registry = services.metrics
+        reloads = Counter("taskgate_authz_policy_reloads", "Policy reloads by result", ["result"], registry=registry)
+        self.policy = PolicyStore(
+            p.model, p.file, p.reload_interval_s, p.redis_url, p.channel, lambda result: reloads.labels(result).inc()
+        )
         self.tasks: TaskConfig = config.tasks
         self.tokens = TaskTokens(config.tasks)
         self.store: MemoryTaskStore | RedisTaskStore = (
@@ -34,15 +38,12 @@ class Authorizer:
             else MemoryTaskStore(config.tasks.max_tasks)
         )  # fmt: skip
         self._grants: OrderedDict[tuple[GrantSpec, int], Grant] = OrderedDict()
-        registry = services.metrics
         self.decisions = Counter(
             "taskgate_authz_decisions", "Tool-call decisions by surface, outcome and reason",
             ["surface", "outcome", "reason"], registry=registry,
         )  # fmt: skip
         generation = Gauge("taskgate_authz_policy_generation", "The policy generation in use", registry=registry)
         generation.set_function(lambda: self.policy.current.generation)
-        reloads = Counter("taskgate_authz_policy_reloads", "Policy reloads by result", ["result"], registry=registry)
-        self._reloads = reloads
 
     def grant(self, spec: GrantSpec) -> Grant:
         """The grant for `spec` under the current policy; computed once per task and policy generation."""

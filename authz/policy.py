@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -138,8 +138,17 @@ class PolicyStore:
     their copy at once instead of at their next check.
     """
 
-    def __init__(self, model: Path | None, path: Path, interval_s: float, redis_url: str | None, channel: str):
+    def __init__(
+        self,
+        model: Path | None,
+        path: Path,
+        interval_s: float,
+        redis_url: str | None,
+        channel: str,
+        on_reload: Callable[[str], None] | None = None,
+    ):
         self.model, self.path, self.interval_s = model, path, interval_s
+        self._on_reload = on_reload or (lambda result: None)
         self.redis_url, self.channel = redis_url, channel
         self.current = load(model, path, 1)
         self._mtime = self._stat()
@@ -158,11 +167,13 @@ class PolicyStore:
             fresh = await asyncio.to_thread(load, self.model, self.path, self.current.generation + 1)
         except PolicyError as exc:
             self.reloads["refused"] += 1
+            self._on_reload("refused")
             self.last_error = str(exc)
             log.error("policy_reload_refused", file=str(self.path), reason=str(exc), kept=self.current.generation)
             return False
         self.current = fresh
         self.reloads["ok"] += 1
+        self._on_reload("ok")
         self.last_error = None
         log.warning("policy_reloaded", file=str(self.path), generation=fresh.generation)
         if announce and self.redis_url:

@@ -1,0 +1,124 @@
+"""The policy: argument constraints, grants equal to Casbin's own decisions, hot reload that keeps a good policy."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from taskgate.authz.grant import Grant, GrantSpec, unmet_condition
+from taskgate.authz.policy import Constraint, PolicyError, load
+from taskgate.proxy.state import GATEWAY
+
+from .conftest import Keys
+from .policy import POLICY, authz_config, write_policy
+from .test_tasks import ask, bearer
+from .upstream import ToolCaller
+
+
+def constraint(kind: str, value: str, argument: str = "x") -> Constraint:
+    import re
+
+    return Constraint("*", "*", argument, kind, value, "rule", re.compile(value) if kind == "regex" else None)
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "ok", "bad"),
+    [
+        ("prefix", "/home/alice", ["/home/alice", "/home/alice/a.txt"], ["/home/alice/../b", "/home/alicex", "a", "/"]),
+        ("regex", r"[^@]+@example\.com", ["bob@example.com"], ["bob@example.com.evil", "x@evil.example"]),
+        ("min", "30", [30, 45.5], [29, "40", True, float("nan")]),
+        ("max", "10", [10, -1], [11]),
+        ("in", "read|list", ["read", ["list", "read"]], ["write", ["read", "write"]]),
+        ("provenance", "trusted", ["Bob@Example.com", ["bob@example.com"]], ["eve@evil.example", ""]),
+    ],
+)  # fmt: skip
+def test_argument_constraints(kind: str, value: str, ok: list[Any], bad: list[Any]) -> None:
+    trusted = "please forward the invoice to bob@example.com"
+    rule = constraint(kind, value)
+    for item in ok:
+        assert unmet_condition(rule, {"x": item}, trusted) is None, item
+    for item in bad:
+        assert unmet_condition(rule, {"x": item}, trusted) is not None, item
+    assert unmet_condition(rule, {}, trusted) == "is missing"  # a missing argument fails closed
+    assert unmet_condition(constraint("provenance", ""), {"x": "a"}, None) is not None
+
+
+def test_grants_agree_with_casbin_enforce(tmp_path: Path) -> None:
+    """The grant matches pattern rows itself; it must decide exactly as Casbin's matcher does."""
+    rng = random.Random(7)
+    tools = [f"{s}__{v}" for s in ("mail", "files", "crm") for v in ("read", "list", "delete", "send")]
+    lines = []
+    for i in range(300):
+        tenant = rng.choice(["acme", "globex", "*"])
+        subject = rng.choice(["role:a", "role:b", "role:c", "bob", "profile:p1", "profile:p2"])
+        pattern = rng.choice([*tools, "mail__*", "*__read", "crm__*", "*"])
+        lines.append(f"p, {subject}, {tenant}, {pattern}, call, r{i}")
+    lines += ["g, bob, role:a, acme", "g, role:a, role:b, acme", "g, bob, role:c, globex"]
+    policy = load(None, write_policy(tmp_path, "\n".join(lines) + "\n"), 1)
+    for tenant, profile, tool in itertools.product(["acme", "globex"], ["p1", "p2"], tools):
+        grant = Grant(GrantSpec("t", "bob", tenant, profile), policy)
+        by_role = policy.enforcer.enforce("bob", tenant, tool, "call")
+        by_profile = policy.enforcer.enforce(f"profile:{profile}", tenant, tool, "call")
+        assert grant.tool(tool).allowed == (by_role and by_profile), (tenant, profile, tool)
+
+
+@pytest.mark.parametrize(
+    ("broken", "reason"),
+    [
+        ("p, role:x, acme, mail__read, call\n", "p row 1 has 4 fields"),
+        ("p2, mail__send, *, to, sometimes, x, c1\n", "unknown kind"),
+        ("p2, mail__send, *, to, regex, *a, c1\n", "bad regular expression"),
+        ("g, alice, role:x\n", "grouping policy"),
+        ("", "empty"),
+    ],
+)
+def test_broken_policies_are_refused_with_the_file_and_row(tmp_path: Path, broken: str, reason: str) -> None:
+    path = write_policy(tmp_path, broken)
+    with pytest.raises(PolicyError, match=reason) as caught:
+        load(None, path, 1)
+    assert str(path) in str(caught.value)
+
+
+async def test_hot_reload_applies_a_change_and_refuses_a_broken_file_keeping_the_old_policy(
+    proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path
+) -> None:
+    upstream = ToolCaller()
+    server = await aiohttp_server(upstream.app())
+    client = await proxy(authz_config(keys, tmp_path, str(server.make_url("")).rstrip("/")))
+    policy_file = tmp_path / "policy.csv"
+
+    async def tools_seen() -> list[str]:
+        resp = await client.post("/v1/chat/completions", json=ask("summarise my email"), headers=bearer(keys))
+        assert resp.status == 200
+        return [t["function"]["name"] for t in upstream.bodies[-1]["tools"]]
+
+    async def wait_for(generation: int, refused: int = 0) -> None:
+        store = client.app[GATEWAY].services._shared["authz.authorizer"].policy
+        for _ in range(100):
+            if store.current.generation >= generation and store.reloads["refused"] >= refused:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"no reload: generation {store.current.generation}, {store.reloads}")
+
+    assert await tools_seen() == ["mail__read", "mail__list"]
+    _touch(policy_file, POLICY.replace("p, profile:summarise, *, mail__list, call, prof-summarise-list\n", ""))
+    await wait_for(2)
+    assert await tools_seen() == ["mail__read"]
+    _touch(policy_file, "p, this row, is, broken\n")
+    await wait_for(2, refused=1)
+    assert await tools_seen() == ["mail__read"]  # the last good policy keeps serving
+    metrics = (await (await client.get("/metrics")).read()).decode()
+    assert 'taskgate_authz_policy_reloads_total{result="refused"} 1.0' in metrics
+    assert "taskgate_authz_policy_generation 2.0" in metrics
+
+
+def _touch(path: Path, text: str) -> None:
+    path.write_text(text)
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # a visible change even within a tick
