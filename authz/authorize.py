@@ -25,6 +25,7 @@ from .tasks import TaskTokenError, new_task_id
 from .toolcalls import ToolCallGuard
 
 GRANT = "grant"
+MCP = "mcp"
 INTENT = "intent"  # the classifier's key; read by name, its value duck-typed (`.profile`)
 SCOPE_PREFIX = "tool:"
 
@@ -131,7 +132,24 @@ class AuthorizeStep(Step[AuthorizeParams]):
         grant = self.authorizer.grant(spec)
         value = TaskGrant(grant, spec, token, expires, purpose, new_task, context.surface, self.authorizer)
         self._narrow_tools(context, value)
+        if context.surface == MCP:
+            self._decide_mcp_call(context, value)
         return value
+
+    def _decide_mcp_call(self, context: RequestContext, value: TaskGrant) -> None:
+        """Enforcement point (d): an MCP tools/call is decided on the tool and its arguments."""
+        body = context.json()
+        if not isinstance(body, dict) or body.get("method") != "tools/call":
+            return
+        params = body.get("params")
+        name = params.get("name") if isinstance(params, dict) else None
+        if not isinstance(name, str):
+            return  # the gateway answers a malformed call with invalid params
+        arguments = params.get("arguments") if isinstance(params, dict) else None
+        decision = value.decide(name, arguments if arguments is not None else {})
+        if not decision.allowed:
+            message = f"tool {name!r} denied: {decision.reason}"
+            raise Reject(403, "tool_denied", message, "permission_error", details={"decision": decision.evidence()})
 
     def _new_spec(self, context: RequestContext, identity: Identity, intent: Any) -> tuple[GrantSpec, str | None]:
         task = context.headers.get(self.authorizer.tasks.header) or new_task_id()

@@ -339,7 +339,7 @@ class PiiStep(Step[PiiParams]):
     # the output guard
     def filter_for(self, verdict: PiiVerdict, surface: str) -> ResponseFilter | None:
         scanner = self.output_scanner
-        if scanner is None or surface not in ("chat", "completions"):
+        if scanner is None or surface not in ("chat", "completions", "mcp"):
             return None
 
         def found(place: str, f: Finding) -> None:
@@ -357,8 +357,10 @@ class PiiStep(Step[PiiParams]):
                 verdict.output_withheld.append(place)
 
         window = self.params.output.window_chars
-        stream = StreamRedactor(scanner.analyze, scrub, found, withheld, window=window, surface=surface)
         whole = WholeRedactor(scanner.analyze, scrub, found, withheld, surface=surface)
+        if surface == "mcp":  # tool results: one JSON result per call
+            return whole
+        stream = StreamRedactor(scanner.analyze, scrub, found, withheld, window=window, surface=surface)
         return _Either(stream, whole)
 
 

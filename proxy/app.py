@@ -12,7 +12,7 @@ from aiohttp import web
 from taskgate.plugins import Registry, Services, load_plugins
 from taskgate.routing import RoutingConfig
 
-from . import health, models, openai, tasks
+from . import health, mcp, models, openai, tasks
 from .config import Config
 from .evidence import EvidenceLog
 from .metrics import Metrics
@@ -47,6 +47,8 @@ def create_app(config: Config, registry: Registry) -> web.Application:
     app.on_response_prepare.append(stamp_request_id)
     openai.add_routes(app)
     tasks.add_routes(app, services)
+    if mcp.add_routes(app, gateway):
+        app.cleanup_ctx.append(_mcp_upstreams)
     models.add_routes(app)
     health.add_routes(app)
     app.freeze()
@@ -68,6 +70,12 @@ async def _http_client(app: web.Application) -> AsyncIterator[None]:
             yield
             gateway.ready = False
         gateway.services.attach_http(None)
+
+
+async def _mcp_upstreams(app: web.Application) -> AsyncIterator[None]:
+    """One connection per upstream MCP server, held by a task of its own while the app runs."""
+    async with app[mcp.UPSTREAMS].running():
+        yield
 
 
 async def _workers(app: web.Application) -> AsyncIterator[None]:

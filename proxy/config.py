@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, HttpUrl, ValidationError, field_validator
 
 from taskgate.dag import Failure
 from taskgate.plugins import Params, Registry
@@ -17,7 +18,8 @@ from taskgate.plugins.params import problems
 from .errors import ConfigError
 
 SURFACES = ("chat", "completions", "embeddings")
-CORE_SECTIONS = ("server", "logging", "steps", "pipelines")
+CORE_SECTIONS = ("server", "logging", "steps", "pipelines", "mcp")
+MCP = "mcp"
 
 
 class ServerConfig(Params):
@@ -47,6 +49,43 @@ class StepConfig(Params):
     fallback: Any = None
 
 
+class McpServerConfig(Params):
+    """An upstream MCP server (Streamable HTTP). taskgate uses its own credentials, never the caller's."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9-]*$")  # the prefix of its tools: NAME__tool
+    url: HttpUrl
+    headers_env: dict[str, str] = Field(default_factory=dict)  # header -> environment variable holding its value
+    timeout_s: float = Field(default=30.0, gt=0)
+
+    @field_validator("headers_env")
+    @classmethod
+    def _env_set(cls, headers: dict[str, str]) -> dict[str, str]:
+        for header, variable in headers.items():
+            if not os.environ.get(variable):
+                raise ValueError(f"environment variable {variable} (for header {header}) is not set")
+        return headers
+
+    def headers(self) -> dict[str, str]:
+        return {header: os.environ[variable] for header, variable in self.headers_env.items()}
+
+
+class McpConfig(Params):
+    """The MCP gateway at /mcp: upstream servers whose tools it aggregates, authorizes and forwards."""
+
+    servers: list[McpServerConfig] = Field(default_factory=list)
+    catalog_ttl_s: float = Field(default=30.0, ge=0)  # how long an upstream's tool list is reused
+    max_sessions: int = Field(default=10_000, ge=1)
+
+    @field_validator("servers")
+    @classmethod
+    def _unique(cls, servers: list[McpServerConfig]) -> list[McpServerConfig]:
+        names = [s.name for s in servers]
+        duplicate = next((n for n in names if names.count(n) > 1), None)
+        if duplicate:
+            raise ValueError(f"two MCP servers are named {duplicate!r}")
+        return servers
+
+
 DEFAULT_STEPS = (
     StepConfig(name="state", type="routing.cluster_state"),
     StepConfig(name="route", type="routing.route"),
@@ -58,7 +97,8 @@ class CoreConfig(Params):
     server: ServerConfig = Field(default_factory=ServerConfig)
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
     steps: list[StepConfig] = Field(default_factory=list)
-    pipelines: dict[Literal["chat", "completions", "embeddings"], list[str]] = Field(default_factory=dict)
+    pipelines: dict[Literal["chat", "completions", "embeddings", "mcp"], list[str]] = Field(default_factory=dict)
+    mcp: McpConfig = Field(default_factory=McpConfig)
 
 
 @dataclass(frozen=True)
@@ -81,6 +121,10 @@ class Config:
 
     def pipeline(self, surface: str) -> list[str]:
         return list(self.core.pipelines.get(surface, DEFAULT_PIPELINE))  # type: ignore[call-overload]
+
+    @property
+    def mcp(self) -> McpConfig:
+        return self.core.mcp
 
 
 def load_config(path: str | Path | None, registry: Registry) -> Config:

@@ -5,19 +5,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from taskgate.authz import GRANT
 from taskgate.dag import Failure, Plan, PlanError, compile_plan
 from taskgate.dag.errors import describe
 from taskgate.errors import TaskgateError
 from taskgate.plugins import PLACEMENT, REQUEST, ParamsError, Registry, Services, Step, StepOptions
 
-from .config import SURFACES, Config, StepConfig
+from .config import MCP, SURFACES, Config, StepConfig
 from .errors import ConfigError
 
 
 def build_plans(config: Config, registry: Registry, services: Services) -> dict[str, Plan]:
     """Every surface's plan, compiled; any problem is a ConfigError with its key path."""
     steps = _build_steps(config, registry, services)
-    return {surface: _compile(config, surface, steps) for surface in SURFACES}
+    plans = {surface: _compile(config, surface, steps) for surface in SURFACES}
+    if config.mcp.servers:
+        plans[MCP] = _compile_mcp(config, steps)
+    return plans
+
+
+def _compile_mcp(config: Config, steps: Mapping[str, Step[Any]]) -> Plan:
+    """The MCP gateway's plan must decide who may call what: it has to provide a grant."""
+    if MCP not in config.core.pipelines:
+        reason = "the MCP gateway needs a pipeline that authorizes tool calls, e.g. [authn, authorize, pii]"
+        raise ConfigError(config.source, "pipelines.mcp", reason)
+    return _compile(config, MCP, steps, outputs=[GRANT])
 
 
 def _build_steps(config: Config, registry: Registry, services: Services) -> dict[str, Step[Any]]:
@@ -43,7 +55,9 @@ def _build_step(config: Config, registry: Registry, services: Services, path: st
         raise ConfigError(config.source, path, reason) from None
 
 
-def _compile(config: Config, surface: str, steps: Mapping[str, Step[Any]]) -> Plan:
+def _compile(
+    config: Config, surface: str, steps: Mapping[str, Step[Any]], outputs: tuple[str, ...] | list[str] = (PLACEMENT,)
+) -> Plan:
     names = config.pipeline(surface)
     for position, name in enumerate(names):
         if name not in steps:
@@ -52,7 +66,7 @@ def _compile(config: Config, surface: str, steps: Mapping[str, Step[Any]]) -> Pl
                 config.source, f"pipelines.{surface}[{position}]", f"no step named {name!r} (defined: {defined})"
             )
     try:
-        plan = compile_plan(surface, [steps[n] for n in names], seeds=[REQUEST], outputs=[PLACEMENT])
+        plan = compile_plan(surface, [steps[n] for n in names], seeds=[REQUEST], outputs=outputs)
     except PlanError as exc:
         raise ConfigError(config.source, f"pipelines.{surface}", str(exc)) from None
     _check_certain(config, surface, plan)

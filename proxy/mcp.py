@@ -1,0 +1,313 @@
+"""The MCP gateway at /mcp: Streamable HTTP, JSON responses, sessions; tools aggregated, authorized, forwarded.
+
+Every request a client makes is a JSON-RPC message in a POST. `initialize`
+authenticates the caller and opens a session bound to them; `tools/list` and
+`tools/call` run the `mcp` plan (authenticate, authorize, pii, ...): the list
+shows only tools the task's grant allows, a call is decided on the tool and
+its arguments, its arguments reach the upstream as the pii step left them,
+and its result passes the pii step's output guard before it returns.
+Upstreams see taskgate's own credentials, never the caller's token.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+from mcp.types import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    CallToolRequestParams,
+    Implementation,
+    InitializeResult,
+    JSONRPCRequest,
+    ListToolsResult,
+    ServerCapabilities,
+    ToolsCapability,
+    jsonrpc_message_adapter,
+)
+from mcp.types.methods import serialize_server_result
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+from pydantic import ValidationError
+
+from taskgate import __version__
+from taskgate.authz.authenticate import Authenticator
+from taskgate.authz.config import AuthzConfig
+from taskgate.authz.identity import Identity
+from taskgate.dag import Execution, Halt, StepFailed
+from taskgate.plugins import REQUEST, Reject, RequestContext
+
+from .config import MCP
+from .evidence import Evidence
+from .mcp_upstream import UpstreamDown, Upstreams
+from .relay import FilterChain
+from .state import EVIDENCE, GATEWAY, Gateway
+
+UPSTREAMS = web.AppKey("taskgate.mcp.upstreams", Upstreams)
+FORBIDDEN = -32003  # implementation-defined: the caller may not do this
+UNAUTHENTICATED = -32001
+SESSION_HEADER = "Mcp-Session-Id"
+
+
+@dataclass
+class Session:
+    version: str
+    subject: str
+    tenant: str
+    created: float = field(default_factory=time.time)
+
+
+class Sessions:
+    def __init__(self, limit: int):
+        self._sessions: OrderedDict[str, Session] = OrderedDict()
+        self._limit = limit
+
+    def open(self, version: str, identity: Identity) -> str:
+        sid = uuid.uuid4().hex
+        self._sessions[sid] = Session(version, identity.subject, identity.tenant)
+        while len(self._sessions) > self._limit:
+            self._sessions.popitem(last=False)
+        return sid
+
+    def get(self, sid: str) -> Session | None:
+        return self._sessions.get(sid)
+
+    def close(self, sid: str) -> None:
+        self._sessions.pop(sid, None)
+
+
+SESSIONS = web.AppKey("taskgate.mcp.sessions", Sessions)
+
+
+@dataclass
+class McpDispatch:
+    """What the gateway did with a call; becomes the evidence's `dispatch`."""
+
+    method: str
+    server: str | None = None
+    tool: str | None = None
+    ms: float | None = None
+    outcome: str = "pending"
+    tools_listed: int | None = None
+    servers_missing: list[str] = field(default_factory=list)
+
+    def evidence(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v not in (None, [])}
+
+
+class RpcError(Exception):
+    def __init__(
+        self, code: int, message: str, status: int = 200, data: Any = None, headers: dict[str, str] | None = None
+    ):
+        super().__init__(message)
+        self.code, self.message, self.status, self.data, self.headers = code, message, status, data, headers or {}
+
+
+def add_routes(app: web.Application, gateway: Gateway) -> bool:
+    config = gateway.config.mcp
+    if not config.servers:
+        return False
+    app[UPSTREAMS] = Upstreams(config)
+    app[SESSIONS] = Sessions(config.max_sessions)
+    app.router.add_post("/mcp", post)
+    app.router.add_get("/mcp", get)
+    app.router.add_delete("/mcp", delete)
+    return True
+
+
+async def get(request: web.Request) -> web.Response:
+    """No server-initiated stream: the SDK client accepts 405 and stops asking."""
+    request[EVIDENCE].surface = MCP
+    return web.Response(status=405, headers={"Allow": "POST, DELETE"})
+
+
+async def delete(request: web.Request) -> web.Response:
+    request[EVIDENCE].surface = MCP
+    request.app[SESSIONS].close(request.headers.get(SESSION_HEADER, ""))
+    return web.Response(status=204)
+
+
+async def post(request: web.Request) -> web.Response:
+    evidence: Evidence = request[EVIDENCE]
+    evidence.surface = MCP
+    raw = await request.read()
+    message_id: Any = None
+    try:
+        try:
+            message = jsonrpc_message_adapter.validate_json(raw)
+        except ValidationError:
+            raise RpcError(PARSE_ERROR, "the body is not a JSON-RPC 2.0 message", 400) from None
+        if not isinstance(message, JSONRPCRequest):
+            return web.Response(status=202)  # notifications and client responses: accepted, nothing to say
+        message_id = message.id
+        evidence.model = message.method
+        if message.method == "initialize":
+            result, sid = _initialize(request, message)
+            return web.json_response(
+                {"jsonrpc": "2.0", "id": message_id, "result": result}, headers={SESSION_HEADER: sid}
+            )
+        result = await _request(request, message, raw)
+        return web.json_response({"jsonrpc": "2.0", "id": message_id, "result": result})
+    except Reject as exc:  # authentication, before any plan ran
+        evidence.fail(exc.code, exc.message, None, exc.details)
+        return _error(message_id, _from_reject(exc))
+    except RpcError as exc:
+        if evidence.error is None:  # a refusal from the plan has already said more
+            evidence.fail(str(exc.code), exc.message)
+        return _error(message_id, exc)
+
+
+def _error(message_id: Any, exc: RpcError) -> web.Response:
+    error: dict[str, Any] = {"code": exc.code, "message": exc.message}
+    if exc.data is not None:
+        error["data"] = exc.data
+    body = {"jsonrpc": "2.0", "id": message_id, "error": error}
+    return web.json_response(body, status=exc.status, headers=exc.headers)
+
+
+def _from_reject(exc: Reject) -> RpcError:
+    """A deliberate refusal as a JSON-RPC error: 401 stays an HTTP 401 (the MCP authorization spec); others are 200."""
+    code = UNAUTHENTICATED if exc.status == 401 else FORBIDDEN if exc.status < 500 else INTERNAL_ERROR
+    data = {"reason": exc.code, **_rule(exc.details)}
+    return RpcError(code, exc.message, 401 if exc.status == 401 else 200, data, exc.headers)
+
+
+async def _request(request: web.Request, message: JSONRPCRequest, raw: bytes) -> dict[str, Any]:
+    gateway = request.app[GATEWAY]
+    session = _session(request)
+    if message.method == "ping":
+        return {}
+    if message.method not in ("tools/list", "tools/call"):
+        raise RpcError(METHOD_NOT_FOUND, f"method {message.method!r} is not served by this gateway (it serves tools)")
+    context = RequestContext(request[EVIDENCE].request_id, MCP, request.path, request.headers, raw)
+    values = await _plan(gateway, context, request[EVIDENCE])
+    log = McpDispatch(message.method)
+    request[EVIDENCE].dispatch = log
+    outputs = [values[key] for key in gateway.outputs[MCP] if key in values]
+    if message.method == "tools/list":
+        return await _list(request, values, log, session.version)
+    return await _call(request, message, outputs, log, session.version)
+
+
+def _initialize(request: web.Request, message: JSONRPCRequest) -> tuple[dict[str, Any], str]:
+    identity = _authenticator(request).identify(request.headers.get("Authorization"))
+    params = message.params or {}
+    asked = params.get("protocolVersion") if isinstance(params, dict) else None
+    version = asked if asked in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
+    result = InitializeResult(
+        protocol_version=version,
+        capabilities=ServerCapabilities(tools=ToolsCapability(list_changed=False)),
+        server_info=Implementation(name="taskgate", version=__version__),
+        instructions="taskgate MCP gateway: tools are named SERVER__TOOL and authorized per task.",
+    )
+    data = serialize_server_result("initialize", version, _dump(result))
+    return data, request.app[SESSIONS].open(version, identity)
+
+
+def _session(request: web.Request) -> Session:
+    sid = request.headers.get(SESSION_HEADER)
+    if not sid:
+        raise RpcError(INVALID_REQUEST, "no Mcp-Session-Id: send initialize first", 400)
+    session = request.app[SESSIONS].get(sid)
+    if session is None:
+        raise RpcError(INVALID_REQUEST, "unknown or expired session: initialize again", 404)
+    identity = _authenticator(request).identify(request.headers.get("Authorization"))
+    if identity.subject != session.subject or identity.tenant != session.tenant:
+        raise RpcError(FORBIDDEN, "this session belongs to another caller", 403)
+    return session
+
+
+def _authenticator(request: web.Request) -> Authenticator:
+    services = request.app[GATEWAY].services
+    config = services.section("authz", AuthzConfig)
+    if config.jwt is None:
+        raise RpcError(INTERNAL_ERROR, "the gateway has no authz.jwt section", 500)
+    jwt_config = config.jwt
+    found: Authenticator = services.shared("authz.authenticator", lambda: Authenticator(jwt_config))
+    return found
+
+
+async def _plan(gateway: Gateway, context: RequestContext, evidence: Evidence) -> dict[str, Any]:
+    run = Execution(gateway.plans[MCP], {REQUEST: context}, gateway.pool)
+    try:
+        return await run.run()
+    except Reject as exc:
+        step = next((r.name for r in run.records if r.outcome.value == "halted"), None)
+        evidence.fail(exc.code, exc.message, step, exc.details)
+        raise _from_reject(exc) from None
+    except Halt as exc:
+        raise RpcError(FORBIDDEN, f"stopped: {exc}") from None
+    except StepFailed as exc:
+        evidence.fail("step_failed", str(exc), exc.step)
+        raise RpcError(INTERNAL_ERROR, f"step {exc.step!r} could not decide, so the call was not forwarded") from None
+    finally:
+        evidence.steps = run.records
+        evidence.add_decisions(run.values)
+        gateway.metrics.observe_steps(run.records)
+
+
+def _rule(details: dict[str, Any]) -> dict[str, Any]:
+    """The rule id of a denial, for the caller; the rest of the policy stays inside."""
+    decision = details.get("decision")
+    return {"rule": decision["rule"]} if isinstance(decision, dict) and decision.get("rule") else {}
+
+
+async def _list(request: web.Request, values: dict[str, Any], log: McpDispatch, version: str) -> dict[str, Any]:
+    grant = values["grant"].grant
+    started = time.perf_counter()
+    tools, missing = await request.app[UPSTREAMS].catalog()
+    visible = [t for t in tools if grant.tool(t.name).allowed]
+    log.ms, log.tools_listed, log.servers_missing, log.outcome = _ms(started), len(visible), missing, "completed"
+    return serialize_server_result("tools/list", version, _dump(ListToolsResult(tools=visible)))
+
+
+async def _call(
+    request: web.Request, message: JSONRPCRequest, outputs: list[Any], log: McpDispatch, version: str
+) -> dict[str, Any]:
+    body = json.loads(await request.read())
+    for value in outputs:  # the pii step's redactions, applied to the arguments the upstream will see
+        edit = getattr(value, "edit_body", None)
+        if callable(edit):
+            edit(body)
+    try:
+        params = CallToolRequestParams.model_validate(body.get("params") or {})
+    except ValidationError:
+        raise RpcError(INVALID_PARAMS, "tools/call needs params with a tool name and object arguments") from None
+    target = request.app[UPSTREAMS].resolve(params.name)
+    if target is None:
+        raise RpcError(INVALID_PARAMS, f"unknown tool {params.name!r}; tools are named SERVER__TOOL")
+    upstream, tool = target
+    log.server, log.tool = upstream.name, tool
+    started = time.perf_counter()
+    try:
+        result = await upstream.call(tool, params.arguments)
+    except UpstreamDown as exc:
+        log.outcome = "upstream_unavailable"
+        raise RpcError(INTERNAL_ERROR, str(exc)) from None
+    except Exception as exc:
+        log.outcome = f"upstream_error: {type(exc).__name__}"
+        raise RpcError(INTERNAL_ERROR, f"MCP server {upstream.name!r} failed the call") from None
+    finally:
+        log.ms = _ms(started)
+    log.outcome = "completed" if not result.is_error else "tool_error"
+    data = serialize_server_result("tools/call", version, _dump(result))
+    filters = [f for v in outputs if callable(m := getattr(v, "response_filter", None)) and (f := m(MCP)) is not None]
+    if filters:  # tool results pass the output guards (pii) before they return
+        data = json.loads(FilterChain(filters).whole(json.dumps(data).encode()))
+    return dict(data)
+
+
+def _dump(model: Any) -> dict[str, Any]:
+    return dict(model.model_dump(by_alias=True, mode="json", exclude_none=True))
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000.0, 3)

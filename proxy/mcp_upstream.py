@@ -1,0 +1,150 @@
+"""Connections to upstream MCP servers through the official SDK client, one holder task per server.
+
+The SDK client is an anyio task group: it must be entered and left in the
+same task, and a broken transport cancels that task. Each upstream therefore
+gets a task of its own that holds the client open until the app stops; calls
+from request handlers use it concurrently. When the connection breaks, the
+holder reconnects with backoff and callers get a clear error meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx2
+import structlog
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult, Tool
+
+from taskgate.dag.errors import describe
+from taskgate.errors import TaskgateError
+
+from .config import McpConfig, McpServerConfig
+
+log = structlog.get_logger("taskgate.mcp")
+SEPARATOR = "__"
+
+
+class UpstreamDown(TaskgateError):
+    """An upstream MCP server cannot be reached now."""
+
+
+class Upstream:
+    def __init__(self, config: McpServerConfig, catalog_ttl_s: float):
+        self.config = config
+        self.name = config.name
+        self._ttl = catalog_ttl_s
+        self._client: Client | None = None
+        self._connected = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.tools: list[Tool] = []
+        self._listed_at = 0.0
+        self.error: str | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._hold(), name=f"mcp-upstream:{self.name}")
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _hold(self) -> None:
+        backoff = 0.2
+        while not self._stop.is_set():
+            try:
+                timeout = httpx2.Timeout(self.config.timeout_s)
+                async with httpx2.AsyncClient(headers=self.config.headers(), timeout=timeout) as http:
+                    transport = streamable_http_client(str(self.config.url), http_client=http)
+                    async with Client(transport, mode="legacy", read_timeout_seconds=self.config.timeout_s) as client:
+                        self._client, self.error, backoff = client, None, 0.2
+                        await self._list(client)
+                        self._connected.set()
+                        log.info("mcp_upstream_connected", server=self.name, tools=len(self.tools))
+                        await self._stop.wait()
+            except asyncio.CancelledError:
+                if self._stop.is_set():
+                    return
+                self.error = "the connection was cancelled"
+            except BaseException as exc:  # the SDK reports transport failures as exception groups
+                self.error = describe(exc)[:300]
+                log.warning("mcp_upstream_down", server=self.name, reason=self.error)
+            finally:
+                self._client = None
+                self._connected.clear()
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 5.0)
+
+    async def _list(self, client: Client) -> None:
+        tools: list[Tool] = []
+        cursor = None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            tools += page.tools
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        self.tools, self._listed_at = tools, time.monotonic()
+
+    async def client(self, wait_s: float = 2.0) -> Client:
+        if self._client is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._connected.wait(), wait_s)
+        if self._client is None:
+            raise UpstreamDown(f"MCP server {self.name!r} is unavailable ({self.error or 'connecting'})")
+        return self._client
+
+    async def catalog(self) -> list[Tool]:
+        client = await self.client()
+        if time.monotonic() - self._listed_at > self._ttl:
+            await self._list(client)
+        return self.tools
+
+    async def call(self, tool: str, arguments: dict[str, Any] | None) -> CallToolResult:
+        client = await self.client()
+        try:
+            return await client.call_tool(tool, arguments)
+        except Exception as exc:
+            if self._client is None:
+                raise UpstreamDown(f"MCP server {self.name!r} went away during the call") from exc
+            raise
+
+
+class Upstreams:
+    """Every configured upstream; tools are exposed as SERVER__TOOL."""
+
+    def __init__(self, config: McpConfig):
+        self.by_name = {s.name: Upstream(s, config.catalog_ttl_s) for s in config.servers}
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        for upstream in self.by_name.values():
+            upstream.start()
+        try:
+            yield
+        finally:
+            await asyncio.gather(*(u.stop() for u in self.by_name.values()))
+
+    def resolve(self, exposed: str) -> tuple[Upstream, str] | None:
+        server, sep, tool = exposed.partition(SEPARATOR)
+        upstream = self.by_name.get(server)
+        return (upstream, tool) if sep and upstream is not None and tool else None
+
+    async def catalog(self) -> tuple[list[Tool], list[str]]:
+        """All tools under their exposed names, and the servers that could not be listed."""
+        tools: list[Tool] = []
+        missing: list[str] = []
+        results = await asyncio.gather(*(u.catalog() for u in self.by_name.values()), return_exceptions=True)
+        for upstream, result in zip(self.by_name.values(), results, strict=True):
+            if isinstance(result, BaseException):
+                missing.append(upstream.name)
+                continue
+            tools += [t.model_copy(update={"name": f"{upstream.name}{SEPARATOR}{t.name}"}) for t in result]
+        return tools, missing

@@ -1,0 +1,153 @@
+"""The MCP gateway with the official SDK as client, through taskgate to two real SDK servers."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import Client, MCPError
+from mcp.client.streamable_http import streamable_http_client
+
+from taskgate.proxy.state import GATEWAY
+
+from .conftest import Keys
+from .mcp_servers import files_server, mail_server, serving
+from .policy import authz_config
+from .test_tasks import ask, bearer
+from .upstream import ToolCaller
+
+
+@pytest.fixture
+async def gateway(proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path) -> AsyncIterator[tuple[Any, Keys]]:
+    model = await aiohttp_server(ToolCaller().app())
+    async with serving(mail_server()) as mail, serving(files_server()) as files:
+        config = authz_config(keys, tmp_path, str(model.make_url("")).rstrip("/"))
+        config["mcp"] = {"servers": [{"name": "mail", "url": mail}, {"name": "files", "url": files}]}
+        config["steps"].append({"name": "pii", "type": "guards.pii", "params": {"backend": "patterns"}})
+        config["pipelines"]["mcp"] = ["authn", "authorize", "pii"]
+        client = await proxy(config)
+        yield client, keys
+        await client.close()
+
+
+async def summary_token(client: Any, keys: Keys) -> str:
+    resp = await client.post(
+        "/v1/chat/completions", json=ask("summarise my email from this week"), headers=bearer(keys)
+    )
+    assert resp.status == 200
+    return str(resp.headers["x-taskgate-task-token"])
+
+
+@contextlib.asynccontextmanager
+async def connect(client: Any, headers: dict[str, str]) -> AsyncIterator[Client]:
+    """An SDK client session through taskgate (entered and left in the test's own task, as anyio requires)."""
+    async with (
+        httpx2.AsyncClient(headers=headers) as http,
+        Client(streamable_http_client(str(client.make_url("/mcp")), http_client=http)) as mcp,
+    ):
+        yield mcp
+
+
+@contextlib.asynccontextmanager
+async def summary_session(gateway: tuple[Any, Keys]) -> AsyncIterator[Client]:
+    client, keys = gateway
+    async with connect(client, {**bearer(keys), "x-taskgate-task-token": await summary_token(client, keys)}) as mcp:
+        yield mcp
+
+
+async def test_tools_list_shows_only_the_tools_the_task_may_use(gateway: tuple[Any, Keys]) -> None:
+    async with summary_session(gateway) as mcp:
+        names = sorted(t.name for t in (await mcp.list_tools()).tools)
+    # summarise: mail__read, mail__list and files__read; never delete, send, or whoami
+    assert names == ["files__read", "mail__list", "mail__read"]
+
+
+async def test_a_granted_call_succeeds_and_its_result_is_pii_scanned(gateway: tuple[Any, Keys]) -> None:
+    async with summary_session(gateway) as mcp:
+        result = await mcp.call_tool("mail__read", {"folder": "inbox"})
+        listed = await mcp.call_tool("mail__list", {})
+    assert not result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "the quarterly numbers" in text
+    assert "carol.danvers@example.org" not in text
+    assert "<EMAIL_ADDRESS>" in text
+    assert listed.structured_content == {"result": ["inbox: Q3 numbers", "inbox: offsite"]}
+
+
+async def test_an_ungranted_call_is_denied_with_a_clear_json_rpc_error_and_evidence(
+    gateway: tuple[Any, Keys],
+) -> None:
+    client, _ = gateway
+    async with summary_session(gateway) as mcp:
+        with pytest.raises(MCPError) as caught:
+            await mcp.call_tool("mail__delete", {"message_id": "42", "older_than_days": 90})
+    assert caught.value.error.code == -32003
+    assert "mail__delete" in caught.value.error.message
+    assert "intent profile 'summarise' does not need it" in caught.value.error.message
+    record = next(r for r in reversed(client.app[GATEWAY].evidence.records()) if r.get("error"))
+    assert record["surface"] == "mcp"
+    assert record["error"]["code"] == "tool_denied"
+    assert record["error"]["decision"]["outcome"] == "deny"
+
+
+async def test_a_call_that_breaks_an_argument_constraint_is_denied_and_names_the_rule(
+    gateway: tuple[Any, Keys],
+) -> None:
+    client, _ = gateway
+    async with summary_session(gateway) as mcp:
+        ok = await mcp.call_tool("files__read", {"path": "/home/alice/notes.txt"})
+        with pytest.raises(MCPError) as caught:
+            await mcp.call_tool("files__read", {"path": "/home/alice/../../etc/passwd"})
+    assert ok.content[0].text == "contents of /home/alice/notes.txt"  # type: ignore[union-attr]
+    assert caught.value.error.code == -32003
+    assert "c-home-only" in caught.value.error.message
+    assert caught.value.error.data == {"reason": "tool_denied", "rule": "c-home-only"}
+    metrics = (await (await client.get("/metrics")).read()).decode()
+    assert 'taskgate_authz_decisions_total{outcome="deny",reason="argument_constraint",surface="mcp"} 1.0' in metrics
+    assert 'taskgate_authz_decisions_total{outcome="allow",reason="allowed",surface="mcp"}' in metrics
+
+
+async def test_upstreams_see_taskgates_credentials_not_the_callers(
+    proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MAIL_MCP_TOKEN", "Bearer taskgate-own-credential")
+    model = await aiohttp_server(ToolCaller().app())
+    async with serving(mail_server()) as mail:
+        config = authz_config(keys, tmp_path, str(model.make_url("")).rstrip("/"))
+        server = {"name": "mail", "url": mail, "headers_env": {"Authorization": "MAIL_MCP_TOKEN"}}
+        config["mcp"] = {"servers": [server]}
+        config["pipelines"]["mcp"] = ["authn", "authorize"]
+        policy = tmp_path / "policy.csv"
+        policy.write_text(policy.read_text() + "p, profile:default, *, mail__whoami, call, prof-whoami\n")
+        client = await proxy(config)
+        async with connect(client, bearer(keys)) as mcp:
+            result = await mcp.call_tool("mail__whoami", {})
+        assert result.content[0].text == "Bearer taskgate-own-credential"  # type: ignore[union-attr]
+        await client.close()
+
+
+async def test_calls_without_a_valid_token_get_401_and_unknown_sessions_are_refused(gateway: tuple[Any, Keys]) -> None:
+    client, keys = gateway
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+    resp = await client.post("/mcp", json=init)
+    assert resp.status == 401
+    assert (await resp.json())["error"]["code"] == -32001
+    resp = await client.post("/mcp", json=init, headers=bearer(keys))
+    assert resp.status == 200
+    session = resp.headers["Mcp-Session-Id"]
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    resp = await client.post("/mcp", json=listing, headers={**bearer(keys), "Mcp-Session-Id": "nope"})
+    assert resp.status == 404
+    other = {"Authorization": f"Bearer {keys.token(sub='bob')}", "Mcp-Session-Id": session}
+    resp = await client.post("/mcp", json=listing, headers=other)
+    assert (await resp.json())["error"]["code"] == -32003  # someone else's session
+    resp = await client.post("/mcp", data=b"{not json", headers=bearer(keys))
+    assert resp.status == 400
+    assert (await resp.json())["error"]["code"] == -32700
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert (await client.post("/mcp", json=note, headers=bearer(keys))).status == 202
