@@ -1,0 +1,277 @@
+"""What per-task authorization costs: grants and per-call checks by policy size; MCP calls through the gateway.
+
+    python bench/authz.py            # about a minute here
+    python bench/authz.py --quick
+
+1. Policies of 100, 1,000 and 10,000 lines (roles and profiles over tenants,
+   role memberships, argument constraints): the time to load one, the time
+   to compute a task's grant (40 tools judged), a per-call check on that
+   grant (a memoised verdict plus the tool's argument constraints), and,
+   for scale, pycasbin's own `enforce` per check.
+2. MCP `tools/call` through the gateway (authenticate, authorize, pii on the
+   arguments and the result) against the same call made directly to the
+   upstream MCP server, both with the official SDK client, one call at a time.
+
+Everything runs in this process on loopback. Prints tables and saves
+bench/results/authz.png and authz.json. Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import platform
+import random
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+TOOLS = [f"{server}__op{n}" for server in ("mail", "files", "crm", "calendar") for n in range(10)]
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+
+
+def policy_text(lines: int, seed: int = 3) -> str:
+    """Role rules (a third wildcards), profile rules, memberships and constraints: `lines` rows in all."""
+    rng = random.Random(seed)
+    tenants = [f"t{i}" for i in range(max(1, lines // 100))]
+    rows = [f"g, alice, role:r0, {tenants[0]}", f"g, role:r0, role:r1, {tenants[0]}"]
+    for i in range(max(0, lines - 2)):
+        kind = i % 10
+        tenant = rng.choice(tenants)
+        tool = rng.choice([*TOOLS, "mail__*", "crm__*"])
+        if kind < 6:
+            rows.append(f"p, role:r{rng.randrange(20)}, {tenant}, {tool}, call, r{i}")
+        elif kind < 8:
+            rows.append(f"p, profile:p{rng.randrange(5)}, *, {tool}, call, p{i}")
+        elif kind == 8:
+            rows.append(f"g, u{rng.randrange(500)}, role:r{rng.randrange(20)}, {tenant}")
+        else:
+            rows.append(f"p2, {tool}, *, amount, max, {rng.randrange(10, 1000)}, c{i}")
+    rows += ["p, role:r1, t0, mail__*, call, r-main", "p, profile:p0, *, mail__*, call, p-main"]
+    return "\n".join(rows) + "\n"
+
+
+def bench_policy(lines: int, quick: bool) -> dict[str, Any]:
+    import casbin
+
+    from taskgate.authz.grant import Grant, GrantSpec
+    from taskgate.authz.policy import load
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "policy.csv"
+        path.write_text(policy_text(lines))
+        started = time.perf_counter()
+        policy = load(None, path, 1)
+        load_ms = (time.perf_counter() - started) * 1000
+        grants = []
+        for i in range(5 if quick else 20):
+            started = time.perf_counter()
+            grant = Grant(GrantSpec(f"task{i}", "alice", "t0", "p0", ("r2",)), policy)
+            for tool in TOOLS:
+                grant.tool(tool)
+            grants.append((time.perf_counter() - started) * 1000)
+        checks = []
+        for _ in range(20_000 if not quick else 2_000):
+            started = time.perf_counter()
+            grant.check("mail__op3", {"amount": 20, "to": "x"}, "pay 20 to x")
+            checks.append((time.perf_counter() - started) * 1e6)
+        enforcer = casbin.Enforcer(str(Path(__file__).resolve().parents[1] / "authz" / "model.conf"), str(path))
+        n = 50 if lines >= 10_000 else 300
+        started = time.perf_counter()
+        for i in range(n):
+            enforcer.enforce("alice", "t0", TOOLS[i % len(TOOLS)], "call")
+        enforce_us = (time.perf_counter() - started) / n * 1e6
+    return {
+        "lines": lines,
+        "load_ms": load_ms,
+        "grant_ms_p50": pct(grants, 0.5),
+        "check_us_p50": pct(checks, 0.5),
+        "check_us_p99": pct(checks, 0.99),
+        "casbin_enforce_us": enforce_us,
+        "granted": sum(grant.tool(t).allowed for t in TOOLS),
+        "constraints_on_tool": len(grant.tool("mail__op3").constraints),
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def bench_mcp(calls: int) -> list[dict[str, Any]]:
+    import httpx2
+    import jwt
+    import uvicorn
+    from aiohttp import web
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.server import MCPServer
+
+    from taskgate.proxy.app import create_app, default_registry
+    from taskgate.proxy.config import parse_config
+    from taskgate.proxy.state import GATEWAY
+
+    upstream = MCPServer("mail")
+
+    @upstream.tool()
+    def read(folder: str = "inbox") -> str:
+        """Read the newest message."""
+        return f"[{folder}] the quarterly numbers are attached"
+
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(upstream.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning",
+                       lifespan="on", timeout_graceful_shutdown=1)
+    )  # fmt: skip
+    serving = asyncio.create_task(server.serve())
+    for _ in range(500):
+        if server.started:
+            break
+        await asyncio.sleep(0.02)
+    logging.getLogger().setLevel(logging.WARNING)  # the SDK server turns on INFO logging for everything
+    secret = "bench-hmac-secret-of-thirty-two-characters!"
+    os.environ.update({"BENCH_IDP_SECRET": secret, "TASKGATE_TASK_KEY": secret + "-tasks"})
+    folder = Path(tempfile.mkdtemp())
+    (folder / "policy.csv").write_text(
+        "p, role:reader, acme, mail__*, call, r1\np, profile:default, *, mail__read, call, p1\n"
+    )
+    raw = {
+        "authz": {
+            "jwt": {"issuer": "idp", "audience": "taskgate", "algorithms": ["HS256"],
+                    "keys": [{"algorithm": "HS256", "secret_env": "BENCH_IDP_SECRET"}]},
+            "policy": {"file": str(folder / "policy.csv")},
+            "tasks": {},
+        },
+        "mcp": {"servers": [{"name": "mail", "url": f"http://127.0.0.1:{port}/mcp"}]},
+        "steps": [
+            {"name": "authn", "type": "authz.authenticate"},
+            {"name": "authorize", "type": "authz.authorize"},
+            {"name": "pii", "type": "guards.pii", "params": {"backend": "patterns"}},
+        ],
+        "pipelines": {"mcp": ["authn", "authorize", "pii"]},
+        "logging": {"evidence": False, "level": "warning"},
+    }  # fmt: skip
+    registry = default_registry()
+    runner = web.AppRunner(create_app(parse_config(raw, "<bench>", registry), registry), access_log=None)
+    await runner.setup()
+    gateway_port = free_port()
+    await web.TCPSite(runner, "127.0.0.1", gateway_port).start()
+    now = int(time.time())
+    token = jwt.encode(
+        {"iss": "idp", "aud": "taskgate", "sub": "alice", "tenant": "acme", "roles": ["reader"], "exp": now + 3600},
+        secret, algorithm="HS256",
+    )  # fmt: skip
+    rows = []
+    bearer = {"Authorization": f"Bearer {token}"}
+    targets = [
+        ("direct to the MCP server", f"http://127.0.0.1:{port}/mcp", {}),
+        ("through taskgate /mcp", f"http://127.0.0.1:{gateway_port}/mcp", bearer),
+    ]
+    for name, url, headers in targets:
+        async with (
+            httpx2.AsyncClient(headers=headers) as http,
+            Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+        ):
+            for _ in range(20):
+                await client.call_tool("read" if "direct" in name else "mail__read", {"folder": "inbox"})
+            samples = []
+            for _ in range(calls):
+                started = time.perf_counter()
+                result = await client.call_tool("read" if "direct" in name else "mail__read", {"folder": "inbox"})
+                samples.append((time.perf_counter() - started) * 1000)
+                assert not result.is_error
+        rows.append({"target": name, "p50_ms": pct(samples, 0.5), "p99_ms": pct(samples, 0.99),
+                     "mean_ms": statistics.fmean(samples)})  # fmt: skip
+    records = runner.app[GATEWAY].evidence.records()
+    legs = [r["dispatch"]["ms"] for r in records if r.get("dispatch", {}).get("tool") == "read"]
+    rows[1]["upstream_leg_p50_ms"] = pct(legs[-calls:], 0.5)
+    await runner.cleanup()
+    server.should_exit = True
+    await serving
+    return rows
+
+
+def tables(result: dict[str, Any]) -> str:
+    lines = [
+        "policy lines   load ms   grant ms (40 tools)   check us p50   check us p99   constraints   casbin enforce us",
+    ]
+    for row in result["policy"]:
+        lines.append(
+            f"{row['lines']:>12} {row['load_ms']:9.1f} {row['grant_ms_p50']:21.2f} {row['check_us_p50']:14.2f} "
+            f"{row['check_us_p99']:14.2f} {row['constraints_on_tool']:13d} {row['casbin_enforce_us']:19.0f}"
+        )
+    lines += ["", "MCP tools/call, one at a time      p50 ms   p99 ms"]
+    for row in result["mcp"]:
+        lines.append(f"{row['target']:32} {row['p50_ms']:8.2f} {row['p99_ms']:8.2f}")
+    direct, gateway = result["mcp"][0], result["mcp"][1]
+    added = (gateway["p50_ms"] - direct["p50_ms"], gateway["p99_ms"] - direct["p99_ms"])
+    lines.append(f"{'taskgate adds':32} {added[0]:8.2f} {added[1]:8.2f}")
+    lines.append(f"{'  of which its upstream call':32} {gateway['upstream_leg_p50_ms']:8.2f}")
+    return "\n".join(lines)
+
+
+def plot(result: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
+    sizes = [r["lines"] for r in result["policy"]]
+    left.plot(sizes, [r["check_us_p50"] for r in result["policy"]], marker="o", label="per-call check (grant), p50")
+    left.plot(
+        sizes, [r["grant_ms_p50"] * 1000 for r in result["policy"]], marker="o", label="grant for a task (40 tools)"
+    )
+    left.plot(
+        sizes, [r["casbin_enforce_us"] for r in result["policy"]], marker="o", label="pycasbin enforce, one check"
+    )
+    left.set_xscale("log")
+    left.set_yscale("log")
+    left.set_xlabel("policy lines")
+    left.set_ylabel("microseconds (log)")
+    left.set_title("Authorization cost by policy size")
+    left.legend(fontsize=8)
+    names = [r["target"] for r in result["mcp"]]
+    right.bar([i - 0.2 for i in range(len(names))], [r["p50_ms"] for r in result["mcp"]], 0.4, label="p50")
+    right.bar([i + 0.2 for i in range(len(names))], [r["p99_ms"] for r in result["mcp"]], 0.4, label="p99")
+    right.set_xticks(range(len(names)))
+    right.set_xticklabels(names, fontsize=8)
+    right.set_ylabel("ms per tools/call")
+    right.set_title("MCP tools/call: direct vs through taskgate")
+    right.legend()
+    fig.suptitle(f"taskgate authorization ({platform.processor() or platform.machine()}, 2 cores, in-process)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    RESULTS.mkdir(exist_ok=True)
+    result = {
+        "policy": [bench_policy(n, args.quick) for n in (100, 1_000, 10_000)],
+        "mcp": asyncio.run(bench_mcp(50 if args.quick else 300)),
+    }
+    print(tables(result))
+    (RESULTS / "authz.json").write_text(json.dumps(result, indent=2))
+    plot(result, RESULTS / "authz.png")
+    print(f"\nsaved {RESULTS / 'authz.png'} and authz.json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
