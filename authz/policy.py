@@ -150,8 +150,9 @@ class PolicyStore:
         self.model, self.path, self.interval_s = model, path, interval_s
         self._on_reload = on_reload or (lambda result: None)
         self.redis_url, self.channel = redis_url, channel
-        self.current = load(model, path, 1)
         self._mtime = self._stat()
+        self.current = load(model, path, 1)
+        self._loaded_mtime = self._mtime
         self.reloads = {"ok": 0, "refused": 0}
         self.last_error: str | None = None
 
@@ -163,6 +164,7 @@ class PolicyStore:
 
     async def reload(self, announce: bool = True) -> bool:
         """Load the file again; keep the old policy, loudly, if the new one is broken."""
+        mtime = self._stat()
         try:
             fresh = await asyncio.to_thread(load, self.model, self.path, self.current.generation + 1)
         except PolicyError as exc:
@@ -171,7 +173,7 @@ class PolicyStore:
             self.last_error = str(exc)
             log.error("policy_reload_refused", file=str(self.path), reason=str(exc), kept=self.current.generation)
             return False
-        self.current = fresh
+        self.current, self._loaded_mtime = fresh, mtime
         self.reloads["ok"] += 1
         self._on_reload("ok")
         self.last_error = None
@@ -223,8 +225,8 @@ class PolicyStore:
                 async with client.pubsub() as pubsub:
                     await pubsub.subscribe(self.channel)
                     async for message in pubsub.listen():
-                        if message.get("type") == "message":
-                            self._mtime = self._stat()
+                        if message.get("type") == "message" and self._stat() != self._loaded_mtime:
+                            self._mtime = self._stat()  # a replica's own announcement finds nothing new
                             await self.reload(announce=False)
             except asyncio.CancelledError:
                 raise

@@ -1,13 +1,18 @@
-"""Fixtures shared by every test folder: a plugin registry and a proxy factory."""
+"""Fixtures shared by every test folder: a plugin registry, a proxy factory, simulated engines, a Redis server."""
 
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import socket
-from collections.abc import Awaitable, Callable
+import subprocess
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
+import redis
 from aiohttp.test_utils import TestClient
 
 from taskgate.plugins import Registry
@@ -67,3 +72,52 @@ def engines(aiohttp_server: Any) -> StartEngines:
         return started
 
     return start
+
+
+@dataclass
+class RedisServer:
+    port: int
+    proc: subprocess.Popen[bytes]
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+
+    def restart(self) -> None:
+        """Start a fresh, empty server on the same port."""
+        self.stop()
+        self.proc = _spawn(self.port)
+
+
+def _spawn(port: int) -> subprocess.Popen[bytes]:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail("redis-server is not installed; `make test` installs it with apt-get")
+    argv = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    port = closed_port()
+    proc = _spawn(port)
+    server = RedisServer(port, proc)
+    client = redis.Redis(port=port)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                server.stop()
+                pytest.fail("redis-server did not start")
+            time.sleep(0.05)
+    client.close()
+    yield server
+    server.stop()
