@@ -137,6 +137,16 @@ def test_the_example_config_in_examples_compiles() -> None:
     assert "plan 'embeddings'" in result.stdout
 
 
+def test_the_agent_gateway_example_compiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = Path(__file__).parents[2] / "examples" / "agent-gateway"
+    monkeypatch.setenv("TASKGATE_TASK_KEY", "example-task-signing-secret-0123456789")
+    monkeypatch.setenv("IDP_HS_SECRET", "example-idp-signing-secret-0123456789")
+    monkeypatch.chdir(folder)
+    result = run_cli("check", "taskgate.yaml")
+    assert result.returncode == 0, result.stderr
+    assert "plan 'mcp'" in result.stdout
+
+
 def test_a_file_that_is_not_utf8_is_a_config_error(tmp_path: Path, registry: Registry) -> None:
     path = tmp_path / "latin1.yaml"
     path.write_bytes("server:\n  host: caf\xe9\n".encode("latin-1"))
