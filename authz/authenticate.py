@@ -105,6 +105,10 @@ class Authenticator:
         tenant = claims.get(names.tenant)
         if not isinstance(subject, str) or not subject:
             raise Unauthenticated("token_missing_claim", "the token names no subject", "sub missing or not a string")
+        if subject.startswith(("role:", "profile:")):  # those names are the policy's principals, not people
+            raise Unauthenticated(
+                "token_bad_subject", "the token's subject is not a valid user name", f"sub {subject!r}"
+            )
         if not isinstance(tenant, str) or not tenant:
             raise Unauthenticated("token_missing_claim", "the token names no tenant", f"{names.tenant} missing")
         return Identity(

@@ -18,7 +18,7 @@ from pydantic import Field
 
 from taskgate.plugins import REQUEST, Inputs, Params, Reject, RequestContext, ResponseFilter, Step
 
-from .authorizer import Authorizer, authorizer
+from .authorizer import Authorizer, authorizer, tool_scopes
 from .grant import Decision, Grant, GrantSpec
 from .identity import IDENTITY, Identity
 from .tasks import TaskTokenError, new_task_id
@@ -27,7 +27,6 @@ from .toolcalls import ToolCallGuard
 GRANT = "grant"
 MCP = "mcp"
 INTENT = "intent"  # the classifier's key; read by name, its value duck-typed (`.profile`)
-SCOPE_PREFIX = "tool:"
 
 
 class AuthorizeParams(Params):
@@ -117,10 +116,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
                 purpose = info.purpose if info is not None else None
             else:
                 spec, purpose = self._new_spec(context, identity, inputs.get(INTENT))
-                info = await self.authorizer.remember(spec, purpose)
-                if info.subject != identity.subject or info.tenant != identity.tenant:
-                    raise TaskTokenError(403, "task_taken", "that task id belongs to another subject")
-                spec = GrantSpec(spec.task, spec.subject, spec.tenant, info.profile, spec.roles, spec.scopes)
+                info = await self.authorizer.start(spec, purpose)
                 if narrowing:  # a new task's narrowing is part of its token
                     spec, narrowing = spec.narrowed(narrowing), ()
                 purpose, new_task = info.purpose, True
@@ -156,8 +152,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
         if len(task) > 128 or not task.isprintable():
             raise Reject(400, "invalid_task_id", "a task id is at most 128 printable characters")
         profile = getattr(intent, "profile", None) or self.params.default_profile
-        scopes = tuple(s[len(SCOPE_PREFIX) :] for s in identity.scopes if s.startswith(SCOPE_PREFIX))
-        spec = GrantSpec(task, identity.subject, identity.tenant, str(profile), identity.roles, scopes)
+        spec = GrantSpec(task, identity.subject, identity.tenant, str(profile), identity.roles, tool_scopes(identity))
         return spec, _instruction(context)
 
     def _narrowing(self, header: str | None) -> tuple[str, ...]:

@@ -16,7 +16,15 @@ from .config import AuthzConfig, TaskConfig
 from .grant import Decision, Grant, GrantSpec
 from .identity import Identity
 from .policy import PolicyStore
-from .tasks import MemoryTaskStore, RedisTaskStore, TaskInfo, TaskTokenError, TaskTokens
+from .tasks import MemoryTaskStore, RedisTaskStore, TaskInfo, TaskTokenError, TaskTokens, task_key
+
+SCOPE_PREFIX = "tool:"
+
+
+def tool_scopes(identity: Identity) -> tuple[str, ...]:
+    """The tool patterns a caller's `tool:` scopes name; empty if it has none (scopes then do not narrow)."""
+    return tuple(s[len(SCOPE_PREFIX) :] for s in identity.scopes if s.startswith(SCOPE_PREFIX))
+
 
 GRANTS_KEPT = 10_000
 
@@ -61,18 +69,42 @@ class Authorizer:
         self.decisions.labels(surface, "allow" if decision.allowed else "deny", decision.code).inc()
         return decision
 
-    async def task_for_token(self, token: str, identity: Identity | None) -> tuple[GrantSpec, float, TaskInfo | None]:
-        """A presented task token, verified, bound to the caller and not revoked."""
-        spec, expires = self.tokens.verify(token)
-        if identity is not None and (spec.subject != identity.subject or spec.tenant != identity.tenant):
-            raise TaskTokenError(403, "task_token_mismatch", "the task token belongs to another subject or tenant")
-        if await self.store.revoked(spec.task):
-            raise TaskTokenError(403, "task_revoked", "the task was revoked")
-        return spec, expires, await self.store.get(spec.task)
+    async def task_for_token(self, token: str, identity: Identity) -> tuple[GrantSpec, float, TaskInfo | None]:
+        """A presented task token: verified, bound to the caller, not revoked, and no wider than the caller now is.
 
-    async def remember(self, spec: GrantSpec, purpose: str | None) -> TaskInfo:
+        The caller's current token limits it too: roles it no longer has are
+        dropped, and its tool scopes become one more narrowing layer.
+        """
+        spec, expires = self.tokens.verify(token)
+        if spec.subject != identity.subject or spec.tenant != identity.tenant:
+            raise TaskTokenError(403, "task_token_mismatch", "the task token belongs to another subject or tenant")
+        key = task_key(spec.tenant, spec.subject, spec.task)
+        if await self.store.revoked(key):
+            raise TaskTokenError(403, "task_revoked", "the task was revoked")
+        roles = tuple(r for r in spec.roles if r in identity.roles)
+        narrowed = GrantSpec(spec.task, spec.subject, spec.tenant, spec.profile, roles, spec.scopes, spec.narrowing)
+        scopes = tool_scopes(identity)
+        if scopes:
+            narrowed = narrowed.narrowed(scopes)
+        return narrowed, expires, await self.store.get(key)
+
+    async def start(self, spec: GrantSpec, purpose: str | None) -> TaskInfo:
+        """Record a new task; a task id the caller already used (or revoked) cannot start again."""
+        key = task_key(spec.tenant, spec.subject, spec.task)
+        if await self.store.revoked(key):
+            raise TaskTokenError(403, "task_revoked", "the task was revoked")
         info = TaskInfo(spec.subject, spec.tenant, spec.profile, purpose, time.time())
-        return await self.store.put(spec.task, info, self.tasks.ttl_s * 4)
+        if not await self.store.put(key, info, self.tasks.ttl_s * 4):
+            raise TaskTokenError(
+                403, "task_exists", "this task has started already: present its task token to continue it"
+            )
+        return info
+
+    async def revoke(self, identity: Identity, task: str) -> bool:
+        """Revoke the caller's own task until any token of it has expired; whether the task was known."""
+        key = task_key(identity.tenant, identity.subject, task)
+        await self.store.revoke(key, time.time() + self.tasks.ttl_s + 60)
+        return await self.store.get(key) is not None
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:

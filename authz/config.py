@@ -161,6 +161,14 @@ class AuthzConfig(Params):
     policy: PolicyConfig | None = None
     tasks: TaskConfig | None = None
 
+    @model_validator(mode="after")
+    def _distinct_secrets(self) -> AuthzConfig:
+        """taskgate's own signing secret must not also verify callers' tokens (or the reverse)."""
+        jwt_keys = self.jwt.keys if self.jwt is not None else []
+        if self.tasks is not None and any(k.algorithm == "HS256" and k.key == self.tasks.secret for k in jwt_keys):
+            raise ValueError("tasks.signing_secret_env holds the same secret as an HS256 key of jwt.keys; use another")
+        return self
+
 
 def jwks_document(keys: list[dict[str, Any]]) -> str:
     """A JWKS file's text (tests and examples)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import posixpath
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -167,6 +168,8 @@ def unmet_condition(constraint: Constraint, arguments: Any, trusted: str | None)
     if value is _MISSING:
         return "is missing"
     values = value if isinstance(value, list) else [value]
+    if not values:
+        return "is empty"
     kind, expected = constraint.kind, constraint.value
     for item in values:
         if kind == "prefix":
@@ -176,9 +179,13 @@ def unmet_condition(constraint: Constraint, arguments: Any, trusted: str | None)
             if not isinstance(item, str) or constraint.pattern is None or not constraint.pattern.fullmatch(item):
                 return "does not have the allowed form"
         elif kind in ("min", "max"):
-            if isinstance(item, bool) or not isinstance(item, int | float) or not math.isfinite(item):
+            try:
+                number = float(item) if isinstance(item, int | float) and not isinstance(item, bool) else math.nan
+            except OverflowError:  # an integer too large for a float is out of any range
+                return "is out of the allowed range"
+            if not math.isfinite(number):
                 return "is not a number"
-            if (kind == "min" and item < float(expected)) or (kind == "max" and item > float(expected)):
+            if (kind == "min" and number < float(expected)) or (kind == "max" and number > float(expected)):
                 return "is out of the allowed range"
         elif kind == "in":
             if str(item) not in expected.split("|"):
@@ -186,12 +193,25 @@ def unmet_condition(constraint: Constraint, arguments: Any, trusted: str | None)
         elif kind == "provenance":
             if trusted is None:
                 return "cannot be checked: the task's trusted input is unknown"
-            if not isinstance(item, str) or not item.strip() or item.strip().lower() not in trusted.lower():
+            if not isinstance(item, str) or not appears_in(item, trusted):
                 return "does not come from the task's trusted input"
     return None
 
 
 _MISSING = object()
+MIN_PROVENANCE_CHARS = 3
+_TOKEN_CHARS = r"[\w@.+\-]"
+
+
+def appears_in(value: str, trusted: str) -> bool:
+    """Whether `value` appears in `trusted` as a whole token (case-insensitive): "bob@example.com" appears in
+    "mail bob@example.com today"; "ob@example.com", "@example.com", "4001" (of 40012345) and "a" do not."""
+    needle = value.strip()
+    if len(needle) < MIN_PROVENANCE_CHARS or not any(c.isalnum() for c in needle):
+        return False
+    # not inside a longer token; a sentence's closing full stop may follow, a domain's next label may not
+    pattern = f"(?<!{_TOKEN_CHARS}){re.escape(needle)}(?![\\w@+\\-])(?!\\.[\\w@+\\-])"
+    return re.search(pattern, trusted, re.IGNORECASE) is not None
 
 
 def _argument(arguments: Any, path: str) -> Any:
@@ -204,13 +224,13 @@ def _argument(arguments: Any, path: str) -> Any:
 
 
 def _under(path: str, prefix: str) -> bool:
-    """Whether `path`, normalised (no `..` escapes), lies under `prefix`."""
-    if "\x00" in path:
+    """Whether `path`, normalised (no `..` escapes), lies under `prefix`.
+
+    Relative paths (against an absolute prefix), backslashes, percent-escapes and
+    NUL bytes are refused: the tool, not taskgate, would decide what they mean.
+    """
+    if any(c in path for c in ("\x00", "\\", "%")) or (prefix.startswith("/") and not path.startswith("/")):
         return False
-    normal = (
-        posixpath.normpath(path if path.startswith("/") else "/" + path)
-        if prefix.startswith("/")
-        else posixpath.normpath(path)
-    )
+    normal = posixpath.normpath(path)
     root = prefix.rstrip("/") or "/"
     return normal == root or normal.startswith(root if root.endswith("/") else root + "/")

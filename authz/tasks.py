@@ -14,7 +14,6 @@ import time
 import uuid
 from collections import OrderedDict
 from dataclasses import asdict, dataclass
-from typing import Any
 
 import jwt
 
@@ -47,9 +46,10 @@ class TaskTokens:
     def __init__(self, config: TaskConfig):
         self.config = config
 
-    def mint(self, spec: GrantSpec) -> tuple[str, float]:
+    def mint(self, spec: GrantSpec, not_after: float | None = None) -> tuple[str, float]:
+        """A token for `spec`, valid for ttl_s (and never past `not_after`: an exchange cannot extend a token)."""
         now = time.time()
-        expires = now + self.config.ttl_s
+        expires = now + self.config.ttl_s if not_after is None else min(now + self.config.ttl_s, not_after)
         claims = {
             "iss": self.config.issuer, "aud": AUDIENCE, "sub": spec.subject, "tenant": spec.tenant,
             "task": spec.task, "profile": spec.profile, "roles": list(spec.roles), "scopes": list(spec.scopes),
@@ -81,35 +81,43 @@ class TaskTokens:
         return spec, float(claims["exp"])
 
 
+def task_key(tenant: str, subject: str, task: str) -> str:
+    """Task ids live in their owner's namespace: nobody can reach, claim or revoke another's task."""
+    return json.dumps([tenant, subject, task], separators=(",", ":"))
+
+
 class MemoryTaskStore:
-    """Tasks and revocations of this replica; the oldest tasks are forgotten past `max_tasks`."""
+    """Tasks and revocations of this replica; the oldest tasks are forgotten past `max_tasks`.
+
+    Revocations are kept apart from tasks, until the tokens they cancel expire,
+    so forgetting a task never forgets that it was revoked.
+    """
 
     def __init__(self, max_tasks: int):
         self._tasks: OrderedDict[str, TaskInfo] = OrderedDict()
         self._revoked: dict[str, float] = {}
         self._max = max_tasks
 
-    async def get(self, task: str) -> TaskInfo | None:
-        return self._tasks.get(task)
+    async def get(self, key: str) -> TaskInfo | None:
+        return self._tasks.get(key)
 
-    async def put(self, task: str, info: TaskInfo, ttl_s: float) -> TaskInfo:
-        """Store `info` unless the task exists; returns what is stored."""
-        existing = self._tasks.get(task)
-        if existing is not None:
-            return existing
-        self._tasks[task] = info
+    async def put(self, key: str, info: TaskInfo, ttl_s: float) -> bool:
+        """Store `info` unless the task exists; whether this call created it."""
+        if key in self._tasks:
+            return False
+        self._tasks[key] = info
         while len(self._tasks) > self._max:
             self._tasks.popitem(last=False)
-        return info
+        return True
 
-    async def revoke(self, task: str, until: float) -> None:
-        self._revoked[task] = until
+    async def revoke(self, key: str, until: float) -> None:
+        self._revoked[key] = until
         now = time.time()
-        for key in [k for k, t in self._revoked.items() if t < now]:
-            del self._revoked[key]
+        for stale in [k for k, t in self._revoked.items() if t < now]:
+            del self._revoked[stale]
 
-    async def revoked(self, task: str) -> bool:
-        until = self._revoked.get(task)
+    async def revoked(self, key: str) -> bool:
+        until = self._revoked.get(key)
         return until is not None and until >= time.time()
 
     async def close(self) -> None:
@@ -125,21 +133,18 @@ class RedisTaskStore:
         self._redis = aioredis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5)
         self._prefix = prefix
 
-    async def get(self, task: str) -> TaskInfo | None:
-        raw = await self._redis.get(self._prefix + task)
+    async def get(self, key: str) -> TaskInfo | None:
+        raw = await self._redis.get(self._prefix + key)
         return TaskInfo(**json.loads(raw)) if raw else None
 
-    async def put(self, task: str, info: TaskInfo, ttl_s: float) -> TaskInfo:
-        key = self._prefix + task
-        if await self._redis.set(key, json.dumps(asdict(info)), nx=True, ex=max(1, int(ttl_s))):
-            return info
-        return await self.get(task) or info
+    async def put(self, key: str, info: TaskInfo, ttl_s: float) -> bool:
+        return bool(await self._redis.set(self._prefix + key, json.dumps(asdict(info)), nx=True, ex=max(1, int(ttl_s))))
 
-    async def revoke(self, task: str, until: float) -> None:
-        await self._redis.set(self._prefix + task + ":revoked", "1", ex=max(1, int(until - time.time()) + 1))
+    async def revoke(self, key: str, until: float) -> None:
+        await self._redis.set(self._prefix + "revoked:" + key, "1", ex=max(1, int(until - time.time()) + 1))
 
-    async def revoked(self, task: str) -> bool:
-        return bool(await self._redis.exists(self._prefix + task + ":revoked"))
+    async def revoked(self, key: str) -> bool:
+        return bool(await self._redis.exists(self._prefix + "revoked:" + key))
 
     async def close(self) -> None:
         await self._redis.aclose()
@@ -147,11 +152,3 @@ class RedisTaskStore:
 
 def new_task_id() -> str:
     return uuid.uuid4().hex
-
-
-def token_claims(token: str) -> dict[str, Any]:
-    """The unverified claims of a token, for messages only; never for decisions."""
-    try:
-        return dict(jwt.decode(token, options={"verify_signature": False}))
-    except jwt.PyJWTError:
-        return {}

@@ -32,10 +32,11 @@ def constraint(kind: str, value: str, argument: str = "x") -> Constraint:
     [
         ("prefix", "/home/alice", ["/home/alice", "/home/alice/a.txt"], ["/home/alice/../b", "/home/alicex", "a", "/"]),
         ("regex", r"[^@]+@example\.com", ["bob@example.com"], ["bob@example.com.evil", "x@evil.example"]),
-        ("min", "30", [30, 45.5], [29, "40", True, float("nan")]),
+        ("min", "30", [30, 45.5], [29, "40", True, float("nan"), 10**400]),  # too big for a float: refused
         ("max", "10", [10, -1], [11]),
         ("in", "read|list", ["read", ["list", "read"]], ["write", ["read", "write"]]),
-        ("provenance", "trusted", ["Bob@Example.com", ["bob@example.com"]], ["eve@evil.example", ""]),
+        ("provenance", "x", ["Bob@Example.com", ["bob@example.com"]], ["", "ob@example.com", "@example.com", "e"]),
+        ("provenance", "x", ["invoice to", "BOB@EXAMPLE.COM"], ["bob@example.co", "bob@example.com.", "voice"]),
     ],
 )  # fmt: skip
 def test_argument_constraints(kind: str, value: str, ok: list[Any], bad: list[Any]) -> None:
@@ -46,6 +47,7 @@ def test_argument_constraints(kind: str, value: str, ok: list[Any], bad: list[An
     for item in bad:
         assert unmet_condition(rule, {"x": item}, trusted) is not None, item
     assert unmet_condition(rule, {}, trusted) == "is missing"  # a missing argument fails closed
+    assert unmet_condition(rule, {"x": []}, trusted) == "is empty"  # and so does an empty list
     assert unmet_condition(constraint("provenance", ""), {"x": "a"}, None) is not None
 
 

@@ -118,11 +118,54 @@ async def test_revocation_takes_effect_on_the_next_call(gateway: Any) -> None:
     headers = bearer(keys, **{"x-taskgate-task-token": token})
     assert (await client.post("/v1/chat/completions", json=ask("more"), headers=headers)).status == 200
     other = {"Authorization": f"Bearer {keys.token(sub='bob')}"}
-    assert (await client.post(f"/v1/tasks/{task}/revoke", headers=other)).status == 404  # not bob's task
-    assert (await client.post(f"/v1/tasks/{task}/revoke", headers=bearer(keys))).status == 200
+    revoked = await client.post(f"/v1/tasks/{task}/revoke", headers=other)  # bob revokes his own namespace only
+    assert (await revoked.json())["known"] is False
+    assert (await client.post("/v1/chat/completions", json=ask("more"), headers=headers)).status == 200
+    revoked = await client.post(f"/v1/tasks/{task}/revoke", headers=bearer(keys))
+    assert (await revoked.json())["known"] is True
     resp = await client.post("/v1/chat/completions", json=ask("more"), headers=headers)
     assert resp.status == 403
     assert (await resp.json())["error"]["code"] == "task_revoked"
+    # naming the revoked task again, without its token, does not start it afresh
+    again = await client.post(
+        "/v1/chat/completions", json=ask("summarise my email"), headers=bearer(keys, **{"x-taskgate-task": task})
+    )
+    assert again.status == 403
+    assert (await again.json())["error"]["code"] == "task_revoked"
+
+
+async def test_a_started_task_continues_only_with_its_token_and_other_users_cannot_touch_it(gateway: Any) -> None:
+    client, _upstream, keys = gateway
+    named = bearer(keys, **{"x-taskgate-task": "ticket-42"})
+    assert (await client.post("/v1/chat/completions", json=ask("summarise my email"), headers=named)).status == 200
+    token = (await client.post("/v1/tasks/token", json={}, headers=bearer(keys))).status  # a malformed exchange
+    assert token == 400
+    again = await client.post("/v1/chat/completions", json=ask("clean up my inbox"), headers=named)
+    assert again.status == 403  # no fresh, wider grant by naming the task again
+    assert (await again.json())["error"]["code"] == "task_exists"
+    bob = {"Authorization": f"Bearer {keys.token(sub='bob')}", "x-taskgate-task": "ticket-42"}
+    resp = await client.post("/v1/chat/completions", json=ask("clean up my inbox"), headers=bob)
+    assert resp.status == 200  # bob's ticket-42 is his own task, in his own namespace
+    assert resp.headers["x-taskgate-task"] == "ticket-42"
+
+
+async def test_a_task_token_is_limited_by_the_callers_current_scopes_and_an_exchange_cannot_extend_it(
+    gateway: Any,
+) -> None:
+    import jwt as pyjwt
+
+    client, upstream, keys = gateway
+    resp = await client.post("/v1/chat/completions", json=ask("clean up my inbox"), headers=bearer(keys))
+    token = resp.headers["x-taskgate-task-token"]
+    scoped = {"Authorization": f"Bearer {keys.token(scope='tool:mail__list')}", "x-taskgate-task-token": token}
+    await client.post("/v1/chat/completions", json=ask("clean up my inbox"), headers=scoped)
+    assert [t["function"]["name"] for t in upstream.bodies[-1]["tools"]] == ["mail__list"]
+    exchanged = await client.post(
+        "/v1/tasks/token", json={"subject_token": token, "tools": ["mail__list"]}, headers=bearer(keys)
+    )
+    old = pyjwt.decode(token, options={"verify_signature": False})
+    new = pyjwt.decode((await exchanged.json())["access_token"], options={"verify_signature": False})
+    assert new["exp"] <= old["exp"]
 
 
 @pytest.mark.parametrize("stream", [False, True])
