@@ -17,7 +17,7 @@ from pathlib import Path
 
 import casbin
 import structlog
-from casbin.persist.adapters import FileAdapter
+from casbin.persist import StringAdapter
 from casbin.util import key_match
 
 from taskgate.errors import TaskgateError
@@ -81,16 +81,25 @@ class Policy:
 
 
 def load(model: Path | None, policy: Path, generation: int) -> Policy:
-    """Load and check a policy; any problem is a PolicyError naming the file and the row."""
-    model_text = model.read_text(encoding="utf-8") if model is not None else DEFAULT_MODEL.read_text(encoding="utf-8")
+    """Load and check a policy; any problem is a PolicyError naming the file and the row.
+
+    The file is read once and that snapshot is what loads, so a file caught
+    mid-write fails its checks instead of loading half.
+    """
+    try:
+        text = policy.read_text(encoding="utf-8")
+        model_text = (
+            model.read_text(encoding="utf-8") if model is not None else DEFAULT_MODEL.read_text(encoding="utf-8")
+        )
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PolicyError(f"{policy}: cannot read the policy: {exc}") from None
+    _check_lines(policy, text)
     try:
         casbin_model = casbin.model.Model()
         casbin_model.load_model_from_text(model_text)
-        enforcer = casbin.Enforcer(casbin_model, FileAdapter(str(policy)))
-    except (OSError, RuntimeError, ValueError, KeyError, SyntaxError) as exc:
-        raise PolicyError(f"{policy}: cannot load the policy: {exc}") from None
-    if not policy.read_text(encoding="utf-8").strip():
-        raise PolicyError(f"{policy}: the policy is empty; an empty policy would deny everything")
+        enforcer = casbin.Enforcer(casbin_model, StringAdapter(text))
+    except Exception as exc:  # casbin raises whatever its parser hit: IndexError, RuntimeError, ...
+        raise PolicyError(f"{policy}: cannot load the policy: {type(exc).__name__}: {exc}") from None
     rules: dict[str, list[Rule]] = {}
     for number, row in enumerate(enforcer.get_named_policy("p"), 1):
         if len(row) != 5:
@@ -106,6 +115,21 @@ def load(model: Path | None, policy: Path, generation: int) -> Policy:
     except Exception as exc:
         raise PolicyError(f"{policy}: the model's matcher fails: {exc}") from None
     return Policy(enforcer, generation, rules, constraints, str(policy))
+
+
+def _check_lines(policy: Path, text: str) -> None:
+    """Every row is a p, p2 or g row; a policy without p rows is refused (it would deny everything)."""
+    rules = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        row = line.strip()
+        if not row or row.startswith("#"):
+            continue
+        kind, comma, _ = row.partition(",")
+        if not comma or kind.strip() not in ("p", "p2", "g"):
+            raise PolicyError(f"{policy}: line {number}: not a p, p2 or g row: {row[:80]!r}")
+        rules += kind.strip() == "p"
+    if rules == 0:
+        raise PolicyError(f"{policy}: the policy has no p rows; a policy without rules would deny everything")
 
 
 def _constraint(policy: Path, number: int, row: list[str]) -> Constraint:
@@ -155,6 +179,7 @@ class PolicyStore:
         self._loaded_mtime = self._mtime
         self.reloads = {"ok": 0, "refused": 0}
         self.last_error: str | None = None
+        self._lock = asyncio.Lock()  # one reload at a time: the newest file wins, generations only go up
 
     def _stat(self) -> float:
         try:
@@ -164,6 +189,10 @@ class PolicyStore:
 
     async def reload(self, announce: bool = True) -> bool:
         """Load the file again; keep the old policy, loudly, if the new one is broken."""
+        async with self._lock:
+            return await self._reload(announce)
+
+    async def _reload(self, announce: bool) -> bool:
         mtime = self._stat()
         try:
             fresh = await asyncio.to_thread(load, self.model, self.path, self.current.generation + 1)
@@ -214,7 +243,10 @@ class PolicyStore:
             mtime = self._stat()
             if mtime != self._mtime:
                 self._mtime = mtime
-                await self.reload()
+                try:
+                    await self.reload()
+                except Exception:  # the watcher must outlive any surprise; the old policy keeps serving
+                    log.exception("policy_reload_failed", file=str(self.path))
 
     async def _watch_channel(self) -> None:
         import redis.asyncio as aioredis

@@ -74,10 +74,15 @@ def test_grants_agree_with_casbin_enforce(tmp_path: Path) -> None:
     ("broken", "reason"),
     [
         ("p, role:x, acme, mail__read, call\n", "p row 1 has 4 fields"),
-        ("p2, mail__send, *, to, sometimes, x, c1\n", "unknown kind"),
-        ("p2, mail__send, *, to, regex, *a, c1\n", "bad regular expression"),
-        ("g, alice, role:x\n", "grouping policy"),
-        ("", "empty"),
+        ("p, role:x, acme, mail__read, call, r1\np2, mail__send, *, to, sometimes, x, c1\n", "unknown kind"),
+        ("p, role:x, acme, mail__read, call, r1\np2, mail__send, *, to, regex, *a, c1\n", "bad regular expression"),
+        ("p, role:x, acme, mail__read, call, r1\ng, alice, role:x\n", "grouping policy"),
+        ("", "no p rows"),
+        ("# only a comment\n", "no p rows"),
+        ("p, role:x, acme, mail__read, call, r1\n,,,\n", "not a p, p2 or g row"),
+        ("p, role:x, acme, mail__read, call, r1\np3, mail__send, *, to, in, a, c1\n", "line 2: not a p, p2 or g row"),
+        ("p, role:x, acme, mail__read, call, r1\np 2, mail__send, *, to, in, a, c1\n", "not a p, p2 or g row"),
+        ("p\trole:x\tacme\tmail__read\tcall\tr1\n", "not a p, p2 or g row"),
     ],
 )
 def test_broken_policies_are_refused_with_the_file_and_row(tmp_path: Path, broken: str, reason: str) -> None:
