@@ -25,6 +25,7 @@ from .tasks import TaskTokenError, new_task_id
 from .toolcalls import ToolCallGuard
 
 GRANT = "grant"
+MAX_DECISIONS_KEPT = 100
 MCP = "mcp"
 INTENT = "intent"  # the classifier's key; read by name, its value duck-typed (`.profile`)
 
@@ -47,23 +48,37 @@ class TaskGrant:
     surface: str
     authorizer: Authorizer
     kept_tools: list[Any] | None = None  # the request's tools the grant allows (None: the request had none)
+    kept_functions: list[Any] | None = None  # the same for the legacy `functions` list
     removed_tools: list[str] = field(default_factory=list)
+    offered: set[str] | None = None  # names the model was offered; None: the request offered none
     decisions: list[Decision] = field(default_factory=list)
 
     def decide(self, tool: str, arguments: Any) -> Decision:
-        decision = self.authorizer.decide(self.grant, tool, arguments, self.purpose, self.surface)
-        self.decisions.append(decision)
+        if self.offered is not None and tool not in self.offered:  # exactly the names the model was given
+            decision = Decision(tool, False, "the model was not offered a tool of that name in this request")
+            self.authorizer.decisions.labels(self.surface, "deny", decision.code).inc()
+        else:
+            decision = self.authorizer.decide(self.grant, tool, arguments, self.purpose, self.surface)
+        if len(self.decisions) < MAX_DECISIONS_KEPT:
+            self.decisions.append(decision)
         return decision
 
     def edit_body(self, body: dict[str, Any]) -> bool:
         if not self.removed_tools:
             return False
-        if self.kept_tools:
-            body["tools"] = self.kept_tools
-        else:
-            body.pop("tools", None)
-            body.pop("tool_choice", None)
-            body.pop("parallel_tool_calls", None)
+        for key, kept, forced in (
+            ("tools", self.kept_tools, "tool_choice"),
+            ("functions", self.kept_functions, "function_call"),
+        ):
+            if kept is None:
+                continue
+            if kept:
+                body[key] = kept
+            else:
+                body.pop(key, None)
+                body.pop(forced, None)
+                if key == "tools":
+                    body.pop("parallel_tool_calls", None)
         return True
 
     def response_filter(self, surface: str) -> ResponseFilter | None:
@@ -188,6 +203,11 @@ class AuthorizeStep(Step[AuthorizeParams]):
                 f"tool_choice names {verdict.tool!r}, which this task may not use: {verdict.reason}",
                 "permission_error",
             )
+
+
+def _function_name(function: Any) -> str | None:
+    name = function.get("name") if isinstance(function, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def _tool_name(tool: Any) -> str | None:

@@ -21,6 +21,8 @@ from casbin.util import key_match
 from .policy import Constraint, Policy, Rule
 
 SCOPE_PREFIX = "tool:"
+MEMO_LIMIT = 4096
+EVIDENCE_LIMIT = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +100,9 @@ class Grant:
     def tool(self, name: str) -> ToolVerdict:
         found = self._memo.get(name)
         if found is None:
-            found = self._memo[name] = self._judge(name)
+            found = self._judge(name)
+            if len(self._memo) < MEMO_LIMIT:  # names are caller-chosen: the memo must not grow without bound
+                self._memo[name] = found
         return found
 
     def _judge(self, name: str) -> ToolVerdict:
@@ -145,8 +149,8 @@ class Grant:
 
     def evidence(self) -> dict[str, Any]:
         spec = self.spec
-        granted = sorted(n for n, v in self._memo.items() if v.allowed)
-        denied = {n: v.reason for n, v in self._memo.items() if not v.allowed}
+        granted = sorted(n for n, v in self._memo.items() if v.allowed)[:EVIDENCE_LIMIT]
+        denied = {n: v.reason for n, v in list(self._memo.items())[:EVIDENCE_LIMIT] if not v.allowed}
         return {
             "task": spec.task,
             "profile": spec.profile,

@@ -2,10 +2,12 @@
 
 A streamed tool call arrives in pieces (its name first, its arguments over
 many events); it can only be judged whole. The guard therefore holds each
-tool call's deltas until its choice finishes, then releases the calls the
-grant allows, complete, and replaces each denied one with a line of content
-that says which tool was blocked and why. When no call is left, a
-`tool_calls` finish becomes `stop`, so the client does not wait for results.
+tool call's deltas (and a legacy `function_call`'s) until its choice
+finishes, then releases the calls the grant allows, complete, and replaces
+each denied one with a line of content that says which tool was blocked and
+why. When no call is left, a `tool_calls` (or `function_call`) finish becomes
+`stop`, so the client does not wait for results. An event or answer it cannot
+read but that mentions a tool call is refused, never passed on unchecked.
 """
 
 from __future__ import annotations
@@ -15,12 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from taskgate.plugins import sse
+from taskgate.plugins import OutputRefused, sse
 from taskgate.plugins.sse import EventSplitter
 
 from .grant import Decision
 
-Decide = Callable[[str, Any], Decision]  # (tool name, parsed arguments or the raw string) -> decision
+Decide = Callable[[str, Any], Decision]  # (tool name, parsed arguments) -> decision
+LEGACY = -1  # the key of a choice's legacy function_call among its held calls
+MAX_CALL_CHARS = 1 << 20
+_CALL_MARKERS = (b"tool_calls", b"function_call")
 
 
 @dataclass
@@ -28,8 +33,18 @@ class _Call:
     index: int
     id: str | None = None
     type: str = "function"
-    name: str = ""
-    arguments: str = ""
+    name: list[str] = field(default_factory=list)
+    arguments: list[str] = field(default_factory=list)
+    size: int = 0
+
+    def add(self, name: Any, arguments: Any) -> None:
+        for target, piece in ((self.name, name), (self.arguments, arguments)):
+            if piece:
+                text = str(piece)
+                target.append(text)
+                self.size += len(text)
+        if self.size > MAX_CALL_CHARS:
+            raise OutputRefused("a tool call in the answer is too large to check")
 
 
 def blocked_note(decision: Decision) -> str:
@@ -39,7 +54,7 @@ def blocked_note(decision: Decision) -> str:
 def judge(decide: Decide, name: str, arguments: str) -> Decision:
     try:
         parsed = json.loads(arguments) if arguments.strip() else {}
-    except ValueError:
+    except (ValueError, RecursionError):
         return Decision(name, False, "its arguments are not valid JSON")
     return decide(name, parsed)
 
@@ -50,14 +65,16 @@ class ToolCallGuard:
 
     decide: Decide
     _events: EventSplitter = field(default_factory=EventSplitter)
-    _calls: dict[int, dict[int, _Call]] = field(default_factory=dict)  # choice -> tool-call index -> call
+    _calls: dict[int, dict[int, _Call]] = field(default_factory=dict)  # choice -> call index (LEGACY) -> call
     _envelope: dict[str, Any] = field(default_factory=dict)
 
     # whole answers
     def whole(self, body: bytes) -> bytes:
         try:
             answer = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):
+            if any(marker in body for marker in _CALL_MARKERS):
+                raise OutputRefused("the answer mentions a tool call but is not JSON the guard can read") from None
             return body
         choices = answer.get("choices") if isinstance(answer, dict) else None
         if not isinstance(choices, list):
@@ -65,30 +82,51 @@ class ToolCallGuard:
         changed = False
         for choice in choices:
             message = choice.get("message") if isinstance(choice, dict) else None
-            if not isinstance(message, dict) or not isinstance(message.get("tool_calls"), list):
-                continue
-            calls: list[Any] = message["tool_calls"]
-            kept: list[Any] = []
-            notes: list[str] = []
+            if isinstance(message, dict):
+                changed = self._whole_choice(choice, message) or changed
+        return json.dumps(answer).encode() if changed else body
+
+    def _whole_choice(self, choice: dict[str, Any], message: dict[str, Any]) -> bool:
+        notes: list[str] = []
+        calls = message.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            kept = []
             for call in calls:
                 function = call.get("function") if isinstance(call, dict) else None
-                name = str(function.get("name", "")) if isinstance(function, dict) else ""
-                arguments = function.get("arguments", "") if isinstance(function, dict) else ""
-                decision = judge(self.decide, name, arguments if isinstance(arguments, str) else json.dumps(arguments))
+                decision = self._judge_function(function)
                 if decision.allowed:
                     kept.append(call)
                 else:
                     notes.append(blocked_note(decision))
-            if notes:
-                changed = True
-                message["content"] = "\n".join(filter(None, [message.get("content"), *notes]))
+            if len(kept) != len(calls):
                 if kept:
                     message["tool_calls"] = kept
                 else:
                     message.pop("tool_calls", None)
-                    if choice.get("finish_reason") == "tool_calls":
-                        choice["finish_reason"] = "stop"
-        return json.dumps(answer).encode() if changed else body
+        legacy = message.get("function_call")
+        if legacy is not None:
+            decision = self._judge_function(legacy)
+            if not decision.allowed:
+                message.pop("function_call", None)
+                notes.append(blocked_note(decision))
+        if not notes:
+            return False
+        message["content"] = "\n".join(filter(None, [message.get("content"), *notes]))
+        calls_left = message.get("tool_calls") or message.get("function_call")
+        if not calls_left and choice.get("finish_reason") in ("tool_calls", "function_call"):
+            choice["finish_reason"] = "stop"
+        if choice.get("logprobs") is not None:
+            choice["logprobs"] = None  # they would spell out the blocked call token by token
+        return True
+
+    def _judge_function(self, function: Any) -> Decision:
+        if not isinstance(function, dict):
+            return Decision("?", False, "it is malformed")
+        name = function.get("name")
+        arguments = function.get("arguments", "")
+        if not isinstance(name, str):
+            return Decision("?", False, "it has no tool name")
+        return judge(self.decide, name, arguments if isinstance(arguments, str) else json.dumps(arguments))
 
     # streams
     def chunk(self, data: bytes) -> bytes:
@@ -106,7 +144,9 @@ class ToolCallGuard:
             return self._flush() + event
         try:
             chunk = json.loads(payload)
-        except ValueError:
+        except (ValueError, RecursionError):
+            if any(marker in payload for marker in _CALL_MARKERS):
+                raise OutputRefused("an event mentions a tool call but is not JSON the guard can read") from None
             return event
         choices = chunk.get("choices") if isinstance(chunk, dict) else None
         if not isinstance(choices, list) or not any(_has_calls(c) or _finished(c) for c in choices):
@@ -120,9 +160,10 @@ class ToolCallGuard:
     def _choice(self, choice: dict[str, Any]) -> None:
         index = choice.get("index", 0) if isinstance(choice.get("index", 0), int) else 0
         delta = choice.get("delta")
-        if isinstance(delta, dict) and isinstance(delta.get("tool_calls"), list):
+        if isinstance(delta, dict):
             held = self._calls.setdefault(index, {})
-            for piece in delta.pop("tool_calls"):
+            pieces = delta.pop("tool_calls", None)
+            for piece in pieces if isinstance(pieces, list) else []:
                 if not isinstance(piece, dict):
                     continue
                 number = piece.get("index", 0) if isinstance(piece.get("index", 0), int) else 0
@@ -130,8 +171,12 @@ class ToolCallGuard:
                 call.id = piece.get("id") or call.id
                 call.type = piece.get("type") or call.type
                 function: dict[str, Any] = piece["function"] if isinstance(piece.get("function"), dict) else {}
-                call.name += str(function.get("name") or "")
-                call.arguments += str(function.get("arguments") or "")
+                call.add(function.get("name"), function.get("arguments"))
+            legacy = delta.pop("function_call", None)
+            if isinstance(legacy, dict):
+                held.setdefault(LEGACY, _Call(LEGACY)).add(legacy.get("name"), legacy.get("arguments"))
+            if held and choice.get("logprobs") is not None:
+                choice["logprobs"] = None  # they would spell out a held call token by token
         if _finished(choice):
             current = choice.get("delta")
             final: dict[str, Any] = current if isinstance(current, dict) else {}
@@ -145,19 +190,30 @@ class ToolCallGuard:
         kept: list[dict[str, Any]] = []
         notes: list[str] = []
         for call in sorted(calls.values(), key=lambda c: c.index):
-            decision = judge(self.decide, call.name, call.arguments)
-            if decision.allowed:
+            name, arguments = "".join(call.name), "".join(call.arguments)
+            decision = judge(self.decide, name, arguments)
+            if not decision.allowed:
+                notes.append(blocked_note(decision))
+            elif call.index == LEGACY:
+                delta["function_call"] = {"name": name, "arguments": arguments}
+            else:
                 kept.append(
                     {"index": len(kept), "id": call.id, "type": call.type,
-                     "function": {"name": call.name, "arguments": call.arguments}}
+                     "function": {"name": name, "arguments": arguments}}
                 )  # fmt: skip
-            else:
-                notes.append(blocked_note(decision))
         if kept:
             delta["tool_calls"] = kept
         if notes:
             delta["content"] = "\n".join(filter(None, [delta.get("content"), *notes]))
-            if not kept and choice.get("finish_reason") == "tool_calls":
+            if (
+                not kept
+                and "function_call" not in delta
+                and choice.get("finish_reason")
+                in (
+                    "tool_calls",
+                    "function_call",
+                )
+            ):
                 choice["finish_reason"] = "stop"
 
     def _flush(self) -> bytes:
@@ -167,11 +223,15 @@ class ToolCallGuard:
             choice: dict[str, Any] = {"index": index, "delta": {}, "finish_reason": None}
             self._release(index, choice, choice["delta"])
             out.append(b"data: " + json.dumps({**self._envelope, "choices": [choice]}).encode() + b"\n\n")
+        self._calls.clear()
         return b"".join(out)
 
 
 def _has_calls(choice: Any) -> bool:
-    return isinstance(choice, dict) and isinstance(choice.get("delta"), dict) and "tool_calls" in choice["delta"]
+    if not isinstance(choice, dict) or not isinstance(choice.get("delta"), dict):
+        return False
+    delta = choice["delta"]
+    return "tool_calls" in delta or "function_call" in delta
 
 
 def _finished(choice: Any) -> bool:

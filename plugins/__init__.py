@@ -12,7 +12,7 @@ from taskgate.dag import Failure, Inputs
 
 from .context import REQUEST, RequestContext
 from .discovery import GROUP, load_plugins
-from .errors import ParamsError, PluginError, Reject
+from .errors import OutputRefused, ParamsError, PluginError, Reject
 from .params import NoParams, Params
 from .registry import Registry
 from .scoring import Candidate, Scorer
@@ -48,6 +48,7 @@ __all__ = [
     "Inputs",
     "NoParams",
     "OutputGuard",
+    "OutputRefused",
     "Params",
     "ParamsError",
     "Placement",

@@ -46,3 +46,11 @@ class Reject(Halt):
         self.kind = kind
         self.headers = dict(headers or {})
         self.details = dict(details or {})
+
+
+class OutputRefused(TaskgateError):
+    """An output guard cannot let the answer through as it is; the message, for the client, says why.
+
+    Raised from a ResponseFilter: a streamed answer ends with an error event,
+    a whole one becomes an error response. Nothing unchecked is passed on.
+    """

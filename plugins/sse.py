@@ -3,16 +3,19 @@
 For output guards: events may end in `\\n\\n`, `\\r\\n\\r\\n` or `\\r\\r`, carry
 `id:`/`event:` lines and several `data:` lines, and the stream may start with a
 byte-order mark. An event that grows past `max_bytes` without an end is
-handed over as it is rather than buffered further.
+refused (OutputRefused): a guard cannot check what it cannot parse, and must
+not pass it on unchecked.
 """
 
 from __future__ import annotations
 
 import re
 
+from .errors import OutputRefused
+
 _EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
 _LINES = re.compile(rb"\r\n|\r|\n")
-MAX_EVENT_BYTES = 1 << 20
+MAX_EVENT_BYTES = 8 << 20
 
 
 class EventSplitter:
@@ -20,6 +23,7 @@ class EventSplitter:
 
     def __init__(self, max_bytes: int = MAX_EVENT_BYTES):
         self._buffer = b""
+        self._scanned = 0  # the buffer before this holds no event end: searched once, not at every feed
         self._started = False
         self._max = max_bytes
 
@@ -29,17 +33,18 @@ class EventSplitter:
             data = data.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark would hide the first field
         self._buffer += data
         events = []
-        while (end := _EVENT_END.search(self._buffer)) is not None:
+        while (end := _EVENT_END.search(self._buffer, max(0, self._scanned - 3))) is not None:
             events.append(self._buffer[: end.end()])
             self._buffer = self._buffer[end.end() :]
+            self._scanned = 0
+        self._scanned = len(self._buffer)
         if len(self._buffer) > self._max:
-            events.append(self._buffer)
-            self._buffer = b""
+            raise OutputRefused(f"an event of the answer exceeds {self._max} bytes; it cannot be checked")
         return events
 
     def rest(self) -> bytes:
         """What is left when the stream ends (an event without its blank line), or b""."""
-        rest, self._buffer = self._buffer, b""
+        rest, self._buffer, self._scanned = self._buffer, b"", 0
         return rest
 
 

@@ -23,6 +23,8 @@ UPSTREAM_MESSAGES = {
     "upstream_unavailable": "no upstream could answer this request",
     "upstream_timeout": "the upstream did not answer in time",
     "upstream_auth_failed": "the upstream refused taskgate's own credential; the operator must fix it",
+    "upstream_encoded": "the upstream compressed an answer that an output guard must read",
+    "output_refused": "an output guard could not check the answer, so it was withheld",
 }
 
 

@@ -301,7 +301,11 @@ async def _call(
     data = serialize_server_result("tools/call", version, _dump(result))
     filters = [f for v in outputs if callable(m := getattr(v, "response_filter", None)) and (f := m(MCP)) is not None]
     if filters:  # tool results pass the output guards (pii) before they return
-        data = json.loads(FilterChain(filters).whole(json.dumps(data).encode()))
+        try:
+            data = json.loads(FilterChain(filters).whole(json.dumps(data).encode()))
+        except Exception:
+            log.outcome = "output_refused"
+            raise RpcError(INTERNAL_ERROR, "the tool's result could not be checked, so it was withheld") from None
     return dict(data)
 
 

@@ -11,14 +11,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
+import structlog
 from aiohttp import web
 from multidict import CIMultiDict
 
 from taskgate.dag.errors import describe
-from taskgate.plugins import DispatchObserver, Endpoint, Placement, ResponseFilter
+from taskgate.plugins import DispatchObserver, Endpoint, OutputRefused, Placement, ResponseFilter
 
 from .errors import UpstreamUnavailable, sse_error
 
+logger = structlog.get_logger("taskgate")
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
 CLIENT_LEFT = 499  # the status recorded for an attempt the client abandoned
 # Hop-by-hop headers (RFC 9110 7.6.1) and those aiohttp sets itself for the client connection.
@@ -169,7 +171,13 @@ async def relay_whole(
     log.bytes, log.outcome = len(body), "completed"
     log.engine_cached_tokens = cached_tokens(body)
     if chain is not None:
-        body = chain.whole(body)
+        try:
+            body = chain.whole(body)
+        except Exception as exc:  # a guard that cannot check the answer withholds it, never passes it on
+            log.outcome = f"output_refused: {describe(exc)}"
+            if not isinstance(exc, OutputRefused):
+                logger.exception("output_guard_failed")
+            raise UpstreamUnavailable(str(exc), code="output_refused") from None
     return web.Response(status=upstream.status, body=body, headers=headers)
 
 
@@ -214,6 +222,16 @@ async def relay_stream(
     except asyncio.CancelledError:
         log.outcome = "client_disconnected"
         raise
+    except Exception as exc:
+        if chain is None:
+            raise
+        # an output guard that cannot check the rest of the answer ends it: nothing unchecked goes out
+        log.outcome = f"output_refused: {describe(exc)}"
+        if not isinstance(exc, OutputRefused):
+            logger.exception("output_guard_failed")
+        message = str(exc) if isinstance(exc, OutputRefused) else "an output guard failed; the rest was withheld"
+        with contextlib.suppress(ConnectionResetError):
+            await out.write(sse_error("output_refused", message))
     finally:
         if log.outcome == "completed":
             upstream.release()

@@ -220,3 +220,28 @@ async def test_provenance_stops_a_recipient_that_only_a_tool_result_supplied(gat
     )
     answer = await resp.json()
     assert answer["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "mail__send"
+
+
+async def test_a_stream_the_guard_cannot_read_ends_with_an_error_event_and_nothing_unchecked(
+    proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path
+) -> None:
+    from aiohttp import web
+
+    async def chat(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(b'data: {"choices": [{"index": 0, "delta": {"content": "ok "}}]}\n\n')
+        await response.write(b'data: {"choices": [{"delta": {"tool_calls": [{"function": {"name": "mail__del\n\n')
+        await response.write(b"data: [DONE]\n\n")
+        return response
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", chat)
+    server = await aiohttp_server(app)
+    client = await proxy(authz_config(keys, tmp_path, str(server.make_url("")).rstrip("/")))
+    resp = await client.post("/v1/chat/completions", json=ask("summarise my email", stream=True), headers=bearer(keys))
+    body = await resp.read()
+    assert b"mail__del" not in body
+    assert b"output_refused" in body
+    record = client.app[GATEWAY].evidence.find(resp.headers["x-taskgate-request-id"])
+    assert record["dispatch"]["outcome"].startswith("output_refused")
