@@ -84,10 +84,10 @@ class _Guard:
         self.dirty = True
         return self.redact(text, findings)
 
-    def scrub_json(self, value: Any, skip: frozenset[str] = frozenset()) -> Any:
-        """Every string under `value` (but the keys in `skip`) scanned and redacted."""
+    def scrub_json(self, value: Any, skip: frozenset[str] = frozenset(), structural: bool = True) -> Any:
+        """Every string under `value` scanned and redacted but for `skip` (and protocol keys if `structural`)."""
         mapping: dict[str, str] = {}
-        for path, text in strings(value):
+        for path, text in strings(value, structural=structural):
             if path and path[-1] in skip:
                 continue
             clean = self.scrub(text, where(path))
@@ -291,7 +291,8 @@ class WholeRedactor(_Guard):
             clean = self.scrub(text, "answer")  # not JSON: scanned as text
             return clean.encode() if self.dirty else body
         try:
-            clean_answer = self.scrub_json(self._withhold_logprobs(answer))
+            # a tool's result is all content; a chat answer's ids, roles and model names are protocol
+            clean_answer = self.scrub_json(self._withhold_logprobs(answer), structural=self.surface != "mcp")
         except (ValueError, RecursionError):  # nested past any real answer: refused, not passed unread
             return _UNREADABLE
         return json.dumps(clean_answer).encode() if self.dirty else body

@@ -40,7 +40,7 @@ from taskgate.plugins import (
 
 from .output import StreamRedactor, WholeRedactor
 from .presidio import PATTERN_ENTITIES, Backend, entities_of, warm
-from .scan import Finding, Path, Scanner, TooDeep, redact, replace_strings, request_texts, where
+from .scan import ARGUMENT_NAME, Finding, Path, Scanner, TooDeep, redact, replace_strings, request_texts, where
 
 PII = "pii"
 log = structlog.get_logger("taskgate.guards")
@@ -318,9 +318,9 @@ class PiiStep(Step[PiiParams]):
                      "score": round(f.score, 2), "action": action}
                 )  # fmt: skip
                 self.metrics.findings.labels(f.entity, action, "input").inc()
-                if action == "redact":
+                if action == "redact" and kind != ARGUMENT_NAME:
                     to_redact.append(f)
-                elif action == "block":
+                elif action == "block" or (action == "redact" and kind == ARGUMENT_NAME):  # a key cannot be masked
                     blocked.append(f"{f.entity} in {where(path)}")
                 elif action == "restrict":
                     allowed = frozenset(self.params.entities[f.entity].regions or ())

@@ -113,12 +113,47 @@ def request_texts(surface: str, body: dict[str, Any]) -> Iterator[tuple[Path, st
     output), tool_call (arguments the model gave a tool), tool_result, field
     (anything else).
     """
+    if surface == "mcp":  # a JSON-RPC message: a tool call's arguments are all content, keys included
+        params = body.get("params")
+        arguments = params.get("arguments") if isinstance(params, dict) else None
+        base: Path = ("params", "arguments")
+        for path, text in strings(arguments, base, structural=False):
+            yield path, "tool_call", text
+        for path, key in argument_names(arguments, base):
+            yield path, ARGUMENT_NAME, key
+        rest = {k: v for k, v in params.items() if k != "arguments"} if isinstance(params, dict) else {}
+        for path, text in strings(rest, ("params",)):
+            yield path, "field", text
+        return
     for path, text in strings(body):
         yield path, _kind(body, path), text
 
 
-def strings(value: Any, path: Path = ()) -> Iterator[tuple[Path, str]]:
-    """Every scannable string under `value`, with its path, depth-first in document order."""
+ARGUMENT_NAME = "argument_name"  # a key of a tool call's arguments: it cannot be redacted, only refused
+
+
+def argument_names(value: Any, path: Path) -> Iterator[tuple[Path, str]]:
+    """Every key of every object under `value`, with the path of the object it names a member of."""
+    stack: list[tuple[Path, Any]] = [(path, value)]
+    while stack:
+        where_, item = stack.pop()
+        if len(where_) > MAX_DEPTH:
+            raise TooDeep(f"the body is nested more than {MAX_DEPTH} levels deep")
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if isinstance(key, str) and key:
+                    yield where_, key
+                stack.append(((*where_, key), child))
+        elif isinstance(item, list):
+            stack.extend(((*where_, i), child) for i, child in enumerate(item))
+
+
+def strings(value: Any, path: Path = (), structural: bool = True) -> Iterator[tuple[Path, str]]:
+    """Every scannable string under `value`, with its path, depth-first in document order.
+
+    With `structural` (request bodies), protocol keys and inline binary data are
+    skipped; without it (a tool's arguments, an answer) every string counts.
+    """
     stack: list[tuple[Path, Any]] = [(path, value)]
     while stack:
         where_, item = stack.pop()
@@ -130,9 +165,9 @@ def strings(value: Any, path: Path = ()) -> Iterator[tuple[Path, str]]:
                 raise TooDeep(f"the body is nested more than {MAX_DEPTH} levels deep")
             children = []
             for key, child in item.items():
-                if key in STRUCTURAL_KEYS or (key == "data" and isinstance(child, str)):
+                if structural and (key in STRUCTURAL_KEYS or (key == "data" and isinstance(child, str))):
                     continue
-                if key == "url" and isinstance(child, str) and child.startswith("data:"):
+                if structural and key == "url" and isinstance(child, str) and child.startswith("data:"):
                     continue
                 children.append(((*where_, key), child))
             stack.extend(reversed(children))

@@ -75,6 +75,8 @@ class McpConfig(Params):
     servers: list[McpServerConfig] = Field(default_factory=list)
     catalog_ttl_s: float = Field(default=30.0, ge=0)  # how long an upstream's tool list is reused
     max_sessions: int = Field(default=10_000, ge=1)
+    session_ttl_s: float = Field(default=86_400.0, gt=0)
+    sessions_per_caller: int = Field(default=64, ge=1)  # a caller's oldest session closes past this
 
     @field_validator("servers")
     @classmethod

@@ -66,11 +66,18 @@ class Session:
 
 
 class Sessions:
-    def __init__(self, limit: int):
+    """Sessions bound to their caller; they expire, and one caller cannot crowd out the others."""
+
+    def __init__(self, limit: int, ttl_s: float, per_caller: int):
         self._sessions: OrderedDict[str, Session] = OrderedDict()
-        self._limit = limit
+        self._limit, self._ttl, self._per_caller = limit, ttl_s, per_caller
 
     def open(self, version: str, identity: Identity) -> str:
+        mine = [
+            sid for sid, s in self._sessions.items() if (s.subject, s.tenant) == (identity.subject, identity.tenant)
+        ]
+        for sid in mine[: max(0, len(mine) - self._per_caller + 1)]:  # a caller's oldest go first
+            del self._sessions[sid]
         sid = uuid.uuid4().hex
         self._sessions[sid] = Session(version, identity.subject, identity.tenant)
         while len(self._sessions) > self._limit:
@@ -78,10 +85,18 @@ class Sessions:
         return sid
 
     def get(self, sid: str) -> Session | None:
-        return self._sessions.get(sid)
+        session = self._sessions.get(sid)
+        if session is not None and time.time() - session.created > self._ttl:
+            del self._sessions[sid]
+            return None
+        return session
 
-    def close(self, sid: str) -> None:
-        self._sessions.pop(sid, None)
+    def close(self, sid: str, identity: Identity) -> bool:
+        session = self._sessions.get(sid)
+        if session is None or (session.subject, session.tenant) != (identity.subject, identity.tenant):
+            return False
+        del self._sessions[sid]
+        return True
 
 
 SESSIONS = web.AppKey("taskgate.mcp.sessions", Sessions)
@@ -116,7 +131,7 @@ def add_routes(app: web.Application, gateway: Gateway) -> bool:
     if not config.servers:
         return False
     app[UPSTREAMS] = Upstreams(config)
-    app[SESSIONS] = Sessions(config.max_sessions)
+    app[SESSIONS] = Sessions(config.max_sessions, config.session_ttl_s, config.sessions_per_caller)
     app.router.add_post("/mcp", post)
     app.router.add_get("/mcp", get)
     app.router.add_delete("/mcp", delete)
@@ -130,9 +145,16 @@ async def get(request: web.Request) -> web.Response:
 
 
 async def delete(request: web.Request) -> web.Response:
+    """Close a session: only its own caller can."""
     request[EVIDENCE].surface = MCP
-    request.app[SESSIONS].close(request.headers.get(SESSION_HEADER, ""))
-    return web.Response(status=204)
+    try:
+        identity = _authenticator(request).identify(request.headers.get("Authorization"))
+    except Reject as exc:
+        return _error(None, _from_reject(exc))
+    except RpcError as exc:
+        return _error(None, exc)
+    closed = request.app[SESSIONS].close(request.headers.get(SESSION_HEADER, ""), identity)
+    return web.Response(status=204 if closed else 404)
 
 
 async def post(request: web.Request) -> web.Response:
@@ -142,9 +164,16 @@ async def post(request: web.Request) -> web.Response:
     message_id: Any = None
     try:
         try:
-            message = jsonrpc_message_adapter.validate_json(raw)
+            parsed = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise RpcError(PARSE_ERROR, "the body is not JSON", 400) from None
+        message_id = parsed.get("id") if isinstance(parsed, dict) and isinstance(parsed.get("id"), str | int) else None
+        try:
+            message = jsonrpc_message_adapter.validate_python(parsed)
         except ValidationError:
-            raise RpcError(PARSE_ERROR, "the body is not a JSON-RPC 2.0 message", 400) from None
+            raise RpcError(
+                INVALID_REQUEST, "not a JSON-RPC 2.0 message (one object; params, if any, an object)", 400
+            ) from None
         if not isinstance(message, JSONRPCRequest):
             return web.Response(status=202)  # notifications and client responses: accepted, nothing to say
         message_id = message.id
@@ -286,6 +315,13 @@ async def _call(
         raise RpcError(INVALID_PARAMS, f"unknown tool {params.name!r}; tools are named SERVER__TOOL")
     upstream, tool = target
     log.server, log.tool = upstream.name, tool
+    try:
+        listed = {t.name for t in await upstream.catalog()}
+    except UpstreamDown as exc:
+        log.outcome = "upstream_unavailable"
+        raise RpcError(INTERNAL_ERROR, str(exc)) from None
+    if tool not in listed:  # exactly a listed name: a lenient upstream must not resolve variants past the policy
+        raise RpcError(INVALID_PARAMS, f"unknown tool {params.name!r}")
     started = time.perf_counter()
     try:
         result = await upstream.call(tool, params.arguments)

@@ -28,6 +28,7 @@ from .config import McpConfig, McpServerConfig
 
 log = structlog.get_logger("taskgate.mcp")
 SEPARATOR = "__"
+MAX_PAGES = 100
 
 
 class UpstreamDown(TaskgateError):
@@ -85,7 +86,7 @@ class Upstream:
     async def _list(self, client: Client) -> None:
         tools: list[Tool] = []
         cursor = None
-        while True:
+        for _ in range(MAX_PAGES):  # an upstream repeating its cursor must not hang the gateway
             page = await client.list_tools(cursor=cursor)
             tools += page.tools
             cursor = page.next_cursor

@@ -151,3 +151,39 @@ async def test_calls_without_a_valid_token_get_401_and_unknown_sessions_are_refu
     assert (await resp.json())["error"]["code"] == -32700
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     assert (await client.post("/mcp", json=note, headers=bearer(keys))).status == 202
+
+
+async def test_protocol_edges_give_json_rpc_errors_and_sessions_close_only_for_their_caller(
+    gateway: tuple[Any, Keys],
+) -> None:
+    client, keys = gateway
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    resp = await client.post(
+        "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}, headers=bearer(keys)
+    )
+    session = resp.headers["Mcp-Session-Id"]
+    mine = {**bearer(keys), "Mcp-Session-Id": session}
+    resp = await client.post(
+        "/mcp", json={"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": ["x"]}, headers=mine
+    )
+    assert resp.status == 400
+    assert (await resp.json())["error"]["code"] == -32600
+    bob = {"Authorization": f"Bearer {keys.token(sub='bob')}", "Mcp-Session-Id": session}
+    assert (await client.delete("/mcp", headers=bob)).status == 404
+    assert (await client.delete("/mcp", headers={"Mcp-Session-Id": session})).status == 401
+    assert (await client.delete("/mcp", headers=mine)).status == 204
+    resp = await client.post("/mcp", json={"jsonrpc": "2.0", "id": 4, "method": "ping"}, headers=mine)
+    assert resp.status == 404  # closed
+
+
+async def test_personal_data_in_an_argument_name_is_refused_and_unlisted_tool_names_are_unknown(
+    gateway: tuple[Any, Keys],
+) -> None:
+    async with summary_session(gateway) as mcp:
+        with pytest.raises(MCPError) as caught:
+            await mcp.call_tool("files__read", {"path": "/home/alice/a", "carol.danvers@example.org": "x"})
+        assert caught.value.error.code == -32003
+        assert "EMAIL_ADDRESS" in caught.value.error.message
+        with pytest.raises(MCPError) as caught:
+            await mcp.call_tool("mail__Read", {"folder": "inbox"})
+        assert caught.value.error.code in (-32602, -32003)
