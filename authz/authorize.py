@@ -19,7 +19,7 @@ from pydantic import Field
 from taskgate.plugins import REQUEST, Inputs, Params, Reject, RequestContext, ResponseFilter, Step
 
 from .authorizer import Authorizer, authorizer, tool_scopes
-from .grant import Decision, Grant, GrantSpec
+from .grant import Decision, Grant, GrantSpec, ToolVerdict
 from .identity import IDENTITY, Identity
 from .tasks import TaskTokenError, new_task_id
 from .toolcalls import ToolCallGuard
@@ -51,6 +51,7 @@ class TaskGrant:
     kept_functions: list[Any] | None = None  # the same for the legacy `functions` list
     removed_tools: list[str] = field(default_factory=list)
     offered: set[str] | None = None  # names the model was offered; None: the request offered none
+    model_verdict: ToolVerdict | None = None
     decisions: list[Decision] = field(default_factory=list)
 
     def decide(self, tool: str, arguments: Any) -> Decision:
@@ -99,6 +100,8 @@ class TaskGrant:
         }
         if self.removed_tools:
             out["tools_removed"] = self.removed_tools
+        if self.model_verdict is not None and self.model_verdict.sources:
+            out["model"] = {"name": self.model_verdict.tool, **self.model_verdict.sources}
         if self.decisions:
             out["decisions"] = [d.evidence() for d in self.decisions]
         return out
@@ -142,10 +145,25 @@ class AuthorizeStep(Step[AuthorizeParams]):
             spec = spec.narrowed(narrowing)
         grant = self.authorizer.grant(spec)
         value = TaskGrant(grant, spec, token, expires, purpose, new_task, context.surface, self.authorizer)
+        self._check_model(context, value)
         self._narrow_tools(context, value)
         if context.surface == MCP:
             self._decide_mcp_call(context, value)
         return value
+
+    def _check_model(self, context: RequestContext, value: TaskGrant) -> None:
+        """The model a request asks for must be one the task may use (when the policy governs models)."""
+        if context.surface == MCP:
+            return
+        model = context.model
+        if model is None:
+            return
+        verdict = value.grant.model(model)
+        value.model_verdict = verdict
+        if not verdict.allowed:
+            raise Reject(
+                403, "model_not_granted", f"this task may not use model {model!r}: {verdict.reason}", "permission_error"
+            )
 
     def _decide_mcp_call(self, context: RequestContext, value: TaskGrant) -> None:
         """Enforcement point (d): an MCP tools/call is decided on the tool and its arguments."""

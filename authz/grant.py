@@ -94,8 +94,33 @@ class Grant:
         self.principals = (*principals, *inherited)
         self._role_rules = [rule for p in self.principals for rule in policy.rules_for(p, tenant)]
         self._profile_rules = policy.rules_for(f"profile:{spec.profile}", tenant)
+        self._model_rules = [rule for p in self.principals for rule in policy.rules_for(p, tenant, "use")]
+        self._profile_model_rules = policy.rules_for(f"profile:{spec.profile}", tenant, "use")
+        self._governs_models = policy.governs_models
         self._policy = policy
         self._memo: dict[str, ToolVerdict] = {}
+
+    def model(self, name: str) -> ToolVerdict:
+        """Whether the task may use model `name` (rows `p, SUBJECT, TENANT, model:NAME, use, ID`).
+
+        A policy with no `use` rows leaves models to routing; once it has one,
+        a model needs a role row and a profile row like a tool does.
+        """
+        if not self._governs_models:
+            return ToolVerdict(name, True, "the policy does not restrict models", {})
+        target = f"model:{name}"
+        role = _first(self._model_rules, target)
+        if role is None:
+            return ToolVerdict(name, False, f"no role of {self.spec.subject!r} may use model {name!r}", {})
+        profile = _first(self._profile_model_rules, target)
+        if profile is None:
+            return ToolVerdict(
+                name,
+                False,
+                f"the task's intent profile {self.spec.profile!r} does not use model {name!r}",
+                {"role": role.id},
+            )
+        return ToolVerdict(name, True, "granted", {"role": f"{role.subject} ({role.id})", "profile": profile.id})
 
     def tool(self, name: str) -> ToolVerdict:
         found = self._memo.get(name)

@@ -73,6 +73,11 @@ class Policy:
     def rules_for(self, subject: str, tenant: str, action: str = "call") -> list[Rule]:
         return [r for r in self.rules.get(subject, ()) if r.action == action and r.tenant in (tenant, "*")]
 
+    @property
+    def governs_models(self) -> bool:
+        """Whether any rule grants models (`use` rows); without one, models are not restricted."""
+        return any(r.action == "use" for rules in self.rules.values() for r in rules)
+
     def constraints_for(self, tool: str, profile: str) -> list[Constraint]:
         return [
             c for c in self.constraints

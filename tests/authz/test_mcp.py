@@ -187,3 +187,17 @@ async def test_personal_data_in_an_argument_name_is_refused_and_unlisted_tool_na
         with pytest.raises(MCPError) as caught:
             await mcp.call_tool("mail__Read", {"folder": "inbox"})
         assert caught.value.error.code in (-32602, -32003)
+
+
+async def test_the_same_user_may_delete_under_a_cleanup_task_but_not_under_a_summary(gateway: tuple[Any, Keys]) -> None:
+    client, keys = gateway
+    resp = await client.post("/v1/chat/completions", json=ask("clean up my inbox"), headers=bearer(keys))
+    cleanup = {**bearer(keys), "x-taskgate-task-token": resp.headers["x-taskgate-task-token"]}
+    async with connect(client, cleanup) as mcp:
+        names = sorted(t.name for t in (await mcp.list_tools()).tools)
+        deleted = await mcp.call_tool("mail__delete", {"message_id": "42", "older_than_days": 90})
+        with pytest.raises(MCPError) as caught:  # c-old-mail-only: only mail older than 30 days
+            await mcp.call_tool("mail__delete", {"message_id": "43", "older_than_days": 1})
+    assert "mail__delete" in names
+    assert deleted.content[0].text == "deleted 42"  # type: ignore[union-attr]
+    assert "c-old-mail-only" in caught.value.error.message

@@ -245,3 +245,27 @@ async def test_a_stream_the_guard_cannot_read_ends_with_an_error_event_and_nothi
     assert b"output_refused" in body
     record = client.app[GATEWAY].evidence.find(resp.headers["x-taskgate-request-id"])
     assert record["dispatch"]["outcome"].startswith("output_refused")
+
+
+async def test_a_policy_with_model_rules_limits_which_models_a_task_may_use(
+    proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path
+) -> None:
+    from .policy import POLICY
+
+    upstream = ToolCaller()
+    server = await aiohttp_server(upstream.app())
+    config = authz_config(keys, tmp_path, str(server.make_url("")).rstrip("/"))
+    policy = tmp_path / "policy.csv"
+    policy.write_text(
+        POLICY + "p, role:mail-user, acme, model:m, use, r-model\np, profile:summarise, *, model:*, use, p-model\n"
+    )
+    client = await proxy(config)
+    ok = await client.post("/v1/chat/completions", json=ask("summarise my email"), headers=bearer(keys))
+    assert ok.status == 200
+    record = client.app[GATEWAY].evidence.find(ok.headers["x-taskgate-request-id"])
+    assert record["decisions"]["grant"]["model"]["profile"] == "p-model"
+    refused = await client.post("/v1/chat/completions", json=ask("clean up my inbox"), headers=bearer(keys))
+    assert refused.status == 403
+    error = (await refused.json())["error"]
+    assert error["code"] == "model_not_granted"
+    assert "mail_cleanup" in error["message"]
