@@ -1,7 +1,9 @@
 """`taskgate demo`: simulated pools, the proxy, a scripted agent workload, a summary.
 
-Everything runs in this process on 127.0.0.1 with embedded defaults; nothing
-is downloaded and nothing is left behind but one evidence file in a temp dir.
+Everything runs in this process on 127.0.0.1 with embedded defaults (an
+example policy, secrets made for the run, a mail tool server behind /mcp);
+nothing is downloaded and nothing is left behind but the evidence file and
+the policy in a temp dir.
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from openai.types.chat import ChatCompletionMessageParam
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 
+from . import demo_tools
 from .app import create_app, default_registry
 from .config import parse_config
+from .logs import configure_logging
 from .state import GATEWAY
 
 MODELS = ("agent", "embed")
@@ -64,6 +68,7 @@ class Call:
     ttft: float | None = None
     cached: int | None = None
     notes: list[str] = field(default_factory=list)
+    task_token: str | None = None
 
 
 async def _listen(app: web.Application, **kwargs: Any) -> tuple[web.AppRunner, str]:
@@ -99,13 +104,17 @@ async def _start_pools() -> tuple[list[web.AppRunner], list[dict[str, Any]]]:
     return runners, pools
 
 
-def demo_config(pools: list[dict[str, Any]]) -> dict[str, Any]:
-    """The embedded defaults: simulated pools, the guards before routing, quiet logs."""
-    plan = ["classify", "pii", "state", "route"]
+def demo_config(pools: list[dict[str, Any]], authz: dict[str, Any], mail_url: str) -> dict[str, Any]:
+    """The embedded defaults: simulated pools, authentication, guards and per-task grants before routing,
+    and the MCP gateway in front of one mail tool server; quiet logs."""
+    plan = ["authn", "classify", "pii", "authorize", "state", "route"]
+    steps = [{"name": "authn", "type": "authz.authenticate"}, *GUARDS, {"name": "authorize", "type": "authz.authorize"}]
     return {
         "routing": {"pools": pools},
-        "steps": GUARDS,
-        "pipelines": {"chat": plan, "completions": plan, "embeddings": plan},
+        "authz": authz,
+        "mcp": {"servers": [{"name": "mail", "url": mail_url}]},
+        "steps": steps,
+        "pipelines": {"chat": plan, "completions": plan, "embeddings": plan, "mcp": ["authn", "authorize", "pii"]},
         "logging": {"level": "warning", "evidence": False},
     }
 
@@ -115,10 +124,11 @@ async def _chat(
     label: str,
     messages: list[ChatCompletionMessageParam],
     headers: dict[str, str],
+    tools: Any = None,
 ) -> tuple[Call, str]:
     call, started = Call(label), time.perf_counter()
     raw = await client.chat.completions.with_raw_response.create(
-        model="agent", messages=messages, max_tokens=24, extra_headers=headers
+        model="agent", messages=messages, max_tokens=24, extra_headers=headers, tools=tools or openai.omit
     )
     reply = raw.parse()
     call.seconds, call.status, call.request_id = (
@@ -126,13 +136,18 @@ async def _chat(
         raw.status_code,
         raw.headers["x-taskgate-request-id"],
     )
+    call.task_token = raw.headers.get("x-taskgate-task-token")
     details = reply.usage.prompt_tokens_details if reply.usage else None
     call.cached = details.cached_tokens if details else None
     return call, reply.choices[0].message.content or ""
 
 
 async def _stream(
-    client: openai.AsyncOpenAI, label: str, messages: list[ChatCompletionMessageParam], headers: dict[str, str]
+    client: openai.AsyncOpenAI,
+    label: str,
+    messages: list[ChatCompletionMessageParam],
+    headers: dict[str, str],
+    tools: Any = None,
 ) -> Call:
     call, started = Call(label), time.perf_counter()
     async with client.chat.completions.with_streaming_response.create(
@@ -140,6 +155,7 @@ async def _stream(
         messages=messages,
         extra_headers=headers,
         max_tokens=24,
+        tools=tools or openai.omit,
         stream=True,
         stream_options={"include_usage": True},
     ) as raw:
@@ -153,14 +169,21 @@ async def _stream(
     return call
 
 
-async def _agent_task(client: openai.AsyncOpenAI) -> list[Call]:
-    """One user instruction becomes a chain of model calls that share a growing prefix."""
+async def _agent_task(
+    client: openai.AsyncOpenAI, base_url: str, token: str
+) -> tuple[list[Call], list[tuple[str, int, str]]]:
+    """One user instruction becomes a chain of model calls that share a growing prefix, and tool calls
+    through /mcp under the same task (its token from the first answer)."""
     messages: list[ChatCompletionMessageParam] = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": "Our checkout latency doubled since Friday. Find out why and propose a fix."},
     ]
     session = {"x-session-id": "incident-4711"}
-    plan, text = await _chat(client, "agent: plan", messages, session)
+    tools = demo_tools.MAIL_TOOLS  # an agent offers its tools on every turn
+    plan, text = await _chat(client, "agent: plan (4 tools offered)", messages, session, tools)
+    task = plan.task_token or ""
+    session["x-taskgate-task-token"] = task
+    tool_calls = await demo_tools.mcp_calls(base_url, token, task)
     messages += [
         {"role": "assistant", "content": text},
         {
@@ -168,13 +191,13 @@ async def _agent_task(client: openai.AsyncOpenAI) -> list[Call]:
             "content": TOOL_RESULT,
         },
     ]
-    analyse, text = await _chat(client, "agent: analyse tool result", messages, session)
+    analyse, text = await _chat(client, "agent: analyse tool result", messages, session, tools)
     messages += [
         {"role": "assistant", "content": text},
         {"role": "user", "content": "Write the final answer for the on-call channel."},
     ]
-    answer = await _stream(client, "agent: final answer (stream)", messages, session)
-    return [plan, analyse, answer]
+    answer = await _stream(client, "agent: final answer (stream)", messages, session, tools)
+    return [plan, analyse, answer], tool_calls
 
 
 async def _side_work(client: openai.AsyncOpenAI) -> list[Call]:
@@ -228,12 +251,13 @@ async def _refused(client: openai.AsyncOpenAI, label: str, model: str, text: str
     return call
 
 
-async def _workload(base_url: str) -> list[Call]:
-    async with openai.AsyncOpenAI(base_url=base_url + "/v1", api_key="demo", max_retries=0) as client:
-        agent, side = await asyncio.gather(_agent_task(client), _side_work(client))
+async def _workload(base_url: str, token: str) -> tuple[list[Call], list[tuple[str, int, str]]]:
+    # the OpenAI SDK sends its api_key as the bearer token: alice's JWT
+    async with openai.AsyncOpenAI(base_url=base_url + "/v1", api_key=token, max_retries=0) as client:
+        (agent, tool_calls), side = await asyncio.gather(_agent_task(client, base_url, token), _side_work(client))
         unknown = await _refused(client, "unknown model (refused)", "gpt-nonexistent", "hi")
         card = await _refused(client, "card number (blocked)", "agent", "Charge 4111 1111 1111 1111 for the renewal.")
-        return [*agent, *side, unknown, card]
+        return [*agent, *side, unknown, card], tool_calls
 
 
 def _row(call: Call, record: dict[str, Any] | None) -> str:
@@ -255,8 +279,15 @@ def _row(call: Call, record: dict[str, Any] | None) -> str:
     )
 
 
-def _summary(calls: list[Call], records: list[dict[str, Any]], evidence_path: Path, started: float) -> str:
+def _summary(
+    calls: list[Call],
+    tool_calls: list[tuple[str, int, str]],
+    records: list[dict[str, Any]],
+    evidence_path: Path,
+    started: float,
+) -> str:
     by_id = {r["request_id"]: r for r in records}
+    first = by_id.get(calls[0].request_id, {}).get("decisions", {}).get("grant", {})
     header = (
         f"{'call':<32} {'st':>3} {'placed on':<24} {'intent':<15} {'personal data':<40} "
         f"{'ms':>7} {'ttft':>7} {'pre':>6} {'cached':>6}  steps"
@@ -274,26 +305,36 @@ def _summary(calls: list[Call], records: list[dict[str, Any]], evidence_path: Pa
         "so summaries and extraction go to the cheapest l4 pool and interactive turns to h100. personal data:",
         "what the pii step found and did: names, emails and phones are redacted before the engine sees them,",
         "an IBAN keeps its request in eu-west, a card number is refused by type (never by value).",
+        "",
+        f"The agent's task ({first.get('profile', '?')} profile): alice's role may use every mail tool, the task only "
+        "what its intent needs.",
+        f"  chat: the model was offered {', '.join(first.get('tools_checked', {}).get('granted', []))}; "
+        f"removed: {', '.join(first.get('tools_removed', [])) or '-'}",
+        *(f"  {label:<18} {status:>3}  {note}" for label, status, note in tool_calls),
         f"Evidence, one JSON record per request: {evidence_path}",
     ]
     return "\n".join(lines)
 
 
 async def _demo() -> int:
+    configure_logging("warning")
     started = time.perf_counter()
+    folder = Path(tempfile.mkdtemp(prefix="taskgate-demo-"))
+    authz, token = demo_tools.prepare(folder)
     sims, pools = await _start_pools()
     registry = default_registry()
-    app = create_app(parse_config(demo_config(pools), "<demo defaults>", registry), registry)
-    proxy, base_url = await _listen(app)
-    try:
-        calls = await _workload(base_url)
-        records = app[GATEWAY].evidence.records()
-    finally:
-        for runner in (proxy, *sims):
-            await runner.cleanup()
-    path = Path(tempfile.mkdtemp(prefix="taskgate-demo-")) / "evidence.jsonl"
+    async with demo_tools.mail_server() as mail_url:
+        app = create_app(parse_config(demo_config(pools, authz, mail_url), "<demo defaults>", registry), registry)
+        proxy, base_url = await _listen(app)
+        try:
+            calls, tool_calls = await _workload(base_url, token)
+            records = app[GATEWAY].evidence.records()
+        finally:
+            for runner in (proxy, *sims):
+                await runner.cleanup()
+    path = folder / "evidence.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    print(_summary(calls, records, path, started))
+    print(_summary(calls, tool_calls, records, path, started))
     return 0 if all(c.status for c in calls) else 1
 
 

@@ -1,0 +1,132 @@
+"""The demo's agent-gateway half: a signed-in user, an example policy, a mail tool server behind /mcp.
+
+Secrets are generated for the run; the policy is written next to the
+evidence file. The user, alice, is an operator: her role may use every mail
+tool, but a task only gets the tools its intent profile needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import socket
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import jwt
+
+ISSUER, AUDIENCE, TENANT = "https://idp.demo", "taskgate", "demo"
+IDP_ENV, TASK_ENV = "TASKGATE_DEMO_IDP_SECRET", "TASKGATE_TASK_KEY"
+POLICY = """\
+p, role:ops, demo, mail__*, call, r-ops-mail
+p, profile:code, *, mail__read, call, p-code-read
+p, profile:code, *, mail__list, call, p-code-list
+p, profile:summarise, *, mail__read, call, p-summarise-read
+p, profile:chat, *, mail__send, call, p-chat-send
+p, profile:default, *, mail__list, call, p-default-list
+p2, mail__send, *, to, provenance, x, c-recipient-from-user
+g, alice, role:ops, demo
+"""
+MAIL_TOOLS = [
+    {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+    for name in ("mail__read", "mail__list", "mail__delete", "mail__send")
+]
+
+
+def prepare(folder: Path) -> tuple[dict[str, Any], str]:
+    """The authz section for the demo and alice's bearer token; secrets exist for this run only."""
+    os.environ.setdefault(IDP_ENV, secrets.token_urlsafe(32))
+    os.environ.setdefault(TASK_ENV, secrets.token_urlsafe(32))
+    policy = folder / "policy.csv"
+    policy.write_text(POLICY)
+    section = {
+        "jwt": {
+            "issuer": ISSUER, "audience": AUDIENCE, "algorithms": ["HS256"],
+            "keys": [{"algorithm": "HS256", "secret_env": IDP_ENV}],
+        },
+        "policy": {"file": str(policy), "reload_interval_s": 0},
+        "tasks": {"signing_secret_env": TASK_ENV},
+    }  # fmt: skip
+    now = int(time.time())
+    claims = {"iss": ISSUER, "aud": AUDIENCE, "sub": "alice", "tenant": TENANT, "iat": now, "exp": now + 3600}
+    return section, jwt.encode(claims, os.environ[IDP_ENV], algorithm="HS256")
+
+
+@contextlib.asynccontextmanager
+async def mail_server() -> AsyncIterator[str]:
+    """A real MCP server (the official SDK) with four mail tools, on 127.0.0.1."""
+    import logging
+
+    import uvicorn
+    from mcp.server import MCPServer
+
+    server = MCPServer("mail")
+    logging.getLogger().setLevel(logging.WARNING)  # the SDK turns on INFO logging for everything
+
+    @server.tool()
+    def read(folder: str = "inbox") -> str:
+        """Read the newest message of a folder."""
+        return f"[{folder}] From carol@example.org: the payment-api alert fired twice after deploy 7781."
+
+    @server.tool(name="list")
+    def list_messages(folder: str = "inbox") -> list[str]:
+        """List message subjects."""
+        return [f"{folder}: payment-api alert", f"{folder}: deploy 7781 notes"]
+
+    @server.tool()
+    def delete(message_id: str) -> str:
+        """Delete a message."""
+        return f"deleted {message_id}"
+
+    @server.tool()
+    def send(to: str, body: str) -> str:
+        """Send an email."""
+        return f"sent to {to}"
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    config = uvicorn.Config(
+        server.streamable_http_app(), host="127.0.0.1", port=port, log_level="error", lifespan="on",
+        timeout_graceful_shutdown=1,
+    )  # fmt: skip
+    runner = uvicorn.Server(config)
+    task = asyncio.create_task(runner.serve())
+    for _ in range(500):
+        if runner.started:
+            break
+        await asyncio.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        runner.should_exit = True
+        await task
+
+
+async def mcp_calls(base_url: str, token: str, task_token: str) -> list[tuple[str, int, str]]:
+    """The agent's tool calls through taskgate's /mcp under its task: (label, status, note)."""
+    import httpx2
+    from mcp import Client, MCPError
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {token}", "x-taskgate-task-token": task_token}
+    out: list[tuple[str, int, str]] = []
+    async with (
+        httpx2.AsyncClient(headers=headers) as http,
+        Client(streamable_http_client(f"{base_url}/mcp", http_client=http), mode="legacy") as client,
+    ):
+        tools = sorted(t.name for t in (await client.list_tools()).tools)
+        out.append(("mcp: tools/list", 200, "sees " + ", ".join(tools)))
+        result = await client.call_tool("mail__read", {"folder": "inbox"})
+        text = result.content[0].text if result.content and hasattr(result.content[0], "text") else ""
+        out.append(("mcp: mail__read", 200, text[:60]))
+        try:
+            await client.call_tool("mail__delete", {"message_id": "42"})
+            out.append(("mcp: mail__delete", 200, "allowed"))
+        except MCPError as exc:
+            out.append(("mcp: mail__delete", 403, exc.error.message[:90]))
+    return out
