@@ -317,7 +317,6 @@ def _summary(
 
 
 async def _demo() -> int:
-    configure_logging("warning")
     started = time.perf_counter()
     folder = Path(tempfile.mkdtemp(prefix="taskgate-demo-"))
     authz, token = demo_tools.prepare(folder)
@@ -340,4 +339,5 @@ async def _demo() -> int:
 
 def run_demo() -> int:
     """Run the demo; exit status 0 when every call got an answer or a clean refusal."""
+    configure_logging("warning")  # the summary is the output; logs only for what goes wrong
     return asyncio.run(_demo())
