@@ -43,7 +43,7 @@ def load_script(path: str) -> Script:
     """Scripted replies from a YAML list; every problem names the file and the rule."""
     import yaml
 
-    from taskgate.sim.script import Rule, Script
+    from taskgate.sim.script import Rule, Script, ToolCall
 
     try:
         with open(path, encoding="utf-8") as handle:
@@ -51,14 +51,23 @@ def load_script(path: str) -> Script:
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise TaskgateError(f"{path}: cannot read the script: {exc}") from None
     if not isinstance(raw, list):
-        raise TaskgateError(f"{path}: a script is a list of rules ({{match, reply, delay_s}})")
+        raise TaskgateError(f"{path}: a script is a list of rules ({{match, reply, tool_calls, role, delay_s}})")
     rules = []
     for index, item in enumerate(raw):
         try:
-            if not isinstance(item, dict) or set(item) - {"match", "reply", "delay_s"}:
-                raise ValueError("a rule has `match`, `reply` and optionally `delay_s`, nothing else")
-            rules.append(Rule(str(item["match"]), str(item["reply"]), float(item.get("delay_s", 0.0))))
-        except (KeyError, ValueError, re.error) as exc:
+            if not isinstance(item, dict) or set(item) - {"match", "reply", "delay_s", "tool_calls", "role"}:
+                raise ValueError(
+                    "a rule has `match` and `reply` or `tool_calls`, optionally `role`, `delay_s`; nothing else"
+                )
+            calls = tuple(
+                ToolCall(str(c["name"]), dict(c.get("arguments") or {})) for c in item.get("tool_calls") or []
+            )
+            role = item.get("role")
+            rules.append(
+                Rule(str(item["match"]), str(item.get("reply", "")), float(item.get("delay_s", 0.0)), calls,
+                     str(role) if role is not None else None)
+            )  # fmt: skip
+        except (KeyError, ValueError, TypeError, re.error) as exc:
             raise TaskgateError(f"{path}: rule [{index}]: {exc}") from None
     return Script(rules)
 

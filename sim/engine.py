@@ -58,7 +58,8 @@ class Engine:
                     await self._decode_step()
                 self._emit(seq, token)
                 if scripted is not None and index == len(scripted) - 1 and len(scripted) < seq.max_tokens:
-                    seq.finish_reason = "stop"  # the script ended before the token budget did
+                    calls = seq.kinds is not None and any(k.call is not None for k in seq.kinds)
+                    seq.finish_reason = "tool_calls" if calls else "stop"  # the script ended before the budget
                 yield token
             self.metrics.finished(seq.finish_reason or "length", time.monotonic() - seq.arrival)
         finally:

@@ -19,7 +19,7 @@ from taskgate.sim.protocol import (
     parse_body,
 )
 from taskgate.sim.responses import Envelope
-from taskgate.sim.script import Script, pieces
+from taskgate.sim.script import Script, rule_pieces
 from taskgate.sim.sequence import Sequence
 from taskgate.sim.text import content_seed
 from taskgate.sim.tokens import message_text
@@ -42,7 +42,8 @@ class Api:
         req = chat_request(body, self.profile.models, self.profile.default_max_tokens)
         messages = body.get("messages")
         last = messages[-1] if isinstance(messages, list) and messages and isinstance(messages[-1], dict) else {}
-        return await self._complete(request, req, message_text(last.get("content")))
+        role = last.get("role") if isinstance(last.get("role"), str) else None
+        return await self._complete(request, req, message_text(last.get("content")), role)
 
     async def completions(self, request: web.Request) -> web.StreamResponse:
         """``POST /v1/completions``."""
@@ -76,11 +77,14 @@ class Api:
         self.engine.refresh_metrics()
         return web.Response(body=self.engine.metrics.render(), headers={"Content-Type": CONTENT_TYPE})
 
-    async def _complete(self, request: web.Request, req: GenerationRequest, last: str) -> web.StreamResponse:
+    async def _complete(
+        self, request: web.Request, req: GenerationRequest, last: str, role: str | None = None
+    ) -> web.StreamResponse:
         seq = Sequence(req.prompt, req.max_tokens, content_seed(req.model, req.prompt, req.seed))
-        rule = self.script.find(last) if self.script is not None else None
+        rule = self.script.find(last, role) if self.script is not None else None
         if rule is not None:
-            seq.scripted, seq.delay_s = pieces(rule.reply), rule.delay_s
+            scripted = rule_pieces(rule)
+            seq.scripted, seq.kinds, seq.delay_s = [p.text for p in scripted], scripted, rule.delay_s
         try:
             self.engine.check(seq)
         except CapacityError as exc:

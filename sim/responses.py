@@ -53,7 +53,11 @@ def completion(env: Envelope, seq: EngineSequence) -> Body:
     """A non-streaming chat or text completion."""
     choice: Body = {"index": 0}
     if env.chat:
-        choice["message"] = {"role": "assistant", "content": seq.text}
+        calls = seq.tool_calls() if seq.kinds else []
+        message: Body = {"role": "assistant", "content": seq.text or (None if calls else "")}
+        if calls:
+            message["tool_calls"] = calls
+        choice["message"] = message
     else:
         choice["text"] = seq.text
     choice |= {"logprobs": None, "finish_reason": seq.finish_reason}
@@ -64,8 +68,18 @@ def token_chunk(env: Envelope, seq: EngineSequence, include_usage: bool) -> Body
     """The stream chunk for the latest output token of ``seq``."""
     index = len(seq.output) - 1
     text = seq.output[index] if seq.scripted is not None else piece(seq.output[index], index)
+    kind = seq.kinds[index] if seq.kinds is not None and index < len(seq.kinds) else None
     choice: Body = {"index": 0}
-    if env.chat:
+    if env.chat and kind is not None and kind.call is not None:
+        call: Body = {"index": kind.call, "function": {"arguments": text}}
+        if kind.name:
+            call = {"index": kind.call, "id": f"call_{kind.call}", "type": "function",
+                    "function": {"name": kind.name, "arguments": text}}  # fmt: skip
+        delta: Body = {"tool_calls": [call]}
+        if index == 0:
+            delta = {"role": "assistant", **delta}
+        choice["delta"] = delta
+    elif env.chat:
         delta = {"role": "assistant", "content": text} if index == 0 else {"content": text}
         choice["delta"] = delta
     else:

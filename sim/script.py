@@ -6,25 +6,40 @@ cache and metrics behave as for any other request. The reply is emitted in
 pieces of at most four characters, so words, and addresses, span chunks.
 """
 
+import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 PIECE_CHARS = 4
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """A tool call a scripted reply emits: the function's name and its arguments (a JSON object)."""
+
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Rule:
-    """`match` is searched in the last message's text; `delay_s` is added before the prefill (real seconds)."""
+    """`match` is searched in the last message's text (of role `role`, if given); `delay_s` is added
+    before the prefill (real seconds). The reply is text, tool calls, or both."""
 
     match: str
-    reply: str
+    reply: str = ""
     delay_s: float = 0.0
+    tool_calls: tuple[ToolCall, ...] = ()
+    role: str | None = None
 
     def __post_init__(self) -> None:
         re.compile(self.match)  # a bad pattern fails when the script is built
         if self.delay_s < 0:
             raise ValueError("delay_s must not be negative")
+        if not self.reply and not self.tool_calls:
+            raise ValueError("a rule needs a reply, tool calls, or both")
 
 
 class Script:
@@ -34,10 +49,31 @@ class Script:
         self.rules = tuple(rules)
         self._compiled = [(re.compile(rule.match), rule) for rule in self.rules]
 
-    def find(self, text: str) -> Rule | None:
-        return next((rule for pattern, rule in self._compiled if pattern.search(text)), None)
+    def find(self, text: str, role: str | None = None) -> Rule | None:
+        return next(
+            (r for pattern, r in self._compiled if (r.role is None or r.role == role) and pattern.search(text)), None
+        )
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One output token of a scripted reply: content text, or a piece of tool call `call`
+    (its first piece carries the name; the rest, slices of the arguments)."""
+
+    text: str
+    call: int | None = None
+    name: str | None = None
 
 
 def pieces(reply: str) -> list[str]:
     """The reply as output tokens: consecutive slices of at most PIECE_CHARS characters."""
     return [reply[i : i + PIECE_CHARS] for i in range(0, len(reply), PIECE_CHARS)] or [""]
+
+
+def rule_pieces(rule: Rule) -> list[Piece]:
+    """A rule's whole reply as output tokens: its text first, then each tool call (name, then arguments)."""
+    out = [Piece(p) for p in pieces(rule.reply)] if rule.reply else []
+    for index, call in enumerate(rule.tool_calls):
+        out.append(Piece("", index, call.name))
+        out += [Piece(p, index) for p in pieces(json.dumps(call.arguments))]
+    return out

@@ -2,6 +2,7 @@
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from taskgate.sim.tokens import detokenize
 
@@ -18,6 +19,7 @@ class Sequence:
     output: list[str] = field(default_factory=list)
     finish_reason: str | None = None
     scripted: list[str] | None = None  # a scripted reply's pieces, emitted verbatim instead of generated text
+    kinds: list[Any] | None = None  # per scripted piece: content (None) or a tool call's Piece
     delay_s: float = 0.0  # a scripted extra wait before the prefill
 
     @property
@@ -28,7 +30,24 @@ class Sequence:
     @property
     def text(self) -> str:
         """The output so far as text."""
-        return "".join(self.output) if self.scripted is not None else detokenize(self.output)
+        if self.scripted is None:
+            return detokenize(self.output)
+        if self.kinds is None:
+            return "".join(self.output)
+        return "".join(t for t, k in zip(self.output, self.kinds, strict=False) if k.call is None)
+
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """The scripted tool calls emitted so far, whole (for a non-streamed answer)."""
+        calls: dict[int, dict[str, Any]] = {}
+        for text, kind in zip(self.output, self.kinds or [], strict=False):
+            if kind.call is None:
+                continue
+            call = calls.setdefault(kind.call, {"id": f"call_{kind.call}", "type": "function",
+                                                "function": {"name": "", "arguments": ""}})  # fmt: skip
+            if kind.name:
+                call["function"]["name"] = kind.name
+            call["function"]["arguments"] += text
+        return [calls[i] for i in sorted(calls)]
 
     @property
     def total_tokens(self) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -51,3 +52,41 @@ def test_a_script_file_is_read_and_every_problem_names_the_file_and_rule(tmp_pat
         load_script(str(extra))
     with pytest.raises(TaskgateError, match="cannot read"):
         load_script(str(tmp_path / "missing.yaml"))
+
+
+async def test_a_rule_can_emit_tool_calls_and_another_answer_the_tool_results(aiohttp_server: Any) -> None:
+    from taskgate.sim.script import ToolCall
+
+    script = Script(
+        [
+            Rule("weather", tool_calls=(ToolCall("weather", {"city": "Paris"}), ToolCall("weather", {"city": "Rome"}))),
+            Rule("°C", "Paris 18 °C, Rome 24 °C.", role="tool"),
+        ]
+    )
+    profile = dataclasses.replace(PROFILES["instant"], models=("m",))
+    server = await aiohttp_server(create_app(profile, "s", script))
+    client = openai.AsyncOpenAI(base_url=str(server.make_url("/v1")), api_key="x")
+    ask: Any = [{"role": "user", "content": "weather in Paris and Rome?"}]
+    whole = await client.chat.completions.create(model="m", messages=ask, max_tokens=100)
+    calls = whole.choices[0].message.tool_calls or []
+    assert [
+        (c.model_dump()["function"]["name"], json.loads(c.model_dump()["function"]["arguments"])) for c in calls
+    ] == [
+        ("weather", {"city": "Paris"}),
+        ("weather", {"city": "Rome"}),
+    ]
+    assert whole.choices[0].finish_reason == "tool_calls"
+    stream = await client.chat.completions.create(model="m", messages=ask, max_tokens=100, stream=True)
+    chunks = [c async for c in stream]
+    arguments: dict[int, str] = {}
+    for chunk in chunks:
+        for call in (chunk.choices[0].delta.tool_calls or []) if chunk.choices else []:
+            arguments[call.index] = arguments.get(call.index, "") + (
+                (call.function.arguments or "") if call.function else ""
+            )
+    assert {i: json.loads(a) for i, a in arguments.items()} == {0: {"city": "Paris"}, 1: {"city": "Rome"}}
+    answered: Any = [*ask, whole.choices[0].message.model_dump(exclude_none=True),
+                     {"role": "tool", "tool_call_id": "call_0", "content": "18 °C"}]  # fmt: skip
+    final = await client.chat.completions.create(model="m", messages=answered, max_tokens=100)
+    assert final.choices[0].message.content == "Paris 18 °C, Rome 24 °C."
+    await client.close()
