@@ -195,12 +195,14 @@ class ClassifyStep(Step[ClassifyParams]):
         }
         problems = []
         try:
+            http = self.services.http
+        except TaskgateError:
+            return None, "no HTTP client (taskgate explain calls no model)"
+        try:
             async with asyncio.timeout(mode.timeout_s):
                 for url, headers in self.targets:
                     try:
-                        async with self.services.http.post(
-                            f"{url}/v1/chat/completions", json=payload, headers=headers
-                        ) as r:
+                        async with http.post(f"{url}/v1/chat/completions", json=payload, headers=headers) as r:
                             if r.status != 200:
                                 problems.append(f"{url} answered {r.status}")
                                 continue

@@ -55,6 +55,14 @@ def _parser() -> argparse.ArgumentParser:
     tuning.add_argument("--tpot-ms", type=float, help="milliseconds per output token, alone")
     tuning.add_argument("--block-size", type=int, help="tokens per KV block")
     sim.set_defaults(run=_sim)
+    explain = sub.add_parser("explain", help="show the plan a request would run and each step's decision, offline")
+    explain.add_argument("-c", "--config", default=os.environ.get("TASKGATE_CONFIG"), help="YAML config file")
+    explain.add_argument("request", help="the request body as JSON: a file, or - for stdin")
+    explain.add_argument("--surface", default="chat", help="chat (default), completions, embeddings or mcp")
+    explain.add_argument(
+        "-H", "--header", action="append", default=[], help="a request header, NAME: VALUE (repeatable)"
+    )
+    explain.set_defaults(run=_explain)
     demo = sub.add_parser("demo", help="run simulated engines and the proxy, drive an agent workload, summarise")
     demo.set_defaults(run=_demo)
     return parser
@@ -79,6 +87,19 @@ def _sim(args: argparse.Namespace) -> int:
 
     overrides = {flag: getattr(args, flag) for flag in OVERRIDES}
     run_sim(args.profile, args.host, args.port, args.name, args.model, overrides, args.script)
+    return 0
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from .explain import explain, render
+
+    headers = {}
+    for header in args.header:
+        name, sep, value = header.partition(":")
+        if not sep or not name.strip():
+            raise TaskgateError(f"--header {header!r}: use NAME: VALUE")
+        headers[name.strip()] = value.strip()
+    print(render(explain(args.config, args.request, args.surface, headers)))
     return 0
 
 

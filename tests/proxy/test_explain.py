@@ -1,0 +1,62 @@
+"""`taskgate explain`: the plan and every step's decision for a request, with no upstream called."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from ..conftest import closed_port
+
+CONFIG = {
+    "routing": {
+        "pools": [
+            {"name": "eu", "region": "eu", "models": [{"name": "m"}], "endpoints": [{"name": "eu-0", "url": "URL"}]},
+            {"name": "us", "region": "us", "models": [{"name": "m"}], "endpoints": [{"name": "us-0", "url": "URL"}]},
+        ]
+    },
+    "steps": [
+        {"name": "classify", "type": "guards.classify",
+         "params": {"mode": "model", "model": {"urls": ["URL"], "model": "m"}}},
+        {"name": "pii", "type": "guards.pii", "params": {"backend": "patterns", "entities": {
+            "EMAIL_ADDRESS": {"action": "redact"}, "IBAN_CODE": {"action": "restrict", "regions": ["eu"]},
+            "CREDIT_CARD": {"action": "block"}}}},
+    ],
+    "pipelines": {"chat": ["classify", "pii", "state", "route"]},
+}  # fmt: skip
+
+
+def explain(tmp_path: Path, text: str) -> dict[str, object]:
+    url = f"http://127.0.0.1:{closed_port()}"  # nothing listens: a call to it would fail, and none may be made
+    config = tmp_path / "taskgate.yaml"
+    config.write_text(yaml.safe_dump(CONFIG).replace("URL", url))
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": text}]}))
+    done = subprocess.run(
+        [sys.executable, "-m", "taskgate", "explain", "-c", str(config), str(request)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report: dict[str, object] = json.loads(done.stdout)
+    return report
+
+
+def test_explain_shows_the_plan_and_each_decision_without_calling_upstreams(tmp_path: Path) -> None:
+    report = explain(tmp_path, "Summarise the refund for GB82 WEST 1234 5698 7654 32, mail jo@example.com")
+    assert report["outcome"] == "would be dispatched"
+    assert any("route:" in line for line in report["plan"])  # type: ignore[union-attr]
+    decisions = report["decisions"]
+    assert isinstance(decisions, dict)
+    assert decisions["intent"]["classifier"] == "local"
+    assert "explain" in decisions["intent"]["fallback"]  # the model mode asked no model
+    assert decisions["pii"]["allowed_regions"] == ["eu"]
+    assert decisions["placement"]["pool"] == "eu"
+    assert decisions["cluster"]["engines"]["eu-0"]["scraped"] is False
+
+
+def test_explain_reports_a_refusal(tmp_path: Path) -> None:
+    report = explain(tmp_path, "charge 4111 1111 1111 1111")
+    assert str(report["outcome"]).startswith("refused: 400 pii_blocked")
