@@ -197,30 +197,38 @@ class AuthorizeStep(Step[AuthorizeParams]):
         return tools
 
     def _narrow_tools(self, context: RequestContext, value: TaskGrant) -> None:
-        """Enforcement point (a): the model only sees the tools the grant allows."""
+        """Enforcement point (a): the model only sees the tools the grant allows (`tools`, and legacy `functions`)."""
         if context.surface != "chat":
             return
         body = context.json()
-        tools = body.get("tools") if isinstance(body, dict) else None
-        if not isinstance(tools, list):
+        if not isinstance(body, dict):
             return
-        kept = []
-        for tool in tools:
-            name = _tool_name(tool)
-            if name is not None and value.grant.tool(name).allowed:
-                kept.append(tool)
+        lists = (("tools", "tool_choice", _tool_name), ("functions", "function_call", _function_name))
+        for key, forced_key, name_of in lists:
+            listed = body.get(key)
+            if not isinstance(listed, list):
+                continue
+            kept = []
+            offered = value.offered if value.offered is not None else set()
+            for entry in listed:
+                name = name_of(entry)
+                if name is not None and value.grant.tool(name).allowed:
+                    kept.append(entry)
+                    offered.add(name)
+                else:
+                    value.removed_tools.append(name or "?")
+            value.offered = offered
+            if key == "tools":
+                value.kept_tools = kept
             else:
-                value.removed_tools.append(name or "?")
-        value.kept_tools = kept
-        forced = body.get("tool_choice")
-        if isinstance(forced, dict) and _tool_name(forced) in value.removed_tools:
-            verdict = value.grant.tool(str(_tool_name(forced)))
-            raise Reject(
-                403,
-                "tool_not_granted",
-                f"tool_choice names {verdict.tool!r}, which this task may not use: {verdict.reason}",
-                "permission_error",
-            )
+                value.kept_functions = kept
+            forced = body.get(forced_key)
+            forced_name = name_of(forced) if isinstance(forced, dict) else None
+            if forced_name is not None and forced_name not in offered:
+                verdict = value.grant.tool(forced_name)
+                reason = verdict.reason if not verdict.allowed else "it is not among the tools the request offers"
+                message = f"{forced_key} names {forced_name!r}, which this task may not use: {reason}"
+                raise Reject(403, "tool_not_granted", message, "permission_error")
 
 
 def _function_name(function: Any) -> str | None:

@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from multidict import CIMultiDict
+
 from taskgate.dag import Execution, Halt, StepFailed
 from taskgate.errors import TaskgateError
 from taskgate.plugins import PLACEMENT, REQUEST, Placement, Reject, RequestContext
@@ -35,10 +37,10 @@ def explain(config_path: str, request: str, surface: str, headers: dict[str, str
     if surface not in gateway.plans:
         raise TaskgateError(f"no plan for surface {surface!r} (plans: {', '.join(sorted(gateway.plans))})")
     plan = gateway.plans[surface]
-    context = RequestContext("explain", surface, PATHS.get(surface, "/mcp"), headers, body)
+    context = RequestContext("explain", surface, PATHS.get(surface, "/mcp"), CIMultiDict(headers), body)
     try:
         context.json()
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise TaskgateError(f"the request is not JSON: {exc}") from None
     report: dict[str, Any] = {"surface": surface, "plan": plan.describe()}
     run = Execution(plan, {REQUEST: context})

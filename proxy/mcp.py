@@ -320,6 +320,9 @@ async def _call(
     except UpstreamDown as exc:
         log.outcome = "upstream_unavailable"
         raise RpcError(INTERNAL_ERROR, str(exc)) from None
+    except Exception:  # the refresh of the upstream's tool list failed: the call cannot be checked
+        log.outcome = "upstream_error: tools/list"
+        raise RpcError(INTERNAL_ERROR, f"MCP server {upstream.name!r} could not list its tools") from None
     if tool not in listed:  # exactly a listed name: a lenient upstream must not resolve variants past the policy
         raise RpcError(INVALID_PARAMS, f"unknown tool {params.name!r}")
     started = time.perf_counter()

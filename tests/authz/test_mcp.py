@@ -12,6 +12,7 @@ import pytest
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
+from taskgate.proxy.mcp import UPSTREAMS
 from taskgate.proxy.state import GATEWAY
 
 from .conftest import Keys
@@ -201,3 +202,21 @@ async def test_the_same_user_may_delete_under_a_cleanup_task_but_not_under_a_sum
     assert "mail__delete" in names
     assert deleted.content[0].text == "deleted 42"  # type: ignore[union-attr]
     assert "c-old-mail-only" in caught.value.error.message
+
+
+async def test_a_failed_refresh_of_an_upstreams_tool_list_is_a_json_rpc_error(gateway: tuple[Any, Keys]) -> None:
+    from mcp.types import ErrorData
+
+    client, _ = gateway
+    async with summary_session(gateway) as mcp:
+        await mcp.call_tool("mail__read", {})
+        upstream = client.app[UPSTREAMS].by_name["mail"]
+
+        async def broken(_client: Any) -> None:
+            raise MCPError.from_error_data(ErrorData(code=-32603, message="listing failed"))
+
+        upstream._list, upstream._listed_at = broken, 0.0
+        with pytest.raises(MCPError) as caught:
+            await mcp.call_tool("mail__read", {})
+    assert caught.value.error.code == -32603
+    assert "could not list its tools" in caught.value.error.message

@@ -269,3 +269,16 @@ async def test_a_policy_with_model_rules_limits_which_models_a_task_may_use(
     error = (await refused.json())["error"]
     assert error["code"] == "model_not_granted"
     assert "mail_cleanup" in error["message"]
+
+
+async def test_legacy_functions_are_narrowed_and_a_forced_denied_function_is_refused(gateway: Any) -> None:
+    client, upstream, keys = gateway
+    functions = [{"name": n, "parameters": {"type": "object"}} for n in ("mail__read", "mail__delete")]
+    body = {"model": "m", "messages": [{"role": "user", "content": "summarise my email"}], "functions": functions}
+    resp = await client.post("/v1/chat/completions", json=body, headers=bearer(keys))
+    assert resp.status == 200
+    assert [f["name"] for f in upstream.bodies[-1]["functions"]] == ["mail__read"]
+    forced = {**body, "function_call": {"name": "mail__delete"}}
+    resp = await client.post("/v1/chat/completions", json=forced, headers=bearer(keys))
+    assert resp.status == 403
+    assert (await resp.json())["error"]["code"] == "tool_not_granted"

@@ -29,14 +29,15 @@ CONFIG = {
 }  # fmt: skip
 
 
-def explain(tmp_path: Path, text: str) -> dict[str, object]:
+def explain(tmp_path: Path, text: str, *headers: str) -> dict[str, object]:
     url = f"http://127.0.0.1:{closed_port()}"  # nothing listens: a call to it would fail, and none may be made
     config = tmp_path / "taskgate.yaml"
     config.write_text(yaml.safe_dump(CONFIG).replace("URL", url))
     request = tmp_path / "request.json"
     request.write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": text}]}))
+    flags = [arg for header in headers for arg in ("-H", header)]
     done = subprocess.run(
-        [sys.executable, "-m", "taskgate", "explain", "-c", str(config), str(request)],
+        [sys.executable, "-m", "taskgate", "explain", "-c", str(config), str(request), *flags],
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -45,7 +46,11 @@ def explain(tmp_path: Path, text: str) -> dict[str, object]:
 
 
 def test_explain_shows_the_plan_and_each_decision_without_calling_upstreams(tmp_path: Path) -> None:
-    report = explain(tmp_path, "Summarise the refund for GB82 WEST 1234 5698 7654 32, mail jo@example.com")
+    report = explain(
+        tmp_path,
+        "Summarise the refund for GB82 WEST 1234 5698 7654 32, mail jo@example.com",
+        "X-TASKGATE-CLASS: background",
+    )
     assert report["outcome"] == "would be dispatched"
     plan = report["plan"]
     assert isinstance(plan, list)
@@ -53,6 +58,7 @@ def test_explain_shows_the_plan_and_each_decision_without_calling_upstreams(tmp_
     decisions = report["decisions"]
     assert isinstance(decisions, dict)
     assert decisions["intent"]["classifier"] == "local"
+    assert decisions["intent"]["request_class"] == "background"  # header names match case-insensitively
     assert "explain" in decisions["intent"]["fallback"]  # the model mode asked no model
     assert decisions["pii"]["allowed_regions"] == ["eu"]
     assert decisions["placement"]["pool"] == "eu"
