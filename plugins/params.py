@@ -44,4 +44,6 @@ def _reason(item: Any) -> str:
         return "unknown key (check its spelling, or remove it)"
     if item["type"] == "missing":
         return "required key is missing"
+    if item["type"] == "value_error":  # our own validators' sentences, without pydantic's prefix
+        return str(item["msg"]).removeprefix("Value error, ")
     return str(item["msg"])
