@@ -18,7 +18,8 @@ from typing import Any
 
 import jwt
 
-from taskgate.plugins import REQUEST, Inputs, NoParams, Reject, RequestContext, Step
+from taskgate.errors import TaskgateError
+from taskgate.plugins import REQUEST, Inputs, NoParams, Reject, RequestContext, Services, Step
 
 from .config import AuthzConfig, JwtConfig
 from .identity import IDENTITY, Identity, words
@@ -135,6 +136,16 @@ def _refusal(error: Exception | None) -> Unauthenticated:
     return Unauthenticated("token_invalid", "the token is not valid", type(error).__name__ if error else "unknown")
 
 
+def authenticator(services: Services) -> Authenticator:
+    """The app's one Authenticator (its cache of verified tokens is shared by every surface)."""
+    config = services.section("authz", AuthzConfig)
+    if config.jwt is None:
+        raise TaskgateError("authentication needs the `authz.jwt` section: issuer, audience, keys")
+    jwt_config = config.jwt
+    found: Authenticator = services.shared("authz.authenticator", lambda: Authenticator(jwt_config))
+    return found
+
+
 class AuthenticateStep(Step[NoParams]):
     """Provides `identity` from the request's bearer token; refuses with 401 otherwise."""
 
@@ -144,10 +155,7 @@ class AuthenticateStep(Step[NoParams]):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        config = self.services.section("authz", AuthzConfig)
-        if config.jwt is None:
-            raise ValueError("authz.authenticate needs the `authz.jwt` section: issuer, audience, keys")
-        self.authenticator = self.services.shared("authz.authenticator", lambda: Authenticator(config.jwt))  # type: ignore[arg-type]
+        self.authenticator = authenticator(self.services)
 
     async def run(self, inputs: Inputs) -> Identity:
         context: RequestContext = inputs[REQUEST]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -168,8 +167,3 @@ class AuthzConfig(Params):
         if self.tasks is not None and any(k.algorithm == "HS256" and k.key == self.tasks.secret for k in jwt_keys):
             raise ValueError("tasks.signing_secret_env holds the same secret as an HS256 key of jwt.keys; use another")
         return self
-
-
-def jwks_document(keys: list[dict[str, Any]]) -> str:
-    """A JWKS file's text (tests and examples)."""
-    return json.dumps({"keys": keys})

@@ -20,7 +20,6 @@ from casbin.util import key_match
 
 from .policy import Constraint, Policy, Rule
 
-SCOPE_PREFIX = "tool:"
 MEMO_LIMIT = 4096
 EVIDENCE_LIMIT = 64
 

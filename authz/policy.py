@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -64,7 +63,7 @@ class Policy:
     rules: dict[str, list[Rule]]
     constraints: list[Constraint]
     source: str
-    loaded_at: float = field(default_factory=time.time)
+    governs_models: bool = False  # any `use` rows: without one, models are not restricted
 
     def roles(self, principal: str, tenant: str) -> list[str]:
         """Every role `principal` holds in `tenant`, inherited ones included."""
@@ -72,11 +71,6 @@ class Policy:
 
     def rules_for(self, subject: str, tenant: str, action: str = "call") -> list[Rule]:
         return [r for r in self.rules.get(subject, ()) if r.action == action and r.tenant in (tenant, "*")]
-
-    @property
-    def governs_models(self) -> bool:
-        """Whether any rule grants models (`use` rows); without one, models are not restricted."""
-        return any(r.action == "use" for rules in self.rules.values() for r in rules)
 
     def constraints_for(self, tool: str, profile: str) -> list[Constraint]:
         return [
@@ -119,7 +113,8 @@ def load(model: Path | None, policy: Path, generation: int) -> Policy:
         enforcer.enforce("probe", "probe", "probe", "call")  # a model whose matcher cannot run fails here
     except Exception as exc:
         raise PolicyError(f"{policy}: the model's matcher fails: {exc}") from None
-    return Policy(enforcer, generation, rules, constraints, str(policy))
+    governs = any(r.action == "use" for subject in rules.values() for r in subject)
+    return Policy(enforcer, generation, rules, constraints, str(policy), governs)
 
 
 def _check_lines(policy: Path, text: str) -> None:
@@ -183,7 +178,6 @@ class PolicyStore:
         self.current = load(model, path, 1)
         self._loaded_mtime = self._mtime
         self.reloads = {"ok": 0, "refused": 0}
-        self.last_error: str | None = None
         self._lock = asyncio.Lock()  # one reload at a time: the newest file wins, generations only go up
 
     def _stat(self) -> float:
@@ -204,13 +198,11 @@ class PolicyStore:
         except PolicyError as exc:
             self.reloads["refused"] += 1
             self._on_reload("refused")
-            self.last_error = str(exc)
             log.error("policy_reload_refused", file=str(self.path), reason=str(exc), kept=self.current.generation)
             return False
         self.current, self._loaded_mtime = fresh, mtime
         self.reloads["ok"] += 1
         self._on_reload("ok")
-        self.last_error = None
         log.warning("policy_reloaded", file=str(self.path), generation=fresh.generation)
         if announce and self.redis_url:
             await self._announce()

@@ -116,6 +116,12 @@ class PiiParams(Params):
         return self
 
 
+def action_of(rules: Mapping[str, EntityRule], default: str, entity: str) -> str:
+    """The action for an entity type: its rule's, or the default for types not listed."""
+    rule = rules.get(entity)
+    return rule.action if rule is not None else default
+
+
 class PiiMetrics:
     def __init__(self, services: Services):
         self.findings = PromCounter(
@@ -150,8 +156,7 @@ class PiiVerdict:
     _output: Any = None  # the step, when it guards answers
 
     def action(self, entity: str) -> str:
-        rule = self.rules.get(entity)
-        return rule.action if rule is not None else self.default
+        return action_of(self.rules, self.default, entity)
 
     def edit_body(self, body: dict[str, Any]) -> bool:
         """Replace every scanned text that had something to redact, wherever it sits in the body now.
@@ -240,8 +245,7 @@ class PiiStep(Step[PiiParams]):
         self.small_pool.shutdown(wait=False, cancel_futures=True)
 
     def _action(self, entity: str) -> str:
-        rule = self.params.entities.get(entity)
-        return rule.action if rule is not None else self.params.default_action
+        return action_of(self.params.entities, self.params.default_action, entity)
 
     async def run(self, inputs: Inputs) -> PiiVerdict:
         context: RequestContext = inputs[REQUEST]

@@ -23,6 +23,13 @@ class RequestContext:
     _json: Any = field(default=None, repr=False)
     _parsed: bool = field(default=False, repr=False)
 
+    @classmethod
+    def parsed(
+        cls, id: str, surface: str, path: str, headers: Mapping[str, str], body: bytes, value: Any
+    ) -> RequestContext:
+        """A context whose body the caller has parsed already: steps read that parse."""
+        return cls(id, surface, path, headers, body, value, True)
+
     def json(self) -> Any:
         """The body parsed as JSON (cached); raises ValueError if it is not JSON."""
         if not self._parsed:

@@ -39,15 +39,16 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from pydantic import ValidationError
 
 from taskgate import __version__
-from taskgate.authz.authenticate import Authenticator
-from taskgate.authz.config import AuthzConfig
+from taskgate.authz.authenticate import Authenticator, authenticator
 from taskgate.authz.identity import Identity
-from taskgate.dag import Execution, Halt, StepFailed
-from taskgate.plugins import REQUEST, Reject, RequestContext
+from taskgate.dag import Halt, StepFailed
+from taskgate.errors import TaskgateError
+from taskgate.plugins import Reject, RequestContext
 
 from .config import MCP
 from .evidence import Evidence
 from .mcp_upstream import UpstreamDown, Upstreams
+from .outputs import apply_edits, response_filters, run_plan, step_outputs
 from .relay import FilterChain
 from .state import EVIDENCE, GATEWAY, Gateway
 
@@ -183,7 +184,9 @@ async def post(request: web.Request) -> web.Response:
             return web.json_response(
                 {"jsonrpc": "2.0", "id": message_id, "result": result}, headers={SESSION_HEADER: sid}
             )
-        result = await _request(request, message, raw)
+        # parsed once: the plan's steps read this parse, not the bytes again
+        context = RequestContext.parsed(evidence.request_id, MCP, request.path, request.headers, raw, parsed)
+        result = await _request(request, message, context)
         return web.json_response({"jsonrpc": "2.0", "id": message_id, "result": result})
     except Reject as exc:  # authentication, before any plan ran
         evidence.fail(exc.code, exc.message, None, exc.details)
@@ -209,21 +212,20 @@ def _from_reject(exc: Reject) -> RpcError:
     return RpcError(code, exc.message, 401 if exc.status == 401 else 200, data, exc.headers)
 
 
-async def _request(request: web.Request, message: JSONRPCRequest, raw: bytes) -> dict[str, Any]:
+async def _request(request: web.Request, message: JSONRPCRequest, context: RequestContext) -> dict[str, Any]:
     gateway = request.app[GATEWAY]
     session = _session(request)
     if message.method == "ping":
         return {}
     if message.method not in ("tools/list", "tools/call"):
         raise RpcError(METHOD_NOT_FOUND, f"method {message.method!r} is not served by this gateway (it serves tools)")
-    context = RequestContext(request[EVIDENCE].request_id, MCP, request.path, request.headers, raw)
     values = await _plan(gateway, context, request[EVIDENCE])
     log = McpDispatch(message.method)
     request[EVIDENCE].dispatch = log
-    outputs = [values[key] for key in gateway.outputs[MCP] if key in values]
+    outputs = step_outputs(gateway, MCP, values)
     if message.method == "tools/list":
         return await _list(request, values, log, session.version)
-    return await _call(request, message, outputs, log, session.version)
+    return await _call(request, context, outputs, log, session.version)
 
 
 def _initialize(request: web.Request, message: JSONRPCRequest) -> tuple[dict[str, Any], str]:
@@ -255,21 +257,17 @@ def _session(request: web.Request) -> Session:
 
 
 def _authenticator(request: web.Request) -> Authenticator:
-    services = request.app[GATEWAY].services
-    config = services.section("authz", AuthzConfig)
-    if config.jwt is None:
-        raise RpcError(INTERNAL_ERROR, "the gateway has no authz.jwt section", 500)
-    jwt_config = config.jwt
-    found: Authenticator = services.shared("authz.authenticator", lambda: Authenticator(jwt_config))
-    return found
+    try:
+        return authenticator(request.app[GATEWAY].services)
+    except TaskgateError as exc:
+        raise RpcError(INTERNAL_ERROR, str(exc), 500) from None
 
 
 async def _plan(gateway: Gateway, context: RequestContext, evidence: Evidence) -> dict[str, Any]:
-    run = Execution(gateway.plans[MCP], {REQUEST: context}, gateway.pool)
     try:
-        return await run.run()
+        return await run_plan(gateway, MCP, context, evidence)
     except Reject as exc:
-        step = next((r.name for r in run.records if r.outcome.value == "halted"), None)
+        step = next((r.name for r in evidence.steps if r.outcome.value == "halted"), None)
         evidence.fail(exc.code, exc.message, step, exc.details)
         raise _from_reject(exc) from None
     except Halt as exc:
@@ -277,10 +275,6 @@ async def _plan(gateway: Gateway, context: RequestContext, evidence: Evidence) -
     except StepFailed as exc:
         evidence.fail("step_failed", str(exc), exc.step)
         raise RpcError(INTERNAL_ERROR, f"step {exc.step!r} could not decide, so the call was not forwarded") from None
-    finally:
-        evidence.steps = run.records
-        evidence.add_decisions(run.values)
-        gateway.metrics.observe_steps(run.records)
 
 
 def _rule(details: dict[str, Any]) -> dict[str, Any]:
@@ -299,13 +293,10 @@ async def _list(request: web.Request, values: dict[str, Any], log: McpDispatch, 
 
 
 async def _call(
-    request: web.Request, message: JSONRPCRequest, outputs: list[Any], log: McpDispatch, version: str
+    request: web.Request, context: RequestContext, outputs: list[Any], log: McpDispatch, version: str
 ) -> dict[str, Any]:
-    body = json.loads(await request.read())
-    for value in outputs:  # the pii step's redactions, applied to the arguments the upstream will see
-        edit = getattr(value, "edit_body", None)
-        if callable(edit):
-            edit(body)
+    body = dict(context.json())
+    apply_edits(body, outputs)  # the pii step's redactions, applied to the arguments the upstream will see
     try:
         params = CallToolRequestParams.model_validate(body.get("params") or {})
     except ValidationError:
@@ -338,7 +329,7 @@ async def _call(
         log.ms = _ms(started)
     log.outcome = "completed" if not result.is_error else "tool_error"
     data = serialize_server_result("tools/call", version, _dump(result))
-    filters = [f for v in outputs if callable(m := getattr(v, "response_filter", None)) and (f := m(MCP)) is not None]
+    filters = response_filters(outputs, MCP)
     if filters:  # tool results pass the output guards (pii) before they return
         try:
             data = json.loads(FilterChain(filters).whole(json.dumps(data).encode()))

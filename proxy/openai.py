@@ -9,11 +9,11 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from taskgate.dag import Execution
-from taskgate.plugins import PAYLOAD, PLACEMENT, REQUEST, Endpoint, Placement, RequestContext, ResponseFilter
+from taskgate.plugins import PAYLOAD, PLACEMENT, Endpoint, Placement, RequestContext, ResponseFilter
 
 from .errors import ClientError, PlanIncomplete, UpstreamUnavailable
 from .evidence import Evidence
+from .outputs import added_headers, apply_edits, release, response_filters, run_plan, step_outputs
 from .relay import CLIENT_LEFT, Dispatch, FilterChain, relay_stream, relay_whole, response_headers, send
 from .state import EVIDENCE, GATEWAY, Gateway
 
@@ -39,52 +39,28 @@ async def serve(request: web.Request, surface: str) -> web.StreamResponse:
     gateway, evidence = request.app[GATEWAY], request[EVIDENCE]
     evidence.surface = surface
     context = await _read(request, surface, evidence)
-    run = Execution(gateway.plans[surface], {REQUEST: context}, gateway.pool)
-    try:
-        values = await run.run()
-    except BaseException:
-        _release(run.values.get(PLACEMENT))  # placed, then a later step stopped the request
-        raise
-    finally:
-        evidence.steps = run.records
-        evidence.add_decisions(run.values)  # also when a step stopped the request: what was decided so far
-        gateway.metrics.observe_steps(run.records)
+    values = await run_plan(gateway, surface, context, evidence)
     placement = values.get(PLACEMENT)
     if not isinstance(placement, Placement):
         raise PlanIncomplete(f"plan {surface!r} gave no placement (got {type(placement).__name__})")
-    outputs = [values[key] for key in gateway.outputs[surface] if key in values]
+    outputs = step_outputs(gateway, surface, values)
     try:
         body = _body(context, values.get(PAYLOAD), placement, outputs)
     except BaseException:
-        _release(placement)
+        release(placement)
         raise
-    filters = [f for v in outputs if (f := _response_filter(v, surface)) is not None]
-    extra = {k: v for o in outputs if callable(h := getattr(o, "response_headers", None)) for k, v in h().items()}
-    return await _dispatch(request, gateway, evidence, placement, body, filters, extra)
+    filters = response_filters(outputs, surface)
+    return await _dispatch(request, gateway, evidence, placement, body, filters, added_headers(outputs))
 
 
 def _body(context: RequestContext, payload: Any, placement: Placement, outputs: list[Any]) -> bytes:
     """The bytes to send: the client's own unless a step edited the body or the model is an alias."""
     body = dict(payload if isinstance(payload, dict) else context.json())
-    edited = payload is not None
-    for value in outputs:
-        edit = getattr(value, "edit_body", None)  # BodyEdit; duck-typed, isinstance on a Protocol is slow
-        if callable(edit):
-            edited = bool(edit(body)) or edited
+    edited = apply_edits(body, outputs) or payload is not None
     if not edited and placement.model == context.model:
         return context.body
     body["model"] = placement.model
     return json.dumps(body).encode()
-
-
-def _response_filter(value: Any, surface: str) -> ResponseFilter | None:
-    make = getattr(value, "response_filter", None)  # OutputGuard
-    return make(surface) if callable(make) else None
-
-
-def _release(placement: Any) -> None:
-    if isinstance(placement, Placement) and placement.observer is not None:
-        placement.observer.finished(None, None)
 
 
 async def _read(request: web.Request, surface: str, evidence: Evidence) -> RequestContext:

@@ -16,7 +16,7 @@ from typing import Any
 
 from aiohttp import web
 
-from taskgate.authz.authenticate import Authenticator
+from taskgate.authz.authenticate import Authenticator, authenticator
 from taskgate.authz.authorizer import Authorizer, authorizer
 from taskgate.authz.config import AuthzConfig
 from taskgate.authz.tasks import TaskTokenError
@@ -35,9 +35,8 @@ def add_routes(app: web.Application, services: Services) -> bool:
     config = services.sections.get("authz")
     if not isinstance(config, AuthzConfig) or config.jwt is None or config.policy is None or config.tasks is None:
         return False
-    jwt_config = config.jwt
     app[AUTHORIZER] = authorizer(services)
-    app[AUTHENTICATOR] = services.shared("authz.authenticator", lambda: Authenticator(jwt_config))
+    app[AUTHENTICATOR] = authenticator(services)
     app.router.add_post("/v1/tasks/token", exchange)
     app.router.add_post("/v1/tasks/{task}/revoke", revoke)
     return True
