@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import os
 import platform
 import random
@@ -112,17 +111,9 @@ def free_port() -> int:
 
 
 async def bench_mcp(calls: int) -> list[dict[str, Any]]:
-    import httpx2
-    import jwt
-    import uvicorn
-    from aiohttp import web
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
     from mcp.server import MCPServer
 
-    from taskgate.proxy.app import create_app, default_registry
-    from taskgate.proxy.config import parse_config
-    from taskgate.proxy.state import GATEWAY
+    from taskgate.proxy.demo_tools import serving
 
     upstream = MCPServer("mail")
 
@@ -131,17 +122,21 @@ async def bench_mcp(calls: int) -> list[dict[str, Any]]:
         """Read the newest message."""
         return f"[{folder}] the quarterly numbers are attached"
 
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(upstream.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning",
-                       lifespan="on", timeout_graceful_shutdown=1)
-    )  # fmt: skip
-    serving = asyncio.create_task(server.serve())
-    for _ in range(500):
-        if server.started:
-            break
-        await asyncio.sleep(0.02)
-    logging.getLogger().setLevel(logging.WARNING)  # the SDK server turns on INFO logging for everything
+    async with serving(upstream) as upstream_url:
+        return await _compare(upstream_url, calls)
+
+
+async def _compare(upstream_url: str, calls: int) -> list[dict[str, Any]]:
+    import httpx2
+    import jwt
+    from aiohttp import web
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from taskgate.proxy.app import create_app, default_registry
+    from taskgate.proxy.config import parse_config
+    from taskgate.proxy.state import GATEWAY
+
     secret = "bench-hmac-secret-of-thirty-two-characters!"
     os.environ.update({"BENCH_IDP_SECRET": secret, "TASKGATE_TASK_KEY": secret + "-tasks"})
     folder = Path(tempfile.mkdtemp())
@@ -155,7 +150,7 @@ async def bench_mcp(calls: int) -> list[dict[str, Any]]:
             "policy": {"file": str(folder / "policy.csv")},
             "tasks": {},
         },
-        "mcp": {"servers": [{"name": "mail", "url": f"http://127.0.0.1:{port}/mcp"}]},
+        "mcp": {"servers": [{"name": "mail", "url": upstream_url}]},
         "steps": [
             {"name": "authn", "type": "authz.authenticate"},
             {"name": "authorize", "type": "authz.authorize"},
@@ -177,7 +172,7 @@ async def bench_mcp(calls: int) -> list[dict[str, Any]]:
     rows = []
     bearer = {"Authorization": f"Bearer {token}"}
     targets = [
-        ("direct to the MCP server", f"http://127.0.0.1:{port}/mcp", {}),
+        ("direct to the MCP server", upstream_url, {}),
         ("through taskgate /mcp", f"http://127.0.0.1:{gateway_port}/mcp", bearer),
     ]
     for name, url, headers in targets:
@@ -199,8 +194,6 @@ async def bench_mcp(calls: int) -> list[dict[str, Any]]:
     legs = [r["dispatch"]["ms"] for r in records if r.get("dispatch", {}).get("tool") == "read"]
     rows[1]["upstream_leg_p50_ms"] = pct(legs[-calls:], 0.5)
     await runner.cleanup()
-    server.should_exit = True
-    await serving
     return rows
 
 

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import secrets
 import socket
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jwt
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
 
 ISSUER, AUDIENCE, TENANT = "https://idp.demo", "taskgate", "demo"
 IDP_ENV, TASK_ENV = "TASKGATE_DEMO_IDP_SECRET", "TASKGATE_TASK_KEY"
@@ -59,13 +63,9 @@ def prepare(folder: Path) -> tuple[dict[str, Any], str]:
 @contextlib.asynccontextmanager
 async def mail_server() -> AsyncIterator[str]:
     """A real MCP server (the official SDK) with four mail tools, on 127.0.0.1."""
-    import logging
-
-    import uvicorn
     from mcp.server import MCPServer
 
     server = MCPServer("mail")
-    logging.getLogger().setLevel(logging.WARNING)  # the SDK turns on INFO logging for everything
 
     @server.tool()
     def read(folder: str = "inbox") -> str:
@@ -87,19 +87,35 @@ async def mail_server() -> AsyncIterator[str]:
         """Send an email."""
         return f"sent to {to}"
 
+    async with serving(server) as url:
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def serving(server: MCPServer) -> AsyncIterator[str]:
+    """Serve an SDK MCP server over Streamable HTTP on a free 127.0.0.1 port, in this event loop; yields its URL.
+
+    The demo, the tests and the benchmarks start their tool servers this way.
+    """
+    import uvicorn
+
+    logging.getLogger().setLevel(logging.WARNING)  # the SDK turns on INFO logging for everything
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = int(sock.getsockname()[1])
     config = uvicorn.Config(
         server.streamable_http_app(), host="127.0.0.1", port=port, log_level="error", lifespan="on",
-        timeout_graceful_shutdown=1,
+        timeout_graceful_shutdown=1,  # a client holding a stream open must not stall the shutdown
     )  # fmt: skip
     runner = uvicorn.Server(config)
     task = asyncio.create_task(runner.serve())
     for _ in range(500):
-        if runner.started:
+        if runner.started or task.done():
             break
         await asyncio.sleep(0.01)
+    if not runner.started:
+        await task  # raises what stopped it (a port taken, say)
+        raise RuntimeError("the MCP server did not start")
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

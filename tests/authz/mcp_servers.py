@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import AsyncIterator
-
-import uvicorn
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 
-from ..conftest import closed_port
+from taskgate.proxy.demo_tools import serving
+
+__all__ = ["files_server", "mail_server", "serving"]
 
 
 def mail_server() -> MCPServer:
@@ -53,23 +50,3 @@ def files_server() -> MCPServer:
         return f"contents of {path}"
 
     return server
-
-
-@contextlib.asynccontextmanager
-async def serving(server: MCPServer) -> AsyncIterator[str]:
-    port = closed_port()
-    app = server.streamable_http_app()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=1
-    )
-    runner = uvicorn.Server(config)
-    task = asyncio.create_task(runner.serve())
-    for _ in range(200):
-        if runner.started:
-            break
-        await asyncio.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        runner.should_exit = True
-        await task
