@@ -70,11 +70,8 @@ class ToolCallGuard:
 
     # whole answers
     def whole(self, body: bytes) -> bytes:
-        try:
-            answer = json.loads(body)
-        except (ValueError, RecursionError):
-            if any(marker in body for marker in _CALL_MARKERS):
-                raise OutputRefused("the answer mentions a tool call but is not JSON the guard can read") from None
+        answer = _load(body, "the answer")
+        if answer is _UNREADABLE:
             return body
         choices = answer.get("choices") if isinstance(answer, dict) else None
         if not isinstance(choices, list):
@@ -130,7 +127,7 @@ class ToolCallGuard:
 
     # streams
     def chunk(self, data: bytes) -> bytes:
-        return b"".join(self._event(event) for event in self._events.feed(data))
+        return sse.each_event(self._events, data, self._event)
 
     def end(self) -> bytes:
         rest = self._events.rest()
@@ -142,11 +139,8 @@ class ToolCallGuard:
             return event
         if payload.strip() == b"[DONE]":
             return self._flush() + event
-        try:
-            chunk = json.loads(payload)
-        except (ValueError, RecursionError):
-            if any(marker in payload for marker in _CALL_MARKERS):
-                raise OutputRefused("an event mentions a tool call but is not JSON the guard can read") from None
+        chunk = _load(payload, "an event")
+        if chunk is _UNREADABLE:
             return event
         choices = chunk.get("choices") if isinstance(chunk, dict) else None
         if not isinstance(choices, list) or not any(_has_calls(c) or _finished(c) for c in choices):
@@ -225,6 +219,19 @@ class ToolCallGuard:
             out.append(b"data: " + json.dumps({**self._envelope, "choices": [choice]}).encode() + b"\n\n")
         self._calls.clear()
         return b"".join(out)
+
+
+_UNREADABLE = object()
+
+
+def _load(data: bytes, what: str) -> Any:
+    """JSON, or _UNREADABLE; unreadable data that mentions a tool call is refused, never passed on unchecked."""
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        if any(marker in data for marker in _CALL_MARKERS):
+            raise OutputRefused(f"{what} mentions a tool call but is not JSON the guard can read") from None
+        return _UNREADABLE
 
 
 def _has_calls(choice: Any) -> bool:

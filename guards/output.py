@@ -110,7 +110,7 @@ class StreamRedactor(_Guard):
         return body  # not a stream; WholeRedactor handles those
 
     def chunk(self, data: bytes) -> bytes:
-        return b"".join(self._event(event) for event in self._events.feed(data))
+        return sse.each_event(self._events, data, self._event)
 
     def end(self) -> bytes:
         rest = self._events.rest()

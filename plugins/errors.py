@@ -52,5 +52,10 @@ class OutputRefused(TaskgateError):
     """An output guard cannot let the answer through as it is; the message, for the client, says why.
 
     Raised from a ResponseFilter: a streamed answer ends with an error event,
-    a whole one becomes an error response. Nothing unchecked is passed on.
+    a whole one becomes an error response. Nothing unchecked is passed on;
+    `partial` carries what the filter had already checked and let through.
     """
+
+    def __init__(self, message: str, partial: bytes = b""):
+        super().__init__(message)
+        self.partial = partial

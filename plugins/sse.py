@@ -10,6 +10,7 @@ not pass it on unchecked.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .errors import OutputRefused
 
@@ -46,6 +47,23 @@ class EventSplitter:
         """What is left when the stream ends (an event without its blank line), or b""."""
         rest, self._buffer, self._scanned = self._buffer, b"", 0
         return rest
+
+
+def each_event(splitter: EventSplitter, data: bytes, handle: Callable[[bytes], bytes]) -> bytes:
+    """Feed `data` and pass each complete event through `handle`, joined.
+
+    If `handle` refuses an event, what the events before it became rides on
+    the refusal as `partial`, so a client still gets the part of the answer
+    that was checked.
+    """
+    out: list[bytes] = []
+    try:
+        for event in splitter.feed(data):
+            out.append(handle(event))
+    except OutputRefused as exc:
+        exc.partial = b"".join(out) + exc.partial
+        raise
+    return b"".join(out)
 
 
 def parse(event: bytes) -> tuple[list[bytes], bytes | None]:

@@ -143,8 +143,15 @@ class FilterChain:
         return body
 
     def chunk(self, data: bytes) -> bytes:
-        for f in self.filters:
-            data = f.chunk(data)
+        return self._through(data, 0)
+
+    def _through(self, data: bytes, start: int) -> bytes:
+        for position in range(start, len(self.filters)):
+            try:
+                data = self.filters[position].chunk(data)
+            except OutputRefused as exc:  # what this guard let through still passes the guards after it
+                exc.partial = self._through(exc.partial, position + 1) if exc.partial else b""
+                raise
         return data
 
     def end(self) -> bytes:
@@ -230,8 +237,9 @@ async def relay_stream(
         if not isinstance(exc, OutputRefused):
             logger.exception("output_guard_failed")
         message = str(exc) if isinstance(exc, OutputRefused) else "an output guard failed; the rest was withheld"
+        checked = exc.partial if isinstance(exc, OutputRefused) else b""
         with contextlib.suppress(ConnectionResetError):
-            await out.write(sse_error("output_refused", message))
+            await out.write(checked + sse_error("output_refused", message))
     finally:
         if log.outcome == "completed":
             upstream.release()
