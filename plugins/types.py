@@ -32,7 +32,13 @@ class BodyEdit(Protocol):
 
 
 class ResponseFilter(Protocol):
-    """Rewrites one answer on its way back to the client."""
+    """Rewrites one answer on its way back to the client.
+
+    A filter that judges the tool calls of an answer for a client that will
+    run them sets a class attribute `checks_tool_calls = True`: where taskgate
+    runs the calls itself (the tool loop), each is decided when it runs, and
+    such filters are left out.
+    """
 
     def whole(self, body: bytes) -> bytes:
         """A complete (non-streamed) answer in, the bytes to send out."""

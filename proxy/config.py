@@ -18,7 +18,7 @@ from taskgate.plugins.params import problems
 from .errors import ConfigError
 
 SURFACES = ("chat", "completions", "embeddings")
-CORE_SECTIONS = ("server", "logging", "steps", "pipelines", "mcp")
+CORE_SECTIONS = ("server", "logging", "steps", "pipelines", "mcp", "tool_loop", "workflows")
 MCP = "mcp"
 
 
@@ -88,6 +88,26 @@ class McpConfig(Params):
         return servers
 
 
+class ToolLoopConfig(Params):
+    """Bounds of the server-side tool loop; a request may ask for less, never more."""
+
+    max_turns: int = Field(default=8, ge=1, le=64)  # model calls per request
+    max_tool_calls: int = Field(default=32, ge=0, le=1024)  # tool calls per request
+    max_parallel: int = Field(default=4, ge=1, le=64)  # tool calls of one turn running at once
+    timeout_s: float = Field(default=120.0, gt=0, le=3600)  # wall time of the whole loop
+    max_result_chars: int = Field(default=32_000, ge=256)  # a longer tool result is cut before the model reads it
+
+
+class WorkflowsConfig(Params):
+    """Bounds of /v1/tasks workflows; a workflow may ask for less, never more."""
+
+    max_steps: int = Field(default=64, ge=1, le=1024)
+    max_parallel: int = Field(default=8, ge=1, le=64)
+    timeout_s: float = Field(default=300.0, gt=0, le=86_400)
+    keep: int = Field(default=1000, ge=1)  # finished tasks kept for polling (per replica), oldest forgotten first
+    keep_s: float = Field(default=3600.0, gt=0)  # and for at most this long
+
+
 DEFAULT_STEPS = (
     StepConfig(name="state", type="routing.cluster_state"),
     StepConfig(name="route", type="routing.route"),
@@ -101,6 +121,8 @@ class CoreConfig(Params):
     steps: list[StepConfig] = Field(default_factory=list)
     pipelines: dict[Literal["chat", "completions", "embeddings", "mcp"], list[str]] = Field(default_factory=dict)
     mcp: McpConfig = Field(default_factory=McpConfig)
+    tool_loop: ToolLoopConfig = Field(default_factory=ToolLoopConfig)
+    workflows: WorkflowsConfig = Field(default_factory=WorkflowsConfig)
 
 
 @dataclass(frozen=True)

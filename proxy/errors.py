@@ -45,6 +45,18 @@ class UpstreamUnavailable(TaskgateError):
         return UPSTREAM_MESSAGES[self.code]
 
 
+class TurnFailed(TaskgateError):
+    """A model call taskgate made itself (a tool-loop turn, a workflow step) ended without an answer.
+
+    `status`, `code` and `message` are safe to show the client: an upstream's
+    own refusal (a context too long, say) keeps its message.
+    """
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
 class PlanIncomplete(TaskgateError):
     """The plan ran but did not produce what the surface needs (e.g. no placement)."""
 

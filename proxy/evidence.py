@@ -25,6 +25,7 @@ class Evidence:
     decisions: dict[str, HasEvidence] = field(default_factory=dict)  # described when the record is written
     dispatch: HasEvidence | None = None  # the live dispatch log; read when the record is written
     error: dict[str, Any] | None = None
+    task: dict[str, Any] | None = None  # a task taskgate ran itself: its summary and trace of calls
     started: float = field(default_factory=time.perf_counter)
     duration_ms: float = 0.0
 
@@ -61,7 +62,17 @@ class Evidence:
             out["dispatch"] = dict(self.dispatch.evidence())
         if self.error:
             out["error"] = self.error
+        if self.task is not None:
+            out["task"] = self.task
         return out
+
+    def child(self, suffix: str) -> Evidence:
+        """The record of one call made for this request's task (a model turn, a tool call)."""
+        return Evidence(f"{self.request_id}.{suffix}", self.path)
+
+    def offset_ms(self, at: float) -> float:
+        """`at` (a perf_counter time) as milliseconds since this request started."""
+        return round((at - self.started) * 1000.0, 3)
 
 
 class EvidenceLog:

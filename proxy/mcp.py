@@ -219,13 +219,13 @@ async def _request(request: web.Request, message: JSONRPCRequest, context: Reque
         return {}
     if message.method not in ("tools/list", "tools/call"):
         raise RpcError(METHOD_NOT_FOUND, f"method {message.method!r} is not served by this gateway (it serves tools)")
-    values = await _plan(gateway, context, request[EVIDENCE])
+    values = await run_mcp_plan(gateway, context, request[EVIDENCE])
     log = McpDispatch(message.method)
     request[EVIDENCE].dispatch = log
     outputs = step_outputs(gateway, MCP, values)
     if message.method == "tools/list":
         return await _list(request, values, log, session.version)
-    return await _call(request, context, outputs, log, session.version)
+    return await call_tool(request.app[UPSTREAMS], context, outputs, log, session.version)
 
 
 def _initialize(request: web.Request, message: JSONRPCRequest) -> tuple[dict[str, Any], str]:
@@ -263,7 +263,8 @@ def _authenticator(request: web.Request) -> Authenticator:
         raise RpcError(INTERNAL_ERROR, str(exc), 500) from None
 
 
-async def _plan(gateway: Gateway, context: RequestContext, evidence: Evidence) -> dict[str, Any]:
+async def run_mcp_plan(gateway: Gateway, context: RequestContext, evidence: Evidence) -> dict[str, Any]:
+    """Run the `mcp` plan; a refusal becomes the RpcError the caller gets, recorded in `evidence`."""
     try:
         return await run_plan(gateway, MCP, context, evidence)
     except Reject as exc:
@@ -292,16 +293,17 @@ async def _list(request: web.Request, values: dict[str, Any], log: McpDispatch, 
     return serialize_server_result("tools/list", version, _dump(ListToolsResult(tools=visible)))
 
 
-async def _call(
-    request: web.Request, context: RequestContext, outputs: list[Any], log: McpDispatch, version: str
+async def call_tool(
+    upstreams: Upstreams, context: RequestContext, outputs: list[Any], log: McpDispatch, version: str
 ) -> dict[str, Any]:
+    """Forward a tools/call the plan allowed: arguments as the plan's steps left them, result through the guards."""
     body = dict(context.json())
     apply_edits(body, outputs)  # the pii step's redactions, applied to the arguments the upstream will see
     try:
         params = CallToolRequestParams.model_validate(body.get("params") or {})
     except ValidationError:
         raise RpcError(INVALID_PARAMS, "tools/call needs params with a tool name and object arguments") from None
-    target = request.app[UPSTREAMS].resolve(params.name)
+    target = upstreams.resolve(params.name)
     if target is None:
         raise RpcError(INVALID_PARAMS, f"unknown tool {params.name!r}; tools are named SERVER__TOOL")
     upstream, tool = target

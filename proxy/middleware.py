@@ -13,7 +13,7 @@ from taskgate.dag import Halt, StepFailed
 from taskgate.dag.types import Outcome
 from taskgate.plugins import Reject
 
-from .errors import ClientError, PlanIncomplete, UpstreamUnavailable, error_response
+from .errors import ClientError, PlanIncomplete, TurnFailed, UpstreamUnavailable, error_response
 from .evidence import Evidence
 from .openai import PATHS
 from .state import EVIDENCE, GATEWAY, Gateway
@@ -68,6 +68,11 @@ async def _guarded(request: web.Request, handler: Handler, evidence: Evidence) -
         evidence.fail(exc.code, str(exc))
         message = f"{exc.client_message} (request id {evidence.request_id})"
         return error_response(exc.status, exc.code, message, "upstream_error")
+    except TurnFailed as exc:
+        evidence.fail(exc.code, exc.message)
+        return error_response(
+            exc.status, exc.code, f"{exc.message} (request id {evidence.request_id})", "upstream_error"
+        )
     except PlanIncomplete as exc:
         evidence.fail("no_placement", str(exc))
         message = f"no upstream was chosen for this request (request id {evidence.request_id})"

@@ -9,13 +9,15 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from taskgate.plugins import PAYLOAD, PLACEMENT, Endpoint, Placement, RequestContext, ResponseFilter
+from taskgate.plugins import PAYLOAD, PLACEMENT, Placement, RequestContext, ResponseFilter
 
+from . import toolloop
 from .errors import ClientError, PlanIncomplete, UpstreamUnavailable
 from .evidence import Evidence
 from .outputs import added_headers, apply_edits, release, response_filters, run_plan, step_outputs
-from .relay import CLIENT_LEFT, Dispatch, FilterChain, relay_stream, relay_whole, response_headers, send
+from .relay import Dispatch, FilterChain, relay_stream, relay_whole, response_headers
 from .state import EVIDENCE, GATEWAY, Gateway
+from .upstream import attempt_outcome, open_upstream, placement_headers
 
 MAX_MODEL_CHARS = 256
 PATHS = {"chat": "/v1/chat/completions", "completions": "/v1/completions", "embeddings": "/v1/embeddings"}
@@ -39,6 +41,8 @@ async def serve(request: web.Request, surface: str) -> web.StreamResponse:
     gateway, evidence = request.app[GATEWAY], request[EVIDENCE]
     evidence.surface = surface
     context = await _read(request, surface, evidence)
+    if surface == "chat" and toolloop.FIELD in context.json():
+        return await toolloop.serve(request, context)
     values = await run_plan(gateway, surface, context, evidence)
     placement = values.get(PLACEMENT)
     if not isinstance(placement, Placement):
@@ -100,8 +104,8 @@ async def _dispatch(
     }
     observer, endpoint = placement.observer, None
     try:
-        upstream, endpoint = await _send(gateway, placement, request.path, body, headers, log)
-        ours = {**extra_headers, **_our_headers(placement, endpoint, log)}
+        upstream, endpoint = await open_upstream(gateway, placement, request.path, body, headers, log)
+        ours = {**extra_headers, **placement_headers(placement, endpoint, log)}
         response = await _relay(request, upstream, ours, log, filters)
         if log.outcome.startswith("upstream_broke"):
             evidence.fail("upstream_stream_broken", log.outcome)
@@ -109,48 +113,8 @@ async def _dispatch(
     finally:
         if observer is not None:
             if endpoint is not None:
-                observer.attempt_ended(endpoint, *_outcome(log))
+                observer.attempt_ended(endpoint, *attempt_outcome(log))
             observer.finished(endpoint, log.engine_cached_tokens)
-
-
-async def _send(
-    gateway: Gateway, placement: Placement, path: str, body: bytes, headers: dict[str, str], log: Dispatch
-) -> tuple[aiohttp.ClientResponse, Endpoint]:
-    metrics = gateway.metrics
-    try:
-        upstream, endpoint = await send(gateway.services.http, placement, path, body, headers, log)
-    finally:
-        for attempt in log.attempts:
-            metrics.child(metrics.attempts, attempt["endpoint"], str(attempt.get("status", "error"))).inc()
-    if upstream.status == 401:  # clients' credentials are never forwarded, so this is taskgate's own
-        upstream.release()
-        log.outcome = "upstream_auth_failed"
-        if placement.observer is not None:
-            placement.observer.attempt_ended(endpoint, False, 401)
-        message = f"upstream {endpoint.name!r} answered 401 to taskgate's credential"
-        raise UpstreamUnavailable(message, code="upstream_auth_failed")
-    metrics.child(metrics.ttfb, endpoint.name).observe((log.ttfb_ms or 0.0) / 1000.0)
-    return upstream, endpoint
-
-
-def _outcome(log: Dispatch) -> tuple[bool, int | None]:
-    """How the answering attempt ended, for breakers: ok, or the status that says why not."""
-    if log.outcome == "completed":
-        return (log.status or 0) < 500, log.status
-    if log.outcome == "client_disconnected":
-        return False, CLIENT_LEFT
-    return False, None  # the upstream broke mid-answer
-
-
-def _our_headers(placement: Placement, endpoint: Endpoint, log: Dispatch) -> dict[str, str]:
-    return {
-        "x-taskgate-pool": endpoint.pool,
-        "x-taskgate-endpoint": endpoint.name,
-        "x-taskgate-model": placement.model,
-        "x-taskgate-region": endpoint.region or "",
-        "x-taskgate-prefix-hit": str(placement.predicted_cached_tokens if endpoint is placement.endpoint else 0),
-        "x-taskgate-fallbacks": str(len(log.attempts) - 1),
-    }
 
 
 async def _relay(

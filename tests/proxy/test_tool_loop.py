@@ -1,0 +1,243 @@
+"""The server-side tool loop, driven with the official openai SDK; tools are real SDK MCP servers behind /mcp."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+from mcp.server import MCPServer
+
+from taskgate.proxy.state import GATEWAY
+from taskgate.sim import PROFILES
+from taskgate.sim import create_app as create_sim
+from taskgate.sim.script import Rule, Script, ToolCall
+from tests.authz.conftest import Keys
+from tests.authz.mcp_servers import serving
+from tests.authz.policy import authz_config
+
+MAIL_S, FILES_S = 0.6, 0.8  # how long each tool takes: run together, about the slower; in turn, their sum
+SUMMARISE = "summarise my email from this week"
+RECOVERED = "I may not delete mail in this task; here is the summary instead."
+ANSWER = "Summary: the Q3 numbers came in; the notes say the offsite moved."
+
+
+def slow_servers() -> tuple[MCPServer, MCPServer]:
+    mail, files = MCPServer("mail"), MCPServer("files")
+
+    @mail.tool()
+    async def read(folder: str = "inbox") -> str:
+        """Read the newest message of a folder."""
+        await asyncio.sleep(MAIL_S)
+        return f"[{folder}] From carol.danvers@example.org: the Q3 numbers are in."
+
+    @mail.tool()
+    async def delete(message_id: str, older_than_days: int = 0) -> str:
+        """Delete a message."""
+        return f"deleted {message_id}"
+
+    @files.tool(name="read")
+    async def read_file(path: str) -> str:
+        """Read a file."""
+        await asyncio.sleep(FILES_S)
+        return f"{path}: the offsite moved to Thursday"
+
+    return mail, files
+
+
+def script(*first: ToolCall, answer: str = ANSWER) -> Script:
+    """The model asks for `first` on the user's turn, and answers once it has read tool results."""
+    return Script([Rule(match="summarise", role="user", tool_calls=first), Rule(match=".", role="tool", reply=answer)])
+
+
+@pytest.fixture
+async def start(proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path) -> AsyncIterator[Any]:
+    """start(script, **tool_loop bounds) -> the proxy's test client, with a scripted sim and the two MCP servers."""
+    clients: list[Any] = []
+    mail, files = slow_servers()
+    async with serving(mail) as mail_url, serving(files) as files_url:
+
+        async def make(model: Script, **bounds: Any) -> Any:
+            profile = dataclasses.replace(PROFILES["instant"], models=("m",))
+            engine = await aiohttp_server(create_sim(profile, "sim", model))
+            config = authz_config(keys, tmp_path, str(engine.make_url("")).rstrip("/"))
+            config["mcp"] = {"servers": [{"name": "mail", "url": mail_url}, {"name": "files", "url": files_url}]}
+            config["steps"].append({"name": "pii", "type": "guards.pii", "params": {"backend": "patterns"}})
+            config["pipelines"]["mcp"] = ["authn", "authorize", "pii"]
+            config["tool_loop"] = bounds
+            clients.append(await proxy(config))
+            return clients[-1]
+
+        yield make
+        for client in clients:  # the gateway lets go of the MCP servers before they stop
+            await client.close()
+
+
+def sdk(client: Any, keys: Keys) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(
+        base_url=str(client.make_url("/v1")), api_key=keys.token(roles=[]), max_retries=0, timeout=30
+    )
+
+
+async def ask(client: Any, keys: Keys, extra: dict[str, Any], stream: bool = False) -> tuple[Any, Any]:
+    """One loop request through the SDK: (response headers, the completion or the list of stream chunks)."""
+    async with sdk(client, keys) as api:
+        raw = await api.chat.completions.with_raw_response.create(
+            model="m", max_tokens=200, messages=[{"role": "user", "content": SUMMARISE}], stream=stream,
+            extra_body=extra,
+        )  # fmt: skip
+        parsed: Any = raw.parse()
+        return raw.headers, [chunk async for chunk in parsed] if stream else parsed
+
+
+def text_of(chunks: list[Any]) -> str:
+    return "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+
+
+def trace_of(client: Any, request_id: str) -> dict[str, Any]:
+    record = client.server.app[GATEWAY].evidence.find(request_id)
+    assert record is not None, "the loop's evidence record was not written"
+    return dict(record["task"])
+
+
+LOOP = {"tool_loop": {"servers": ["mail", "files"]}}
+
+
+async def test_two_independent_tool_calls_run_in_parallel_and_the_final_answer_streams(start: Any, keys: Keys) -> None:
+    calls = (ToolCall("mail__read", {"folder": "inbox"}), ToolCall("files__read", {"path": "/home/alice/notes.txt"}))
+    client = await start(script(*calls))
+    began = time.perf_counter()
+    headers, chunks = await ask(client, keys, LOOP, stream=True)
+    pieces = [c.choices[0].delta.content for c in chunks if c.choices and c.choices[0].delta.content]
+    elapsed = time.perf_counter() - began
+    assert "".join(pieces) == ANSWER
+    assert len(pieces) > 3  # it arrived in pieces, as the engine streamed it
+    task = trace_of(client, headers["x-taskgate-request-id"])
+    tools = [e for e in task["trace"] if e["kind"] == "tool_call"]
+    assert sorted(e["tool"] for e in tools) == ["files__read", "mail__read"]
+    assert all(e["status"] == 200 and e["allowed"] for e in tools)
+    (round_,) = task["rounds"]
+    # together they took about the slower call, not the sum of both
+    assert round_["wall_ms"] < (MAIL_S + FILES_S) * 1000 - 300, round_
+    assert round_["wall_ms"] >= FILES_S * 1000
+    assert round_["sum_ms"] >= (MAIL_S + FILES_S) * 1000
+    starts = sorted(e["started_ms"] for e in tools)
+    assert starts[1] - starts[0] < MAIL_S * 1000 / 2  # the second began before the first could have ended
+    assert elapsed < MAIL_S + FILES_S + 1.0
+    assert [e["kind"] for e in task["trace"]].count("model_turn") == 2
+    assert task["turns"] == 2
+    assert task["tool_calls"] == 2
+    assert task["stopped"] is None
+    # the mail result was PII-scanned on its way back to the model
+    second_turn = task["trace"][-1]
+    assert second_turn["kind"] == "model_turn"
+    assert second_turn["status"] == 200
+
+
+async def test_the_model_reads_the_tool_results_and_each_turn_is_placed_and_authorized(start: Any, keys: Keys) -> None:
+    calls = (ToolCall("mail__read", {"folder": "inbox"}),)
+    client = await start(script(*calls))
+    headers, answer = await ask(client, keys, LOOP)
+    assert answer.choices[0].message.content == ANSWER
+    assert answer.choices[0].finish_reason == "stop"
+    assert answer.usage is not None
+    assert answer.usage.prompt_tokens > 0
+    task = trace_of(client, headers["x-taskgate-request-id"])
+    turns = [e for e in task["trace"] if e["kind"] == "model_turn"]
+    assert [t["decisions"]["placement"]["endpoint"] for t in turns] == ["up", "up"]
+    grants = [t["decisions"]["grant"] for t in turns]
+    assert grants[0]["new_task"] is True
+    assert grants[1]["new_task"] is False  # the second turn continued the task with its token
+    assert grants[0]["task"] == grants[1]["task"] == task["task"] == headers["x-taskgate-task"]
+    (tool,) = [e for e in task["trace"] if e["kind"] == "tool_call"]
+    assert tool["decisions"]["grant"]["task"] == task["task"]  # the tool call ran under the same task
+    assert tool["decisions"]["grant"]["decisions"][0]["outcome"] == "allow"
+    assert headers["x-taskgate-loop"] == "turns=2; tool_calls=1; denied=0"
+
+
+async def test_a_call_outside_the_grant_is_denied_the_model_hears_why_and_the_loop_goes_on(
+    start: Any, keys: Keys
+) -> None:
+    calls = (
+        ToolCall("mail__read", {"folder": "inbox"}),
+        ToolCall("mail__delete", {"message_id": "42", "older_than_days": 90}),
+    )
+    # the model answers RECOVERED only if its last message, the delete's result, is taskgate's refusal
+    heard = Rule(match=r"^taskgate refused this tool call: tool 'mail__delete' denied", role="tool", reply=RECOVERED)
+    model = Script([Rule(match="summarise", role="user", tool_calls=calls), heard, Rule(match=".", reply=ANSWER)])
+    client = await start(model)
+    headers, chunks = await ask(client, keys, LOOP, stream=True)
+    assert text_of(chunks) == RECOVERED  # the model heard why, and the loop went on to its answer
+    task = trace_of(client, headers["x-taskgate-request-id"])
+    assert task["denied"] == 1
+    denied = next(e for e in task["trace"] if e["kind"] == "tool_call" and e["tool"] == "mail__delete")
+    assert denied["allowed"] is False
+    assert denied["status"] == 403
+    assert denied["error"]["code"] == "tool_denied"
+    assert "mail__delete" in denied["error"]["message"]
+    allowed = next(e for e in task["trace"] if e["kind"] == "tool_call" and e["tool"] == "mail__read")
+    assert allowed["status"] == 200
+
+
+async def test_the_loop_stops_at_max_turns_with_a_clear_result(start: Any, keys: Keys) -> None:
+    forever = Script([Rule(match=".", tool_calls=(ToolCall("mail__read", {"folder": "inbox"}),))])
+    client = await start(forever, max_turns=3)
+    began = time.perf_counter()
+    headers, answer = await ask(client, keys, LOOP)
+    assert time.perf_counter() - began < 10
+    assert answer.choices[0].finish_reason == "length"
+    assert "stopped at its bound (max_turns: 3)" in (answer.choices[0].message.content or "")
+    task = trace_of(client, headers["x-taskgate-request-id"])
+    assert task["stopped"] == "max_turns"
+    assert task["turns"] == 3
+    assert task["tool_calls"] == 2  # the third turn's calls were not run: no turn was left to read them
+
+
+async def test_a_request_can_lower_the_bounds_but_not_raise_them(start: Any, keys: Keys) -> None:
+    forever = Script([Rule(match=".", tool_calls=(ToolCall("mail__read", {"folder": "inbox"}),))])
+    client = await start(forever, max_turns=4, max_tool_calls=10)
+    lowered = {"tool_loop": {"servers": ["mail"], "max_tool_calls": 1, "max_turns": 50}}
+    headers, chunks = await ask(client, keys, lowered, stream=True)
+    finish = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
+    assert finish == ["length"]
+    assert "max_tool_calls: 1" in text_of(chunks)
+    task = trace_of(client, headers["x-taskgate-request-id"])
+    assert (task["stopped"], task["turns"], task["tool_calls"]) == ("max_tool_calls", 2, 1)
+
+
+async def test_the_loop_stops_at_its_wall_time(start: Any, keys: Keys) -> None:
+    slow = Script([Rule(match=".", tool_calls=(ToolCall("files__read", {"path": "/home/alice/a"}),))])
+    client = await start(slow, timeout_s=1.0)
+    began = time.perf_counter()
+    headers, answer = await ask(client, keys, LOOP)
+    assert time.perf_counter() - began < 3
+    assert answer.choices[0].finish_reason == "length"
+    assert trace_of(client, headers["x-taskgate-request-id"])["stopped"] == "timeout"
+
+
+@pytest.mark.parametrize(
+    ("extra", "code"),
+    [
+        ({"tool_loop": {}}, "invalid_tool_loop"),
+        ({"tool_loop": {"servers": ["nope"]}}, "unknown_mcp_server"),
+        ({"tool_loop": {"tools": ["mail__nope"]}}, "unknown_tool"),
+        ({"tool_loop": {"servers": ["mail"], "max_turns": 0}}, "invalid_tool_loop"),
+        (
+            {"tool_loop": {"servers": ["mail"]}, "tools": [{"type": "function", "function": {"name": "x"}}]},
+            "invalid_tool_loop",
+        ),
+        ({"tool_loop": ["mail"]}, "invalid_tool_loop"),
+    ],
+)
+async def test_a_bad_loop_request_gets_an_openai_error(
+    start: Any, keys: Keys, extra: dict[str, Any], code: str
+) -> None:
+    client = await start(script(ToolCall("mail__read")))
+    with pytest.raises(openai.BadRequestError) as caught:
+        await ask(client, keys, extra)
+    assert caught.value.code == code
