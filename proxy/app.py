@@ -12,7 +12,7 @@ from aiohttp import web
 from taskgate.plugins import Registry, Services, load_plugins
 from taskgate.routing import RoutingConfig
 
-from . import health, mcp, models, openai, tasks
+from . import health, mcp, models, openai, taskflow, tasks
 from .config import Config
 from .evidence import EvidenceLog
 from .metrics import Metrics
@@ -47,6 +47,7 @@ def create_app(config: Config, registry: Registry) -> web.Application:
     app.on_response_prepare.append(stamp_request_id)
     openai.add_routes(app)
     tasks.add_routes(app, services)
+    taskflow.add_routes(app)
     if mcp.add_routes(app, gateway):
         app.cleanup_ctx.append(_mcp_upstreams)
     models.add_routes(app)

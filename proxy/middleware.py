@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import structlog
 from aiohttp import web
@@ -113,9 +114,13 @@ def _halted_step(evidence: Evidence) -> str | None:
 
 def _finish(gateway: Gateway, evidence: Evidence, status: int) -> None:
     evidence.finish(status)
-    record = evidence.record()
-    gateway.evidence.add(record)
+    publish(gateway, evidence.record())
     gateway.metrics.request_done(evidence.surface or "none", status, evidence.duration_ms / 1000.0)
+
+
+def publish(gateway: Gateway, record: dict[str, Any]) -> None:
+    """Keep an evidence record for inspection and write it as one log line (when configured)."""
+    gateway.evidence.add(record)
     if gateway.config.core.logging.evidence:
         log.info("evidence", **record)
 

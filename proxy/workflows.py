@@ -23,15 +23,17 @@ from taskgate.plugins import Params
 from taskgate.plugins.params import problems
 
 REFERENCE = re.compile(r"\$\{([A-Za-z][A-Za-z0-9_-]{0,63})\}")
-MAX_STEPS = 64
+MAX_STEPS = 1024  # an absolute cap; the operator's workflows.max_steps is usually lower
 
 
 class WorkflowError(TaskgateError):
     """A workflow that cannot run; `steps` names those involved."""
 
-    def __init__(self, message: str, steps: list[str] | None = None, field: str | None = None):
+    def __init__(
+        self, message: str, steps: list[str] | None = None, field: str | None = None, code: str = "invalid_workflow"
+    ):
         super().__init__(message)
-        self.message, self.steps, self.field = message, steps or [], field
+        self.message, self.steps, self.field, self.code = message, steps or [], field, code
 
 
 class StepSpec(Params):
@@ -65,14 +67,17 @@ class StepSpec(Params):
 
 
 class Limits(Params):
-    max_parallel: int = Field(default=4, ge=1, le=32)
-    timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    """What a workflow asks for; the operator's `workflows` bounds cap them."""
+
+    max_parallel: int | None = Field(default=None, ge=1)
+    timeout_s: float | None = Field(default=None, gt=0)
 
 
 class WorkflowSpec(Params):
     purpose: str = Field(min_length=1, max_length=20_000)  # the user's instruction: the task's trusted input
     steps: list[StepSpec] = Field(min_length=1, max_length=MAX_STEPS)
     limits: Limits = Field(default_factory=Limits)
+    wait: bool = True  # false: answer 202 at once and let the client poll GET /v1/tasks/{task}
 
 
 @dataclass(frozen=True)
@@ -96,15 +101,17 @@ def parse(raw: Any) -> Workflow:
     ids = [s.id for s in spec.steps]
     duplicate = next((i for i in ids if ids.count(i) > 1), None)
     if duplicate is not None:
-        raise WorkflowError(f"two steps have the id {duplicate!r}", [duplicate])
+        raise WorkflowError(f"two steps have the id {duplicate!r}", [duplicate], code="duplicate_step")
     graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_nodes_from(ids)
     for step in spec.steps:
         for ref in sorted(step.references()):
             if ref not in graph:
-                raise WorkflowError(f"step {step.id!r} refers to {ref!r}, which no step defines", [step.id])
+                raise WorkflowError(
+                    f"step {step.id!r} refers to {ref!r}, which no step defines", [step.id], code="unknown_reference"
+                )
             if ref == step.id:
-                raise WorkflowError(f"step {step.id!r} refers to its own output", [step.id])
+                raise WorkflowError(f"step {step.id!r} refers to its own output", [step.id], code="workflow_cycle")
             graph.add_edge(ref, step.id)
     try:
         cycle = nx.find_cycle(graph)
@@ -112,7 +119,7 @@ def parse(raw: Any) -> Workflow:
         layers = tuple(tuple(sorted(layer)) for layer in nx.topological_generations(graph))
         return Workflow(spec, graph, layers)
     names = [edge[0] for edge in cycle]
-    raise WorkflowError(f"steps form a cycle: {' -> '.join([*names, names[0]])}", names)
+    raise WorkflowError(f"steps form a cycle: {' -> '.join([*names, names[0]])}", names, code="workflow_cycle")
 
 
 def resolve(value: Any, outputs: Mapping[str, str]) -> Any:

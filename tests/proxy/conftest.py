@@ -1,5 +1,44 @@
-"""Proxy tests that run tasks under authorization use the authz tests' real keys."""
+"""Proxy tests that run tasks under authorization use the authz tests' real keys, and a taskgate with tools."""
 
-from tests.authz.conftest import key_pairs, keys
+from __future__ import annotations
 
-__all__ = ["key_pairs", "keys"]
+import dataclasses
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from taskgate.sim import PROFILES
+from taskgate.sim import create_app as create_sim
+from taskgate.sim.script import Script
+from tests.authz.conftest import Keys, key_pairs, keys
+from tests.authz.mcp_servers import serving
+from tests.authz.policy import authz_config
+
+from .agents import slow_servers
+
+__all__ = ["key_pairs", "keys", "start"]
+
+
+@pytest.fixture
+async def start(proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path) -> AsyncIterator[Any]:
+    """start(script, **config sections) -> the proxy's test client, with a scripted sim and the two MCP servers."""
+    clients: list[Any] = []
+    mail, files = slow_servers()
+    async with serving(mail) as mail_url, serving(files) as files_url:
+
+        async def make(model: Script, **bounds: Any) -> Any:
+            profile = dataclasses.replace(PROFILES["instant"], models=("m",))
+            engine = await aiohttp_server(create_sim(profile, "sim", model))
+            config = authz_config(keys, tmp_path, str(engine.make_url("")).rstrip("/"))
+            config["mcp"] = {"servers": [{"name": "mail", "url": mail_url}, {"name": "files", "url": files_url}]}
+            config["steps"].append({"name": "pii", "type": "guards.pii", "params": {"backend": "patterns"}})
+            config["pipelines"]["mcp"] = ["authn", "authorize", "pii"]
+            config.update(bounds)
+            clients.append(await proxy(config))
+            return clients[-1]
+
+        yield make
+        for client in clients:  # the gateway lets go of the MCP servers before they stop
+            await client.close()

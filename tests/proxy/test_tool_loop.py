@@ -2,80 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
-from mcp.server import MCPServer
 
 from taskgate.proxy.state import GATEWAY
-from taskgate.sim import PROFILES
-from taskgate.sim import create_app as create_sim
 from taskgate.sim.script import Rule, Script, ToolCall
 from tests.authz.conftest import Keys
-from tests.authz.mcp_servers import serving
-from tests.authz.policy import authz_config
 
-MAIL_S, FILES_S = 0.6, 0.8  # how long each tool takes: run together, about the slower; in turn, their sum
-SUMMARISE = "summarise my email from this week"
-RECOVERED = "I may not delete mail in this task; here is the summary instead."
-ANSWER = "Summary: the Q3 numbers came in; the notes say the offsite moved."
-
-
-def slow_servers() -> tuple[MCPServer, MCPServer]:
-    mail, files = MCPServer("mail"), MCPServer("files")
-
-    @mail.tool()
-    async def read(folder: str = "inbox") -> str:
-        """Read the newest message of a folder."""
-        await asyncio.sleep(MAIL_S)
-        return f"[{folder}] From carol.danvers@example.org: the Q3 numbers are in."
-
-    @mail.tool()
-    async def delete(message_id: str, older_than_days: int = 0) -> str:
-        """Delete a message."""
-        return f"deleted {message_id}"
-
-    @files.tool(name="read")
-    async def read_file(path: str) -> str:
-        """Read a file."""
-        await asyncio.sleep(FILES_S)
-        return f"{path}: the offsite moved to Thursday"
-
-    return mail, files
-
-
-def script(*first: ToolCall, answer: str = ANSWER) -> Script:
-    """The model asks for `first` on the user's turn, and answers once it has read tool results."""
-    return Script([Rule(match="summarise", role="user", tool_calls=first), Rule(match=".", role="tool", reply=answer)])
-
-
-@pytest.fixture
-async def start(proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path) -> AsyncIterator[Any]:
-    """start(script, **tool_loop bounds) -> the proxy's test client, with a scripted sim and the two MCP servers."""
-    clients: list[Any] = []
-    mail, files = slow_servers()
-    async with serving(mail) as mail_url, serving(files) as files_url:
-
-        async def make(model: Script, **bounds: Any) -> Any:
-            profile = dataclasses.replace(PROFILES["instant"], models=("m",))
-            engine = await aiohttp_server(create_sim(profile, "sim", model))
-            config = authz_config(keys, tmp_path, str(engine.make_url("")).rstrip("/"))
-            config["mcp"] = {"servers": [{"name": "mail", "url": mail_url}, {"name": "files", "url": files_url}]}
-            config["steps"].append({"name": "pii", "type": "guards.pii", "params": {"backend": "patterns"}})
-            config["pipelines"]["mcp"] = ["authn", "authorize", "pii"]
-            config["tool_loop"] = bounds
-            clients.append(await proxy(config))
-            return clients[-1]
-
-        yield make
-        for client in clients:  # the gateway lets go of the MCP servers before they stop
-            await client.close()
+from .agents import ANSWER, FILES_S, MAIL_S, RECOVERED, SUMMARISE, script
 
 
 def sdk(client: Any, keys: Keys) -> openai.AsyncOpenAI:
@@ -186,7 +123,7 @@ async def test_a_call_outside_the_grant_is_denied_the_model_hears_why_and_the_lo
 
 async def test_the_loop_stops_at_max_turns_with_a_clear_result(start: Any, keys: Keys) -> None:
     forever = Script([Rule(match=".", tool_calls=(ToolCall("mail__read", {"folder": "inbox"}),))])
-    client = await start(forever, max_turns=3)
+    client = await start(forever, tool_loop={"max_turns": 3})
     began = time.perf_counter()
     headers, answer = await ask(client, keys, LOOP)
     assert time.perf_counter() - began < 10
@@ -200,7 +137,7 @@ async def test_the_loop_stops_at_max_turns_with_a_clear_result(start: Any, keys:
 
 async def test_a_request_can_lower_the_bounds_but_not_raise_them(start: Any, keys: Keys) -> None:
     forever = Script([Rule(match=".", tool_calls=(ToolCall("mail__read", {"folder": "inbox"}),))])
-    client = await start(forever, max_turns=4, max_tool_calls=10)
+    client = await start(forever, tool_loop={"max_turns": 4, "max_tool_calls": 10})
     lowered = {"tool_loop": {"servers": ["mail"], "max_tool_calls": 1, "max_turns": 50}}
     headers, chunks = await ask(client, keys, lowered, stream=True)
     finish = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
@@ -212,7 +149,7 @@ async def test_a_request_can_lower_the_bounds_but_not_raise_them(start: Any, key
 
 async def test_the_loop_stops_at_its_wall_time(start: Any, keys: Keys) -> None:
     slow = Script([Rule(match=".", tool_calls=(ToolCall("files__read", {"path": "/home/alice/a"}),))])
-    client = await start(slow, timeout_s=1.0)
+    client = await start(slow, tool_loop={"timeout_s": 1.0})
     began = time.perf_counter()
     headers, answer = await ask(client, keys, LOOP)
     assert time.perf_counter() - began < 3

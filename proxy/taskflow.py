@@ -1,0 +1,173 @@
+"""`/v1/tasks`: a client submits a workflow; taskgate checks its graph, opens its task, runs it, reports every step.
+
+    POST /v1/tasks          {"purpose": "...", "steps": [...], "limits": {...}, "wait": true}
+    GET  /v1/tasks/{task}   the task's state while it runs and for a while after
+
+A POST answers, by default, when the task ends: every step's status, output
+and timing. With `Accept: text/event-stream` it streams an event per step as
+each finishes (`task`, then `step`..., then `done`). With `"wait": false` it
+answers 202 at once and the client polls GET. A graph that cannot run (a
+cycle, a dangling reference) is a 400 naming the steps, before anything runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from typing import Any
+
+from aiohttp import web
+
+from taskgate.authz.authenticate import authenticator
+from taskgate.errors import TaskgateError
+from taskgate.plugins import Reject
+
+from .errors import ClientError
+from .mcp import UPSTREAMS
+from .middleware import publish
+from .state import EVIDENCE, GATEWAY
+from .taskrun import Run
+from .toolloop import task_headers
+from .workflows import WorkflowError, parse
+
+
+class Runs:
+    """Tasks kept for polling, bounded in number and age; those still running in the background end at shutdown."""
+
+    def __init__(self, keep: int, keep_s: float):
+        self._runs: OrderedDict[str, tuple[float, Run]] = OrderedDict()
+        self._keep, self._keep_s = keep, keep_s
+        self._background: set[asyncio.Task[None]] = set()
+
+    def add(self, run: Run) -> None:
+        now = time.monotonic()
+        self._runs[run.task] = (now, run)
+        self._runs.move_to_end(run.task)
+        while self._runs and (len(self._runs) > self._keep or now - next(iter(self._runs.values()))[0] > self._keep_s):
+            self._runs.popitem(last=False)
+
+    def get(self, task: str) -> Run | None:
+        found = self._runs.get(task)
+        return found[1] if found is not None and time.monotonic() - found[0] <= self._keep_s else None
+
+    def background(self, work: Any) -> None:
+        job = asyncio.create_task(work)
+        self._background.add(job)
+        job.add_done_callback(self._background.discard)
+
+    async def close(self) -> None:
+        for job in list(self._background):
+            job.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+
+
+RUNS = web.AppKey("taskgate.task_runs", Runs)
+
+
+def add_routes(app: web.Application) -> None:
+    limits = app[GATEWAY].config.core.workflows
+    app[RUNS] = Runs(limits.keep, limits.keep_s)
+    app.router.add_post("/v1/tasks", submit)
+    app.router.add_get("/v1/tasks/{task}", state)
+    app.cleanup_ctx.append(_runs)
+
+
+async def _runs(app: web.Application) -> AsyncIterator[None]:
+    yield
+    await app[RUNS].close()
+
+
+async def submit(request: web.Request) -> web.StreamResponse:
+    gateway, evidence = request.app[GATEWAY], request[EVIDENCE]
+    evidence.surface = "tasks"
+    workflow = _workflow(await request.read(), gateway.config.core.workflows.max_steps)
+    run = Run(gateway, request.app.get(UPSTREAMS), workflow, evidence)
+    await run.open(request.headers)  # a refusal (authentication, PII, grant) stops the task before any step
+    request.app[RUNS].add(run)
+    limits, asked = gateway.config.core.workflows, workflow.spec.limits
+    parallel = min(limits.max_parallel, asked.max_parallel or limits.max_parallel)
+    wall_s = min(limits.timeout_s, asked.timeout_s or limits.timeout_s)
+    headers = _task_headers(run)
+    if not workflow.spec.wait:
+        request.app[RUNS].background(_in_background(run, parallel, wall_s))
+        body = {"task": run.task, "status": run.status, "poll": f"/v1/tasks/{run.task}"}
+        return web.json_response(body, status=202, headers=headers)
+    if "text/event-stream" in request.headers.get("Accept", ""):
+        return await _stream(request, run, parallel, wall_s, headers)
+    await run.execute(parallel, wall_s)
+    return web.json_response(run.view(), headers=headers)
+
+
+def _workflow(raw: bytes, max_steps: int) -> Any:
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise ClientError(400, "invalid_json", f"the request body is not valid JSON: {exc}") from None
+    try:
+        workflow = parse(body)
+    except WorkflowError as exc:
+        raise ClientError(400, exc.code, exc.message, exc.field or "steps") from None
+    if len(workflow.spec.steps) > max_steps:
+        raise ClientError(400, "too_many_steps", f"a workflow has at most {max_steps} steps here", "steps")
+    return workflow
+
+
+def _task_headers(run: Run) -> dict[str, str]:
+    task_header, token_header = task_headers(run.gateway)
+    token = run.headers.get(token_header)
+    return {task_header: run.task, **({token_header: token} if token else {})}
+
+
+async def _in_background(run: Run, parallel: int, wall_s: float) -> None:
+    """A task the client polls: its evidence is written again, complete, when it ends."""
+    await run.execute(parallel, wall_s)
+    run.evidence.finish(200)
+    publish(run.gateway, run.evidence.record())
+
+
+async def _stream(
+    request: web.Request, run: Run, parallel: int, wall_s: float, headers: dict[str, str]
+) -> web.StreamResponse:
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", **headers})
+    await response.prepare(request)
+    await response.write(_event("task", run.view()))
+    work = asyncio.create_task(run.execute(parallel, wall_s))
+    try:
+        while (sid := await run.updates.get()) != "":
+            await response.write(_event("step", {"id": sid, **run.steps[sid].view()}))
+        await work
+        await response.write(_event("done", run.view()))
+    finally:
+        if not work.done():  # the client went away: the task stops with it
+            work.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await work
+    await response.write_eof()
+    return response
+
+
+def _event(name: str, data: dict[str, Any]) -> bytes:
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+async def state(request: web.Request) -> web.Response:
+    """A task's state; only its owner sees it (anyone else gets the same 404 as for an unknown task)."""
+    request[EVIDENCE].surface = "tasks"
+    run = request.app[RUNS].get(request.match_info["task"])
+    if run is None or not _owner(request, run):
+        raise ClientError(404, "unknown_task", "no such task here (finished tasks are kept for a while, per replica)")
+    return web.json_response(run.view())
+
+
+def _owner(request: web.Request, run: Run) -> bool:
+    if run.owner is None:
+        return True  # no authentication configured: the task id (unguessable) is the capability
+    try:
+        identity = authenticator(request.app[GATEWAY].services).identify(request.headers.get("Authorization"))
+    except (Reject, TaskgateError):
+        return False
+    return (identity.subject, identity.tenant) == run.owner
