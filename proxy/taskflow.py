@@ -34,24 +34,26 @@ from .taskrun import Run
 from .toolloop import task_headers
 from .workflows import WorkflowError, parse
 
+Owner = tuple[str, str] | None  # (subject, tenant); None where no authentication is configured
+
 
 class Runs:
     """Tasks kept for polling, bounded in number and age; those still running in the background end at shutdown."""
 
     def __init__(self, keep: int, keep_s: float):
-        self._runs: OrderedDict[str, tuple[float, Run]] = OrderedDict()
+        self._runs: OrderedDict[tuple[Owner, str], tuple[float, Run]] = OrderedDict()  # in the owner's namespace
         self._keep, self._keep_s = keep, keep_s
         self._background: set[asyncio.Task[None]] = set()
 
     def add(self, run: Run) -> None:
-        now = time.monotonic()
-        self._runs[run.task] = (now, run)
-        self._runs.move_to_end(run.task)
+        now, key = time.monotonic(), (run.owner, run.task)
+        self._runs[key] = (now, run)
+        self._runs.move_to_end(key)
         while self._runs and (len(self._runs) > self._keep or now - next(iter(self._runs.values()))[0] > self._keep_s):
             self._runs.popitem(last=False)
 
-    def get(self, task: str) -> Run | None:
-        found = self._runs.get(task)
+    def get(self, owner: Owner, task: str) -> Run | None:
+        found = self._runs.get((owner, task))
         return found[1] if found is not None and time.monotonic() - found[0] <= self._keep_s else None
 
     def background(self, work: Any) -> None:
@@ -157,17 +159,16 @@ def _event(name: str, data: dict[str, Any]) -> bytes:
 async def state(request: web.Request) -> web.Response:
     """A task's state; only its owner sees it (anyone else gets the same 404 as for an unknown task)."""
     request[EVIDENCE].surface = "tasks"
-    run = request.app[RUNS].get(request.match_info["task"])
-    if run is None or not _owner(request, run):
+    run = request.app[RUNS].get(_caller(request), request.match_info["task"])
+    if run is None:
         raise ClientError(404, "unknown_task", "no such task here (finished tasks are kept for a while, per replica)")
     return web.json_response(run.view())
 
 
-def _owner(request: web.Request, run: Run) -> bool:
-    if run.owner is None:
-        return True  # no authentication configured: the task id (unguessable) is the capability
+def _caller(request: web.Request) -> Owner:
+    """Who asks: (subject, tenant) when authentication is configured and the caller passes it."""
     try:
         identity = authenticator(request.app[GATEWAY].services).identify(request.headers.get("Authorization"))
-    except (Reject, TaskgateError):
-        return False
-    return (identity.subject, identity.tenant) == run.owner
+    except (Reject, TaskgateError):  # unauthenticated, or no authentication configured
+        return None
+    return identity.subject, identity.tenant

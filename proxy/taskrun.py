@@ -185,6 +185,9 @@ class Run:
             )
             if child.error is None:
                 child.fail(code, message)
+        except asyncio.CancelledError:
+            child.fail("cancelled", "the task ended while the step ran")
+            raise
         except Exception:
             logger.exception("task_step_failed", request_id=child.request_id)
             state.status, state.error = (

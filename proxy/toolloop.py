@@ -36,7 +36,7 @@ from taskgate.dag import Halt, StepFailed
 from taskgate.plugins import Params, Reject, RequestContext
 from taskgate.plugins.params import problems
 
-from .calls import Turn, model_turn, tool_call
+from .calls import ToolResult, Turn, model_turn, tool_call
 from .config import ToolLoopConfig
 from .errors import ClientError, PlanIncomplete, TurnFailed, UpstreamUnavailable, sse_error
 from .evidence import Evidence
@@ -220,13 +220,23 @@ class Loop:
         self.messages: list[Any] = list(body["messages"])
 
     async def run(self, offered: list[dict[str, Any]]) -> web.StreamResponse:
+        try:
+            return await self._run(offered)
+        except ConnectionResetError:  # the client left mid-stream: nothing more to say to it
+            self.evidence.fail("client_disconnected", "the client went away before the answer ended")
+            return self.reply.response or web.Response(status=499)
+
+    async def _run(self, offered: list[dict[str, Any]]) -> web.StreamResponse:
         keep = {k: v for k, v in self.body.items() if k not in (FIELD, "stream", "stream_options", "messages")}
         base = {**keep, "tools": offered} if offered else keep
         last: Turn | None = None
+        wall = asyncio.timeout(self.bounds.timeout_s)
         try:
-            async with asyncio.timeout(self.bounds.timeout_s):
+            async with wall:
                 last = await self._turns(base)
         except TimeoutError:
+            if not wall.expired():
+                raise
             self.progress.stopped = "timeout"
         except Stoppable as exc:
             if self.reply.response is None:
@@ -269,6 +279,9 @@ class Loop:
         try:
             await model_turn(self.gateway, child, self.headers, body, forward, turn)
             status = 200
+        except asyncio.CancelledError:
+            child.fail("cancelled", "the loop ended while the turn ran")
+            raise
         except Stoppable as exc:
             status = getattr(exc, "status", 502)
             if child.error is None:
@@ -285,11 +298,11 @@ class Loop:
         token = headers.get(self.token_header)
         if token and self.token_header not in self.headers:
             self.headers[self.token_header] = token
-            self.progress.task = headers.get(self.task_header, self.progress.task)
+        self.progress.task = self.progress.task or headers.get(self.task_header)
 
     async def _tools(self, number: int, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Run one turn's tool calls in parallel (bounded); their results as tool messages, in call order."""
-        gate = asyncio.Semaphore(self.bounds.max_parallel)
+        gate = asyncio.Semaphore(1 if self.body.get("parallel_tool_calls") is False else self.bounds.max_parallel)
         started = time.perf_counter()
 
         async def one(call: dict[str, Any]) -> tuple[dict[str, Any], float]:
@@ -313,38 +326,42 @@ class Loop:
         name, call_id = call["function"]["name"], call["id"]
         child, started = self.evidence.child(f"t{number}.{call_id}"), time.perf_counter()
         self.progress.tool_calls += 1
-        arguments = _arguments(call["function"]["arguments"])
-        if name not in self.selection:
-            text, ok, denied, rule = (
-                f"taskgate refused this tool call: this loop does not offer {name!r}",
-                False,
-                True,
-                None,
-            )
-            child.fail("tool_not_offered", text)
-        elif arguments is None:
-            text, ok, denied, rule = (
-                "taskgate could not run this tool call: its arguments are not a JSON object",
-                False,
-                False,
-                None,
-            )
-            child.fail("invalid_arguments", text)
-        else:
-            try:
-                result = await tool_call(self.gateway, self.upstreams, child, self.headers, name, arguments)
-            except Exception:  # a bug must not take the task down; the model hears the call failed
-                logger.exception("tool_call_failed", request_id=child.request_id)
-                child.fail("internal_error", "the tool call failed inside taskgate")
-                text, ok, denied, rule = "taskgate could not run this tool call", False, False, None
-            else:
-                text, ok, denied, rule = result.text, result.ok, result.denied, result.rule
-        self.progress.denied += denied
-        self.progress.failed += not ok and not denied
-        extra = {"kind": "tool_call", "turn": number, "call_id": call_id, "tool": name, "allowed": not denied}
-        self._trace(child, started, 200 if ok else 403 if denied else 502, extra | ({"rule": rule} if rule else {}))
-        limit = self.bounds.max_result_chars
+        result = ToolResult("taskgate could not run this tool call: the loop ended first", False)
+        try:
+            result = await self._run_tool(child, name, call["function"]["arguments"])
+        except asyncio.CancelledError:
+            child.fail("cancelled", "the loop ended while the call ran")
+            raise
+        finally:
+            self.progress.denied += result.denied
+            self.progress.failed += not result.ok and not result.denied
+            extra = {
+                "kind": "tool_call",
+                "turn": number,
+                "call_id": call_id,
+                "tool": name,
+                "allowed": not result.denied,
+            }
+            status = 200 if result.ok else 403 if result.denied else 502
+            self._trace(child, started, status, extra | ({"rule": result.rule} if result.rule else {}))
+        limit, text = self.bounds.max_result_chars, result.text
         return text if len(text) <= limit else text[:limit] + f"\n[taskgate: result cut at {limit} characters]"
+
+    async def _run_tool(self, child: Evidence, name: str, raw_arguments: str) -> ToolResult:
+        """One call through the mcp plan; what it could not do, said as a tool result the model can read."""
+        arguments = _arguments(raw_arguments)
+        if name not in self.selection:
+            child.fail("tool_not_offered", f"the loop does not offer {name!r}")
+            return ToolResult(f"taskgate refused this tool call: this loop does not offer {name!r}", False, True)
+        if arguments is None:
+            child.fail("invalid_arguments", "the arguments are not a JSON object")
+            return ToolResult("taskgate could not run this tool call: its arguments are not a JSON object", False)
+        try:
+            return await tool_call(self.gateway, self.upstreams, child, self.headers, name, arguments)
+        except Exception:  # a bug must not take the task down; the model hears the call failed
+            logger.exception("tool_call_failed", request_id=child.request_id)
+            child.fail("internal_error", "the tool call failed inside taskgate")
+            return ToolResult("taskgate could not run this tool call", False)
 
     def _trace(self, child: Evidence, started: float, status: int, extra: dict[str, Any]) -> None:
         child.finish(status)

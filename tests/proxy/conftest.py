@@ -37,6 +37,7 @@ async def start(proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path) -> 
             config["pipelines"]["mcp"] = ["authn", "authorize", "pii"]
             config.update(bounds)
             clients.append(await proxy(config))
+            clients[-1].engine = engine  # a test may stop the model mid-task
             return clients[-1]
 
         yield make

@@ -178,3 +178,49 @@ async def test_a_bad_loop_request_gets_an_openai_error(
     with pytest.raises(openai.BadRequestError) as caught:
         await ask(client, keys, extra)
     assert caught.value.code == code
+
+
+async def test_parallel_tool_calls_false_runs_the_calls_one_at_a_time(start: Any, keys: Keys) -> None:
+    calls = (ToolCall("mail__read", {"folder": "inbox"}), ToolCall("files__read", {"path": "/home/alice/notes.txt"}))
+    client = await start(script(*calls))
+    headers, answer = await ask(client, keys, {**LOOP, "parallel_tool_calls": False})
+    assert answer.choices[0].message.content == ANSWER
+    (round_,) = trace_of(client, headers["x-taskgate-request-id"])["rounds"]
+    assert round_["wall_ms"] >= (MAIL_S + FILES_S) * 1000
+
+
+async def test_an_unauthenticated_loop_is_refused_before_any_model_call(start: Any) -> None:
+    client = await start(script(ToolCall("mail__read")))
+    body = {"model": "m", "messages": [{"role": "user", "content": SUMMARISE}], **LOOP}
+    resp = await client.post("/v1/chat/completions", json=body)
+    assert resp.status == 401
+    assert (await resp.json())["error"]["type"] == "authentication_error"
+    task = trace_of(client, resp.headers["x-taskgate-request-id"])
+    assert [(e["kind"], e["status"]) for e in task["trace"]] == [("model_turn", 401)]
+
+
+async def test_a_turn_that_fails_after_the_stream_began_ends_it_with_an_error_event(start: Any, keys: Keys) -> None:
+    first = Rule(match="summarise", role="user", reply="Let me look. ", tool_calls=(ToolCall("mail__read"),))
+    client = await start(Script([first, Rule(match=".", role="tool", reply=ANSWER)]))
+    seen = []
+    async with sdk(client, keys) as api:
+        stream = await api.chat.completions.create(
+            model="m", max_tokens=200, messages=[{"role": "user", "content": SUMMARISE}], stream=True,
+            extra_body=LOOP,
+        )  # fmt: skip
+        with pytest.raises(openai.APIError) as caught:
+            await read_then_stop_the_model(stream, seen, client.engine)
+    assert "".join(seen) == "Let me look. "
+    records = client.server.app[GATEWAY].evidence.records()
+    task = records[-1]["task"]
+    assert [e["kind"] for e in task["trace"]] == ["model_turn", "tool_call", "model_turn"]
+    assert task["trace"][-1]["status"] >= 500
+    assert records[-1]["error"]["code"] in ("upstream_unavailable", "no_endpoint", "no_placement")
+    assert caught.value.code == records[-1]["error"]["code"]  # the client heard why, in the stream
+
+
+async def read_then_stop_the_model(stream: Any, seen: list[str], engine: Any) -> None:
+    async for chunk in stream:
+        if chunk.choices and chunk.choices[0].delta.content:
+            seen.append(chunk.choices[0].delta.content)
+            await engine.close()  # the model goes away while the tool runs
