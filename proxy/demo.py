@@ -1,9 +1,10 @@
 """`taskgate demo`: simulated pools, the proxy, a scripted agent workload, a summary.
 
 Everything runs in this process on 127.0.0.1 with embedded defaults (an
-example policy, secrets made for the run, a mail tool server behind /mcp);
-nothing is downloaded and nothing is left behind but the evidence file and
-the policy in a temp dir.
+example policy, secrets made for the run, mail and metrics tool servers
+behind /mcp); nothing is downloaded and nothing is left behind but the
+evidence file and the policy in a temp dir. One agent task drives its own
+tool calls; another hands them to taskgate's server-side tool loop.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import dataclasses
 import json
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +23,12 @@ from openai.types.chat import ChatCompletionMessageParam
 
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
+from taskgate.sim.script import Rule, Script, ToolCall
 
 from . import demo_tools
 from .app import create_app, default_registry
 from .config import parse_config
+from .demo_report import Call, LoopCall, summary
 from .logs import configure_logging
 from .state import GATEWAY
 
@@ -55,20 +57,30 @@ GUARDS = [
 ]
 TOOL_RESULT = "Tool result: p99 of payment-api rose from 180 ms to 410 ms at 14:02 Friday, after deploy 7781."
 SYSTEM = "You are an operations agent. Plan, call tools when needed, and answer briefly."
-
-
-@dataclass
-class Call:
-    """One request the demo made, as the client saw it."""
-
-    label: str
-    request_id: str = "-"
-    status: int = 0
-    seconds: float = 0.0
-    ttft: float | None = None
-    cached: int | None = None
-    notes: list[str] = field(default_factory=list)
-    task_token: str | None = None
+LOOP_INSTRUCTION = (
+    "Did deploy 7781 slow down payment-api? Check the alert mail and its p99 latency, then delete the alert."
+)
+LOOP_ANSWER = (
+    "Yes: payment-api p99 rose from 180 ms to 410 ms right after deploy 7781 (Fri 14:02), and the alert fired "
+    "twice since. Roll back 7781. I could not delete the alert: this task may not delete mail."
+)
+# the agent model: two independent reads, then the clean-up the instruction asked for, then the answer
+SCRIPT = Script(
+    [
+        Rule(
+            match="^Did deploy 7781 slow down payment-api",
+            role="user",
+            tool_calls=(
+                ToolCall("mail__read", {"folder": "alerts"}),
+                ToolCall("metrics__latency", {"service": "payment-api", "window": "7d"}),
+            ),
+        ),
+        Rule(
+            match="^payment-api p99 over", role="tool", tool_calls=(ToolCall("mail__delete", {"message_id": "a-7781"}),)
+        ),
+        Rule(match="^taskgate refused this tool call", role="tool", reply=LOOP_ANSWER),
+    ]
+)
 
 
 async def _listen(app: web.Application, **kwargs: Any) -> tuple[web.AppRunner, str]:
@@ -85,7 +97,7 @@ async def _start_pools() -> tuple[list[web.AppRunner], list[dict[str, Any]]]:
     for name, profile, count, region, (price_in, price_out), prefill in POOLS:
         endpoints = []
         for index in range(count):
-            sim = create_sim(dataclasses.replace(PROFILES[profile], models=MODELS), name=f"{name}-{index}")
+            sim = create_sim(dataclasses.replace(PROFILES[profile], models=MODELS), f"{name}-{index}", SCRIPT)
             runner, url = await _listen(sim)
             runners.append(runner)
             endpoints.append({"name": f"{name}-{index}", "url": url})
@@ -104,15 +116,15 @@ async def _start_pools() -> tuple[list[web.AppRunner], list[dict[str, Any]]]:
     return runners, pools
 
 
-def demo_config(pools: list[dict[str, Any]], authz: dict[str, Any], mail_url: str) -> dict[str, Any]:
+def demo_config(pools: list[dict[str, Any]], authz: dict[str, Any], tools: dict[str, str]) -> dict[str, Any]:
     """The embedded defaults: simulated pools, authentication, guards and per-task grants before routing,
-    and the MCP gateway in front of one mail tool server; quiet logs."""
+    and the MCP gateway in front of the demo's tool servers (`tools`: URL by name); quiet logs."""
     plan = ["authn", "classify", "pii", "authorize", "state", "route"]
     steps = [{"name": "authn", "type": "authz.authenticate"}, *GUARDS, {"name": "authorize", "type": "authz.authorize"}]
     return {
         "routing": {"pools": pools},
         "authz": authz,
-        "mcp": {"servers": [{"name": "mail", "url": mail_url}]},
+        "mcp": {"servers": [{"name": name, "url": url} for name, url in tools.items()]},
         "steps": steps,
         "pipelines": {"chat": plan, "completions": plan, "embeddings": plan, "mcp": ["authn", "authorize", "pii"]},
         "logging": {"level": "warning", "evidence": False},
@@ -200,6 +212,34 @@ async def _agent_task(
     return [plan, analyse, answer], tool_calls
 
 
+async def _tool_loop_task(client: openai.AsyncOpenAI) -> LoopCall:
+    """One instruction, one request: taskgate offers the granted tools, runs the calls the model emits
+    (one turn's calls in parallel) and streams the answer."""
+    loop, started = LoopCall(Call("agent: tool loop (stream)"), LOOP_INSTRUCTION), time.perf_counter()
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": LOOP_INSTRUCTION},
+    ]
+    async with client.chat.completions.with_streaming_response.create(
+        model="agent",
+        messages=messages,
+        max_tokens=256,  # the scripted answer must not be cut
+        stream=True,
+        extra_headers={"x-session-id": "incident-4712"},
+        extra_body={"tool_loop": {"servers": ["mail", "metrics"]}},
+    ) as raw:
+        loop.call.status, loop.call.request_id = raw.status_code, raw.headers["x-taskgate-request-id"]
+        loop.header = raw.headers.get("x-taskgate-loop", "-")
+        async for chunk in await raw.parse():
+            text = chunk.choices[0].delta.content if chunk.choices else None
+            if text:
+                loop.call.ttft = loop.call.ttft or time.perf_counter() - started
+                loop.answer, loop.chunks = loop.answer + text, loop.chunks + 1
+            loop.summary = (chunk.model_extra or {}).get("taskgate_loop") or loop.summary
+    loop.call.seconds = time.perf_counter() - started
+    return loop
+
+
 async def _side_work(client: openai.AsyncOpenAI) -> list[Call]:
     """Work that runs beside the agent: summaries, personal data, an embedding, a legacy completion."""
     log: list[ChatCompletionMessageParam] = [
@@ -251,69 +291,15 @@ async def _refused(client: openai.AsyncOpenAI, label: str, model: str, text: str
     return call
 
 
-async def _workload(base_url: str, token: str) -> tuple[list[Call], list[tuple[str, int, str]]]:
+async def _workload(base_url: str, token: str) -> tuple[list[Call], list[tuple[str, int, str]], LoopCall]:
     # the OpenAI SDK sends its api_key as the bearer token: alice's JWT
     async with openai.AsyncOpenAI(base_url=base_url + "/v1", api_key=token, max_retries=0) as client:
-        (agent, tool_calls), side = await asyncio.gather(_agent_task(client, base_url, token), _side_work(client))
+        (agent, tool_calls), loop, side = await asyncio.gather(
+            _agent_task(client, base_url, token), _tool_loop_task(client), _side_work(client)
+        )
         unknown = await _refused(client, "unknown model (refused)", "gpt-nonexistent", "hi")
         card = await _refused(client, "card number (blocked)", "agent", "Charge 4111 1111 1111 1111 for the renewal.")
-        return [*agent, *side, unknown, card], tool_calls
-
-
-def _row(call: Call, record: dict[str, Any] | None) -> str:
-    record = record or {}
-    decisions = record.get("decisions", {})
-    placement = decisions.get("placement", {})
-    where = f"{placement['endpoint']} ({placement.get('class')})" if placement else f"refused: {call.notes[0]}"
-    intent = decisions.get("intent", {}).get("task_type", "-")
-    pii = decisions.get("pii") or record.get("error", {}).get("pii") or {}
-    found = ",".join(f"{e.split('_')[0].lower()}:{pii['actions'][e]}" for e in pii.get("counts", {})) or "-"
-    steps = " ".join(f"{s['step']}:{s['duration_ms']:.2f}ms" for s in record.get("steps", [])) or "-"
-    ttft = f"{call.ttft * 1000:7.0f}" if call.ttft is not None else "      -"
-    cached = str(call.cached) if call.cached is not None else "-"
-    pre = record.get("dispatch", {}).get("started_ms")
-    pre_s = f"{pre:6.2f}" if pre is not None else "     -"
-    return (
-        f"{call.label:<32} {call.status:>3} {where:<24} {intent:<15} {found:<40} {call.seconds * 1000:7.0f} "
-        f"{ttft} {pre_s} {cached:>6}  {steps}"
-    )
-
-
-def _summary(
-    calls: list[Call],
-    tool_calls: list[tuple[str, int, str]],
-    records: list[dict[str, Any]],
-    evidence_path: Path,
-    started: float,
-) -> str:
-    by_id = {r["request_id"]: r for r in records}
-    first = by_id.get(calls[0].request_id, {}).get("decisions", {}).get("grant", {})
-    header = (
-        f"{'call':<32} {'st':>3} {'placed on':<24} {'intent':<15} {'personal data':<40} "
-        f"{'ms':>7} {'ttft':>7} {'pre':>6} {'cached':>6}  steps"
-    )
-    lines = ["", "taskgate demo: one agent task and its side work, through the proxy", "", header, "-" * len(header)]
-    lines += [_row(call, by_id.get(call.request_id)) for call in calls]
-    ok = sum(1 for c in calls if 200 <= c.status < 300)
-    lines += [
-        "",
-        f"{len(calls)} requests, {ok} answered, {len(calls) - ok} refused with an OpenAI error body, "
-        f"{time.perf_counter() - started:.1f}s in all.",
-        "ms: client-side latency; ttft: time to first token (streamed); pre: the proxy's own time before dispatch;",
-        "cached: prompt tokens the engine served from its prefix cache: the agent's turns stay on one endpoint,",
-        "so each turn reuses the last. intent: the local classifier's task type; it sets the request class,",
-        "so summaries and extraction go to the cheapest l4 pool and interactive turns to h100. personal data:",
-        "what the pii step found and did: names, emails and phones are redacted before the engine sees them,",
-        "an IBAN keeps its request in eu-west, a card number is refused by type (never by value).",
-        "",
-        f"The agent's task ({first.get('profile', '?')} profile): alice's role may use every mail tool, the task only "
-        "what its intent needs.",
-        f"  chat: the model was offered {', '.join(first.get('tools_checked', {}).get('granted', []))}; "
-        f"removed: {', '.join(first.get('tools_removed', [])) or '-'}",
-        *(f"  {label:<18} {status:>3}  {note}" for label, status, note in tool_calls),
-        f"Evidence, one JSON record per request: {evidence_path}",
-    ]
-    return "\n".join(lines)
+        return [*agent, *side, unknown, card], tool_calls, loop
 
 
 async def _demo() -> int:
@@ -322,19 +308,19 @@ async def _demo() -> int:
     authz, token = demo_tools.prepare(folder)
     sims, pools = await _start_pools()
     registry = default_registry()
-    async with demo_tools.mail_server() as mail_url:
-        app = create_app(parse_config(demo_config(pools, authz, mail_url), "<demo defaults>", registry), registry)
+    async with demo_tools.tool_servers() as tools:
+        app = create_app(parse_config(demo_config(pools, authz, tools), "<demo defaults>", registry), registry)
         proxy, base_url = await _listen(app)
         try:
-            calls, tool_calls = await _workload(base_url, token)
+            calls, tool_calls, loop = await _workload(base_url, token)
             records = app[GATEWAY].evidence.records()
         finally:
             for runner in (proxy, *sims):
                 await runner.cleanup()
     path = folder / "evidence.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    print(_summary(calls, tool_calls, records, path, started))
-    return 0 if all(c.status for c in calls) else 1
+    print(summary(calls, tool_calls, loop, records, path, started))
+    return 0 if all(c.status for c in (*calls, loop.call)) else 1
 
 
 def run_demo() -> int:

@@ -1,8 +1,8 @@
-"""The demo's agent-gateway half: a signed-in user, an example policy, a mail tool server behind /mcp.
+"""The demo's agent-gateway half: a signed-in user, an example policy, mail and metrics tool servers behind /mcp.
 
 Secrets are generated for the run; the policy is written next to the
 evidence file. The user, alice, is an operator: her role may use every mail
-tool, but a task only gets the tools its intent profile needs.
+and metrics tool, but a task only gets the tools its intent profile needs.
 """
 
 from __future__ import annotations
@@ -27,8 +27,10 @@ ISSUER, AUDIENCE, TENANT = "https://idp.demo", "taskgate", "demo"
 IDP_ENV, TASK_ENV = "TASKGATE_DEMO_IDP_SECRET", "TASKGATE_TASK_KEY"
 POLICY = """\
 p, role:ops, demo, mail__*, call, r-ops-mail
+p, role:ops, demo, metrics__*, call, r-ops-metrics
 p, profile:code, *, mail__read, call, p-code-read
 p, profile:code, *, mail__list, call, p-code-list
+p, profile:code, *, metrics__latency, call, p-code-latency
 p, profile:summarise, *, mail__read, call, p-summarise-read
 p, profile:chat, *, mail__send, call, p-chat-send
 p, profile:default, *, mail__list, call, p-default-list
@@ -39,6 +41,7 @@ MAIL_TOOLS = [
     {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
     for name in ("mail__read", "mail__list", "mail__delete", "mail__send")
 ]
+MAIL_READ_S, LATENCY_S = 0.25, 0.4  # what each tool takes: run together, a round lasts about the slower
 
 
 def prepare(folder: Path) -> tuple[dict[str, Any], str]:
@@ -61,15 +64,22 @@ def prepare(folder: Path) -> tuple[dict[str, Any], str]:
 
 
 @contextlib.asynccontextmanager
-async def mail_server() -> AsyncIterator[str]:
-    """A real MCP server (the official SDK) with four mail tools, on 127.0.0.1."""
+async def tool_servers() -> AsyncIterator[dict[str, str]]:
+    """The demo's MCP servers, each on its own 127.0.0.1 port: their URLs by gateway name."""
+    async with serving(mail_server()) as mail, serving(metrics_server()) as metrics:
+        yield {"mail": mail, "metrics": metrics}
+
+
+def mail_server() -> MCPServer:
+    """A real MCP server (the official SDK) with four mail tools."""
     from mcp.server import MCPServer
 
     server = MCPServer("mail")
 
     @server.tool()
-    def read(folder: str = "inbox") -> str:
+    async def read(folder: str = "inbox") -> str:
         """Read the newest message of a folder."""
+        await asyncio.sleep(MAIL_READ_S)
         return f"[{folder}] From carol@example.org: the payment-api alert fired twice after deploy 7781."
 
     @server.tool(name="list")
@@ -87,8 +97,22 @@ async def mail_server() -> AsyncIterator[str]:
         """Send an email."""
         return f"sent to {to}"
 
-    async with serving(server) as url:
-        yield url
+    return server
+
+
+def metrics_server() -> MCPServer:
+    """A second, independent tool source: service latency, as a metrics backend would answer."""
+    from mcp.server import MCPServer
+
+    server = MCPServer("metrics")
+
+    @server.tool()
+    async def latency(service: str, window: str = "7d") -> str:
+        """p99 latency of a service over a window, around its last deploy."""
+        await asyncio.sleep(LATENCY_S)
+        return f"{service} p99 over {window}: 180 ms until deploy 7781 (Fri 14:02), 410 ms since."
+
+    return server
 
 
 @contextlib.asynccontextmanager

@@ -202,7 +202,7 @@ async def test_an_unauthenticated_loop_is_refused_before_any_model_call(start: A
 async def test_a_turn_that_fails_after_the_stream_began_ends_it_with_an_error_event(start: Any, keys: Keys) -> None:
     first = Rule(match="summarise", role="user", reply="Let me look. ", tool_calls=(ToolCall("mail__read"),))
     client = await start(Script([first, Rule(match=".", role="tool", reply=ANSWER)]))
-    seen = []
+    seen: list[str] = []
     async with sdk(client, keys) as api:
         stream = await api.chat.completions.create(
             model="m", max_tokens=200, messages=[{"role": "user", "content": SUMMARISE}], stream=True,
