@@ -9,6 +9,7 @@ task's trace.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
+import structlog
 from mcp.types.version import LATEST_HANDSHAKE_VERSION
 
 from taskgate.dag.errors import describe
@@ -31,8 +33,12 @@ from .relay import Dispatch, FilterChain, cached_tokens
 from .state import Gateway
 from .upstream import attempt_outcome, open_upstream, placement_headers
 
+logger = structlog.get_logger("taskgate")
+
 CHAT_PATH = "/v1/chat/completions"
 MAX_ERROR_BYTES = 64 * 1024
+MAX_TURN_CHARS = 1 << 20  # one answer's content and tool calls; beyond this the turn fails rather than grow
+MAX_CALLS = 128  # tool calls in one answer
 Forward = Callable[[bytes], Awaitable[None]]
 
 
@@ -44,7 +50,8 @@ class Turn:
     calls: dict[int, dict[str, Any]] = field(default_factory=dict)  # index -> {id, name, arguments}
     finish_reason: str | None = None
     usage: dict[str, Any] | None = None
-    headers: dict[str, str] = field(default_factory=dict)  # what the plan's steps and the placement add
+    headers: dict[str, str] = field(default_factory=dict)  # what the plan's steps and the placement add (lower case)
+    size: int = 0  # characters assembled so far
 
     @property
     def text(self) -> str:
@@ -66,14 +73,14 @@ class Turn:
         if isinstance(chunk.get("usage"), dict):
             self.usage = chunk["usage"]
         text, only_content = "", True
-        for choice in chunk.get("choices") or []:
+        for choice in _listed(chunk.get("choices")):
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 only_content = False
                 continue
-            delta = choice.get("delta") or {}
+            delta = _object(choice.get("delta"))
             if isinstance(delta.get("content"), str) and delta["content"]:
                 text += delta["content"]
-            for piece in delta.get("tool_calls") or []:
+            for piece in _listed(delta.get("tool_calls")):
                 self._call_piece(piece)
                 only_content = False
             if choice.get("finish_reason"):
@@ -81,18 +88,38 @@ class Turn:
                 only_content = False
         if text:
             self.content.append(text)
+            self.size += len(text)
         return text, only_content
 
     def _call_piece(self, piece: Any) -> None:
-        if not isinstance(piece, dict):
+        piece = _object(piece)
+        index, function = piece.get("index", 0), _object(piece.get("function"))
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < MAX_CALLS:
             raise TurnFailed(502, "upstream_malformed", "the model sent a tool call taskgate cannot read")
-        call = self.calls.setdefault(int(piece.get("index", 0)), {"id": None, "name": [], "arguments": []})
-        call["id"] = piece.get("id") or call["id"]
-        function = piece.get("function") or {}
-        if function.get("name"):
-            call["name"].append(str(function["name"]))
-        if function.get("arguments"):
-            call["arguments"].append(str(function["arguments"]))
+        call = self.calls.setdefault(index, {"id": None, "name": [], "arguments": []})
+        call["id"] = str(piece["id"]) if piece.get("id") else call["id"]
+        for key in ("name", "arguments"):
+            if function.get(key):
+                call[key].append(str(function[key]))
+                self.size += len(call[key][-1])
+        if self.size > MAX_TURN_CHARS:
+            raise TurnFailed(502, "upstream_too_large", f"the model's answer passed {MAX_TURN_CHARS} characters")
+
+
+def _object(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise TurnFailed(502, "upstream_malformed", "the model's stream held a field taskgate cannot read")
+    return value
+
+
+def _listed(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise TurnFailed(502, "upstream_malformed", "the model's stream held a field taskgate cannot read")
+    return value
 
 
 async def model_turn(
@@ -127,7 +154,7 @@ async def model_turn(
     sent |= {"model": placement.model, "stream": True, "stream_options": {"include_usage": True}}
     filters = [f for f in response_filters(outputs, "chat") if not getattr(f, "checks_tool_calls", False)]
     turn = turn if turn is not None else Turn()
-    turn.headers = dict(added_headers(outputs))
+    turn.headers = {name.lower(): value for name, value in added_headers(outputs).items()}
     await _dispatch(gateway, evidence, placement, json.dumps(sent).encode(), FilterChain(filters), turn, forward)
     return turn
 
@@ -148,11 +175,20 @@ async def _dispatch(
     try:
         upstream, endpoint = await open_upstream(gateway, placement, CHAT_PATH, body, headers, log)
         turn.headers |= placement_headers(placement, endpoint, log)
-        async with upstream:
+        try:
             if upstream.status >= 400:
                 log.outcome = "completed"
                 raise _upstream_refusal(upstream.status, await upstream.content.read(MAX_ERROR_BYTES))
             await _read(upstream, chain, turn, forward, log)
+        finally:
+            if log.outcome == "completed":
+                upstream.release()
+            else:
+                upstream.close()  # the engine stops generating for an answer nobody reads
+    except asyncio.CancelledError:  # the loop's bound or the client ended it: nothing the endpoint did wrong
+        if log.outcome == "pending":
+            log.outcome = "client_disconnected"
+        raise
     finally:
         if placement.observer is not None:
             if endpoint is not None:
@@ -169,19 +205,35 @@ async def _read(
             if log.first_chunk_ms is None:
                 log.first_chunk_ms = round((log.ttfb_ms or 0.0) + (time.perf_counter() - started) * 1000.0, 3)
             log.bytes += len(data)
-            for event in splitter.feed(chain.chunk(data)):
+            for event in splitter.feed(_guarded(chain.chunk, data, log)):
                 await _event(event, turn, forward)
-        for event in [*splitter.feed(chain.end()), splitter.rest()]:
+        for event in [*splitter.feed(_guarded(chain.end, None, log)), splitter.rest()]:
             await _event(event, turn, forward)
+    except ConnectionResetError:  # writing to the client failed: the client left, the endpoint did nothing wrong
+        log.outcome = "client_disconnected"
+        raise
     except (aiohttp.ClientError, TimeoutError) as exc:
         log.outcome = f"upstream_broke: {describe(exc)}"
         raise UpstreamUnavailable(f"upstream {log.endpoint!r} broke off: {describe(exc)}") from None
-    except OutputRefused as exc:
-        log.outcome = f"output_refused: {exc}"
-        raise TurnFailed(502, "output_refused", str(exc)) from None
+    except TurnFailed:
+        log.outcome = log.outcome if log.outcome.startswith("output_refused") else "upstream_malformed"
+        raise
     if turn.usage is not None:
         log.engine_cached_tokens = cached_tokens(json.dumps(turn.usage).encode())
     log.outcome = "completed"
+
+
+def _guarded(filter_: Any, data: bytes | None, log: Dispatch) -> bytes:
+    """Bytes through the output guards; a guard that cannot check them withholds the rest of the turn."""
+    try:
+        out: bytes = filter_(data) if data is not None else filter_()
+    except Exception as exc:
+        log.outcome = f"output_refused: {describe(exc)}"
+        if not isinstance(exc, OutputRefused):
+            logger.exception("output_guard_failed")
+        message = str(exc) if isinstance(exc, OutputRefused) else "an output guard failed; the answer was withheld"
+        raise TurnFailed(502, "output_refused", message) from None
+    return out
 
 
 async def _event(event: bytes, turn: Turn, forward: Forward | None) -> None:

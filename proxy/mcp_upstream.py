@@ -138,12 +138,13 @@ class Upstreams:
         upstream = self.by_name.get(server)
         return (upstream, tool) if sep and upstream is not None and tool else None
 
-    async def catalog(self) -> tuple[list[Tool], list[str]]:
-        """All tools under their exposed names, and the servers that could not be listed."""
+    async def catalog(self, servers: list[str] | None = None) -> tuple[list[Tool], list[str]]:
+        """All tools (of `servers`, or of every server) under their exposed names, and the servers not listed."""
+        chosen = [u for name, u in self.by_name.items() if servers is None or name in servers]
         tools: list[Tool] = []
         missing: list[str] = []
-        results = await asyncio.gather(*(u.catalog() for u in self.by_name.values()), return_exceptions=True)
-        for upstream, result in zip(self.by_name.values(), results, strict=True):
+        results = await asyncio.gather(*(u.catalog() for u in chosen), return_exceptions=True)
+        for upstream, result in zip(chosen, results, strict=True):
             if isinstance(result, BaseException):
                 missing.append(upstream.name)
                 continue

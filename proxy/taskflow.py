@@ -26,6 +26,7 @@ from taskgate.authz.authenticate import authenticator
 from taskgate.errors import TaskgateError
 from taskgate.plugins import Reject
 
+from .config import WorkflowsConfig
 from .errors import ClientError
 from .mcp import UPSTREAMS
 from .middleware import publish
@@ -40,21 +41,37 @@ Owner = tuple[str, str] | None  # (subject, tenant); None where no authenticatio
 class Runs:
     """Tasks kept for polling, bounded in number and age; those still running in the background end at shutdown."""
 
-    def __init__(self, keep: int, keep_s: float):
-        self._runs: OrderedDict[tuple[Owner, str], tuple[float, Run]] = OrderedDict()  # in the owner's namespace
-        self._keep, self._keep_s = keep, keep_s
+    def __init__(self, limits: WorkflowsConfig):
+        self._runs: OrderedDict[tuple[Owner, str], Run] = OrderedDict()  # in the owner's namespace
+        self._limits = limits
         self._background: set[asyncio.Task[None]] = set()
 
-    def add(self, run: Run) -> None:
-        now, key = time.monotonic(), (run.owner, run.task)
-        self._runs[key] = (now, run)
-        self._runs.move_to_end(key)
-        while self._runs and (len(self._runs) > self._keep or now - next(iter(self._runs.values()))[0] > self._keep_s):
-            self._runs.popitem(last=False)
+    def admit(self, run: Run) -> None:
+        """Keep `run` for polling; past the running limits, refuse it (429) before any step runs."""
+        self._forget()
+        running = [r for r in self._runs.values() if r.status == "running"]
+        mine = sum(1 for r in running if r.owner == run.owner)
+        if len(running) >= self._limits.max_running or mine >= self._limits.max_running_per_caller:
+            raise Reject(
+                429, "too_many_tasks", "too many workflows are running; retry shortly", "rate_limit_error",
+                headers={"Retry-After": "1"},
+            )  # fmt: skip
+        self._runs[(run.owner, run.task)] = run
+
+    def _forget(self) -> None:
+        """Drop ended tasks past `keep` (oldest first) or `keep_s` after they ended; running ones stay."""
+        now, ended = time.monotonic(), [k for k, r in self._runs.items() if r.ended_mono is not None]
+        excess = len(ended) - self._limits.keep
+        for position, key in enumerate(ended):
+            ended_mono = self._runs[key].ended_mono or now
+            if position < excess or now - ended_mono > self._limits.keep_s:
+                del self._runs[key]
 
     def get(self, owner: Owner, task: str) -> Run | None:
-        found = self._runs.get((owner, task))
-        return found[1] if found is not None and time.monotonic() - found[0] <= self._keep_s else None
+        run = self._runs.get((owner, task))
+        if run is not None and run.ended_mono is not None and time.monotonic() - run.ended_mono > self._limits.keep_s:
+            return None
+        return run
 
     def background(self, work: Any) -> None:
         job = asyncio.create_task(work)
@@ -71,8 +88,7 @@ RUNS = web.AppKey("taskgate.task_runs", Runs)
 
 
 def add_routes(app: web.Application) -> None:
-    limits = app[GATEWAY].config.core.workflows
-    app[RUNS] = Runs(limits.keep, limits.keep_s)
+    app[RUNS] = Runs(app[GATEWAY].config.core.workflows)
     app.router.add_post("/v1/tasks", submit)
     app.router.add_get("/v1/tasks/{task}", state)
     app.cleanup_ctx.append(_runs)
@@ -89,7 +105,7 @@ async def submit(request: web.Request) -> web.StreamResponse:
     workflow = _workflow(await request.read(), gateway.config.core.workflows.max_steps)
     run = Run(gateway, request.app.get(UPSTREAMS), workflow, evidence)
     await run.open(request.headers)  # a refusal (authentication, PII, grant) stops the task before any step
-    request.app[RUNS].add(run)
+    request.app[RUNS].admit(run)
     limits, asked = gateway.config.core.workflows, workflow.spec.limits
     parallel = min(limits.max_parallel, asked.max_parallel or limits.max_parallel)
     wall_s = min(limits.timeout_s, asked.timeout_s or limits.timeout_s)
@@ -125,10 +141,12 @@ def _task_headers(run: Run) -> dict[str, str]:
 
 
 async def _in_background(run: Run, parallel: int, wall_s: float) -> None:
-    """A task the client polls: its evidence is written again, complete, when it ends."""
-    await run.execute(parallel, wall_s)
-    run.evidence.finish(200)
-    publish(run.gateway, run.evidence.record())
+    """A task the client polls: its evidence is written again, complete, when it ends (or is cut short)."""
+    try:
+        await run.execute(parallel, wall_s)
+    finally:
+        run.evidence.finish(200)
+        publish(run.gateway, run.evidence.record())
 
 
 async def _stream(

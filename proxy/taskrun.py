@@ -33,7 +33,7 @@ from .mcp_upstream import Upstreams
 from .outputs import added_headers, release, run_plan, step_outputs
 from .state import Gateway
 from .toolloop import task_headers
-from .workflows import StepSpec, Workflow, resolve
+from .workflows import StepSpec, Workflow, resolve, resolved_chars
 
 logger = structlog.get_logger("taskgate")
 Refusal = (Reject, ClientError, TurnFailed, UpstreamUnavailable, StepFailed, Halt, PlanIncomplete)
@@ -58,7 +58,10 @@ class Run:
     """One workflow's execution, observable while it runs (for polling and server-sent events)."""
 
     def __init__(self, gateway: Gateway, upstreams: Upstreams | None, workflow: Workflow, evidence: Evidence):
-        self.gateway, self.upstreams, self.workflow, self.evidence = gateway, upstreams, workflow, evidence
+        self.gateway, self.upstreams, self.evidence = gateway, upstreams, evidence
+        self.limits = gateway.config.core.workflows
+        self.specs = workflow.steps  # dropped when the task ends: a kept task holds only its results
+        self.graph, self.layers, self.purpose = workflow.graph, workflow.layers, workflow.spec.purpose
         self.task: str = evidence.request_id
         self.owner: tuple[str, str] | None = None
         self.status = "running"
@@ -68,6 +71,7 @@ class Run:
         self.updates: asyncio.Queue[str] = asyncio.Queue()  # ids of steps as they finish; "" when the task ends
         self.finished = asyncio.Event()
         self.ended_at: float | None = None
+        self.ended_mono: float | None = None  # time.monotonic() when it ended, for how long it is kept
 
     def view(self) -> dict[str, Any]:
         return {
@@ -77,17 +81,16 @@ class Run:
             "duration_ms": round(
                 self.evidence.offset_ms(time.perf_counter()) if self.ended_at is None else self.ended_at, 3
             ),
-            "layers": [list(layer) for layer in self.workflow.layers],
+            "layers": [list(layer) for layer in self.layers],
             "steps": {sid: state.view() for sid, state in self.steps.items()},
         }
 
     async def open(self, headers: Mapping[str, str]) -> None:
         """Authenticate, classify, scan and grant the task once, on its purpose; nothing is dispatched."""
         self.headers = CIMultiDict(headers)
-        purpose = self.workflow.spec.purpose
         served = self.gateway.catalog.served
-        model = next((s.model for s in self.workflow.spec.steps if s.model), served[0].name if served else "")
-        body = {"model": model, "messages": [{"role": "user", "content": purpose}]}
+        model = next((s.model for s in self.specs.values() if s.model), served[0].name if served else "")
+        body = {"model": model, "messages": [{"role": "user", "content": self.purpose}]}
         child, started = self.evidence.child("open"), time.perf_counter()
         context = RequestContext.parsed(
             child.request_id, "chat", CHAT_PATH, self.headers, json.dumps(body).encode(), body
@@ -103,11 +106,11 @@ class Run:
             raise
         finally:
             self._trace(child, started, status, {"kind": "open"})
-        added = added_headers(step_outputs(self.gateway, "chat", values))
+        added = {k.lower(): v for k, v in added_headers(step_outputs(self.gateway, "chat", values)).items()}
         task_header, token_header = task_headers(self.gateway)
-        if token_header in {k.lower() for k in added}:
-            self.headers[token_header] = {k.lower(): v for k, v in added.items()}[token_header]
-            self.task = {k.lower(): v for k, v in added.items()}.get(task_header, self.task)
+        if token_header in added:
+            self.headers[token_header] = added[token_header]
+            self.task = added.get(task_header, self.task)
         grant = values.get("grant")
         spec = getattr(grant, "spec", None)
         if spec is not None:
@@ -131,6 +134,9 @@ class Run:
             self.status = "completed" if all(s.status == "completed" for s in self.steps.values()) else "failed"
         except TimeoutError:
             self.status = "timeout"
+        except asyncio.CancelledError:  # the client that waited left, or taskgate is shutting down
+            self.status = "cancelled"
+            raise
         finally:
             for pending in running:
                 pending.cancel()
@@ -138,44 +144,39 @@ class Run:
             for state in self.steps.values():
                 if state.status in ("pending", "running"):
                     state.status = "cancelled" if state.status == "running" else "skipped"
-                    state.error = {"code": self.status if self.status == "timeout" else "cancelled"}
+                    state.error = {"code": self.status if self.status in ("timeout", "cancelled") else "cancelled"}
             self._close()
 
     def _settle(self, sid: str, waiting: dict[str, set[str]]) -> None:
-        ok = self.steps[sid].status == "completed"
-        for later in list(self.workflow.graph.successors(sid)):
-            if later not in waiting:
+        self.updates.put_nowait(sid)
+        if self.steps[sid].status == "completed":
+            for later in self.graph.successors(sid):
+                waiting.get(later, set()).discard(sid)
+            return
+        causes = [(later, sid) for later in self.graph.successors(sid)]
+        while causes:  # everything downstream of a step that did not complete is skipped
+            later, cause = causes.pop()
+            if waiting.pop(later, None) is None:
                 continue
-            if ok:
-                waiting[later].discard(sid)
-            else:
-                self._skip(later, sid, waiting)
-        self.updates.put_nowait(sid)
-
-    def _skip(self, sid: str, cause: str, waiting: dict[str, set[str]]) -> None:
-        waiting.pop(sid, None)
-        state = self.steps[sid]
-        state.status, state.error = (
-            "skipped",
-            {"code": "dependency_failed", "message": f"step {cause!r} did not complete"},
-        )
-        self.updates.put_nowait(sid)
-        for later in self.workflow.graph.successors(sid):
-            if later in waiting:
-                self._skip(later, sid, waiting)
+            state = self.steps[later]
+            state.status = "skipped"
+            state.error = {"code": "dependency_failed", "message": f"step {cause!r} did not complete"}
+            self.updates.put_nowait(later)
+            causes += [(after, later) for after in self.graph.successors(later)]
 
     async def _step(self, sid: str) -> None:
-        spec, state = self.workflow.steps[sid], self.steps[sid]
+        spec, state = self.specs[sid], self.steps[sid]
         outputs = {k: s.output or "" for k, s in self.steps.items() if s.status == "completed"}
         child, started = self.evidence.child(sid), time.perf_counter()
         state.status, state.started_ms = "running", self.evidence.offset_ms(started)
         status = 500
         try:
+            _check_inputs(spec, outputs, self.limits.max_input_chars)
             status = await (
                 self._model(spec, child, outputs) if spec.kind == "model" else self._tool(spec, child, outputs)
             )
         except Refusal as exc:
-            status = getattr(exc, "status", 502)
+            status = getattr(exc, "status", 403 if isinstance(exc, Halt) else 502)
             code, message = getattr(exc, "code", type(exc).__name__), getattr(exc, "message", str(exc))
             if isinstance(exc, UpstreamUnavailable):
                 message = exc.client_message
@@ -205,7 +206,7 @@ class Run:
         turn = await model_turn(self.gateway, child, self.headers, body)
         state = self.steps[spec.id]
         state.where = {k.removeprefix("x-taskgate-"): v for k, v in turn.headers.items() if k in PLACED}
-        state.output, state.status = turn.text, "completed"
+        state.output, state.status = self._cut(turn.text), "completed"
         return 200
 
     async def _tool(self, spec: StepSpec, child: Evidence, outputs: dict[str, str]) -> int:
@@ -222,12 +223,16 @@ class Run:
         if result.denied:
             state.status, state.error = "denied", {"code": "tool_denied", "message": result.text}
             return 403
-        state.output = result.text
+        state.output = self._cut(result.text)
         if not result.ok:
             state.status, state.error = "failed", {"code": "tool_error", "message": result.text}
             return 502
         state.status = "completed"
         return 200
+
+    def _cut(self, text: str) -> str:
+        limit = self.limits.max_output_chars
+        return text if len(text) <= limit else text[:limit] + f"\n[taskgate: output cut at {limit} characters]"
 
     def _trace(self, child: Evidence, started: float, status: int, extra: dict[str, Any]) -> None:
         child.finish(status)
@@ -236,13 +241,21 @@ class Run:
         self.trace.append({**extra, "started_ms": self.evidence.offset_ms(started), **record})
 
     def _close(self) -> None:
-        self.ended_at = self.evidence.offset_ms(time.perf_counter())
+        self.ended_at, self.ended_mono = self.evidence.offset_ms(time.perf_counter()), time.monotonic()
+        self.specs = {}
         counts: dict[str, int] = {}
         for state in self.steps.values():
             counts[state.status] = counts.get(state.status, 0) + 1
         self.evidence.task = {"task": self.task, "status": self.status, "steps": counts, "trace": self.trace}
         self.finished.set()
         self.updates.put_nowait("")
+
+
+def _check_inputs(spec: StepSpec, outputs: dict[str, str], limit: int) -> None:
+    """A step whose inputs, once references are filled in, would pass `limit` characters fails before they are built."""
+    size = resolved_chars(spec.messages, outputs) + resolved_chars(spec.arguments, outputs)
+    if size > limit:
+        raise ClientError(400, "inputs_too_large", f"the step's inputs would hold {size} characters (limit {limit})")
 
 
 PLACED = frozenset(

@@ -31,8 +31,10 @@ from aiohttp import web
 from multidict import CIMultiDict
 from pydantic import Field, ValidationError, model_validator
 
+from taskgate.authz.authenticate import authenticator
 from taskgate.authz.config import TaskConfig
 from taskgate.dag import Halt, StepFailed
+from taskgate.errors import TaskgateError
 from taskgate.plugins import Params, Reject, RequestContext
 from taskgate.plugins.params import problems
 
@@ -128,6 +130,7 @@ async def serve(request: web.Request, context: RequestContext) -> web.StreamResp
     if upstreams is None:
         raise ClientError(400, "tool_loop_unavailable", "this gateway has no MCP servers (mcp.servers)", FIELD)
     _check_body(body)
+    _authenticate(gateway, request)  # which tools exist is for callers the gateway knows
     offered, selection = await _offer(upstreams, spec)
     loop = Loop(request, gateway, upstreams, _bounds(gateway.config.core.tool_loop, spec), body, selection)
     return await loop.run(offered)
@@ -159,13 +162,22 @@ def _check_body(body: Mapping[str, Any]) -> None:
         raise ClientError(400, "invalid_request", "messages must be a non-empty list", "messages")
 
 
+def _authenticate(gateway: Gateway, request: web.Request) -> None:
+    """Refuse an unauthenticated caller before telling it anything (when authentication is configured)."""
+    try:
+        check = authenticator(gateway.services)
+    except TaskgateError:
+        return  # no authentication configured: the plans decide
+    check.identify(request.headers.get("Authorization"))
+
+
 async def _offer(upstreams: Upstreams, spec: LoopRequest) -> tuple[list[dict[str, Any]], set[str]]:
     """The requested gateway tools as OpenAI function tools; a name the gateway does not serve is an error."""
-    known = set(upstreams.by_name)
-    unknown = [s for s in spec.servers if s not in known]
+    servers = {*spec.servers, *(t.partition("__")[0] for t in spec.tools)}
+    unknown = sorted(s for s in servers if s not in upstreams.by_name)
     if unknown:
-        raise ClientError(400, "unknown_mcp_server", f"no MCP server named {unknown} (known: {sorted(known)})", FIELD)
-    tools, missing = await upstreams.catalog()
+        raise ClientError(400, "unknown_mcp_server", f"no MCP server named {unknown} here", FIELD)
+    tools, missing = await upstreams.catalog(sorted(servers))
     wanted = [t for t in tools if t.name in spec.tools or t.name.split("__", 1)[0] in spec.servers]
     names = {t.name for t in wanted}
     absent = [t for t in spec.tools if t not in names]
@@ -242,6 +254,11 @@ class Loop:
             if self.reply.response is None:
                 raise  # nothing was sent yet: the client gets the error body
             return await self._broken(exc)
+        except Exception as exc:
+            if self.reply.response is None:
+                raise
+            logger.exception("tool_loop_failed", request_id=self.evidence.request_id)
+            return await self._broken(exc)  # never an error page written into a stream that already started
         finally:
             self._record()
         return await self._answer(last)
@@ -291,6 +308,7 @@ class Loop:
             self._trace(child, started, status, {"kind": "model_turn", "turn": number})
         self.progress.add_usage(turn.usage)
         self._carry_task(turn.headers)
+        self.reply.headers = {**turn.headers, **self._loop_header()}  # a stream that starts later says where it is
         return turn
 
     def _carry_task(self, headers: Mapping[str, str]) -> None:
@@ -311,7 +329,9 @@ class Loop:
                 text = await self._tool(number, call)
                 return {"role": "tool", "tool_call_id": call["id"], "content": text}, time.perf_counter() - begun
 
-        done = await asyncio.gather(*(one(call) for call in calls))
+        async with asyncio.TaskGroup() as group:  # on cancellation, waits until every call has recorded itself
+            running = [group.create_task(one(call)) for call in calls]
+        done = [task.result() for task in running]
         self.progress.rounds.append(
             {
                 "turn": number,
@@ -416,8 +436,12 @@ class Loop:
 
     async def _broken(self, exc: BaseException) -> web.StreamResponse:
         """The stream already started: end it with an error event that says why."""
-        code = str(getattr(exc, "code", "loop_failed"))
-        message = exc.client_message if isinstance(exc, UpstreamUnavailable) else str(getattr(exc, "message", exc))
+        if not isinstance(exc, Stoppable):
+            code, message = "internal_error", f"internal error; request id {self.evidence.request_id}"
+        elif isinstance(exc, UpstreamUnavailable):
+            code, message = exc.code, exc.client_message
+        else:
+            code, message = str(getattr(exc, "code", "loop_failed")), str(getattr(exc, "message", exc))
         self.evidence.fail(code, message)
         await self.reply.event(sse_error(code, message))
         return await self.reply.end()

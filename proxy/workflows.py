@@ -133,6 +133,16 @@ def resolve(value: Any, outputs: Mapping[str, str]) -> Any:
     return value
 
 
+def resolved_chars(value: Any, outputs: Mapping[str, str]) -> int:
+    """How many characters `resolve(value, outputs)` would hold, counted without building it."""
+    total = 0
+    for text in _strings(value):
+        total += len(text)
+        for found in REFERENCE.finditer(text):
+            total += len(outputs.get(found.group(1), "")) - len(found.group(0))
+    return total
+
+
 def _strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value

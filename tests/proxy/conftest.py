@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ async def start(proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path) -> 
     mail, files = slow_servers()
     async with serving(mail) as mail_url, serving(files) as files_url:
 
-        async def make(model: Script, **bounds: Any) -> Any:
+        async def make(model: Script, tweak: Callable[[dict[str, Any]], None] | None = None, **bounds: Any) -> Any:
             profile = dataclasses.replace(PROFILES["instant"], models=("m",))
             engine = await aiohttp_server(create_sim(profile, "sim", model))
             config = authz_config(keys, tmp_path, str(engine.make_url("")).rstrip("/"))
@@ -36,6 +36,8 @@ async def start(proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path) -> 
             config["steps"].append({"name": "pii", "type": "guards.pii", "params": {"backend": "patterns"}})
             config["pipelines"]["mcp"] = ["authn", "authorize", "pii"]
             config.update(bounds)
+            if tweak is not None:
+                tweak(config)
             clients.append(await proxy(config))
             clients[-1].engine = engine  # a test may stop the model mid-task
             return clients[-1]

@@ -168,3 +168,33 @@ async def test_an_unauthenticated_workflow_is_refused_before_any_step(start: Any
     resp = await client.post("/v1/tasks", json=diamond())
     assert resp.status == 401
     assert (await resp.json())["error"]["type"] == "authentication_error"
+
+
+async def test_a_step_whose_filled_in_inputs_are_too_large_fails_before_they_are_built(start: Any, keys: Keys) -> None:
+    client = await start(PLANNER, workflows={"max_input_chars": 2000})
+    steps = [
+        {"id": "notes", "tool": "files__read", "arguments": {"path": "/home/alice/notes.txt"}},
+        {"id": "echo", "tool": "mail__read", "arguments": {"folder": "${notes}" * 100}},
+    ]
+    resp = await client.post("/v1/tasks", json={"purpose": SUMMARISE, "steps": steps}, headers=bearer(keys))
+    body = await resp.json()
+    assert body["steps"]["notes"]["status"] == "completed"
+    echo = body["steps"]["echo"]
+    assert echo["status"] == "failed"
+    assert echo["error"]["code"] == "inputs_too_large"
+
+
+async def test_a_caller_past_its_running_limit_gets_429_and_its_running_task_stays_pollable(
+    start: Any, keys: Keys
+) -> None:
+    client = await start(PLANNER, workflows={"max_running_per_caller": 1, "keep": 1})
+    first = await client.post("/v1/tasks", json=diamond(wait=False), headers=bearer(keys))
+    assert first.status == 202
+    second = await client.post("/v1/tasks", json=diamond(wait=False), headers=bearer(keys))
+    assert second.status == 429
+    assert second.headers["Retry-After"] == "1"
+    assert (await second.json())["error"]["code"] == "too_many_tasks"
+    task = (await first.json())["task"]
+    polled = await client.get(f"/v1/tasks/{task}", headers=bearer(keys))
+    assert polled.status == 200
+    assert (await polled.json())["status"] == "running"

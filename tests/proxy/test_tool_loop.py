@@ -189,14 +189,52 @@ async def test_parallel_tool_calls_false_runs_the_calls_one_at_a_time(start: Any
     assert round_["wall_ms"] >= (MAIL_S + FILES_S) * 1000
 
 
-async def test_an_unauthenticated_loop_is_refused_before_any_model_call(start: Any) -> None:
+async def test_an_unauthenticated_loop_is_refused_before_it_learns_any_tool_name(start: Any) -> None:
     client = await start(script(ToolCall("mail__read")))
-    body = {"model": "m", "messages": [{"role": "user", "content": SUMMARISE}], **LOOP}
-    resp = await client.post("/v1/chat/completions", json=body)
-    assert resp.status == 401
-    assert (await resp.json())["error"]["type"] == "authentication_error"
-    task = trace_of(client, resp.headers["x-taskgate-request-id"])
-    assert [(e["kind"], e["status"]) for e in task["trace"]] == [("model_turn", 401)]
+    for loop in (LOOP, {"tool_loop": {"servers": ["nope"]}}, {"tool_loop": {"tools": ["mail__nope"]}}):
+        body = {"model": "m", "messages": [{"role": "user", "content": SUMMARISE}], **loop}
+        resp = await client.post("/v1/chat/completions", json=body)
+        assert resp.status == 401, loop
+        error = (await resp.json())["error"]
+        assert error["type"] == "authentication_error"
+        assert "mail" not in error["message"]
+
+
+async def test_timed_out_loops_do_not_count_against_the_model_endpoint(start: Any, keys: Keys) -> None:
+    slow = Script([Rule(match=".", tool_calls=(ToolCall("files__read", {"path": "/home/alice/a"}),), delay_s=0.5)])
+    client = await start(slow, tool_loop={"timeout_s": 0.3})
+    for _ in range(4):  # each ends while its model turn is still running
+        headers, _answer = await ask(client, keys, LOOP)
+        assert trace_of(client, headers["x-taskgate-request-id"])["stopped"] == "timeout"
+    resp = await client.post(
+        "/v1/chat/completions",
+        json={"model": "m", "messages": [{"role": "user", "content": SUMMARISE}]},
+        headers={"Authorization": f"Bearer {keys.token(roles=[])}"},
+    )
+    assert resp.status == 200  # the endpoint's breaker never opened
+
+
+async def test_the_task_token_is_carried_whatever_the_case_of_its_configured_header(start: Any, keys: Keys) -> None:
+    def shout(config: dict[str, Any]) -> None:
+        config["authz"]["tasks"] = {"token_header": "X-Taskgate-Task-Token", "header": "X-Taskgate-Task"}
+
+    client = await start(script(ToolCall("mail__read", {"folder": "inbox"})), tweak=shout)
+    headers, answer = await ask(client, keys, LOOP)
+    assert answer.choices[0].message.content == ANSWER
+    task = trace_of(client, headers["x-taskgate-request-id"])
+    grants = [e["decisions"]["grant"] for e in task["trace"]]
+    assert {g["task"] for g in grants} == {task["task"]}
+    assert [g["new_task"] for g in grants] == [True, False, False]
+
+
+async def test_a_streamed_loop_without_content_still_names_its_task(start: Any, keys: Keys) -> None:
+    silent = Script([Rule(match=".", tool_calls=(ToolCall("mail__read", {"folder": "inbox"}),))])
+    client = await start(silent, tool_loop={"max_turns": 2})
+    headers, chunks = await ask(client, keys, LOOP, stream=True)
+    assert headers["x-taskgate-task"]
+    assert headers["x-taskgate-task-token"]
+    assert headers["x-taskgate-loop"].startswith("turns=2")
+    assert "max_turns: 2" in text_of(chunks)
 
 
 async def test_a_turn_that_fails_after_the_stream_began_ends_it_with_an_error_event(start: Any, keys: Keys) -> None:
