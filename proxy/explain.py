@@ -21,10 +21,11 @@ from taskgate.dag import Execution, Halt, StepFailed
 from taskgate.errors import TaskgateError
 from taskgate.plugins import PLACEMENT, REQUEST, Placement, Reject, RequestContext
 
+from . import toolloop
 from .app import create_app, default_registry
 from .config import load_config
 from .openai import PATHS
-from .state import GATEWAY
+from .state import GATEWAY, Gateway
 
 
 def explain(config_path: str, request: str, surface: str, headers: dict[str, str]) -> dict[str, Any]:
@@ -43,6 +44,9 @@ def explain(config_path: str, request: str, surface: str, headers: dict[str, str
     except (ValueError, RecursionError) as exc:
         raise TaskgateError(f"the request is not JSON: {exc}") from None
     report: dict[str, Any] = {"surface": surface, "plan": plan.describe()}
+    loop = _tool_loop(gateway, context.json()) if surface == "chat" else None
+    if loop is not None:
+        report["tool_loop"] = loop
     run = Execution(plan, {REQUEST: context})
     try:
         asyncio.run(run.run())
@@ -61,6 +65,24 @@ def explain(config_path: str, request: str, surface: str, headers: dict[str, str
     if isinstance(placement, Placement) and placement.observer is not None:
         placement.observer.finished(None, None)  # nothing was sent: release what placing reserved
     return report
+
+
+def _tool_loop(gateway: Gateway, body: Any) -> dict[str, Any] | None:
+    """What the tool loop would do with this request: the tools it asks for, the bounds that would hold."""
+    asked = body.get(toolloop.FIELD) if isinstance(body, dict) else None
+    if asked is None:
+        return None
+    bounds = gateway.config.core.tool_loop
+    limit = {"max_turns": bounds.max_turns, "max_tool_calls": bounds.max_tool_calls}
+    if isinstance(asked, dict):
+        limit = {k: min(v, asked[k]) if isinstance(asked.get(k), int) else v for k, v in limit.items()}
+    return {
+        "asked": asked,
+        "servers_configured": [s.name for s in gateway.config.mcp.servers],
+        "bounds": {**limit, "max_parallel": bounds.max_parallel, "timeout_s": bounds.timeout_s},
+        "runs": "each turn runs this plan; each tool call the model emits runs the mcp plan under the task's token. "
+        "The tools offered are listed from the MCP servers when the request runs, so they are not shown here.",
+    }
 
 
 def _read(source: str) -> bytes:

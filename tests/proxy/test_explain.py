@@ -29,12 +29,12 @@ CONFIG = {
 }  # fmt: skip
 
 
-def explain(tmp_path: Path, text: str, *headers: str) -> dict[str, object]:
+def explain(tmp_path: Path, text: str, *headers: str, **extra: object) -> dict[str, object]:
     url = f"http://127.0.0.1:{closed_port()}"  # nothing listens: a call to it would fail, and none may be made
     config = tmp_path / "taskgate.yaml"
     config.write_text(yaml.safe_dump(CONFIG).replace("URL", url))
     request = tmp_path / "request.json"
-    request.write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": text}]}))
+    request.write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": text}], **extra}))
     flags = [arg for header in headers for arg in ("-H", header)]
     done = subprocess.run(
         [sys.executable, "-m", "taskgate", "explain", "-c", str(config), str(request), *flags],
@@ -68,3 +68,13 @@ def test_explain_shows_the_plan_and_each_decision_without_calling_upstreams(tmp_
 def test_explain_reports_a_refusal(tmp_path: Path) -> None:
     report = explain(tmp_path, "charge 4111 1111 1111 1111")
     assert str(report["outcome"]).startswith("refused: 400 pii_blocked")
+
+
+def test_explain_says_what_a_tool_loop_request_would_be_allowed(tmp_path: Path) -> None:
+    report = explain(tmp_path, "summarise my inbox", tool_loop={"servers": ["mail"], "max_turns": 3})
+    assert report["outcome"] == "would be dispatched"
+    loop = report["tool_loop"]
+    assert isinstance(loop, dict)
+    assert loop["asked"] == {"servers": ["mail"], "max_turns": 3}
+    assert loop["bounds"]["max_turns"] == 3  # the request asked for fewer than the operator's 8
+    assert loop["bounds"]["max_tool_calls"] == 32
