@@ -308,6 +308,11 @@ async def tool_call(
     return ToolResult(_text(result), not result.get("isError", False))
 
 
+def cut(text: str, limit: int) -> str:
+    """`text`, or its first `limit` characters and a note that says so (for a model or a client to read)."""
+    return text if len(text) <= limit else text[:limit] + f"\n[taskgate: cut at {limit} characters]"
+
+
 def _text(result: Mapping[str, Any]) -> str:
     """A tools/call result as text for the model: its text parts, else its structured content."""
     content = result.get("content") or []

@@ -70,6 +70,13 @@ class Evidence:
         """The record of one call made for this request's task (a model turn, a tool call)."""
         return Evidence(f"{self.request_id}.{suffix}", self.path)
 
+    def trace_entry(self, child: Evidence, started: float, status: int, extra: Mapping[str, Any]) -> dict[str, Any]:
+        """`child`'s record, finished with `status`, as one entry of this request's task trace."""
+        child.finish(status)
+        record = child.record()
+        record.pop("path", None)
+        return {**extra, "started_ms": self.offset_ms(started), **record}
+
     def offset_ms(self, at: float) -> float:
         """`at` (a perf_counter time) as milliseconds since this request started."""
         return round((at - self.started) * 1000.0, 3)

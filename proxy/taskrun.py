@@ -26,7 +26,7 @@ from multidict import CIMultiDict
 from taskgate.dag import Halt, StepFailed
 from taskgate.plugins import PLACEMENT, Reject, RequestContext
 
-from .calls import CHAT_PATH, model_turn, tool_call
+from .calls import CHAT_PATH, cut, model_turn, tool_call
 from .errors import ClientError, PlanIncomplete, TurnFailed, UpstreamUnavailable
 from .evidence import Evidence
 from .mcp_upstream import Upstreams
@@ -206,7 +206,7 @@ class Run:
         turn = await model_turn(self.gateway, child, self.headers, body)
         state = self.steps[spec.id]
         state.where = {k.removeprefix("x-taskgate-"): v for k, v in turn.headers.items() if k in PLACED}
-        state.output, state.status = self._cut(turn.text), "completed"
+        state.output, state.status = cut(turn.text, self.limits.max_output_chars), "completed"
         return 200
 
     async def _tool(self, spec: StepSpec, child: Evidence, outputs: dict[str, str]) -> int:
@@ -223,22 +223,15 @@ class Run:
         if result.denied:
             state.status, state.error = "denied", {"code": "tool_denied", "message": result.text}
             return 403
-        state.output = self._cut(result.text)
+        state.output = cut(result.text, self.limits.max_output_chars)
         if not result.ok:
             state.status, state.error = "failed", {"code": "tool_error", "message": result.text}
             return 502
         state.status = "completed"
         return 200
 
-    def _cut(self, text: str) -> str:
-        limit = self.limits.max_output_chars
-        return text if len(text) <= limit else text[:limit] + f"\n[taskgate: output cut at {limit} characters]"
-
     def _trace(self, child: Evidence, started: float, status: int, extra: dict[str, Any]) -> None:
-        child.finish(status)
-        record = child.record()
-        record.pop("path", None)
-        self.trace.append({**extra, "started_ms": self.evidence.offset_ms(started), **record})
+        self.trace.append(self.evidence.trace_entry(child, started, status, extra))
 
     def _close(self) -> None:
         self.ended_at, self.ended_mono = self.evidence.offset_ms(time.perf_counter()), time.monotonic()

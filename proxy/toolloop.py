@@ -38,7 +38,7 @@ from taskgate.errors import TaskgateError
 from taskgate.plugins import Params, Reject, RequestContext
 from taskgate.plugins.params import problems
 
-from .calls import ToolResult, Turn, model_turn, tool_call
+from .calls import ToolResult, Turn, cut, model_turn, tool_call
 from .config import ToolLoopConfig
 from .errors import ClientError, PlanIncomplete, TurnFailed, UpstreamUnavailable, sse_error
 from .evidence import Evidence
@@ -364,8 +364,7 @@ class Loop:
             }
             status = 200 if result.ok else 403 if result.denied else 502
             self._trace(child, started, status, extra | ({"rule": result.rule} if result.rule else {}))
-        limit, text = self.bounds.max_result_chars, result.text
-        return text if len(text) <= limit else text[:limit] + f"\n[taskgate: result cut at {limit} characters]"
+        return cut(result.text, self.bounds.max_result_chars)
 
     async def _run_tool(self, child: Evidence, name: str, raw_arguments: str) -> ToolResult:
         """One call through the mcp plan; what it could not do, said as a tool result the model can read."""
@@ -384,10 +383,7 @@ class Loop:
             return ToolResult("taskgate could not run this tool call", False)
 
     def _trace(self, child: Evidence, started: float, status: int, extra: dict[str, Any]) -> None:
-        child.finish(status)
-        record = child.record()
-        record.pop("path", None)
-        self.trace.append({**extra, "started_ms": self.evidence.offset_ms(started), **record})
+        self.trace.append(self.evidence.trace_entry(child, started, status, extra))
 
     def _record(self) -> None:
         self.evidence.task = {**self.progress.summary(), "trace": self.trace}
