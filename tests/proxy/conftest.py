@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
@@ -28,9 +29,13 @@ async def start(proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path) -> 
     mail, files = slow_servers()
     async with serving(mail) as mail_url, serving(files) as files_url:
 
-        async def make(model: Script, tweak: Callable[[dict[str, Any]], None] | None = None, **bounds: Any) -> Any:
+        async def make(
+            model: Script | web.Application, tweak: Callable[[dict[str, Any]], None] | None = None, **bounds: Any
+        ) -> Any:
+            """`model`: a script for the sim, or an app of the test's own that stands in for the engine."""
             profile = dataclasses.replace(PROFILES["instant"], models=("m",))
-            engine = await aiohttp_server(create_sim(profile, "sim", model))
+            app = model if isinstance(model, web.Application) else create_sim(profile, "sim", model)
+            engine = await aiohttp_server(app)
             config = authz_config(keys, tmp_path, str(engine.make_url("")).rstrip("/"))
             config["mcp"] = {"servers": [{"name": "mail", "url": mail_url}, {"name": "files", "url": files_url}]}
             config["steps"].append({"name": "pii", "type": "guards.pii", "params": {"backend": "patterns"}})

@@ -7,6 +7,7 @@ from typing import Any
 
 import openai
 import pytest
+from aiohttp import web
 
 from taskgate.proxy.state import GATEWAY
 from taskgate.sim.script import Rule, Script, ToolCall
@@ -261,4 +262,42 @@ async def read_then_stop_the_model(stream: Any, seen: list[str], engine: Any) ->
     async for chunk in stream:
         if chunk.choices and chunk.choices[0].delta.content:
             seen.append(chunk.choices[0].delta.content)
-            await engine.close()  # the model goes away while the tool runs
+            if engine is not None:
+                await engine.close()  # the model goes away while the tool runs
+
+
+def garbled_engine(first: bytes, then: bytes) -> web.Application:
+    """An engine that streams one good content event, then one taskgate cannot read."""
+
+    async def chat(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        for event in (first, then, b"data: [DONE]\n\n"):
+            await response.write(event)
+        return response
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", chat)
+    return app
+
+
+GOOD = b'data: {"choices":[{"index":0,"delta":{"content":"Looking. "},"finish_reason":null}]}\n\n'
+GARBLED = b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":"first"}]},"finish_reason":null}]}\n\n'
+
+
+async def test_a_garbled_answer_is_a_clean_error_whole_or_mid_stream(start: Any, keys: Keys) -> None:
+    client = await start(garbled_engine(GOOD, GARBLED))
+    with pytest.raises(openai.APIStatusError) as whole:
+        await ask(client, keys, LOOP)
+    assert whole.value.status_code == 502
+    assert whole.value.code == "upstream_malformed"
+    async with sdk(client, keys) as api:
+        stream = await api.chat.completions.create(
+            model="m", max_tokens=200, messages=[{"role": "user", "content": SUMMARISE}], stream=True,
+            extra_body=LOOP,
+        )  # fmt: skip
+        seen: list[str] = []
+        with pytest.raises(openai.APIError) as streamed:
+            await read_then_stop_the_model(stream, seen, None)
+    assert seen == ["Looking. "]  # what was checked arrived; then an error event, not an error page in the stream
+    assert streamed.value.code == "upstream_malformed"
