@@ -20,11 +20,14 @@ import aiohttp
 import structlog
 from mcp.types.version import LATEST_HANDSHAKE_VERSION
 
+from taskgate.authz.config import TaskConfig
+from taskgate.dag import Halt, StepFailed
 from taskgate.dag.errors import describe
-from taskgate.plugins import PAYLOAD, PLACEMENT, OutputRefused, Placement, RequestContext, sse
+from taskgate.dag.types import Outcome
+from taskgate.plugins import PAYLOAD, PLACEMENT, OutputRefused, Placement, Reject, RequestContext, sse
 from taskgate.plugins.sse import EventSplitter
 
-from .errors import PlanIncomplete, TurnFailed, UpstreamUnavailable
+from .errors import ClientError, PlanIncomplete, TurnFailed, UpstreamUnavailable
 from .evidence import Evidence
 from .mcp import FORBIDDEN, McpDispatch, RpcError, call_tool, run_mcp_plan
 from .mcp_upstream import Upstreams
@@ -35,6 +38,8 @@ from .upstream import attempt_outcome, open_upstream, placement_headers
 
 logger = structlog.get_logger("taskgate")
 
+CALL_FAILURES = (Reject, ClientError, TurnFailed, UpstreamUnavailable, StepFailed, Halt, PlanIncomplete)
+"""What ends a call taskgate makes for a task on purpose or for a known reason (anything else is a bug)."""
 CHAT_PATH = "/v1/chat/completions"
 MAX_ERROR_BYTES = 64 * 1024
 MAX_TURN_CHARS = 1 << 20  # one answer's content and tool calls; beyond this the turn fails rather than grow
@@ -306,6 +311,30 @@ async def tool_call(
         verb = "refused" if denied else "could not run"
         return ToolResult(f"taskgate {verb} this tool call: {exc.message}", False, denied, rule)
     return ToolResult(_text(result), not result.get("isError", False))
+
+
+def failure(exc: BaseException) -> tuple[int, str, str]:
+    """Status, code and a client-safe message for a call that ended with `exc`, as the front door would say them."""
+    if isinstance(exc, Reject | ClientError | TurnFailed):
+        return exc.status, exc.code, exc.message
+    if isinstance(exc, UpstreamUnavailable):
+        return exc.status, exc.code, exc.client_message
+    if isinstance(exc, StepFailed):
+        status, code = (504, "step_timeout") if exc.outcome is Outcome.TIMEOUT else (503, "step_failed")
+        return status, code, f"step {exc.step!r} could not decide"
+    if isinstance(exc, Halt):
+        return 403, "halted", str(exc)
+    if isinstance(exc, PlanIncomplete):
+        return 503, "no_placement", "no upstream was chosen for this call"
+    return 500, "internal_error", "the call failed inside taskgate"
+
+
+def task_headers(gateway: Gateway) -> tuple[str, str]:
+    """Where the task id and its token travel (the authz section's names, or their defaults), lower case."""
+    tasks = getattr(gateway.services.sections.get("authz"), "tasks", None)
+    if not isinstance(tasks, TaskConfig):
+        return "x-taskgate-task", "x-taskgate-task-token"
+    return tasks.header.lower(), tasks.token_header.lower()
 
 
 def cut(text: str, limit: int) -> str:

@@ -22,17 +22,16 @@ from typing import Any
 
 from aiohttp import web
 
-from taskgate.authz.authenticate import authenticator
-from taskgate.errors import TaskgateError
+from taskgate.authz.authenticate import configured_authenticator
 from taskgate.plugins import Reject
 
+from .calls import task_headers
 from .config import WorkflowsConfig
 from .errors import ClientError
 from .mcp import UPSTREAMS
 from .middleware import publish
 from .state import EVIDENCE, GATEWAY
 from .taskrun import Run
-from .toolloop import task_headers
 from .workflows import WorkflowError, parse
 
 Owner = tuple[str, str] | None  # (subject, tenant); None where no authentication is configured
@@ -185,8 +184,9 @@ async def state(request: web.Request) -> web.Response:
 
 def _caller(request: web.Request) -> Owner:
     """Who asks: (subject, tenant) when authentication is configured and the caller passes it."""
+    check = configured_authenticator(request.app[GATEWAY].services)
     try:
-        identity = authenticator(request.app[GATEWAY].services).identify(request.headers.get("Authorization"))
-    except (Reject, TaskgateError):  # unauthenticated, or no authentication configured
+        identity = check.identify(request.headers.get("Authorization")) if check is not None else None
+    except Reject:  # unauthenticated: sees only tasks started without authentication
         return None
-    return identity.subject, identity.tenant
+    return (identity.subject, identity.tenant) if identity is not None else None

@@ -23,20 +23,18 @@ from typing import Any
 import structlog
 from multidict import CIMultiDict
 
-from taskgate.dag import Halt, StepFailed
-from taskgate.plugins import PLACEMENT, Reject, RequestContext
+from taskgate.authz.authorize import GRANT
+from taskgate.plugins import PLACEMENT, RequestContext
 
-from .calls import CHAT_PATH, cut, model_turn, tool_call
-from .errors import ClientError, PlanIncomplete, TurnFailed, UpstreamUnavailable
+from .calls import CALL_FAILURES, CHAT_PATH, cut, failure, model_turn, task_headers, tool_call
+from .errors import ClientError
 from .evidence import Evidence
 from .mcp_upstream import Upstreams
 from .outputs import added_headers, release, run_plan, step_outputs
 from .state import Gateway
-from .toolloop import task_headers
 from .workflows import StepSpec, Workflow, resolve, resolved_chars
 
 logger = structlog.get_logger("taskgate")
-Refusal = (Reject, ClientError, TurnFailed, UpstreamUnavailable, StepFailed, Halt, PlanIncomplete)
 
 
 @dataclass
@@ -100,9 +98,9 @@ class Run:
             values = await run_plan(self.gateway, "chat", context, child)
             release(values.get(PLACEMENT))  # opening places nothing: each model step is placed when it runs
             status = 200
-        except Refusal as exc:
-            status = getattr(exc, "status", 403)
-            child.fail(getattr(exc, "code", type(exc).__name__), getattr(exc, "message", str(exc)))
+        except CALL_FAILURES as exc:
+            status, code, message = failure(exc)
+            child.fail(code, message)
             raise
         finally:
             self._trace(child, started, status, {"kind": "open"})
@@ -111,7 +109,7 @@ class Run:
         if token_header in added:
             self.headers[token_header] = added[token_header]
             self.task = added.get(task_header, self.task)
-        grant = values.get("grant")
+        grant = values.get(GRANT)
         spec = getattr(grant, "spec", None)
         if spec is not None:
             self.owner = (spec.subject, spec.tenant)
@@ -175,11 +173,8 @@ class Run:
             status = await (
                 self._model(spec, child, outputs) if spec.kind == "model" else self._tool(spec, child, outputs)
             )
-        except Refusal as exc:
-            status = getattr(exc, "status", 403 if isinstance(exc, Halt) else 502)
-            code, message = getattr(exc, "code", type(exc).__name__), getattr(exc, "message", str(exc))
-            if isinstance(exc, UpstreamUnavailable):
-                message = exc.client_message
+        except CALL_FAILURES as exc:
+            status, code, message = failure(exc)
             state.status, state.error = (
                 ("denied" if status in (401, 403) else "failed"),
                 {"code": code, "message": message},

@@ -31,16 +31,13 @@ from aiohttp import web
 from multidict import CIMultiDict
 from pydantic import Field, ValidationError, model_validator
 
-from taskgate.authz.authenticate import authenticator
-from taskgate.authz.config import TaskConfig
-from taskgate.dag import Halt, StepFailed
-from taskgate.errors import TaskgateError
-from taskgate.plugins import Params, Reject, RequestContext
+from taskgate.authz.authenticate import configured_authenticator
+from taskgate.plugins import Params, RequestContext
 from taskgate.plugins.params import problems
 
-from .calls import ToolResult, Turn, cut, model_turn, tool_call
+from .calls import CALL_FAILURES, ToolResult, Turn, cut, failure, model_turn, task_headers, tool_call
 from .config import ToolLoopConfig
-from .errors import ClientError, PlanIncomplete, TurnFailed, UpstreamUnavailable, sse_error
+from .errors import ClientError, sse_error
 from .evidence import Evidence
 from .mcp import UPSTREAMS
 from .mcp_upstream import Upstreams
@@ -49,7 +46,6 @@ from .state import EVIDENCE, GATEWAY, Gateway
 FIELD = "tool_loop"
 STREAM_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
 logger = structlog.get_logger("taskgate")
-Stoppable = (Reject, ClientError, TurnFailed, UpstreamUnavailable, StepFailed, Halt, PlanIncomplete)
 
 
 class LoopRequest(Params):
@@ -136,14 +132,6 @@ async def serve(request: web.Request, context: RequestContext) -> web.StreamResp
     return await loop.run(offered)
 
 
-def task_headers(gateway: Gateway) -> tuple[str, str]:
-    """Where the task id and its token travel (the authz section's names, or their defaults)."""
-    tasks = getattr(gateway.services.sections.get("authz"), "tasks", None)
-    if not isinstance(tasks, TaskConfig):
-        return "x-taskgate-task", "x-taskgate-task-token"
-    return tasks.header.lower(), tasks.token_header.lower()
-
-
 def _spec(raw: Any) -> LoopRequest:
     try:
         return LoopRequest.model_validate(raw)
@@ -164,11 +152,9 @@ def _check_body(body: Mapping[str, Any]) -> None:
 
 def _authenticate(gateway: Gateway, request: web.Request) -> None:
     """Refuse an unauthenticated caller before telling it anything (when authentication is configured)."""
-    try:
-        check = authenticator(gateway.services)
-    except TaskgateError:
-        return  # no authentication configured: the plans decide
-    check.identify(request.headers.get("Authorization"))
+    check = configured_authenticator(gateway.services)
+    if check is not None:  # without it, the plans decide
+        check.identify(request.headers.get("Authorization"))
 
 
 async def _offer(upstreams: Upstreams, spec: LoopRequest) -> tuple[list[dict[str, Any]], set[str]]:
@@ -250,7 +236,7 @@ class Loop:
             if not wall.expired():
                 raise
             self.progress.stopped = "timeout"
-        except Stoppable as exc:
+        except CALL_FAILURES as exc:
             if self.reply.response is None:
                 raise  # nothing was sent yet: the client gets the error body
             return await self._broken(exc)
@@ -299,10 +285,10 @@ class Loop:
         except asyncio.CancelledError:
             child.fail("cancelled", "the loop ended while the turn ran")
             raise
-        except Stoppable as exc:
-            status = getattr(exc, "status", 502)
+        except CALL_FAILURES as exc:
+            status, code, message = failure(exc)
             if child.error is None:
-                child.fail(getattr(exc, "code", type(exc).__name__), getattr(exc, "message", str(exc)))
+                child.fail(code, message)
             raise
         finally:
             self._trace(child, started, status, {"kind": "model_turn", "turn": number})
@@ -432,12 +418,9 @@ class Loop:
 
     async def _broken(self, exc: BaseException) -> web.StreamResponse:
         """The stream already started: end it with an error event that says why."""
-        if not isinstance(exc, Stoppable):
-            code, message = "internal_error", f"internal error; request id {self.evidence.request_id}"
-        elif isinstance(exc, UpstreamUnavailable):
-            code, message = exc.code, exc.client_message
-        else:
-            code, message = str(getattr(exc, "code", "loop_failed")), str(getattr(exc, "message", exc))
+        _, code, message = failure(exc)
+        if code == "internal_error":
+            message = f"internal error; request id {self.evidence.request_id}"
         self.evidence.fail(code, message)
         await self.reply.event(sse_error(code, message))
         return await self.reply.end()

@@ -71,10 +71,12 @@ async def test_two_independent_tool_calls_run_in_parallel_and_the_final_answer_s
     assert task["turns"] == 2
     assert task["tool_calls"] == 2
     assert task["stopped"] is None
-    # the mail result was PII-scanned on its way back to the model
     second_turn = task["trace"][-1]
     assert second_turn["kind"] == "model_turn"
     assert second_turn["status"] == 200
+    mail = next(e for e in tools if e["tool"] == "mail__read")
+    # the address, in the result's text and its structured copy, was redacted before the model read it
+    assert mail["decisions"]["pii"]["output"]["counts"] == {"EMAIL_ADDRESS": 2}
 
 
 async def test_the_model_reads_the_tool_results_and_each_turn_is_placed_and_authorized(start: Any, keys: Keys) -> None:
