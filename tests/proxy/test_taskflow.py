@@ -10,7 +10,7 @@ from taskgate.proxy.state import GATEWAY
 from taskgate.sim.script import Rule, Script
 from tests.authz.conftest import Keys
 
-from .agents import ANSWER, FILES_S, MAIL_S, SUMMARISE
+from .agents import ANSWER, SUMMARISE
 
 PLANNER = Script(
     [
@@ -65,7 +65,7 @@ async def test_a_diamond_runs_its_middle_steps_in_parallel_under_one_task(start:
     assert mail["started_ms"] < files["started_ms"] + files["duration_ms"]
     middle_end = max(mail["started_ms"] + mail["duration_ms"], files["started_ms"] + files["duration_ms"])
     middle_wall = middle_end - min(mail["started_ms"], files["started_ms"])
-    assert middle_wall < (MAIL_S + FILES_S) * 1000 - 300
+    assert middle_wall < mail["duration_ms"] + files["duration_ms"] - 300  # against the measured sum: load slows both
     assert answer["started_ms"] >= middle_end  # the last waited for both
     record = client.server.app[GATEWAY].evidence.find(resp.headers["x-taskgate-request-id"])
     assert record is not None

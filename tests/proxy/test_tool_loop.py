@@ -61,7 +61,7 @@ async def test_two_independent_tool_calls_run_in_parallel_and_the_final_answer_s
     assert all(e["status"] == 200 and e["allowed"] for e in tools)
     (round_,) = task["rounds"]
     # together they took about the slower call, not the sum of both
-    assert round_["wall_ms"] < (MAIL_S + FILES_S) * 1000 - 300, round_
+    assert round_["wall_ms"] < round_["sum_ms"] - 300, round_  # against the measured sum: load slows both calls
     assert round_["wall_ms"] >= FILES_S * 1000
     assert round_["sum_ms"] >= (MAIL_S + FILES_S) * 1000
     starts = sorted(e["started_ms"] for e in tools)
