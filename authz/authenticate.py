@@ -126,7 +126,12 @@ def _bearer(authorization: str | None) -> str:
         raise Unauthenticated(
             "token_missing", "the Authorization header must be 'Bearer <token>'", f"scheme {scheme!r}"
         )
-    return token.strip()
+    token = token.strip()
+    if not (token.isascii() and token.isprintable()) or " " in token:
+        raise Unauthenticated(
+            "token_malformed", "the bearer token must be printable ASCII (a JWT)", "non-ASCII or control characters"
+        )
+    return token
 
 
 def _refusal(error: Exception | None) -> Unauthenticated:

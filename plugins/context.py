@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from .jsonbody import loads
 
 REQUEST = "request"
 """The seed key under which every plan receives the RequestContext."""
@@ -31,9 +32,9 @@ class RequestContext:
         return cls(id, surface, path, headers, body, value, True)
 
     def json(self) -> Any:
-        """The body parsed as JSON (cached); raises ValueError if it is not JSON."""
+        """The body parsed as JSON (cached), strictly (jsonbody.loads); raises BodyError if it may not be read."""
         if not self._parsed:
-            self._json = json.loads(self.body)
+            self._json = loads(self.body)
             self._parsed = True
         return self._json
 

@@ -21,6 +21,13 @@ from .models import ModelCatalog
 from .plans import build_plans
 from .state import GATEWAY, Gateway
 
+HANDLER_ARGS = {
+    "auto_decompress": False,  # proxy.body decodes request bodies itself, bounded, with a clear error
+    "max_field_size": 65536,  # headers up to this reach the front door, which answers in the surface's format
+    "max_line_size": 65536,
+    "lingering_time": 1.0,  # an unread body is drained this long at most before the connection closes
+}
+
 
 def default_registry() -> Registry:
     """A registry with every installed plugin, built-ins included."""
@@ -40,7 +47,9 @@ def create_app(config: Config, registry: Registry) -> web.Application:
         metrics=Metrics(services.metrics),
         evidence=EvidenceLog(config.core.logging.evidence_buffer),
     )
-    app = web.Application(client_max_size=config.server.max_body_bytes, middlewares=[front_door])
+    app = web.Application(
+        client_max_size=config.server.max_body_bytes, middlewares=[front_door], handler_args=HANDLER_ARGS
+    )
     app[GATEWAY] = gateway
     app.cleanup_ctx.append(_workers)
     app.cleanup_ctx.append(_http_client)
@@ -61,7 +70,8 @@ async def _http_client(app: web.Application) -> AsyncIterator[None]:
     gateway = app[GATEWAY]
     server = gateway.config.server
     connector = aiohttp.TCPConnector(limit=server.max_connections, limit_per_host=0, keepalive_timeout=60)
-    timeout = aiohttp.ClientTimeout(total=None, connect=server.connect_timeout_s, sock_read=server.read_timeout_s)
+    # silences are bounded per request (relay.Timeouts: first byte by class, then the idle gap), not per socket read
+    timeout = aiohttp.ClientTimeout(total=None, connect=server.connect_timeout_s)
     async with aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False) as session:
         gateway.services.attach_http(session)
         async with AsyncExitStack() as stack:

@@ -27,12 +27,12 @@ from taskgate.dag.types import Outcome
 from taskgate.plugins import PAYLOAD, PLACEMENT, OutputRefused, Placement, Reject, RequestContext, sse
 from taskgate.plugins.sse import EventSplitter
 
-from .errors import ClientError, PlanIncomplete, TurnFailed, UpstreamUnavailable
+from .errors import ClientError, PlanIncomplete, TurnFailed, UpstreamUnavailable, upstream_error
 from .evidence import Evidence
-from .mcp import FORBIDDEN, McpDispatch, RpcError, call_tool, run_mcp_plan
+from .mcp import FORBIDDEN, McpDispatch, RpcError, call_tool, find_tool, run_mcp_plan
 from .mcp_upstream import Upstreams
 from .outputs import added_headers, apply_edits, release, response_filters, run_plan, step_outputs
-from .relay import Dispatch, FilterChain, cached_tokens
+from .relay import BROKE, MAX_ERROR_BYTES, STALLED, TRUNCATED, Chunks, Dispatch, FilterChain, Stalled, cached_tokens
 from .state import Gateway
 from .upstream import attempt_outcome, open_upstream, placement_headers
 
@@ -41,7 +41,6 @@ logger = structlog.get_logger("taskgate")
 CALL_FAILURES = (Reject, ClientError, TurnFailed, UpstreamUnavailable, StepFailed, Halt, PlanIncomplete)
 """What ends a call taskgate makes for a task on purpose or for a known reason (anything else is a bug)."""
 CHAT_PATH = "/v1/chat/completions"
-MAX_ERROR_BYTES = 64 * 1024
 MAX_TURN_CHARS = 1 << 20  # one answer's content and tool calls; beyond this the turn fails rather than grow
 MAX_CALLS = 128  # tool calls in one answer
 Forward = Callable[[bytes], Awaitable[None]]
@@ -204,12 +203,9 @@ async def _dispatch(
 async def _read(
     upstream: aiohttp.ClientResponse, chain: FilterChain, turn: Turn, forward: Forward | None, log: Dispatch
 ) -> None:
-    splitter, started = EventSplitter(), time.perf_counter()
+    splitter, chunks = EventSplitter(), Chunks(upstream, log)
     try:
-        async for data in upstream.content.iter_any():
-            if log.first_chunk_ms is None:
-                log.first_chunk_ms = round((log.ttfb_ms or 0.0) + (time.perf_counter() - started) * 1000.0, 3)
-            log.bytes += len(data)
+        while data := await chunks.next():
             for event in splitter.feed(_guarded(chain.chunk, data, log)):
                 await _event(event, turn, forward)
         for event in [*splitter.feed(_guarded(chain.end, None, log)), splitter.rest()]:
@@ -218,13 +214,16 @@ async def _read(
         log.outcome = "client_disconnected"
         raise
     except (aiohttp.ClientError, TimeoutError) as exc:
-        log.outcome = f"upstream_broke: {describe(exc)}"
+        log.outcome = f"{STALLED}: {exc}" if isinstance(exc, Stalled) else f"{BROKE}: {describe(exc)}"
         raise UpstreamUnavailable(f"upstream {log.endpoint!r} broke off: {describe(exc)}") from None
     except TurnFailed:
         log.outcome = log.outcome if log.outcome.startswith("output_refused") else "upstream_malformed"
         raise
     if turn.usage is not None:
         log.engine_cached_tokens = cached_tokens(json.dumps(turn.usage).encode())
+    if not chunks.ended:
+        log.outcome = TRUNCATED
+        raise TurnFailed(502, "upstream_truncated", "the model's stream ended before it was finished")
     log.outcome = "completed"
 
 
@@ -265,13 +264,9 @@ async def _event(event: bytes, turn: Turn, forward: Forward | None) -> None:
 
 
 def _upstream_refusal(status: int, body: bytes) -> TurnFailed:
-    """An upstream's own error answer, its message kept (it is about the request, e.g. a context too long)."""
-    try:
-        error = json.loads(body).get("error") or {}
-        message = str(error.get("message") or "")[:500]
-    except (ValueError, AttributeError, RecursionError):
-        message = ""
-    return TurnFailed(status if status < 500 else 502, "upstream_refused", message or f"the model answered {status}")
+    """An upstream's own error answer, as the front door words it (a 4xx keeps the engine's message)."""
+    code, message = upstream_error(status, body)
+    return TurnFailed(status if status < 500 else 502, code, message)
 
 
 @dataclass
@@ -298,11 +293,12 @@ async def tool_call(
     raw = json.dumps(message).encode()
     context = RequestContext.parsed(evidence.request_id, "mcp", "/mcp", headers, raw, message)
     try:
-        values = await run_mcp_plan(gateway, context, evidence)
         log = McpDispatch("tools/call")
+        target = await find_tool(upstreams, message["params"], log)
+        values = await run_mcp_plan(gateway, context, evidence)
         evidence.dispatch = log
         outputs = step_outputs(gateway, "mcp", values)
-        result = await call_tool(upstreams, context, outputs, log, LATEST_HANDSHAKE_VERSION)
+        result = await call_tool(target, context, outputs, log, LATEST_HANDSHAKE_VERSION)
     except RpcError as exc:
         if evidence.error is None:
             evidence.fail(str(exc.code), exc.message)

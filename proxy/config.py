@@ -22,12 +22,23 @@ CORE_SECTIONS = ("server", "logging", "steps", "pipelines", "mcp", "tool_loop", 
 MCP = "mcp"
 
 
+class FirstByte(Params):
+    """How long an upstream may take to its first byte of answer (headers, then a stream's first chunk)."""
+
+    interactive: float = Field(default=120.0, gt=0)
+    batch: float = Field(default=600.0, gt=0)
+    background: float = Field(default=600.0, gt=0)
+
+
 class ServerConfig(Params):
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=0, le=65535)
     max_body_bytes: int = Field(default=8 * 1024 * 1024, gt=0)
-    connect_timeout_s: float = Field(default=5.0, gt=0)
-    read_timeout_s: float = Field(default=600.0, gt=0)
+    connect_timeout_s: float = Field(default=5.0, gt=0)  # opening a connection to an upstream
+    first_byte_timeout_s: FirstByte = Field(default_factory=lambda: FirstByte())  # per request class
+    read_timeout_s: float = Field(default=60.0, gt=0)  # the longest silence between two pieces of an answer
+    body_timeout_s: float = Field(default=30.0, gt=0)  # reading a client's whole request body
+    max_header_bytes: int = Field(default=8192, ge=1024, le=65536)  # one request header's value
     max_connections: int = Field(default=1024, gt=0)
     worker_threads: int = Field(default=4, gt=0)
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
+from typing import Any
 
 from aiohttp import web
 
@@ -72,13 +75,64 @@ class ClientError(TaskgateError):
         self.param = param
 
 
+UPSTREAM_CODES = {
+    400: "upstream_bad_request",
+    403: "upstream_forbidden",
+    404: "upstream_not_found",
+    408: "upstream_timeout",
+    409: "upstream_conflict",
+    413: "upstream_too_large",
+    422: "upstream_bad_request",
+    429: "upstream_rate_limited",
+}
+_OWN_CODE = re.compile(r"[a-z][a-z0-9_]{2,63}")
+MAX_UPSTREAM_MESSAGE = 300
+
+
+def upstream_error(status: int, body: bytes) -> tuple[str, str]:
+    """A stable code and a client-safe message for an upstream's error answer.
+
+    A 4xx is about the request (a context too long, a bad parameter): the
+    engine's own message is kept when its body is an OpenAI-style error. A 5xx,
+    and any body that is not such an error (a traceback, an HTML page), gets a
+    fixed sentence; the upstream's text stays in the evidence.
+    """
+    error = _error_object(body)
+    own = error.get("code")
+    code = own if isinstance(own, str) and _OWN_CODE.fullmatch(own) else None
+    if status >= 500:
+        return code or "upstream_error", f"the upstream failed ({status})"
+    code = code or UPSTREAM_CODES.get(status, "upstream_refused")
+    message = error.get("message")
+    if not isinstance(message, str) or not message.strip() or "Traceback (most recent call last)" in message:
+        return code, f"the upstream refused the request ({status})"
+    return code, " ".join(message.split())[:MAX_UPSTREAM_MESSAGE]
+
+
+def _error_object(body: bytes) -> dict[str, Any]:
+    """The error object of an OpenAI (`{"error": {...}}`) or vLLM (`{"object": "error", ...}`) error body."""
+    try:
+        parsed = json.loads(body)
+    except (ValueError, RecursionError):
+        return {}
+    if not isinstance(parsed, dict):
+        return {}
+    inner = parsed.get("error")
+    if isinstance(inner, dict):
+        return inner
+    return parsed if parsed.get("object") == "error" else {}
+
+
 KINDS = {
     400: "invalid_request_error",
     401: "authentication_error",
     403: "permission_error",
     404: "not_found_error",
+    408: "invalid_request_error",
     413: "invalid_request_error",
+    415: "invalid_request_error",
     429: "rate_limit_error",
+    431: "invalid_request_error",
 }
 
 
@@ -93,6 +147,22 @@ def error_response(
 ) -> web.Response:
     body = error_body(status, code, message, kind, param)
     return web.Response(status=status, body=body, content_type="application/json")
+
+
+def rpc_error_response(
+    status: int,
+    code: int,
+    message: str,
+    data: Any = None,
+    message_id: Any = None,
+    headers: Mapping[str, str] | None = None,
+) -> web.Response:
+    """A JSON-RPC 2.0 error: what the MCP surface answers with."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    body = {"jsonrpc": "2.0", "id": message_id, "error": error}
+    return web.json_response(body, status=status, headers=headers)
 
 
 def sse_error(code: str, message: str) -> bytes:

@@ -44,10 +44,13 @@ from taskgate.authz.identity import Identity
 from taskgate.dag import Halt, StepFailed
 from taskgate.errors import TaskgateError
 from taskgate.plugins import Reject, RequestContext
+from taskgate.plugins.jsonbody import BodyError, loads
 
+from .body import read as read_body
 from .config import MCP
+from .errors import rpc_error_response
 from .evidence import Evidence
-from .mcp_upstream import UpstreamDown, Upstreams
+from .mcp_upstream import Upstream, UpstreamDown, Upstreams
 from .outputs import apply_edits, response_filters, run_plan, step_outputs
 from .relay import FilterChain
 from .state import EVIDENCE, GATEWAY, Gateway
@@ -161,13 +164,15 @@ async def delete(request: web.Request) -> web.Response:
 async def post(request: web.Request) -> web.Response:
     evidence: Evidence = request[EVIDENCE]
     evidence.surface = MCP
-    raw = await request.read()
+    server = request.app[GATEWAY].config.server
     message_id: Any = None
     try:
         try:
-            parsed = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise RpcError(PARSE_ERROR, "the body is not JSON", 400) from None
+            raw = await read_body(request, server.max_body_bytes, server.body_timeout_s)
+            parsed = loads(raw)
+        except BodyError as exc:
+            code = PARSE_ERROR if exc.status == 400 else INVALID_REQUEST
+            raise RpcError(code, exc.message, exc.status, {"reason": exc.code}) from None
         message_id = parsed.get("id") if isinstance(parsed, dict) and isinstance(parsed.get("id"), str | int) else None
         try:
             message = jsonrpc_message_adapter.validate_python(parsed)
@@ -198,11 +203,7 @@ async def post(request: web.Request) -> web.Response:
 
 
 def _error(message_id: Any, exc: RpcError) -> web.Response:
-    error: dict[str, Any] = {"code": exc.code, "message": exc.message}
-    if exc.data is not None:
-        error["data"] = exc.data
-    body = {"jsonrpc": "2.0", "id": message_id, "error": error}
-    return web.json_response(body, status=exc.status, headers=exc.headers)
+    return rpc_error_response(exc.status, exc.code, exc.message, exc.data, message_id, exc.headers)
 
 
 def _from_reject(exc: Reject) -> RpcError:
@@ -219,13 +220,15 @@ async def _request(request: web.Request, message: JSONRPCRequest, context: Reque
         return {}
     if message.method not in ("tools/list", "tools/call"):
         raise RpcError(METHOD_NOT_FOUND, f"method {message.method!r} is not served by this gateway (it serves tools)")
-    values = await run_mcp_plan(gateway, context, request[EVIDENCE])
     log = McpDispatch(message.method)
+    # a tool no upstream lists is the caller's mistake (invalid params), decided before any policy runs
+    target = await find_tool(request.app[UPSTREAMS], message.params, log) if message.method == "tools/call" else None
+    values = await run_mcp_plan(gateway, context, request[EVIDENCE])
     request[EVIDENCE].dispatch = log
     outputs = step_outputs(gateway, MCP, values)
-    if message.method == "tools/list":
+    if target is None:
         return await _list(request, values, log, session.version)
-    return await call_tool(request.app[UPSTREAMS], context, outputs, log, session.version)
+    return await call_tool(target, context, outputs, log, session.version)
 
 
 def _initialize(request: web.Request, message: JSONRPCRequest) -> tuple[dict[str, Any], str]:
@@ -293,19 +296,15 @@ async def _list(request: web.Request, values: dict[str, Any], log: McpDispatch, 
     return serialize_server_result("tools/list", version, _dump(ListToolsResult(tools=visible)))
 
 
-async def call_tool(
-    upstreams: Upstreams, context: RequestContext, outputs: list[Any], log: McpDispatch, version: str
-) -> dict[str, Any]:
-    """Forward a tools/call the plan allowed: arguments as the plan's steps left them, result through the guards."""
-    body = dict(context.json())
-    apply_edits(body, outputs)  # the pii step's redactions, applied to the arguments the upstream will see
+async def find_tool(upstreams: Upstreams, params: Any, log: McpDispatch) -> tuple[Upstream, str]:
+    """The upstream and its own name for a tools/call's tool; -32602 if the call names no tool an upstream lists."""
     try:
-        params = CallToolRequestParams.model_validate(body.get("params") or {})
+        name = CallToolRequestParams.model_validate(params or {}).name
     except ValidationError:
         raise RpcError(INVALID_PARAMS, "tools/call needs params with a tool name and object arguments") from None
-    target = upstreams.resolve(params.name)
+    target = upstreams.resolve(name)
     if target is None:
-        raise RpcError(INVALID_PARAMS, f"unknown tool {params.name!r}; tools are named SERVER__TOOL")
+        raise RpcError(INVALID_PARAMS, f"unknown tool {name[:128]!r}; tools are named SERVER__TOOL")
     upstream, tool = target
     log.server, log.tool = upstream.name, tool
     try:
@@ -317,7 +316,21 @@ async def call_tool(
         log.outcome = "upstream_error: tools/list"
         raise RpcError(INTERNAL_ERROR, f"MCP server {upstream.name!r} could not list its tools") from None
     if tool not in listed:  # exactly a listed name: a lenient upstream must not resolve variants past the policy
-        raise RpcError(INVALID_PARAMS, f"unknown tool {params.name!r}")
+        raise RpcError(INVALID_PARAMS, f"unknown tool {name[:128]!r}")
+    return target
+
+
+async def call_tool(
+    target: tuple[Upstream, str], context: RequestContext, outputs: list[Any], log: McpDispatch, version: str
+) -> dict[str, Any]:
+    """Forward a tools/call the plan allowed: arguments as the plan's steps left them, result through the guards."""
+    body = dict(context.json())
+    apply_edits(body, outputs)  # the pii step's redactions, applied to the arguments the upstream will see
+    try:
+        params = CallToolRequestParams.model_validate(body.get("params") or {})
+    except ValidationError:
+        raise RpcError(INVALID_PARAMS, "tools/call needs params with a tool name and object arguments") from None
+    upstream, tool = target
     started = time.perf_counter()
     try:
         result = await upstream.call(tool, params.arguments)

@@ -9,12 +9,13 @@ from typing import Any
 
 import structlog
 from aiohttp import web
+from mcp.types import INVALID_REQUEST
 
 from taskgate.dag import Halt, StepFailed
 from taskgate.dag.types import Outcome
 from taskgate.plugins import Reject
 
-from .errors import ClientError, PlanIncomplete, TurnFailed, UpstreamUnavailable, error_response
+from .errors import ClientError, PlanIncomplete, TurnFailed, UpstreamUnavailable, error_response, rpc_error_response
 from .evidence import Evidence
 from .openai import PATHS
 from .state import EVIDENCE, GATEWAY, Gateway
@@ -35,7 +36,8 @@ async def front_door(request: web.Request, handler: Handler) -> web.StreamRespon
     evidence = request[EVIDENCE] = Evidence(uuid.uuid4().hex, request.path)
     gateway.metrics.inflight.inc()
     try:
-        response = await _guarded(request, handler, evidence)
+        oversized = _oversized_header(request, gateway.config.server.max_header_bytes)
+        response = oversized or await _guarded(request, handler, evidence)
     except asyncio.CancelledError:
         evidence.fail("client_disconnected", "the client went away before the answer ended")
         _finish(gateway, evidence, 499)
@@ -82,6 +84,19 @@ async def _guarded(request: web.Request, handler: Handler, evidence: Evidence) -
         log.exception("unhandled_error", request_id=evidence.request_id, path=request.path)
         evidence.fail("internal_error", f"{type(exc).__name__}")
         return error_response(500, "internal_error", f"internal error; request id {evidence.request_id}", "api_error")
+
+
+def _oversized_header(request: web.Request, limit: int) -> web.Response | None:
+    """A request header longer than `server.max_header_bytes`: 431 in the surface's format, the value not echoed."""
+    for name, value in request.raw_headers:
+        if len(value) > limit:
+            header = name.decode("latin-1")[:64]
+            message = f"the {header!r} header is longer than {limit} bytes (server.max_header_bytes)"
+            request[EVIDENCE].fail("header_too_large", message)
+            if request.path == "/mcp":
+                return rpc_error_response(431, INVALID_REQUEST, message, {"reason": "header_too_large"})
+            return error_response(431, "header_too_large", message)
+    return None
 
 
 def _http_error(exc: web.HTTPException, evidence: Evidence) -> web.Response:

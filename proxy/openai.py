@@ -10,12 +10,14 @@ import aiohttp
 from aiohttp import web
 
 from taskgate.plugins import PAYLOAD, PLACEMENT, Placement, RequestContext, ResponseFilter
+from taskgate.plugins.jsonbody import BodyError
 
-from . import toolloop
+from . import shapes, toolloop
+from .body import read as read_body
 from .errors import ClientError, PlanIncomplete, UpstreamUnavailable
 from .evidence import Evidence
 from .outputs import added_headers, apply_edits, release, response_filters, run_plan, step_outputs
-from .relay import Dispatch, FilterChain, relay_stream, relay_whole, response_headers
+from .relay import Dispatch, FilterChain, failed_stream, relay_error, relay_stream, relay_whole, response_headers
 from .state import EVIDENCE, GATEWAY, Gateway
 from .upstream import attempt_outcome, open_upstream, placement_headers
 
@@ -68,19 +70,22 @@ def _body(context: RequestContext, payload: Any, placement: Placement, outputs: 
 
 
 async def _read(request: web.Request, surface: str, evidence: Evidence) -> RequestContext:
-    context = RequestContext(evidence.request_id, surface, request.path, request.headers, await request.read())
+    server = request.app[GATEWAY].config.server
     try:
-        body = context.json()
-    except ValueError as exc:
-        raise ClientError(400, "invalid_json", f"the request body is not valid JSON: {exc}") from None
-    if not isinstance(body, dict):
+        raw = await read_body(request, server.max_body_bytes, server.body_timeout_s)
+        context = RequestContext(evidence.request_id, surface, request.path, request.headers, raw)
+        parsed = context.json()
+    except BodyError as exc:
+        raise ClientError(exc.status, exc.code, exc.message) from None
+    if not isinstance(parsed, dict):
         raise ClientError(400, "invalid_request", "the request body must be a JSON object")
-    model = body.get("model")
+    model = parsed.get("model")
     if not isinstance(model, str) or not model:
         raise ClientError(400, "missing_model", "you must provide a model parameter as a string", param="model")
     if len(model) > MAX_MODEL_CHARS:
         raise ClientError(400, "invalid_model", f"model names are at most {MAX_MODEL_CHARS} characters", param="model")
     evidence.model = context.model
+    shapes.check(surface, parsed)
     return context
 
 
@@ -107,8 +112,10 @@ async def _dispatch(
         upstream, endpoint = await open_upstream(gateway, placement, request.path, body, headers, log)
         ours = {**extra_headers, **placement_headers(placement, endpoint, log)}
         response = await _relay(request, upstream, ours, log, filters)
-        if log.outcome.startswith("upstream_broke"):
-            evidence.fail("upstream_stream_broken", log.outcome)
+        if (broken := failed_stream(log.outcome)) is not None:
+            evidence.fail(broken, log.outcome)
+        elif log.upstream_error is not None:
+            evidence.fail(log.upstream_error["code"], log.upstream_error["message"])
         return response
     finally:
         if observer is not None:
@@ -124,6 +131,8 @@ async def _relay(
     log: Dispatch,
     filters: list[ResponseFilter],
 ) -> web.StreamResponse:
+    if upstream.status >= 400:
+        return await relay_error(upstream, headers, log)
     out_headers = response_headers(upstream, headers)
     if filters and "Content-Encoding" in upstream.headers:  # a filter cannot read compressed bytes
         upstream.close()
@@ -131,7 +140,7 @@ async def _relay(
             f"upstream {log.endpoint!r} compressed its answer, which an output guard must read",
             code="upstream_encoded",
         )
-    chain = FilterChain(filters) if filters and upstream.status < 400 else None
+    chain = FilterChain(filters) if filters else None
     if upstream.content_type != "text/event-stream":
         return await relay_whole(upstream, out_headers, log, chain)
     return await relay_stream(request, upstream, out_headers, log, chain)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import re
 import time
 from collections.abc import Mapping
@@ -18,7 +19,7 @@ from multidict import CIMultiDict
 from taskgate.dag.errors import describe
 from taskgate.plugins import DispatchObserver, Endpoint, OutputRefused, Placement, ResponseFilter
 
-from .errors import UpstreamUnavailable, sse_error
+from .errors import UpstreamUnavailable, error_response, sse_error, upstream_error
 
 logger = structlog.get_logger("taskgate")
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
@@ -31,6 +32,8 @@ HOP_HEADERS = frozenset(
     }
 )  # fmt: skip
 OURS = "x-taskgate-"
+MAX_ERROR_BYTES = 64 * 1024  # read of an upstream's error answer
+MAX_KEPT_ERROR = 1000  # of which the evidence keeps this much
 _CACHED = re.compile(rb'"cached_tokens"\s*:\s*(\d+)')
 
 
@@ -54,6 +57,19 @@ class _Quiet:
 _NO_OBSERVER: DispatchObserver = _Quiet()
 
 
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    """How long an upstream may be silent: to its first byte (headers, then a stream's first chunk), then between
+    two chunks. A silence past either is a stall: it fails the attempt (a 504, or an error event once the stream
+    has begun) and counts against the endpoint's breaker."""
+
+    first_byte_s: float
+    idle_s: float
+
+
+UNBOUNDED = Timeouts(first_byte_s=float("inf"), idle_s=float("inf"))
+
+
 @dataclass
 class Dispatch:
     """What happened on the way upstream; becomes the evidence's `dispatch`."""
@@ -67,9 +83,15 @@ class Dispatch:
     bytes: int = 0
     outcome: str = "pending"
     engine_cached_tokens: int | None = None  # what the engine reported in usage
+    upstream_error: dict[str, Any] | None = None  # an error answer: its code, and the upstream's own text
+    timeouts: Timeouts = field(default=UNBOUNDED, repr=False)
+    first_byte_by: float = field(default=float("inf"), repr=False)  # loop time by which the answer must have begun
 
     def evidence(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
+        return {k: v for k, v in self.__dict__.items() if v is not None and k not in _INTERNAL}
+
+
+_INTERNAL = frozenset({"timeouts", "first_byte_by"})
 
 
 async def send(
@@ -83,15 +105,20 @@ async def send(
     """Open the response of the first candidate that answers; fall back before the first byte."""
     candidates = (placement.endpoint, *placement.fallbacks)
     observer = placement.observer or _NO_OBSERVER
+    loop = asyncio.get_running_loop()
     for position, endpoint in enumerate(candidates):
         last = position == len(candidates) - 1
         started = time.perf_counter()
         observer.attempt_started(endpoint)
+        log.first_byte_by = loop.time() + log.timeouts.first_byte_s
         try:
-            response = await session.post(endpoint.url + path, data=body, headers={**headers, **endpoint.headers})
+            async with asyncio.timeout_at(_finite(log.first_byte_by)):
+                response = await session.post(endpoint.url + path, data=body, headers={**headers, **endpoint.headers})
         except (aiohttp.ClientError, TimeoutError) as exc:
             observer.attempt_ended(endpoint, False, None)
-            log.attempts.append(_attempt(endpoint, started, error=describe(exc), timeout=isinstance(exc, TimeoutError)))
+            timed_out = isinstance(exc, TimeoutError)
+            error = f"no answer within {log.timeouts.first_byte_s:g} s" if timed_out else describe(exc)
+            log.attempts.append(_attempt(endpoint, started, error=error, timeout=timed_out))
             continue
         except asyncio.CancelledError:
             observer.attempt_ended(endpoint, False, CLIENT_LEFT)  # says nothing about the endpoint
@@ -109,6 +136,56 @@ async def send(
     tried = "; ".join(f"{a['endpoint']}: {a.get('error', a.get('status'))}" for a in log.attempts)
     log.outcome = "no_upstream_answered"
     raise UpstreamUnavailable(f"no upstream answered ({tried})", all(a.get("timeout") for a in log.attempts))
+
+
+def _finite(when: float) -> float | None:
+    return when if math.isfinite(when) else None
+
+
+class Stalled(TimeoutError):
+    """The upstream went silent for longer than its timeouts allow."""
+
+
+_ENDED = re.compile(rb'"finish_reason"\s*:\s*"|data:\s*\[DONE\]')
+
+
+class Chunks:
+    """An upstream's answer, chunk by chunk: the first by the first-byte deadline, each next within the idle gap.
+
+    `ended` says whether the stream said it was complete (a finish_reason or
+    `[DONE]`): an engine that closes a stream without either has cut it short.
+    """
+
+    def __init__(self, upstream: aiohttp.ClientResponse, log: Dispatch):
+        self._content, self._log = upstream.content, log
+        self._loop = asyncio.get_running_loop()
+        self._started = time.perf_counter()
+        self._tail = b""
+        self.ended = False
+
+    async def next(self) -> bytes:
+        """The next chunk; b"" once the upstream has sent everything. Stalled if it is silent too long."""
+        log = self._log
+        first = log.first_chunk_ms is None
+        deadline = log.first_byte_by if first else self._loop.time() + log.timeouts.idle_s
+        try:
+            async with asyncio.timeout_at(_finite(deadline)):
+                chunk = await self._content.readany()
+        except TimeoutError:
+            wait = log.timeouts.first_byte_s if first else log.timeouts.idle_s
+            raise Stalled(f"the upstream sent nothing for {wait:g} s") from None
+        if not chunk:
+            return chunk
+        if first:
+            log.first_chunk_ms = round((log.ttfb_ms or 0.0) + (time.perf_counter() - self._started) * 1000.0, 3)
+        log.bytes += len(chunk)
+        if b"cached_tokens" in chunk:  # the usage chunk; looked for without parsing the stream
+            log.engine_cached_tokens = cached_tokens(chunk)
+        if not self.ended:
+            window = self._tail + chunk
+            self.ended = _ENDED.search(window) is not None
+            self._tail = window[-32:]
+        return chunk
 
 
 def _attempt(endpoint: Endpoint, started: float, **result: Any) -> dict[str, Any]:
@@ -161,12 +238,30 @@ class FilterChain:
         return out
 
 
+async def relay_error(upstream: aiohttp.ClientResponse, headers: Mapping[str, str], log: Dispatch) -> web.Response:
+    """An upstream's error answer as an OpenAI error with a stable code; its own text goes to the evidence only."""
+    try:
+        async with upstream, asyncio.timeout(_finite(log.timeouts.idle_s)):
+            body = await upstream.content.read(MAX_ERROR_BYTES)
+    except (aiohttp.ClientError, TimeoutError):
+        body = b""
+    log.bytes, log.outcome = len(body), "completed"
+    code, message = upstream_error(upstream.status, body)
+    log.upstream_error = {"code": code, "message": message, "body": body[:MAX_KEPT_ERROR].decode("utf-8", "replace")}
+    kind = "upstream_error" if upstream.status >= 500 else None
+    response = error_response(upstream.status, code, message, kind)
+    response.headers.update(headers)
+    if "Retry-After" in upstream.headers:
+        response.headers["Retry-After"] = upstream.headers["Retry-After"]
+    return response
+
+
 async def relay_whole(
     upstream: aiohttp.ClientResponse, headers: CIMultiDict[str], log: Dispatch, chain: FilterChain | None = None
 ) -> web.Response:
     """A non-streamed answer: read it and pass the same bytes on (through output guards, if any)."""
     try:
-        async with upstream:
+        async with upstream, asyncio.timeout(_finite(log.timeouts.idle_s)):
             body = await upstream.read()
     except (aiohttp.ClientError, TimeoutError) as exc:
         log.outcome = f"upstream_broke: {describe(exc)}"
@@ -200,29 +295,27 @@ async def relay_stream(
     Output guards may hold a bounded window back; what they hold is sent when the stream ends.
     """
     out = web.StreamResponse(status=upstream.status, headers=headers)
-    started = time.perf_counter()
+    chunks = Chunks(upstream, log)
     try:
         await out.prepare(request)
-        async for chunk in upstream.content.iter_any():
-            if log.first_chunk_ms is None:
-                log.first_chunk_ms = round((log.ttfb_ms or 0.0) + (time.perf_counter() - started) * 1000.0, 3)
-            log.bytes += len(chunk)
-            if b"cached_tokens" in chunk:  # the usage chunk; looked for without parsing the stream
-                log.engine_cached_tokens = cached_tokens(chunk)
+        while chunk := await chunks.next():
             if chain is not None:
                 chunk = chain.chunk(chunk)
             if chunk:
                 await out.write(chunk)
         if chain is not None and (rest := chain.end()):
             await out.write(rest)
-        log.outcome = "completed"
+        log.outcome = "completed" if chunks.ended else TRUNCATED
+        if not chunks.ended and "Content-Encoding" not in upstream.headers:
+            await out.write(TRUNCATED_EVENT)
     except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError, TimeoutError) as exc:
         if request.transport is None or request.transport.is_closing():
             log.outcome = "client_disconnected"
             return out
-        log.outcome = f"upstream_broke: {describe(exc)}"
+        stalled = isinstance(exc, Stalled)
+        log.outcome = f"{STALLED}: {exc}" if stalled else f"{BROKE}: {describe(exc)}"
         if "Content-Encoding" not in upstream.headers:  # a plain event would corrupt an encoded stream
-            await out.write(BROKEN_EVENT)
+            await out.write(STALLED_EVENT if stalled else BROKEN_EVENT)
     except ConnectionResetError:
         log.outcome = "client_disconnected"
         return out
@@ -250,4 +343,15 @@ async def relay_stream(
     return out
 
 
+BROKE, STALLED, TRUNCATED = "upstream_broke", "upstream_stalled", "upstream_truncated"
 BROKEN_EVENT = sse_error("upstream_stream_broken", "the upstream stream ended early; the answer is incomplete")
+STALLED_EVENT = sse_error("upstream_stalled", "the upstream went silent; the answer is incomplete")
+TRUNCATED_EVENT = sse_error(
+    "upstream_truncated", "the upstream ended the stream without finishing it; the answer is incomplete"
+)
+FAILED_OUTCOMES = {BROKE: "upstream_stream_broken", STALLED: "upstream_stalled", TRUNCATED: "upstream_truncated"}
+
+
+def failed_stream(outcome: str) -> str | None:
+    """The evidence code of a stream that began and then failed (broke, stalled, truncated); None otherwise."""
+    return FAILED_OUTCOMES.get(outcome.partition(":")[0])

@@ -24,9 +24,11 @@ from aiohttp import web
 
 from taskgate.authz.authenticate import configured_authenticator
 from taskgate.plugins import Reject
+from taskgate.plugins.jsonbody import BodyError, loads
 
+from .body import read as read_body
 from .calls import task_headers
-from .config import WorkflowsConfig
+from .config import ServerConfig, WorkflowsConfig
 from .errors import ClientError
 from .mcp import UPSTREAMS
 from .middleware import publish
@@ -101,7 +103,8 @@ async def _runs(app: web.Application) -> AsyncIterator[None]:
 async def submit(request: web.Request) -> web.StreamResponse:
     gateway, evidence = request.app[GATEWAY], request[EVIDENCE]
     evidence.surface = "tasks"
-    workflow = _workflow(await request.read(), gateway.config.core.workflows.max_steps)
+    server = gateway.config.server
+    workflow = _workflow(await _read(request, server), gateway.config.core.workflows.max_steps)
     run = Run(gateway, request.app.get(UPSTREAMS), workflow, evidence)
     await run.open(request.headers)  # a refusal (authentication, PII, grant) stops the task before any step
     request.app[RUNS].admit(run)
@@ -119,11 +122,14 @@ async def submit(request: web.Request) -> web.StreamResponse:
     return web.json_response(run.view(), headers=headers)
 
 
-def _workflow(raw: bytes, max_steps: int) -> Any:
+async def _read(request: web.Request, server: ServerConfig) -> Any:
     try:
-        body = json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        raise ClientError(400, "invalid_json", f"the request body is not valid JSON: {exc}") from None
+        return loads(await read_body(request, server.max_body_bytes, server.body_timeout_s))
+    except BodyError as exc:
+        raise ClientError(exc.status, exc.code, exc.message) from None
+
+
+def _workflow(body: Any, max_steps: int) -> Any:
     try:
         workflow = parse(body)
     except WorkflowError as exc:

@@ -12,7 +12,7 @@ import aiohttp
 from taskgate.plugins import Endpoint, Placement
 
 from .errors import UpstreamUnavailable
-from .relay import CLIENT_LEFT, Dispatch, send
+from .relay import CLIENT_LEFT, Dispatch, Timeouts, send
 from .state import Gateway
 
 
@@ -20,6 +20,7 @@ async def open_upstream(
     gateway: Gateway, placement: Placement, path: str, body: bytes, headers: dict[str, str], log: Dispatch
 ) -> tuple[aiohttp.ClientResponse, Endpoint]:
     metrics = gateway.metrics
+    log.timeouts = timeouts(gateway, placement)
     try:
         upstream, endpoint = await send(gateway.services.http, placement, path, body, headers, log)
     finally:
@@ -34,6 +35,15 @@ async def open_upstream(
         raise UpstreamUnavailable(message, code="upstream_auth_failed")
     metrics.child(metrics.ttfb, endpoint.name).observe((log.ttfb_ms or 0.0) / 1000.0)
     return upstream, endpoint
+
+
+def timeouts(gateway: Gateway, placement: Placement) -> Timeouts:
+    """The silences an upstream is allowed for this request: the first byte by the request's class, then the gap."""
+    server = gateway.config.server
+    first = getattr(server.first_byte_timeout_s, str(placement.details.get("class")), None)
+    return Timeouts(
+        first if isinstance(first, float) else server.first_byte_timeout_s.interactive, server.read_timeout_s
+    )
 
 
 def attempt_outcome(log: Dispatch) -> tuple[bool, int | None]:

@@ -117,7 +117,9 @@ async def test_silent_upstream_is_a_504_after_the_read_timeout(aiohttp_server: A
     app = web.Application()
     app.router.add_post("/v1/chat/completions", hang)
     server = await aiohttp_server(app)
-    raw = upstreams(str(server.make_url("")).rstrip("/"), "m") | {"server": {"read_timeout_s": 0.3}}
+    raw = upstreams(str(server.make_url("")).rstrip("/"), "m") | {
+        "server": {"first_byte_timeout_s": {"interactive": 0.3}}
+    }
     client = await proxy(raw)
     started = time.perf_counter()
     resp = await client.post("/v1/chat/completions", json={"model": "m"})
