@@ -37,8 +37,9 @@ class Authorizer:
         registry = services.metrics
         reloads = Counter("taskgate_authz_policy_reloads", "Policy reloads by result", ["result"], registry=registry)
         self.policy = PolicyStore(
-            p.model, p.file, p.reload_interval_s, p.redis_url, p.channel, lambda result: reloads.labels(result).inc()
-        )
+            p.model, p.file, p.reload_interval_s, p.redis_url, p.channel, lambda result: reloads.labels(result).inc(),
+            p.require_seal,
+        )  # fmt: skip
         self.tasks: TaskConfig = config.tasks
         self.tokens = TaskTokens(config.tasks)
         self.store: MemoryTaskStore | RedisTaskStore = (

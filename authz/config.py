@@ -112,6 +112,8 @@ class PolicyConfig(Params):
 
     model: Path | None = None  # default: the documented model shipped with taskgate (authz/model.conf)
     file: Path
+    # the file must end with its seal (`taskgate policy seal FILE`); false only where every writer renames into place
+    require_seal: bool = True
     reload_interval_s: float = Field(default=1.0, ge=0)  # how often the file's mtime is checked; 0: never
     redis_url: str | None = None  # replicas announce reloads on a channel; each reloads its own file
     channel: str = "taskgate:policy"

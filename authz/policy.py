@@ -1,14 +1,18 @@
 """The Casbin policy, loaded, checked, indexed and hot-reloaded; a broken file never replaces a good one.
 
 Casbin owns the model, the policy rows and the role graph (users and roles
-per tenant). A task's grant is computed from them once; see grant.py.
+per tenant). A task's grant is computed from them once; see grant.py. A file
+is only loaded whole: its last line must be the seal over its rows (seal.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import os
 import re
+import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -19,15 +23,13 @@ import structlog
 from casbin.persist import StringAdapter
 from casbin.util import key_match
 
-from taskgate.errors import TaskgateError
+from .errors import PolicyError
+from .seal import seal, unseal
 
+__all__ = ["KINDS", "Constraint", "Policy", "PolicyError", "PolicyStore", "Rule", "load", "parse", "seal_file"]
 log = structlog.get_logger("taskgate.authz")
 DEFAULT_MODEL = files("taskgate.authz") / "model.conf"
 KINDS = ("prefix", "regex", "min", "max", "in", "provenance")
-
-
-class PolicyError(TaskgateError):
-    """A policy file that cannot be used; the message names the file and the row."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,24 +81,38 @@ class Policy:
         ]  # fmt: skip
 
 
-def load(model: Path | None, policy: Path, generation: int) -> Policy:
-    """Load and check a policy; any problem is a PolicyError naming the file and the row.
+def load(model: Path | None, policy: Path, generation: int, require_seal: bool = True) -> Policy:
+    """Load and check a policy; any problem is a PolicyError naming the file, the row and the fix.
 
-    The file is read once and that snapshot is what loads, so a file caught
-    mid-write fails its checks instead of loading half.
+    The file is read once and that snapshot is what loads, and only the rows
+    its seal vouches for: a file caught mid-write (or overwritten in place over
+    a longer old one) has no matching seal and is refused instead of loading half.
     """
+    return parse(policy, read(policy), _model_text(policy, model), generation, require_seal)
+
+
+def read(policy: Path) -> str:
     try:
-        text = policy.read_text(encoding="utf-8")
-        model_text = (
-            model.read_text(encoding="utf-8") if model is not None else DEFAULT_MODEL.read_text(encoding="utf-8")
-        )
+        return policy.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PolicyError(f"{policy}: cannot read the policy: {exc}") from None
+
+
+def _model_text(policy: Path, model: Path | None) -> str:
+    try:
+        return model.read_text(encoding="utf-8") if model is not None else DEFAULT_MODEL.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PolicyError(f"{policy}: cannot read the model {model}: {exc}") from None
+
+
+def parse(policy: Path, text: str, model_text: str, generation: int, require_seal: bool = True) -> Policy:
+    """The policy of `text` (the content of file `policy`), checked row by row."""
+    sealed = unseal(policy, text, require_seal)
     _check_lines(policy, text)
     try:
         casbin_model = casbin.model.Model()
         casbin_model.load_model_from_text(model_text)
-        enforcer = casbin.Enforcer(casbin_model, StringAdapter(text))
+        enforcer = casbin.Enforcer(casbin_model, StringAdapter(sealed.text()))
     except Exception as exc:  # casbin raises whatever its parser hit: IndexError, RuntimeError, ...
         raise PolicyError(f"{policy}: cannot load the policy: {type(exc).__name__}: {exc}") from None
     rules: dict[str, list[Rule]] = {}
@@ -115,6 +131,31 @@ def load(model: Path | None, policy: Path, generation: int) -> Policy:
         raise PolicyError(f"{policy}: the model's matcher fails: {exc}") from None
     governs = any(r.action == "use" for subject in rules.values() for r in subject)
     return Policy(enforcer, generation, rules, constraints, str(policy), governs)
+
+
+def seal_file(policy: Path, model: Path | None = None) -> Policy:
+    """Check `policy` and rewrite it with a seal over its rows, atomically (a rename into place).
+
+    A file with a broken row is refused before anything is written: a seal
+    vouches for a policy that loads.
+    """
+    sealed = seal(read(policy))
+    checked = parse(policy, sealed, _model_text(policy, model), 1)
+    folder = policy.resolve().parent
+    handle, temporary = tempfile.mkstemp(prefix=f".{policy.name}.", suffix=".sealing", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(sealed)
+            out.flush()
+            os.fsync(out.fileno())
+        with contextlib.suppress(OSError):
+            os.chmod(temporary, policy.stat().st_mode & 0o7777)
+        os.replace(temporary, policy.resolve())
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise PolicyError(f"{policy}: cannot write the sealed policy: {exc}") from None
+    return checked
 
 
 def _check_lines(policy: Path, text: str) -> None:
@@ -154,12 +195,18 @@ def _constraint(policy: Path, number: int, row: list[str]) -> Constraint:
     return Constraint(tools, profile, argument, kind, value, rule_id, pattern)
 
 
+Signature = tuple[int, int, int]  # the file's mtime (ns), size and inode; -1s when it cannot be read
+
+
 class PolicyStore:
     """The current policy, swapped only for a newer one that loaded cleanly.
 
-    A background task checks the file's modification time; with Redis, a
-    successful reload is announced on a channel so other replicas reload
-    their copy at once instead of at their next check.
+    A background task checks the file's modification time, size and inode;
+    while the file on disk is one that was refused (a writer that has not
+    finished: no matching seal yet), it is read again at every check, so the
+    complete file loads even if its last write left the timestamp unchanged.
+    With Redis, a successful reload is announced on a channel so other
+    replicas reload their copy at once instead of at their next check.
     """
 
     def __init__(
@@ -170,43 +217,66 @@ class PolicyStore:
         redis_url: str | None,
         channel: str,
         on_reload: Callable[[str], None] | None = None,
+        require_seal: bool = True,
     ):
-        self.model, self.path, self.interval_s = model, path, interval_s
+        self.model, self.path, self.interval_s, self.require_seal = model, path, interval_s, require_seal
         self._on_reload = on_reload or (lambda result: None)
         self.redis_url, self.channel = redis_url, channel
-        self._mtime = self._stat()
-        self.current = load(model, path, 1)
-        self._loaded_mtime = self._mtime
+        self._seen = self._stat()
+        self.current = load(model, path, 1, require_seal)
+        self._loaded = self._seen
+        self._refused: str | None = None  # the digest (or read error) of the file last refused
         self.reloads = {"ok": 0, "refused": 0}
         self._lock = asyncio.Lock()  # one reload at a time: the newest file wins, generations only go up
 
-    def _stat(self) -> float:
+    def _stat(self) -> Signature:
         try:
-            return self.path.stat().st_mtime_ns / 1e9
+            stat = self.path.stat()
         except OSError:
-            return -1.0
+            return (-1, -1, -1)
+        return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
 
     async def reload(self, announce: bool = True) -> bool:
-        """Load the file again; keep the old policy, loudly, if the new one is broken."""
+        """Load the file again; keep the old policy, loudly, if the new one is broken (once per broken file)."""
         async with self._lock:
             return await self._reload(announce)
 
     async def _reload(self, announce: bool) -> bool:
-        mtime = self._stat()
+        signature = self._stat()
         try:
-            fresh = await asyncio.to_thread(load, self.model, self.path, self.current.generation + 1)
+            fresh = await asyncio.to_thread(self._fresh, self.current.generation + 1)
         except PolicyError as exc:
             self.reloads["refused"] += 1
             self._on_reload("refused")
             log.error("policy_reload_refused", file=str(self.path), reason=str(exc), kept=self.current.generation)
             return False
-        self.current, self._loaded_mtime = fresh, mtime
+        if fresh is None:
+            return False  # the file refused last time, unchanged: already logged and counted
+        self.current, self._loaded, self._refused = fresh, signature, None
         self.reloads["ok"] += 1
         self._on_reload("ok")
         log.warning("policy_reloaded", file=str(self.path), generation=fresh.generation)
         if announce and self.redis_url:
             await self._announce()
         return True
+
+    def _fresh(self, generation: int) -> Policy | None:
+        """The file's policy; None if it is exactly the file refused last time (refused, logged, counted once)."""
+        try:
+            text = read(self.path)
+        except PolicyError as exc:
+            if str(exc) == self._refused:
+                return None
+            self._refused = str(exc)
+            raise
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        if digest == self._refused:
+            return None
+        try:
+            return parse(self.path, text, _model_text(self.path, self.model), generation, self.require_seal)
+        except PolicyError:
+            self._refused = digest
+            raise
 
     async def _announce(self) -> None:
         import redis.asyncio as aioredis
@@ -237,9 +307,9 @@ class PolicyStore:
     async def _watch_file(self) -> None:
         while True:
             await asyncio.sleep(self.interval_s)
-            mtime = self._stat()
-            if mtime != self._mtime:
-                self._mtime = mtime
+            signature = self._stat()
+            if signature != self._seen or self._refused is not None:
+                self._seen = signature
                 try:
                     await self.reload()
                 except Exception:  # the watcher must outlive any surprise; the old policy keeps serving
@@ -254,8 +324,8 @@ class PolicyStore:
                 async with client.pubsub() as pubsub:
                     await pubsub.subscribe(self.channel)
                     async for message in pubsub.listen():
-                        if message.get("type") == "message" and self._stat() != self._loaded_mtime:
-                            self._mtime = self._stat()  # a replica's own announcement finds nothing new
+                        if message.get("type") == "message" and self._stat() != self._loaded:
+                            self._seen = self._stat()  # a replica's own announcement finds nothing new
                             await self.reload(announce=False)
             except asyncio.CancelledError:
                 raise

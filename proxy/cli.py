@@ -1,4 +1,4 @@
-"""The `taskgate` command: serve, check, sim, demo."""
+"""The `taskgate` command: serve, check, policy, sim, demo."""
 
 from __future__ import annotations
 
@@ -40,6 +40,11 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate a config and print the compiled plans")
     check.add_argument("config", help="YAML config file")
     check.set_defaults(run=_check)
+    policy = sub.add_parser("policy", help="seal or verify a Casbin policy file (docs/authz.md)")
+    policy.add_argument("action", choices=["seal", "verify"], help="seal: check it and write its seal; verify: check")
+    policy.add_argument("file", help="the policy file (CSV)")
+    policy.add_argument("--model", help="the Casbin model (default: the one taskgate ships)")
+    policy.set_defaults(run=_policy)
     sim = sub.add_parser("sim", help="run a simulated OpenAI-compatible inference engine")
     sim.add_argument("profile", nargs="?", default="h100", help="engine profile (default: h100)")
     sim.add_argument("--port", type=int, default=9000)
@@ -79,6 +84,22 @@ def _check(args: argparse.Namespace) -> int:
     from .check import check
 
     print("\n".join(check(args.config)))
+    return 0
+
+
+def _policy(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from taskgate.authz.policy import load, read, seal_file
+    from taskgate.authz.seal import unseal
+
+    path, model = Path(args.file), Path(args.model) if args.model else None
+    if args.action == "seal":
+        seal_file(path, model)
+    else:
+        load(model, path, 1)
+    sealed = unseal(path, read(path))
+    print(f"{path}: {'sealed' if args.action == 'seal' else 'ok'}: {len(sealed.rows)} rows, sha256 {sealed.digest}")
     return 0
 
 

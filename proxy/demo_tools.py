@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import jwt
 
+from taskgate.authz.seal import seal
+
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
@@ -49,7 +51,7 @@ def prepare(folder: Path) -> tuple[dict[str, Any], str]:
     os.environ.setdefault(IDP_ENV, secrets.token_urlsafe(32))
     os.environ.setdefault(TASK_ENV, secrets.token_urlsafe(32))
     policy = folder / "policy.csv"
-    policy.write_text(POLICY)
+    policy.write_text(seal(POLICY))  # a policy is served only whole: it ends with its seal
     section = {
         "jwt": {
             "issuer": ISSUER, "audience": AUDIENCE, "algorithms": ["HS256"],

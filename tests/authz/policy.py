@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from taskgate.authz.seal import seal
+
 from .conftest import Keys, jwt_section
 
 POLICY = """\
@@ -32,8 +34,9 @@ CLEANUP_EXAMPLES = [
 
 
 def write_policy(tmp_path: Path, text: str = POLICY) -> Path:
+    """`text` as tmp_path/policy.csv, sealed as `taskgate policy seal` would (any seal it had is replaced)."""
     path = tmp_path / "policy.csv"
-    path.write_text(text)
+    path.write_text(seal(text))
     return path
 
 

@@ -17,7 +17,7 @@ from taskgate.proxy.state import GATEWAY
 
 from .conftest import Keys
 from .mcp_servers import files_server, mail_server, serving
-from .policy import authz_config
+from .policy import authz_config, write_policy
 from .test_tasks import ask, bearer
 from .upstream import ToolCaller
 
@@ -122,8 +122,7 @@ async def test_upstreams_see_taskgates_credentials_not_the_callers(
         server = {"name": "mail", "url": mail, "headers_env": {"Authorization": "MAIL_MCP_TOKEN"}}
         config["mcp"] = {"servers": [server]}
         config["pipelines"]["mcp"] = ["authn", "authorize"]
-        policy = tmp_path / "policy.csv"
-        policy.write_text(policy.read_text() + "p, profile:default, *, mail__whoami, call, prof-whoami\n")
+        write_policy(tmp_path, (tmp_path / "policy.csv").read_text() + "p, profile:default, *, mail__whoami, call, x\n")
         client = await proxy(config)
         async with connect(client, bearer(keys)) as mcp:
             result = await mcp.call_tool("mail__whoami", {})

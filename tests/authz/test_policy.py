@@ -13,6 +13,7 @@ import pytest
 
 from taskgate.authz.grant import Grant, GrantSpec, unmet_condition
 from taskgate.authz.policy import Constraint, PolicyError, load
+from taskgate.authz.seal import seal
 from taskgate.proxy.state import GATEWAY
 
 from .conftest import Keys
@@ -126,6 +127,6 @@ async def test_hot_reload_applies_a_change_and_refuses_a_broken_file_keeping_the
 
 
 def _touch(path: Path, text: str) -> None:
-    path.write_text(text)
+    path.write_text(seal(text))
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # a visible change even within a tick

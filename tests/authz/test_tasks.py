@@ -251,14 +251,14 @@ async def test_a_stream_the_guard_cannot_read_ends_with_an_error_event_and_nothi
 async def test_a_policy_with_model_rules_limits_which_models_a_task_may_use(
     proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path
 ) -> None:
-    from .policy import POLICY
+    from .policy import POLICY, write_policy
 
     upstream = ToolCaller()
     server = await aiohttp_server(upstream.app())
     config = authz_config(keys, tmp_path, str(server.make_url("")).rstrip("/"))
-    policy = tmp_path / "policy.csv"
-    policy.write_text(
-        POLICY + "p, role:mail-user, acme, model:m, use, r-model\np, profile:summarise, *, model:*, use, p-model\n"
+    write_policy(
+        tmp_path,
+        POLICY + "p, role:mail-user, acme, model:m, use, r-model\np, profile:summarise, *, model:*, use, p-model\n",
     )
     client = await proxy(config)
     ok = await client.post("/v1/chat/completions", json=ask("summarise my email"), headers=bearer(keys))
