@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import gzip
+import json
 from typing import Any
 
 import pytest
@@ -11,8 +13,6 @@ from mcp import MCPError
 from tests.authz.conftest import Keys
 from tests.authz.test_mcp import gateway, summary_session
 from tests.authz.test_tasks import ask, bearer
-
-from .test_errors import evidence_for
 
 __all__ = ["gateway"]
 
@@ -79,21 +79,32 @@ async def test_an_mcp_header_longer_than_the_limit_is_a_json_rpc_error(gateway: 
     assert rpc_error(await resp.json(), -32600)["data"]["reason"] == "header_too_large"
 
 
-@pytest.mark.parametrize("authorization", [b"Bearer \xe9", b"Bearer abc\xff.def", b"Bearer a\tb"])
+async def raw_post(client: Any, path: str, body: bytes, authorization: bytes) -> tuple[int, dict[str, Any]]:
+    """POST with the Authorization header's exact bytes (an HTTP client would encode them as UTF-8)."""
+    reader, writer = await asyncio.open_connection(client.server.host, client.server.port)
+    writer.write(
+        b"POST " + path.encode() + b" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        b"Authorization: " + authorization + b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )
+    answer = await asyncio.wait_for(reader.read(), 10.0)
+    writer.close()
+    head, _, payload = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(payload)
+
+
+@pytest.mark.parametrize("authorization", [b"Bearer \xe9", b"Bearer abc\xff.def", b"Bearer a\tb", b"Bearer \xc3\xa9"])
 async def test_a_bearer_token_that_is_not_ascii_is_a_401_on_every_surface(
     gateway: tuple[Any, Keys], authorization: bytes
 ) -> None:
     """Item 9: a non-ASCII byte in Authorization was a 503 `step_failed` on chat and a 500 on /mcp."""
     client, _ = gateway
-    value = authorization.decode("latin-1")
-    chat = await client.post("/v1/chat/completions", json=ask("summarise my mail"), headers={"Authorization": value})
-    assert chat.status == 401
-    assert (await chat.json())["error"]["code"] == "token_malformed"
-    assert evidence_for(client, chat)["error"]["code"] == "token_malformed"
-    hello = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
-    mcp = await client.post("/mcp", json=hello, headers={"Authorization": value})
-    assert mcp.status == 401
-    assert rpc_error(await mcp.json(), -32001)["data"]["reason"] == "token_malformed"
+    status, chat = await raw_post(client, "/v1/chat/completions", json.dumps(ask("summarise")).encode(), authorization)
+    assert status == 401
+    assert chat["error"]["code"] == "token_malformed"
+    hello = b'{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}'
+    status, mcp = await raw_post(client, "/mcp", hello, authorization)
+    assert status == 401
+    assert rpc_error(mcp, -32001)["data"]["reason"] == "token_malformed"
 
 
 async def test_a_tool_no_upstream_lists_is_invalid_params_before_any_policy(gateway: tuple[Any, Keys]) -> None:
