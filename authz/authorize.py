@@ -126,21 +126,21 @@ class AuthorizeStep(Step[AuthorizeParams]):
         presented = context.headers.get(tasks.token_header)
         try:
             if presented:
-                spec, expires, info = await self.authorizer.task_for_token(presented, identity)
+                task = await self.authorizer.task_for_token(presented, identity)
+                spec, expires, purpose = task.spec, task.expires, task.info.purpose
                 asked = context.headers.get(tasks.header)
                 if asked and asked != spec.task:
                     raise TaskTokenError(403, "task_token_mismatch", "the task token belongs to another task")
                 token, new_task = presented, False
-                purpose = info.purpose if info is not None else None
             else:
                 spec, purpose = self._new_spec(context, identity, inputs.get(INTENT))
-                info = await self.authorizer.start(spec, purpose)
+                info, epoch = await self.authorizer.start(spec, purpose)
                 if narrowing:  # a new task's narrowing is part of its token
                     spec, narrowing = spec.narrowed(narrowing), ()
                 purpose, new_task = info.purpose, True
-                token, expires = self.authorizer.tokens.mint(spec)
+                token, expires = self.authorizer.tokens.mint(spec, epoch)
         except TaskTokenError as exc:
-            raise Reject(exc.status, exc.code, exc.message, "permission_error") from None
+            raise exc.reject() from None
         if narrowing:  # this request only; a narrower token comes from the exchange endpoint
             spec = spec.narrowed(narrowing)
         grant = self.authorizer.grant(spec)

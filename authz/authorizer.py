@@ -6,6 +6,7 @@ import contextlib
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 from prometheus_client import Counter, Gauge
 
@@ -16,7 +17,7 @@ from .config import AuthzConfig, TaskConfig
 from .grant import Decision, Grant, GrantSpec
 from .identity import Identity
 from .policy import PolicyStore
-from .tasks import MemoryTaskStore, RedisTaskStore, TaskInfo, TaskTokenError, TaskTokens, task_key
+from .tasks import MemoryTaskStore, RedisTaskStore, TaskInfo, TaskState, TaskToken, TaskTokenError, TaskTokens, task_key
 
 SCOPE_PREFIX = "tool:"
 
@@ -27,6 +28,16 @@ def tool_scopes(identity: Identity) -> tuple[str, ...]:
 
 
 GRANTS_KEPT = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class PresentedTask:
+    """A task token that passed every check: its spec (as narrow as the caller now is), expiry, epoch, record."""
+
+    spec: GrantSpec
+    expires: float
+    epoch: str
+    info: TaskInfo
 
 
 class Authorizer:
@@ -70,42 +81,43 @@ class Authorizer:
         self.decisions.labels(surface, "allow" if decision.allowed else "deny", decision.code).inc()
         return decision
 
-    async def task_for_token(self, token: str, identity: Identity) -> tuple[GrantSpec, float, TaskInfo | None]:
-        """A presented task token: verified, bound to the caller, not revoked, and no wider than the caller now is.
+    async def task_for_token(self, token: str, identity: Identity) -> PresentedTask:
+        """A presented task token: verified, bound to the caller, its task known and not revoked, no wider than
+        the caller now is. One read of the store (one Redis round trip).
 
         The caller's current token limits it too: roles it no longer has are
         dropped, and its tool scopes become one more narrowing layer.
         """
-        spec, expires = self.tokens.verify(token)
+        verified = self.tokens.verify(token)
+        spec = verified.spec
         if spec.subject != identity.subject or spec.tenant != identity.tenant:
             raise TaskTokenError(403, "task_token_mismatch", "the task token belongs to another subject or tenant")
-        key = task_key(spec.tenant, spec.subject, spec.task)
-        if await self.store.revoked(key):
-            raise TaskTokenError(403, "task_revoked", "the task was revoked")
+        state = await self.store.state(task_key(spec.tenant, spec.subject, spec.task))
+        info = _usable(verified, state)
         roles = tuple(r for r in spec.roles if r in identity.roles)
         narrowed = GrantSpec(spec.task, spec.subject, spec.tenant, spec.profile, roles, spec.scopes, spec.narrowing)
         scopes = tool_scopes(identity)
         if scopes:
             narrowed = narrowed.narrowed(scopes)
-        return narrowed, expires, await self.store.get(key)
+        return PresentedTask(narrowed, verified.expires, verified.epoch, info)
 
-    async def start(self, spec: GrantSpec, purpose: str | None) -> TaskInfo:
-        """Record a new task; a task id the caller already used (or revoked) cannot start again."""
+    async def start(self, spec: GrantSpec, purpose: str | None) -> tuple[TaskInfo, str]:
+        """Record a new task, and the store epoch its tokens carry; a task id used (or revoked) cannot start again."""
         key = task_key(spec.tenant, spec.subject, spec.task)
-        if await self.store.revoked(key):
+        epoch, revoked = await self.store.begin(key)
+        if revoked:
             raise TaskTokenError(403, "task_revoked", "the task was revoked")
         info = TaskInfo(spec.subject, spec.tenant, spec.profile, purpose, time.time())
         if not await self.store.put(key, info, self.tasks.ttl_s * 4):
             raise TaskTokenError(
                 403, "task_exists", "this task has started already: present its task token to continue it"
             )
-        return info
+        return info, epoch
 
     async def revoke(self, identity: Identity, task: str) -> bool:
         """Revoke the caller's own task until any token of it has expired; whether the task was known."""
         key = task_key(identity.tenant, identity.subject, task)
-        await self.store.revoke(key, time.time() + self.tasks.ttl_s + 60)
-        return await self.store.get(key) is not None
+        return await self.store.revoke(key, time.time() + self.tasks.ttl_s + 60)
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -114,6 +126,27 @@ class Authorizer:
                 yield
             finally:
                 await self.store.close()
+
+
+def _usable(token: TaskToken, state: TaskState) -> TaskInfo:
+    """The task's record, if the store still vouches for the token; fail closed if it lost what it knew."""
+    if state.revoked:
+        raise TaskTokenError(403, "task_revoked", "the task was revoked")
+    if state.epoch != token.epoch:
+        raise TaskTokenError(
+            403, "task_state_lost",
+            "the task store has lost its state since this token was issued (it restarted empty or was reset), "
+            "so a revocation of the task cannot be ruled out: start a new task",
+            details={"task_store": {"token_epoch": token.epoch, "store_epoch": state.epoch}},
+        )  # fmt: skip
+    if state.info is None:
+        raise TaskTokenError(
+            403, "task_state_lost",
+            "the task store no longer has this task (forgotten or lost), so a revocation of it cannot be ruled "
+            "out: start a new task",
+            details={"task_store": {"token_epoch": token.epoch, "task_record": "missing"}},
+        )  # fmt: skip
+    return state.info
 
 
 def authorizer(services: Services) -> Authorizer:

@@ -5,32 +5,46 @@ scopes and narrowing layers. Exchanging it adds a narrowing layer and never
 removes one, so a token can only ever get narrower. The task store keeps each
 task's owner, intent profile and trusted input (the user's instruction, for
 provenance checks) and its revocation, in memory or in Redis for replicas.
+
+A store that loses its data must not turn a revoked task into a valid one.
+Each store has an epoch, made on first use (Redis: SET NX, so replicas share
+it) and carried in every token it issues; a token whose epoch is not the
+store's, or whose task the store no longer has, is refused. A Redis that
+restarts empty, or a taskgate restarted with the memory store, therefore
+refuses every earlier token: its tasks start again, fail closed. A store that
+cannot be reached refuses with TaskStoreUnavailable (503, retry later).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
 import jwt
 
-from taskgate.errors import TaskgateError
-
 from .config import TaskConfig
+from .errors import TaskStoreUnavailable, TaskTokenError
 from .grant import GrantSpec
 
+__all__ = [
+    "AUDIENCE",
+    "MemoryTaskStore",
+    "RedisTaskStore",
+    "TaskInfo",
+    "TaskState",
+    "TaskStoreUnavailable",
+    "TaskToken",
+    "TaskTokenError",
+    "TaskTokens",
+    "new_task_id",
+    "task_key",
+]
 AUDIENCE = "taskgate-task"
-
-
-class TaskTokenError(TaskgateError):
-    """A task token that cannot be used; `code` is stable, the message says why."""
-
-    def __init__(self, status: int, code: str, message: str):
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,27 +56,45 @@ class TaskInfo:
     created: float
 
 
+@dataclass(frozen=True, slots=True)
+class TaskToken:
+    """A verified task token: the grant it carries, when it expires, the store epoch it was issued in."""
+
+    spec: GrantSpec
+    expires: float
+    epoch: str
+
+
+@dataclass(frozen=True, slots=True)
+class TaskState:
+    """What the store knows of one task, read in one round trip."""
+
+    epoch: str | None  # the store's epoch; None: it has none (it restarted empty and no task started since)
+    revoked: bool
+    info: TaskInfo | None  # None: the store does not have the task (never, forgotten, or lost)
+
+
 class TaskTokens:
     def __init__(self, config: TaskConfig):
         self.config = config
 
-    def mint(self, spec: GrantSpec, not_after: float | None = None) -> tuple[str, float]:
+    def mint(self, spec: GrantSpec, epoch: str, not_after: float | None = None) -> tuple[str, float]:
         """A token for `spec`, valid for ttl_s (and never past `not_after`: an exchange cannot extend a token)."""
         now = time.time()
         expires = now + self.config.ttl_s if not_after is None else min(now + self.config.ttl_s, not_after)
         claims = {
             "iss": self.config.issuer, "aud": AUDIENCE, "sub": spec.subject, "tenant": spec.tenant,
             "task": spec.task, "profile": spec.profile, "roles": list(spec.roles), "scopes": list(spec.scopes),
-            "narrowing": [list(layer) for layer in spec.narrowing], "jti": uuid.uuid4().hex,
+            "narrowing": [list(layer) for layer in spec.narrowing], "epoch": epoch, "jti": uuid.uuid4().hex,
             "iat": int(now), "exp": int(expires),
         }  # fmt: skip
         return jwt.encode(claims, self.config.secret, algorithm="HS256"), expires
 
-    def verify(self, token: str) -> tuple[GrantSpec, float]:
+    def verify(self, token: str) -> TaskToken:
         try:
             claims = jwt.decode(
                 token, self.config.secret, algorithms=["HS256"], audience=AUDIENCE, issuer=self.config.issuer,
-                options={"require": ["exp", "iss", "aud", "sub", "task"]},
+                options={"require": ["exp", "iss", "aud", "sub", "task", "epoch"]},
             )  # fmt: skip
         except jwt.ExpiredSignatureError:
             raise TaskTokenError(401, "task_token_expired", "the task token has expired") from None
@@ -78,7 +110,7 @@ class TaskTokens:
             )  # fmt: skip
         except (KeyError, TypeError) as exc:
             raise TaskTokenError(401, "task_token_invalid", f"the task token lacks {exc}") from None
-        return spec, float(claims["exp"])
+        return TaskToken(spec, float(claims["exp"]), str(claims["epoch"]))
 
 
 def task_key(tenant: str, subject: str, task: str) -> str:
@@ -90,16 +122,23 @@ class MemoryTaskStore:
     """Tasks and revocations of this replica; the oldest tasks are forgotten past `max_tasks`.
 
     Revocations are kept apart from tasks, until the tokens they cancel expire,
-    so forgetting a task never forgets that it was revoked.
+    so forgetting a task never forgets that it was revoked. The epoch is this
+    process's own: tokens from before a restart, whose revocations it cannot
+    remember, are refused.
     """
 
     def __init__(self, max_tasks: int):
         self._tasks: OrderedDict[str, TaskInfo] = OrderedDict()
         self._revoked: dict[str, float] = {}
         self._max = max_tasks
+        self.epoch = uuid.uuid4().hex
 
-    async def get(self, key: str) -> TaskInfo | None:
-        return self._tasks.get(key)
+    async def begin(self, key: str) -> tuple[str, bool]:
+        """Before a task starts: the store's epoch, and whether the task id was revoked."""
+        return self.epoch, self._is_revoked(key)
+
+    async def state(self, key: str) -> TaskState:
+        return TaskState(self.epoch, self._is_revoked(key), self._tasks.get(key))
 
     async def put(self, key: str, info: TaskInfo, ttl_s: float) -> bool:
         """Store `info` unless the task exists; whether this call created it."""
@@ -110,13 +149,15 @@ class MemoryTaskStore:
             self._tasks.popitem(last=False)
         return True
 
-    async def revoke(self, key: str, until: float) -> None:
+    async def revoke(self, key: str, until: float) -> bool:
+        """Revoke the task until `until`; whether the store had the task."""
         self._revoked[key] = until
         now = time.time()
         for stale in [k for k, t in self._revoked.items() if t < now]:
             del self._revoked[stale]
+        return key in self._tasks
 
-    async def revoked(self, key: str) -> bool:
+    def _is_revoked(self, key: str) -> bool:
         until = self._revoked.get(key)
         return until is not None and until >= time.time()
 
@@ -125,29 +166,80 @@ class MemoryTaskStore:
 
 
 class RedisTaskStore:
-    """Tasks and revocations in Redis, so every replica sees a revocation on its next call."""
+    """Tasks and revocations in Redis, so every replica sees a revocation on its next call.
+
+    Every operation is one round trip (a pipeline); a Redis that cannot be
+    reached, or answers with an error, is a TaskStoreUnavailable.
+    """
 
     def __init__(self, url: str, prefix: str = "taskgate:task:"):
+        import redis
         import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
 
-        self._redis = aioredis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5)
+        # one retry on a broken connection (a pooled one that a Redis restart closed); none on a timeout
+        retry = Retry(NoBackoff(), 1, (redis.ConnectionError,))
+        self._redis = aioredis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5, retry=retry)
         self._prefix = prefix
+        self._epoch = prefix + "epoch"
 
-    async def get(self, key: str) -> TaskInfo | None:
-        raw = await self._redis.get(self._prefix + key)
-        return TaskInfo(**json.loads(raw)) if raw else None
+    async def begin(self, key: str) -> tuple[str, bool]:
+        """The store's epoch (made now if it has none) and whether the task id was revoked."""
+        with _reached("start"):
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.set(self._epoch, uuid.uuid4().hex, nx=True)
+                pipe.get(self._epoch)
+                pipe.exists(self._prefix + "revoked:" + key)
+                _, epoch, revoked = await pipe.execute()
+        return epoch.decode(), bool(revoked)
+
+    async def state(self, key: str) -> TaskState:
+        with _reached("check"):
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.get(self._epoch)
+                pipe.exists(self._prefix + "revoked:" + key)
+                pipe.get(self._prefix + key)
+                epoch, revoked, raw = await pipe.execute()
+        return TaskState(epoch.decode() if epoch else None, bool(revoked), _info(raw))
 
     async def put(self, key: str, info: TaskInfo, ttl_s: float) -> bool:
-        return bool(await self._redis.set(self._prefix + key, json.dumps(asdict(info)), nx=True, ex=max(1, int(ttl_s))))
+        with _reached("start"):
+            record = json.dumps(asdict(info))
+            return bool(await self._redis.set(self._prefix + key, record, nx=True, ex=max(1, int(ttl_s))))
 
-    async def revoke(self, key: str, until: float) -> None:
-        await self._redis.set(self._prefix + "revoked:" + key, "1", ex=max(1, int(until - time.time()) + 1))
-
-    async def revoked(self, key: str) -> bool:
-        return bool(await self._redis.exists(self._prefix + "revoked:" + key))
+    async def revoke(self, key: str, until: float) -> bool:
+        with _reached("revoke"):
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.set(self._prefix + "revoked:" + key, "1", ex=max(1, int(until - time.time()) + 1))
+                pipe.exists(self._prefix + key)
+                _, known = await pipe.execute()
+        return bool(known)
 
     async def close(self) -> None:
-        await self._redis.aclose()
+        with contextlib.suppress(Exception):  # closing a connection to a Redis that went away
+            await self._redis.aclose()
+
+
+@contextlib.contextmanager
+def _reached(operation: str) -> Iterator[None]:
+    """Redis errors (down, timed out, refusing writes) as the one exception every surface renders as 503."""
+    import redis
+
+    try:
+        yield
+    except redis.RedisError as exc:
+        raise TaskStoreUnavailable(operation, exc) from None
+
+
+def _info(raw: bytes | None) -> TaskInfo | None:
+    """A stored task record; one that cannot be read counts as lost."""
+    if not raw:
+        return None
+    try:
+        return TaskInfo(**json.loads(raw))
+    except (ValueError, TypeError):
+        return None
 
 
 def new_task_id() -> str:

@@ -54,9 +54,10 @@ async def exchange(request: web.Request) -> web.Response:
     if len(tools) > MAX_TOOLS:
         raise ClientError(400, "invalid_request", f"at most {MAX_TOOLS} tools", "tools")
     try:
-        spec, expires, _ = await authz.task_for_token(token, identity)
+        task = await authz.task_for_token(token, identity)
     except TaskTokenError as exc:
-        raise Reject(exc.status, exc.code, exc.message, "permission_error") from None
+        raise exc.reject() from None
+    spec = task.spec
     grant = authz.grant(spec)
     wider = [t for t in tools if not grant.tool(t).allowed or any(c in t for c in "*?{")]
     if wider:
@@ -65,7 +66,7 @@ async def exchange(request: web.Request) -> web.Response:
             details={"exchange": {"task": spec.task, "refused": sorted(set(wider))}},
         )  # fmt: skip
     narrower = spec.narrowed(tuple(tools))
-    issued, expires = authz.tokens.mint(narrower, not_after=expires)  # narrower, and never longer-lived
+    issued, expires = authz.tokens.mint(narrower, task.epoch, not_after=task.expires)  # narrower, never longer-lived
     request[EVIDENCE].surface = "tasks"
     return web.json_response(
         {
@@ -83,7 +84,10 @@ async def revoke(request: web.Request) -> web.Response:
     identity = request.app[AUTHENTICATOR].identify(request.headers.get("Authorization"))
     authz = request.app[AUTHORIZER]
     task = request.match_info["task"]
-    known = await authz.revoke(identity, task)  # the caller's own namespace: revoking works even once forgotten
+    try:
+        known = await authz.revoke(identity, task)  # the caller's own namespace: revoking works even once forgotten
+    except TaskTokenError as exc:  # the store is away: 503 with a retry hint, nothing half-done to undo
+        raise exc.reject() from None
     request[EVIDENCE].surface = "tasks"
     return web.json_response({"task": task, "revoked": True, "known": known})
 
