@@ -56,7 +56,9 @@ class TaskGrant:
 
     def decide(self, tool: str, arguments: Any) -> Decision:
         if self.offered is not None and tool not in self.offered:  # exactly the names the model was given
-            decision = Decision(tool, False, "the model was not offered a tool of that name in this request")
+            verdict = self.grant.tool(tool)
+            why = "" if verdict.allowed else f" ({verdict.reason})"
+            decision = Decision(tool, False, f"the model was not offered a tool of that name in this request{why}")
             self.authorizer.decisions.labels(self.surface, "deny", decision.code).inc()
         else:
             decision = self.authorizer.decide(self.grant, tool, arguments, self.purpose, self.surface)

@@ -4,7 +4,9 @@ The grant is the intersection of four things: what the subject's roles
 allow in its tenant, what the task's intent profile needs, the token's
 `tool:` scopes (when it has any), and every narrowing the caller asked for.
 Each tool's verdict is computed on first use and memoised; a call then costs a
-dictionary lookup plus that tool's argument constraints.
+dictionary lookup plus that tool's argument constraints. A tool name that is
+not canonical, or imitates a name the grant's rules mention, is refused in
+that same first judgement (names.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from casbin.util import key_match
 
+from .names import PolicyNames
 from .policy import Constraint, Policy, Rule
 
 MEMO_LIMIT = 4096
@@ -98,6 +101,7 @@ class Grant:
         self._governs_models = policy.governs_models
         self._policy = policy
         self._memo: dict[str, ToolVerdict] = {}
+        self._names: PolicyNames | None = None  # built on the first tool judged
 
     def model(self, name: str) -> ToolVerdict:
         """Whether the task may use model `name` (rows `p, SUBJECT, TENANT, model:NAME, use, ID`).
@@ -131,6 +135,9 @@ class Grant:
 
     def _judge(self, name: str) -> ToolVerdict:
         spec = self.spec
+        refused = self._policy_names().refusal(name)
+        if refused is not None:
+            return ToolVerdict(name, False, refused, {})
         role = _first(self._role_rules, name)
         if role is None:
             return ToolVerdict(name, False, f"no role of {spec.subject!r} in tenant {spec.tenant!r} allows it", {})
@@ -150,6 +157,20 @@ class Grant:
             sources["narrowing"] = [list(layer) for layer in spec.narrowing]
         constraints = tuple(self._policy.constraints_for(name, spec.profile))
         return ToolVerdict(name, True, "granted", sources, constraints)
+
+    def _policy_names(self) -> PolicyNames:
+        """Every tool name and pattern this grant's decisions key on: rules, constraints, scopes, narrowing."""
+        if self._names is None:
+            spec = self.spec
+            self._names = PolicyNames(
+                [
+                    *(c.tools for c in self._policy.constraints),
+                    *(r.tools for r in (*self._role_rules, *self._profile_rules)),
+                    *spec.scopes,
+                    *(t for layer in spec.narrowing for t in layer),
+                ]
+            )
+        return self._names
 
     def check(self, name: str, arguments: Any, trusted: str | None) -> Decision:
         """Decide one call: the tool must be granted and its arguments must meet every constraint."""
