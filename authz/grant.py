@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import posixpath
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +21,7 @@ from casbin.util import key_match
 
 from .names import PolicyNames
 from .policy import Constraint, Policy, Rule
+from .provenance import appears_in
 
 MEMO_LIMIT = 4096
 EVIDENCE_LIMIT = 64
@@ -248,19 +248,6 @@ def unmet_condition(constraint: Constraint, arguments: Any, trusted: str | None)
 
 
 _MISSING = object()
-MIN_PROVENANCE_CHARS = 3
-_TOKEN_CHARS = r"[\w@.+\-]"
-
-
-def appears_in(value: str, trusted: str) -> bool:
-    """Whether `value` appears in `trusted` as a whole token (case-insensitive): "bob@example.com" appears in
-    "mail bob@example.com today"; "ob@example.com", "@example.com", "4001" (of 40012345) and "a" do not."""
-    needle = value.strip()
-    if len(needle) < MIN_PROVENANCE_CHARS or not any(c.isalnum() for c in needle):
-        return False
-    # not inside a longer token; a sentence's closing full stop may follow, a domain's next label may not
-    pattern = f"(?<!{_TOKEN_CHARS}){re.escape(needle)}(?![\\w@+\\-])(?!\\.[\\w@+\\-])"
-    return re.search(pattern, trusted, re.IGNORECASE) is not None
 
 
 def _argument(arguments: Any, path: str) -> Any:

@@ -36,8 +36,8 @@ def constraint(kind: str, value: str, argument: str = "x") -> Constraint:
         ("min", "30", [30, 45.5], [29, "40", True, float("nan"), 10**400]),  # too big for a float: refused
         ("max", "10", [10, -1], [11]),
         ("in", "read|list", ["read", ["list", "read"]], ["write", ["read", "write"]]),
-        ("provenance", "x", ["Bob@Example.com", ["bob@example.com"]], ["", "ob@example.com", "@example.com", "e"]),
-        ("provenance", "x", ["invoice to", "BOB@EXAMPLE.COM"], ["bob@example.co", "bob@example.com.", "voice"]),
+        ("provenance", "x", ["bob@Example.COM", ["bob@example.com"]], ["", "ob@example.com", "@example.com", "e"]),
+        ("provenance", "x", ["invoice to"], ["bob@example.co", "bob@example.com.", "voice", "Bob@example.com"]),
     ],
 )  # fmt: skip
 def test_argument_constraints(kind: str, value: str, ok: list[Any], bad: list[Any]) -> None:
@@ -50,6 +50,33 @@ def test_argument_constraints(kind: str, value: str, ok: list[Any], bad: list[An
     assert unmet_condition(rule, {}, trusted) == "is missing"  # a missing argument fails closed
     assert unmet_condition(rule, {"x": []}, trusted) == "is empty"  # and so does an empty list
     assert unmet_condition(constraint("provenance", ""), {"x": "a"}, None) is not None
+
+
+TRUSTED = "reply to sam@example.com and Kim@example.org about Jose\u0301's invoice"
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("\u017fam@example.com", "a long s (U+017F) folds to s"),
+        ("\u212aim@example.org", "a Kelvin sign (U+212A) folds to k"),
+        ("kim@example.org", "the local part of an address is the recipient's own: its case counts"),
+        ("SAM@example.com", "nor in capitals"),
+        ("\uff53am@example.com", "a fullwidth s is a compatibility form"),
+        ("sam@exampl\u0435.com", "a Cyrillic e in the domain"),
+        ("sam@example.co\u217f", "a Roman numeral one thousand (U+217F) is not an m"),
+        ("Invoice", "a word in another case than the user wrote it"),
+    ],
+)
+def test_provenance_compares_values_exactly_not_by_unicode_case_folding(value: str, why: str) -> None:
+    assert unmet_condition(constraint("provenance", "x"), {"x": value}, TRUSTED) is not None, why
+
+
+@pytest.mark.parametrize(
+    "value", ["sam@example.com", "sam@EXAMPLE.com", "Kim@example.org", "Kim@Example.ORG", "Jos\u00e9's"]
+)
+def test_provenance_ignores_case_only_in_an_email_domain_and_composes_accents(value: str) -> None:
+    assert unmet_condition(constraint("provenance", "x"), {"x": value}, TRUSTED) is None
 
 
 def test_grants_agree_with_casbin_enforce(tmp_path: Path) -> None:
