@@ -19,6 +19,7 @@ from taskgate.errors import TaskgateError
 MAX_DEPTH = 64  # objects and arrays inside one another; real requests stay far below it
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
 class BodyError(TaskgateError, ValueError):
@@ -32,7 +33,7 @@ class BodyError(TaskgateError, ValueError):
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     value = dict(pairs)
     if len(value) != len(pairs):
-        raise BodyError("duplicate_key", f"the key {_repeated(pairs)[:64]!r} appears twice in one object; send it once")
+        raise BodyError("duplicate_key", f"the key {_named(_repeated(pairs))} appears twice in one object; send it once")
     return value
 
 
@@ -43,6 +44,11 @@ def _repeated(pairs: list[tuple[str, Any]]) -> str:
             return key
         seen.add(key)
     return ""
+
+
+def _named(key: str) -> str:
+    """A key as an error may quote it: a field name, never a client's data used as a key (an address, a number)."""
+    return repr(key) if _FIELD.fullmatch(key) else "(a key that is not a field name)"
 
 
 def _constant(name: str) -> Any:
@@ -103,7 +109,8 @@ def _lone_surrogate(value: Any) -> str | None:
             for key, child in item.items():
                 if _SURROGATE.search(key):
                     return f"a key of {path}"
-                stack.append((child, key if path == "the body" else f"{path}.{key}"))
+                name = key if _FIELD.fullmatch(key) else "*"
+                stack.append((child, name if path == "the body" else f"{path}.{name}"))
         elif isinstance(item, list):
             stack.extend((child, f"{path}[{i}]") for i, child in enumerate(item))
     return None
