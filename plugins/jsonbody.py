@@ -33,7 +33,8 @@ class BodyError(TaskgateError, ValueError):
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     value = dict(pairs)
     if len(value) != len(pairs):
-        raise BodyError("duplicate_key", f"the key {_named(_repeated(pairs))} appears twice in one object; send it once")
+        key = _named(_repeated(pairs))
+        raise BodyError("duplicate_key", f"the key {key} appears twice in one object; send it once")
     return value
 
 
