@@ -33,6 +33,8 @@ def canonical(name: str) -> bool:
 
 def skeleton(name: str) -> str:
     """What a name looks like: compatibility forms, case, accents, invisible and look-alike letters folded."""
+    if name.isascii():
+        return name.lower()  # what the folding below does to ASCII, without its cost
     folded = unicodedata.normalize("NFKC", name).casefold().translate(_LOOKALIKES)
     decomposed = unicodedata.normalize("NFKD", folded)
     return "".join(c for c in decomposed if not unicodedata.combining(c) and unicodedata.category(c) != "Cf")
