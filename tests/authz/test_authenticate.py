@@ -125,7 +125,9 @@ async def test_a_missing_or_non_bearer_header_is_refused(proxy: Any, engines: St
     client = await authed_proxy(proxy, engines, keys)
     assert (await call(client, None)).status == 401
     resp = await client.post(
-        "/v1/chat/completions", json={"model": "m", "messages": []}, headers={"Authorization": f"Basic {HS_SECRET}"}
+        "/v1/chat/completions",
+        json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},  # a valid body: only the header is wrong
+        headers={"Authorization": f"Basic {HS_SECRET}"},
     )
     assert resp.status == 401
     assert (await resp.json())["error"]["code"] == "token_missing"
