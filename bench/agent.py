@@ -60,6 +60,7 @@ from mcp.server import MCPServer
 from mcp.types import TextContent
 
 from taskgate import __version__
+from taskgate.authz.seal import seal
 from taskgate.proxy.app import create_app, default_registry
 from taskgate.proxy.config import parse_config
 from taskgate.proxy.demo_tools import serving
@@ -430,7 +431,7 @@ def summarise(scenario: Scenario, samples: dict[str, list[dict[str, Any]]]) -> d
 async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     os.environ.update({IDP_ENV: SECRET, TASK_ENV: SECRET + "-tasks"})
     folder = Path(tempfile.mkdtemp(prefix="taskgate-bench-agent-"))
-    (folder / "policy.csv").write_text(POLICY)
+    (folder / "policy.csv").write_text(seal(POLICY))
     scenarios = [
         Scenario("instant, tools 0 ms", "instant", 0.0),
         Scenario(f"instant, tools {args.tool_ms:g} ms", "instant", args.tool_ms),

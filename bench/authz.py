@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from taskgate.authz.seal import seal
+
 RESULTS = Path(__file__).resolve().parent / "results"
 TOOLS = [f"{server}__op{n}" for server in ("mail", "files", "crm", "calendar") for n in range(10)]
 
@@ -70,7 +72,7 @@ def bench_policy(lines: int, quick: bool) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "policy.csv"
-        path.write_text(policy_text(lines))
+        path.write_text(seal(policy_text(lines)))
         started = time.perf_counter()
         policy = load(None, path, 1)
         load_ms = (time.perf_counter() - started) * 1000
@@ -141,7 +143,7 @@ async def _compare(upstream_url: str, calls: int) -> list[dict[str, Any]]:
     os.environ.update({"BENCH_IDP_SECRET": secret, "TASKGATE_TASK_KEY": secret + "-tasks"})
     folder = Path(tempfile.mkdtemp())
     (folder / "policy.csv").write_text(
-        "p, role:reader, acme, mail__*, call, r1\np, profile:default, *, mail__read, call, p1\n"
+        seal("p, role:reader, acme, mail__*, call, r1\np, profile:default, *, mail__read, call, p1\n")
     )
     raw = {
         "authz": {

@@ -143,8 +143,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             results["alive"] = proc.poll() is None
             results["rss_mb"] = {"start": started_rss, "end": rss_mb(proc.pid)}
         finally:
-            proc.terminate()
-            proc.wait(timeout=20)
+            proc.terminate()  # its shutdown closes its MCP sessions, which this loop serves: wait without blocking it
+            await asyncio.to_thread(proc.wait, 30)
             await engine.cleanup()
     text = log.read_text(errors="replace")
     results["log_tracebacks"] = text.count("Traceback (most recent call last)")
