@@ -12,6 +12,7 @@ from taskgate.proxy.state import GATEWAY
 from .conftest import Scripted, pii_config
 
 EMAIL = "maria.gonzalez@example.com"
+CALL = {"name": "s", "arguments": json.dumps({"cc": EMAIL})}  # arguments are a JSON string, as the API has them
 Upstream = tuple[Scripted, str]
 
 
@@ -31,7 +32,7 @@ async def test_fields_outside_message_content_are_scanned_and_redacted(
         "messages": [
             {"role": "user", "name": EMAIL, "content": "hello"},
             {"role": "assistant", "function_call": {"name": "send", "arguments": f'{{"to": "{EMAIL}"}}'}},
-            {"role": "assistant", "tool_calls": [{"id": "1", "function": {"name": "s", "arguments": {"to": EMAIL}}}]},
+            {"role": "assistant", "tool_calls": [{"id": "1", "type": "function", "function": CALL}]},
             {"role": "assistant", "content": "ok", "reasoning_content": f"the user is {EMAIL}"},
         ],
         "tools": [{"type": "function", "function": {"name": "send", "description": f"mails {EMAIL}"}}],
