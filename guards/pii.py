@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import time
 from collections import Counter
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -38,6 +38,7 @@ from taskgate.plugins import (
     StepOptions,
 )
 
+from .lanes import Lane, LaneStalled, Ticket
 from .output import StreamRedactor, WholeRedactor
 from .presidio import PATTERN_ENTITIES, Backend, entities_of, warm
 from .scan import ARGUMENT_NAME, Finding, Path, Scanner, TooDeep, redact, replace_strings, request_texts, where
@@ -93,6 +94,10 @@ class PiiParams(Params):
         default=8_000, ge=0
     )  # a request with no more new text than this never queues behind a large one
     cache_entries: int = Field(default=20_000, ge=0)
+    stall_s: float = Field(
+        default=1.0, gt=0
+    )  # small lane: a call running this long while requests wait is set aside (large lane: timeout_s)
+    max_stalled_threads: int = Field(default=4, ge=0, le=64)  # per lane: threads set aside at once
     output: OutputParams = Field(default_factory=OutputParams)
 
     @model_validator(mode="before")
@@ -135,6 +140,10 @@ class PiiMetrics:
         self.failures = PromCounter(
             "taskgate_pii_failures", "Scans that could not decide", ["reason"], registry=services.metrics
         )
+        self.set_aside = PromCounter(
+            "taskgate_pii_threads_set_aside", "Analyzer threads set aside because their call stalled",
+            ["lane"], registry=services.metrics,
+        )  # fmt: skip
 
 
 @dataclass
@@ -223,14 +232,20 @@ class PiiStep(Step[PiiParams]):
         )
         self.metrics = self.services.shared("guards.pii.metrics", lambda: PiiMetrics(self.services))
         # two lanes: a request with little new text never waits behind a large one's analysis
-        self.pool = ThreadPoolExecutor(p.threads, thread_name_prefix=f"taskgate-pii-{self.name}")
-        self.small_pool = ThreadPoolExecutor(1, thread_name_prefix=f"taskgate-pii-{self.name}-small")
+        self.pool = self._lane("large", p.threads, max(p.stall_s, p.timeout_s))
+        self.small_pool = self._lane("small", 1, p.stall_s)
         self.services.lifespan(f"guards.pii.pool.{self.name}", self._pool_lifespan)
         if self.spec.failure is not Failure.CLOSED:
             log.warning(
                 "pii_step_fails_open", step=self.name, on_error=self.spec.failure.value,
                 effect="a request the analyzer cannot scan in time is forwarded unscanned, in any region",
             )  # fmt: skip
+
+    def _lane(self, which: str, threads: int, stall_s: float) -> Lane:
+        suffix = "" if which == "large" else f"-{which}"
+        counter = self.metrics.set_aside.labels(which)
+        name = f"taskgate-pii-{self.name}{suffix}"
+        return Lane(name, threads, stall_s, self.params.max_stalled_threads, on_set_aside=counter.inc)
 
     def _make_spec(self, options: StepOptions) -> StepSpec:
         spec = super()._make_spec(options)
@@ -281,18 +296,23 @@ class PiiStep(Step[PiiParams]):
         return verdict
 
     async def _analyse(self, texts: list[str]) -> dict[str, tuple[Finding, ...]]:
-        loop = asyncio.get_running_loop()
         lane = self.small_pool if sum(len(t) for t in texts) <= self.params.small_chars else self.pool
+        job = functools.partial(self._analyse_blocking, texts)
         try:
             async with asyncio.timeout(self.params.timeout_s):
-                return await loop.run_in_executor(lane, self._analyse_blocking, texts)
+                result: dict[str, tuple[Finding, ...]] = await lane.submit(
+                    job, time.monotonic() + self.params.timeout_s
+                )
+                return result
+        except LaneStalled as exc:
+            self._refuse("stalled", str(exc))
         except TimeoutError:
             self._refuse("timeout", f"the analysis took longer than {self.params.timeout_s} s")
         except Exception as exc:
             self._refuse("error", f"the analyzer failed: {type(exc).__name__}: {exc}"[:300])
 
-    def _analyse_blocking(self, texts: list[str]) -> dict[str, tuple[Finding, ...]]:
-        return {text: self.scanner.analyze(text) for text in texts}
+    def _analyse_blocking(self, texts: list[str], ticket: Ticket) -> dict[str, tuple[Finding, ...]]:
+        return {text: self.scanner.analyze(text, ticket.checkpoint) for text in texts}
 
     def _refuse(self, reason: str, detail: str) -> NoReturn:
         self.metrics.failures.labels(reason).inc()

@@ -5,15 +5,18 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
+
+from presidio_analyzer import RecognizerResult
 
 from .presidio import Backend, analyzer
 
 Path = tuple[str | int, ...]
 CHUNK_CHARS = 100_000  # spaCy refuses texts over 1,000,000 characters (E088); smaller chunks bound each call
 OVERLAP_CHARS = 512  # consecutive chunks share this much, so an entity across a cut is whole in one of them
+Checkpoint = Callable[[], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +27,16 @@ class Finding:
     start: int
     end: int
     score: float
+
+
+class Analyzer(Protocol):
+    def analyze(
+        self, text: str, language: str, *, entities: list[str] | None = ..., score_threshold: float | None = ...
+    ) -> list[RecognizerResult]: ...
+
+
+def _no_checkpoint() -> None:
+    return None
 
 
 class Scanner:
@@ -38,7 +51,7 @@ class Scanner:
         self.backend = backend
         self.entities = list(entities)
         self.threshold = threshold
-        self._engine = analyzer(backend)
+        self.engine: Analyzer = analyzer(backend)
         self._cache: OrderedDict[bytes, tuple[Finding, ...]] = OrderedDict()
         self._limit = cache_entries
         self._lock = threading.Lock()
@@ -51,11 +64,15 @@ class Scanner:
                 self._cache.move_to_end(key)
             return found
 
-    def analyze(self, text: str) -> tuple[Finding, ...]:
-        """Analyse `text` (split at whitespace into bounded chunks) and remember the result."""
+    def analyze(self, text: str, checkpoint: Checkpoint = _no_checkpoint) -> tuple[Finding, ...]:
+        """Analyse `text` (split at whitespace into bounded chunks) and remember the result.
+
+        `checkpoint` is called before each analyzer call; it may raise to stop.
+        """
         found: list[Finding] = []
         for offset, chunk in _chunks(text, CHUNK_CHARS):
-            results = self._engine.analyze(chunk, language="en", entities=self.entities, score_threshold=self.threshold)
+            checkpoint()
+            results = self.engine.analyze(chunk, language="en", entities=self.entities, score_threshold=self.threshold)
             found.extend(Finding(r.entity_type, r.start + offset, r.end + offset, float(r.score)) for r in results)
         findings = resolve_overlaps(found)
         if self._limit:

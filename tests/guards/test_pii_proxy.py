@@ -163,7 +163,7 @@ async def test_an_analyzer_error_blocks_the_request(proxy: Any, scripted: tuple[
     client = await proxy(pii_config(url))
     step = client.app[GATEWAY].plans["chat"].steps["pii"]
 
-    def broken(text: str) -> Any:
+    def broken(text: str, *_: Any) -> Any:
         raise RuntimeError("model weights unreadable")
 
     step.scanner.analyze = broken  # the analyzer itself fails: no verdict is possible
