@@ -24,7 +24,8 @@ from typing import Any
 from taskgate.plugins import sse
 from taskgate.plugins.sse import EventSplitter
 
-from .scan import Finding, replace_strings, strings, where
+from .body import replace_strings, strings, where
+from .scan import Finding
 
 Analyze = Callable[[str], tuple[Finding, ...]]
 Redact = Callable[[str, tuple[Finding, ...]], str]

@@ -13,23 +13,21 @@ import asyncio
 import dataclasses
 import functools
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, ClassVar, Literal, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 import structlog
 from prometheus_client import Counter as PromCounter
-from pydantic import Field, model_validator
 
 from taskgate.dag import Derive, Failure, StepSpec
 from taskgate.plugins import (
     ALLOWED_REGIONS,
     REQUEST,
     Inputs,
-    Params,
     Reject,
     RequestContext,
     ResponseFilter,
@@ -38,93 +36,23 @@ from taskgate.plugins import (
     StepOptions,
 )
 
+from .body import KEY_KINDS, Path, TooDeep, replace_strings, request_texts, where
 from .lanes import Lane, LaneStalled, Ticket
 from .output import StreamRedactor, WholeRedactor
-from .presidio import PATTERN_ENTITIES, Backend, entities_of, warm
-from .scan import ARGUMENT_NAME, Finding, Path, Scanner, TooDeep, redact, replace_strings, request_texts, where
+from .pii_params import DEFAULT_RULES, Action, DecodeParams, EntityRule, OutputParams, PiiParams, action_of
+from .presidio import PATTERN_ENTITIES, entities_of, warm
+from .scan import Finding, Scanner, redact, resolve_overlaps
+from .seams import Split, Window, splits, windows
+from .views import Decoding
+
+__all__ = ["DEFAULT_RULES", "PII", "Action", "DecodeParams", "EntityRule", "OutputParams", "PiiParams", "PiiStep",
+           "PiiVerdict"]  # fmt: skip
 
 PII = "pii"
 log = structlog.get_logger("taskgate.guards")
-Action = Literal["allow", "redact", "block", "restrict"]
 MAX_EVIDENCE_FINDINGS = 100
-
-
-class EntityRule(Params):
-    action: Action
-    style: Literal["placeholder", "mask"] = "placeholder"  # <EMAIL_ADDRESS>, or one '*' per character
-    regions: list[str] | None = None  # restrict: where a request carrying this entity may run
-
-    @model_validator(mode="after")
-    def _regions_for_restrict(self) -> EntityRule:
-        if self.action == "restrict" and not self.regions:
-            raise ValueError("action 'restrict' needs `regions`: the regions a request carrying this entity may use")
-        if self.action != "restrict" and self.regions is not None:
-            raise ValueError(f"`regions` applies to action 'restrict', not {self.action!r}")
-        return self
-
-
-class OutputParams(Params):
-    enabled: bool = True  # redact the answer too (pattern entities whose action is redact or block)
-    window_chars: int = Field(
-        default=128, ge=16, le=4096
-    )  # most a stream holds back per field; longer entities leak their start
-
-
-DEFAULT_RULES = {
-    "EMAIL_ADDRESS": EntityRule(action="redact"),
-    "PHONE_NUMBER": EntityRule(action="redact"),
-    "CREDIT_CARD": EntityRule(action="redact"),
-    "IBAN_CODE": EntityRule(action="redact"),
-    "US_SSN": EntityRule(action="block"),
-    "PERSON": EntityRule(action="redact"),
-}
-
-
-class PiiParams(Params):
-    backend: Backend = "ner"  # ner: names too (~40 ms per 200 words); patterns: structured data only (~3 ms)
-    threshold: float = Field(default=0.4, ge=0.0, le=1.0)  # presidio's score; US phone numbers score 0.4
-    entities: dict[str, EntityRule] = Field(default_factory=dict)  # omitted: the defaults this backend can find
-    default_action: Literal["allow", "redact", "block"] = "allow"  # entity types not listed
-    on_failure: Literal["block", "hold"] = "block"  # the analyzer errs or is too slow: refuse, or ask to retry
-    retry_after_s: int = Field(default=5, ge=1)  # hold: the Retry-After the client is given
-    timeout_s: float = Field(default=2.0, gt=0)  # budget for the analysis of one request's new text
-    max_chars: int = Field(default=1_000_000, gt=0)  # more text than this is refused, not half-scanned
-    threads: int = Field(default=2, ge=1, le=64)  # for texts over small_chars; smaller ones have a thread of their own
-    small_chars: int = Field(
-        default=8_000, ge=0
-    )  # a request with no more new text than this never queues behind a large one
-    cache_entries: int = Field(default=20_000, ge=0)
-    stall_s: float = Field(
-        default=1.0, gt=0
-    )  # small lane: a call running this long while requests wait is set aside (large lane: timeout_s)
-    max_stalled_threads: int = Field(default=4, ge=0, le=64)  # per lane: threads set aside at once
-    output: OutputParams = Field(default_factory=OutputParams)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _default_entities(cls, data: Any) -> Any:
-        """No `entities`: the default rules for the types this backend can find."""
-        if isinstance(data, dict) and data.get("entities") is None:
-            known = entities_of(data.get("backend", "ner")) if data.get("backend") in ("ner", "patterns", None) else ()
-            return {**data, "entities": {n: r for n, r in DEFAULT_RULES.items() if n in known}}
-        return data
-
-    @model_validator(mode="after")
-    def _known_entities(self) -> PiiParams:
-        known = entities_of(self.backend)
-        for name in self.entities:
-            if name not in known:
-                hint = " (names need backend: ner)" if name in entities_of("ner") else ""
-                raise ValueError(
-                    f"unknown entity type {name!r} for backend {self.backend!r}{hint}; known: {', '.join(known)}"
-                )
-        return self
-
-
-def action_of(rules: Mapping[str, EntityRule], default: str, entity: str) -> str:
-    """The action for an entity type: its rule's, or the default for types not listed."""
-    rule = rules.get(entity)
-    return rule.action if rule is not None else default
+Known = dict[str, tuple[Finding, ...]]
+Text = tuple[Path, str, str]  # (path, kind, text)
 
 
 class PiiMetrics:
@@ -222,7 +150,10 @@ class PiiStep(Step[PiiParams]):
         super().__init__(*args, **kwargs)
         p = self.params
         warm(p.backend)  # loaded at start-up: the first request does not pay for the model
-        self.scanner = Scanner(p.backend, entities_of(p.backend), p.threshold, p.cache_entries)
+        warm("patterns")  # further readings and the boundaries between texts use the pattern analyzer
+        self.scanner = Scanner(p.backend, entities_of(p.backend), p.threshold, p.cache_entries, self._decoding())
+        checked = [e for e in PATTERN_ENTITIES if self._action(e) != "allow"]  # values across texts: these types
+        self.seam_scanner = Scanner("patterns", checked, p.threshold, p.cache_entries) if checked else None
         self.replacement: dict[str, str | None] = {
             e: (f"<{e}>" if r.style == "placeholder" else None) for e, r in p.entities.items()
         }
@@ -240,6 +171,11 @@ class PiiStep(Step[PiiParams]):
                 "pii_step_fails_open", step=self.name, on_error=self.spec.failure.value,
                 effect="a request the analyzer cannot scan in time is forwarded unscanned, in any region",
             )  # fmt: skip
+
+    def _decoding(self) -> Decoding | None:
+        d = self.params.decode
+        blocked = tuple(e for e in PATTERN_ENTITIES if self._action(e) == "block")
+        return Decoding(blocked, d.max_runs, d.max_chars) if d.enabled and blocked else None
 
     def _lane(self, which: str, threads: int, stall_s: float) -> Lane:
         suffix = "" if which == "large" else f"-{which}"
@@ -265,13 +201,33 @@ class PiiStep(Step[PiiParams]):
     async def run(self, inputs: Inputs) -> PiiVerdict:
         context: RequestContext = inputs[REQUEST]
         started = time.perf_counter()
+        texts = self._texts(context)
+        verdict = PiiVerdict(
+            self.params.entities, self.params.default_action, _output=self if self.output_scanner else None
+        )
+        known = _from_cache(self.scanner, [t for _, _, t in texts])
+        missing = list({t for _, _, t in texts if t not in known})
+        verdict.cached_chars = sum(len(t) for _, _, t in texts if t in known)
+        verdict.analysed_chars = sum(len(t) for t in missing)
+        content = [i for i, (_, kind, _) in enumerate(texts) if kind not in KEY_KINDS]
+        seams = windows([texts[i][2] for i in content]) if self.seam_scanner is not None else []
+        joined = _from_cache(self.seam_scanner, [w.text for w in seams])
+        unjoined = list({w.text for w in seams if w.text not in joined})
+        if missing or unjoined:
+            found, found_joined = await self._analyse(missing, unjoined)
+            known.update(found)
+            joined.update(found_joined)
+        self.metrics.chars.labels("cache").inc(verdict.cached_chars)
+        self.metrics.chars.labels("analysed").inc(verdict.analysed_chars)
+        self._decide(verdict, texts, known, _splits(seams, joined, content))
+        verdict.ms = (time.perf_counter() - started) * 1000.0
+        return verdict
+
+    def _texts(self, context: RequestContext) -> list[Text]:
         try:
             texts = list(request_texts(context.surface, context.json()))
         except TooDeep as exc:
             raise Reject(400, "pii_unscannable", f"the PII filter cannot scan this request: {exc}") from None
-        verdict = PiiVerdict(
-            self.params.entities, self.params.default_action, _output=self if self.output_scanner else None
-        )
         total = sum(len(t) for _, _, t in texts)
         if total > self.params.max_chars:
             raise Reject(
@@ -279,30 +235,15 @@ class PiiStep(Step[PiiParams]):
                 "pii_too_much_text",
                 f"the request has {total} characters of text; the PII filter scans at most {self.params.max_chars}",
             )
-        known: dict[str, tuple[Finding, ...]] = {}
-        for _, _, text in texts:
-            cached = self.scanner.cached(text)
-            if cached is not None:
-                known[text] = cached
-        missing = list({t for _, _, t in texts if t not in known})
-        verdict.cached_chars = sum(len(t) for _, _, t in texts if t in known)
-        verdict.analysed_chars = sum(len(t) for t in missing)
-        if missing:
-            known.update(await self._analyse(missing))
-        self.metrics.chars.labels("cache").inc(verdict.cached_chars)
-        self.metrics.chars.labels("analysed").inc(verdict.analysed_chars)
-        self._decide(verdict, texts, known)
-        verdict.ms = (time.perf_counter() - started) * 1000.0
-        return verdict
+        return texts
 
-    async def _analyse(self, texts: list[str]) -> dict[str, tuple[Finding, ...]]:
-        lane = self.small_pool if sum(len(t) for t in texts) <= self.params.small_chars else self.pool
-        job = functools.partial(self._analyse_blocking, texts)
+    async def _analyse(self, texts: list[str], seams: list[str]) -> tuple[Known, Known]:
+        size = sum(len(t) for t in texts) + sum(len(w) for w in seams)
+        lane = self.small_pool if size <= self.params.small_chars else self.pool
+        job = functools.partial(self._analyse_blocking, texts, seams)
         try:
             async with asyncio.timeout(self.params.timeout_s):
-                result: dict[str, tuple[Finding, ...]] = await lane.submit(
-                    job, time.monotonic() + self.params.timeout_s
-                )
+                result: tuple[Known, Known] = await lane.submit(job, time.monotonic() + self.params.timeout_s)
                 return result
         except LaneStalled as exc:
             self._refuse("stalled", str(exc))
@@ -311,8 +252,10 @@ class PiiStep(Step[PiiParams]):
         except Exception as exc:
             self._refuse("error", f"the analyzer failed: {type(exc).__name__}: {exc}"[:300])
 
-    def _analyse_blocking(self, texts: list[str], ticket: Ticket) -> dict[str, tuple[Finding, ...]]:
-        return {text: self.scanner.analyze(text, ticket.checkpoint) for text in texts}
+    def _analyse_blocking(self, texts: list[str], seams: list[str], ticket: Ticket) -> tuple[Known, Known]:
+        found = {text: self.scanner.analyze(text, ticket.checkpoint) for text in texts}
+        joined = self.seam_scanner
+        return found, ({w: joined.analyze(w, ticket.checkpoint) for w in seams} if joined is not None else {})
 
     def _refuse(self, reason: str, detail: str) -> NoReturn:
         self.metrics.failures.labels(reason).inc()
@@ -327,30 +270,31 @@ class PiiStep(Step[PiiParams]):
             "api_error", details=details,
         )  # fmt: skip
 
-    def _decide(
-        self, verdict: PiiVerdict, texts: list[tuple[Path, str, str]], known: Mapping[str, tuple[Finding, ...]]
-    ) -> None:
+    def _decide(self, verdict: PiiVerdict, texts: list[Text], known: Known, split: list[Split]) -> None:
+        pieces: defaultdict[int, list[Finding]] = defaultdict(list)
+        for s in split:  # a value across texts counts once, and each text gets its piece
+            verdict.counts[s.entity] += 1
+            self.metrics.findings.labels(s.entity, verdict.action(s.entity), "input").inc()
+            for index, piece in s.pieces():
+                pieces[index].append(piece)
         blocked: list[str] = []
         regions: frozenset[str] | None = None
-        for path, kind, text in texts:
-            to_redact = []
-            for f in known[text]:
+        to_redact: defaultdict[str, list[Finding]] = defaultdict(list)
+        for index, (path, kind, text) in enumerate(texts):
+            # a piece of a value across texts wins over the part of it this text holds alone (`oe@example.com`)
+            here = resolve_overlaps([*pieces[index], *known[text]]) if index in pieces else known[text]
+            for f in here:
                 action = verdict.action(f.entity)
-                verdict.counts[f.entity] += 1
-                verdict.findings.append(
-                    {"entity": f.entity, "where": where(path), "kind": kind, "start": f.start, "end": f.end,
-                     "score": round(f.score, 2), "action": action}
-                )  # fmt: skip
-                self.metrics.findings.labels(f.entity, action, "input").inc()
-                if action == "redact" and kind != ARGUMENT_NAME:
-                    to_redact.append(f)
-                elif action == "block" or (action == "redact" and kind == ARGUMENT_NAME):  # a key cannot be masked
+                self._record(verdict, f, path, kind, action)
+                if action == "redact" and kind not in KEY_KINDS:
+                    to_redact[text].append(f)
+                elif action == "block" or (action == "redact" and kind in KEY_KINDS):  # a key cannot be masked
                     blocked.append(f"{f.entity} in {where(path)}")
                 elif action == "restrict":
                     allowed = frozenset(self.params.entities[f.entity].regions or ())
                     regions = allowed if regions is None else regions & allowed
-            if to_redact:
-                verdict.redactions[text] = redact(text, to_redact, self.replacement)
+        for text, spans in to_redact.items():  # one text in several places: every piece found anywhere
+            verdict.redactions[text] = redact(text, resolve_overlaps(spans), self.replacement)
         verdict.allowed_regions = regions
         if blocked:
             kinds = ", ".join(sorted({b.split(" ", 1)[0] for b in blocked}))
@@ -359,6 +303,14 @@ class PiiStep(Step[PiiParams]):
                 f"the request contains personal data this gateway does not forward: {kinds} ({'; '.join(blocked[:5])})",
                 details={"pii": verdict.evidence()},
             )  # fmt: skip
+
+    def _record(self, verdict: PiiVerdict, f: Finding, path: Path, kind: str, action: str) -> None:
+        if f.via != "joined":  # a piece of a value across texts was counted with its value
+            verdict.counts[f.entity] += 1
+            self.metrics.findings.labels(f.entity, action, "input").inc()
+        entry = {"entity": f.entity, "where": where(path), "kind": kind, "start": f.start, "end": f.end,
+                 "score": round(f.score, 2), "action": action}  # fmt: skip
+        verdict.findings.append({**entry, "via": f.via} if f.via else entry)
 
     # the output guard
     def filter_for(self, verdict: PiiVerdict, surface: str) -> ResponseFilter | None:
@@ -386,6 +338,28 @@ class PiiStep(Step[PiiParams]):
             return whole
         stream = StreamRedactor(scanner.analyze, scrub, found, withheld, window=window, surface=surface)
         return _Either(stream, whole)
+
+
+def _from_cache(scanner: Scanner | None, texts: list[str]) -> Known:
+    """The texts the scanner has already analysed, with what it found."""
+    known: Known = {}
+    if scanner is None:
+        return known
+    for text in texts:
+        cached = scanner.cached(text)
+        if cached is not None:
+            known[text] = cached
+    return known
+
+
+def _splits(seams: list[Window], joined: Known, content: list[int]) -> list[Split]:
+    """Values across texts, once each, their pieces placed by index into the request's texts."""
+    out: dict[tuple[str, tuple[tuple[int, int, int], ...]], Split] = {}
+    for window in seams:
+        for s in splits(window, joined[window.text]):
+            parts = tuple((content[i], a, b) for i, a, b in s.parts)
+            out.setdefault((s.entity, parts), Split(s.entity, s.score, parts))
+    return list(out.values())
 
 
 class _Either:

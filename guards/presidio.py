@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from typing import Any, Literal
 
 import spacy
 import tldextract
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry
+from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
 from presidio_analyzer.nlp_engine import NlpEngine, NlpEngineProvider, SpacyNlpEngine
 from presidio_analyzer.predefined_recognizers import (
     CreditCardRecognizer,
@@ -50,6 +52,22 @@ class OfflineEmailRecognizer(EmailRecognizer):
         return bool(_OFFLINE_SUFFIXES(pattern_text).fqdn)
 
 
+class AnyCaseIbanRecognizer(IbanRecognizer):
+    """presidio's IBAN recognizer, also for an IBAN written in lower case (`gb82west...`); mod 97 still decides."""
+
+    def __init__(self) -> None:
+        super().__init__(regex_flags=re.DOTALL | re.MULTILINE | re.IGNORECASE)
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        return bool(super().validate_result(pattern_text.upper()))
+
+
+# Context words (`ssn`, `card`, `iban`) raise a weak match's score. presidio looks 5 words back and none
+# ahead; "my social security number for the form: 536221234" or "536221234 is my SSN" need more.
+CONTEXT_WORDS_BEFORE = 10
+CONTEXT_WORDS_AFTER = 4
+
+
 def entities_of(backend: Backend) -> tuple[str, ...]:
     """The entity types an analyzer of this backend can find."""
     return PATTERN_ENTITIES + (NER_ENTITIES if backend == "ner" else ())
@@ -64,7 +82,7 @@ def analyzer(backend: Backend) -> AnalyzerEngine:
         OfflineEmailRecognizer(),
         PhoneRecognizer(),
         CreditCardRecognizer(),
-        IbanRecognizer(),
+        AnyCaseIbanRecognizer(),
         IpRecognizer(),
         UsSsnRecognizer(),
     ]
@@ -73,7 +91,12 @@ def analyzer(backend: Backend) -> AnalyzerEngine:
     if backend == "ner":
         registry.add_nlp_recognizer(engine)
     _quiet_presidio()
-    return AnalyzerEngine(registry=registry, nlp_engine=engine, supported_languages=["en"])
+    context = LemmaContextAwareEnhancer(
+        context_prefix_count=CONTEXT_WORDS_BEFORE, context_suffix_count=CONTEXT_WORDS_AFTER
+    )
+    return AnalyzerEngine(
+        registry=registry, nlp_engine=engine, supported_languages=["en"], context_aware_enhancer=context
+    )
 
 
 def _ner_engine() -> NlpEngine:

@@ -1,13 +1,27 @@
-"""A real upstream on 127.0.0.1 that records bodies and answers with scripted text, whole or in chosen pieces."""
+"""A real upstream on 127.0.0.1 that records bodies and answers with scripted text, whole or in chosen pieces;
+the MCP gateway in front of a real SDK server, with real keys and task tokens."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 from aiohttp import web
+from mcp import Client
+from mcp.server import MCPServer
+
+from taskgate.proxy.demo_tools import serving
+from tests.authz import conftest as authz_fixtures
+from tests.authz.conftest import Keys
+from tests.authz.policy import authz_config
+from tests.authz.test_mcp import connect
+from tests.authz.test_tasks import ask, bearer
+from tests.authz.upstream import ToolCaller
 
 PII_PROMPT = (
     "My name is Maria Gonzalez. Email me at maria.gonzalez@example.com or call 212-555-0147; "
@@ -62,3 +76,70 @@ def pii_config(url: str, params: dict[str, Any] | None = None, **step: Any) -> d
         "pipelines": {"chat": ["pii", "state", "route"]},
         "logging": {"evidence": False},
     }
+
+
+# The MCP surface: the gateway needs authentication and a task grant, as tests/authz sets them up.
+key_pairs = authz_fixtures.key_pairs  # fixtures: real key pairs on disk, for real JWTs
+keys = authz_fixtures.keys
+
+
+@dataclass
+class RecordingMail:
+    """A real SDK MCP server named `mail` whose `read` tool records every call's arguments."""
+
+    seen: list[dict[str, str]] = field(default_factory=list)
+
+    def server(self) -> MCPServer:
+        server = MCPServer("mail")
+
+        @server.tool()
+        def read(folder: str = "inbox", label: str = "") -> str:
+            """Read the newest message of a folder."""
+            self.seen.append({"folder": folder, "label": label})
+            return f"[{folder}] nothing new"
+
+        return server
+
+
+@dataclass
+class McpGateway:
+    client: Any
+    keys: Keys
+    mail: RecordingMail
+
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[Client]:
+        """An SDK client session through taskgate under a `summarise` task (mail__read is granted)."""
+        resp = await self.client.post(
+            "/v1/chat/completions", json=ask("summarise my email from this week"), headers=bearer(self.keys)
+        )
+        assert resp.status == 200, await resp.text()
+        headers = {**bearer(self.keys), "x-taskgate-task-token": resp.headers["x-taskgate-task-token"]}
+        async with connect(self.client, headers) as mcp:
+            yield mcp
+
+
+@pytest.fixture
+async def mcp_gateway(proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path) -> AsyncIterator[McpGateway]:
+    """taskgate's MCP gateway (authn, authorize, pii) in front of RecordingMail, PII_BLOCKING rules."""
+    model = await aiohttp_server(ToolCaller().app())
+    mail = RecordingMail()
+    async with serving(mail.server()) as url:
+        config = authz_config(keys, tmp_path, str(model.make_url("")).rstrip("/"))
+        config["mcp"] = {"servers": [{"name": "mail", "url": url}]}
+        config["steps"].append({"name": "pii", "type": "guards.pii", "params": {"backend": "patterns", **PII_BLOCKING}})
+        config["pipelines"]["mcp"] = ["authn", "authorize", "pii"]
+        client = await proxy(config)
+        yield McpGateway(client, keys, mail)
+        await client.close()
+
+
+# Structured entities refused, addresses redacted: the rules the smuggling tests run under.
+PII_BLOCKING: dict[str, Any] = {
+    "entities": {
+        "CREDIT_CARD": {"action": "block"},
+        "US_SSN": {"action": "block"},
+        "IBAN_CODE": {"action": "block"},
+        "EMAIL_ADDRESS": {"action": "redact"},
+    }
+}

@@ -6,7 +6,8 @@ import asyncio
 import json
 from typing import Any
 
-from taskgate.guards.scan import CHUNK_CHARS, Scanner, request_texts
+from taskgate.guards.body import request_texts
+from taskgate.guards.scan import CHUNK_CHARS, Scanner
 from taskgate.proxy.state import GATEWAY
 
 from .conftest import Scripted, pii_config

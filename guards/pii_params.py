@@ -1,0 +1,101 @@
+"""The parameters of `guards.pii`: an action per entity type, the analyzer's budget and lanes, decoding, output."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from taskgate.plugins import Params
+
+from .presidio import Backend, entities_of
+
+Action = Literal["allow", "redact", "block", "restrict"]
+
+
+class EntityRule(Params):
+    action: Action
+    style: Literal["placeholder", "mask"] = "placeholder"  # <EMAIL_ADDRESS>, or one '*' per character
+    regions: list[str] | None = None  # restrict: where a request carrying this entity may run
+
+    @model_validator(mode="after")
+    def _regions_for_restrict(self) -> EntityRule:
+        if self.action == "restrict" and not self.regions:
+            raise ValueError("action 'restrict' needs `regions`: the regions a request carrying this entity may use")
+        if self.action != "restrict" and self.regions is not None:
+            raise ValueError(f"`regions` applies to action 'restrict', not {self.action!r}")
+        return self
+
+
+class OutputParams(Params):
+    enabled: bool = True  # redact the answer too (pattern entities whose action is redact or block)
+    window_chars: int = Field(
+        default=128, ge=16, le=4096
+    )  # most a stream holds back per field; longer entities leak their start
+
+
+class DecodeParams(Params):
+    enabled: bool = True  # read base64, hex and %41 and \x41 escapes, for the entity types whose action is block
+    max_runs: int = Field(default=32, ge=1, le=1024)  # runs decoded in one text; later ones are not read
+    max_chars: int = Field(
+        default=65_536, ge=16, le=1_000_000
+    )  # encoded characters decoded in one text; the rest is not read
+
+
+DEFAULT_RULES = {
+    "EMAIL_ADDRESS": EntityRule(action="redact"),
+    "PHONE_NUMBER": EntityRule(action="redact"),
+    "CREDIT_CARD": EntityRule(action="redact"),
+    "IBAN_CODE": EntityRule(action="redact"),
+    "US_SSN": EntityRule(action="block"),
+    "PERSON": EntityRule(action="redact"),
+}
+
+
+class PiiParams(Params):
+    backend: Backend = "ner"  # ner: names too (~40 ms per 200 words); patterns: structured data only (~3 ms)
+    threshold: float = Field(default=0.4, ge=0.0, le=1.0)  # presidio's score; US phone numbers score 0.4
+    entities: dict[str, EntityRule] = Field(default_factory=dict)  # omitted: the defaults this backend can find
+    default_action: Literal["allow", "redact", "block"] = "allow"  # entity types not listed
+    on_failure: Literal["block", "hold"] = "block"  # the analyzer errs or is too slow: refuse, or ask to retry
+    retry_after_s: int = Field(default=5, ge=1)  # hold: the Retry-After the client is given
+    timeout_s: float = Field(default=2.0, gt=0)  # budget for the analysis of one request's new text
+    max_chars: int = Field(default=1_000_000, gt=0)  # more text than this is refused, not half-scanned
+    threads: int = Field(default=2, ge=1, le=64)  # for texts over small_chars; smaller ones have a thread of their own
+    small_chars: int = Field(
+        default=8_000, ge=0
+    )  # a request with no more new text than this never queues behind a large one
+    cache_entries: int = Field(default=20_000, ge=0)
+    stall_s: float = Field(
+        default=1.0, gt=0
+    )  # small lane: a call running this long while requests wait is set aside (large lane: timeout_s)
+    max_stalled_threads: int = Field(default=4, ge=0, le=64)  # per lane: threads set aside at once
+    decode: DecodeParams = Field(default_factory=DecodeParams)
+    output: OutputParams = Field(default_factory=OutputParams)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_entities(cls, data: Any) -> Any:
+        """No `entities`: the default rules for the types this backend can find."""
+        if isinstance(data, dict) and data.get("entities") is None:
+            known = entities_of(data.get("backend", "ner")) if data.get("backend") in ("ner", "patterns", None) else ()
+            return {**data, "entities": {n: r for n, r in DEFAULT_RULES.items() if n in known}}
+        return data
+
+    @model_validator(mode="after")
+    def _known_entities(self) -> PiiParams:
+        known = entities_of(self.backend)
+        for name in self.entities:
+            if name not in known:
+                hint = " (names need backend: ner)" if name in entities_of("ner") else ""
+                raise ValueError(
+                    f"unknown entity type {name!r} for backend {self.backend!r}{hint}; known: {', '.join(known)}"
+                )
+        return self
+
+
+def action_of(rules: Mapping[str, EntityRule], default: str, entity: str) -> str:
+    """The action for an entity type: its rule's, or the default for types not listed."""
+    rule = rules.get(entity)
+    return rule.action if rule is not None else default
