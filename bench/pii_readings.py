@@ -2,12 +2,14 @@
 
     python bench/pii_readings.py             # about a minute here
     python bench/pii_readings.py --quick     # fewer repetitions
+    PYTHONPATH=../older python bench/pii_readings.py --turns-only   # section 1 against an older checkout
 
 1. Per turn: the pii step over bench/guards.py's 20-turn conversation (cached,
    as a chat client resends earlier turns), NER and pattern backends. CPU time
    of the process (worker threads included) and wall time, the minimum over
-   repetitions: other work on the machine inflates medians, not minima. Run it
-   from an older checkout for the before column.
+   repetitions: other work on the machine inflates medians, not minima.
+   `--turns-only` imports nothing newer than the step, so with an older
+   checkout first on PYTHONPATH it gives the before column.
 2. Per text: normalisation and the further readings (separators, decoding)
    for ASCII, accented and other-script prose, and for a text with zero-width
    characters (the only kind that pays for an offset map).
@@ -29,23 +31,23 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp.test_utils import TestClient, TestServer
 from presidio_analyzer import RecognizerResult
 
 from guards import conversation  # bench/guards.py: the 20-turn conversation
 from taskgate.dag import Inputs
-from taskgate.guards.normalize import normalize
 from taskgate.guards.pii import PiiStep
-from taskgate.guards.scan import Analyzer
-from taskgate.guards.views import Decoding, decoded, joined
 from taskgate.plugins import REQUEST, RequestContext, Services, StepOptions
 from taskgate.proxy.app import create_app, default_registry
 from taskgate.proxy.config import parse_config
 from taskgate.proxy.state import GATEWAY
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
+
+if TYPE_CHECKING:
+    from taskgate.guards.scan import Analyzer
 
 REGISTRY = default_registry()
 
@@ -60,8 +62,9 @@ async def turns_once(backend: str, bodies: list[bytes]) -> tuple[float, float]:
     for i, body in enumerate(bodies):
         await step.run(Inputs({REQUEST: RequestContext(str(i), "chat", "/v1/chat/completions", {}, body)}))
     spent = (time.process_time() - cpu) * 1e3, (time.perf_counter() - wall) * 1e3
-    step.pool.shutdown(wait=True)
-    step.small_pool.shutdown(wait=True)
+    for lane in (step.pool, getattr(step, "small_pool", None)):
+        if lane is not None:
+            lane.shutdown(wait=True)
     return spent
 
 
@@ -95,6 +98,9 @@ def best_us(call: Callable[[], Any], repeat: int) -> float:
 
 
 def per_text(repeat: int) -> None:
+    from taskgate.guards.normalize import normalize
+    from taskgate.guards.views import Decoding, decoded, joined
+
     limits = Decoding(("US_SSN",), 32, 65_536)
     print("\n2. the readings of one ~400-character text (best of", repeat, "), microseconds")
     print(f"{'text':18s} {'normalize':>10s} {'separators':>11s} {'decoded':>8s}")
@@ -177,8 +183,11 @@ async def recovery() -> float:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--turns-only", action="store_true", help="section 1 only (runs on older checkouts)")
     args = parser.parse_args()
     await per_turn(3 if args.quick else 9)
+    if args.turns_only:
+        return
     per_text(50 if args.quick else 300)
     print("\n3. after a 3 s stall (calls stuck 12 s), a request succeeds again after")
     print(f"   {await recovery():.2f} s")
