@@ -17,9 +17,9 @@ from typing import Any, Literal
 
 import spacy
 import tldextract
-from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry
+from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry, RecognizerResult
 from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
-from presidio_analyzer.nlp_engine import NlpEngine, NlpEngineProvider, SpacyNlpEngine
+from presidio_analyzer.nlp_engine import NlpArtifacts, NlpEngine, NlpEngineProvider, SpacyNlpEngine
 from presidio_analyzer.predefined_recognizers import (
     CreditCardRecognizer,
     EmailRecognizer,
@@ -58,8 +58,20 @@ class AnyCaseIbanRecognizer(IbanRecognizer):
     def __init__(self) -> None:
         super().__init__(regex_flags=re.DOTALL | re.MULTILINE | re.IGNORECASE)
 
+    def analyze(
+        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None, regex_flags: int | None = None
+    ) -> list[RecognizerResult]:
+        if not _IBAN_START.search(text):  # the case-blind pattern is slow to fail; most texts have no `gb82`
+            return []
+        # presidio declares these None-defaulted parameters without Optional
+        results: list[RecognizerResult] = super().analyze(text, entities, nlp_artifacts, regex_flags)  # type: ignore[arg-type]
+        return results
+
     def validate_result(self, pattern_text: str) -> bool | None:
         return bool(super().validate_result(pattern_text.upper()))
+
+
+_IBAN_START = re.compile(r"[A-Za-z]{2}[0-9]{2}")
 
 
 # Context words (`ssn`, `card`, `iban`) raise a weak match's score. presidio looks 5 words back and none
