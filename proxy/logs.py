@@ -26,7 +26,8 @@ class LevelFilter:
 
 
 def configure_logging(level: str = "info") -> None:
-    """JSON logs with ISO timestamps; call once, at process start."""
+    """JSON logs with ISO timestamps, ours and the libraries' (aiohttp, the MCP SDK) alike; call once, at start."""
+    _route_standard_logging(level)
     structlog.configure(
         processors=[
             LevelFilter(level),
@@ -40,3 +41,25 @@ def configure_logging(level: str = "info") -> None:
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=True,
     )
+
+
+def _route_standard_logging(level: str) -> None:
+    """Records of the standard `logging` module become the same one-line JSON objects on stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.JSONRenderer(),
+            ],
+            foreign_pre_chain=[
+                structlog.stdlib.add_log_level,
+                structlog.stdlib.add_logger_name,
+                structlog.processors.TimeStamper(fmt="iso", utc=True),
+                structlog.processors.format_exc_info,
+            ],
+        )
+    )
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(max(_LEVELS[level], logging.WARNING))  # libraries' INFO chatter stays out

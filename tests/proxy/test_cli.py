@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -117,3 +119,38 @@ def test_sim_flags_override_the_profile_and_bad_values_are_one_line_errors() -> 
         assert headers["x-sim-engine"] == "l4"
     finally:
         stop(proc)
+
+
+def raw_http(url: str, request: bytes) -> bytes:
+    """Send `request` as is and read the whole answer (the server closes after an unreadable request)."""
+    parsed = urllib.parse.urlsplit(url)
+    with socket.create_connection((parsed.hostname, parsed.port), timeout=10) as sock:
+        sock.sendall(request)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nX-Big: " + b"SECRET" * 12_000 + b"\r\n\r\n",
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+        + b"".join(b"X-%d: 1\r\n" % i for i in range(200))
+        + b"\r\n",
+        b"\x16\x03\x01\x02\x00SECRET-TLS-HELLO\r\n\r\n",
+        b"GET /SECRET\x00 HTTP/1.1\r\nHost: x\r\n\r\n",
+    ],
+)
+def test_what_cannot_be_read_as_http_gets_a_json_error_that_echoes_nothing(
+    sim: str, tmp_path: Path, request_bytes: bytes
+) -> None:
+    """Beyond what the front door reads (64 KiB a header), aiohttp answered in plain text quoting the bytes."""
+    with served(sim, tmp_path) as (url, lines):
+        answer = raw_http(url, request_bytes)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.split(b" ")[1] == b"400"
+    assert b"SECRET" not in answer
+    assert json.loads(body)["error"]["code"] == "bad_http_request"
+    assert [line["event"] for line in lines if line.get("level") == "warning"] == ["unreadable_http_request"]
