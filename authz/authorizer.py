@@ -28,6 +28,7 @@ def tool_scopes(identity: Identity) -> tuple[str, ...]:
 
 
 GRANTS_KEPT = 10_000
+MAX_PURPOSE_CHARS = 32_768  # of a task's instruction kept for provenance: a value past it is not found (denied)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +108,8 @@ class Authorizer:
         epoch, revoked = await self.store.begin(key)
         if revoked:
             raise TaskTokenError(403, "task_revoked", "the task was revoked")
-        info = TaskInfo(spec.subject, spec.tenant, spec.profile, purpose, time.time())
+        kept = purpose[:MAX_PURPOSE_CHARS] if purpose is not None else None  # what provenance checks read
+        info = TaskInfo(spec.subject, spec.tenant, spec.profile, kept, time.time())
         if not await self.store.put(key, info, self.tasks.ttl_s * 4):
             raise TaskTokenError(
                 403, "task_exists", "this task has started already: present its task token to continue it"

@@ -128,7 +128,7 @@ class MemoryTaskStore:
     """
 
     def __init__(self, max_tasks: int):
-        self._tasks: OrderedDict[str, TaskInfo] = OrderedDict()
+        self._tasks: OrderedDict[str, tuple[TaskInfo, float]] = OrderedDict()  # key -> (task, when it expires)
         self._revoked: dict[str, float] = {}
         self._max = max_tasks
         self.epoch = uuid.uuid4().hex
@@ -138,16 +138,26 @@ class MemoryTaskStore:
         return self.epoch, self._is_revoked(key)
 
     async def state(self, key: str) -> TaskState:
-        return TaskState(self.epoch, self._is_revoked(key), self._tasks.get(key))
+        return TaskState(self.epoch, self._is_revoked(key), self._live(key))
 
     async def put(self, key: str, info: TaskInfo, ttl_s: float) -> bool:
-        """Store `info` unless the task exists; whether this call created it."""
-        if key in self._tasks:
+        """Store `info` for `ttl_s` unless the task exists; whether this call created it.
+
+        Tasks past their time are dropped as new ones arrive (they were stored in
+        order and live equally long), and the oldest go past `max_tasks`.
+        """
+        if self._live(key) is not None:
             return False
-        self._tasks[key] = info
-        while len(self._tasks) > self._max:
+        now = time.time()
+        self._tasks.pop(key, None)
+        self._tasks[key] = (info, now + ttl_s)
+        while self._tasks and (len(self._tasks) > self._max or next(iter(self._tasks.values()))[1] < now):
             self._tasks.popitem(last=False)
         return True
+
+    def _live(self, key: str) -> TaskInfo | None:
+        found = self._tasks.get(key)
+        return found[0] if found is not None and found[1] >= time.time() else None
 
     async def revoke(self, key: str, until: float) -> bool:
         """Revoke the task until `until`; whether the store had the task."""
@@ -155,7 +165,7 @@ class MemoryTaskStore:
         now = time.time()
         for stale in [k for k, t in self._revoked.items() if t < now]:
             del self._revoked[stale]
-        return key in self._tasks
+        return self._live(key) is not None
 
     def _is_revoked(self, key: str) -> bool:
         until = self._revoked.get(key)

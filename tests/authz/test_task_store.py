@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,8 @@ import pytest
 import redis
 from mcp import MCPError
 
+from taskgate.authz.authorizer import MAX_PURPOSE_CHARS
+from taskgate.authz.tasks import MemoryTaskStore, TaskInfo
 from taskgate.proxy.state import GATEWAY
 
 from ..conftest import RedisServer
@@ -146,3 +149,29 @@ async def test_every_surface_answers_503_with_a_retry_hint_while_redis_is_down(
                 await session.list_tools()
         assert caught.value.error.data == {"reason": "task_store_unavailable"}
         await client.close()
+
+
+async def test_the_memory_store_forgets_tasks_past_their_time_and_keeps_at_most_max_tasks() -> None:
+    """Item 19: tasks were kept until 100,000 had piled up, whatever their age."""
+    store = MemoryTaskStore(max_tasks=3)
+    info = TaskInfo("alice", "acme", "default", "p", time.time())
+    assert await store.put("old", info, 0.05)
+    await asyncio.sleep(0.06)
+    assert (await store.state("old")).info is None  # past its time: gone, and its token is refused for that
+    for key in ("a", "b", "c", "d"):
+        assert await store.put(key, info, 60)
+    assert "old" not in store._tasks  # dropped as new tasks arrived, not only when looked up
+    assert [(await store.state(k)).info is not None for k in "abcd"] == [False, True, True, True]
+    assert not await store.put("d", info, 60)  # a live task cannot start twice
+
+
+async def test_a_task_keeps_only_the_first_32k_characters_of_its_instruction(
+    proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path
+) -> None:
+    client = await gateway(proxy, aiohttp_server, keys, tmp_path, {})
+    text = "summarise my email " + "x" * 100_000
+    resp = await client.post("/v1/chat/completions", json=ask(text), headers=bearer(keys))
+    assert resp.status == 200
+    store = client.app[GATEWAY].services._shared["authz.authorizer"].store
+    [(info, _)] = store._tasks.values()
+    assert info.purpose == text[:MAX_PURPOSE_CHARS]
