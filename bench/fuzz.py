@@ -89,10 +89,22 @@ async def mcp_session(port: int, token: str) -> str:
     return line.split(b":", 1)[1].strip().decode()
 
 
+def error_code(body: bytes) -> str:
+    """The stable code of an error answer: OpenAI `error.code`, or JSON-RPC `error.data.reason` (else its number)."""
+    try:
+        error = json.loads(body).get("error") or {}
+    except (ValueError, AttributeError):
+        return "?"
+    data = error.get("data")
+    reason = data.get("reason") if isinstance(data, dict) else None
+    return str(reason or error.get("code"))
+
+
 async def drive(port: int, drawn: list[Request], concurrency: int, pid: int, before: int) -> dict[str, Any]:
     """Send `drawn` with `concurrency` at once; RSS is sampled every 250 answers (counted from `before`)."""
     gate = asyncio.Semaphore(concurrency)
     statuses: Counter[str] = Counter()
+    codes: Counter[str] = Counter()
     problems: Counter[str] = Counter()
     samples: list[dict[str, Any]] = []
     memory: list[tuple[int, float]] = []
@@ -105,6 +117,7 @@ async def drive(port: int, drawn: list[Request], concurrency: int, pid: int, bef
             status, body, seconds = await send("127.0.0.1", port, request)
         verdict = judge(request, status, body, seconds)
         statuses[f"{status // 100}xx" if status else "none"] += 1
+        codes[error_code(body) if status and status >= 400 else str(status)] += 1
         slowest = max(slowest, seconds)
         for problem in verdict.problems:
             problems[problem.split(":")[0]] += 1
@@ -116,7 +129,8 @@ async def drive(port: int, drawn: list[Request], concurrency: int, pid: int, bef
             memory.append((before + done, rss_mb(pid)))
 
     await asyncio.gather(*(one(r) for r in drawn))
-    return {"statuses": dict(statuses), "problems": dict(problems), "samples": samples, "memory": memory,
+    return {"statuses": dict(statuses), "codes": dict(codes.most_common(12)), "problems": dict(problems),
+            "samples": samples, "memory": memory,
             "slowest_s": round(slowest, 3)}  # fmt: skip
 
 
@@ -132,7 +146,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             started_rss = rss_mb(proc.pid)
             sent = 0
             for surface in SURFACES:
-                drawn = examples(requests(surface, token, session), args.per_surface, derandomize=False)
+                drawn = examples(requests(surface, token, session, "agent"), args.per_surface, derandomize=False)
                 began = time.perf_counter()
                 found = await drive(port, drawn, args.concurrency, proc.pid, sent)
                 sent += len(drawn)
@@ -170,6 +184,9 @@ def table(results: dict[str, Any]) -> str:
             f"{found['slowest_s']:>9}"
         )
     rss = results["rss_mb"]
+    lines += ["", "most frequent answers (error code, or status):"]
+    for surface, found in results["surfaces"].items():
+        lines.append(f"  {surface}: " + ", ".join(f"{code} {n}" for code, n in found["codes"].items()))
     lines += [
         "",
         f"process alive: {results['alive']}; tracebacks in its log: {results['log_tracebacks']}; "

@@ -59,13 +59,6 @@ tool = st.fixed_dictionaries(
      "function": either(st.fixed_dictionaries({"name": either(st.sampled_from(["mail__read", "mail__send", "t"])),
                                                "parameters": values}))}
 )  # fmt: skip
-chat_body = st.fixed_dictionaries(
-    {"model": either(st.sampled_from(["m", "unknown", ""]))},
-    optional={"messages": either(st.lists(message, min_size=1, max_size=4)),
-              "tools": either(st.lists(tool, max_size=3)), "stream": either(st.booleans()),
-              "max_tokens": either(st.integers(0, 64)), "metadata": values,
-              "tool_choice": values, "stream_options": values, "tool_loop": values},
-)  # fmt: skip
 rpc_params = st.fixed_dictionaries(
     {"name": either(st.sampled_from(["mail__read", "mail__send", "files__read", "nosuch__tool", "mail__Read"]))},
     optional={"arguments": either(st.dictionaries(st.sampled_from(["folder", "path", "to", "body"]) | text, values,
@@ -76,18 +69,59 @@ mcp_body = st.fixed_dictionaries(
      "method": either(st.sampled_from(["tools/call", "tools/list", "ping", "initialize", "resources/list"]))},
     optional={"id": either(st.integers(0, 10**6)), "params": either(rpc_params)},
 )  # fmt: skip
-workflow_step = st.one_of(
-    st.fixed_dictionaries({"id": either(st.sampled_from(["a", "b", "c"])), "model": either(st.just("m")),
-                           "messages": either(st.lists(message, min_size=1, max_size=2))},
-                          optional={"after": either(st.lists(st.sampled_from(["a", "b", "c"]), max_size=2))}),
-    st.fixed_dictionaries({"id": either(st.sampled_from(["a", "b", "c"])), "tool": either(st.just("mail__read")),
-                           "arguments": either(st.just({"folder": "${a}"}))}),
-)  # fmt: skip
-tasks_body = st.fixed_dictionaries(
-    {"purpose": either(text), "steps": either(st.lists(workflow_step, min_size=1, max_size=3))},
-    optional={"wait": either(st.booleans()), "limits": values},
-)  # fmt: skip
-BODIES = {"chat": chat_body, "mcp": mcp_body, "tasks": tasks_body}
+
+
+def bodies(surface: str, model: str) -> st.SearchStrategy[Any]:
+    """JSON bodies for `surface`, whose model calls name `model` (the one the proxy under test serves)."""
+    if surface == "mcp":
+        return mcp_body
+    if surface == "chat":
+        return st.fixed_dictionaries(
+            {"model": either(st.sampled_from([model, "unknown", ""]))},
+            optional={"messages": either(st.lists(message, min_size=1, max_size=4)),
+                      "tools": either(st.lists(tool, max_size=3)), "stream": either(st.booleans()),
+                      "max_tokens": either(st.integers(0, 64)), "metadata": values,
+                      "tool_choice": values, "stream_options": values, "tool_loop": values},
+        )  # fmt: skip
+    step = st.one_of(
+        st.fixed_dictionaries({"id": either(st.sampled_from(["a", "b", "c"])), "model": either(st.just(model)),
+                               "messages": either(st.lists(message, min_size=1, max_size=2))},
+                              optional={"after": either(st.lists(st.sampled_from(["a", "b", "c"]), max_size=2))}),
+        st.fixed_dictionaries({"id": either(st.sampled_from(["a", "b", "c"])), "tool": either(st.just("mail__read")),
+                               "arguments": either(st.just({"folder": "${a}"}))}),
+    )  # fmt: skip
+    return st.fixed_dictionaries(
+        {"purpose": either(text), "steps": either(st.lists(step, min_size=1, max_size=3, unique_by=_id))},
+        optional={"wait": either(st.booleans()), "limits": values},
+    )  # fmt: skip
+
+
+words = st.lists(st.text(st.characters(categories=["L", "N"]), min_size=1, max_size=12), min_size=1, max_size=60)
+sentence = words.map(" ".join)
+
+
+def valid_bodies(surface: str, model: str) -> st.SearchStrategy[Any]:
+    """Well-formed requests with new text each time: what reaches the classifier, NER and the caches."""
+    user = st.fixed_dictionaries({"role": st.just("user"), "content": sentence})
+    if surface == "chat":
+        return st.fixed_dictionaries(
+            {"model": st.just(model), "messages": st.lists(user, min_size=1, max_size=3)},
+            optional={"stream": st.booleans(), "max_tokens": st.integers(1, 32)},
+        )
+    if surface == "mcp":
+        call = st.fixed_dictionaries({"name": st.sampled_from(["mail__read", "mail__list"]),
+                                      "arguments": st.fixed_dictionaries({"folder": sentence})})  # fmt: skip
+        return st.fixed_dictionaries(
+            {"jsonrpc": st.just("2.0"), "id": st.integers(1, 10**6), "method": st.just("tools/call"), "params": call}
+        )
+    step = st.fixed_dictionaries({"id": st.just("a"), "model": st.just(model), "messages": st.lists(user, min_size=1,
+                                  max_size=2), "max_tokens": st.integers(1, 16)})  # fmt: skip
+    return st.fixed_dictionaries({"purpose": sentence, "steps": st.tuples(step).map(list)})
+
+
+def _id(step: Any) -> Any:
+    return json.dumps(step.get("id")) if isinstance(step, dict) else id(step)
+
 
 # -- bytes ---------------------------------------------------------------------------------------------------------
 
@@ -137,9 +171,14 @@ class Request:
 
 
 @st.composite
-def requests(draw: st.DrawFn, surface: str, token: str, session: str | None = None) -> Request:
-    """One request to `surface`: mostly well-formed around the edges, sometimes broken anywhere."""
-    body = _encodings(draw, draw(BODIES[surface]))
+def requests(draw: st.DrawFn, surface: str, token: str, session: str | None = None, model: str = "m") -> Request:
+    """One request to `surface`: a third well-formed with new text, the rest broken somewhere, anywhere."""
+    if draw(st.integers(0, 2)) == 1:
+        clean = json.dumps(draw(valid_bodies(surface, model))).encode()
+        sent = ((b"Content-Type", b"application/json"), (b"Authorization", b"Bearer " + token.encode()))
+        with_session = ((b"Mcp-Session-Id", session.encode()),) if session is not None else ()
+        return Request(surface, SURFACES[surface], sent + with_session, clean)
+    body = _encodings(draw, draw(bodies(surface, model)))
     headers: list[tuple[bytes, bytes]] = []
     kind = draw(st.sampled_from([b"application/json"] * 4 + [b"text/plain", b"", b"multipart/form-data; boundary=x"]))
     if kind:
