@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import json
 import subprocess
@@ -24,6 +25,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +65,27 @@ async def start_engine() -> tuple[web.AppRunner, list[dict[str, Any]]]:
     pool = {"name": "sim", "endpoints": [{"name": "sim-0", "url": f"http://127.0.0.1:{port}"}],
             "models": [{"name": "agent"}]}  # fmt: skip
     return runner, [pool]
+
+
+@contextlib.asynccontextmanager
+async def tool_servers() -> AsyncIterator[dict[str, str]]:
+    """The demo's MCP tool servers in a process of their own, so the load this one drives does not starve them."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--serve-tools", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+    )
+    assert child.stdout is not None
+    assert child.stdin is not None
+    try:
+        yield json.loads(await asyncio.wait_for(child.stdout.readline(), 60))
+    finally:
+        child.stdin.close()  # the child serves until its standard input closes
+        await child.wait()
+
+
+async def serve_tools() -> None:
+    async with demo_tools.tool_servers() as tools:
+        print(json.dumps(tools), flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
 
 
 def serve(config: dict[str, Any], folder: Path) -> tuple[subprocess.Popen[bytes], int, Path]:
@@ -139,7 +162,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     authz, token = demo_tools.prepare(folder)
     engine, pools = await start_engine()
     results: dict[str, Any] = {"surfaces": {}}
-    async with demo_tools.tool_servers() as tools:
+    async with tool_servers() as tools:
         proc, port, log = serve(demo_config(pools, authz, tools), folder)
         try:
             session = await mcp_session(port, token)
@@ -157,7 +180,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             results["alive"] = proc.poll() is None
             results["rss_mb"] = {"start": started_rss, "end": rss_mb(proc.pid)}
         finally:
-            proc.terminate()  # its shutdown closes its MCP sessions, which this loop serves: wait without blocking it
+            proc.terminate()
             await asyncio.to_thread(proc.wait, 30)
             await engine.cleanup()
     text = log.read_text(errors="replace")
@@ -227,7 +250,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-surface", type=int, default=10_000)
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--serve-tools", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_tools:
+        asyncio.run(serve_tools())
+        return
     results = asyncio.run(run(args))
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "fuzz.json").write_text(json.dumps(results, indent=2))

@@ -56,10 +56,20 @@ def _route_standard_logging(level: str) -> None:
                 structlog.stdlib.add_log_level,
                 structlog.stdlib.add_logger_name,
                 structlog.processors.TimeStamper(fmt="iso", utc=True),
-                structlog.processors.format_exc_info,
+                structlog.processors.format_exc_info if level == "debug" else _exception_in_one_line,
             ],
         )
     )
     root = logging.getLogger()
     root.handlers = [handler]
     root.setLevel(max(_LEVELS[level], logging.WARNING))  # libraries' INFO chatter stays out
+
+
+def _exception_in_one_line(logger: Any, method: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """A library's exception as its type and message: its traceback is its own business (level debug shows it)."""
+    info = event.pop("exc_info", None)
+    if info:
+        error = info[1] if isinstance(info, tuple) else sys.exc_info()[1]
+        if isinstance(error, BaseException):
+            event["exception"] = f"{type(error).__name__}: {error}"[:500]
+    return event
