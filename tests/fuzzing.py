@@ -14,11 +14,13 @@ import asyncio
 import gzip
 import json
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import HypothesisWarning
 
 SURFACES = {"chat": "/v1/chat/completions", "mcp": "/mcp", "tasks": "/v1/tasks"}
 HANG_S = 10.0
@@ -216,7 +218,9 @@ def examples(strategy: st.SearchStrategy[Request], count: int, derandomize: bool
     def collect(request: Request) -> None:
         drawn.append(request)
 
-    collect()
+    with warnings.catch_warnings():  # requests are large on purpose (70,000-character strings, deep nesting)
+        warnings.filterwarnings("ignore", "Generating overly large repr", HypothesisWarning)
+        collect()
     return drawn
 
 
