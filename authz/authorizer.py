@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -14,9 +15,9 @@ from taskgate.errors import TaskgateError
 from taskgate.plugins import Services
 
 from .config import AuthzConfig, TaskConfig
-from .grant import Decision, Grant, GrantSpec
+from .grant import Decision, Grant, GrantSpec, Rules
 from .identity import Identity
-from .policy import PolicyStore
+from .policy import Policy, PolicyStore
 from .tasks import MemoryTaskStore, RedisTaskStore, TaskInfo, TaskState, TaskToken, TaskTokenError, TaskTokens, task_key
 
 SCOPE_PREFIX = "tool:"
@@ -28,6 +29,7 @@ def tool_scopes(identity: Identity) -> tuple[str, ...]:
 
 
 GRANTS_KEPT = 10_000
+RULES_KEPT = 2_048  # distinct callers x profiles x narrowings whose judged rules are kept
 MAX_PURPOSE_CHARS = 32_768  # of a task's instruction kept for provenance: a value past it is not found (denied)
 
 
@@ -59,6 +61,7 @@ class Authorizer:
             else MemoryTaskStore(config.tasks.max_tasks)
         )  # fmt: skip
         self._grants: OrderedDict[tuple[GrantSpec, int], Grant] = OrderedDict()
+        self._shared_rules: OrderedDict[tuple[GrantSpec, int], Rules] = OrderedDict()
         self.decisions = Counter(
             "taskgate_authz_decisions", "Tool-call decisions by surface, outcome and reason",
             ["surface", "outcome", "reason"], registry=registry,
@@ -67,14 +70,29 @@ class Authorizer:
         generation.set_function(lambda: self.policy.current.generation)
 
     def grant(self, spec: GrantSpec) -> Grant:
-        """The grant for `spec` under the current policy; computed once per task and policy generation."""
+        """The grant for `spec` under the current policy; one per task and policy generation.
+
+        Its rules are shared by every task with the same caller, profile,
+        scopes and narrowing, so a task costs a few hundred bytes, not the rows.
+        """
         policy = self.policy.current
         key = (spec, policy.generation)
         found = self._grants.get(key)
         if found is None:
-            found = self._grants[key] = Grant(spec, policy)
+            found = self._grants[key] = Grant(spec, policy, self._rules(spec, policy))
             while len(self._grants) > GRANTS_KEPT:
                 self._grants.popitem(last=False)
+        return found
+
+    def _rules(self, spec: GrantSpec, policy: Policy) -> Rules:
+        shape = (dataclasses.replace(spec, task=""), policy.generation)
+        found = self._shared_rules.get(shape)
+        if found is None:
+            found = self._shared_rules[shape] = Rules(shape[0], policy)
+            while len(self._shared_rules) > RULES_KEPT:
+                self._shared_rules.popitem(last=False)
+        else:
+            self._shared_rules.move_to_end(shape)
         return found
 
     def decide(self, grant: Grant, tool: str, arguments: object, trusted: str | None, surface: str) -> Decision:

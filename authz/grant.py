@@ -82,8 +82,12 @@ class Decision:
         return out
 
 
-class Grant:
-    """The tools a task may call, with the rules that say so; built from one policy generation."""
+class Rules:
+    """What one set of principals may do under one profile, scopes and narrowing, from one policy generation.
+
+    Tasks of the same caller and profile share it (their specs differ only in
+    the task id): the rows are selected once and each tool is judged once.
+    """
 
     def __init__(self, spec: GrantSpec, policy: Policy):
         self.spec = spec
@@ -189,13 +193,36 @@ class Grant:
             name, True, "granted", rule.rsplit("(", 1)[-1].rstrip(")") if rule else None, None, verdict.sources
         )
 
+
+class Grant:
+    """The tools a task may call, with the rules that say so: the shared Rules, and what this task had judged."""
+
+    def __init__(self, spec: GrantSpec, policy: Policy, rules: Rules | None = None):
+        self.spec = spec
+        self.rules = rules if rules is not None else Rules(spec, policy)
+        self.generation, self.principals = self.rules.generation, self.rules.principals
+        self._checked: dict[str, ToolVerdict] = {}  # for this task's evidence
+
+    def tool(self, name: str) -> ToolVerdict:
+        verdict = self.rules.tool(name)
+        if len(self._checked) < EVIDENCE_LIMIT:
+            self._checked.setdefault(name, verdict)
+        return verdict
+
+    def model(self, name: str) -> ToolVerdict:
+        return self.rules.model(name)
+
+    def check(self, name: str, arguments: Any, trusted: str | None) -> Decision:
+        self.tool(name)
+        return self.rules.check(name, arguments, trusted)
+
     def allowed(self, names: list[str]) -> list[str]:
         return [n for n in names if self.tool(n).allowed]
 
     def evidence(self) -> dict[str, Any]:
         spec = self.spec
-        granted = sorted(n for n, v in self._memo.items() if v.allowed)[:EVIDENCE_LIMIT]
-        denied = {n: v.reason for n, v in list(self._memo.items())[:EVIDENCE_LIMIT] if not v.allowed}
+        granted = sorted(n for n, v in self._checked.items() if v.allowed)
+        denied = {n: v.reason for n, v in self._checked.items() if not v.allowed}
         return {
             "task": spec.task,
             "profile": spec.profile,
