@@ -113,6 +113,9 @@ class TaskTokens:
         return TaskToken(spec, float(claims["exp"]), str(claims["epoch"]))
 
 
+MAX_STORED_CHARS = 32 << 20  # instructions the memory store keeps in all (about 32-128 MB): its oldest tasks go first
+
+
 def task_key(tenant: str, subject: str, task: str) -> str:
     """Task ids live in their owner's namespace: nobody can reach, claim or revoke another's task."""
     return json.dumps([tenant, subject, task], separators=(",", ":"))
@@ -127,10 +130,11 @@ class MemoryTaskStore:
     remember, are refused.
     """
 
-    def __init__(self, max_tasks: int):
+    def __init__(self, max_tasks: int, max_chars: int = MAX_STORED_CHARS):
         self._tasks: OrderedDict[str, tuple[TaskInfo, float]] = OrderedDict()  # key -> (task, when it expires)
         self._revoked: dict[str, float] = {}
-        self._max = max_tasks
+        self._max, self._max_chars = max_tasks, max_chars
+        self._chars = 0  # of the instructions kept
         self.epoch = uuid.uuid4().hex
 
     async def begin(self, key: str) -> tuple[str, bool]:
@@ -144,16 +148,25 @@ class MemoryTaskStore:
         """Store `info` for `ttl_s` unless the task exists; whether this call created it.
 
         Tasks past their time are dropped as new ones arrive (they were stored in
-        order and live equally long), and the oldest go past `max_tasks`.
+        order and live equally long), and the oldest go past `max_tasks` or past
+        `max_chars` of instructions kept in all.
         """
         if self._live(key) is not None:
             return False
         now = time.time()
-        self._tasks.pop(key, None)
+        self._forget(key)
         self._tasks[key] = (info, now + ttl_s)
-        while self._tasks and (len(self._tasks) > self._max or next(iter(self._tasks.values()))[1] < now):
-            self._tasks.popitem(last=False)
+        self._chars += len(info.purpose or "")
+        while self._tasks and (
+            len(self._tasks) > self._max or self._chars > self._max_chars or next(iter(self._tasks.values()))[1] < now
+        ):
+            self._forget(next(iter(self._tasks)))
         return True
+
+    def _forget(self, key: str) -> None:
+        found = self._tasks.pop(key, None)
+        if found is not None:
+            self._chars -= len(found[0].purpose or "")
 
     def _live(self, key: str) -> TaskInfo | None:
         found = self._tasks.get(key)

@@ -175,3 +175,11 @@ async def test_a_task_keeps_only_the_first_32k_characters_of_its_instruction(
     store = client.app[GATEWAY].services._shared["authz.authorizer"].store
     [(info, _)] = store._tasks.values()
     assert info.purpose == text[:MAX_PURPOSE_CHARS]
+
+
+async def test_the_memory_store_keeps_a_bounded_amount_of_instruction_text() -> None:
+    store = MemoryTaskStore(max_tasks=1_000, max_chars=250)
+    for n in range(5):
+        assert await store.put(f"t{n}", TaskInfo("alice", "acme", "default", "x" * 100, time.time()), 60)
+    assert [(await store.state(f"t{n}")).info is not None for n in range(5)] == [False, False, False, True, True]
+    assert store._chars == 200
