@@ -25,10 +25,10 @@ from taskgate.dag import Halt, StepFailed
 from taskgate.dag.errors import describe
 from taskgate.dag.types import Outcome
 from taskgate.plugins import PAYLOAD, PLACEMENT, OutputRefused, Placement, Reject, RequestContext, sse
+from taskgate.plugins.evidence import Evidence
 from taskgate.plugins.sse import EventSplitter
 
 from .errors import ClientError, PlanIncomplete, TurnFailed, UpstreamUnavailable, upstream_error
-from .evidence import Evidence
 from .mcp import FORBIDDEN, McpDispatch, RpcError, call_tool, find_tool, run_mcp_plan
 from .mcp_upstream import Upstreams
 from .outputs import added_headers, apply_edits, release, response_filters, run_plan, step_outputs

@@ -44,12 +44,12 @@ from taskgate.authz.identity import Identity
 from taskgate.dag import Halt, StepFailed
 from taskgate.errors import TaskgateError
 from taskgate.plugins import Reject, RequestContext
+from taskgate.plugins.evidence import Evidence
 from taskgate.plugins.jsonbody import BodyError, loads
 
 from .body import read as read_body
 from .config import MCP
 from .errors import rpc_error_response
-from .evidence import Evidence
 from .mcp_upstream import Upstream, UpstreamDown, Upstreams
 from .outputs import apply_edits, response_filters, run_plan, step_outputs
 from .relay import FilterChain

@@ -14,9 +14,9 @@ from mcp.types import INVALID_REQUEST
 from taskgate.dag import Halt, StepFailed
 from taskgate.dag.types import Outcome
 from taskgate.plugins import Reject
+from taskgate.plugins.evidence import Evidence
 
 from .errors import ClientError, PlanIncomplete, TurnFailed, UpstreamUnavailable, error_response, rpc_error_response
-from .evidence import Evidence
 from .openai import PATHS
 from .state import EVIDENCE, GATEWAY, Gateway
 

@@ -10,12 +10,12 @@ import aiohttp
 from aiohttp import web
 
 from taskgate.plugins import PAYLOAD, PLACEMENT, Placement, RequestContext, ResponseFilter
+from taskgate.plugins.evidence import Evidence
 from taskgate.plugins.jsonbody import BodyError
 
 from . import shapes, toolloop
 from .body import read as read_body
 from .errors import ClientError, PlanIncomplete, UpstreamUnavailable
-from .evidence import Evidence
 from .outputs import added_headers, apply_edits, release, response_filters, run_plan, step_outputs
 from .relay import Dispatch, FilterChain, failed_stream, relay_error, relay_stream, relay_whole, response_headers
 from .state import EVIDENCE, GATEWAY, Gateway

@@ -11,8 +11,8 @@ from typing import Any
 
 from taskgate.dag import Execution
 from taskgate.plugins import PLACEMENT, REQUEST, Placement, RequestContext, ResponseFilter
+from taskgate.plugins.evidence import Evidence
 
-from .evidence import Evidence
 from .state import Gateway
 
 

@@ -10,9 +10,10 @@ from aiohttp import web
 
 from taskgate.dag import Plan
 from taskgate.plugins import Services
+from taskgate.plugins.evidence import Evidence
 
 from .config import Config
-from .evidence import Evidence, EvidenceLog
+from .evidence import EvidenceLog
 from .metrics import Metrics
 
 if TYPE_CHECKING:

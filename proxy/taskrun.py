@@ -25,10 +25,10 @@ from multidict import CIMultiDict
 
 from taskgate.authz.authorize import GRANT
 from taskgate.plugins import PLACEMENT, RequestContext
+from taskgate.plugins.evidence import Evidence
 
 from .calls import CALL_FAILURES, CHAT_PATH, cut, failure, model_turn, task_headers, tool_call
 from .errors import ClientError
-from .evidence import Evidence
 from .mcp_upstream import Upstreams
 from .outputs import added_headers, release, run_plan, step_outputs
 from .state import Gateway

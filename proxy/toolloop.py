@@ -33,12 +33,12 @@ from pydantic import Field, ValidationError, model_validator
 
 from taskgate.authz.authenticate import configured_authenticator
 from taskgate.plugins import Params, RequestContext
+from taskgate.plugins.evidence import Evidence
 from taskgate.plugins.params import problems
 
 from .calls import CALL_FAILURES, ToolResult, Turn, cut, failure, model_turn, task_headers, tool_call
 from .config import ToolLoopConfig
 from .errors import ClientError, sse_error
-from .evidence import Evidence
 from .mcp import UPSTREAMS
 from .mcp_upstream import Upstreams
 from .state import EVIDENCE, GATEWAY, Gateway

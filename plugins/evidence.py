@@ -1,0 +1,87 @@
+"""The per-request evidence record: steps with timings, decisions, dispatch; one record per request or task.
+
+Every surface fills one in as a request proceeds, and the calls taskgate
+makes for a task (a model turn, a tool call, a workflow step) each fill a
+child record that becomes one entry of the task's trace.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from taskgate.dag import StepRecord
+
+from .types import HasEvidence
+
+
+@dataclass
+class Evidence:
+    """Filled in as the request proceeds; written once, as one log line."""
+
+    request_id: str
+    path: str
+    surface: str | None = None
+    model: str | None = None
+    status: int | None = None
+    steps: list[StepRecord] = field(default_factory=list)
+    decisions: dict[str, HasEvidence] = field(default_factory=dict)  # described when the record is written
+    dispatch: HasEvidence | None = None  # the live dispatch log; read when the record is written
+    error: dict[str, Any] | None = None
+    task: dict[str, Any] | None = None  # a task taskgate ran itself: its summary and trace of calls
+    started: float = field(default_factory=time.perf_counter)
+    duration_ms: float = 0.0
+
+    def add_decisions(self, values: Mapping[str, Any]) -> None:
+        """Take the self-describing step outputs (Placement, Intent, PII verdict, ...).
+
+        They are described when the record is written, so what an output guard
+        did to the answer is part of it.
+        """
+        for key, value in values.items():
+            if callable(getattr(value, "evidence", None)):  # HasEvidence; isinstance on a Protocol is slow
+                self.decisions[key] = value
+
+    def fail(self, code: str, message: str, step: str | None = None, details: Mapping[str, Any] | None = None) -> None:
+        self.error = {"code": code, "message": message} | ({"step": step} if step else {}) | dict(details or {})
+
+    def finish(self, status: int) -> None:
+        self.status = status
+        self.duration_ms = (time.perf_counter() - self.started) * 1000.0
+
+    def record(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "request_id": self.request_id,
+            "path": self.path,
+            "surface": self.surface,
+            "model": self.model,
+            "status": self.status,
+            "duration_ms": round(self.duration_ms, 3),
+            "steps": [r.as_dict() for r in self.steps],
+        }
+        if self.decisions:
+            out["decisions"] = {key: dict(value.evidence()) for key, value in self.decisions.items()}
+        if self.dispatch is not None:
+            out["dispatch"] = dict(self.dispatch.evidence())
+        if self.error:
+            out["error"] = self.error
+        if self.task is not None:
+            out["task"] = self.task
+        return out
+
+    def child(self, suffix: str) -> Evidence:
+        """The record of one call made for this request's task (a model turn, a tool call)."""
+        return Evidence(f"{self.request_id}.{suffix}", self.path)
+
+    def trace_entry(self, child: Evidence, started: float, status: int, extra: Mapping[str, Any]) -> dict[str, Any]:
+        """`child`'s record, finished with `status`, as one entry of this request's task trace."""
+        child.finish(status)
+        record = child.record()
+        record.pop("path", None)
+        return {**extra, "started_ms": self.offset_ms(started), **record}
+
+    def offset_ms(self, at: float) -> float:
+        """`at` (a perf_counter time) as milliseconds since this request started."""
+        return round((at - self.started) * 1000.0, 3)
