@@ -1,6 +1,6 @@
 # The two commands the README opens with:
 #   make demo   install taskgate and run the demo on embedded defaults
-#   make test   install everything the tests need and run ruff, mypy and pytest
+#   make test   install everything the tests need and run ruff, the import contracts, mypy and pytest
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -28,6 +28,7 @@ system-deps:
 lint:
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 typecheck:
 	$(BIN)/mypy

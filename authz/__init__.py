@@ -3,10 +3,11 @@
 Built-in plugin, registered through the `taskgate.plugins` entry point like any other.
 """
 
-from taskgate.plugins import Registry
+from taskgate.plugins import GRANT, Registry
 
+from . import routes
 from .authenticate import AuthenticateStep, Authenticator
-from .authorize import GRANT, AuthorizeStep, TaskGrant
+from .authorize import AuthorizeStep, TaskGrant
 from .config import AuthzConfig
 from .identity import IDENTITY, Identity
 
@@ -28,3 +29,4 @@ def register(registry: Registry) -> None:
     registry.add_section("authz", AuthzConfig)
     registry.add_step(AuthenticateStep)
     registry.add_step(AuthorizeStep)
+    registry.add_routes(routes.add_routes)

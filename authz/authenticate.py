@@ -151,14 +151,6 @@ def authenticator(services: Services) -> Authenticator:
     return found
 
 
-def configured_authenticator(services: Services) -> Authenticator | None:
-    """The app's Authenticator, or None when the `authz.jwt` section is absent."""
-    config = services.sections.get("authz")
-    if not isinstance(config, AuthzConfig) or config.jwt is None:
-        return None
-    return authenticator(services)
-
-
 class AuthenticateStep(Step[NoParams]):
     """Provides `identity` from the request's bearer token; refuses with 401 otherwise."""
 

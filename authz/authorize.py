@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import Field
 
-from taskgate.plugins import REQUEST, Inputs, Params, Reject, RequestContext, ResponseFilter, Step
+from taskgate.plugins import GRANT, REQUEST, TASK_HEADERS, Inputs, Params, Reject, RequestContext, ResponseFilter, Step
 
 from .authorizer import Authorizer, authorizer, tool_scopes
 from .grant import Decision, Grant, GrantSpec, ToolVerdict
@@ -24,7 +24,6 @@ from .identity import IDENTITY, Identity
 from .tasks import TaskTokenError, new_task_id
 from .toolcalls import ToolCallGuard
 
-GRANT = "grant"
 MAX_DECISIONS_KEPT = 100
 MCP = "mcp"
 INTENT = "intent"  # the classifier's key; read by name, its value duck-typed (`.profile`)
@@ -53,6 +52,10 @@ class TaskGrant:
     offered: set[str] | None = None  # names the model was offered; None: the request offered none
     model_verdict: ToolVerdict | None = None
     decisions: list[Decision] = field(default_factory=list)
+
+    def allows(self, tool: str) -> bool:
+        """Whether `tool` is in the task's grant at all (its arguments are judged per call)."""
+        return self.grant.tool(tool).allowed
 
     def decide(self, tool: str, arguments: Any) -> Decision:
         if self.offered is not None and tool not in self.offered:  # exactly the names the model was given
@@ -119,6 +122,8 @@ class AuthorizeStep(Step[AuthorizeParams]):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.authorizer = authorizer(self.services)
+        tasks = self.authorizer.tasks
+        self.services.shared(TASK_HEADERS, lambda: (tasks.header.lower(), tasks.token_header.lower()))
 
     async def run(self, inputs: Inputs) -> TaskGrant:
         context: RequestContext = inputs[REQUEST]

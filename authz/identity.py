@@ -6,7 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-IDENTITY = "identity"
+from taskgate.plugins import IDENTITY
+
+__all__ = ["IDENTITY", "Identity", "words"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,10 +61,10 @@ from mcp.types import TextContent
 
 from taskgate import __version__
 from taskgate.authz.seal import seal
+from taskgate.demo.tools import serving
+from taskgate.logs import configure_logging
 from taskgate.proxy.app import create_app, default_registry
 from taskgate.proxy.config import parse_config
-from taskgate.proxy.demo_tools import serving
-from taskgate.proxy.logs import configure_logging
 from taskgate.proxy.state import GATEWAY
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim

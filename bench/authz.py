@@ -115,7 +115,7 @@ def free_port() -> int:
 async def bench_mcp(calls: int) -> list[dict[str, Any]]:
     from mcp.server import MCPServer
 
-    from taskgate.proxy.demo_tools import serving
+    from taskgate.demo.tools import serving
 
     upstream = MCPServer("mail")
 

@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from targets import free_port, wait_ready  # noqa: E402
 
-from taskgate.proxy import demo_tools  # noqa: E402
-from taskgate.proxy.demo import demo_config  # noqa: E402
+from taskgate.demo import tools as demo_tools  # noqa: E402
+from taskgate.demo.run import demo_config  # noqa: E402
 from taskgate.sim import PROFILES  # noqa: E402
 from taskgate.sim import create_app as create_sim  # noqa: E402
 from tests.fuzzing import SURFACES, Request, examples, judge, requests, send  # noqa: E402

@@ -10,11 +10,18 @@ from .types import Outcome, StepRecord
 
 
 class PlanError(TaskgateError):
-    """A plan cannot be compiled; raised at start-up, never per request."""
+    """A plan cannot be compiled; raised at start-up, never per request.
 
-    def __init__(self, message: str, steps: Sequence[str] = ()):
+    `kind` says which check refused it (`duplicate_step`, `duplicate_key`,
+    `seed_overwritten`, `missing_input`, `missing_output`, `cycle`) and `key`
+    the key involved, so a caller can word the problem in its own terms.
+    """
+
+    def __init__(self, message: str, steps: Sequence[str] = (), kind: str = "invalid_plan", key: str | None = None):
         super().__init__(message)
         self.steps = tuple(steps)
+        self.kind = kind
+        self.key = key
 
 
 class Halt(TaskgateError):

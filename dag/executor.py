@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from typing import Any
 
@@ -13,6 +13,7 @@ from .plan import Plan
 from .types import Failure, Inputs, Outcome, Runnable, StepRecord, StepSpec
 
 Result = tuple[Any, BaseException | None]
+Settled = Callable[[StepRecord], None]
 
 
 class Execution:
@@ -20,17 +21,31 @@ class Execution:
 
     `records` holds a record for every step of the plan (its timing and
     outcome, or that it never started), also when `run` raises, so the
-    caller can always write the evidence.
+    caller can always write the evidence. `limit` bounds how many steps run
+    at once (the others wait their turn, ready); `on_settle` hears each
+    step's record as the step ends or is skipped, while the run goes on.
     """
 
-    def __init__(self, plan: Plan, seeds: Mapping[str, Any], pool: Executor | None = None):
+    def __init__(
+        self,
+        plan: Plan,
+        seeds: Mapping[str, Any],
+        pool: Executor | None = None,
+        limit: int | None = None,
+        on_settle: Settled | None = None,
+    ):
         missing = plan.seeds - seeds.keys()
         if missing:
             raise ValueError(f"plan {plan.name!r} needs seed values for {', '.join(sorted(missing))}")
+        if limit is not None and limit < 1:
+            raise ValueError(f"limit must be at least 1, not {limit}")
         self.plan = plan
         self.values: dict[str, Any] = dict(seeds)
         self.records: list[StepRecord] = []
         self._pool = pool
+        self._gate = asyncio.Semaphore(limit) if limit is not None else None
+        self._on_settle = on_settle
+        self._record: dict[str, StepRecord] = {}
         self._started: set[str] = set()
         self._tasks: dict[asyncio.Task[Result], str] = {}
         self._waiting = {name: set(keys) for name, keys in plan.waits.items()}
@@ -63,11 +78,12 @@ class Execution:
             return
         self._started.add(name)
         step, now = self.plan.steps[name], self.elapsed_ms()
-        record = StepRecord(name, Outcome.CANCELLED, now, now)
+        record = self._record[name] = StepRecord(name, Outcome.CANCELLED, now, now)
         self.records.append(record)
         missing = next((key for key in _hard_inputs(step) if key not in self.values), None)
         if missing is not None:
             record.outcome, record.detail = Outcome.SKIPPED, f"input {missing!r} is absent"
+            self._heard(record)
             self._settle(step.spec, present=False)
             return
         inputs = Inputs({k: self.values[k] for k in step.spec.requires + step.spec.optional if k in self.values})
@@ -75,6 +91,12 @@ class Execution:
         self._tasks[task] = name
 
     async def _call(self, step: Runnable, inputs: Inputs, record: StepRecord) -> Result:
+        if self._gate is None:
+            return await self._timed(step, inputs, record)
+        async with self._gate:
+            return await self._timed(step, inputs, record)
+
+    async def _timed(self, step: Runnable, inputs: Inputs, record: StepRecord) -> Result:
         spec = step.spec
         record.start_ms = self.elapsed_ms()
         try:
@@ -118,6 +140,7 @@ class Execution:
     def _finish(self, name: str, result: Result) -> None:
         value, error = result
         spec = self.plan.steps[name].spec
+        self._heard(self._record[name])
         if value is _SKIP:
             self._settle(spec, present=False)
         elif value is not _FAIL:
@@ -130,6 +153,10 @@ class Execution:
             self._settle(spec, present=False)
         else:
             self._raise_failed(name, error)
+
+    def _heard(self, record: StepRecord) -> None:
+        if self._on_settle is not None:
+            self._on_settle(record)
 
     def _keep_finished(self) -> None:
         """Values of steps that finished in the batch a stop came in: the caller may need to release them."""

@@ -65,7 +65,9 @@ def _index(plan: str, steps: Sequence[Runnable]) -> dict[str, Runnable]:
     by_name: dict[str, Runnable] = {}
     for step in steps:
         if step.spec.name in by_name:
-            raise PlanError(f"plan {plan!r}: two steps are named {step.spec.name!r}", [step.spec.name])
+            raise PlanError(
+                f"plan {plan!r}: two steps are named {step.spec.name!r}", [step.spec.name], "duplicate_step"
+            )
         by_name[step.spec.name] = step
     return by_name
 
@@ -76,13 +78,18 @@ def _providers(plan: str, steps: Mapping[str, Runnable], seeds: frozenset[str]) 
         for key in step.spec.keys:
             if key in seeds:
                 raise PlanError(
-                    f"plan {plan!r}: step {name!r} provides {key!r}, which the request already provides", [name]
+                    f"plan {plan!r}: step {name!r} provides {key!r}, which the request already provides",
+                    [name],
+                    "seed_overwritten",
+                    key,
                 )
             if key in providers:
                 raise PlanError(
                     f"plan {plan!r}: steps {providers[key]!r} and {name!r} both provide {key!r}; "
                     "give one of them another key",
                     [providers[key], name],
+                    "duplicate_key",
+                    key,
                 )
             providers[key] = name
     return providers | {key: "" for key in seeds}
@@ -97,13 +104,16 @@ def _check_inputs(plan: str, steps: Mapping[str, Runnable], providers: Mapping[s
                     f"plan {plan!r}: step {name!r} requires {key!r}, but no step provides it; "
                     "add a step that provides it or remove the requirement",
                     [name],
+                    "missing_input",
+                    key,
                 )
 
 
 def _check_outputs(plan: str, outputs: Iterable[str], providers: Mapping[str, str]) -> None:
     missing = sorted(set(outputs) - set(providers))
     if missing:
-        raise PlanError(f"plan {plan!r}: no step provides {', '.join(map(repr, missing))}, which this surface needs")
+        message = f"plan {plan!r}: no step provides {', '.join(map(repr, missing))}, which this surface needs"
+        raise PlanError(message, kind="missing_output", key=missing[0])
 
 
 def _graph(steps: Mapping[str, Runnable], providers: Mapping[str, str]) -> nx.DiGraph[str]:
@@ -124,7 +134,7 @@ def _check_acyclic(plan: str, graph: nx.DiGraph[str]) -> None:
         return
     names = [edge[0] for edge in cycle]
     loop = " -> ".join([*names, names[0]])
-    raise PlanError(f"plan {plan!r}: steps form a cycle: {loop}", names)
+    raise PlanError(f"plan {plan!r}: steps form a cycle: {loop}", names, "cycle")
 
 
 def _consumers(steps: Mapping[str, Runnable]) -> dict[str, tuple[str, ...]]:

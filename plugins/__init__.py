@@ -13,6 +13,9 @@ from taskgate.dag import Failure, Inputs
 from .context import REQUEST, RequestContext
 from .discovery import GROUP, load_plugins
 from .errors import OutputRefused, ParamsError, PluginError, Reject
+from .evidence import Evidence
+from .failures import FAILURES, ClientError, Failures, Problem, halted_step
+from .front import EVIDENCE, FRONT, Front, Routes, Takeover
 from .params import NoParams, Params
 from .registry import Registry
 from .scoring import Candidate, Scorer
@@ -20,30 +23,49 @@ from .services import Services
 from .step import Step, StepOptions
 from .types import (
     ALLOWED_REGIONS,
+    DEFAULT_TASK_HEADERS,
+    GRANT,
+    IDENTITY,
     PAYLOAD,
     PLACEMENT,
     REQUEST_CLASS,
+    SERVED_MODELS,
+    TASK_HEADERS,
     BodyEdit,
     DispatchObserver,
     Endpoint,
     HasEvidence,
     OutputGuard,
     Placement,
+    Principal,
     ResponseFilter,
+    ToolGate,
 )
 
 __all__ = [
     "ALLOWED_REGIONS",
+    "DEFAULT_TASK_HEADERS",
+    "EVIDENCE",
+    "FAILURES",
+    "FRONT",
+    "GRANT",
     "GROUP",
+    "IDENTITY",
     "PAYLOAD",
     "PLACEMENT",
     "REQUEST",
     "REQUEST_CLASS",
+    "SERVED_MODELS",
+    "TASK_HEADERS",
     "BodyEdit",
     "Candidate",
+    "ClientError",
     "DispatchObserver",
     "Endpoint",
+    "Evidence",
     "Failure",
+    "Failures",
+    "Front",
     "HasEvidence",
     "Inputs",
     "NoParams",
@@ -53,13 +75,19 @@ __all__ = [
     "ParamsError",
     "Placement",
     "PluginError",
+    "Principal",
+    "Problem",
     "Registry",
     "Reject",
     "RequestContext",
     "ResponseFilter",
+    "Routes",
     "Scorer",
     "Services",
     "Step",
     "StepOptions",
+    "Takeover",
+    "ToolGate",
+    "halted_step",
     "load_plugins",
 ]

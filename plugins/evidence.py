@@ -8,6 +8,7 @@ child record that becomes one entry of the task's trace.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,3 +86,19 @@ class Evidence:
     def offset_ms(self, at: float) -> float:
         """`at` (a perf_counter time) as milliseconds since this request started."""
         return round((at - self.started) * 1000.0, 3)
+
+
+class EvidenceLog:
+    """The most recent records, kept in memory for inspection (the demo, `taskgate.testing`, a test's assertions)."""
+
+    def __init__(self, size: int):
+        self._records: deque[dict[str, Any]] = deque(maxlen=size)
+
+    def add(self, record: dict[str, Any]) -> None:
+        self._records.append(record)
+
+    def find(self, request_id: str) -> dict[str, Any] | None:
+        return next((r for r in reversed(self._records) if r["request_id"] == request_id), None)
+
+    def records(self) -> list[dict[str, Any]]:
+        return list(self._records)

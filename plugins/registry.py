@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .errors import ParamsError, PluginError
+from .front import Routes, Takeover
 from .params import Params, problems
 from .scoring import Scorer
 from .services import Services
@@ -25,6 +26,9 @@ class Registry:
         self._steps: dict[str, type[Step[Any]]] = {}
         self._scorers: dict[str, type[Scorer]] = {}
         self._sections: dict[str, type[BaseModel]] = {}
+        self._routes: list[Routes] = []
+        self._defaults: list[tuple[str, str]] = []
+        self._takeovers: dict[str, dict[str, Takeover]] = {}
         self._origin: dict[str, str] = {}
         self._plugin = "(direct)"
 
@@ -63,6 +67,35 @@ class Registry:
         """Register a top-level config section and the model that validates it."""
         self._claim(f"config section {name!r}", f"section:{name}")
         self._sections[name] = model
+
+    def add_routes(self, routes: Routes) -> None:
+        """Serve a room's HTTP routes: `routes(app)` adds them while the app is built (see plugins.front)."""
+        if not callable(routes):
+            raise PluginError(f"plugin {self._plugin!r}: add_routes needs a function of the app, got {routes!r}")
+        self._routes.append(routes)
+
+    def add_takeover(self, surface: str, field: str, handler: Takeover) -> None:
+        """Answer `surface`'s requests whose JSON body has `field` (the tool loop takes chat's `tool_loop`)."""
+        self._claim(f"the {field!r} field of the {surface!r} surface", f"takeover:{surface}:{field}")
+        self._takeovers.setdefault(surface, {})[field] = handler
+
+    def add_default(self, name: str, type_name: str) -> None:
+        """A step instance every config has unless it defines one of that name; the defaults, in order, are the
+        pipeline of a surface the config gives none (routing contributes `state` and `route`)."""
+        self._claim(f"the default step {name!r}", f"default:{name}")
+        self._defaults.append((name, type_name))
+
+    @property
+    def defaults(self) -> tuple[tuple[str, str], ...]:
+        return tuple(self._defaults)
+
+    @property
+    def routes(self) -> tuple[Routes, ...]:
+        return tuple(self._routes)
+
+    @property
+    def takeovers(self) -> Mapping[str, Mapping[str, Takeover]]:
+        return self._takeovers
 
     @property
     def steps(self) -> Mapping[str, type[Step[Any]]]:

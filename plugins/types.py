@@ -18,6 +18,39 @@ ALLOWED_REGIONS = "allowed_regions"
 REQUEST_CLASS = "request_class"
 """Optional key: 'interactive', 'batch' or 'background' (the classifier sets it). Absent: header or default."""
 
+IDENTITY = "identity"
+"""The key of who calls (a Principal); the authenticate step provides it."""
+
+GRANT = "grant"
+"""The key of what the caller's task may do (a ToolGate); the authorize step provides it."""
+
+
+TASK_HEADERS = "task_headers"
+"""The `Services.shared` key of where a task's id and token travel: (id header, token header), lower case.
+
+The step that grants tasks sets it when it is built; absent, DEFAULT_TASK_HEADERS.
+"""
+DEFAULT_TASK_HEADERS = ("x-taskgate-task", "x-taskgate-task-token")
+
+SERVED_MODELS = "served_models"
+"""The `Services.shared` key of the model names the gateway serves, in config order (routing sets it)."""
+
+
+class Principal(Protocol):
+    """A verified caller, as other rooms read it."""
+
+    @property
+    def subject(self) -> str: ...
+
+    @property
+    def tenant(self) -> str: ...
+
+
+class ToolGate(Protocol):
+    """A task's grant, as other rooms read it: whether a tool is in it at all (its arguments are judged per call)."""
+
+    def allows(self, tool: str) -> bool: ...
+
 
 class BodyEdit(Protocol):
     """A step output that changes the JSON body before it is sent upstream.

@@ -1,4 +1,4 @@
-"""The app factory: config in, a frozen aiohttp application out."""
+"""The app factory (config in, a frozen aiohttp application out) and the probes: /healthz, /readyz, /metrics."""
 
 from __future__ import annotations
 
@@ -8,16 +8,17 @@ from contextlib import AsyncExitStack
 
 import aiohttp
 from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST
 
-from taskgate.plugins import Registry, Services, load_plugins
-from taskgate.routing import RoutingConfig
+from taskgate.agent.types import CALLER
+from taskgate.plugins import FRONT, Registry, Services, load_plugins
+from taskgate.plugins.evidence import EvidenceLog
 
-from . import health, mcp, models, openai, taskflow, tasks
+from . import mcp, openai
+from .calls import GatewayCaller
 from .config import Config
-from .evidence import EvidenceLog
 from .metrics import Metrics
 from .middleware import front_door, stamp_request_id
-from .models import ModelCatalog
 from .plans import build_plans
 from .state import GATEWAY, Gateway
 
@@ -43,24 +44,25 @@ def create_app(config: Config, registry: Registry) -> web.Application:
         config=config,
         plans=build_plans(config, registry, services),
         services=services,
-        catalog=ModelCatalog.from_config(services.section("routing", RoutingConfig)),
         metrics=Metrics(services.metrics),
         evidence=EvidenceLog(config.core.logging.evidence_buffer),
     )
     app = web.Application(
         client_max_size=config.server.max_body_bytes, middlewares=[front_door], handler_args=HANDLER_ARGS
     )
-    app[GATEWAY] = gateway
+    app[GATEWAY] = app[FRONT] = gateway
     app.cleanup_ctx.append(_workers)
     app.cleanup_ctx.append(_http_client)
     app.on_response_prepare.append(stamp_request_id)
-    openai.add_routes(app)
-    tasks.add_routes(app, services)
-    taskflow.add_routes(app)
+    openai.add_routes(app, registry.takeovers)
     if mcp.add_routes(app, gateway):
         app.cleanup_ctx.append(_mcp_upstreams)
-    models.add_routes(app)
-    health.add_routes(app)
+    app[CALLER] = GatewayCaller(gateway, app.get(mcp.UPSTREAMS))
+    for add_routes in registry.routes:  # the rooms' own routes: authz's task tokens, agent's /v1/tasks
+        add_routes(app)
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/readyz", readyz)
+    app.router.add_get("/metrics", metrics)
     app.freeze()
     return app
 
@@ -95,3 +97,18 @@ async def _workers(app: web.Application) -> AsyncIterator[None]:
     gateway.pool = ThreadPoolExecutor(gateway.config.server.worker_threads, thread_name_prefix="taskgate-step")
     yield
     gateway.pool.shutdown(wait=False, cancel_futures=True)
+
+
+async def healthz(request: web.Request) -> web.Response:
+    """Alive: the process answers."""
+    return web.json_response({"status": "ok"})
+
+
+async def readyz(request: web.Request) -> web.Response:
+    """Ready: plans are compiled and upstream connections can be opened."""
+    ready = request.app[GATEWAY].ready
+    return web.json_response({"status": "ready" if ready else "starting"}, status=200 if ready else 503)
+
+
+async def metrics(request: web.Request) -> web.Response:
+    return web.Response(body=request.app[GATEWAY].metrics.render(), headers={"Content-Type": CONTENT_TYPE_LATEST})

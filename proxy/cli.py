@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from taskgate import __version__
 from taskgate.errors import TaskgateError
+from taskgate.sim.cli import add_command as sim_command
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -45,21 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     policy.add_argument("file", help="the policy file (CSV)")
     policy.add_argument("--model", help="the Casbin model (default: the one taskgate ships)")
     policy.set_defaults(run=_policy)
-    sim = sub.add_parser("sim", help="run a simulated OpenAI-compatible inference engine")
-    sim.add_argument("profile", nargs="?", default="h100", help="engine profile (default: h100)")
-    sim.add_argument("--port", type=int, default=9000)
-    sim.add_argument("--host", default="127.0.0.1")
-    sim.add_argument("--name", help="engine name reported in x-sim-engine (default: the profile)")
-    sim.add_argument("--model", action="append", help="model name to serve (repeatable)")
-    sim.add_argument("--script", help="YAML list of scripted replies: {match: REGEX, reply: TEXT, delay_s: N}")
-    tuning = sim.add_argument_group("profile overrides (default: the profile's value)")
-    tuning.add_argument("--time-scale", type=float, help="multiplier on every simulated delay; 0 disables them")
-    tuning.add_argument("--max-num-seqs", type=int, help="concurrent sequences")
-    tuning.add_argument("--kv-blocks", type=int, help="KV-cache size in blocks")
-    tuning.add_argument("--prefill-tps", type=float, help="prefill throughput, tokens per second")
-    tuning.add_argument("--tpot-ms", type=float, help="milliseconds per output token, alone")
-    tuning.add_argument("--block-size", type=int, help="tokens per KV block")
-    sim.set_defaults(run=_sim)
+    sim_command(sub)
     explain = sub.add_parser("explain", help="show the plan a request would run and each step's decision, offline")
     explain.add_argument("-c", "--config", default=os.environ.get("TASKGATE_CONFIG"), help="YAML config file")
     explain.add_argument("request", help="the request body as JSON: a file, or - for stdin")
@@ -81,34 +68,16 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .check import check
+    from .explain import check
 
     print("\n".join(check(args.config)))
     return 0
 
 
 def _policy(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from taskgate.authz.cli import policy
 
-    from taskgate.authz.policy import load, read, seal_file
-    from taskgate.authz.seal import unseal
-
-    path, model = Path(args.file), Path(args.model) if args.model else None
-    if args.action == "seal":
-        seal_file(path, model)
-    else:
-        load(model, path, 1)
-    sealed = unseal(path, read(path))
-    print(f"{path}: {'sealed' if args.action == 'seal' else 'ok'}: {len(sealed.rows)} rows, sha256 {sealed.digest}")
-    return 0
-
-
-def _sim(args: argparse.Namespace) -> int:
-    from .simcli import OVERRIDES, run_sim
-
-    overrides = {flag: getattr(args, flag) for flag in OVERRIDES}
-    run_sim(args.profile, args.host, args.port, args.name, args.model, overrides, args.script)
-    return 0
+    return policy(args.action, args.file, args.model)
 
 
 def _explain(args: argparse.Namespace) -> int:
@@ -125,6 +94,6 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from taskgate.demo.run import run_demo
 
     return run_demo()

@@ -18,7 +18,7 @@ from taskgate.plugins.params import problems
 from .errors import ConfigError
 
 SURFACES = ("chat", "completions", "embeddings")
-CORE_SECTIONS = ("server", "logging", "steps", "pipelines", "mcp", "tool_loop", "workflows")
+CORE_SECTIONS = ("server", "logging", "steps", "pipelines", "mcp")
 MCP = "mcp"
 
 
@@ -99,45 +99,12 @@ class McpConfig(Params):
         return servers
 
 
-class ToolLoopConfig(Params):
-    """Bounds of the server-side tool loop; a request may ask for less, never more."""
-
-    max_turns: int = Field(default=8, ge=1, le=64)  # model calls per request
-    max_tool_calls: int = Field(default=32, ge=0, le=1024)  # tool calls per request
-    max_parallel: int = Field(default=4, ge=1, le=64)  # tool calls of one turn running at once
-    timeout_s: float = Field(default=120.0, gt=0, le=3600)  # wall time of the whole loop
-    max_result_chars: int = Field(default=16_000, ge=256)  # a longer tool result is cut before the model reads it
-
-
-class WorkflowsConfig(Params):
-    """Bounds of /v1/tasks workflows; a workflow may ask for less, never more."""
-
-    max_steps: int = Field(default=64, ge=1, le=1024)
-    max_parallel: int = Field(default=8, ge=1, le=64)
-    timeout_s: float = Field(default=300.0, gt=0, le=86_400)
-    max_running: int = Field(default=64, ge=1)  # tasks running at once (per replica); past it, 429
-    max_running_per_caller: int = Field(default=8, ge=1)
-    max_output_chars: int = Field(default=16_000, ge=256)  # a longer step output is cut
-    max_input_chars: int = Field(default=200_000, ge=1024)  # a step whose resolved inputs are longer fails
-    keep: int = Field(default=256, ge=1)  # finished tasks kept for polling (per replica), oldest forgotten first
-    keep_s: float = Field(default=3600.0, gt=0)  # and for at most this long after they end
-
-
-DEFAULT_STEPS = (
-    StepConfig(name="state", type="routing.cluster_state"),
-    StepConfig(name="route", type="routing.route"),
-)
-DEFAULT_PIPELINE = ("state", "route")
-
-
 class CoreConfig(Params):
     server: ServerConfig = Field(default_factory=ServerConfig)
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
     steps: list[StepConfig] = Field(default_factory=list)
     pipelines: dict[Literal["chat", "completions", "embeddings", "mcp"], list[str]] = Field(default_factory=dict)
     mcp: McpConfig = Field(default_factory=McpConfig)
-    tool_loop: ToolLoopConfig = Field(default_factory=ToolLoopConfig)
-    workflows: WorkflowsConfig = Field(default_factory=WorkflowsConfig)
 
 
 @dataclass(frozen=True)
@@ -147,6 +114,7 @@ class Config:
     source: str
     core: CoreConfig
     sections: Mapping[str, BaseModel] = field(default_factory=dict)
+    defaults: tuple[tuple[str, str], ...] = ()  # (name, type) of the steps plugins contribute by default
 
     @property
     def server(self) -> ServerConfig:
@@ -155,11 +123,15 @@ class Config:
     def steps(self) -> list[tuple[int | None, StepConfig]]:
         """Configured instances (with their index), plus built-in defaults not overridden."""
         named = {s.name for s in self.core.steps}
-        defaults: list[tuple[int | None, StepConfig]] = [(None, s) for s in DEFAULT_STEPS if s.name not in named]
+        defaults: list[tuple[int | None, StepConfig]] = [
+            (None, StepConfig(name=name, type=type_)) for name, type_ in self.defaults if name not in named
+        ]
         return [*enumerate(self.core.steps), *defaults]
 
     def pipeline(self, surface: str) -> list[str]:
-        return list(self.core.pipelines.get(surface, DEFAULT_PIPELINE))  # type: ignore[call-overload]
+        """The surface's configured pipeline, else the default steps in the order plugins contributed them."""
+        default = [name for name, _ in self.defaults]
+        return list(self.core.pipelines.get(surface, default))  # type: ignore[call-overload]
 
     @property
     def mcp(self) -> McpConfig:
@@ -191,7 +163,7 @@ def parse_config(raw: Any, source: str, registry: Registry) -> Config:
     sections = {
         name: _validate(model, raw.get(name) or {}, source, (name,)) for name, model in registry.sections.items()
     }
-    return Config(source, core, sections)
+    return Config(source, core, sections, registry.defaults)
 
 
 def _parse_yaml(text: str, source: str) -> Any:

@@ -1,4 +1,4 @@
-"""OpenAI-style error bodies: what every client of the /v1 surface gets on failure."""
+"""The front door's errors, their entries in the failure table, and the bodies every surface renders them in."""
 
 from __future__ import annotations
 
@@ -9,17 +9,10 @@ from typing import Any
 
 from aiohttp import web
 
-from taskgate.errors import TaskgateError
+from taskgate.errors import ConfigError, TaskgateError
+from taskgate.plugins import FAILURES, ClientError, Evidence, Problem
 
-
-class ConfigError(TaskgateError):
-    """The config is wrong; the message says where and why."""
-
-    def __init__(self, source: str, path: str, reason: str):
-        super().__init__(f"{source}: {path}: {reason}" if path else f"{source}: {reason}")
-        self.source = source
-        self.path = path
-        self.reason = reason
+__all__ = ["ClientError", "ConfigError", "PlanIncomplete", "UpstreamUnavailable"]
 
 
 UPSTREAM_MESSAGES = {
@@ -48,31 +41,19 @@ class UpstreamUnavailable(TaskgateError):
         return UPSTREAM_MESSAGES[self.code]
 
 
-class TurnFailed(TaskgateError):
-    """A model call taskgate made itself (a tool-loop turn, a workflow step) ended without an answer.
-
-    `status`, `code` and `message` are safe to show the client: an upstream's
-    own refusal (a context too long, say) keeps its message.
-    """
-
-    def __init__(self, status: int, code: str, message: str):
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
-
-
 class PlanIncomplete(TaskgateError):
     """The plan ran but did not produce what the surface needs (e.g. no placement)."""
 
 
-class ClientError(TaskgateError):
-    """A request taskgate refuses before any step runs (bad JSON, missing model)."""
+@FAILURES.explains(UpstreamUnavailable)
+def _unavailable(exc: UpstreamUnavailable, evidence: Evidence) -> Problem:
+    return Problem(exc.status, exc.code, exc.client_message, "upstream_error", detail=str(exc), cite=True)
 
-    def __init__(self, status: int, code: str, message: str, param: str | None = None):
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.param = param
+
+@FAILURES.explains(PlanIncomplete)
+def _incomplete(exc: PlanIncomplete, evidence: Evidence) -> Problem:
+    message = "no upstream was chosen for this request"
+    return Problem(503, "no_placement", message, "api_error", detail=str(exc), cite=True)
 
 
 UPSTREAM_CODES = {

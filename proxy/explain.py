@@ -1,4 +1,5 @@
-"""`taskgate explain`: the plan a request would run and what each step would decide, calling no upstream.
+"""Offline inspection. `taskgate check`: a config's plugins, step instances and plans. `taskgate explain`: the plan
+a request would run and what each step would decide, calling no upstream.
 
 The request (a JSON body, from a file or stdin) runs through its surface's
 plan in a process that never opens an HTTP session: no engine is scraped, no
@@ -17,15 +18,33 @@ from typing import Any
 
 from multidict import CIMultiDict
 
+from taskgate.agent import toolloop
+from taskgate.agent.config import ToolLoopConfig
 from taskgate.dag import Execution, Halt, StepFailed
 from taskgate.errors import TaskgateError
-from taskgate.plugins import PLACEMENT, REQUEST, Placement, Reject, RequestContext
+from taskgate.plugins import PLACEMENT, REQUEST, Reject, RequestContext, Services
 
-from . import toolloop
 from .app import create_app, default_registry
 from .config import load_config
 from .openai import PATHS
-from .state import GATEWAY, Gateway
+from .plans import build_plans
+from .state import GATEWAY, Gateway, release
+
+
+def check(path: str) -> list[str]:
+    """Lines describing the plugins, step instances and compiled plans."""
+    registry = default_registry()
+    config = load_config(path, registry)
+    plans = build_plans(config, registry, Services(sections=config.sections, scorers=registry.scorers))
+    instances: dict[str, Any] = {name: step for plan in plans.values() for name, step in plan.steps.items()}
+    lines = [f"{path}: ok"]
+    types = sorted({(registry.origin(t), t) for t in registry.steps})
+    lines.append("step types: " + ", ".join(f"{t} ({origin})" for origin, t in types))
+    lines.append("step instances:")
+    for name, step in instances.items():
+        lines.append(f"  {name}: {step.type} {json.dumps(step.params.model_dump(mode='json'), sort_keys=True)}")
+    lines.extend(line for plan in plans.values() for line in plan.describe())
+    return lines
 
 
 def explain(config_path: str, request: str, surface: str, headers: dict[str, str]) -> dict[str, Any]:
@@ -61,28 +80,17 @@ def explain(config_path: str, request: str, surface: str, headers: dict[str, str
     report["decisions"] = {
         key: dict(value.evidence()) for key, value in run.values.items() if callable(getattr(value, "evidence", None))
     }
-    placement = run.values.get(PLACEMENT)
-    if isinstance(placement, Placement) and placement.observer is not None:
-        placement.observer.finished(None, None)  # nothing was sent: release what placing reserved
+    release(run.values.get(PLACEMENT))  # nothing was sent: release what placing reserved
     return report
 
 
 def _tool_loop(gateway: Gateway, body: Any) -> dict[str, Any] | None:
-    """What the tool loop would do with this request: the tools it asks for, the bounds that would hold."""
+    """What the tool loop would do with this request (when the agent room is installed)."""
     asked = body.get(toolloop.FIELD) if isinstance(body, dict) else None
-    if asked is None:
+    settings = gateway.services.sections.get("tool_loop")
+    if asked is None or not isinstance(settings, ToolLoopConfig):
         return None
-    bounds = gateway.config.core.tool_loop
-    limit = {"max_turns": bounds.max_turns, "max_tool_calls": bounds.max_tool_calls}
-    if isinstance(asked, dict):
-        limit = {k: min(v, asked[k]) if isinstance(asked.get(k), int) else v for k, v in limit.items()}
-    return {
-        "asked": asked,
-        "servers_configured": [s.name for s in gateway.config.mcp.servers],
-        "bounds": {**limit, "max_parallel": bounds.max_parallel, "timeout_s": bounds.timeout_s},
-        "runs": "each turn runs this plan; each tool call the model emits runs the mcp plan under the task's token. "
-        "The tools offered are listed from the MCP servers when the request runs, so they are not shown here.",
-    }
+    return toolloop.preview(asked, settings, [s.name for s in gateway.config.mcp.servers])
 
 
 def _read(source: str) -> bytes:

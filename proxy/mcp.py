@@ -11,13 +11,16 @@ Upstreams see taskgate's own credentials, never the caller's token.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import structlog
 from aiohttp import web
 from mcp.types import (
     INTERNAL_ERROR,
@@ -39,19 +42,16 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from pydantic import ValidationError
 
 from taskgate import __version__
-from taskgate.authz.authenticate import Authenticator, authenticator
-from taskgate.authz.identity import Identity
 from taskgate.dag import Halt, StepFailed
-from taskgate.errors import TaskgateError
-from taskgate.plugins import Reject, RequestContext
+from taskgate.plugins import FAILURES, GRANT, IDENTITY, Principal, Problem, RequestContext, ToolGate
 from taskgate.plugins.evidence import Evidence
 from taskgate.plugins.jsonbody import BodyError, loads
 
 from .body import read as read_body
 from .config import MCP
+from .dispatch import apply_edits, response_filters, step_outputs
 from .errors import rpc_error_response
 from .mcp_upstream import Upstream, UpstreamDown, Upstreams
-from .outputs import apply_edits, response_filters, run_plan, step_outputs
 from .relay import FilterChain
 from .state import EVIDENCE, GATEWAY, Gateway
 
@@ -59,6 +59,7 @@ UPSTREAMS = web.AppKey("taskgate.mcp.upstreams", Upstreams)
 FORBIDDEN = -32003  # implementation-defined: the caller may not do this
 UNAUTHENTICATED = -32001
 SESSION_HEADER = "Mcp-Session-Id"
+log = structlog.get_logger("taskgate")
 
 
 @dataclass
@@ -76,7 +77,7 @@ class Sessions:
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._limit, self._ttl, self._per_caller = limit, ttl_s, per_caller
 
-    def open(self, version: str, identity: Identity) -> str:
+    def open(self, version: str, identity: Principal) -> str:
         mine = [
             sid for sid, s in self._sessions.items() if (s.subject, s.tenant) == (identity.subject, identity.tenant)
         ]
@@ -95,7 +96,7 @@ class Sessions:
             return None
         return session
 
-    def close(self, sid: str, identity: Identity) -> bool:
+    def close(self, sid: str, identity: Principal) -> bool:
         session = self._sessions.get(sid)
         if session is None or (session.subject, session.tenant) != (identity.subject, identity.tenant):
             return False
@@ -152,9 +153,7 @@ async def delete(request: web.Request) -> web.Response:
     """Close a session: only its own caller can."""
     request[EVIDENCE].surface = MCP
     try:
-        identity = _authenticator(request).identify(request.headers.get("Authorization"))
-    except Reject as exc:
-        return _error(None, _from_reject(exc))
+        identity = await _identify(request)
     except RpcError as exc:
         return _error(None, exc)
     closed = request.app[SESSIONS].close(request.headers.get(SESSION_HEADER, ""), identity)
@@ -185,7 +184,7 @@ async def post(request: web.Request) -> web.Response:
         message_id = message.id
         evidence.model = message.method
         if message.method == "initialize":
-            result, sid = _initialize(request, message)
+            result, sid = await _initialize(request, message)
             return web.json_response(
                 {"jsonrpc": "2.0", "id": message_id, "result": result}, headers={SESSION_HEADER: sid}
             )
@@ -193,46 +192,74 @@ async def post(request: web.Request) -> web.Response:
         context = RequestContext.parsed(evidence.request_id, MCP, request.path, request.headers, raw, parsed)
         result = await _request(request, message, context)
         return web.json_response({"jsonrpc": "2.0", "id": message_id, "result": result})
-    except Reject as exc:  # authentication, before any plan ran
-        evidence.fail(exc.code, exc.message, None, exc.details)
-        return _error(message_id, _from_reject(exc))
     except RpcError as exc:
         if evidence.error is None:  # a refusal from the plan has already said more
             evidence.fail(str(exc.code), exc.message)
         return _error(message_id, exc)
+    except Exception as exc:  # from the failure table, in JSON-RPC's words
+        return _error(message_id, _explained(exc, evidence))
 
 
 def _error(message_id: Any, exc: RpcError) -> web.Response:
     return rpc_error_response(exc.status, exc.code, exc.message, exc.data, message_id, exc.headers)
 
 
-def _from_reject(exc: Reject) -> RpcError:
-    """A deliberate refusal as a JSON-RPC error: 401 stays an HTTP 401 (the MCP authorization spec); others are 200."""
-    code = UNAUTHENTICATED if exc.status == 401 else FORBIDDEN if exc.status < 500 else INTERNAL_ERROR
-    data = {"reason": exc.code, **_rule(exc.details)}
-    return RpcError(code, exc.message, 401 if exc.status == 401 else 200, data, exc.headers)
+def _explained(exc: BaseException, evidence: Evidence) -> RpcError:
+    problem = FAILURES.explain(exc, evidence)
+    if problem.unexpected:
+        log.exception("unhandled_error", request_id=evidence.request_id, path=evidence.path)
+    problem.record(evidence)
+    return _rpc(problem, evidence)
+
+
+def _rpc(problem: Problem, evidence: Evidence) -> RpcError:
+    """A failure as a JSON-RPC error: 401 stays an HTTP 401 (the MCP authorization spec); others are 200."""
+    status = problem.status
+    code = UNAUTHENTICATED if status == 401 else FORBIDDEN if status < 500 else INTERNAL_ERROR
+    data = {"reason": problem.code, **_rule(problem.details)}
+    message = problem.cited(evidence.request_id)
+    return RpcError(code, message, 401 if status == 401 else 200, data, dict(problem.headers))
 
 
 async def _request(request: web.Request, message: JSONRPCRequest, context: RequestContext) -> dict[str, Any]:
     gateway = request.app[GATEWAY]
     session = _session(request)
     if message.method == "ping":
+        _check_owner(session, await _identify(request))
         return {}
     if message.method not in ("tools/list", "tools/call"):
         raise RpcError(METHOD_NOT_FOUND, f"method {message.method!r} is not served by this gateway (it serves tools)")
+    if message.method == "tools/call":
+        check = functools.partial(_check_owner, session)
+        return await forward_call(gateway, request.app[UPSTREAMS], context, request[EVIDENCE], session.version, check)
     log = McpDispatch(message.method)
-    # a tool no upstream lists is the caller's mistake (invalid params), decided before any policy runs
-    target = await find_tool(request.app[UPSTREAMS], message.params, log) if message.method == "tools/call" else None
     values = await run_mcp_plan(gateway, context, request[EVIDENCE])
+    _check_owner(session, values.get(IDENTITY))  # the plan's authenticate step said who calls
     request[EVIDENCE].dispatch = log
-    outputs = step_outputs(gateway, MCP, values)
-    if target is None:
-        return await _list(request, values, log, session.version)
-    return await call_tool(target, context, outputs, log, session.version)
+    return await _list(request, values, log, session.version)
 
 
-def _initialize(request: web.Request, message: JSONRPCRequest) -> tuple[dict[str, Any], str]:
-    identity = _authenticator(request).identify(request.headers.get("Authorization"))
+async def forward_call(
+    gateway: Gateway,
+    upstreams: Upstreams,
+    context: RequestContext,
+    evidence: Evidence,
+    version: str,
+    check: Callable[[Principal | None], None] | None = None,
+) -> dict[str, Any]:
+    """A tools/call through the mcp plan: a tool no upstream lists is the caller's mistake, decided before any
+    policy runs; `check` vets the caller the plan authenticated; an allowed call is forwarded."""
+    log = McpDispatch("tools/call")
+    target = await find_tool(upstreams, context.json().get("params"), log)
+    values = await run_mcp_plan(gateway, context, evidence)
+    if check is not None:
+        check(values.get(IDENTITY))
+    evidence.dispatch = log
+    return await call_tool(target, context, step_outputs(gateway, MCP, values), log, version)
+
+
+async def _initialize(request: web.Request, message: JSONRPCRequest) -> tuple[dict[str, Any], str]:
+    identity = await _identify(request)
     params = message.params or {}
     asked = params.get("protocolVersion") if isinstance(params, dict) else None
     version = asked if asked in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
@@ -253,45 +280,45 @@ def _session(request: web.Request) -> Session:
     session = request.app[SESSIONS].get(sid)
     if session is None:
         raise RpcError(INVALID_REQUEST, "unknown or expired session: initialize again", 404)
-    identity = _authenticator(request).identify(request.headers.get("Authorization"))
-    if identity.subject != session.subject or identity.tenant != session.tenant:
-        raise RpcError(FORBIDDEN, "this session belongs to another caller", 403)
     return session
 
 
-def _authenticator(request: web.Request) -> Authenticator:
+def _check_owner(session: Session, identity: Principal | None) -> None:
+    if identity is None or identity.subject != session.subject or identity.tenant != session.tenant:
+        raise RpcError(FORBIDDEN, "this session belongs to another caller", 403)
+
+
+async def _identify(request: web.Request) -> Principal:
+    """Who calls, as the plans' authenticate step says; its refusal in JSON-RPC's words."""
+    evidence = request[EVIDENCE]
     try:
-        return authenticator(request.app[GATEWAY].services)
-    except TaskgateError as exc:
-        raise RpcError(INTERNAL_ERROR, str(exc), 500) from None
+        identity = await request.app[GATEWAY].authenticate(request, evidence)
+    except (Halt, StepFailed) as exc:
+        raise _explained(exc, evidence) from None
+    if identity is None:  # plans.py refuses an MCP gateway whose plan authenticates no one; this is a second lock
+        raise RpcError(INTERNAL_ERROR, "no pipeline authenticates callers here", 500)
+    return identity
 
 
 async def run_mcp_plan(gateway: Gateway, context: RequestContext, evidence: Evidence) -> dict[str, Any]:
     """Run the `mcp` plan; a refusal becomes the RpcError the caller gets, recorded in `evidence`."""
     try:
-        return await run_plan(gateway, MCP, context, evidence)
-    except Reject as exc:
-        step = next((r.name for r in evidence.steps if r.outcome.value == "halted"), None)
-        evidence.fail(exc.code, exc.message, step, exc.details)
-        raise _from_reject(exc) from None
-    except Halt as exc:
-        raise RpcError(FORBIDDEN, f"stopped: {exc}") from None
-    except StepFailed as exc:
-        evidence.fail("step_failed", str(exc), exc.step)
-        raise RpcError(INTERNAL_ERROR, f"step {exc.step!r} could not decide, so the call was not forwarded") from None
+        return await gateway.run_plan(MCP, context, evidence)
+    except (Halt, StepFailed) as exc:
+        raise _explained(exc, evidence) from None
 
 
-def _rule(details: dict[str, Any]) -> dict[str, Any]:
+def _rule(details: Mapping[str, Any]) -> dict[str, Any]:
     """The rule id of a denial, for the caller; the rest of the policy stays inside."""
     decision = details.get("decision")
     return {"rule": decision["rule"]} if isinstance(decision, dict) and decision.get("rule") else {}
 
 
 async def _list(request: web.Request, values: dict[str, Any], log: McpDispatch, version: str) -> dict[str, Any]:
-    grant = values["grant"].grant
+    grant: ToolGate = values[GRANT]
     started = time.perf_counter()
     tools, missing = await request.app[UPSTREAMS].catalog()
-    visible = [t for t in tools if grant.tool(t.name).allowed]
+    visible = [t for t in tools if grant.allows(t.name)]
     log.ms, log.tools_listed, log.servers_missing, log.outcome = _ms(started), len(visible), missing, "completed"
     return serialize_server_result("tools/list", version, _dump(ListToolsResult(tools=visible)))
 

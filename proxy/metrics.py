@@ -36,10 +36,6 @@ class Metrics:
             "taskgate_upstream_ttfb_seconds", "Upstream time to headers", ["endpoint"], buckets=_LATENCY, registry=r
         )
         self.attempts = Counter("taskgate_upstream_attempts", "Dispatch attempts", ["endpoint", "result"], registry=r)
-        self.loop_tool_calls = Counter(
-            "taskgate_loop_tool_calls", "Tool calls the tool loop ran, by outcome", ["outcome"], registry=r
-        )
-        self.loop_ends = Counter("taskgate_loop_ends", "Tool loops ended, by why", ["reason"], registry=r)
         self._children: dict[tuple[Any, ...], Any] = {}
 
     def child(self, metric: Any, *labels: str) -> Any:

@@ -5,18 +5,15 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import structlog
 from aiohttp import web
 from mcp.types import INVALID_REQUEST
 
-from taskgate.dag import Halt, StepFailed
-from taskgate.dag.types import Outcome
-from taskgate.plugins import Reject
+from taskgate.plugins import FAILURES
 from taskgate.plugins.evidence import Evidence
 
-from .errors import ClientError, PlanIncomplete, TurnFailed, UpstreamUnavailable, error_response, rpc_error_response
+from .errors import error_response, rpc_error_response
 from .openai import PATHS
 from .state import EVIDENCE, GATEWAY, Gateway
 
@@ -53,37 +50,16 @@ async def _guarded(request: web.Request, handler: Handler, evidence: Evidence) -
         return await handler(request)
     except web.HTTPException as exc:
         return _http_error(exc, evidence)
-    except Reject as exc:
-        evidence.fail(exc.code, exc.message, _halted_step(evidence), exc.details)
-        response = error_response(exc.status, exc.code, exc.message, exc.kind)
-        response.headers.update(exc.headers)
-        return response
-    except Halt as exc:
-        step = _halted_step(evidence)
-        evidence.fail("halted", str(exc), step)
-        return error_response(403, "halted", f"step {step!r} stopped this request", "permission_error")
-    except ClientError as exc:
-        evidence.fail(exc.code, exc.message)
-        return error_response(exc.status, exc.code, exc.message, param=exc.param)
-    except StepFailed as exc:
-        return _step_failed(exc, evidence)
-    except UpstreamUnavailable as exc:
-        evidence.fail(exc.code, str(exc))
-        message = f"{exc.client_message} (request id {evidence.request_id})"
-        return error_response(exc.status, exc.code, message, "upstream_error")
-    except TurnFailed as exc:
-        evidence.fail(exc.code, exc.message)
-        return error_response(
-            exc.status, exc.code, f"{exc.message} (request id {evidence.request_id})", "upstream_error"
+    except Exception as exc:  # rendered from the failure table: never a traceback to a client
+        problem = FAILURES.explain(exc, evidence)
+        if problem.unexpected:
+            log.exception("unhandled_error", request_id=evidence.request_id, path=request.path)
+        problem.record(evidence)
+        response = error_response(
+            problem.status, problem.code, problem.cited(evidence.request_id), problem.kind, problem.param
         )
-    except PlanIncomplete as exc:
-        evidence.fail("no_placement", str(exc))
-        message = f"no upstream was chosen for this request (request id {evidence.request_id})"
-        return error_response(503, "no_placement", message, "api_error")
-    except Exception as exc:  # the last line of defence: never a traceback to a client
-        log.exception("unhandled_error", request_id=evidence.request_id, path=request.path)
-        evidence.fail("internal_error", f"{type(exc).__name__}")
-        return error_response(500, "internal_error", f"internal error; request id {evidence.request_id}", "api_error")
+        response.headers.update(problem.headers)
+        return response
 
 
 def _oversized_header(request: web.Request, limit: int) -> web.Response | None:
@@ -115,29 +91,10 @@ def _http_error(exc: web.HTTPException, evidence: Evidence) -> web.Response:
     return response
 
 
-def _step_failed(exc: StepFailed, evidence: Evidence) -> web.Response:
-    code = "step_timeout" if exc.outcome is Outcome.TIMEOUT else "step_failed"
-    evidence.fail(code, str(exc), exc.step)
-    status = 504 if exc.outcome is Outcome.TIMEOUT else 503
-    message = f"step {exc.step!r} could not decide, so the request was not forwarded (request id {evidence.request_id})"
-    return error_response(status, code, message, "api_error")
-
-
-def _halted_step(evidence: Evidence) -> str | None:
-    return next((r.name for r in evidence.steps if r.outcome is Outcome.HALTED), None)
-
-
 def _finish(gateway: Gateway, evidence: Evidence, status: int) -> None:
     evidence.finish(status)
-    publish(gateway, evidence.record())
+    gateway.publish(evidence)
     gateway.metrics.request_done(evidence.surface or "none", status, evidence.duration_ms / 1000.0)
-
-
-def publish(gateway: Gateway, record: dict[str, Any]) -> None:
-    """Keep an evidence record for inspection and write it as one log line (when configured)."""
-    gateway.evidence.add(record)
-    if gateway.config.core.logging.evidence:
-        log.info("evidence", **record)
 
 
 async def stamp_request_id(request: web.Request, response: web.StreamResponse) -> None:

@@ -2,71 +2,65 @@
 
 from __future__ import annotations
 
-import json
-import time
+from collections.abc import Mapping
 from typing import Any
 
 import aiohttp
 from aiohttp import web
 
-from taskgate.plugins import PAYLOAD, PLACEMENT, Placement, RequestContext, ResponseFilter
+from taskgate.plugins import RequestContext, ResponseFilter, Takeover, shapes
 from taskgate.plugins.evidence import Evidence
 from taskgate.plugins.jsonbody import BodyError
 
-from . import shapes, toolloop
 from .body import read as read_body
-from .errors import ClientError, PlanIncomplete, UpstreamUnavailable
-from .outputs import added_headers, apply_edits, release, response_filters, run_plan, step_outputs
+from .dispatch import decide, send
+from .errors import ClientError, UpstreamUnavailable
 from .relay import Dispatch, FilterChain, failed_stream, relay_error, relay_stream, relay_whole, response_headers
-from .state import EVIDENCE, GATEWAY, Gateway
-from .upstream import attempt_outcome, open_upstream, placement_headers
+from .state import EVIDENCE, GATEWAY
 
 MAX_MODEL_CHARS = 256
 PATHS = {"chat": "/v1/chat/completions", "completions": "/v1/completions", "embeddings": "/v1/embeddings"}
 
 
-def add_routes(app: web.Application) -> None:
+def add_routes(app: web.Application, takeovers: Mapping[str, Mapping[str, Takeover]]) -> None:
     for surface, path in PATHS.items():
-        app.router.add_post(path, _handler(surface))
+        app.router.add_post(path, _handler(surface, takeovers.get(surface, {})))
 
 
-def _handler(surface: str) -> Any:
+def _handler(surface: str, takeovers: Mapping[str, Takeover]) -> Any:
     async def handle(request: web.Request) -> web.StreamResponse:
-        return await serve(request, surface)
+        return await serve(request, surface, takeovers)
 
     handle.__name__ = f"serve_{surface}"
     return handle
 
 
-async def serve(request: web.Request, surface: str) -> web.StreamResponse:
-    """Run the surface's plan, then dispatch where it placed the request."""
+async def serve(request: web.Request, surface: str, takeovers: Mapping[str, Takeover]) -> web.StreamResponse:
+    """Run the surface's plan, then dispatch where it placed the request (unless a room takes the request over)."""
     gateway, evidence = request.app[GATEWAY], request[EVIDENCE]
     evidence.surface = surface
     context = await _read(request, surface, evidence)
-    if surface == "chat" and toolloop.FIELD in context.json():
-        return await toolloop.serve(request, context)
-    values = await run_plan(gateway, surface, context, evidence)
-    placement = values.get(PLACEMENT)
-    if not isinstance(placement, Placement):
-        raise PlanIncomplete(f"plan {surface!r} gave no placement (got {type(placement).__name__})")
-    outputs = step_outputs(gateway, surface, values)
-    try:
-        body = _body(context, values.get(PAYLOAD), placement, outputs)
-    except BaseException:
-        release(placement)
-        raise
-    filters = response_filters(outputs, surface)
-    return await _dispatch(request, gateway, evidence, placement, body, filters, added_headers(outputs))
+    for field, takeover in takeovers.items():
+        if field in context.json():
+            return await takeover(request, context)
+    decision = await decide(gateway, surface, context, evidence)
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": request.headers.get("Accept", "*/*"),
+        # bodies pass through as sent, unless an output guard must read them
+        "Accept-Encoding": "identity" if decision.filters else request.headers.get("Accept-Encoding", "identity"),
+        "X-Request-Id": evidence.request_id,
+    }
 
+    async def relay(upstream: aiohttp.ClientResponse, ours: dict[str, str], log: Dispatch) -> web.StreamResponse:
+        response = await _relay(request, upstream, ours, log, decision.filters)
+        if (broken := failed_stream(log.outcome)) is not None:
+            evidence.fail(broken, log.outcome)
+        elif log.upstream_error is not None:
+            evidence.fail(log.upstream_error["code"], log.upstream_error["message"])
+        return response
 
-def _body(context: RequestContext, payload: Any, placement: Placement, outputs: list[Any]) -> bytes:
-    """The bytes to send: the client's own unless a step edited the body or the model is an alias."""
-    body = dict(payload if isinstance(payload, dict) else context.json())
-    edited = apply_edits(body, outputs) or payload is not None
-    if not edited and placement.model == context.model:
-        return context.body
-    body["model"] = placement.model
-    return json.dumps(body).encode()
+    return await send(gateway, evidence, decision, request.path, headers, relay)
 
 
 async def _read(request: web.Request, surface: str, evidence: Evidence) -> RequestContext:
@@ -87,41 +81,6 @@ async def _read(request: web.Request, surface: str, evidence: Evidence) -> Reque
     evidence.model = context.model
     shapes.check(surface, parsed)
     return context
-
-
-async def _dispatch(
-    request: web.Request,
-    gateway: Gateway,
-    evidence: Evidence,
-    placement: Placement,
-    body: bytes,
-    filters: list[ResponseFilter],
-    extra_headers: dict[str, str],
-) -> web.StreamResponse:
-    log = Dispatch(started_ms=round((time.perf_counter() - evidence.started) * 1000.0, 3))
-    evidence.dispatch = log  # filled in as the relay proceeds
-    headers = {
-        "Content-Type": "application/json",
-        "Accept": request.headers.get("Accept", "*/*"),
-        # bodies pass through as sent, unless an output guard must read them
-        "Accept-Encoding": "identity" if filters else request.headers.get("Accept-Encoding", "identity"),
-        "X-Request-Id": evidence.request_id,
-    }
-    observer, endpoint = placement.observer, None
-    try:
-        upstream, endpoint = await open_upstream(gateway, placement, request.path, body, headers, log)
-        ours = {**extra_headers, **placement_headers(placement, endpoint, log)}
-        response = await _relay(request, upstream, ours, log, filters)
-        if (broken := failed_stream(log.outcome)) is not None:
-            evidence.fail(broken, log.outcome)
-        elif log.upstream_error is not None:
-            evidence.fail(log.upstream_error["code"], log.upstream_error["message"])
-        return response
-    finally:
-        if observer is not None:
-            if endpoint is not None:
-                observer.attempt_ended(endpoint, *attempt_outcome(log))
-            observer.finished(endpoint, log.engine_cached_tokens)
 
 
 async def _relay(

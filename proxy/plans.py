@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from taskgate.authz import GRANT
+import networkx as nx
+
 from taskgate.dag import Failure, Plan, PlanError, compile_plan
 from taskgate.dag.errors import describe
 from taskgate.errors import TaskgateError
-from taskgate.plugins import PLACEMENT, REQUEST, ParamsError, Registry, Services, Step, StepOptions
+from taskgate.plugins import GRANT, IDENTITY, PLACEMENT, REQUEST, ParamsError, Registry, Services, Step, StepOptions
 
 from .config import MCP, SURFACES, Config, StepConfig
 from .errors import ConfigError
+from .state import IDENTIFY
 
 
 def build_plans(config: Config, registry: Registry, services: Services) -> dict[str, Plan]:
@@ -21,15 +23,34 @@ def build_plans(config: Config, registry: Registry, services: Services) -> dict[
     plans = {surface: _compile(config, surface, steps) for surface in SURFACES}
     if config.mcp.servers:
         plans[MCP] = _compile_mcp(config, steps)
+    identify = _identify(plans)
+    if identify is not None:
+        plans[IDENTIFY] = identify
     return plans
 
 
 def _compile_mcp(config: Config, steps: Mapping[str, Step[Any]]) -> Plan:
-    """The MCP gateway's plan must decide who may call what: it has to provide a grant."""
+    """The MCP gateway's plan must decide who may call what: it has to provide an identity and a grant."""
     if MCP not in config.core.pipelines:
         reason = "the MCP gateway needs a pipeline that authorizes tool calls, e.g. [authn, authorize, pii]"
         raise ConfigError(config.source, "pipelines.mcp", reason)
-    return _compile(config, MCP, steps, outputs=[GRANT])
+    return _compile(config, MCP, steps, outputs=[IDENTITY, GRANT])
+
+
+def _identify(plans: Mapping[str, Plan]) -> Plan | None:
+    """The plan that only says who calls: the step providing `identity` (MCP's first, else chat's...) and its inputs.
+
+    Every surface that must know its caller before, or instead of, its own
+    plan (an MCP session, a token exchange, a task's owner) runs this one, so
+    authentication happens in the authenticate step and nowhere else.
+    """
+    for surface in (MCP, *SURFACES):
+        plan = plans.get(surface)
+        provider = next((n for n, s in plan.steps.items() if IDENTITY in s.spec.keys), None) if plan else None
+        if plan is not None and provider is not None:
+            names = sorted(nx.ancestors(plan.graph, provider) | {provider})
+            return compile_plan(IDENTIFY, [plan.steps[n] for n in names], seeds=[REQUEST], outputs=[IDENTITY])
+    return None
 
 
 def _build_steps(config: Config, registry: Registry, services: Services) -> dict[str, Step[Any]]:

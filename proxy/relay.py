@@ -17,7 +17,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from taskgate.dag.errors import describe
-from taskgate.plugins import DispatchObserver, Endpoint, OutputRefused, Placement, ResponseFilter
+from taskgate.plugins import Endpoint, OutputRefused, Placement, ResponseFilter
 
 from .errors import UpstreamUnavailable, error_response, sse_error, upstream_error
 
@@ -41,20 +41,6 @@ def cached_tokens(data: bytes) -> int | None:
     """`usage.prompt_tokens_details.cached_tokens` from an answer's bytes, if present."""
     found = _CACHED.search(data)
     return int(found.group(1)) if found else None
-
-
-class _Quiet:
-    def attempt_started(self, endpoint: Endpoint) -> None:
-        return None
-
-    def attempt_ended(self, endpoint: Endpoint, ok: bool, status: int | None) -> None:
-        return None
-
-    def finished(self, endpoint: Endpoint | None, cached_tokens: int | None) -> None:
-        return None
-
-
-_NO_OBSERVER: DispatchObserver = _Quiet()
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +80,7 @@ class Dispatch:
 _INTERNAL = frozenset({"timeouts", "first_byte_by"})
 
 
-async def send(
+async def send_attempts(
     session: aiohttp.ClientSession,
     placement: Placement,
     path: str,
@@ -104,30 +90,34 @@ async def send(
 ) -> tuple[aiohttp.ClientResponse, Endpoint]:
     """Open the response of the first candidate that answers; fall back before the first byte."""
     candidates = (placement.endpoint, *placement.fallbacks)
-    observer = placement.observer or _NO_OBSERVER
+    observer = placement.observer
     loop = asyncio.get_running_loop()
     for position, endpoint in enumerate(candidates):
         last = position == len(candidates) - 1
         started = time.perf_counter()
-        observer.attempt_started(endpoint)
+        if observer is not None:
+            observer.attempt_started(endpoint)
         log.first_byte_by = loop.time() + log.timeouts.first_byte_s
         try:
             async with asyncio.timeout_at(_finite(log.first_byte_by)):
                 response = await session.post(endpoint.url + path, data=body, headers={**headers, **endpoint.headers})
         except (aiohttp.ClientError, TimeoutError) as exc:
-            observer.attempt_ended(endpoint, False, None)
+            if observer is not None:
+                observer.attempt_ended(endpoint, False, None)
             timed_out = isinstance(exc, TimeoutError)
             error = f"no answer within {log.timeouts.first_byte_s:g} s" if timed_out else describe(exc)
             log.attempts.append(_attempt(endpoint, started, error=error, timeout=timed_out))
             continue
         except asyncio.CancelledError:
-            observer.attempt_ended(endpoint, False, CLIENT_LEFT)  # says nothing about the endpoint
+            if observer is not None:  # a client that left says nothing about the endpoint
+                observer.attempt_ended(endpoint, False, CLIENT_LEFT)
             log.attempts.append(_attempt(endpoint, started, error="cancelled: the client went away"))
             log.outcome = "client_disconnected"
             raise
         log.attempts.append(_attempt(endpoint, started, status=response.status))
         if response.status in RETRYABLE and not last:
-            observer.attempt_ended(endpoint, False, response.status)
+            if observer is not None:
+                observer.attempt_ended(endpoint, False, response.status)
             response.release()
             continue
         log.endpoint, log.status = endpoint.name, response.status
@@ -238,6 +228,15 @@ class FilterChain:
         return out
 
 
+def refused(exc: Exception, log: Dispatch, otherwise: str = "") -> str:
+    """An output guard could not let the answer through: recorded (a guard's bug logged); what the client is told."""
+    log.outcome = f"output_refused: {describe(exc)}"
+    if not isinstance(exc, OutputRefused):
+        logger.exception("output_guard_failed")
+        return otherwise
+    return str(exc)
+
+
 async def relay_error(upstream: aiohttp.ClientResponse, headers: Mapping[str, str], log: Dispatch) -> web.Response:
     """An upstream's error answer as an OpenAI error with a stable code; its own text goes to the evidence only."""
     try:
@@ -276,9 +275,7 @@ async def relay_whole(
         try:
             body = chain.whole(body)
         except Exception as exc:  # a guard that cannot check the answer withholds it, never passes it on
-            log.outcome = f"output_refused: {describe(exc)}"
-            if not isinstance(exc, OutputRefused):
-                logger.exception("output_guard_failed")
+            refused(exc, log)
             raise UpstreamUnavailable(str(exc), code="output_refused") from None
     return web.Response(status=upstream.status, body=body, headers=headers)
 
@@ -312,8 +309,7 @@ async def relay_stream(
         if request.transport is None or request.transport.is_closing():
             log.outcome = "client_disconnected"
             return out
-        stalled = isinstance(exc, Stalled)
-        log.outcome = f"{STALLED}: {exc}" if stalled else f"{BROKE}: {describe(exc)}"
+        stalled = broke_off(exc, log)
         if "Content-Encoding" not in upstream.headers:  # a plain event would corrupt an encoded stream
             await out.write(STALLED_EVENT if stalled else BROKEN_EVENT)
     except ConnectionResetError:
@@ -326,10 +322,7 @@ async def relay_stream(
         if chain is None:
             raise
         # an output guard that cannot check the rest of the answer ends it: nothing unchecked goes out
-        log.outcome = f"output_refused: {describe(exc)}"
-        if not isinstance(exc, OutputRefused):
-            logger.exception("output_guard_failed")
-        message = str(exc) if isinstance(exc, OutputRefused) else "an output guard failed; the rest was withheld"
+        message = refused(exc, log, "an output guard failed; the rest was withheld")
         checked = exc.partial if isinstance(exc, OutputRefused) else b""
         with contextlib.suppress(ConnectionResetError):
             await out.write(checked + sse_error("output_refused", message))
@@ -350,6 +343,13 @@ TRUNCATED_EVENT = sse_error(
     "upstream_truncated", "the upstream ended the stream without finishing it; the answer is incomplete"
 )
 FAILED_OUTCOMES = {BROKE: "upstream_stream_broken", STALLED: "upstream_stalled", TRUNCATED: "upstream_truncated"}
+
+
+def broke_off(exc: BaseException, log: Dispatch) -> bool:
+    """Record that the upstream's stream stalled or broke; whether it stalled."""
+    stalled = isinstance(exc, Stalled)
+    log.outcome = f"{STALLED}: {exc}" if stalled else f"{BROKE}: {describe(exc)}"
+    return stalled
 
 
 def failed_stream(outcome: str) -> str | None:

@@ -1,33 +1,45 @@
-"""Typed keys for app and request state, and the gateway's shared wiring."""
+"""Typed keys for app and request state, and the gateway's shared wiring: the `Front` rooms' routes see."""
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
+import structlog
 from aiohttp import web
 
-from taskgate.dag import Plan
-from taskgate.plugins import Services
-from taskgate.plugins.evidence import Evidence
+from taskgate.dag import Execution, Plan
+from taskgate.plugins import (
+    EVIDENCE,
+    IDENTITY,
+    PLACEMENT,
+    REQUEST,
+    ClientError,
+    Placement,
+    Principal,
+    RequestContext,
+    Services,
+)
+from taskgate.plugins.evidence import Evidence, EvidenceLog
+from taskgate.plugins.jsonbody import BodyError, loads
 
+from .body import read as read_body
 from .config import Config
-from .evidence import EvidenceLog
 from .metrics import Metrics
 
-if TYPE_CHECKING:
-    from .models import ModelCatalog
+IDENTIFY = "identity"
+"""The plan that only authenticates: the step providing `identity` and what it needs (absent: no authentication)."""
+log = structlog.get_logger("taskgate")
 
 
 @dataclass
 class Gateway:
-    """Everything a request handler needs; built once by create_app."""
+    """Everything a request handler needs; built once by create_app. Rooms' routes see it as their `Front`."""
 
     config: Config
     plans: dict[str, Plan]
     services: Services
-    catalog: ModelCatalog
     metrics: Metrics = field(default_factory=Metrics)
     evidence: EvidenceLog = field(default_factory=lambda: EvidenceLog(1000))
     pool: ThreadPoolExecutor | None = None
@@ -41,6 +53,47 @@ class Gateway:
             for surface, plan in self.plans.items()
         }
 
+    async def run_plan(self, surface: str, context: RequestContext, evidence: Evidence) -> dict[str, Any]:
+        """Run `surface`'s plan; the steps, decisions and metrics are recorded whether it finishes or stops."""
+        run = Execution(self.plans[surface], {REQUEST: context}, self.pool)
+        try:
+            return await run.run()
+        except BaseException:
+            release(run.values.get(PLACEMENT))  # placed, then a later step stopped the request
+            raise
+        finally:
+            evidence.steps = run.records
+            evidence.add_decisions(run.values)  # also when a step stopped the request: what was decided so far
+            self.metrics.observe_steps(run.records)
+
+    async def authenticate(self, request: web.Request, evidence: Evidence) -> Principal | None:
+        """Who calls, as the plans' authenticate step says (its Reject propagates); None if no plan authenticates."""
+        if IDENTIFY not in self.plans:
+            return None
+        context = RequestContext.parsed(evidence.request_id, IDENTIFY, request.path, request.headers, b"", None)
+        identity: Principal | None = (await self.run_plan(IDENTIFY, context, evidence)).get(IDENTITY)
+        return identity
+
+    async def read_json(self, request: web.Request) -> Any:
+        server = self.config.server
+        try:
+            return loads(await read_body(request, server.max_body_bytes, server.body_timeout_s))
+        except BodyError as exc:
+            raise ClientError(exc.status, exc.code, exc.message) from None
+
+    def publish(self, evidence: Evidence) -> None:
+        """Keep an evidence record for inspection and write it as one log line (when configured)."""
+        record = evidence.record()
+        self.evidence.add(record)
+        if self.config.core.logging.evidence:
+            log.info("evidence", **record)
+
+
+def release(placement: Any) -> None:
+    """Tell routing a placement will not be dispatched after all."""
+    if isinstance(placement, Placement) and placement.observer is not None:
+        placement.observer.finished(None, None)
+
 
 GATEWAY = web.AppKey("taskgate.gateway", Gateway)
-EVIDENCE = web.RequestKey("taskgate.evidence", Evidence)
+__all__ = ["EVIDENCE", "GATEWAY", "IDENTIFY", "Gateway", "release"]

@@ -6,6 +6,7 @@ Built-in steps: `routing.cluster_state` (provides `cluster`) and `routing.route`
 
 from taskgate.plugins import Registry
 
+from . import models
 from .cluster import CLUSTER, ClusterState, ClusterStateStep, ClusterView
 from .config import PoolConfig, RoutingConfig
 from .route import Route
@@ -28,5 +29,8 @@ def register(registry: Registry) -> None:
     registry.add_section("routing", RoutingConfig)
     registry.add_step(ClusterStateStep)
     registry.add_step(Route)
+    registry.add_routes(models.add_routes)
+    registry.add_default("state", ClusterStateStep.type)  # a config that names no pipeline routes by these
+    registry.add_default("route", Route.type)
     for scorer in BUILTIN:
         registry.add_scorer(scorer)

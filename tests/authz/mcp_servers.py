@@ -5,7 +5,7 @@ from __future__ import annotations
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 
-from taskgate.proxy.demo_tools import serving
+from taskgate.demo.tools import serving
 
 __all__ = ["files_server", "mail_server", "serving"]
 

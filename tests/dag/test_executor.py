@@ -246,3 +246,35 @@ async def test_a_value_finished_in_the_same_tick_as_a_halt_stays_visible_for_rel
         with pytest.raises(Halt):
             await run.run()
         assert run.values.get("kp") == "slot", "the proxy must be able to release what was placed"
+
+
+async def test_a_limit_bounds_how_many_steps_run_at_once_and_the_rest_still_run() -> None:
+    running, most = 0, 0
+
+    def counted(name: str) -> FnStep:
+        async def fn(inputs: Inputs) -> str:
+            nonlocal running, most
+            running += 1
+            most = max(most, running)
+            await asyncio.sleep(0.02)
+            running -= 1
+            return name
+
+        return FnStep(StepSpec(name, provides=name), fn)
+
+    plan = compile_plan("p", [counted(f"s{i}") for i in range(6)])
+    values = await Execution(plan, {}, limit=2).run()
+    assert most == 2
+    assert sorted(values) == [f"s{i}" for i in range(6)]
+
+
+async def test_on_settle_hears_each_step_as_it_ends_including_those_skipped_for_a_missing_input() -> None:
+    heard: list[tuple[str, str]] = []
+    steps = [
+        failing("broken", provides="a", failure=Failure.OPTIONAL),
+        echo("needs_a", ("a",), "b"),
+        sleeper("slow", 0.05, "c"),
+    ]
+    run = Execution(compile_plan("p", steps), {}, on_settle=lambda r: heard.append((r.name, r.outcome.value)))
+    await run.run()
+    assert heard == [("broken", "failed"), ("needs_a", "skipped"), ("slow", "ok")]

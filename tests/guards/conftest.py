@@ -15,7 +15,7 @@ from aiohttp import web
 from mcp import Client
 from mcp.server import MCPServer
 
-from taskgate.proxy.demo_tools import serving
+from taskgate.demo.tools import serving
 from tests.authz import conftest as authz_fixtures
 from tests.authz.conftest import Keys
 from tests.authz.policy import authz_config

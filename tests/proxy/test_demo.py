@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from taskgate.proxy.demo import LOOP_ANSWER, _demo
+from taskgate.demo.run import LOOP_ANSWER, _demo
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ import openai
 import pytest
 
 from taskgate.errors import TaskgateError
-from taskgate.proxy.simcli import load_script
 from taskgate.sim import PROFILES, create_app
+from taskgate.sim.cli import load_script
 from taskgate.sim.script import Rule, Script
 
 

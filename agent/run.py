@@ -1,4 +1,4 @@
-"""Running a `/v1/tasks` workflow: its task opened once, each step started the moment its inputs exist.
+"""Running a `/v1/tasks` workflow on the DAG engine: its task opened once, each step started when its inputs exist.
 
 The task is opened by running the chat plan on the workflow's purpose (the
 user's instruction) without dispatching anything: that authenticates the
@@ -8,13 +8,14 @@ tool steps only, the first model the gateway serves); what it places is
 released at once. Every step then runs under that token: a model step through the chat
 plan (placed, guarded), a tool step through the mcp plan (authorized on its
 arguments, PII-scanned). A step that fails, or is denied, skips the steps
-that need its output; the others go on. Bounds: parallel steps and wall time.
+that need its output; the others go on. Bounds: parallel steps (the
+Execution's limit) and wall time. The Execution's settle callback feeds the
+event stream a client may watch.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,16 +24,12 @@ from typing import Any
 import structlog
 from multidict import CIMultiDict
 
-from taskgate.authz.authorize import GRANT
-from taskgate.plugins import PLACEMENT, RequestContext
-from taskgate.plugins.evidence import Evidence
+from taskgate.dag import Execution, Outcome, StepRecord
+from taskgate.plugins import FAILURES, ClientError, Evidence
 
-from .calls import CALL_FAILURES, CHAT_PATH, cut, failure, model_turn, task_headers, tool_call
-from .errors import ClientError
-from .mcp_upstream import Upstreams
-from .outputs import added_headers, release, run_plan, step_outputs
-from .state import Gateway
-from .workflows import StepSpec, Workflow, resolve, resolved_chars
+from .config import WorkflowsConfig
+from .types import Caller, cut
+from .workflows import RUN, StepSpec, Workflow, resolve, resolved_chars
 
 logger = structlog.get_logger("taskgate")
 
@@ -52,20 +49,24 @@ class StepState:
         return {k: v for k, v in self.__dict__.items() if v not in (None, {}, [])} | {"after": self.after}
 
 
+class NotCompleted(Exception):
+    """A step ended without its output (failed, denied): the engine skips the steps that reference it."""
+
+
 class Run:
     """One workflow's execution, observable while it runs (for polling and server-sent events)."""
 
-    def __init__(self, gateway: Gateway, upstreams: Upstreams | None, workflow: Workflow, evidence: Evidence):
-        self.gateway, self.upstreams, self.evidence = gateway, upstreams, evidence
-        self.limits = gateway.config.core.workflows
+    def __init__(self, caller: Caller, limits: WorkflowsConfig, workflow: Workflow, evidence: Evidence):
+        self.caller, self.limits, self.evidence = caller, limits, evidence
         self.specs = workflow.steps  # dropped when the task ends: a kept task holds only its results
-        self.graph, self.layers, self.purpose = workflow.graph, workflow.layers, workflow.spec.purpose
+        self.plan, self.layers, self.purpose = workflow.plan, workflow.layers, workflow.spec.purpose
         self.task: str = evidence.request_id
         self.owner: tuple[str, str] | None = None
         self.status = "running"
         self.headers: CIMultiDict[str] = CIMultiDict()
         self.trace: list[dict[str, Any]] = []
-        self.steps = {s.id: StepState(s.kind, sorted(workflow.graph.predecessors(s.id))) for s in workflow.spec.steps}
+        graph = workflow.plan.graph
+        self.steps = {s.id: StepState(s.kind, sorted(graph.predecessors(s.id))) for s in workflow.spec.steps}
         self.updates: asyncio.Queue[str] = asyncio.Queue()  # ids of steps as they finish; "" when the task ends
         self.finished = asyncio.Event()
         self.ended_at: float | None = None
@@ -86,83 +87,57 @@ class Run:
     async def open(self, headers: Mapping[str, str]) -> None:
         """Authenticate, classify, scan and grant the task once, on its purpose; nothing is dispatched."""
         self.headers = CIMultiDict(headers)
-        served = self.gateway.catalog.served
-        model = next((s.model for s in self.specs.values() if s.model), served[0].name if served else "")
+        model = next((s.model for s in self.specs.values() if s.model), None) or self.caller.default_model()
         body = {"model": model, "messages": [{"role": "user", "content": self.purpose}]}
         child, started = self.evidence.child("open"), time.perf_counter()
-        context = RequestContext.parsed(
-            child.request_id, "chat", CHAT_PATH, self.headers, json.dumps(body).encode(), body
-        )
         status = 500
         try:
-            values = await run_plan(self.gateway, "chat", context, child)
-            release(values.get(PLACEMENT))  # opening places nothing: each model step is placed when it runs
+            opening = await self.caller.open_task(child, self.headers, body)
             status = 200
-        except CALL_FAILURES as exc:
-            status, code, message = failure(exc)
-            child.fail(code, message)
+        except Exception as exc:
+            problem = FAILURES.explain(exc, child)
+            status = problem.status
+            problem.record(child)
             raise
         finally:
             self._trace(child, started, status, {"kind": "open"})
-        added = {k.lower(): v for k, v in added_headers(step_outputs(self.gateway, "chat", values)).items()}
-        task_header, token_header = task_headers(self.gateway)
-        if token_header in added:
-            self.headers[token_header] = added[token_header]
-            self.task = added.get(task_header, self.task)
-        grant = values.get(GRANT)
-        spec = getattr(grant, "spec", None)
-        if spec is not None:
-            self.owner = (spec.subject, spec.tenant)
+        token = opening.headers.get(self.caller.token_header)
+        if token:
+            self.headers[self.caller.token_header] = token
+            self.task = opening.headers.get(self.caller.task_header, self.task)
+        if opening.caller is not None:
+            self.owner = (opening.caller.subject, opening.caller.tenant)
 
     async def execute(self, max_parallel: int, timeout_s: float) -> None:
-        """Start each step as soon as the steps it needs are done; at most `max_parallel` at once."""
-        waiting = {sid: set(state.after) for sid, state in self.steps.items()}
-        running: dict[asyncio.Task[None], str] = {}
+        """Run the workflow's plan: each step as soon as the steps it needs are done; at most `max_parallel` at once."""
+        execution = Execution(self.plan, {RUN: self}, limit=max_parallel, on_settle=self._settled)
         try:
             async with asyncio.timeout(timeout_s):
-                while waiting or running:
-                    for sid in [s for s, needs in waiting.items() if not needs][: max_parallel - len(running)]:
-                        del waiting[sid]
-                        running[asyncio.create_task(self._step(sid), name=f"task-step:{sid}")] = sid
-                    if not running:
-                        break
-                    done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-                    for finished in done:
-                        self._settle(running.pop(finished), waiting)
+                await execution.run()
             self.status = "completed" if all(s.status == "completed" for s in self.steps.values()) else "failed"
         except TimeoutError:
             self.status = "timeout"
         except asyncio.CancelledError:  # the client that waited left, or taskgate is shutting down
             self.status = "cancelled"
             raise
-        finally:
-            for pending in running:
-                pending.cancel()
-            await asyncio.gather(*running, return_exceptions=True)  # their records land before the task closes
+        finally:  # the engine has cancelled and awaited every running step: their records are in
             for state in self.steps.values():
                 if state.status in ("pending", "running"):
                     state.status = "cancelled" if state.status == "running" else "skipped"
                     state.error = {"code": self.status if self.status in ("timeout", "cancelled") else "cancelled"}
             self._close()
 
-    def _settle(self, sid: str, waiting: dict[str, set[str]]) -> None:
-        self.updates.put_nowait(sid)
-        if self.steps[sid].status == "completed":
-            for later in self.graph.successors(sid):
-                waiting.get(later, set()).discard(sid)
-            return
-        causes = [(later, sid) for later in self.graph.successors(sid)]
-        while causes:  # everything downstream of a step that did not complete is skipped
-            later, cause = causes.pop()
-            if waiting.pop(later, None) is None:
-                continue
-            state = self.steps[later]
+    def _settled(self, record: StepRecord) -> None:
+        """The engine settled a step: one it skipped names the step it needed that did not complete."""
+        if record.outcome is Outcome.SKIPPED:
+            state = self.steps[record.name]
+            cause = next((sid for sid in state.after if self.steps[sid].status != "completed"), "?")
             state.status = "skipped"
             state.error = {"code": "dependency_failed", "message": f"step {cause!r} did not complete"}
-            self.updates.put_nowait(later)
-            causes += [(after, later) for after in self.graph.successors(later)]
+        self.updates.put_nowait(record.name)
 
-    async def _step(self, sid: str) -> None:
+    async def step(self, sid: str) -> str:
+        """Run one step (called by the engine when its inputs exist); raises NotCompleted unless it completed."""
         spec, state = self.specs[sid], self.steps[sid]
         outputs = {k: s.output or "" for k, s in self.steps.items() if s.status == "completed"}
         child, started = self.evidence.child(sid), time.perf_counter()
@@ -173,32 +148,32 @@ class Run:
             status = await (
                 self._model(spec, child, outputs) if spec.kind == "model" else self._tool(spec, child, outputs)
             )
-        except CALL_FAILURES as exc:
-            status, code, message = failure(exc)
-            state.status, state.error = (
-                ("denied" if status in (401, 403) else "failed"),
-                {"code": code, "message": message},
-            )
-            if child.error is None:
-                child.fail(code, message)
         except asyncio.CancelledError:
             child.fail("cancelled", "the task ended while the step ran")
             raise
-        except Exception:
-            logger.exception("task_step_failed", request_id=child.request_id)
-            state.status, state.error = (
-                "failed",
-                {"code": "internal_error", "message": "the step failed inside taskgate"},
-            )
+        except Exception as exc:
+            problem = FAILURES.explain(exc, child)
+            status = problem.status
+            if problem.unexpected:
+                logger.exception("task_step_failed", request_id=child.request_id)
+                state.status = "failed"
+                state.error = {"code": "internal_error", "message": "the step failed inside taskgate"}
+            else:
+                state.status = "denied" if status in (401, 403) else "failed"
+                state.error = {"code": problem.code, "message": problem.message}
+                problem.record(child)
         finally:
             state.duration_ms = round((time.perf_counter() - started) * 1000.0, 3)
             self._trace(child, started, status, {"kind": f"{spec.kind}_step", "step": sid})
+        if state.status != "completed":
+            raise NotCompleted(state.status)
+        return state.output or ""
 
     async def _model(self, spec: StepSpec, child: Evidence, outputs: dict[str, str]) -> int:
         body: dict[str, Any] = {"model": spec.model, "messages": resolve(spec.messages, outputs)}
         if spec.max_tokens is not None:
             body["max_tokens"] = spec.max_tokens
-        turn = await model_turn(self.gateway, child, self.headers, body)
+        turn = await self.caller.model_turn(child, self.headers, body)
         state = self.steps[spec.id]
         state.where = {k.removeprefix("x-taskgate-"): v for k, v in turn.headers.items() if k in PLACED}
         state.output, state.status = cut(turn.text, self.limits.max_output_chars), "completed"
@@ -207,12 +182,10 @@ class Run:
     async def _tool(self, spec: StepSpec, child: Evidence, outputs: dict[str, str]) -> int:
         state = self.steps[spec.id]
         state.where = {"tool": spec.tool}
-        if self.upstreams is None:
+        if not self.caller.servers:
             raise ClientError(400, "tools_unavailable", "this gateway has no MCP servers (mcp.servers)")
         assert spec.tool is not None  # a tool step names its tool (StepSpec checks)
-        result = await tool_call(
-            self.gateway, self.upstreams, child, self.headers, spec.tool, resolve(spec.arguments, outputs)
-        )
+        result = await self.caller.tool_call(child, self.headers, spec.tool, resolve(spec.arguments, outputs))
         if result.rule:
             state.where["rule"] = result.rule
         if result.denied:

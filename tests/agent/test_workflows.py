@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from taskgate.proxy.workflows import WorkflowError, parse, resolve
+from taskgate.agent.workflows import WorkflowError, parse, resolve
 
 
 def model(step: str, text: str, **extra: Any) -> dict[str, Any]:

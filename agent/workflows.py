@@ -3,9 +3,11 @@
 A workflow is a list of steps, each a model call or a tool call. A step's
 inputs may use another step's output by writing `${id}` in any string (and
 may also list `after` explicitly); those references are the graph's edges.
-The graph is validated with networkx before anything runs: an unknown
-reference, a duplicate id or a cycle is a client error that names the steps.
-Independent steps then run in the same layer, in parallel.
+Each step becomes a runnable of the DAG engine (it requires the steps it
+references and provides its own id), so `compile_plan` checks the graph
+before anything runs: an unknown reference, a duplicate id or a cycle is a
+client error that names the steps. `dag.Execution` then runs it: a step
+starts the moment the steps it references are done.
 """
 
 from __future__ import annotations
@@ -15,15 +17,18 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import networkx as nx
 from pydantic import Field, ValidationError, model_validator
 
+from taskgate.dag import Failure, Inputs, Plan, PlanError, compile_plan
+from taskgate.dag import StepSpec as Declaration
 from taskgate.errors import TaskgateError
 from taskgate.plugins import Params
 from taskgate.plugins.params import problems
 
 REFERENCE = re.compile(r"\$\{([A-Za-z][A-Za-z0-9_-]{0,63})\}")
 MAX_STEPS = 1024  # an absolute cap; the operator's workflows.max_steps is usually lower
+RUN = "@run"
+"""The seed key of the running workflow (a step id cannot hold '@', so no step can claim it)."""
 
 
 class WorkflowError(TaskgateError):
@@ -80,11 +85,34 @@ class WorkflowSpec(Params):
     wait: bool = True  # false: answer 202 at once and let the client poll GET /v1/tasks/{task}
 
 
+class Node:
+    """One workflow step as the engine runs it: it waits for the steps it references, then asks the run to do it.
+
+    A step that does not complete raises, and as an optional step its output
+    is then absent: the engine skips every step that references it.
+    """
+
+    def __init__(self, step: StepSpec):
+        refs = tuple(sorted(step.references()))
+        self.spec = Declaration(step.id, requires=(RUN, *refs), provides=step.id, failure=Failure.OPTIONAL)
+
+    async def run(self, inputs: Inputs) -> str:
+        output: str = await inputs[RUN].step(self.spec.name)
+        return output
+
+    def run_blocking(self, inputs: Inputs) -> str:
+        raise NotImplementedError("a workflow step runs on the event loop")
+
+
 @dataclass(frozen=True)
 class Workflow:
     spec: WorkflowSpec
-    graph: nx.DiGraph[str]
-    layers: tuple[tuple[str, ...], ...]  # steps that may run together, in order
+    plan: Plan
+
+    @property
+    def layers(self) -> tuple[tuple[str, ...], ...]:
+        """Steps that may run together, in order."""
+        return self.plan.generations
 
     @property
     def steps(self) -> dict[str, StepSpec]:
@@ -98,28 +126,26 @@ def parse(raw: Any) -> Workflow:
     except ValidationError as exc:
         path, reason = problems(exc, ())[0]
         raise WorkflowError(f"{path}: {reason}", field=path) from None
-    ids = [s.id for s in spec.steps]
-    duplicate = next((i for i in ids if ids.count(i) > 1), None)
-    if duplicate is not None:
-        raise WorkflowError(f"two steps have the id {duplicate!r}", [duplicate], code="duplicate_step")
-    graph: nx.DiGraph[str] = nx.DiGraph()
-    graph.add_nodes_from(ids)
-    for step in spec.steps:
-        for ref in sorted(step.references()):
-            if ref not in graph:
-                raise WorkflowError(
-                    f"step {step.id!r} refers to {ref!r}, which no step defines", [step.id], code="unknown_reference"
-                )
-            if ref == step.id:
-                raise WorkflowError(f"step {step.id!r} refers to its own output", [step.id], code="workflow_cycle")
-            graph.add_edge(ref, step.id)
     try:
-        cycle = nx.find_cycle(graph)
-    except nx.NetworkXNoCycle:
-        layers = tuple(tuple(sorted(layer)) for layer in nx.topological_generations(graph))
-        return Workflow(spec, graph, layers)
-    names = [edge[0] for edge in cycle]
-    raise WorkflowError(f"steps form a cycle: {' -> '.join([*names, names[0]])}", names, code="workflow_cycle")
+        plan = compile_plan("workflow", [Node(step) for step in spec.steps], seeds=[RUN])
+    except PlanError as exc:
+        raise _refusal(exc) from None
+    return Workflow(spec, plan)
+
+
+def _refusal(exc: PlanError) -> WorkflowError:
+    """The engine's verdict on the graph, in the words of a workflow."""
+    names = list(exc.steps)
+    if exc.kind == "duplicate_step":
+        return WorkflowError(f"two steps have the id {names[0]!r}", names, code="duplicate_step")
+    if exc.kind == "missing_input":
+        message = f"step {names[0]!r} refers to {exc.key!r}, which no step defines"
+        return WorkflowError(message, names, code="unknown_reference")
+    if exc.kind == "cycle" and len(names) == 1:
+        return WorkflowError(f"step {names[0]!r} refers to its own output", names, code="workflow_cycle")
+    if exc.kind == "cycle":
+        return WorkflowError(f"steps form a cycle: {' -> '.join([*names, names[0]])}", names, code="workflow_cycle")
+    return WorkflowError(str(exc), names)
 
 
 def resolve(value: Any, outputs: Mapping[str, str]) -> Any:

@@ -1,5 +1,9 @@
 """The shapes of the OpenAI request fields the plan's steps read, checked before any step runs.
 
+Part of the SDK's promise to step authors: a step that reads `messages`,
+content parts, `tools` or tool calls may rely on these shapes, because the
+front door refuses a body without them before any step runs.
+
 Steps read messages, content parts, tools and tool calls; a body whose
 `messages` is a number or a string would either fail a step (a 503 for the
 client's mistake) or be forwarded unchecked. Only the fields steps read are
@@ -16,7 +20,7 @@ from pydantic import BaseModel as _Model
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 from typing_extensions import TypedDict  # pydantic needs it on Python < 3.12
 
-from .errors import ClientError
+from .failures import ClientError
 
 _OPEN = ConfigDict(extra="allow", strict=True)
 

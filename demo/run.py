@@ -21,16 +21,16 @@ import openai
 from aiohttp import web
 from openai.types.chat import ChatCompletionMessageParam
 
+from taskgate.logs import configure_logging
+from taskgate.proxy.app import create_app, default_registry
+from taskgate.proxy.config import parse_config
+from taskgate.proxy.state import GATEWAY
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 from taskgate.sim.script import Rule, Script, ToolCall
 
-from . import demo_tools
-from .app import create_app, default_registry
-from .config import parse_config
-from .demo_report import Call, LoopCall, summary
-from .logs import configure_logging
-from .state import GATEWAY
+from . import tools as demo_tools
+from .report import Call, LoopCall, summary
 
 MODELS = ("agent", "embed")
 # name, sim profile, endpoints, region, price in/out per Mtok, prefill tokens/s

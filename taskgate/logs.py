@@ -1,4 +1,4 @@
-"""structlog set-up: one JSON object per line, on stderr."""
+"""structlog set-up for every room: one JSON object per line, on stderr (stdlib logging routed through it)."""
 
 from __future__ import annotations
 

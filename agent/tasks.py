@@ -22,19 +22,12 @@ from typing import Any
 
 from aiohttp import web
 
-from taskgate.authz.authenticate import configured_authenticator
-from taskgate.plugins import Reject
-from taskgate.plugins.jsonbody import BodyError, loads
+from taskgate.plugins import EVIDENCE, FRONT, ClientError, Reject
 
-from .body import read as read_body
-from .calls import task_headers
-from .config import ServerConfig, WorkflowsConfig
-from .errors import ClientError
-from .mcp import UPSTREAMS
-from .middleware import publish
-from .state import EVIDENCE, GATEWAY
-from .taskrun import Run
-from .workflows import WorkflowError, parse
+from .config import WorkflowsConfig
+from .run import Run
+from .types import CALLER
+from .workflows import Workflow, WorkflowError, parse
 
 Owner = tuple[str, str] | None  # (subject, tenant); None where no authentication is configured
 
@@ -88,8 +81,12 @@ class Runs:
 RUNS = web.AppKey("taskgate.task_runs", Runs)
 
 
+LIMITS = web.AppKey("taskgate.agent.workflows", WorkflowsConfig)
+
+
 def add_routes(app: web.Application) -> None:
-    app[RUNS] = Runs(app[GATEWAY].config.core.workflows)
+    limits = app[FRONT].services.section("workflows", WorkflowsConfig)
+    app[LIMITS], app[RUNS] = limits, Runs(limits)
     app.router.add_post("/v1/tasks", submit)
     app.router.add_get("/v1/tasks/{task}", state)
     app.cleanup_ctx.append(_runs)
@@ -101,19 +98,18 @@ async def _runs(app: web.Application) -> AsyncIterator[None]:
 
 
 async def submit(request: web.Request) -> web.StreamResponse:
-    gateway, evidence = request.app[GATEWAY], request[EVIDENCE]
+    evidence, limits = request[EVIDENCE], request.app[LIMITS]
     evidence.surface = "tasks"
-    server = gateway.config.server
-    workflow = _workflow(await _read(request, server), gateway.config.core.workflows.max_steps)
-    run = Run(gateway, request.app.get(UPSTREAMS), workflow, evidence)
+    workflow = _workflow(await request.app[FRONT].read_json(request), limits.max_steps)
+    run = Run(request.app[CALLER], limits, workflow, evidence)
     await run.open(request.headers)  # a refusal (authentication, PII, grant) stops the task before any step
     request.app[RUNS].admit(run)
-    limits, asked = gateway.config.core.workflows, workflow.spec.limits
+    asked = workflow.spec.limits
     parallel = min(limits.max_parallel, asked.max_parallel or limits.max_parallel)
     wall_s = min(limits.timeout_s, asked.timeout_s or limits.timeout_s)
     headers = _task_headers(run)
     if not workflow.spec.wait:
-        request.app[RUNS].background(_in_background(run, parallel, wall_s))
+        request.app[RUNS].background(_in_background(request.app, run, parallel, wall_s))
         body = {"task": run.task, "status": run.status, "poll": f"/v1/tasks/{run.task}"}
         return web.json_response(body, status=202, headers=headers)
     if "text/event-stream" in request.headers.get("Accept", ""):
@@ -122,14 +118,7 @@ async def submit(request: web.Request) -> web.StreamResponse:
     return web.json_response(run.view(), headers=headers)
 
 
-async def _read(request: web.Request, server: ServerConfig) -> Any:
-    try:
-        return loads(await read_body(request, server.max_body_bytes, server.body_timeout_s))
-    except BodyError as exc:
-        raise ClientError(exc.status, exc.code, exc.message) from None
-
-
-def _workflow(body: Any, max_steps: int) -> Any:
+def _workflow(body: Any, max_steps: int) -> Workflow:
     try:
         workflow = parse(body)
     except WorkflowError as exc:
@@ -140,18 +129,18 @@ def _workflow(body: Any, max_steps: int) -> Any:
 
 
 def _task_headers(run: Run) -> dict[str, str]:
-    task_header, token_header = task_headers(run.gateway)
+    task_header, token_header = run.caller.task_header, run.caller.token_header
     token = run.headers.get(token_header)
     return {task_header: run.task, **({token_header: token} if token else {})}
 
 
-async def _in_background(run: Run, parallel: int, wall_s: float) -> None:
+async def _in_background(app: web.Application, run: Run, parallel: int, wall_s: float) -> None:
     """A task the client polls: its evidence is written again, complete, when it ends (or is cut short)."""
     try:
         await run.execute(parallel, wall_s)
     finally:
         run.evidence.finish(200)
-        publish(run.gateway, run.evidence.record())
+        app[FRONT].publish(run.evidence)
 
 
 async def _stream(
@@ -182,17 +171,16 @@ def _event(name: str, data: dict[str, Any]) -> bytes:
 async def state(request: web.Request) -> web.Response:
     """A task's state; only its owner sees it (anyone else gets the same 404 as for an unknown task)."""
     request[EVIDENCE].surface = "tasks"
-    run = request.app[RUNS].get(_caller(request), request.match_info["task"])
+    run = request.app[RUNS].get(await _caller(request), request.match_info["task"])
     if run is None:
         raise ClientError(404, "unknown_task", "no such task here (finished tasks are kept for a while, per replica)")
     return web.json_response(run.view())
 
 
-def _caller(request: web.Request) -> Owner:
-    """Who asks: (subject, tenant) when authentication is configured and the caller passes it."""
-    check = configured_authenticator(request.app[GATEWAY].services)
+async def _caller(request: web.Request) -> Owner:
+    """Who asks: (subject, tenant) when a plan authenticates callers and the caller passes it."""
     try:
-        identity = check.identify(request.headers.get("Authorization")) if check is not None else None
+        identity = await request.app[FRONT].authenticate(request, request[EVIDENCE])
     except Reject:  # unauthenticated: sees only tasks started without authentication
         return None
     return (identity.subject, identity.tenant) if identity is not None else None

@@ -9,8 +9,7 @@ from typing import Any
 from taskgate.proxy.state import GATEWAY
 from taskgate.sim.script import Rule, Script
 from tests.authz.conftest import Keys
-
-from .agents import ANSWER, SUMMARISE
+from tests.proxy.agents import ANSWER, SUMMARISE
 
 PLANNER = Script(
     [

@@ -29,23 +29,39 @@ from typing import Any
 import structlog
 from aiohttp import web
 from multidict import CIMultiDict
+from prometheus_client import Counter
 from pydantic import Field, ValidationError, model_validator
 
-from taskgate.authz.authenticate import configured_authenticator
-from taskgate.plugins import Params, RequestContext
-from taskgate.plugins.evidence import Evidence
+from taskgate.plugins import EVIDENCE, FAILURES, FRONT, ClientError, Evidence, Params, Problem, RequestContext
 from taskgate.plugins.params import problems
 
-from .calls import CALL_FAILURES, ToolResult, Turn, cut, failure, model_turn, task_headers, tool_call
 from .config import ToolLoopConfig
-from .errors import ClientError, sse_error
-from .mcp import UPSTREAMS
-from .mcp_upstream import Upstreams
-from .state import EVIDENCE, GATEWAY, Gateway
+from .types import CALLER, Caller, ToolResult, Turn, cut
 
 FIELD = "tool_loop"
 STREAM_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
 logger = structlog.get_logger("taskgate")
+SETTINGS = web.AppKey("taskgate.agent.tool_loop", ToolLoopConfig)
+
+
+class LoopMetrics:
+    """The tool loop's counters, on the app's Prometheus registry."""
+
+    def __init__(self, registry: Any) -> None:
+        self.tool_calls = Counter(
+            "taskgate_loop_tool_calls", "Tool calls the tool loop ran, by outcome", ["outcome"], registry=registry
+        )
+        self.ends = Counter("taskgate_loop_ends", "Tool loops ended, by why", ["reason"], registry=registry)
+
+
+METRICS = web.AppKey("taskgate.agent.loop_metrics", LoopMetrics)
+
+
+def setup(app: web.Application) -> None:
+    """Keep the loop's bounds and counters on the app (the tool loop answers chat requests with `tool_loop`)."""
+    services = app[FRONT].services
+    app[SETTINGS] = services.section("tool_loop", ToolLoopConfig)
+    app[METRICS] = LoopMetrics(services.metrics)
 
 
 class LoopRequest(Params):
@@ -119,17 +135,30 @@ class Reply:
 
 async def serve(request: web.Request, context: RequestContext) -> web.StreamResponse:
     """Run the tool loop for a chat request that asked for it."""
-    gateway = request.app[GATEWAY]
+    caller = request.app[CALLER]
     body = context.json()
     spec = _spec(body.get(FIELD))
-    upstreams = request.app.get(UPSTREAMS)
-    if upstreams is None:
+    if not caller.servers:
         raise ClientError(400, "tool_loop_unavailable", "this gateway has no MCP servers (mcp.servers)", FIELD)
     _check_body(body)
-    _authenticate(gateway, request)  # which tools exist is for callers the gateway knows
-    offered, selection = await _offer(upstreams, spec)
-    loop = Loop(request, gateway, upstreams, _bounds(gateway.config.core.tool_loop, spec), body, selection)
+    await request.app[FRONT].authenticate(request, request[EVIDENCE])  # which tools exist is for callers it knows
+    offered, selection = await _offer(caller, spec)
+    loop = Loop(request, caller, _bounds(request.app[SETTINGS], spec), body, selection)
     return await loop.run(offered)
+
+
+def preview(asked: Any, settings: ToolLoopConfig, servers: list[str]) -> dict[str, Any]:
+    """What the tool loop would do with a request's `tool_loop` (for `taskgate explain`): the bounds that would hold."""
+    limit = {"max_turns": settings.max_turns, "max_tool_calls": settings.max_tool_calls}
+    if isinstance(asked, dict):
+        limit = {k: min(v, asked[k]) if isinstance(asked.get(k), int) else v for k, v in limit.items()}
+    return {
+        "asked": asked,
+        "servers_configured": servers,
+        "bounds": {**limit, "max_parallel": settings.max_parallel, "timeout_s": settings.timeout_s},
+        "runs": "each turn runs this plan; each tool call the model emits runs the mcp plan under the task's token. "
+        "The tools offered are listed from the MCP servers when the request runs, so they are not shown here.",
+    }
 
 
 def _spec(raw: Any) -> LoopRequest:
@@ -150,20 +179,13 @@ def _check_body(body: Mapping[str, Any]) -> None:
         raise ClientError(400, "invalid_request", "messages must be a non-empty list", "messages")
 
 
-def _authenticate(gateway: Gateway, request: web.Request) -> None:
-    """Refuse an unauthenticated caller before telling it anything (when authentication is configured)."""
-    check = configured_authenticator(gateway.services)
-    if check is not None:  # without it, the plans decide
-        check.identify(request.headers.get("Authorization"))
-
-
-async def _offer(upstreams: Upstreams, spec: LoopRequest) -> tuple[list[dict[str, Any]], set[str]]:
+async def _offer(caller: Caller, spec: LoopRequest) -> tuple[list[dict[str, Any]], set[str]]:
     """The requested gateway tools as OpenAI function tools; a name the gateway does not serve is an error."""
     servers = {*spec.servers, *(t.partition("__")[0] for t in spec.tools)}
-    unknown = sorted(s for s in servers if s not in upstreams.by_name)
+    unknown = sorted(s for s in servers if s not in caller.servers)
     if unknown:
         raise ClientError(400, "unknown_mcp_server", f"no MCP server named {unknown} here", FIELD)
-    tools, missing = await upstreams.catalog(sorted(servers))
+    tools, missing = await caller.tools(sorted(servers))
     wanted = [t for t in tools if t.name in spec.tools or t.name.split("__", 1)[0] in spec.servers]
     names = {t.name for t in wanted}
     absent = [t for t in spec.tools if t not in names]
@@ -171,10 +193,7 @@ async def _offer(upstreams: Upstreams, spec: LoopRequest) -> tuple[list[dict[str
         down = f"; unreachable now: {missing}" if missing else ""
         raise ClientError(400, "unknown_tool", f"the gateway serves no tool named {absent}{down}", FIELD)
     offered = [
-        {
-            "type": "function",
-            "function": {"name": t.name, "description": t.description or "", "parameters": t.input_schema},
-        }
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
         for t in wanted
     ]
     return offered, names
@@ -198,21 +217,14 @@ def _bounds(config: ToolLoopConfig, spec: LoopRequest) -> Bounds:
 class Loop:
     """One request's loop: model turns and tool calls, recorded as one trace."""
 
-    def __init__(
-        self,
-        request: web.Request,
-        gateway: Gateway,
-        upstreams: Upstreams,
-        bounds: Bounds,
-        body: dict[str, Any],
-        selection: set[str],
-    ):
-        self.gateway, self.upstreams, self.bounds, self.selection = gateway, upstreams, bounds, selection
+    def __init__(self, request: web.Request, caller: Caller, bounds: Bounds, body: dict[str, Any], selection: set[str]):
+        self.caller, self.bounds, self.selection = caller, bounds, selection
+        self.metrics = request.app[METRICS]
         self.evidence: Evidence = request[EVIDENCE]
         self.body = body
         self.reply = Reply(request, body.get("stream") is True)
         self.headers: CIMultiDict[str] = CIMultiDict(request.headers)
-        self.task_header, self.token_header = task_headers(gateway)
+        self.task_header, self.token_header = caller.task_header, caller.token_header
         self.progress = Progress(task=request.headers.get(self.task_header))
         self.trace: list[dict[str, Any]] = []
         self.messages: list[Any] = list(body["messages"])
@@ -236,15 +248,13 @@ class Loop:
             if not wall.expired():
                 raise
             self.progress.stopped = "timeout"
-        except CALL_FAILURES as exc:
-            if self.reply.response is None:
-                raise  # nothing was sent yet: the client gets the error body
-            return await self._broken(exc)
         except Exception as exc:
             if self.reply.response is None:
-                raise
-            logger.exception("tool_loop_failed", request_id=self.evidence.request_id)
-            return await self._broken(exc)  # never an error page written into a stream that already started
+                raise  # nothing was sent yet: the client gets the error body
+            problem = FAILURES.explain(exc, self.evidence)
+            if problem.unexpected:
+                logger.exception("tool_loop_failed", request_id=self.evidence.request_id)
+            return await self._broken(problem)  # never an error page written into a stream that already started
         finally:
             self._record()
         return await self._answer(last)
@@ -280,15 +290,16 @@ class Loop:
                 await self.reply.event(event)
 
         try:
-            await model_turn(self.gateway, child, self.headers, body, forward, turn)
+            await self.caller.model_turn(child, self.headers, body, forward, turn)
             status = 200
         except asyncio.CancelledError:
             child.fail("cancelled", "the loop ended while the turn ran")
             raise
-        except CALL_FAILURES as exc:
-            status, code, message = failure(exc)
-            if child.error is None:
-                child.fail(code, message)
+        except Exception as exc:
+            problem = FAILURES.explain(exc, child)
+            status = problem.status
+            if not problem.unexpected:
+                problem.record(child)
             raise
         finally:
             self._trace(child, started, status, {"kind": "model_turn", "turn": number})
@@ -362,7 +373,7 @@ class Loop:
             child.fail("invalid_arguments", "the arguments are not a JSON object")
             return ToolResult("taskgate could not run this tool call: its arguments are not a JSON object", False)
         try:
-            return await tool_call(self.gateway, self.upstreams, child, self.headers, name, arguments)
+            return await self.caller.tool_call(child, self.headers, name, arguments)
         except Exception:  # a bug must not take the task down; the model hears the call failed
             logger.exception("tool_call_failed", request_id=child.request_id)
             child.fail("internal_error", "the tool call failed inside taskgate")
@@ -373,12 +384,11 @@ class Loop:
 
     def _record(self) -> None:
         self.evidence.task = {**self.progress.summary(), "trace": self.trace}
-        metrics = self.gateway.metrics
         for entry in self.trace:
             if entry["kind"] == "tool_call":
                 outcome = "ok" if entry["status"] == 200 else "denied" if not entry["allowed"] else "failed"
-                metrics.child(metrics.loop_tool_calls, outcome).inc()
-        metrics.child(metrics.loop_ends, self.progress.stopped or "answered").inc()
+                self.metrics.tool_calls.labels(outcome).inc()
+        self.metrics.ends.labels(self.progress.stopped or "answered").inc()
 
     def _loop_header(self) -> dict[str, str]:
         p = self.progress
@@ -416,13 +426,14 @@ class Loop:
         await self.reply.event(b"data: [DONE]\n\n")
         return await self.reply.end()
 
-    async def _broken(self, exc: BaseException) -> web.StreamResponse:
+    async def _broken(self, problem: Problem) -> web.StreamResponse:
         """The stream already started: end it with an error event that says why."""
-        _, code, message = failure(exc)
-        if code == "internal_error":
+        code, message = problem.code, problem.message
+        if problem.unexpected:
             message = f"internal error; request id {self.evidence.request_id}"
         self.evidence.fail(code, message)
-        await self.reply.event(sse_error(code, message))
+        error = {"message": message, "type": "upstream_error", "param": None, "code": code}
+        await self.reply.event(_data({"error": error}))
         return await self.reply.end()
 
 

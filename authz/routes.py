@@ -3,7 +3,10 @@
     POST /v1/tasks/token          {"subject_token": TASK_TOKEN, "tools": ["mail__read"]}
     POST /v1/tasks/{task}/revoke
 
-Both take the caller's own bearer JWT; the task must be the caller's. In the
+Both take the caller's own bearer JWT, checked by the plans' authenticate step;
+the task must be the caller's. The authz plugin serves them (through the
+registry's route hook) when its section configures tokens, a policy and
+tasks; without the plugin, they are not served. In the
 spirit of RFC 8693, an exchange only ever narrows: asking for a tool the task
 may not use is refused with `invalid_target`, naming it, rather than silently
 dropped.
@@ -12,40 +15,46 @@ dropped.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from aiohttp import web
 
-from taskgate.authz.authenticate import Authenticator, authenticator
-from taskgate.authz.authorizer import Authorizer, authorizer
-from taskgate.authz.config import AuthzConfig
-from taskgate.authz.tasks import TaskTokenError
-from taskgate.plugins import Reject, Services
+from taskgate.plugins import EVIDENCE, FRONT, ClientError, Reject
 
-from .errors import ClientError
-from .state import EVIDENCE
+from .authorizer import Authorizer, authorizer
+from .config import AuthzConfig
+from .identity import Identity
+from .tasks import TaskTokenError
 
 AUTHORIZER = web.AppKey("taskgate.authorizer", Authorizer)
-AUTHENTICATOR = web.AppKey("taskgate.authenticator", Authenticator)
 MAX_TOOLS = 256
 
 
-def add_routes(app: web.Application, services: Services) -> bool:
+def add_routes(app: web.Application) -> None:
     """Serve the task endpoints when the authz section configures tokens, a policy and tasks."""
+    services = app[FRONT].services
     config = services.sections.get("authz")
     if not isinstance(config, AuthzConfig) or config.jwt is None or config.policy is None or config.tasks is None:
-        return False
+        return
     app[AUTHORIZER] = authorizer(services)
-    app[AUTHENTICATOR] = authenticator(services)
     app.router.add_post("/v1/tasks/token", exchange)
     app.router.add_post("/v1/tasks/{task}/revoke", revoke)
-    return True
+
+
+async def _caller(request: web.Request) -> Identity:
+    """The caller, as the plans' authenticate step verifies them; no plan that authenticates means no task of theirs."""
+    request[EVIDENCE].surface = "tasks"
+    identity = await request.app[FRONT].authenticate(request, request[EVIDENCE])
+    if not isinstance(identity, Identity):
+        raise Reject(401, "unauthenticated", "no pipeline authenticates callers here", "authentication_error")
+    return identity
 
 
 async def exchange(request: web.Request) -> web.Response:
-    identity = request.app[AUTHENTICATOR].identify(request.headers.get("Authorization"))
+    identity = await _caller(request)
     authz = request.app[AUTHORIZER]
-    body = await _json(request)
+    body = await request.app[FRONT].read_json(request)
+    if not isinstance(body, dict):
+        raise ClientError(400, "invalid_request", "the request body must be a JSON object")
     token, tools = body.get("subject_token"), body.get("tools")
     if not isinstance(token, str) or not token:
         raise ClientError(400, "invalid_request", "subject_token must be the task token to exchange", "subject_token")
@@ -67,7 +76,6 @@ async def exchange(request: web.Request) -> web.Response:
         )  # fmt: skip
     narrower = spec.narrowed(tuple(tools))
     issued, expires = authz.tokens.mint(narrower, task.epoch, not_after=task.expires)  # narrower, never longer-lived
-    request[EVIDENCE].surface = "tasks"
     return web.json_response(
         {
             "access_token": issued,
@@ -81,22 +89,11 @@ async def exchange(request: web.Request) -> web.Response:
 
 
 async def revoke(request: web.Request) -> web.Response:
-    identity = request.app[AUTHENTICATOR].identify(request.headers.get("Authorization"))
+    identity = await _caller(request)
     authz = request.app[AUTHORIZER]
     task = request.match_info["task"]
     try:
         known = await authz.revoke(identity, task)  # the caller's own namespace: revoking works even once forgotten
     except TaskTokenError as exc:  # the store is away: 503 with a retry hint, nothing half-done to undo
         raise exc.reject() from None
-    request[EVIDENCE].surface = "tasks"
     return web.json_response({"task": task, "revoked": True, "known": known})
-
-
-async def _json(request: web.Request) -> dict[str, Any]:
-    try:
-        body = await request.json()
-    except ValueError:
-        raise ClientError(400, "invalid_json", "the request body is not valid JSON") from None
-    if not isinstance(body, dict):
-        raise ClientError(400, "invalid_request", "the request body must be a JSON object")
-    return body

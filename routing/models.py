@@ -1,4 +1,9 @@
-"""GET /v1/models: the models taskgate routes, with what their endpoints report now."""
+"""GET /v1/models: the models taskgate routes, with what their endpoints report now.
+
+Served by the routing plugin through the registry's route hook: the pools
+and their models are routing's to know. The names it serves are also
+shared (`SERVED_MODELS`) for callers that need a default model.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +15,9 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from taskgate.plugins import Endpoint
-from taskgate.routing import RoutingConfig
+from taskgate.plugins import EVIDENCE, FRONT, SERVED_MODELS, Endpoint
 
-from .state import EVIDENCE, GATEWAY
+from .config import RoutingConfig
 
 TTL_S = 5.0
 PROBE_TIMEOUT = aiohttp.ClientTimeout(total=2.0)
@@ -90,11 +94,16 @@ def _entry(served: Served, reports: dict[str, dict[str, Any]]) -> dict[str, Any]
     }
 
 
+CATALOG = web.AppKey("taskgate.routing.models", ModelCatalog)
+
+
 async def models(request: web.Request) -> web.Response:
-    gateway = request.app[GATEWAY]
     request[EVIDENCE].surface = "models"
-    return web.json_response(await gateway.catalog.listing(gateway.services.http))
+    return web.json_response(await request.app[CATALOG].listing(request.app[FRONT].services.http))
 
 
 def add_routes(app: web.Application) -> None:
+    services = app[FRONT].services
+    catalog = app[CATALOG] = ModelCatalog.from_config(services.section("routing", RoutingConfig))
+    services.shared(SERVED_MODELS, lambda: tuple(s.name for s in catalog.served))
     app.router.add_get("/v1/models", models)

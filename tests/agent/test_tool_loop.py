@@ -12,8 +12,7 @@ from aiohttp import web
 from taskgate.proxy.state import GATEWAY
 from taskgate.sim.script import Rule, Script, ToolCall
 from tests.authz.conftest import Keys
-
-from .agents import ANSWER, FILES_S, MAIL_S, RECOVERED, SUMMARISE, script
+from tests.proxy.agents import ANSWER, FILES_S, MAIL_S, RECOVERED, SUMMARISE, script
 
 
 def sdk(client: Any, keys: Keys) -> openai.AsyncOpenAI:

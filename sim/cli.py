@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from taskgate.errors import TaskgateError
 
@@ -93,3 +93,28 @@ def build_profile(profile: str, models: list[str] | None, overrides: dict[str, f
         return dataclasses.replace(PROFILES[profile], **changes)  # type: ignore[arg-type]
     except ValueError as exc:
         raise TaskgateError(f"invalid sim profile: {exc}") from None
+
+
+def add_command(sub: Any) -> None:
+    """Add the `sim` command to the `taskgate` CLI's subcommands."""
+    sim = sub.add_parser("sim", help="run a simulated OpenAI-compatible inference engine")
+    sim.add_argument("profile", nargs="?", default="h100", help="engine profile (default: h100)")
+    sim.add_argument("--port", type=int, default=9000)
+    sim.add_argument("--host", default="127.0.0.1")
+    sim.add_argument("--name", help="engine name reported in x-sim-engine (default: the profile)")
+    sim.add_argument("--model", action="append", help="model name to serve (repeatable)")
+    sim.add_argument("--script", help="YAML list of scripted replies: {match: REGEX, reply: TEXT, delay_s: N}")
+    tuning = sim.add_argument_group("profile overrides (default: the profile's value)")
+    tuning.add_argument("--time-scale", type=float, help="multiplier on every simulated delay; 0 disables them")
+    tuning.add_argument("--max-num-seqs", type=int, help="concurrent sequences")
+    tuning.add_argument("--kv-blocks", type=int, help="KV-cache size in blocks")
+    tuning.add_argument("--prefill-tps", type=float, help="prefill throughput, tokens per second")
+    tuning.add_argument("--tpot-ms", type=float, help="milliseconds per output token, alone")
+    tuning.add_argument("--block-size", type=int, help="tokens per KV block")
+    sim.set_defaults(run=_run)
+
+
+def _run(args: Any) -> int:
+    overrides = {flag: getattr(args, flag) for flag in OVERRIDES}
+    run_sim(args.profile, args.host, args.port, args.name, args.model, overrides, args.script)
+    return 0
