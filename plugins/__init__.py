@@ -5,10 +5,14 @@
     class Shout(Step[Shout.Params]): ...
 
 A plugin package exposes `register(registry)` through the entry-point group
-`taskgate.plugins`; built-in steps are registered exactly the same way.
+`taskgate.plugins`; built-in steps are registered exactly the same way. The
+engine's names a step meets (`StepSpec`, `Derive`, `Failure`, `Halt`, `Inputs`,
+`describe`) are re-exported here: a plugin never imports `taskgate.dag`.
+Test helpers for plugins are in `taskgate.testing`.
 """
 
-from taskgate.dag import Failure, Inputs
+from taskgate.dag import Derive, Failure, Halt, Inputs, StepSpec
+from taskgate.dag.errors import describe
 
 from .context import REQUEST, RequestContext
 from .discovery import GROUP, load_plugins
@@ -41,9 +45,11 @@ __all__ = [
     "REQUEST_CLASS",
     "BodyEdit",
     "Candidate",
+    "Derive",
     "DispatchObserver",
     "Endpoint",
     "Failure",
+    "Halt",
     "HasEvidence",
     "Inputs",
     "NoParams",
@@ -61,5 +67,7 @@ __all__ = [
     "Services",
     "Step",
     "StepOptions",
+    "StepSpec",
+    "describe",
     "load_plugins",
 ]
