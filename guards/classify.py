@@ -25,10 +25,19 @@ import aiohttp
 from prometheus_client import Counter
 from pydantic import Field, HttpUrl, model_validator
 
-from taskgate.dag import Derive, StepSpec
-from taskgate.dag.errors import describe
 from taskgate.errors import TaskgateError
-from taskgate.plugins import REQUEST, REQUEST_CLASS, Inputs, Params, RequestContext, Services, Step, StepOptions
+from taskgate.plugins import (
+    REQUEST,
+    REQUEST_CLASS,
+    Derive,
+    Inputs,
+    Params,
+    RequestContext,
+    Services,
+    Step,
+    StepSpec,
+    describe,
+)
 
 from .classifier import Example, LocalModel, bundled, read_examples
 from .intent import CLASSES, INTENT, Intent
@@ -117,11 +126,10 @@ class ClassifyStep(Step[ClassifyParams]):
         self._by = f"model:{p.model.model}" if p.model is not None else "local"
         self.metrics = self.services.shared("guards.classify.metrics", lambda: _metrics(self.services))
 
-    def _make_spec(self, options: StepOptions) -> StepSpec:
-        spec = super()._make_spec(options)
+    def declare(self, spec: StepSpec) -> StepSpec:
         model = self.params.model
         if self.params.mode == "model" and model is not None and model.send == "redacted":
-            spec = dataclasses.replace(spec, optional=(*spec.optional, PII))  # never send what pii would redact
+            return dataclasses.replace(spec, optional=(*spec.optional, PII))  # never send what pii would redact
         return spec
 
     async def run(self, inputs: Inputs) -> Intent:

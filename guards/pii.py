@@ -23,17 +23,18 @@ from typing import Any, ClassVar, NoReturn
 import structlog
 from prometheus_client import Counter as PromCounter
 
-from taskgate.dag import Derive, Failure, StepSpec
 from taskgate.plugins import (
     ALLOWED_REGIONS,
     REQUEST,
+    Derive,
+    Failure,
     Inputs,
     Reject,
     RequestContext,
     ResponseFilter,
     Services,
     Step,
-    StepOptions,
+    StepSpec,
 )
 
 from .body import KEY_KINDS, Path, TooDeep, replace_strings, request_texts, where
@@ -183,10 +184,9 @@ class PiiStep(Step[PiiParams]):
         name = f"taskgate-pii-{self.name}{suffix}"
         return Lane(name, threads, stall_s, self.params.max_stalled_threads, on_set_aside=counter.inc)
 
-    def _make_spec(self, options: StepOptions) -> StepSpec:
-        spec = super()._make_spec(options)
-        if options.timeout is None:  # the step's own budget answers first, with its own error
-            spec = dataclasses.replace(spec, timeout=self.params.timeout_s + 1.0)
+    def declare(self, spec: StepSpec) -> StepSpec:
+        if self.options.timeout is None:  # the step's own budget answers first, with its own error
+            return dataclasses.replace(spec, timeout=self.params.timeout_s + 1.0)
         return spec
 
     @asynccontextmanager

@@ -5,10 +5,14 @@
     class Shout(Step[Shout.Params]): ...
 
 A plugin package exposes `register(registry)` through the entry-point group
-`taskgate.plugins`; built-in steps are registered exactly the same way.
+`taskgate.plugins`; built-in steps are registered exactly the same way. The
+engine's names a step meets (`StepSpec`, `Derive`, `Failure`, `Halt`, `Inputs`,
+`describe`) are re-exported here: a plugin never imports `taskgate.dag`.
+Test helpers for plugins are in `taskgate.testing`.
 """
 
-from taskgate.dag import Failure, Inputs
+from taskgate.dag import Derive, Failure, Halt, Inputs, StepSpec
+from taskgate.dag.errors import describe
 
 from .context import REQUEST, RequestContext
 from .discovery import GROUP, load_plugins
@@ -60,12 +64,14 @@ __all__ = [
     "BodyEdit",
     "Candidate",
     "ClientError",
+    "Derive",
     "DispatchObserver",
     "Endpoint",
     "Evidence",
     "Failure",
     "Failures",
     "Front",
+    "Halt",
     "HasEvidence",
     "Inputs",
     "NoParams",
@@ -86,8 +92,10 @@ __all__ = [
     "Services",
     "Step",
     "StepOptions",
+    "StepSpec",
     "Takeover",
     "ToolGate",
+    "describe",
     "halted_step",
     "load_plugins",
 ]

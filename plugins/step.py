@@ -31,7 +31,8 @@ class Step(Generic[P]):
     and `provides` (plus `derives`: further keys projected from the value),
     a `Params` model, and implement `run` (or `run_blocking` with
     `cpu_bound = True` for work that must stay off the event loop).
-    Parameters are validated once, when the instance is built.
+    Parameters are validated once, when the instance is built; where they
+    change what the instance declares, override `declare`.
     """
 
     type: ClassVar[str] = ""
@@ -48,7 +49,8 @@ class Step(Generic[P]):
         self.name = name
         self.params = params
         self.services = services
-        self._spec = self._make_spec(options or StepOptions())
+        self.options = options or StepOptions()
+        self._spec = self.declare(self._declared())
 
     @property
     def spec(self) -> StepSpec:
@@ -66,8 +68,18 @@ class Step(Generic[P]):
         """Override to skip the step for some requests; the default always runs."""
         return True
 
-    def _make_spec(self, options: StepOptions) -> StepSpec:
-        cls = type(self)
+    def declare(self, spec: StepSpec) -> StepSpec:
+        """What this instance declares, given what its class and config's options say; called once.
+
+        Override it when the parameters decide what the step waits for or how long it
+        may take, and return a changed copy (`dataclasses.replace(spec, ...)`). It runs
+        inside `Step.__init__`: `name`, `params`, `services` and `options` are set, a
+        subclass's own set-up is not done yet. The default keeps `spec` as it is.
+        """
+        return spec
+
+    def _declared(self) -> StepSpec:
+        cls, options = type(self), self.options
         overrides_when = cls.when is not Step.when
         return StepSpec(
             name=self.name,

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from taskgate.dag.errors import describe
+from taskgate.plugins import describe
 
 from .config import StateConfig
 from .prefix import PrefixIndex

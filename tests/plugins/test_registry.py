@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from taskgate.plugins import Inputs, Params, PluginError, Registry, Services, Step, StepOptions
+from taskgate.plugins import Inputs, Params, PluginError, Registry, Services, Step, StepOptions, StepSpec
 from taskgate.plugins.errors import ParamsError
 
 
@@ -94,3 +95,32 @@ def test_a_plugin_that_does_not_import_is_refused_by_name(monkeypatch: pytest.Mo
     monkeypatch.setattr(discovery, "entry_points", lambda group: [missing])
     with pytest.raises(PluginError, match=r"plugin 'ghost' .* failed to import: ModuleNotFoundError"):
         discovery.load_plugins(Registry())
+
+
+def test_declare_lets_parameters_change_an_instance_and_config_options_are_on_it() -> None:
+    class Waits(Params):
+        for_key: str | None = None
+        budget_s: float = 2.0
+
+    class Declares(Step[Waits]):
+        type = "test.declares"
+        provides = "declared"
+        Params = Waits
+
+        async def run(self, inputs: Inputs) -> Any:
+            return 1
+
+        def declare(self, spec: StepSpec) -> StepSpec:
+            if self.params.for_key is not None:
+                spec = replace(spec, optional=(*spec.optional, self.params.for_key))
+            if self.options.timeout is None:
+                spec = replace(spec, timeout=self.params.budget_s + 1.0)
+            return spec
+
+    registry = Registry()
+    registry.add_step(Declares)
+    plain = registry.build("a", "test.declares", {}, Services(), StepOptions())
+    waiting = registry.build("b", "test.declares", {"for_key": "pii"}, Services(), StepOptions(timeout=0.5))
+    assert (plain.spec.optional, plain.spec.timeout) == ((), 3.0)
+    assert (waiting.spec.optional, waiting.spec.timeout) == (("pii",), 0.5)
+    assert waiting.options == StepOptions(timeout=0.5)
