@@ -15,7 +15,19 @@ from .discovery import GROUP, load_plugins
 from .errors import OutputRefused, ParamsError, PluginError, Reject
 from .params import NoParams, Params
 from .registry import Registry
-from .scoring import Candidate, Scorer
+from .scoring import (
+    AFFINITY,
+    DISTRIBUTION,
+    Candidate,
+    Category,
+    Demand,
+    Filter,
+    Picker,
+    PoolFacts,
+    Ranked,
+    Scorer,
+    Slate,
+)
 from .services import Services
 from .step import Step, StepOptions
 from .types import (
@@ -33,7 +45,9 @@ from .types import (
 )
 
 __all__ = [
+    "AFFINITY",
     "ALLOWED_REGIONS",
+    "DISTRIBUTION",
     "GROUP",
     "PAYLOAD",
     "PLACEMENT",
@@ -41,9 +55,12 @@ __all__ = [
     "REQUEST_CLASS",
     "BodyEdit",
     "Candidate",
+    "Category",
+    "Demand",
     "DispatchObserver",
     "Endpoint",
     "Failure",
+    "Filter",
     "HasEvidence",
     "Inputs",
     "NoParams",
@@ -51,14 +68,18 @@ __all__ = [
     "OutputRefused",
     "Params",
     "ParamsError",
+    "Picker",
     "Placement",
     "PluginError",
+    "PoolFacts",
+    "Ranked",
     "Registry",
     "Reject",
     "RequestContext",
     "ResponseFilter",
     "Scorer",
     "Services",
+    "Slate",
     "Step",
     "StepOptions",
     "load_plugins",

@@ -38,7 +38,9 @@ def default_registry() -> Registry:
 
 def create_app(config: Config, registry: Registry) -> web.Application:
     """Compile every plan now, so a bad config fails here and not on a request."""
-    services = Services(sections=config.sections, scorers=registry.scorers)
+    services = Services(
+        sections=config.sections, scorers=registry.scorers, filters=registry.filters, pickers=registry.pickers
+    )
     gateway = Gateway(
         config=config,
         plans=build_plans(config, registry, services),

@@ -16,7 +16,10 @@ def check(path: str) -> list[str]:
 
     registry = default_registry()
     config = load_config(path, registry)
-    plans = build_plans(config, registry, Services(sections=config.sections, scorers=registry.scorers))
+    services = Services(
+        sections=config.sections, scorers=registry.scorers, filters=registry.filters, pickers=registry.pickers
+    )
+    plans = build_plans(config, registry, services)
     lines = [f"{path}: ok"]
     types = sorted({(registry.origin(t), t) for t in registry.steps})
     lines.append("step types: " + ", ".join(f"{t} ({origin})" for origin, t in types))
