@@ -22,7 +22,19 @@ from .failures import FAILURES, ClientError, Failures, Problem, halted_step
 from .front import EVIDENCE, FRONT, Front, Routes, Takeover
 from .params import NoParams, Params
 from .registry import Registry
-from .scoring import Candidate, Scorer
+from .scoring import (
+    AFFINITY,
+    DISTRIBUTION,
+    Candidate,
+    Category,
+    Demand,
+    Filter,
+    Picker,
+    PoolFacts,
+    Ranked,
+    Scorer,
+    Slate,
+)
 from .services import Services
 from .step import Step, StepOptions
 from .types import (
@@ -47,8 +59,10 @@ from .types import (
 )
 
 __all__ = [
+    "AFFINITY",
     "ALLOWED_REGIONS",
     "DEFAULT_TASK_HEADERS",
+    "DISTRIBUTION",
     "EVIDENCE",
     "FAILURES",
     "FRONT",
@@ -63,13 +77,16 @@ __all__ = [
     "TASK_HEADERS",
     "BodyEdit",
     "Candidate",
+    "Category",
     "ClientError",
+    "Demand",
     "Derive",
     "DispatchObserver",
     "Endpoint",
     "Evidence",
     "Failure",
     "Failures",
+    "Filter",
     "Front",
     "Halt",
     "HasEvidence",
@@ -79,10 +96,13 @@ __all__ = [
     "OutputRefused",
     "Params",
     "ParamsError",
+    "Picker",
     "Placement",
     "PluginError",
+    "PoolFacts",
     "Principal",
     "Problem",
+    "Ranked",
     "Registry",
     "Reject",
     "RequestContext",
@@ -90,6 +110,7 @@ __all__ = [
     "Routes",
     "Scorer",
     "Services",
+    "Slate",
     "Step",
     "StepOptions",
     "StepSpec",

@@ -1,22 +1,23 @@
-"""One registry for step types and config sections, built-in and third-party alike."""
+"""One registry for step types, routing parts and config sections, built-in and third-party alike."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
 from .errors import ParamsError, PluginError
 from .front import Routes, Takeover
 from .params import Params, problems
-from .scoring import Scorer
+from .scoring import DISTRIBUTION, Category, Filter, Picker, Scorer
 from .services import Services
 from .step import Step, StepOptions
 
 _TYPE_NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
+_CATEGORIES = get_args(Category)
 
 
 class Registry:
@@ -25,6 +26,8 @@ class Registry:
     def __init__(self) -> None:
         self._steps: dict[str, type[Step[Any]]] = {}
         self._scorers: dict[str, type[Scorer]] = {}
+        self._filters: dict[str, type[Filter]] = {}
+        self._pickers: dict[str, type[Picker]] = {}
         self._sections: dict[str, type[BaseModel]] = {}
         self._routes: list[Routes] = []
         self._defaults: list[tuple[str, str]] = []
@@ -50,10 +53,12 @@ class Registry:
 
     def add_scorer(self, cls: type[Scorer]) -> type[Scorer]:
         """Register an endpoint scorer; route steps weight scorers by this type name."""
-        name = getattr(cls, "type", "")
-        if not _TYPE_NAME.match(name or "") or not callable(getattr(cls, "score", None)):
+        name = self._check_part("scorer", "score", cls)
+        category = getattr(cls, "category", DISTRIBUTION)
+        if category not in _CATEGORIES:
             raise PluginError(
-                f"plugin {self._plugin!r}: scorer {cls!r} needs a dotted `type` name and a score() method"
+                f"plugin {self._plugin!r}: scorer {name!r} has category {category!r}; "
+                "declare 'affinity' (it yields to load) or 'distribution'"
             )
         self._claim(f"scorer {name!r}", f"scorer:{name}")
         self._scorers[name] = cls
@@ -62,6 +67,42 @@ class Registry:
     @property
     def scorers(self) -> Mapping[str, type[Scorer]]:
         return self._scorers
+
+    def add_filter(self, cls: type[Filter]) -> type[Filter]:
+        """Register an endpoint filter; route steps list filters by this type name."""
+        name = self._check_part("filter", "filter", cls)
+        self._claim(f"filter {name!r}", f"filter:{name}")
+        self._filters[name] = cls
+        return cls
+
+    @property
+    def filters(self) -> Mapping[str, type[Filter]]:
+        return self._filters
+
+    def add_picker(self, cls: type[Picker]) -> type[Picker]:
+        """Register an endpoint picker; a route step names its picker by this type name."""
+        name = self._check_part("picker", "pick", cls)
+        if not isinstance(getattr(cls, "scored", True), bool):
+            raise PluginError(f"plugin {self._plugin!r}: picker {name!r}: `scored` must be True or False")
+        self._claim(f"picker {name!r}", f"picker:{name}")
+        self._pickers[name] = cls
+        return cls
+
+    @property
+    def pickers(self) -> Mapping[str, type[Picker]]:
+        return self._pickers
+
+    def _check_part(self, role: str, verb: str, cls: Any) -> str:
+        """A routing part has a `type` name, its one verb, and optionally a strict `Params` model."""
+        name = getattr(cls, "type", "")
+        if not (isinstance(name, str) and _TYPE_NAME.match(name)) or not callable(getattr(cls, verb, None)):
+            raise PluginError(
+                f"plugin {self._plugin!r}: {role} {cls!r} needs a `type` name (lowercase, dotted) and a {verb}() method"
+            )
+        model = getattr(cls, "Params", Params)
+        if not (isinstance(model, type) and issubclass(model, Params)):
+            raise PluginError(f"plugin {self._plugin!r}: {role} {name!r}: Params must subclass taskgate.plugins.Params")
+        return name
 
     def add_section(self, name: str, model: type[BaseModel]) -> None:
         """Register a top-level config section and the model that validates it."""
@@ -104,6 +145,10 @@ class Registry:
     @property
     def sections(self) -> Mapping[str, type[BaseModel]]:
         return self._sections
+
+    def services(self, sections: Mapping[str, BaseModel] | None = None) -> Services:
+        """The shared resources for an app built from this registry: its sections and routing's parts."""
+        return Services(sections=sections or {}, scorers=self.scorers, filters=self.filters, pickers=self.pickers)
 
     def origin(self, type_name: str) -> str:
         return self._origin.get(type_name, "?")

@@ -25,6 +25,8 @@ class Services:
     sections: Mapping[str, BaseModel] = field(default_factory=dict)
     _http: aiohttp.ClientSession | None = None
     scorers: Mapping[str, Any] = field(default_factory=dict)  # registered Scorer classes by type
+    filters: Mapping[str, Any] = field(default_factory=dict)  # registered Filter classes by type
+    pickers: Mapping[str, Any] = field(default_factory=dict)  # registered Picker classes by type
     _shared: dict[str, Any] = field(default_factory=dict)
     lifespans: dict[str, Lifespan] = field(default_factory=dict)
     metrics: CollectorRegistry = field(default_factory=CollectorRegistry)

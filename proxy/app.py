@@ -11,7 +11,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from taskgate.agent.types import CALLER
-from taskgate.plugins import FRONT, Registry, Services, load_plugins
+from taskgate.plugins import FRONT, Registry, load_plugins
 from taskgate.plugins.evidence import EvidenceLog
 
 from . import mcp, openai
@@ -39,7 +39,7 @@ def default_registry() -> Registry:
 
 def create_app(config: Config, registry: Registry) -> web.Application:
     """Compile every plan now, so a bad config fails here and not on a request."""
-    services = Services(sections=config.sections, scorers=registry.scorers)
+    services = registry.services(config.sections)
     gateway = Gateway(
         config=config,
         plans=build_plans(config, registry, services),

@@ -22,7 +22,7 @@ from taskgate.agent import toolloop
 from taskgate.agent.config import ToolLoopConfig
 from taskgate.dag import Execution, Halt, StepFailed
 from taskgate.errors import TaskgateError
-from taskgate.plugins import PLACEMENT, REQUEST, Reject, RequestContext, Services
+from taskgate.plugins import PLACEMENT, REQUEST, Reject, RequestContext
 
 from .app import create_app, default_registry
 from .config import load_config
@@ -35,7 +35,7 @@ def check(path: str) -> list[str]:
     """Lines describing the plugins, step instances and compiled plans."""
     registry = default_registry()
     config = load_config(path, registry)
-    plans = build_plans(config, registry, Services(sections=config.sections, scorers=registry.scorers))
+    plans = build_plans(config, registry, registry.services(config.sections))
     instances: dict[str, Any] = {name: step for plan in plans.values() for name, step in plan.steps.items()}
     lines = [f"{path}: ok"]
     types = sorted({(registry.origin(t), t) for t in registry.steps})

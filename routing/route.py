@@ -1,25 +1,27 @@
-"""`routing.route`: choose the pool, wait for admission, then rank the pool's endpoints.
+"""`routing.route`: filter the endpoints that may serve, rank them, pick one, then wait for admission.
 
-Stage one filters pools by hard constraints (model, allowed regions, context
-length, an endpoint whose circuit lets requests through) and picks the
-cheapest pool that can meet the request class's TTFT target. Stage two scores
-the pool's endpoints with weighted scorers; affinity counts only on endpoints
-within `load_slack` requests of the least loaded one and not queueing work a
-peer could start now, so it never piles work onto one endpoint while another
-idles. Ties go to the less loaded endpoint,
-then to the one holding fewer cached blocks, so new conversations spread out
-instead of evicting each other. The placement is recorded at once.
+The pools serving the model are looked up; filters (`routing/filters.py`:
+allowed regions, context length, circuit state, and any a plugin adds) keep or
+exclude each of their endpoints, and a pool with none left is refused.
+Weighted scorers rank each pool's endpoints; affinity scorers count only on
+endpoints within `load_slack` requests of the least loaded one and not
+queueing work a peer could start now, so affinity never piles work onto one
+endpoint while another idles. Ties go to the less loaded endpoint, then to the
+one holding fewer cached blocks, so new conversations spread out instead of
+evicting each other. The picker (`routing/pickers.py`; `scored` by default:
+the cheapest pool that can meet the request class's TTFT target) chooses; the
+placement is recorded at once. Filters, scorers and picker are built once, at
+start-up (`routing/parts.py`).
 """
 
 from __future__ import annotations
 
-import itertools
-import random
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
+from taskgate.errors import TaskgateError
 from taskgate.plugins import (
     ALLOWED_REGIONS,
     PLACEMENT,
@@ -29,10 +31,11 @@ from taskgate.plugins import (
     Inputs,
     Params,
     Placement,
+    Ranked,
     Reject,
     RequestContext,
-    Scorer,
     Services,
+    Slate,
     Step,
     StepOptions,
 )
@@ -40,35 +43,51 @@ from taskgate.plugins import (
 from .admission import Gate
 from .cluster import CLUSTER, ClusterState, ClusterView
 from .config import RoutingConfig
-from .scorers import AFFINITY, BUILTIN
+from .filters import BUILTIN as FILTERS
+from .filters import DEFAULT as DEFAULT_FILTERS
+from .parts import TOTAL, PartSpec, ScorerSpec, build_filters, build_picker, build_scorers
+from .pickers import BUILTIN as PICKERS
+from .scorers import BUILTIN as SCORERS
 from .topology import Offer
 from .tracker import Tracker
 
 CLASSES = ("interactive", "batch", "background")
-Ranked = list[tuple[Candidate, dict[str, float]]]
 
 
 class RouteParams(Params):
-    picker: Literal["scored", "random", "round_robin", "least_loaded"] = "scored"
-    weights: dict[str, float] = Field(
+    filters: list[PartSpec] = Field(default_factory=lambda: [PartSpec(type=t) for t in DEFAULT_FILTERS])
+    scorers: list[ScorerSpec] | None = None  # instances by name and type; absent: `weights`
+    weights: dict[str, float] = Field(  # the older form: scorer type -> weight
         default_factory=lambda: {"prefix": 4.0, "session": 1.0, "inflight": 2.0, "queue": 1.0, "kv": 0.5}
     )
+    picker: PartSpec = Field(default_factory=lambda: PartSpec(type="scored"))
     load_slack: float = Field(default=8.0, ge=0)
     class_header: Literal["off", "lower", "any"] = "lower"  # may a caller's header set its class?
-    seed: int | None = None
+    seed: int | None = None  # for a picker that takes one (random) and was not given its own
+
+    @model_validator(mode="after")
+    def _one_scorer_form(self) -> RouteParams:
+        if self.scorers is not None and "weights" in self.model_fields_set:
+            raise ValueError("give scorers (instances by name and type) or weights (type -> weight), not both")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _the_scorer_form_in_use(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        del data["weights" if self.scorers is not None else "scorers"]
+        return data
 
 
-@dataclass
-class Decision:
+@dataclass(slots=True)
+class Decision(Slate):
     """Everything one placement is decided from; becomes the evidence."""
 
-    cls: str
-    fits: list[Offer]
-    ranked: dict[str, Ranked]
-    refused: dict[str, str]
-    predictions: dict[str, float] = field(default_factory=dict)
-    chosen: Offer | None = None
-    pick: Candidate | None = None  # set by a baseline picker
+    fits: list[Offer] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)  # pool -> why none of its endpoints may serve
+    excluded: dict[str, str] = field(default_factory=dict)  # endpoint of a pool that fits -> why not it
+    reason: str = ""  # the picker's
+    chosen: Offer | None = None  # the picked endpoint's pool
+    order: Ranked | None = None  # its ranking, the picked endpoint first
     waited: float = 0.0
 
 
@@ -83,9 +102,16 @@ class Route(Step[RouteParams]):
         super().__init__(name, params, services, options)
         config = services.section("routing", RoutingConfig)
         self.cluster: ClusterState = services.shared("routing.cluster", lambda: ClusterState(config))
-        self.scorers = _scorers(params.weights, services)
-        self.random = random.Random(params.seed)
-        self.rotation = itertools.count()
+        self.filters = build_filters(params.filters, services.filters or _by_type(FILTERS))
+        self.scorers = build_scorers(params.scorers, params.weights, services.scorers or _by_type(SCORERS))
+        self.picker = build_picker(params.picker, services.pickers or _by_type(PICKERS), params.seed)
+        self.scored = getattr(self.picker, "scored", True)
+        classes = self.cluster.config.classes
+        self.targets = {
+            "interactive": classes.interactive_ttft_ms,
+            "batch": classes.batch_ttft_ms,
+            "background": classes.background_ttft_ms,
+        }
 
     async def run(self, inputs: Inputs) -> Placement:
         request: RequestContext = inputs[REQUEST]
@@ -97,7 +123,7 @@ class Route(Step[RouteParams]):
         decision = self._decide(offers, inputs, request, view)
         assert decision.chosen is not None  # _decide always chooses or raises
         gate = self.cluster.gates[decision.chosen.pool.name]
-        decision.waited = await gate.enter(decision.cls)
+        decision.waited = await gate.enter(decision.request_class)
         try:
             return self._place(decision, view, gate)
         except BaseException:
@@ -105,20 +131,26 @@ class Route(Step[RouteParams]):
             raise
 
     def _decide(self, offers: list[Offer], inputs: Inputs, request: RequestContext, view: ClusterView) -> Decision:
-        usable = {offer.pool.name: self._usable(offer, view) for offer in offers}
-        fits, refused = self._eligible(offers, usable, inputs.get(ALLOWED_REGIONS), request, view)
+        cls = self._class(inputs, request)
+        tokens = self._prompt_tokens(view) + _max_tokens(request.json())
+        regions, pools = inputs.get(ALLOWED_REGIONS), self.cluster.topology.facts
+        decision = Decision(request, tokens, regions, pools, cls, self.targets[cls])
+        usable: dict[str, tuple[Candidate, ...]] = {}
+        fits = decision.fits
+        for offer in offers:
+            kept = usable[offer.pool.name] = self._eligible(offer, view, decision)
+            if kept:
+                fits.append(offer)
         if not fits:
-            reasons = "; ".join(f"pool {pool}: {why}" for pool, why in refused.items())
+            reasons = "; ".join(f"pool {pool}: {why}" for pool, why in decision.refused.items())
             message = f"no pool can serve model {request.model!r}: {reasons}"
             raise Reject(503, "no_pool_satisfies", message, "api_error")
         self.cluster.turn += 1  # once per request: ties rotate across requests
-        ranked = {offer.pool.name: self._rank(usable[offer.pool.name], view) for offer in fits}
-        decision = Decision(self._class(inputs, request), fits, ranked, refused)
-        decision.predictions = {o.pool.name: self._predict_ttft_ms(o, ranked[o.pool.name], view) for o in fits}
-        if self.params.picker == "scored":
-            decision.chosen = self._cheapest_meeting_target(decision)
-        else:
-            decision.chosen, decision.pick = self._baseline([(o, c) for o in fits for c, _ in ranked[o.pool.name]])
+        for offer in fits:
+            ranked = decision.ranked[offer.pool.name] = self._rank(usable[offer.pool.name], view)
+            decision.predicted_ttft_ms[offer.pool.name] = self._predict_ttft_ms(offer, ranked, view)
+        pick, decision.reason = self.picker.pick(decision)
+        decision.chosen, decision.order = self._order(decision, pick)
         return decision
 
     def _class(self, inputs: Inputs, request: RequestContext) -> str:
@@ -138,37 +170,31 @@ class Route(Step[RouteParams]):
             return default
         return str(claimed)
 
-    def _eligible(
-        self,
-        offers: list[Offer],
-        usable: dict[str, tuple[Candidate, ...]],
-        regions: Any,
-        request: RequestContext,
-        view: ClusterView,
-    ) -> tuple[list[Offer], dict[str, str]]:
-        needed = self._prompt_tokens(view) + _max_tokens(request.json())
-        fits: list[Offer] = []
-        refused: dict[str, str] = {}
-        for offer in offers:
-            pool = offer.pool.config
-            if regions is not None and pool.region not in regions:
-                refused[pool.name] = f"region {pool.region!r} is not among the allowed {sorted(regions)}"
-            elif needed > pool.max_context:
-                refused[pool.name] = f"needs about {needed} tokens of context, pool allows {pool.max_context}"
-            elif not usable[pool.name]:
-                refused[pool.name] = "no endpoint available (every circuit is open)"
-            else:
-                fits.append(offer)
-        return fits, refused
+    def _eligible(self, offer: Offer, view: ClusterView, decision: Decision) -> tuple[Candidate, ...]:
+        """The pool's endpoints every filter keeps. A pool with none left is refused, with the reason they share."""
+        candidates = self._candidates(offer, view)
+        excluded = decision.excluded
+        out = 0
+        for candidate in candidates:
+            for rule in self.filters:  # the first that excludes it says why
+                why = rule.filter(candidate, candidates, decision)
+                if why is not None:
+                    excluded[candidate.endpoint.name] = why
+                    out += 1
+                    break
+        if not out:
+            return candidates
+        if out == len(candidates):
+            reasons = {c.endpoint.name: excluded.pop(c.endpoint.name) for c in candidates}
+            decision.refused[offer.pool.name] = _pool_reason(reasons)
+            return ()
+        return tuple(c for c in candidates if c.endpoint.name not in excluded)
 
-    def _usable(self, offer: Offer, view: ClusterView) -> tuple[Candidate, ...]:
-        """Endpoints whose circuit lets a request through. A failed scrape only ranks an endpoint last:
-        metrics can be missing or wrong, and the breaker acts on real failures."""
-        available = self.cluster.breakers.available
-        return tuple(c for c in self._candidates(offer, view) if available(c.endpoint.name))
-
-    def _candidates(self, offer: Offer, view: ClusterView) -> list[Candidate]:
+    def _candidates(self, offer: Offer, view: ClusterView) -> tuple[Candidate, ...]:
+        """Every endpoint of the pool. A failed scrape only ranks one last (metrics can be missing or wrong);
+        the breaker acts on real failures."""
         shared = view.shared
+        available = self.cluster.breakers.available
         out = []
         for endpoint in offer.pool.endpoints:
             load = view.loads.get(endpoint.name)
@@ -183,12 +209,13 @@ class Route(Step[RouteParams]):
                     inflight=shared.inflight.get(endpoint.name, 0),
                     session_match=shared.session_endpoint == endpoint.name,
                     stale=view.stale(endpoint.name),
+                    circuit_open=not available(endpoint.name),
                 )
             )
-        return out
+        return tuple(out)
 
     def _rank(self, usable: tuple[Candidate, ...], view: ClusterView) -> Ranked:
-        if self.params.picker != "scored":
+        if not self.scored:
             return [(c, {}) for c in usable]
         least = min(c.load for c in usable)
         idle_queue = any(c.waiting == 0 for c in usable)
@@ -199,7 +226,7 @@ class Route(Step[RouteParams]):
         def order(pair: tuple[Candidate, dict[str, float]]) -> tuple[Any, ...]:
             candidate, scores = pair
             name = candidate.endpoint.name
-            return (view.down(name), -scores["total"], candidate.load, held.get(name, 0), rotation[name])
+            return (view.down(name), -scores[TOTAL], candidate.load, held.get(name, 0), rotation[name])
 
         return sorted(scored, key=order)
 
@@ -208,30 +235,9 @@ class Route(Step[RouteParams]):
     ) -> dict[str, float]:
         saturated = candidate.waiting > 0 and idle_queue  # it queues work while a peer would start it now
         yields = saturated or candidate.load > least + self.params.load_slack
-        scores = {
-            scorer.type: 0.0 if yields and scorer.type in AFFINITY else scorer.score(candidate, peers)
-            for scorer, _ in self.scorers
-        }
-        scores["total"] = sum(scores[s.type] * w for s, w in self.scorers)
+        scores = {s.name: 0.0 if yields and s.affinity else s.scorer.score(candidate, peers) for s in self.scorers}
+        scores[TOTAL] = sum(scores[s.name] * s.weight for s in self.scorers)
         return scores
-
-    def _cheapest_meeting_target(self, decision: Decision) -> Offer:
-        target = self._target_ms(decision.cls)
-        predictions = decision.predictions
-        meets = [
-            o for o in decision.fits if o.pool.config.targets.ttft_ms <= target and predictions[o.pool.name] <= target
-        ]
-        if meets:
-            return min(meets, key=lambda o: (_price(o), predictions[o.pool.name]))
-        return min(decision.fits, key=lambda o: predictions[o.pool.name])
-
-    def _baseline(self, everyone: list[tuple[Offer, Candidate]]) -> tuple[Offer, Candidate]:
-        """The comparison pickers: one choice over every eligible endpoint of every pool."""
-        if self.params.picker == "random":
-            return self.random.choice(everyone)
-        if self.params.picker == "round_robin":
-            return everyone[next(self.rotation) % len(everyone)]  # its own counter: nothing else may step it
-        return min(everyone, key=lambda pair: pair[1].load)  # least_loaded; ties: configuration order
 
     def _predict_ttft_ms(self, offer: Offer, ranked: Ranked, view: ClusterView) -> float:
         """Queue wait plus prefill of the uncached prompt, on the pool's best reachable endpoint."""
@@ -246,11 +252,6 @@ class Route(Step[RouteParams]):
             best = min(best, (tokens - cached + queue * tokens) * per_token_ms)
         return round(best, 3) if best != float("inf") else 1e12
 
-    def _target_ms(self, cls: str) -> float:
-        classes = self.cluster.config.classes
-        targets = {"batch": classes.batch_ttft_ms, "background": classes.background_ttft_ms}
-        return targets.get(cls, classes.interactive_ttft_ms)
-
     def _tokens_per_block(self) -> float:
         prefix = self.cluster.config.prefix
         return prefix.block_chars / prefix.chars_per_token
@@ -259,11 +260,9 @@ class Route(Step[RouteParams]):
         return int(view.prompt_chars / self.cluster.config.prefix.chars_per_token)
 
     def _place(self, decision: Decision, view: ClusterView, gate: Gate) -> Placement:
-        assert decision.chosen is not None
-        chosen = decision.chosen
-        order = decision.ranked[chosen.pool.name]
-        if decision.pick is not None:
-            order = [(decision.pick, {})] + [(c, s) for c, s in order if c is not decision.pick]
+        chosen, order = decision.chosen, decision.order
+        assert chosen is not None  # _decide always chooses or raises
+        assert order is not None
         first = order[0][0]
         others = [c.endpoint for c, _ in order[1:]]
         others += [
@@ -279,53 +278,47 @@ class Route(Step[RouteParams]):
         cached = int(min(self._prompt_tokens(view), first.prefix_blocks * self._tokens_per_block()))
         tracker = Tracker(self.cluster, gate, name, view.hashes, view.session, first.prefix_blocks, distance)
         details = self._details(decision, order[0][1])
-        tied = [c.endpoint.name for c, s in order[1:] if s and s.get("total") == order[0][1].get("total")]
-        reason = self._reason(decision, first, tied)
-        return Placement(first.endpoint, chosen.model, reason, fallbacks, details, cached, tracker)
+        return Placement(first.endpoint, chosen.model, decision.reason, fallbacks, details, cached, tracker)
+
+    def _order(self, decision: Decision, pick: Candidate) -> tuple[Offer, Ranked]:
+        """The picked endpoint's pool, and its ranking with the pick first."""
+        for offer in decision.fits:
+            ranked = decision.ranked[offer.pool.name]
+            if ranked[0][0] is pick:
+                return offer, ranked
+            at = next((i for i, (c, _) in enumerate(ranked) if c is pick), None)
+            if at is not None:
+                return offer, [ranked[at], *ranked[:at], *ranked[at + 1 :]]
+        chose = getattr(pick, "endpoint", pick)
+        raise TaskgateError(f"picker {self.params.picker.label!r} chose {chose!r}, which is not an eligible endpoint")
 
     def _details(self, decision: Decision, scores: dict[str, float]) -> dict[str, Any]:
         return {
-            "class": decision.cls,
-            "picker": self.params.picker,
+            "class": decision.request_class,
+            "picker": self.params.picker.label,
             "scores": _rounded(scores),
-            "candidates": {
-                c.endpoint.name: _rounded(s) for o in decision.fits for c, s in decision.ranked[o.pool.name]
-            },
-            "predicted_ttft_ms": decision.predictions,
+            "candidates": {c.endpoint.name: _rounded(s) for ranked in decision.ranked.values() for c, s in ranked},
+            "predicted_ttft_ms": decision.predicted_ttft_ms,
             "refused_pools": decision.refused,
+            "refused_endpoints": decision.excluded,
             "queue_wait_ms": round(decision.waited * 1000.0, 3),
         }
 
-    def _reason(self, decision: Decision, first: Candidate, tied: list[str]) -> str:
-        if decision.pick is not None:
-            return f"{self.params.picker} picker"
-        assert decision.chosen is not None
-        target = self._target_ms(decision.cls)
-        predicted = decision.predictions[decision.chosen.pool.name]
-        fit = "meets" if predicted <= target else "misses (fastest available)"
-        pool = f"pool {decision.chosen.pool.name}: cheapest whose predicted TTFT {fit}"
-        pool += f" the {decision.cls} target {target:.0f} ms"
-        why = f"highest score ({first.prefix_blocks} prefix blocks, load {first.load:g})"
-        if tied:
-            why = f"tied on score with {', '.join(tied)}; chosen for lower load, then fewer cached blocks held"
-        return f"{pool}; endpoint {first.endpoint.name}: {why}"
+
+def _by_type(parts: tuple[Any, ...]) -> dict[str, Any]:
+    """The built-in parts, where no registry handed the step its own (a step built outside an app)."""
+    return {part.type: part for part in parts}
 
 
-def _scorers(weights: dict[str, float], services: Services) -> list[tuple[Scorer, float]]:
-    known = dict(services.scorers) or {s.type: s for s in BUILTIN}
-    unknown = sorted(set(weights) - set(known))
-    if unknown:
-        raise ValueError(f"unknown scorer(s) {', '.join(unknown)} in weights (known: {', '.join(sorted(known))})")
-    return [(known[name](), weight) for name, weight in weights.items() if weight]
+def _pool_reason(reasons: dict[str, str]) -> str:
+    distinct = set(reasons.values())
+    if len(distinct) == 1:
+        return distinct.pop()
+    return "no endpoint available (" + "; ".join(f"{name}: {why}" for name, why in reasons.items()) + ")"
 
 
 def _rounded(scores: dict[str, float]) -> dict[str, float]:
     return {k: round(v, 4) for k, v in scores.items()}
-
-
-def _price(offer: Offer) -> float:
-    price = offer.pool.config.price
-    return price.input_per_mtok + price.output_per_mtok
 
 
 def _max_tokens(body: dict[str, Any]) -> int:

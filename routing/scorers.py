@@ -1,16 +1,20 @@
-"""Built-in endpoint scorers. Each rates one candidate in [0, 1]; config weights them."""
+"""Built-in endpoint scorers. Each rates one candidate in [0, 1]; config weights them.
+
+Affinity scorers (prefix, session) count only where load allows; the route step zeroes them elsewhere.
+"""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from taskgate.plugins import Candidate, Scorer
+from taskgate.plugins import AFFINITY, DISTRIBUTION, Candidate, Category, Scorer
 
 
 class PrefixAffinity:
     """Share of the prompt's leading blocks the endpoint most likely holds."""
 
     type: ClassVar[str] = "prefix"
+    category: ClassVar[Category] = AFFINITY
 
     def score(self, candidate: Candidate, peers: tuple[Candidate, ...]) -> float:
         return candidate.prefix_blocks / candidate.prompt_blocks if candidate.prompt_blocks else 0.0
@@ -20,6 +24,7 @@ class QueueDepth:
     """Fewer requests waiting in the engine's queue is better."""
 
     type: ClassVar[str] = "queue"
+    category: ClassVar[Category] = DISTRIBUTION
 
     def score(self, candidate: Candidate, peers: tuple[Candidate, ...]) -> float:
         return 1.0 / (1.0 + candidate.waiting)
@@ -29,6 +34,7 @@ class KvUsage:
     """More free KV cache is better: new blocks will not evict someone's prefix."""
 
     type: ClassVar[str] = "kv"
+    category: ClassVar[Category] = DISTRIBUTION
 
     def score(self, candidate: Candidate, peers: tuple[Candidate, ...]) -> float:
         return 1.0 - candidate.kv_usage
@@ -38,6 +44,7 @@ class InFlight:
     """Fewer requests running or queued on the endpoint, relative to its peers, is better."""
 
     type: ClassVar[str] = "inflight"
+    category: ClassVar[Category] = DISTRIBUTION
 
     def __init__(self) -> None:
         self._peers: tuple[Candidate, ...] | None = None
@@ -53,11 +60,10 @@ class SessionAffinity:
     """The endpoint that served this session's previous turn."""
 
     type: ClassVar[str] = "session"
+    category: ClassVar[Category] = AFFINITY
 
     def score(self, candidate: Candidate, peers: tuple[Candidate, ...]) -> float:
         return 1.0 if candidate.session_match else 0.0
 
 
 BUILTIN: tuple[type[Scorer], ...] = (PrefixAffinity, QueueDepth, KvUsage, InFlight, SessionAffinity)
-AFFINITY = frozenset({"prefix", "session"})
-"""Scorers that must yield to load: they count only on endpoints not much busier than the least busy."""

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 
-from taskgate.plugins import Endpoint
+from taskgate.plugins import Endpoint, PoolFacts
 
 from .config import PoolConfig, RoutingConfig
 
@@ -19,6 +20,11 @@ class Pool:
     @property
     def name(self) -> str:
         return self.config.name
+
+    def facts(self) -> PoolFacts:
+        c, price = self.config, self.config.price
+        ttft = c.targets.ttft_ms
+        return PoolFacts(c.name, c.region, c.hardware, c.max_context, ttft, price.input_per_mtok, price.output_per_mtok)
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,7 @@ class Topology:
     def __init__(self, config: RoutingConfig):
         self.pools = tuple(Pool(p, tuple(p.endpoint_values())) for p in config.pools)
         self.endpoints = {e.name: e for pool in self.pools for e in pool.endpoints}
+        self.facts = MappingProxyType({pool.name: pool.facts() for pool in self.pools})  # what filters, pickers read
         self._offers: dict[str, list[Offer]] = {}
         self._names: dict[str, list[str]] = {}
         for pool in self.pools:

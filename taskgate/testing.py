@@ -119,7 +119,7 @@ def services(sections: Mapping[str, Any] | None = None, plugins: Registry | None
             known = ", ".join(found.sections) or "none"
             raise TaskgateError(f"no plugin registers a config section {name!r} (registered: {known})")
         parsed[name] = model.model_validate(raw)
-    return Services(sections=parsed, scorers=found.scorers)
+    return found.services(parsed)
 
 
 def step(
@@ -141,7 +141,7 @@ def step(
         guard = testing.step("example.keyword_block", {"words": ["password"]}, name="no-secrets")
     """
     found = plugins or registry()
-    shared = services if services is not None else Services(scorers=found.scorers)
+    shared = services if services is not None else found.services()
     return found.build(name or type_name, type_name, params, shared, options or StepOptions())
 
 

@@ -1,0 +1,97 @@
+"""Built-in pickers: `scored` (the cheapest pool that meets the target, its best endpoint) and three baselines.
+
+The baselines choose over every eligible endpoint of every pool, unscored;
+benchmarks compare the scored picker against them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import ClassVar
+
+from taskgate.plugins import Candidate, Params, Picker, PoolFacts, Slate
+
+
+class Scored:
+    """The cheapest pool whose predicted TTFT meets the class's target (else the fastest), then its top endpoint."""
+
+    type: ClassVar[str] = "scored"
+    scored: ClassVar[bool] = True
+
+    def pick(self, slate: Slate) -> tuple[Candidate, str]:
+        pool = self._pool(slate)
+        return slate.ranked[pool][0][0], self._reason(slate, pool)
+
+    def _pool(self, slate: Slate) -> str:
+        target, predicted, facts = slate.target_ms, slate.predicted_ttft_ms, slate.pools
+        meets = [p for p in slate.ranked if facts[p].ttft_ms <= target and predicted[p] <= target]
+        if meets:
+            return min(meets, key=lambda p: (_price(facts[p]), predicted[p]))
+        return min(slate.ranked, key=lambda p: predicted[p])
+
+    def _reason(self, slate: Slate, pool: str) -> str:
+        ranked = slate.ranked[pool]
+        first, scores = ranked[0]
+        target = slate.target_ms
+        fit = "meets" if slate.predicted_ttft_ms[pool] <= target else "misses (fastest available)"
+        chosen = f"pool {pool}: cheapest whose predicted TTFT {fit} the {slate.request_class} target {target:.0f} ms"
+        why = f"highest score ({first.prefix_blocks} prefix blocks, load {first.load:g})"
+        tied = [c.endpoint.name for c, s in ranked[1:] if s and s.get("total") == scores.get("total")]
+        if tied:
+            why = f"tied on score with {', '.join(tied)}; chosen for lower load, then fewer cached blocks held"
+        return f"{chosen}; endpoint {first.endpoint.name}: {why}"
+
+
+class RandomParams(Params):
+    seed: int | None = None
+
+
+class RandomPick:
+    """Any eligible endpoint, uniformly; `seed` makes the sequence repeatable."""
+
+    type: ClassVar[str] = "random"
+    scored: ClassVar[bool] = False
+    Params = RandomParams
+
+    def __init__(self, params: RandomParams) -> None:
+        self.random = random.Random(params.seed)
+
+    def pick(self, slate: Slate) -> tuple[Candidate, str]:
+        return self.random.choice(everyone(slate)), "random picker"
+
+
+class RoundRobin:
+    """Every eligible endpoint in turn, on its own counter: nothing else may step it."""
+
+    type: ClassVar[str] = "round_robin"
+    scored: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        self.rotation = itertools.count()
+
+    def pick(self, slate: Slate) -> tuple[Candidate, str]:
+        endpoints = everyone(slate)
+        return endpoints[next(self.rotation) % len(endpoints)], "round_robin picker"
+
+
+class LeastLoaded:
+    """The endpoint with the fewest requests on or queued for it; ties: configuration order."""
+
+    type: ClassVar[str] = "least_loaded"
+    scored: ClassVar[bool] = False
+
+    def pick(self, slate: Slate) -> tuple[Candidate, str]:
+        return min(everyone(slate), key=lambda c: c.load), "least_loaded picker"
+
+
+def everyone(slate: Slate) -> list[Candidate]:
+    """Every eligible endpoint of every pool, pools in config order."""
+    return [c for ranked in slate.ranked.values() for c, _ in ranked]
+
+
+def _price(pool: PoolFacts) -> float:
+    return pool.input_per_mtok + pool.output_per_mtok
+
+
+BUILTIN: tuple[type[Picker], ...] = (Scored, RandomPick, RoundRobin, LeastLoaded)
