@@ -16,7 +16,19 @@ from typing import Any
 
 from pydantic import Field
 
-from taskgate.plugins import GRANT, REQUEST, TASK_HEADERS, Inputs, Params, Reject, RequestContext, ResponseFilter, Step
+from taskgate.plugins import (
+    GRANT,
+    META_TASK,
+    META_TASK_TOKEN,
+    REQUEST,
+    TASK_HEADERS,
+    Inputs,
+    Params,
+    Reject,
+    RequestContext,
+    ResponseFilter,
+    Step,
+)
 
 from .authorizer import Authorizer, authorizer, tool_scopes
 from .grant import Decision, Grant, GrantSpec, ToolVerdict
@@ -94,6 +106,10 @@ class TaskGrant:
         tasks = self.authorizer.tasks
         return {tasks.header: self.spec.task, tasks.token_header: self.token}
 
+    def response_meta(self) -> Mapping[str, str]:
+        """An MCP result's `_meta`: the task and its token, so a client that opened it there carries it on."""
+        return {META_TASK: self.spec.task, META_TASK_TOKEN: self.token}
+
     def evidence(self) -> Mapping[str, Any]:
         out = {
             "task": self.spec.task,
@@ -130,12 +146,12 @@ class AuthorizeStep(Step[AuthorizeParams]):
         identity: Identity = inputs[IDENTITY]
         tasks = self.authorizer.tasks
         narrowing = self._narrowing(context.headers.get(tasks.narrow_header))
-        presented = context.headers.get(tasks.token_header)
+        presented = context.headers.get(tasks.token_header) or context.meta(META_TASK_TOKEN)
         try:
             if presented:
                 task = await self.authorizer.task_for_token(presented, identity)
                 spec, expires, purpose = task.spec, task.expires, task.info.purpose
-                asked = context.headers.get(tasks.header)
+                asked = context.headers.get(tasks.header) or context.meta(META_TASK)
                 if asked and asked != spec.task:
                     raise TaskTokenError(403, "task_token_mismatch", "the task token belongs to another task")
                 token, new_task = presented, False
@@ -188,7 +204,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
             raise Reject(403, "tool_denied", message, "permission_error", details={"decision": decision.evidence()})
 
     def _new_spec(self, context: RequestContext, identity: Identity, intent: Any) -> tuple[GrantSpec, str | None]:
-        task = context.headers.get(self.authorizer.tasks.header) or new_task_id()
+        task = context.headers.get(self.authorizer.tasks.header) or context.meta(META_TASK) or new_task_id()
         if len(task) > 128 or not task.isprintable():
             raise Reject(400, "invalid_task_id", "a task id is at most 128 printable characters")
         profile = getattr(intent, "profile", None) or self.params.default_profile
@@ -250,7 +266,9 @@ def _tool_name(tool: Any) -> str | None:
 
 
 def _instruction(context: RequestContext) -> str | None:
-    """The task's trusted input: the conversation's first user message (or the prompt)."""
+    """The task's trusted input: the conversation's first user message (or the prompt); what an MCP client states."""
+    if context.surface == MCP:
+        return context.purpose()
     body = context.json()
     if context.surface == "chat":
         for message in body.get("messages") or []:

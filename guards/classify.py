@@ -140,6 +140,9 @@ class ClassifyStep(Step[ClassifyParams]):
         instruction, total_chars, tool_turn = _read(
             context.surface, body, redactions if isinstance(redactions, dict) else {}
         )
+        stated = context.purpose() if context.surface == "mcp" else None
+        if stated is not None:  # an MCP task states its purpose; the call itself is no instruction
+            instruction, total_chars, tool_turn = stated, len(stated), False
         prompt_tokens = int(total_chars / self.params.chars_per_token) + 1
         fallback = None
         if context.surface == "embeddings":

@@ -14,7 +14,7 @@ Test helpers for plugins are in `taskgate.testing`.
 from taskgate.dag import Derive, Failure, Halt, Inputs, StepSpec
 from taskgate.dag.errors import describe
 
-from .context import REQUEST, RequestContext
+from .context import META_PURPOSE, META_TASK, META_TASK_TOKEN, PURPOSE_HEADER, REQUEST, RequestContext
 from .discovery import GROUP, load_plugins
 from .errors import OutputRefused, ParamsError, PluginError, Reject
 from .evidence import Evidence
@@ -69,8 +69,12 @@ __all__ = [
     "GRANT",
     "GROUP",
     "IDENTITY",
+    "META_PURPOSE",
+    "META_TASK",
+    "META_TASK_TOKEN",
     "PAYLOAD",
     "PLACEMENT",
+    "PURPOSE_HEADER",
     "REQUEST",
     "REQUEST_CLASS",
     "SERVED_MODELS",

@@ -11,6 +11,16 @@ from .jsonbody import loads
 REQUEST = "request"
 """The seed key under which every plan receives the RequestContext."""
 
+META_PURPOSE = "io.taskgate/purpose"
+"""The `params._meta` key of an MCP request that states the task's purpose (the user's instruction)."""
+META_TASK = "io.taskgate/task"
+"""The `params._meta` key of an MCP request (and `_meta` key of a result) that carries the task's id."""
+META_TASK_TOKEN = "io.taskgate/task-token"
+"""The `params._meta` key of an MCP request (and `_meta` key of a result) that carries the task's token."""
+PURPOSE_HEADER = "x-taskgate-purpose"
+"""The header that states a task's purpose on any surface, where the body has no place for it."""
+MAX_PURPOSE_HEADER = 8192  # characters of a purpose stated in a header; a longer one is not read
+
 
 @dataclass(slots=True)
 class RequestContext:
@@ -37,6 +47,26 @@ class RequestContext:
             self._json = loads(self.body)
             self._parsed = True
         return self._json
+
+    def meta(self, key: str) -> str | None:
+        """A string from an MCP request's `params._meta` (the protocol's extension slot), if there is one."""
+        body = self.json()
+        params = body.get("params") if isinstance(body, dict) else None
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        value = meta.get(key) if isinstance(meta, dict) else None
+        return value if isinstance(value, str) and value else None
+
+    def purpose(self) -> str | None:
+        """The task's purpose as the client states it: MCP `params._meta`, else the purpose header.
+
+        A surface whose body carries the instruction (a chat's first user
+        message) reads it from there; this is for those that carry none.
+        """
+        stated = self.meta(META_PURPOSE) if self.surface == "mcp" else None
+        if stated is None:
+            header = self.headers.get(PURPOSE_HEADER)
+            stated = header.strip() if header and len(header) <= MAX_PURPOSE_HEADER else None
+        return stated or None
 
     @property
     def model(self) -> str | None:

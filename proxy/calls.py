@@ -22,7 +22,7 @@ from taskgate.plugins import DEFAULT_TASK_HEADERS, IDENTITY, PLACEMENT, SERVED_M
 from taskgate.plugins.evidence import Evidence
 from taskgate.plugins.sse import EventSplitter
 
-from .dispatch import added_headers, decide, send, step_outputs
+from .dispatch import added, decide, send, step_outputs
 from .errors import UpstreamUnavailable, upstream_error
 from .mcp import FORBIDDEN, RpcError, forward_call
 from .mcp_upstream import Upstreams
@@ -88,8 +88,8 @@ class GatewayCaller:
         context = RequestContext.parsed(evidence.request_id, "chat", CHAT_PATH, headers, raw, body)
         values = await self.gateway.run_plan("chat", context, evidence)
         release(values.get(PLACEMENT))  # opening places nothing: each model step is placed when it runs
-        added = added_headers(step_outputs(self.gateway, "chat", values))
-        return Opening({name.lower(): value for name, value in added.items()}, values.get(IDENTITY))
+        headers = added(step_outputs(self.gateway, "chat", values))
+        return Opening({name.lower(): value for name, value in headers.items()}, values.get(IDENTITY))
 
     async def tools(self, servers: Sequence[str]) -> tuple[list[Tool], list[str]]:
         if self.upstreams is None:

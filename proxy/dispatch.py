@@ -1,14 +1,10 @@
 """The one path out: decide (run the plan, check the placement, apply body edits, collect output guards), then send.
 
-Every model request takes it, a client's own and the turns taskgate makes
-for a task alike; only the sink differs: the relay streams the answer to
-the client, the agent room's caller assembles a Turn. Either way attempts
-are counted, breakers fed, the placement named in the answer's headers, and
-a placement that is not dispatched after all is released.
-
-Step outputs speak through duck-typed protocols (plugins.types): `edit_body`
-changes the body sent upstream, `response_filter` guards the answer,
-`response_headers` adds to it, `evidence` describes a decision.
+A client's request and a task's model turn take it alike; only the sink differs (the relay streams to
+the client, the agent room's caller assembles a Turn). Attempts are counted, breakers fed, the
+placement named in the answer's headers, and a placement not dispatched after all is released.
+Step outputs speak through duck-typed protocols (plugins.types): `edit_body`, `response_filter`,
+`response_headers`, `evidence`.
 """
 
 from __future__ import annotations
@@ -62,7 +58,7 @@ async def decide(
     except BaseException:
         release(placement)
         raise
-    return Decision(placement, body, response_filters(outputs, surface), added_headers(outputs))
+    return Decision(placement, body, response_filters(outputs, surface), added(outputs))
 
 
 def _body(
@@ -173,10 +169,11 @@ def response_filters(outputs: list[Any], surface: str) -> list[ResponseFilter]:
     return filters
 
 
-def added_headers(outputs: list[Any]) -> dict[str, str]:
-    headers: dict[str, str] = {}
+def added(outputs: list[Any], hook: str = "response_headers") -> dict[str, str]:
+    """What step outputs add to an answer: headers (`response_headers`), an MCP result's `_meta` (`response_meta`)."""
+    found: dict[str, str] = {}
     for value in outputs:
-        make = getattr(value, "response_headers", None)
+        make = getattr(value, hook, None)
         if callable(make):
-            headers.update(make())
-    return headers
+            found.update(make())
+    return found

@@ -49,7 +49,7 @@ from taskgate.plugins.jsonbody import BodyError, loads
 
 from .body import read as read_body
 from .config import MCP
-from .dispatch import apply_edits, response_filters, step_outputs
+from .dispatch import added, apply_edits, response_filters, step_outputs
 from .errors import rpc_error_response
 from .mcp_upstream import Upstream, UpstreamDown, Upstreams
 from .relay import FilterChain
@@ -255,7 +255,14 @@ async def forward_call(
     if check is not None:
         check(values.get(IDENTITY))
     evidence.dispatch = log
-    return await call_tool(target, context, step_outputs(gateway, MCP, values), log, version)
+    outputs = step_outputs(gateway, MCP, values)
+    return _with_meta(await call_tool(target, context, outputs, log, version), outputs)
+
+
+def _with_meta(result: dict[str, Any], outputs: list[Any]) -> dict[str, Any]:
+    """A result with what the plan's steps add to its `_meta`: a task opened by this request, its id and token."""
+    meta = added(outputs, "response_meta")
+    return {**result, "_meta": {**(result.get("_meta") or {}), **meta}} if meta else result
 
 
 async def _initialize(request: web.Request, message: JSONRPCRequest) -> tuple[dict[str, Any], str]:
@@ -320,7 +327,8 @@ async def _list(request: web.Request, values: dict[str, Any], log: McpDispatch, 
     tools, missing = await request.app[UPSTREAMS].catalog()
     visible = [t for t in tools if grant.allows(t.name)]
     log.ms, log.tools_listed, log.servers_missing, log.outcome = _ms(started), len(visible), missing, "completed"
-    return serialize_server_result("tools/list", version, _dump(ListToolsResult(tools=visible)))
+    listing = serialize_server_result("tools/list", version, _dump(ListToolsResult(tools=visible)))
+    return _with_meta(listing, step_outputs(request.app[GATEWAY], MCP, values))
 
 
 async def find_tool(upstreams: Upstreams, params: Any, log: McpDispatch) -> tuple[Upstream, str]:

@@ -1,0 +1,104 @@
+"""A task opened on the MCP surface alone: no inference pool, the purpose stated in `_meta` or a header.
+
+The official SDK client states the user's instruction in `params._meta`
+(`io.taskgate/purpose`); the classifier reads it, the grant is made from it,
+and the result's `_meta` carries the new task's id and token, which the
+client presents on its next calls (`io.taskgate/task-token`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from mcp import MCPError
+from mcp.types import RequestParamsMeta
+
+from taskgate.plugins import META_PURPOSE, META_TASK, META_TASK_TOKEN
+from taskgate.proxy.state import GATEWAY
+
+from .conftest import Keys
+from .mcp_servers import files_server, mail_server, serving
+from .policy import authz_config
+from .test_mcp import connect
+from .test_tasks import bearer
+
+SUMMARISE = "summarise my email from this week"
+
+
+@pytest.fixture
+async def gateway(proxy: Any, keys: Keys, tmp_path: Path) -> AsyncIterator[tuple[Any, Keys]]:
+    """A tool gateway and nothing else: no pool of models behind it."""
+    async with serving(mail_server()) as mail, serving(files_server()) as files:
+        config = authz_config(keys, tmp_path, "http://127.0.0.1:9")
+        config["routing"] = {"pools": []}
+        config["mcp"] = {"servers": [{"name": "mail", "url": mail}, {"name": "files", "url": files}]}
+        config["steps"].append({"name": "pii", "type": "guards.pii", "params": {"backend": "patterns"}})
+        config["pipelines"] = {"mcp": ["authn", "classify", "authorize", "pii"]}
+        client = await proxy(config)
+        yield client, keys
+        await client.close()
+
+
+def meta(key: str, value: str) -> RequestParamsMeta:
+    """A request's `_meta` with one taskgate key (the SDK's type names only the keys the protocol defines)."""
+    return cast(RequestParamsMeta, {key: value})
+
+
+def grants(client: Any, method: str = "tools/call") -> list[dict[str, Any]]:
+    """The grants of the gateway's `method` requests, oldest first (the SDK lists tools after a call, unasked)."""
+    records = client.app[GATEWAY].evidence.records()
+    return [r["decisions"]["grant"] for r in records if r.get("model") == method and "grant" in r.get("decisions", {})]
+
+
+async def test_a_purpose_in_meta_opens_the_task_and_its_token_carries_it_on(gateway: tuple[Any, Keys]) -> None:
+    client, keys = gateway
+    async with connect(client, bearer(keys)) as mcp:
+        first = await mcp.call_tool("mail__read", {"folder": "inbox"}, meta=meta(META_PURPOSE, SUMMARISE))
+        assert not first.is_error
+        assert first.meta is not None
+        task, token = first.meta[META_TASK], first.meta[META_TASK_TOKEN]
+        carried = meta(META_TASK_TOKEN, token)
+        listed = await mcp.call_tool("mail__list", {}, meta=carried)
+        with pytest.raises(MCPError) as caught:
+            await mcp.call_tool("mail__delete", {"message_id": "42", "older_than_days": 90}, meta=carried)
+    assert not listed.is_error
+    assert caught.value.error.code == -32003
+    assert "intent profile 'summarise' does not need it" in caught.value.error.message
+    opened, carried_on = grants(client)[-2:]  # a denied call has no grant, only its decision
+    assert (opened["task"], opened["new_task"], opened["profile"]) == (task, True, "summarise")
+    assert (carried_on["task"], carried_on["new_task"]) == (task, False)
+
+
+async def test_a_purpose_header_opens_the_task_for_a_listing(gateway: tuple[Any, Keys]) -> None:
+    client, keys = gateway
+    async with connect(client, {**bearer(keys), "x-taskgate-purpose": SUMMARISE}) as mcp:
+        listing = await mcp.list_tools()
+    assert sorted(t.name for t in listing.tools) == ["files__read", "mail__list", "mail__read"]
+    assert listing.meta is not None
+    assert listing.meta[META_TASK] == grants(client, "tools/list")[-1]["task"]
+
+
+async def test_the_purpose_picks_the_profile_a_cleanup_may_delete_old_mail(gateway: tuple[Any, Keys]) -> None:
+    client, keys = gateway
+    async with connect(client, bearer(keys)) as mcp:
+        cleanup = meta(META_PURPOSE, "clean up my inbox")
+        done = await mcp.call_tool("mail__delete", {"message_id": "42", "older_than_days": 90}, meta=cleanup)
+        with pytest.raises(MCPError) as caught:  # the argument constraint still holds
+            await mcp.call_tool("mail__delete", {"message_id": "42", "older_than_days": 1}, meta=cleanup)
+    assert not done.is_error
+    assert caught.value.error.data["rule"] == "c-old-mail-only"
+    assert grants(client)[-1]["profile"] == "mail_cleanup"
+
+
+async def test_without_a_purpose_or_a_token_the_call_is_not_granted(gateway: tuple[Any, Keys]) -> None:
+    client, keys = gateway
+    async with connect(client, bearer(keys)) as mcp:
+        with pytest.raises(MCPError) as caught:
+            await mcp.call_tool("mail__read", {"folder": "inbox"})
+    assert caught.value.error.code == -32003
+    assert "mail__read" in caught.value.error.message
+    denied = next(r for r in reversed(client.app[GATEWAY].evidence.records()) if r.get("model") == "tools/call")
+    assert denied["error"]["code"] == "tool_denied"
