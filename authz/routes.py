@@ -1,10 +1,11 @@
-"""Task endpoints: exchange a task token for a narrower one, and revoke a task.
+"""Task endpoints: open a task on its purpose, exchange a task token for a narrower one, revoke a task.
 
+    POST /v1/tasks/open           {"purpose": "summarise my email from this week"}
     POST /v1/tasks/token          {"subject_token": TASK_TOKEN, "tools": ["mail__read"]}
     POST /v1/tasks/{task}/revoke
 
-Both take the caller's own bearer JWT, checked by the plans' authenticate step;
-the task must be the caller's. The authz plugin serves them (through the
+Each takes the caller's own bearer JWT, checked by the plans' authenticate
+step; the task must be the caller's. The authz plugin serves them (through the
 registry's route hook) when its section configures tokens, a policy and
 tasks; without the plugin, they are not served. In the
 spirit of RFC 8693, an exchange only ever narrows: asking for a tool the task
@@ -14,13 +15,15 @@ dropped.
 
 from __future__ import annotations
 
+import json
 import time
 
 from aiohttp import web
 
-from taskgate.plugins import EVIDENCE, FRONT, ClientError, Reject
+from taskgate.plugins import EVIDENCE, FRONT, GRANT, META_PURPOSE, ClientError, Reject, RequestContext
 
-from .authorizer import Authorizer, authorizer
+from .authorize import MCP, TaskGrant
+from .authorizer import MAX_PURPOSE_CHARS, Authorizer, authorizer
 from .config import AuthzConfig
 from .identity import Identity
 from .tasks import TaskTokenError
@@ -36,6 +39,7 @@ def add_routes(app: web.Application) -> None:
     if not isinstance(config, AuthzConfig) or config.jwt is None or config.policy is None or config.tasks is None:
         return
     app[AUTHORIZER] = authorizer(services)
+    app.router.add_post("/v1/tasks/open", open_task)
     app.router.add_post("/v1/tasks/token", exchange)
     app.router.add_post("/v1/tasks/{task}/revoke", revoke)
 
@@ -47,6 +51,43 @@ async def _caller(request: web.Request) -> Identity:
     if not isinstance(identity, Identity):
         raise Reject(401, "unauthenticated", "no pipeline authenticates callers here", "authentication_error")
     return identity
+
+
+async def open_task(request: web.Request) -> web.Response:
+    """A task opened on its purpose alone, for a client that only calls tools: the mcp plan decides, nothing runs.
+
+    The plan (authenticate, classify, authorize, ...) runs on a listing that
+    states the purpose, as an MCP client would, so no model pool is needed;
+    the caller then presents the token to /mcp (header or `_meta`).
+    """
+    request[EVIDENCE].surface = "tasks"
+    front = request.app[FRONT]
+    if MCP not in front.plans:
+        raise ClientError(404, "no_tool_gateway", "no MCP gateway here (mcp.servers); open a task with a chat request")
+    body = await front.read_json(request)
+    purpose = body.get("purpose") if isinstance(body, dict) else None
+    if not isinstance(purpose, str) or not purpose.strip():
+        raise ClientError(
+            400, "invalid_request", "purpose must be the task's instruction, a non-empty string", "purpose"
+        )
+    if len(purpose) > MAX_PURPOSE_CHARS:
+        raise ClientError(400, "purpose_too_long", f"a purpose is at most {MAX_PURPOSE_CHARS} characters", "purpose")
+    listing = {"jsonrpc": "2.0", "id": 0, "method": "tools/list", "params": {"_meta": {META_PURPOSE: purpose}}}
+    raw = json.dumps(listing).encode()
+    context = RequestContext.parsed(request[EVIDENCE].request_id, MCP, request.path, request.headers, raw, listing)
+    grant = (await front.run_plan(MCP, context, request[EVIDENCE])).get(GRANT)
+    if not isinstance(grant, TaskGrant):  # the mcp plan must grant (plans.py); this is a second lock
+        raise Reject(503, "no_grant", "the gateway's plan gave no grant for this task", "api_error")
+    return web.json_response(
+        {
+            "task": grant.spec.task,
+            "access_token": grant.token,
+            "token_type": "Bearer",
+            "expires_in": max(0, round(grant.expires - time.time())),
+            "profile": grant.spec.profile,
+        },
+        headers=dict(grant.response_headers()),
+    )
 
 
 async def exchange(request: web.Request) -> web.Response:

@@ -14,7 +14,7 @@ reads and checks the body, then hands such a request to the handler.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -38,6 +38,11 @@ class Front(Protocol):
 
     @property
     def services(self) -> Services: ...
+
+    @property
+    def plans(self) -> Mapping[str, Any]:
+        """The compiled plans by surface (`chat`, `mcp`, ... present only when configured)."""
+        ...
 
     async def run_plan(self, surface: str, context: RequestContext, evidence: Evidence) -> dict[str, Any]:
         """Run `surface`'s plan (steps, decisions and metrics recorded in `evidence`); its keys' values."""

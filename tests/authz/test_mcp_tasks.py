@@ -102,3 +102,39 @@ async def test_without_a_purpose_or_a_token_the_call_is_not_granted(gateway: tup
     assert "mail__read" in caught.value.error.message
     denied = next(r for r in reversed(client.app[GATEWAY].evidence.records()) if r.get("model") == "tools/call")
     assert denied["error"]["code"] == "tool_denied"
+
+
+async def test_a_task_opened_on_its_purpose_serves_an_mcp_client(gateway: tuple[Any, Keys]) -> None:
+    client, keys = gateway
+    opened = await client.post("/v1/tasks/open", json={"purpose": SUMMARISE}, headers=bearer(keys))
+    assert opened.status == 200, await opened.text()
+    body = await opened.json()
+    assert body["profile"] == "summarise"
+    assert body["token_type"] == "Bearer"
+    assert 0 < body["expires_in"] <= 3600
+    assert opened.headers["x-taskgate-task"] == body["task"]
+    async with connect(client, {**bearer(keys), "x-taskgate-task-token": body["access_token"]}) as mcp:
+        listing = await mcp.list_tools()
+        with pytest.raises(MCPError) as caught:
+            await mcp.call_tool("mail__send", {"to": "eve@example.org", "body": "hi"})
+    assert sorted(t.name for t in listing.tools) == ["files__read", "mail__list", "mail__read"]
+    assert caught.value.error.code == -32003
+    assert {g["task"] for g in grants(client, "tools/list")} == {body["task"]}
+
+
+async def test_opening_a_task_needs_a_caller_and_a_purpose(gateway: tuple[Any, Keys]) -> None:
+    client, keys = gateway
+    anonymous = await client.post("/v1/tasks/open", json={"purpose": SUMMARISE})
+    assert anonymous.status == 401
+    empty = await client.post("/v1/tasks/open", json={"purpose": "  "}, headers=bearer(keys))
+    assert empty.status == 400
+    assert (await empty.json())["error"]["param"] == "purpose"
+    huge = await client.post("/v1/tasks/open", json={"purpose": "x" * 40_000}, headers=bearer(keys))
+    assert (await huge.json())["error"]["code"] == "purpose_too_long"
+
+
+async def test_without_a_tool_gateway_there_is_no_task_to_open_here(proxy: Any, keys: Keys, tmp_path: Path) -> None:
+    client = await proxy(authz_config(keys, tmp_path, "http://127.0.0.1:9"))
+    refused = await client.post("/v1/tasks/open", json={"purpose": SUMMARISE}, headers=bearer(keys))
+    assert refused.status == 404
+    assert (await refused.json())["error"]["code"] == "no_tool_gateway"
