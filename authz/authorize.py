@@ -30,7 +30,7 @@ from taskgate.plugins import (
     Step,
 )
 
-from .authorizer import Authorizer, authorizer, tool_scopes
+from .authorizer import Authorizer, authorizer, profile_scopes, tool_scopes
 from .grant import Decision, Grant, GrantSpec, ToolVerdict
 from .identity import IDENTITY, Identity
 from .tasks import TaskTokenError, new_task_id
@@ -64,6 +64,7 @@ class TaskGrant:
     offered: set[str] | None = None  # names the model was offered; None: the request offered none
     model_verdict: ToolVerdict | None = None
     decisions: list[Decision] = field(default_factory=list)
+    profile_source: str | None = None  # a new task's: "token" (pinned by a scope), "classifier" or "default"
 
     def allows(self, tool: str) -> bool:
         """Whether `tool` is in the task's grant at all (its arguments are judged per call)."""
@@ -119,6 +120,8 @@ class TaskGrant:
             "token_expires_in_s": round(self.expires - time.time()),
             **self.grant.evidence(),
         }
+        if self.profile_source is not None:
+            out["profile_source"] = self.profile_source
         if self.removed_tools:
             out["tools_removed"] = self.removed_tools
         if self.model_verdict is not None and self.model_verdict.sources:
@@ -156,7 +159,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
                     raise TaskTokenError(403, "task_token_mismatch", "the task token belongs to another task")
                 token, new_task = presented, False
             else:
-                spec, purpose = self._new_spec(context, identity, inputs.get(INTENT))
+                spec, purpose, source = self._new_spec(context, identity, inputs.get(INTENT))
                 info, epoch = await self.authorizer.start(spec, purpose)
                 if narrowing:  # a new task's narrowing is part of its token
                     spec, narrowing = spec.narrowed(narrowing), ()
@@ -168,6 +171,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
             spec = spec.narrowed(narrowing)
         grant = self.authorizer.grant(spec)
         value = TaskGrant(grant, spec, token, expires, purpose, new_task, context.surface, self.authorizer)
+        value.profile_source = None if presented else source
         self._check_model(context, value)
         self._narrow_tools(context, value)
         if context.surface == MCP:
@@ -203,13 +207,15 @@ class AuthorizeStep(Step[AuthorizeParams]):
             message = f"tool {name!r} denied: {decision.reason}"
             raise Reject(403, "tool_denied", message, "permission_error", details={"decision": decision.evidence()})
 
-    def _new_spec(self, context: RequestContext, identity: Identity, intent: Any) -> tuple[GrantSpec, str | None]:
+    def _new_spec(self, context: RequestContext, identity: Identity, intent: Any) -> tuple[GrantSpec, str | None, str]:
         task = context.headers.get(self.authorizer.tasks.header) or context.meta(META_TASK) or new_task_id()
         if len(task) > 128 or not task.isprintable():
             raise Reject(400, "invalid_task_id", "a task id is at most 128 printable characters")
-        profile = getattr(intent, "profile", None) or self.params.default_profile
-        spec = GrantSpec(task, identity.subject, identity.tenant, str(profile), identity.roles, tool_scopes(identity))
-        return spec, _instruction(context)
+        profile, source = _profile(
+            getattr(intent, "profile", None), profile_scopes(identity), self.params.default_profile
+        )
+        spec = GrantSpec(task, identity.subject, identity.tenant, profile, identity.roles, tool_scopes(identity))
+        return spec, _instruction(context), source
 
     def _narrowing(self, header: str | None) -> tuple[str, ...]:
         if not header:
@@ -263,6 +269,14 @@ def _tool_name(tool: Any) -> str | None:
     function = tool.get("function") if isinstance(tool, dict) else None
     name = function.get("name") if isinstance(function, dict) else None
     return name if isinstance(name, str) else None
+
+
+def _profile(classified: Any, pinned: tuple[str, ...], default: str) -> tuple[str, str]:
+    """A new task's profile and where it came from: a profile the caller's signed token pins it to (the
+    classifier's pick when it is one of them, else the first), else the classifier's, else the default."""
+    if pinned:
+        return (classified if classified in pinned else pinned[0]), "token"
+    return (str(classified), "classifier") if classified else (default, "default")
 
 
 def _instruction(context: RequestContext) -> str | None:

@@ -21,6 +21,13 @@ from .policy import Policy, PolicyStore
 from .tasks import MemoryTaskStore, RedisTaskStore, TaskInfo, TaskState, TaskToken, TaskTokenError, TaskTokens, task_key
 
 SCOPE_PREFIX = "tool:"
+PROFILE_PREFIX = "profile:"
+
+
+def profile_scopes(identity: Identity) -> tuple[str, ...]:
+    """The intent profiles a caller's signed `profile:` scopes pin its tasks to, in the token's order."""
+    named = (s[len(PROFILE_PREFIX) :] for s in identity.scopes if s.startswith(PROFILE_PREFIX))
+    return tuple(name for name in named if name)
 
 
 def tool_scopes(identity: Identity) -> tuple[str, ...]:

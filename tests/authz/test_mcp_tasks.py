@@ -138,3 +138,24 @@ async def test_without_a_tool_gateway_there_is_no_task_to_open_here(proxy: Any, 
     refused = await client.post("/v1/tasks/open", json={"purpose": SUMMARISE}, headers=bearer(keys))
     assert refused.status == 404
     assert (await refused.json())["error"]["code"] == "no_tool_gateway"
+
+
+async def test_a_profile_pinned_by_the_callers_token_beats_the_classifier(gateway: tuple[Any, Keys]) -> None:
+    client, keys = gateway
+    pinned = {"Authorization": f"Bearer {keys.token(roles=[], scope='profile:summarise')}"}
+    async with connect(client, pinned) as mcp:
+        with pytest.raises(MCPError) as caught:  # "clean up" would pick mail_cleanup; the token says summarise
+            await mcp.call_tool(
+                "mail__delete",
+                {"message_id": "42", "older_than_days": 90},
+                meta=meta(META_PURPOSE, "clean up my inbox"),
+            )
+        read = await mcp.call_tool("mail__read", {"folder": "inbox"}, meta=meta(META_PURPOSE, "clean up my inbox"))
+    assert caught.value.error.code == -32003
+    assert "intent profile 'summarise' does not need it" in caught.value.error.message
+    assert not read.is_error
+    assert (grants(client)[-1]["profile"], grants(client)[-1]["profile_source"]) == ("summarise", "token")
+    opened = await client.post("/v1/tasks/open", json={"purpose": "clean up my inbox"}, headers=bearer(keys))
+    assert (await opened.json())["profile"] == "mail_cleanup"  # unpinned: the classifier decides
+    record = client.app[GATEWAY].evidence.find(opened.headers["x-taskgate-request-id"])
+    assert record["decisions"]["grant"]["profile_source"] == "classifier"
