@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
+
+import aiohttp
+import pytest
 
 from taskgate.proxy.state import GATEWAY
 from taskgate.routing import ClusterState
@@ -37,3 +43,27 @@ def chat(system: str, *turns: str) -> dict[str, Any]:
     for i, text in enumerate(turns):
         messages.append({"role": "user" if i % 2 == 0 else "assistant", "content": text})
     return {"model": "m", "messages": messages, "max_tokens": 4}
+
+
+@contextlib.asynccontextmanager
+async def saturated(client: Any, url: str, name: str, waiting: int = 3) -> AsyncIterator[None]:
+    """Saturate engine `name` at `url` behind the proxy's back, until its scraper sees `waiting` queued."""
+    async with aiohttp.ClientSession() as direct:
+        hogs = [
+            asyncio.create_task(direct.post(url + "/v1/chat/completions", json={**chat(f"hog {i}"), "max_tokens": 50}))
+            for i in range(4)
+        ]
+        try:
+            cluster = cluster_of(client)
+            for _ in range(100):
+                load = cluster.loads.get(name)
+                if load is not None and load.waiting >= waiting:
+                    break
+                await asyncio.sleep(0.05)
+            else:
+                pytest.fail("the scraper never saw the saturated engine")
+            yield
+        finally:
+            for hog in hogs:
+                hog.cancel()
+            await asyncio.gather(*hogs, return_exceptions=True)

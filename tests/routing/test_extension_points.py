@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from typing import Any, ClassVar
 
-import aiohttp
 import pytest
 
 from taskgate.plugins import (
@@ -26,7 +24,7 @@ from taskgate.proxy.config import parse_config
 from taskgate.proxy.errors import ConfigError
 
 from ..conftest import ProxyFactory
-from .conftest import StartEngines, chat, cluster_of, pool, record_of, routing
+from .conftest import StartEngines, chat, cluster_of, pool, record_of, routing, saturated
 
 SYSTEM = "Shared agent instructions: plan, call tools, verify, answer. " * 40
 
@@ -120,28 +118,13 @@ async def test_a_plugins_affinity_scorer_yields_to_load_exactly_like_prefix(
     assert idle["acme"] == idle["prefix"] == idle["spread"] > 0
 
     url = next(u for n, u, _ in sims if n == home)
-    async with aiohttp.ClientSession() as direct:  # saturate the home engine behind the proxy's back
-        hogs = [
-            asyncio.create_task(direct.post(url + "/v1/chat/completions", json={**chat(f"hog {i}"), "max_tokens": 50}))
-            for i in range(4)
-        ]
-        cluster = cluster_of(client)
-        for _ in range(100):
-            load = cluster.loads.get(home)
-            if load is not None and load.waiting >= 3:
-                break
-            await asyncio.sleep(0.05)
-        else:
-            pytest.fail("the scraper never saw the saturated engine")
+    async with saturated(client, url, home):  # the home engine, behind the proxy's back
         for i in range(3):
             resp = await client.post("/v1/chat/completions", json=chat(SYSTEM, f"new session {i}"))
             assert resp.headers["x-taskgate-endpoint"] != home
             busy = record_of(client, resp)["decisions"]["placement"]["candidates"][home]
             assert busy["acme"] == busy["prefix"] == 0.0, "both affinity scorers yield on the saturated endpoint"
             assert busy["spread"] > 0, "a distribution scorer does not yield"
-        for hog in hogs:
-            hog.cancel()
-        await asyncio.gather(*hogs, return_exceptions=True)
 
 
 async def test_a_plugins_filter_excludes_endpoints_and_the_evidence_says_why(

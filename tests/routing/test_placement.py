@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import aiohttp
 import pytest
 
 from taskgate.plugins import ALLOWED_REGIONS, REQUEST, Inputs, Registry, RequestContext, Step, load_plugins
@@ -14,7 +13,7 @@ from taskgate.routing.breaker import CLOSED, OPEN
 from taskgate.sim import create_app as create_sim
 
 from ..conftest import ProxyFactory
-from .conftest import StartEngines, chat, cluster_of, pool, record_of, routing
+from .conftest import StartEngines, chat, cluster_of, pool, record_of, routing, saturated
 
 SYSTEM = "Shared agent instructions: plan, call tools, verify, answer. " * 40
 
@@ -77,19 +76,7 @@ async def test_affinity_yields_to_load_new_sessions_go_to_the_idle_endpoint(
     assert control.headers["x-taskgate-endpoint"] == home, "without load, the shared prefix should attract"
 
     url = next(u for n, u, _ in sims if n == home)
-    async with aiohttp.ClientSession() as direct:  # saturate the home engine behind the proxy's back
-        hogs = [
-            asyncio.create_task(direct.post(url + "/v1/chat/completions", json={**chat(f"hog {i}"), "max_tokens": 50}))
-            for i in range(4)
-        ]
-        cluster = cluster_of(client)
-        for _ in range(100):
-            load = cluster.loads.get(home)
-            if load is not None and load.waiting >= 3:
-                break
-            await asyncio.sleep(0.05)
-        else:
-            pytest.fail("the scraper never saw the saturated engine")
+    async with saturated(client, url, home):  # the home engine, behind the proxy's back
         placed = []
         for i in range(4):
             resp = await client.post("/v1/chat/completions", json=chat(SYSTEM, f"new session {i}"))
@@ -97,9 +84,6 @@ async def test_affinity_yields_to_load_new_sessions_go_to_the_idle_endpoint(
             scores = record_of(client, resp)["decisions"]["placement"]["candidates"][home]
             assert scores["prefix"] == 0.0, "affinity must not count on the saturated endpoint"
         assert home not in placed
-        for hog in hogs:
-            hog.cancel()
-        await asyncio.gather(*hogs, return_exceptions=True)
 
 
 class RegionsFromHeader(Step[NoParams]):
