@@ -112,9 +112,10 @@ class Authenticator:
             )
         if not isinstance(tenant, str) or not tenant:
             raise Unauthenticated("token_missing_claim", "the token names no tenant", f"{names.tenant} missing")
+        labelled = tuple((name, value) for name in names.labelled for value in _claim_values(claims.get(name)))
         return Identity(
             subject, tenant, words(claims.get(names.roles)), words(claims.get(names.scopes)),
-            str(claims.get("iss")), kid, algorithm, float(claims.get("exp", time.time())),
+            str(claims.get("iss")), kid, algorithm, float(claims.get("exp", time.time())), labelled,
         )  # fmt: skip
 
 
@@ -165,3 +166,9 @@ class AuthenticateStep(Step[NoParams]):
     async def run(self, inputs: Inputs) -> Identity:
         context: RequestContext = inputs[REQUEST]
         return self.authenticator.identify(context.headers.get("Authorization"))
+
+
+def _claim_values(claim: Any) -> list[str]:
+    """A labelled claim's values: a string or number, or a list of them."""
+    items = claim if isinstance(claim, list) else [claim]
+    return [str(v) for v in items if isinstance(v, str | int) and not isinstance(v, bool)]

@@ -1,10 +1,13 @@
 """The `authz.authorize` step: the task, its grant and token; the chat request's tools narrowed to the grant.
 
 A request either presents a task token (its task, bound to the caller, not
-revoked) or starts a task: an id from the task header or a new one, the
-intent profile from the classifier, and the conversation's first user
-message as its trusted input. The grant comes from the policy; the answer
-carries the task id and a task token for the agent's later calls.
+revoked, nor any task it is a subtask of) or starts a task: an id from the
+task header or a new one, and its intent profile (pinned by the caller's
+token or a policy rule, else the classifier's: one per part of a request
+with several). The grant comes from the policy; the answer carries the task
+id and a task token for the agent's later calls. Arguments are judged with
+what the task has seen, by trust label (provenance.py); a call a `hold` rule
+stops waits for its user's approval (holds.py).
 """
 
 from __future__ import annotations
@@ -14,10 +17,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import structlog
 from pydantic import Field
 
 from taskgate.plugins import (
     GRANT,
+    META_APPROVAL,
+    META_ASSERTION,
+    META_PURPOSE,
     META_TASK,
     META_TASK_TOKEN,
     REQUEST,
@@ -31,11 +38,14 @@ from taskgate.plugins import (
 )
 
 from .authorizer import Authorizer, authorizer, profile_scopes, tool_scopes
-from .grant import Decision, Grant, GrantSpec, ToolVerdict
+from .grant import PROFILE_JOIN, Decision, Grant, GrantSpec, ToolVerdict
 from .identity import IDENTITY, Identity
+from .labels import Seen
+from .provenance import gather, message_text, result_record, turn_record
 from .tasks import TaskTokenError, new_task_id
 from .toolcalls import ToolCallGuard
 
+log = structlog.get_logger("taskgate.authz")
 MAX_DECISIONS_KEPT = 100
 MCP = "mcp"
 INTENT = "intent"  # the classifier's key; read by name, its value duck-typed (`.profile`)
@@ -64,20 +74,58 @@ class TaskGrant:
     offered: set[str] | None = None  # names the model was offered; None: the request offered none
     model_verdict: ToolVerdict | None = None
     decisions: list[Decision] = field(default_factory=list)
-    profile_source: str | None = None  # a new task's: "token" (pinned by a scope), "classifier" or "default"
+    profile_source: str | None = None  # a new task's: "token", "policy" (pinned), "classifier" or "default"
+    profile_uncertain: bool = False  # the classifier was unsure: the task got the narrowest profile
+    identity: Identity | None = None
+    data: tuple[str, ...] = ()  # what the task had seen before this request (the store's records)
+    body: Any = None  # a chat request's body: its user turns and tool results are seen too
+    _seen: Seen | None = None
 
     def allows(self, tool: str) -> bool:
         """Whether `tool` is in the task's grant at all (its arguments are judged per call)."""
         return self.grant.tool(tool).allowed
 
+    def seen(self) -> Seen:
+        """What the task has seen, by trust label; gathered on the first decision that needs it."""
+        if self._seen is None:
+            claims = self.identity.claims if self.identity is not None else ()
+            trust = self.authorizer.policy.current.trust
+            self._seen = gather(trust, self.purpose, self.data, claims, self.body, self.spec.labels)
+        return self._seen
+
+    def admitted_values(self) -> frozenset[str]:
+        """Strings this request's allowed calls had admitted by a provenance rule: trusted, so not redacted."""
+        return frozenset(
+            m.value for d in self.decisions if d.allowed for m in d.matches if isinstance(m.value, str)
+        )  # fmt: skip
+
+    async def observe_result(self, tool: str, call: str | None, result: Mapping[str, Any]) -> None:
+        """Keep a forwarded tool result, so the task's later calls are judged with what it showed.
+
+        The call has run: a store that cannot keep it now only means later calls
+        cannot count on what it showed (they fail closed), so this never raises.
+        """
+        try:
+            await self.authorizer.observe(self.spec, [result_record(tool, call, result)])
+        except TaskTokenError as exc:
+            log.warning("task_result_not_kept", task=self.spec.task, tool=tool, reason=exc.message)
+
+    def upstream_meta(self, audience: str) -> Mapping[str, str]:
+        """The `_meta` an upstream MCP server gets with a call: taskgate's signed assertion of who and which task."""
+        signer = self.authorizer.assertions
+        return {META_ASSERTION: signer.mint(self.spec, audience)} if signer is not None else {}
+
     def decide(self, tool: str, arguments: Any) -> Decision:
+        """Judge one call; kept for the evidence (a held one too: its approval replaces it when spent)."""
         if self.offered is not None and tool not in self.offered:  # exactly the names the model was given
             verdict = self.grant.tool(tool)
             why = "" if verdict.allowed else f" ({verdict.reason})"
             decision = Decision(tool, False, f"the model was not offered a tool of that name in this request{why}")
             self.authorizer.decisions.labels(self.surface, "deny", decision.code).inc()
         else:
-            decision = self.authorizer.decide(self.grant, tool, arguments, self.purpose, self.surface)
+            needs = any(rule.needs_data() for rule in self.grant.tool(tool).constraints)
+            seen = self.seen() if needs else None
+            decision = self.authorizer.decide(self.grant, tool, arguments, seen, self.surface)
         if len(self.decisions) < MAX_DECISIONS_KEPT:
             self.decisions.append(decision)
         return decision
@@ -122,6 +170,8 @@ class TaskGrant:
         }
         if self.profile_source is not None:
             out["profile_source"] = self.profile_source
+        if self.profile_uncertain:
+            out["profile_uncertain"] = True
         if self.removed_tools:
             out["tools_removed"] = self.removed_tools
         if self.model_verdict is not None and self.model_verdict.sources:
@@ -151,15 +201,18 @@ class AuthorizeStep(Step[AuthorizeParams]):
         narrowing = self._narrowing(context.headers.get(tasks.narrow_header))
         presented = context.headers.get(tasks.token_header) or context.meta(META_TASK_TOKEN)
         try:
+            data: tuple[str, ...] = ()
+            uncertain = False
             if presented:
                 task = await self.authorizer.task_for_token(presented, identity)
-                spec, expires, purpose = task.spec, task.expires, task.info.purpose
+                spec, expires, purpose, data = task.spec, task.expires, task.info.purpose, task.data
                 asked = context.headers.get(tasks.header) or context.meta(META_TASK)
                 if asked and asked != spec.task:
                     raise TaskTokenError(403, "task_token_mismatch", "the task token belongs to another task")
                 token, new_task = presented, False
             else:
                 spec, purpose, source = self._new_spec(context, identity, inputs.get(INTENT))
+                uncertain = bool(getattr(inputs.get(INTENT), "uncertain", False)) and source == "classifier"
                 info, epoch = await self.authorizer.start(spec, purpose)
                 if narrowing:  # a new task's narrowing is part of its token
                     spec, narrowing = spec.narrowed(narrowing), ()
@@ -172,11 +225,26 @@ class AuthorizeStep(Step[AuthorizeParams]):
         grant = self.authorizer.grant(spec)
         value = TaskGrant(grant, spec, token, expires, purpose, new_task, context.surface, self.authorizer)
         value.profile_source = None if presented else source
+        value.profile_uncertain = not presented and uncertain
+        value.identity, value.data = identity, data
+        value.body = context.json() if context.surface == "chat" else None
         self._check_model(context, value)
         self._narrow_tools(context, value)
         if context.surface == MCP:
-            self._decide_mcp_call(context, value)
+            await self._user_turn(context, value, presented)
+            await self._decide_mcp_call(context, value)
         return value
+
+    async def _user_turn(self, context: RequestContext, value: TaskGrant, presented: str | None) -> None:
+        """A later MCP call's stated purpose is a new user turn of the task: kept, and trusted as instruction."""
+        stated = context.meta(META_PURPOSE)
+        if presented and stated and stated != value.purpose:
+            record = turn_record(stated)
+            value.data = (*value.data, record)
+            try:
+                await self.authorizer.observe(value.spec, [record])
+            except TaskTokenError as exc:
+                raise exc.reject() from None
 
     def _check_model(self, context: RequestContext, value: TaskGrant) -> None:
         """The model a request asks for must be one the task may use (when the policy governs models)."""
@@ -192,7 +260,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
                 403, "model_not_granted", f"this task may not use model {model!r}: {verdict.reason}", "permission_error"
             )
 
-    def _decide_mcp_call(self, context: RequestContext, value: TaskGrant) -> None:
+    async def _decide_mcp_call(self, context: RequestContext, value: TaskGrant) -> None:
         """Enforcement point (d): an MCP tools/call is decided on the tool and its arguments."""
         body = context.json()
         if not isinstance(body, dict) or body.get("method") != "tools/call":
@@ -202,18 +270,49 @@ class AuthorizeStep(Step[AuthorizeParams]):
         if not isinstance(name, str):
             return  # the gateway answers a malformed call with invalid params
         arguments = params.get("arguments") if isinstance(params, dict) else None
-        decision = value.decide(name, arguments if arguments is not None else {})
-        if not decision.allowed:
+        arguments = arguments if arguments is not None else {}
+        decision = value.decide(name, arguments)
+        if decision.allowed:
+            context.vouched.update(value.admitted_values())  # trusted and admitted: the pii step keeps them
+            return
+        opened = dict(value.response_meta()) if value.new_task else {}  # the client carries the task on
+        if not decision.held:
             message = f"tool {name!r} denied: {decision.reason}"
-            raise Reject(403, "tool_denied", message, "permission_error", details={"decision": decision.evidence()})
+            raise Reject(
+                403, "tool_denied", message, "permission_error", details={"decision": decision.evidence()},
+                public=opened,
+            )  # fmt: skip
+        holds, tasks = self.authorizer.holds, self.authorizer.tasks
+        reference = context.headers.get(tasks.approval_header) or context.meta(META_APPROVAL)
+        try:
+            if reference:
+                spent = await holds.redeem(value.spec, reference, name, arguments)
+                self.authorizer.held.labels("run").inc()
+                value.decisions[-1] = decision.approved(spent.evidence())
+                return
+            hold = await holds.hold(value.spec, decision, arguments)
+        except TaskTokenError as exc:
+            raise exc.reject() from None
+        self.authorizer.held.labels("held").inc()
+        base = tasks.public_url or f"http://{context.headers.get('host', '127.0.0.1')}"
+        raise Reject(
+            403, "approval_required",
+            f"tool {name!r} is held until the task's user approves it: {decision.reason}; approve it at "
+            f"{hold.public(base)['url']}, then retry the call with {META_APPROVAL!r} = {hold.id!r} in _meta",
+            "permission_error", details={"decision": decision.evidence(), "hold": hold.evidence()},
+            public={"approval": hold.public(base), **opened},
+        )  # fmt: skip
 
     def _new_spec(self, context: RequestContext, identity: Identity, intent: Any) -> tuple[GrantSpec, str | None, str]:
         task = context.headers.get(self.authorizer.tasks.header) or context.meta(META_TASK) or new_task_id()
         if len(task) > 128 or not task.isprintable():
             raise Reject(400, "invalid_task_id", "a task id is at most 128 printable characters")
-        profile, source = _profile(
-            getattr(intent, "profile", None), profile_scopes(identity), self.params.default_profile
-        )
+        classified = getattr(intent, "profiles", None) or ((intent.profile,) if hasattr(intent, "profile") else ())
+        pinned = profile_scopes(identity)
+        source = "token"
+        if not pinned:
+            pinned, source = self.authorizer.pinned(identity), "policy"
+        profile, source = _profile(tuple(str(p) for p in classified), pinned, source, self.params.default_profile)
         spec = GrantSpec(task, identity.subject, identity.tenant, profile, identity.roles, tool_scopes(identity))
         return spec, _instruction(context), source
 
@@ -271,29 +370,26 @@ def _tool_name(tool: Any) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _profile(classified: Any, pinned: tuple[str, ...], default: str) -> tuple[str, str]:
-    """A new task's profile and where it came from: a profile the caller's signed token pins it to (the
-    classifier's pick when it is one of them, else the first), else the classifier's, else the default."""
+def _profile(classified: tuple[str, ...], pinned: tuple[str, ...], pinned_by: str, default: str) -> tuple[str, str]:
+    """A new task's profile and where it came from: the profiles the caller's token or a policy rule pins it to
+    (the classifier's picks among them, else the first), else the classifier's (one per part of a request with
+    several, joined by `+`), else the default."""
     if pinned:
-        return (classified if classified in pinned else pinned[0]), "token"
-    return (str(classified), "classifier") if classified else (default, "default")
+        chosen = [p for p in classified if p in pinned]
+        return PROFILE_JOIN.join(chosen) if chosen else pinned[0], pinned_by
+    return (PROFILE_JOIN.join(dict.fromkeys(classified)), "classifier") if classified else (default, "default")
 
 
 def _instruction(context: RequestContext) -> str | None:
-    """The task's trusted input: the conversation's first user message (or the prompt); what an MCP client states."""
+    """The task's trusted input: the conversation's user turns (or the prompt); what an MCP client states."""
     if context.surface == MCP:
         return context.purpose()
     body = context.json()
     if context.surface == "chat":
-        for message in body.get("messages") or []:
-            if isinstance(message, dict) and message.get("role") == "user":
-                content = message.get("content")
-                if isinstance(content, str):
-                    return content
-                if isinstance(content, list):
-                    return " ".join(
-                        p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
-                    )
-        return None
+        turns = [
+            message_text(m.get("content")) for m in body.get("messages") or [] if isinstance(m, dict)
+            and m.get("role") == "user"
+        ]  # fmt: skip
+        return "\n".join(t for t in turns if t) or None
     prompt = body.get("prompt") if isinstance(body, dict) else None
     return prompt if isinstance(prompt, str) else None

@@ -14,11 +14,24 @@ from prometheus_client import Counter, Gauge
 from taskgate.errors import TaskgateError
 from taskgate.plugins import Services
 
+from .assertion import Assertions
 from .config import AuthzConfig, TaskConfig
 from .grant import Decision, Grant, GrantSpec, Rules
+from .holds import Holds
 from .identity import Identity
+from .labels import Seen
 from .policy import Policy, PolicyStore
-from .tasks import MemoryTaskStore, RedisTaskStore, TaskInfo, TaskState, TaskToken, TaskTokenError, TaskTokens, task_key
+from .tasks import (
+    MemoryTaskStore,
+    RedisTaskStore,
+    TaskInfo,
+    TaskState,
+    TaskToken,
+    TaskTokenError,
+    TaskTokens,
+    new_task_id,
+    task_key,
+)
 
 SCOPE_PREFIX = "tool:"
 PROFILE_PREFIX = "profile:"
@@ -38,6 +51,7 @@ def tool_scopes(identity: Identity) -> tuple[str, ...]:
 GRANTS_KEPT = 10_000
 RULES_KEPT = 2_048  # distinct callers x profiles x narrowings whose judged rules are kept
 MAX_PURPOSE_CHARS = 32_768  # of a task's instruction kept for provenance: a value past it is not found (denied)
+MAX_DEPTH = 8  # subtasks of subtasks
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +62,7 @@ class PresentedTask:
     expires: float
     epoch: str
     info: TaskInfo
+    data: tuple[str, ...] = ()  # what the task has seen (the store's records)
 
 
 class Authorizer:
@@ -73,6 +88,9 @@ class Authorizer:
             "taskgate_authz_decisions", "Tool-call decisions by surface, outcome and reason",
             ["surface", "outcome", "reason"], registry=registry,
         )  # fmt: skip
+        self.holds = Holds(self.store, config.tasks.hold_ttl_s)
+        self.assertions = Assertions(config.assertions) if config.assertions.enabled else None
+        self.held = Counter("taskgate_authz_holds", "Held calls by what became of them", ["event"], registry=registry)
         generation = Gauge("taskgate_authz_policy_generation", "The policy generation in use", registry=registry)
         generation.set_function(lambda: self.policy.current.generation)
 
@@ -102,8 +120,8 @@ class Authorizer:
             self._shared_rules.move_to_end(shape)
         return found
 
-    def decide(self, grant: Grant, tool: str, arguments: object, trusted: str | None, surface: str) -> Decision:
-        decision = grant.check(tool, arguments, trusted)
+    def decide(self, grant: Grant, tool: str, arguments: object, seen: Seen | None, surface: str) -> Decision:
+        decision = grant.check(tool, arguments, seen)
         self.decisions.labels(surface, "allow" if decision.allowed else "deny", decision.code).inc()
         return decision
 
@@ -118,14 +136,56 @@ class Authorizer:
         spec = verified.spec
         if spec.subject != identity.subject or spec.tenant != identity.tenant:
             raise TaskTokenError(403, "task_token_mismatch", "the task token belongs to another subject or tenant")
-        state = await self.store.state(task_key(spec.tenant, spec.subject, spec.task))
+        parents = tuple(task_key(spec.tenant, spec.subject, p) for p in spec.parents)
+        state = await self.store.state(task_key(spec.tenant, spec.subject, spec.task), parents)
         info = _usable(verified, state)
         roles = tuple(r for r in spec.roles if r in identity.roles)
-        narrowed = GrantSpec(spec.task, spec.subject, spec.tenant, spec.profile, roles, spec.scopes, spec.narrowing)
+        narrowed = dataclasses.replace(spec, roles=roles)
         scopes = tool_scopes(identity)
         if scopes:
             narrowed = narrowed.narrowed(scopes)
-        return PresentedTask(narrowed, verified.expires, verified.epoch, info)
+        return PresentedTask(narrowed, verified.expires, verified.epoch, info, state.data)
+
+    def pinned(self, identity: Identity) -> tuple[str, ...]:
+        """The profiles a policy rule (`p, SUBJECT, TENANT, profile:NAME, pin, ID`) pins the caller's tasks to."""
+        policy = self.policy.current
+        principals = [identity.subject, *(f"role:{r}" for r in identity.roles)]
+        for principal in list(principals):
+            principals += [r for r in policy.roles(principal, identity.tenant) if r not in principals]
+        return policy.pinned(tuple(principals), identity.tenant)
+
+    async def observe(self, spec: GrantSpec, records: list[str]) -> None:
+        """Keep what the task has seen (tool results, user turns) for its later decisions."""
+        await self.store.observe(task_key(spec.tenant, spec.subject, spec.task), records, self.tasks.ttl_s * 4)
+
+    async def open_subtask(
+        self, parent: PresentedTask, tools: tuple[str, ...], labels: tuple[str, ...] | None
+    ) -> tuple[GrantSpec, str, float]:
+        """A subtask of `parent`: a new task whose grant is a subset of the parent's; revoking the parent revokes it.
+
+        Its tools are a narrowing layer over the parent's (a tool the parent lacks
+        is refused, naming it); its trust labels a subset of the parent's. It sees
+        what the parent has seen so far, and its own calls' results from then on.
+        """
+        spec = parent.spec
+        if len(spec.parents) >= MAX_DEPTH:
+            raise TaskTokenError(400, "subtask_too_deep", f"subtasks nest at most {MAX_DEPTH} deep")
+        grant = self.grant(spec)
+        wider = sorted({t for t in tools if any(c in t for c in "*?{") or not grant.tool(t).allowed})
+        if wider:
+            raise TaskTokenError(403, "subtask_wider", f"a subtask can only narrow; the task may not use {wider}")
+        if labels is not None and spec.labels and not set(labels) <= set(spec.labels):
+            extra = sorted(set(labels) - set(spec.labels))
+            raise TaskTokenError(403, "subtask_wider", f"a subtask can only narrow; the task lacks the labels {extra}")
+        child = dataclasses.replace(
+            spec, task=new_task_id(), narrowing=(*spec.narrowing, tools) if tools else spec.narrowing,
+            labels=tuple(labels) if labels is not None else spec.labels, parents=(*spec.parents, spec.task),
+        )  # fmt: skip
+        _, epoch = await self.start(child, parent.info.purpose)
+        if parent.data:
+            await self.observe(child, list(parent.data))
+        token, expires = self.tokens.mint(child, epoch, not_after=parent.expires)
+        return child, token, expires
 
     async def start(self, spec: GrantSpec, purpose: str | None) -> tuple[TaskInfo, str]:
         """Record a new task, and the store epoch its tokens carry; a task id used (or revoked) cannot start again."""

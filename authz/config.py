@@ -58,6 +58,7 @@ class ClaimNames(Params):
     tenant: str = "tenant"
     roles: str = "roles"  # a list of role names, or a space-separated string
     scopes: str = "scope"  # OAuth style: space-separated; a list works too
+    labelled: list[str] = Field(default_factory=list)  # claims whose values tasks trust (label `claims`): email
 
 
 class JwtConfig(Params):
@@ -138,6 +139,9 @@ class TaskConfig(Params):
     store: Literal["memory", "redis"] = "memory"
     redis_url: str = "redis://127.0.0.1:6379/0"
     max_tasks: int = Field(default=100_000, ge=1)  # memory store: oldest tasks forgotten first
+    approval_header: str = "x-taskgate-approval"  # an approved hold's id, on the retried call (or `_meta`)
+    hold_ttl_s: float = Field(default=600, gt=0, le=86_400)  # a held call waits this long for its user's answer
+    public_url: str | None = None  # where clients reach taskgate, for approval links; default: the request's host
 
     _secret: bytes = PrivateAttr(default=b"")
 
@@ -157,10 +161,27 @@ class TaskConfig(Params):
         return self._secret
 
 
+class AssertionConfig(Params):
+    """The per-task assertions upstream MCP servers receive: ES256 JWTs, verifiable from /.well-known/jwks.json."""
+
+    enabled: bool = True
+    private_key_file: Path | None = None  # PEM EC P-256; none: a key made at start-up (one replica only)
+    issuer: str = "taskgate"
+    ttl_s: int = Field(default=60, ge=5, le=3600)
+
+    @field_validator("private_key_file")
+    @classmethod
+    def _readable_key(cls, path: Path | None) -> Path | None:
+        if path is not None and not path.is_file():
+            raise ValueError(f"{path} is not a readable file")
+        return path
+
+
 class AuthzConfig(Params):
     jwt: JwtConfig | None = None
     policy: PolicyConfig | None = None
     tasks: TaskConfig | None = None
+    assertions: AssertionConfig = Field(default_factory=AssertionConfig)
 
     @model_validator(mode="after")
     def _distinct_secrets(self) -> AuthzConfig:

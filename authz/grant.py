@@ -11,18 +11,19 @@ that same first judgement (names.py).
 
 from __future__ import annotations
 
-import math
-import posixpath
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from casbin.util import key_match
 
+from .constraints import ArgumentRule, Match
+from .labels import Seen
 from .names import PolicyNames
-from .policy import Constraint, Policy, Rule
-from .provenance import appears_in
+from .policy import Policy, Rule
 
+PROFILE_JOIN = "+"
 MEMO_LIMIT = 4096
 EVIDENCE_LIMIT = 64
 
@@ -38,11 +39,16 @@ class GrantSpec:
     roles: tuple[str, ...] = ()
     scopes: tuple[str, ...] = ()  # tool patterns from the token's `tool:` scopes; empty: scopes do not narrow
     narrowing: tuple[tuple[str, ...], ...] = ()  # each layer: tool patterns; a tool must match one in every layer
+    labels: tuple[str, ...] = ()  # trust labels the task may count (a subtask's); empty: every label
+    parents: tuple[str, ...] = ()  # a subtask's ancestors, the root task first
+
+    @property
+    def profiles(self) -> tuple[str, ...]:
+        """A task of a request with several parts has several profiles: `mail+payments`."""
+        return tuple(self.profile.split(PROFILE_JOIN))
 
     def narrowed(self, tools: tuple[str, ...]) -> GrantSpec:
-        return GrantSpec(
-            self.task, self.subject, self.tenant, self.profile, self.roles, self.scopes, (*self.narrowing, tools)
-        )
+        return dataclasses.replace(self, narrowing=(*self.narrowing, tools))
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +57,16 @@ class ToolVerdict:
     allowed: bool
     reason: str
     sources: Mapping[str, Any]
-    constraints: tuple[Constraint, ...] = ()
+    constraints: tuple[ArgumentRule, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """One tool call judged: allow or deny, the rule that decided, and for a denial the unmet condition."""
+    """One tool call judged: allow, deny or hold; the rule that decided, and for a refusal the unmet condition.
+
+    `matches` are the values provenance-kind rules accepted and where each had
+    been seen; `refused` is the value that failed one, and where else it was seen.
+    """
 
     tool: str
     allowed: bool
@@ -64,21 +74,39 @@ class Decision:
     rule: str | None = None
     condition: str | None = None
     sources: Mapping[str, Any] = field(default_factory=dict)
+    held: bool = False
+    matches: tuple[Match, ...] = ()
+    refused: Match | None = None
+    approval: Mapping[str, Any] | None = None  # a held call its user approved: who, when
+
+    def approved(self, approval: Mapping[str, Any]) -> Decision:
+        """This held decision, allowed by its user's approval."""
+        who = approval.get("decided_by")
+        return dataclasses.replace(self, allowed=True, held=False, reason=f"approved by {who}", approval=approval)
 
     @property
     def code(self) -> str:
         if self.allowed:
-            return "allowed"
+            return "approved" if self.approval is not None else "allowed"
+        if self.held:
+            return "held"
         return "argument_constraint" if self.condition else "not_granted"
 
     def evidence(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"tool": self.tool, "outcome": "allow" if self.allowed else "deny", "reason": self.reason}
+        outcome = "allow" if self.allowed else "hold" if self.held else "deny"
+        out: dict[str, Any] = {"tool": self.tool, "outcome": outcome, "reason": self.reason}
         if self.rule:
             out["rule"] = self.rule
         if self.condition:
             out["condition"] = self.condition
         if self.sources:
             out["sources"] = dict(self.sources)
+        if self.matches:
+            out["provenance"] = [m.evidence() for m in self.matches]
+        if self.refused is not None:
+            out["refused"] = self.refused.evidence()
+        if self.approval is not None:
+            out["approval"] = dict(self.approval)
         return out
 
 
@@ -99,9 +127,10 @@ class Rules:
             inherited += [r for r in policy.roles(principal, tenant) if r not in principals and r not in inherited]
         self.principals = (*principals, *inherited)
         self._role_rules = [rule for p in self.principals for rule in policy.rules_for(p, tenant)]
-        self._profile_rules = policy.rules_for(f"profile:{spec.profile}", tenant)
+        profiles = spec.profiles
+        self._profile_rules = [r for p in profiles for r in policy.rules_for(f"profile:{p}", tenant)]
         self._model_rules = [rule for p in self.principals for rule in policy.rules_for(p, tenant, "use")]
-        self._profile_model_rules = policy.rules_for(f"profile:{spec.profile}", tenant, "use")
+        self._profile_model_rules = [r for p in profiles for r in policy.rules_for(f"profile:{p}", tenant, "use")]
         self._governs_models = policy.governs_models
         self._policy = policy
         self._memo: dict[str, ToolVerdict] = {}
@@ -149,7 +178,10 @@ class Rules:
         profile = _first(self._profile_rules, name)
         if profile is None:
             return ToolVerdict(name, False, f"the task's intent profile {spec.profile!r} does not need it", sources)
-        sources["profile"] = f"{spec.profile} ({profile.id})"
+        granting = tuple(dict.fromkeys(
+            r.subject.removeprefix("profile:") for r in self._profile_rules if key_match(name, r.tools)
+        ))  # fmt: skip
+        sources["profile"] = f"{granting[0]} ({profile.id})"
         if spec.scopes:
             if not any(key_match(name, s) for s in spec.scopes):
                 return ToolVerdict(name, False, "the token's tool scopes do not include it", sources)
@@ -159,7 +191,7 @@ class Rules:
                 return ToolVerdict(name, False, "the task was narrowed to other tools", sources)
         if spec.narrowing:
             sources["narrowing"] = [list(layer) for layer in spec.narrowing]
-        constraints = tuple(self._policy.constraints_for(name, spec.profile))
+        constraints = tuple(self._policy.constraints_for(name, granting))  # every granting profile's rules
         return ToolVerdict(name, True, "granted", sources, constraints)
 
     def _policy_names(self) -> PolicyNames:
@@ -176,22 +208,36 @@ class Rules:
             )
         return self._names
 
-    def check(self, name: str, arguments: Any, trusted: str | None) -> Decision:
-        """Decide one call: the tool must be granted and its arguments must meet every constraint."""
+    def check(self, name: str, arguments: Any, seen: Seen | None) -> Decision:
+        """Decide one call: the tool must be granted and its arguments must meet every rule.
+
+        A failed `deny` rule refuses the call; failed `hold` rules alone hold it
+        for the task's user to approve. `seen` is the data the task has seen, by
+        label, for provenance-kind rules (None: unknown, and such rules fail).
+        """
         verdict = self.tool(name)
         if not verdict.allowed:
             return Decision(name, False, verdict.reason, None, None, verdict.sources)
-        for constraint in verdict.constraints:
-            unmet = unmet_condition(constraint, arguments, trusted)
-            if unmet is not None:
-                reason = f"argument {constraint.argument!r} {unmet} (rule {constraint.id})"
-                return Decision(
-                    name, False, reason, constraint.id, f"{constraint.kind} {constraint.argument}", verdict.sources
-                )
-        rule = verdict.sources.get("profile", "")
-        return Decision(
-            name, True, "granted", rule.rsplit("(", 1)[-1].rstrip(")") if rule else None, None, verdict.sources
-        )
+        held: Decision | None = None
+        accepted: list[Match] = []
+        for rule in verdict.constraints:
+            unmet, matches = rule.judge(arguments, seen)
+            if unmet is None:
+                accepted += matches
+                continue
+            reason = f"{unmet.reason} (rule {rule.id})"
+            decision = Decision(
+                name, False, reason, rule.id, rule.condition, verdict.sources, rule.effect == "hold",
+                refused=unmet.match,
+            )  # fmt: skip
+            if not decision.held:
+                return decision
+            held = held or decision
+        if held is not None:
+            return held
+        rule_text = verdict.sources.get("profile", "")
+        rule_id = rule_text.rsplit("(", 1)[-1].rstrip(")") if rule_text else None
+        return Decision(name, True, "granted", rule_id, None, verdict.sources, matches=tuple(accepted))
 
 
 class Grant:
@@ -212,9 +258,9 @@ class Grant:
     def model(self, name: str) -> ToolVerdict:
         return self.rules.model(name)
 
-    def check(self, name: str, arguments: Any, trusted: str | None) -> Decision:
+    def check(self, name: str, arguments: Any, seen: Seen | None) -> Decision:
         self.tool(name)
-        return self.rules.check(name, arguments, trusted)
+        return self.rules.check(name, arguments, seen)
 
     def allowed(self, names: list[str]) -> list[str]:
         return [n for n in names if self.tool(n).allowed]
@@ -231,69 +277,10 @@ class Grant:
             "tools_checked": {"granted": granted, "denied": denied},
             "scopes": list(spec.scopes),
             "narrowing": [list(layer) for layer in spec.narrowing],
+            **({"labels": list(spec.labels)} if spec.labels else {}),
+            **({"parents": list(spec.parents)} if spec.parents else {}),
         }
 
 
 def _first(rules: list[Rule], tool: str) -> Rule | None:
     return next((r for r in rules if key_match(tool, r.tools)), None)
-
-
-def unmet_condition(constraint: Constraint, arguments: Any, trusted: str | None) -> str | None:
-    """Why the arguments fail the constraint, or None if they meet it. Missing arguments fail (closed)."""
-    value = _argument(arguments, constraint.argument)
-    if value is _MISSING:
-        return "is missing"
-    values = value if isinstance(value, list) else [value]
-    if not values:
-        return "is empty"
-    kind, expected = constraint.kind, constraint.value
-    for item in values:
-        if kind == "prefix":
-            if not isinstance(item, str) or not _under(item, expected):
-                return "is outside the allowed path"
-        elif kind == "regex":
-            if not isinstance(item, str) or constraint.pattern is None or not constraint.pattern.fullmatch(item):
-                return "does not have the allowed form"
-        elif kind in ("min", "max"):
-            try:
-                number = float(item) if isinstance(item, int | float) and not isinstance(item, bool) else math.nan
-            except OverflowError:  # an integer too large for a float is out of any range
-                return "is out of the allowed range"
-            if not math.isfinite(number):
-                return "is not a number"
-            if (kind == "min" and number < float(expected)) or (kind == "max" and number > float(expected)):
-                return "is out of the allowed range"
-        elif kind == "in":
-            if str(item) not in expected.split("|"):
-                return "is not one of the allowed values"
-        elif kind == "provenance":
-            if trusted is None:
-                return "cannot be checked: the task's trusted input is unknown"
-            if not isinstance(item, str) or not appears_in(item, trusted):
-                return "does not come from the task's trusted input"
-    return None
-
-
-_MISSING = object()
-
-
-def _argument(arguments: Any, path: str) -> Any:
-    value = arguments
-    for part in path.split("."):
-        if not isinstance(value, dict) or part not in value:
-            return _MISSING
-        value = value[part]
-    return value
-
-
-def _under(path: str, prefix: str) -> bool:
-    """Whether `path`, normalised (no `..` escapes), lies under `prefix`.
-
-    Relative paths (against an absolute prefix), backslashes, percent-escapes and
-    NUL bytes are refused: the tool, not taskgate, would decide what they mean.
-    """
-    if any(c in path for c in ("\x00", "\\", "%")) or (prefix.startswith("/") and not path.startswith("/")):
-        return False
-    normal = posixpath.normpath(path)
-    root = prefix.rstrip("/") or "/"
-    return normal == root or normal.startswith(root if root.endswith("/") else root + "/")

@@ -23,6 +23,7 @@ class Identity:
     key_id: str | None
     algorithm: str
     expires_at: float
+    claims: tuple[tuple[str, str], ...] = ()  # the configured `labelled` claims: values tasks trust (`claims`)
 
     def evidence(self) -> Mapping[str, Any]:
         return {

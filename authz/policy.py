@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import hashlib
 import os
-import re
 import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -23,13 +22,18 @@ import structlog
 from casbin.persist import StringAdapter
 from casbin.util import key_match
 
+from .constraints import KINDS, ArgumentRule, Constraint, ConstraintError, compile_row, group
 from .errors import PolicyError
 from .seal import seal, unseal
+from .trust import TrustMap, TrustRule, field_of
 
-__all__ = ["KINDS", "Constraint", "Policy", "PolicyError", "PolicyStore", "Rule", "load", "parse", "seal_file"]
+__all__ = [
+    "KINDS", "ArgumentRule", "Constraint", "Policy", "PolicyError", "PolicyStore", "Rule", "load", "parse",
+    "seal_file",
+]  # fmt: skip
 log = structlog.get_logger("taskgate.authz")
 DEFAULT_MODEL = files("taskgate.authz") / "model.conf"
-KINDS = ("prefix", "regex", "min", "max", "in", "provenance")
+ROWS = ("p", "p2", "p3", "g")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,29 +47,17 @@ class Rule:
     id: str
 
 
-@dataclass(frozen=True, slots=True)
-class Constraint:
-    """A `p2` row: an argument condition on tools matching `tools` under profiles matching `profile`."""
-
-    tools: str
-    profile: str
-    argument: str
-    kind: str
-    value: str
-    id: str
-    pattern: re.Pattern[str] | None = field(default=None, compare=False)
-
-
 @dataclass
 class Policy:
-    """One loaded generation: the enforcer, its rules indexed by subject, and the argument constraints."""
+    """One loaded generation: the enforcer, its rules indexed by subject, argument rules and trust declarations."""
 
     enforcer: casbin.Enforcer
     generation: int
     rules: dict[str, list[Rule]]
-    constraints: list[Constraint]
+    constraints: list[ArgumentRule]
     source: str
     governs_models: bool = False  # any `use` rows: without one, models are not restricted
+    trust: TrustMap = field(default_factory=lambda: TrustMap(()))
 
     def roles(self, principal: str, tenant: str) -> list[str]:
         """Every role `principal` holds in `tenant`, inherited ones included."""
@@ -74,11 +66,16 @@ class Policy:
     def rules_for(self, subject: str, tenant: str, action: str = "call") -> list[Rule]:
         return [r for r in self.rules.get(subject, ()) if r.action == action and r.tenant in (tenant, "*")]
 
-    def constraints_for(self, tool: str, profile: str) -> list[Constraint]:
+    def constraints_for(self, tool: str, profiles: tuple[str, ...]) -> list[ArgumentRule]:
         return [
             c for c in self.constraints
-            if key_match(tool, c.tools) and (c.profile == "*" or key_match(profile, c.profile))
+            if key_match(tool, c.tools) and (c.profile == "*" or any(key_match(p, c.profile) for p in profiles))
         ]  # fmt: skip
+
+    def pinned(self, principals: tuple[str, ...], tenant: str) -> tuple[str, ...]:
+        """The profiles `p, SUBJECT, TENANT, profile:NAME, pin, ID` rows pin these principals' tasks to."""
+        found = (r.tools.removeprefix("profile:") for p in principals for r in self.rules_for(p, tenant, "pin"))
+        return tuple(dict.fromkeys(found))
 
 
 def load(model: Path | None, policy: Path, generation: int, require_seal: bool = True) -> Policy:
@@ -121,7 +118,18 @@ def parse(policy: Path, text: str, model_text: str, generation: int, require_sea
             raise PolicyError(f"{policy}: p row {number} has {len(row)} fields, not 5 (sub, dom, obj, act, id): {row}")
         rule = Rule(*row)
         rules.setdefault(rule.subject, []).append(rule)
-    constraints = [_constraint(policy, number, row) for number, row in enumerate(enforcer.get_named_policy("p2"), 1)]
+    trust = _trust(policy, enforcer, sealed.text())
+    labels = {r.label for r in trust.rules}
+    rows = enforcer.get_named_policy("p2")
+    compiled = [_constraint(policy, number, row, labels) for number, row in enumerate(rows, 1)]
+    try:
+        constraints = group(compiled)
+    except ConstraintError as exc:
+        raise PolicyError(f"{policy}: p2 rows: {exc}") from None
+    for subject in rules.values():
+        for rule in subject:
+            if rule.action == "pin" and not rule.tools.startswith("profile:"):
+                raise PolicyError(f"{policy}: pin row {rule.id}: its object must be profile:NAME, not {rule.tools!r}")
     for number, row in enumerate(enforcer.get_named_grouping_policy("g"), 1):
         if len(row) != 3:
             raise PolicyError(f"{policy}: g row {number} has {len(row)} fields, not 3 (user, role, tenant): {row}")
@@ -130,7 +138,7 @@ def parse(policy: Path, text: str, model_text: str, generation: int, require_sea
     except Exception as exc:
         raise PolicyError(f"{policy}: the model's matcher fails: {exc}") from None
     governs = any(r.action == "use" for subject in rules.values() for r in subject)
-    return Policy(enforcer, generation, rules, constraints, str(policy), governs)
+    return Policy(enforcer, generation, rules, constraints, str(policy), governs, trust)
 
 
 def seal_file(policy: Path, model: Path | None = None) -> Policy:
@@ -159,40 +167,51 @@ def seal_file(policy: Path, model: Path | None = None) -> Policy:
 
 
 def _check_lines(policy: Path, text: str) -> None:
-    """Every row is a p, p2 or g row; a policy without p rows is refused (it would deny everything)."""
+    """Every row is a p, p2, p3 or g row; a policy without p rows is refused (it would deny everything)."""
     rules = 0
     for number, line in enumerate(text.splitlines(), 1):
         row = line.strip()
         if not row or row.startswith("#"):
             continue
         kind, comma, _ = row.partition(",")
-        if not comma or kind.strip() not in ("p", "p2", "g"):
-            raise PolicyError(f"{policy}: line {number}: not a p, p2 or g row: {row[:80]!r}")
+        if not comma or kind.strip() not in ROWS:
+            raise PolicyError(f"{policy}: line {number}: not a p, p2, p3 or g row: {row[:80]!r}")
         rules += kind.strip() == "p"
     if rules == 0:
         raise PolicyError(f"{policy}: the policy has no p rows; a policy without rules would deny everything")
 
 
-def _constraint(policy: Path, number: int, row: list[str]) -> Constraint:
-    if len(row) != 6:
+def _constraint(policy: Path, number: int, row: list[str], labels: set[str]) -> Constraint:
+    try:
+        return compile_row(row, labels)
+    except ConstraintError as exc:
+        rule = f" ({row[-1]})" if row else ""
+        raise PolicyError(f"{policy}: p2 row {number}{rule}: {exc}") from None
+
+
+def _trust(policy: Path, enforcer: casbin.Enforcer, text: str) -> TrustMap:
+    """The p3 rows (trust declarations); a model without `p3` would drop them silently, so that is refused."""
+    declared = sum(1 for line in text.splitlines() if line.strip().partition(",")[0].strip() == "p3")
+    try:
+        rows = enforcer.get_named_policy("p3") if declared else []
+    except KeyError:
+        rows = []
+    if len(rows) != declared:
         raise PolicyError(
-            f"{policy}: p2 row {number} has {len(row)} fields, not 6 (obj, profile, arg, kind, value, id): {row}"
+            f"{policy}: the policy has p3 rows (trust declarations) but its model does not define p3: add "
+            "`p3 = obj, field, label, id` to [policy_definition] (taskgate's own model has it)"
         )
-    tools, profile, argument, kind, value, rule_id = row
-    pattern = None
-    if kind not in KINDS:
-        raise PolicyError(f"{policy}: p2 row {number} ({rule_id}): unknown kind {kind!r}; known: {', '.join(KINDS)}")
-    if kind == "regex":
-        try:
-            pattern = re.compile(value)
-        except re.error as exc:
-            raise PolicyError(f"{policy}: p2 row {number} ({rule_id}): bad regular expression: {exc}") from None
-    if kind in ("min", "max"):
-        try:
-            float(value)
-        except ValueError:
-            raise PolicyError(f"{policy}: p2 row {number} ({rule_id}): {kind} needs a number, got {value!r}") from None
-    return Constraint(tools, profile, argument, kind, value, rule_id, pattern)
+    rules = []
+    for number, row in enumerate(rows, 1):
+        if len(row) != 4:
+            raise PolicyError(f"{policy}: p3 row {number} has {len(row)} fields, not 4 (obj, field, label, id): {row}")
+        tools, raw_field, label, rule_id = row
+        if not label or not label.replace("-", "").replace("_", "").isalnum():
+            raise PolicyError(f"{policy}: p3 row {number} ({rule_id}): a label is a word (letters, digits, - and _)")
+        if label in ("instruction", "claims"):
+            raise PolicyError(f"{policy}: p3 row {number} ({rule_id}): {label!r} is taskgate's own label, not a tool's")
+        rules.append(TrustRule(tools, field_of(raw_field), label, rule_id))
+    return TrustMap(rules)
 
 
 Signature = tuple[int, int, int]  # the file's mtime (ns), size and inode; -1s when it cannot be read

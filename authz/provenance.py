@@ -1,42 +1,130 @@
-"""Provenance: whether an argument's value comes from the task's trusted input (the user's own instruction).
+"""What a task has seen, gathered for one decision: instructions, signed claims, and tool results by label.
 
-Values are compared exactly, as the user wrote them, never by Unicode case
-folding: under folding `ſam@example.com` (long s) would pass for
-`sam@example.com` and `Kim` with a Kelvin sign for `kim`. A value that Unicode
-compatibility normalisation (NFKC) would change is not in canonical form and
-never matches; the trusted text is compared in its canonical composition (NFC),
-so a user's decomposed accent still matches its composed spelling. Case is
-ignored only where the kind of value says it does not matter: the ASCII domain
-of an email address (`bob@Example.COM` is `bob@example.com`; `Bob@` is not `bob@`).
+Sources, on every surface:
+
+- the task's purpose (stored when it started) and, on the chat surface, every
+  user turn of the conversation; on MCP, a later call's stated purpose
+  (`_meta` `io.taskgate/purpose`) is a new user turn: label `instruction`;
+- the caller's identity-provider claims named in `authz.jwt.claims.labelled`:
+  label `claims`;
+- tool results: those the MCP gateway forwarded (its own tool loop's calls go
+  through it too), kept in the task store; on the chat surface, the
+  `role: tool` messages the client sends back, each labelled by the tool the
+  assistant's call named. Their labels come from the policy's p3 rows.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-MIN_PROVENANCE_CHARS = 3
-_TOKEN_CHARS = r"[\w@.+\-]"
-
-
-def appears_in(value: str, trusted: str) -> bool:
-    """Whether `value` appears in `trusted` as a whole token: "bob@example.com" appears in "mail
-    bob@example.com today"; "ob@example.com", "@example.com", "4001" (of 40012345), "a", "Bob@example.com"
-    and "ſam@example.com" (for "sam@example.com") do not."""
-    needle = value.strip()
-    if len(needle) < MIN_PROVENANCE_CHARS or not any(c.isalnum() for c in needle):
-        return False
-    if unicodedata.normalize("NFKC", needle) != needle:
-        return False  # not canonical: a compatibility or look-alike spelling of something else
-    # not inside a longer token; a sentence's closing full stop may follow, a domain's next label may not
-    pattern = f"(?<!{_TOKEN_CHARS}){_literal(needle)}(?![\\w@+\\-])(?!\\.[\\w@+\\-])"
-    return re.search(pattern, unicodedata.normalize("NFC", trusted)) is not None
+from .labels import CLAIMS, INSTRUCTION, UNTRUSTED, Seen, Where
+from .tasks import MAX_RECORD_CHARS
+from .trust import TrustMap, result_leaves
 
 
-def _literal(needle: str) -> str:
-    """`needle` as a pattern: exact, but for an email address's ASCII domain, which matches in any ASCII case."""
-    local, at, domain = needle.rpartition("@")
-    if not (at and local and domain.isascii()):
-        return re.escape(needle)
-    letters = (f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c) for c in domain)
-    return re.escape(local) + "@" + "".join(letters)
+def result_record(tool: str, call: str | None, result: Mapping[str, Any]) -> str:
+    """An MCP tools/call result as the task store keeps it: its leaves, cut to MAX_RECORD_CHARS."""
+    pairs, size = [], 0
+    for path, value in result_leaves(result_data(result)):
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            size += len(path) + len(str(value)) + 8
+            if size > MAX_RECORD_CHARS:
+                break
+            pairs.append([path, value])
+    return json.dumps({"tool": tool, "call": call, "leaves": pairs}, separators=(",", ":"))
+
+
+def turn_record(text: str) -> str:
+    return json.dumps({"turn": text[:MAX_RECORD_CHARS]}, separators=(",", ":"))
+
+
+def result_data(result: Mapping[str, Any]) -> Any:
+    """A result's data: its structured content, else its text items (JSON where they parse)."""
+    structured = result.get("structuredContent")
+    if structured is not None:
+        return structured
+    items: list[Any] = []
+    for item in result.get("content") or ():
+        if isinstance(item, Mapping) and item.get("type") == "text" and isinstance(item.get("text"), str):
+            items.append(_maybe_json(item["text"]))
+    return items[0] if len(items) == 1 else items
+
+
+def gather(
+    trust: TrustMap,
+    purpose: str | None,
+    records: Iterable[str],
+    claims: Iterable[tuple[str, str]],
+    body: Any = None,
+    labels: tuple[str, ...] = (),
+) -> Seen:
+    """Everything the task has seen for this decision; `body` is a chat request's (its turns and tool results)."""
+    seen = Seen()
+    if purpose:
+        seen.add_text(purpose, Where(INSTRUCTION, "instruction"))
+    for name, value in claims:
+        seen.add_value(value, Where(CLAIMS, f"claim {name}"))
+    for raw in records:
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("turn"), str):
+            seen.add_text(record["turn"], Where(INSTRUCTION, "user turn"))
+        elif isinstance(record, dict) and isinstance(record.get("tool"), str):
+            pairs = [(str(p[0]), p[1]) for p in record.get("leaves") or () if isinstance(p, list) and len(p) == 2]
+            trust.label_leaves(seen, record["tool"], record.get("call"), pairs)
+    if isinstance(body, Mapping):
+        _chat(seen, trust, body, purpose)
+    if labels:
+        seen.restrict(labels)
+    return seen
+
+
+def _chat(seen: Seen, trust: TrustMap, body: Mapping[str, Any], purpose: str | None) -> None:
+    """A chat request's user turns (instruction) and tool messages (labelled by the tool their call named)."""
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return
+    called: dict[str, str] = {}
+    for number, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            continue
+        role = message.get("role")
+        if role == "user":
+            text = message_text(message.get("content"))
+            if text and text != purpose:
+                seen.add_text(text, Where(INSTRUCTION, f"user turn (message {number})"))
+        elif role == "assistant":
+            for call in message.get("tool_calls") or ():
+                function = call.get("function") if isinstance(call, Mapping) else None
+                if isinstance(function, Mapping) and isinstance(call.get("id"), str):
+                    called[call["id"]] = str(function.get("name"))
+        elif role == "tool":
+            call_id = message.get("tool_call_id")
+            tool = called.get(call_id) if isinstance(call_id, str) else None
+            text = message_text(message.get("content"))
+            if text and tool is not None:
+                trust.label_leaves(seen, tool, str(call_id), result_leaves(_maybe_json(text)))
+            elif text:  # a result of no call the conversation shows: nobody vouches for it
+                seen.add_json(_maybe_json(text), Where(UNTRUSTED, "tool message without a call"))
+
+
+def message_text(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(p["text"] for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str))
+    return None
+
+
+def _maybe_json(text: str) -> Any:
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            return json.loads(stripped)
+        except (ValueError, RecursionError):
+            return text
+    return text

@@ -3,6 +3,10 @@
     POST /v1/tasks/open           {"purpose": "summarise my email from this week"}
     POST /v1/tasks/token          {"subject_token": TASK_TOKEN, "tools": ["mail__read"]}
     POST /v1/tasks/{task}/revoke
+    POST /v1/tasks/{task}/subtasks           {"subject_token": TASK_TOKEN, "tools": [...], "labels": [...]}
+    POST /v1/tasks/{task}/approvals/{id}     {"approve": true}   (or false: refuse)
+    GET  /v1/tasks/{task}/approvals/{id}     the hold, as its user sees it
+    GET  /.well-known/jwks.json              the keys upstream MCP servers verify per-task assertions with
 
 Each takes the caller's own bearer JWT, checked by the plans' authenticate
 step; the task must be the caller's. The authz plugin serves them (through the
@@ -42,6 +46,10 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/v1/tasks/open", open_task)
     app.router.add_post("/v1/tasks/token", exchange)
     app.router.add_post("/v1/tasks/{task}/revoke", revoke)
+    app.router.add_post("/v1/tasks/{task}/subtasks", subtask)
+    app.router.add_post("/v1/tasks/{task}/approvals/{hold}", answer)
+    app.router.add_get("/v1/tasks/{task}/approvals/{hold}", show_hold)
+    app.router.add_get("/.well-known/jwks.json", jwks)
 
 
 async def _caller(request: web.Request) -> Identity:
@@ -138,3 +146,64 @@ async def revoke(request: web.Request) -> web.Response:
     except TaskTokenError as exc:  # the store is away: 503 with a retry hint, nothing half-done to undo
         raise exc.reject() from None
     return web.json_response({"task": task, "revoked": True, "known": known})
+
+
+async def subtask(request: web.Request) -> web.Response:
+    """A subtask of the caller's task (a sub-agent's work): a new task whose grant is a subset of its parent's."""
+    identity = await _caller(request)
+    authz = request.app[AUTHORIZER]
+    body = await request.app[FRONT].read_json(request)
+    if not isinstance(body, dict):
+        raise ClientError(400, "invalid_request", "the request body must be a JSON object")
+    token, tools, labels = body.get("subject_token"), body.get("tools", []), body.get("labels")
+    if not isinstance(token, str) or not token:
+        raise ClientError(400, "invalid_request", "subject_token must be the parent task's token", "subject_token")
+    if not isinstance(tools, list) or len(tools) > MAX_TOOLS or not all(isinstance(t, str) and t for t in tools):
+        raise ClientError(400, "invalid_request", f"tools must be a list of at most {MAX_TOOLS} tool names", "tools")
+    if labels is not None and (not isinstance(labels, list) or not all(isinstance(x, str) for x in labels)):
+        raise ClientError(400, "invalid_request", "labels must be a list of trust labels", "labels")
+    try:
+        parent = await authz.task_for_token(token, identity)
+        if parent.spec.task != request.match_info["task"]:
+            raise TaskTokenError(403, "task_token_mismatch", "the task token belongs to another task")
+        child, issued, expires = await authz.open_subtask(parent, tuple(tools), None if labels is None else tuple(labels))
+    except TaskTokenError as exc:
+        raise exc.reject() from None
+    return web.json_response(
+        {
+            "task": child.task, "parent": parent.spec.task, "access_token": issued, "token_type": "Bearer",
+            "expires_in": max(0, round(expires - time.time())), "tools": tools, "labels": list(child.labels),
+        }  # fmt: skip
+    )
+
+
+async def answer(request: web.Request) -> web.Response:
+    """The task's own user approves or refuses a held call; nobody else can see it."""
+    identity = await _caller(request)
+    body = await request.app[FRONT].read_json(request)
+    approve = body.get("approve") if isinstance(body, dict) else None
+    if not isinstance(approve, bool):
+        raise ClientError(400, "invalid_request", "approve must be true (run the held call once) or false", "approve")
+    task, hold_id = request.match_info["task"], request.match_info["hold"]
+    try:
+        hold = await request.app[AUTHORIZER].holds.answer(identity.tenant, identity.subject, task, hold_id, approve)
+    except TaskTokenError as exc:
+        raise exc.reject() from None
+    request.app[AUTHORIZER].held.labels("approved" if approve else "refused").inc()
+    request[EVIDENCE].decisions["approval"] = hold
+    return web.json_response(hold.evidence())
+
+
+async def show_hold(request: web.Request) -> web.Response:
+    identity = await _caller(request)
+    task, hold_id = request.match_info["task"], request.match_info["hold"]
+    try:
+        _, _, hold = await request.app[AUTHORIZER].holds.get(identity.tenant, identity.subject, task, hold_id)
+    except TaskTokenError as exc:
+        raise exc.reject() from None
+    return web.json_response({**hold.evidence(), "expired": hold.expired})
+
+
+async def jwks(request: web.Request) -> web.Response:
+    signer = request.app[AUTHORIZER].assertions
+    return web.json_response(signer.jwks() if signer is not None else {"keys": []})

@@ -70,8 +70,9 @@ class TaskState:
     """What the store knows of one task, read in one round trip."""
 
     epoch: str | None  # the store's epoch; None: it has none (it restarted empty and no task started since)
-    revoked: bool
+    revoked: bool  # the task, or one of its parents
     info: TaskInfo | None  # None: the store does not have the task (never, forgotten, or lost)
+    data: tuple[str, ...] = ()  # what the task has seen (JSON records, oldest first): tool results, user turns
 
 
 class TaskTokens:
@@ -88,6 +89,10 @@ class TaskTokens:
             "narrowing": [list(layer) for layer in spec.narrowing], "epoch": epoch, "jti": uuid.uuid4().hex,
             "iat": int(now), "exp": int(expires),
         }  # fmt: skip
+        if spec.labels:
+            claims["labels"] = list(spec.labels)
+        if spec.parents:
+            claims["parents"] = list(spec.parents)
         return jwt.encode(claims, self.config.secret, algorithm="HS256"), expires
 
     def verify(self, token: str) -> TaskToken:
@@ -107,6 +112,8 @@ class TaskTokens:
                 str(claims["task"]), str(claims["sub"]), str(claims["tenant"]), str(claims["profile"]),
                 tuple(claims.get("roles") or ()), tuple(claims.get("scopes") or ()),
                 tuple(tuple(str(t) for t in layer) for layer in claims.get("narrowing") or ()),
+                tuple(str(label) for label in claims.get("labels") or ()),
+                tuple(str(parent) for parent in claims.get("parents") or ()),
             )  # fmt: skip
         except (KeyError, TypeError) as exc:
             raise TaskTokenError(401, "task_token_invalid", f"the task token lacks {exc}") from None
@@ -114,6 +121,8 @@ class TaskTokens:
 
 
 MAX_STORED_CHARS = 32 << 20  # instructions the memory store keeps in all (about 32-128 MB): its oldest tasks go first
+MAX_RECORDS = 256  # of what one task has seen (tool results, user turns): its newest are kept
+MAX_RECORD_CHARS = 16_384  # of one record; the caller cuts a longer one
 
 
 def task_key(tenant: str, subject: str, task: str) -> str:
@@ -133,6 +142,8 @@ class MemoryTaskStore:
     def __init__(self, max_tasks: int, max_chars: int = MAX_STORED_CHARS):
         self._tasks: OrderedDict[str, tuple[TaskInfo, float]] = OrderedDict()  # key -> (task, when it expires)
         self._revoked: dict[str, float] = {}
+        self._data: dict[str, list[str]] = {}  # key -> what the task has seen
+        self._holds: dict[str, tuple[str, float]] = {}  # hold key -> (record, when it expires)
         self._max, self._max_chars = max_tasks, max_chars
         self._chars = 0  # of the instructions kept
         self.epoch = uuid.uuid4().hex
@@ -141,8 +152,39 @@ class MemoryTaskStore:
         """Before a task starts: the store's epoch, and whether the task id was revoked."""
         return self.epoch, self._is_revoked(key)
 
-    async def state(self, key: str) -> TaskState:
-        return TaskState(self.epoch, self._is_revoked(key), self._live(key))
+    async def state(self, key: str, parents: tuple[str, ...] = ()) -> TaskState:
+        revoked = any(self._is_revoked(k) for k in (key, *parents))
+        return TaskState(self.epoch, revoked, self._live(key), tuple(self._data.get(key, ())))
+
+    async def observe(self, key: str, records: list[str], ttl_s: float) -> None:
+        """Add what the task has seen; the newest MAX_RECORDS are kept, and count towards the store's budget."""
+        if self._live(key) is None:
+            return
+        kept = self._data.setdefault(key, [])
+        kept += records
+        self._chars += sum(len(r) for r in records)
+        while len(kept) > MAX_RECORDS:
+            self._chars -= len(kept.pop(0))
+        while self._tasks and self._chars > self._max_chars:
+            self._forget(next(iter(self._tasks)))
+
+    async def put_hold(self, key: str, record: str, ttl_s: float) -> None:
+        now = time.time()
+        self._holds[key] = (record, now + ttl_s)
+        for stale in [k for k, (_, t) in self._holds.items() if t < now]:
+            del self._holds[stale]
+
+    async def get_hold(self, key: str) -> str | None:
+        found = self._holds.get(key)
+        return found[0] if found is not None and found[1] >= time.time() else None
+
+    async def swap_hold(self, key: str, old: str, new: str) -> bool:
+        """Replace the hold's record with `new` if it is still `old` (one approval, one run); whether it was."""
+        found = self._holds.get(key)
+        if found is None or found[0] != old or found[1] < time.time():
+            return False
+        self._holds[key] = (new, found[1])
+        return True
 
     async def put(self, key: str, info: TaskInfo, ttl_s: float) -> bool:
         """Store `info` for `ttl_s` unless the task exists; whether this call created it.
@@ -167,6 +209,7 @@ class MemoryTaskStore:
         found = self._tasks.pop(key, None)
         if found is not None:
             self._chars -= len(found[0].purpose or "")
+        self._chars -= sum(len(r) for r in self._data.pop(key, ()))
 
     def _live(self, key: str) -> TaskInfo | None:
         found = self._tasks.get(key)
@@ -206,6 +249,7 @@ class RedisTaskStore:
         self._redis = aioredis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5, retry=retry)
         self._prefix = prefix
         self._epoch = prefix + "epoch"
+        self._swap = self._redis.register_script(_SWAP)
 
     async def begin(self, key: str) -> tuple[str, bool]:
         """The store's epoch (made now if it has none) and whether the task id was revoked."""
@@ -217,14 +261,41 @@ class RedisTaskStore:
                 _, epoch, revoked = await pipe.execute()
         return epoch.decode(), bool(revoked)
 
-    async def state(self, key: str) -> TaskState:
+    async def state(self, key: str, parents: tuple[str, ...] = ()) -> TaskState:
         with _reached("check"):
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.get(self._epoch)
-                pipe.exists(self._prefix + "revoked:" + key)
+                pipe.exists(*(self._prefix + "revoked:" + k for k in (key, *parents)))
                 pipe.get(self._prefix + key)
-                epoch, revoked, raw = await pipe.execute()
-        return TaskState(epoch.decode() if epoch else None, bool(revoked), _info(raw))
+                pipe.lrange(self._prefix + "data:" + key, 0, -1)
+                epoch, revoked, raw, data = await pipe.execute()
+        seen = tuple(item.decode() for item in data)
+        return TaskState(epoch.decode() if epoch else None, bool(revoked), _info(raw), seen)
+
+    async def observe(self, key: str, records: list[str], ttl_s: float) -> None:
+        if not records:
+            return
+        name = self._prefix + "data:" + key
+        with _reached("record"):
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.rpush(name, *records)
+                pipe.ltrim(name, -MAX_RECORDS, -1)
+                pipe.expire(name, max(1, int(ttl_s)))
+                await pipe.execute()
+
+    async def put_hold(self, key: str, record: str, ttl_s: float) -> None:
+        with _reached("hold"):
+            await self._redis.set(self._prefix + "hold:" + key, record, ex=max(1, int(ttl_s)))
+
+    async def get_hold(self, key: str) -> str | None:
+        with _reached("hold"):
+            raw = await self._redis.get(self._prefix + "hold:" + key)
+        return raw.decode() if isinstance(raw, bytes) else raw
+
+    async def swap_hold(self, key: str, old: str, new: str) -> bool:
+        with _reached("hold"):
+            swapped = await self._swap(keys=[self._prefix + "hold:" + key], args=[old, new])
+        return bool(swapped)
 
     async def put(self, key: str, info: TaskInfo, ttl_s: float) -> bool:
         with _reached("start"):
@@ -242,6 +313,15 @@ class RedisTaskStore:
     async def close(self) -> None:
         with contextlib.suppress(Exception):  # closing a connection to a Redis that went away
             await self._redis.aclose()
+
+
+_SWAP = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+  return 1
+end
+return 0
+"""
 
 
 @contextlib.contextmanager

@@ -36,7 +36,7 @@ p, profile:code, *, metrics__latency, call, p-code-latency
 p, profile:summarise, *, mail__read, call, p-summarise-read
 p, profile:chat, *, mail__send, call, p-chat-send
 p, profile:default, *, mail__list, call, p-default-list
-p2, mail__send, *, to, provenance, x, c-recipient-from-user
+p2, mail__send, *, to, provenance, instruction, c-recipient-from-user
 g, alice, role:ops, demo
 """
 MAIL_TOOLS = [

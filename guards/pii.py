@@ -92,6 +92,8 @@ class PiiVerdict:
     output_counts: Counter[str] = field(default_factory=Counter)
     output_withheld: list[str] = field(default_factory=list)  # fields of the answer withheld (log probabilities)
     _output: Any = None  # the step, when it guards answers
+    vouched: set[str] = field(default_factory=set)  # the request's: values a step vouches for, never redacted
+    kept_vouched: int = 0  # texts that would have been redacted, kept because a step vouched for them
 
     def action(self, entity: str) -> str:
         return action_of(self.rules, self.default, entity)
@@ -102,11 +104,13 @@ class PiiVerdict:
         Matching by content rather than by position keeps redaction right when
         another step's edit moved things (a system message prepended, say).
         """
-        if not self.redactions:
+        redactions = {t: r for t, r in self.redactions.items() if t not in self.vouched}
+        self.kept_vouched = len(self.redactions) - len(redactions)
+        if not redactions:
             return False
         changed = False
         for key, value in list(body.items()):
-            new, did = replace_strings(value, self.redactions)
+            new, did = replace_strings(value, redactions)
             if did:
                 body[key], changed = new, True
         return changed
@@ -124,6 +128,8 @@ class PiiVerdict:
             "cached_chars": self.cached_chars,
             "ms": round(self.ms, 3),
         }
+        if self.kept_vouched:
+            out["kept_vouched"] = self.kept_vouched  # trusted values a granted tool's rule admitted
         if len(self.findings) > MAX_EVIDENCE_FINDINGS:
             out["findings_truncated"] = len(self.findings) - MAX_EVIDENCE_FINDINGS
         if self.allowed_regions is not None:
@@ -203,8 +209,9 @@ class PiiStep(Step[PiiParams]):
         started = time.perf_counter()
         texts = self._texts(context)
         verdict = PiiVerdict(
-            self.params.entities, self.params.default_action, _output=self if self.output_scanner else None
-        )
+            self.params.entities, self.params.default_action, _output=self if self.output_scanner else None,
+            vouched=context.vouched,
+        )  # fmt: skip
         known = _from_cache(self.scanner, [t for _, _, t in texts])
         missing = list({t for _, _, t in texts if t not in known})
         verdict.cached_chars = sum(len(t) for _, _, t in texts if t in known)

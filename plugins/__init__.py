@@ -14,7 +14,16 @@ Test helpers for plugins are in `taskgate.testing`.
 from taskgate.dag import Derive, Failure, Halt, Inputs, StepSpec
 from taskgate.dag.errors import describe
 
-from .context import META_PURPOSE, META_TASK, META_TASK_TOKEN, PURPOSE_HEADER, REQUEST, RequestContext
+from .context import (
+    META_APPROVAL,
+    META_ASSERTION,
+    META_PURPOSE,
+    META_TASK,
+    META_TASK_TOKEN,
+    PURPOSE_HEADER,
+    REQUEST,
+    RequestContext,
+)
 from .discovery import GROUP, load_plugins
 from .errors import OutputRefused, ParamsError, PluginError, Reject
 from .evidence import Evidence
@@ -72,6 +81,8 @@ __all__ = [
     "META_PURPOSE",
     "META_TASK",
     "META_TASK_TOKEN",
+    "META_APPROVAL",
+    "META_ASSERTION",
     "PAYLOAD",
     "PLACEMENT",
     "PURPOSE_HEADER",

@@ -17,6 +17,10 @@ META_TASK = "io.taskgate/task"
 """The `params._meta` key of an MCP request (and `_meta` key of a result) that carries the task's id."""
 META_TASK_TOKEN = "io.taskgate/task-token"
 """The `params._meta` key of an MCP request (and `_meta` key of a result) that carries the task's token."""
+META_APPROVAL = "io.taskgate/approval"
+"""The `params._meta` key of a retried MCP call that names the approval of its hold."""
+META_ASSERTION = "io.taskgate/assertion"
+"""The `params._meta` key under which an upstream MCP server receives taskgate's signed per-task assertion."""
 PURPOSE_HEADER = "x-taskgate-purpose"
 """The header that states a task's purpose on any surface, where the body has no place for it."""
 MAX_PURPOSE_HEADER = 8192  # characters of a purpose stated in a header; a longer one is not read
@@ -33,6 +37,9 @@ class RequestContext:
     body: bytes
     _json: Any = field(default=None, repr=False)
     _parsed: bool = field(default=False, repr=False)
+    vouched: set[str] = field(default_factory=set, repr=False)
+    """Values a step vouches for in this request (authz: a trusted value a granted tool's rule admitted);
+    guards that rewrite the body leave such a value as it is."""
 
     @classmethod
     def parsed(

@@ -27,7 +27,8 @@ class Reject(Halt):
 
     `status` is the HTTP status, `code` a stable machine-readable reason,
     `message` a sentence for the caller (never a secret or a matched value),
-    `details` what the evidence record keeps about the decision (never sent to the client).
+    `details` what the evidence record keeps about the decision (never sent to the client),
+    `public` what the client is given beside the message (an approval to ask for, say).
     """
 
     def __init__(
@@ -38,6 +39,7 @@ class Reject(Halt):
         kind: str = "invalid_request_error",
         headers: Mapping[str, str] | None = None,
         details: Mapping[str, Any] | None = None,
+        public: Mapping[str, Any] | None = None,
     ):
         super().__init__(message)
         self.status = status
@@ -46,6 +48,7 @@ class Reject(Halt):
         self.kind = kind
         self.headers = dict(headers or {})
         self.details = dict(details or {})
+        self.public = dict(public or {})
 
 
 class OutputRefused(TaskgateError):

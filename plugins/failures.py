@@ -53,6 +53,7 @@ class Problem:
     details: Mapping[str, Any] = field(default_factory=dict)
     cite: bool = False
     unexpected: bool = False
+    public: Mapping[str, Any] = field(default_factory=dict)  # for the client, beside the message (an approval)
 
     def record(self, evidence: Evidence) -> None:
         """Write the failure into `evidence`, unless a step already said more."""
@@ -115,7 +116,7 @@ def _client(exc: ClientError, evidence: Evidence) -> Problem:
 @FAILURES.explains(Reject)
 def _reject(exc: Reject, evidence: Evidence) -> Problem:
     return Problem(exc.status, exc.code, exc.message, exc.kind, None, exc.headers, None, halted_step(evidence),
-                   exc.details)  # fmt: skip
+                   exc.details, public=exc.public)  # fmt: skip
 
 
 @FAILURES.explains(Halt)

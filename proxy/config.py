@@ -67,6 +67,7 @@ class McpServerConfig(Params):
     url: HttpUrl
     headers_env: dict[str, str] = Field(default_factory=dict)  # header -> environment variable holding its value
     timeout_s: float = Field(default=30.0, gt=0)
+    audience: str | None = None  # of the per-task assertions it receives; default: its URL
 
     @field_validator("headers_env")
     @classmethod

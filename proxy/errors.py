@@ -117,16 +117,20 @@ KINDS = {
 }
 
 
-def error_body(status: int, code: str, message: str, kind: str | None = None, param: str | None = None) -> bytes:
-    """The JSON bytes of an OpenAI-compatible error."""
+def error_body(
+    status: int, code: str, message: str, kind: str | None = None, param: str | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> bytes:
+    """The JSON bytes of an OpenAI-compatible error; `extra` adds fields (an approval to ask for)."""
     error = {"message": message, "type": kind or KINDS.get(status, "api_error"), "param": param, "code": code}
-    return json.dumps({"error": error}).encode()
+    return json.dumps({"error": {**(extra or {}), **error}}).encode()
 
 
 def error_response(
-    status: int, code: str, message: str, kind: str | None = None, param: str | None = None
+    status: int, code: str, message: str, kind: str | None = None, param: str | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> web.Response:
-    body = error_body(status, code, message, kind, param)
+    body = error_body(status, code, message, kind, param, extra)
     return web.Response(status=status, body=body, content_type="application/json")
 
 

@@ -57,6 +57,7 @@ from .state import EVIDENCE, GATEWAY, Gateway
 
 UPSTREAMS = web.AppKey("taskgate.mcp.upstreams", Upstreams)
 FORBIDDEN = -32003  # implementation-defined: the caller may not do this
+APPROVAL_REQUIRED = -32044  # implementation-defined: held until the task's user approves (data.approval)
 UNAUTHENTICATED = -32001
 SESSION_HEADER = "Mcp-Session-Id"
 log = structlog.get_logger("taskgate")
@@ -216,7 +217,9 @@ def _rpc(problem: Problem, evidence: Evidence) -> RpcError:
     """A failure as a JSON-RPC error: 401 stays an HTTP 401 (the MCP authorization spec); others are 200."""
     status = problem.status
     code = UNAUTHENTICATED if status == 401 else FORBIDDEN if status < 500 else INTERNAL_ERROR
-    data = {"reason": problem.code, **_rule(problem.details)}
+    if problem.code == "approval_required":
+        code = APPROVAL_REQUIRED
+    data = {"reason": problem.code, **_rule(problem.details), **problem.public}
     message = problem.cited(evidence.request_id)
     return RpcError(code, message, 401 if status == 401 else 200, data, dict(problem.headers))
 
@@ -367,8 +370,11 @@ async def call_tool(
         raise RpcError(INVALID_PARAMS, "tools/call needs params with a tool name and object arguments") from None
     upstream, tool = target
     started = time.perf_counter()
+    meta: dict[str, Any] = {}
+    for output in outputs:  # the task's signed assertion, for this upstream
+        meta.update(getattr(output, "upstream_meta", lambda audience: {})(upstream.audience))
     try:
-        result = await upstream.call(tool, params.arguments)
+        result = await upstream.call(tool, params.arguments, meta)
     except UpstreamDown as exc:
         log.outcome = "upstream_unavailable"
         raise RpcError(INTERNAL_ERROR, str(exc)) from None
@@ -379,6 +385,10 @@ async def call_tool(
         log.ms = _ms(started)
     log.outcome = "completed" if not result.is_error else "tool_error"
     data = serialize_server_result("tools/call", version, _dump(result))
+    for output in outputs:  # what the task has seen: its later calls are judged with it
+        observe = getattr(output, "observe_result", None)
+        if observe is not None:
+            await observe(params.name, context.id, data)
     filters = response_filters(outputs, MCP)
     if filters:  # tool results pass the output guards (pii) before they return
         try:

@@ -12,14 +12,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, cast
 
 import httpx2
 import structlog
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult, Tool
+from mcp.types import CallToolResult, RequestParamsMeta, Tool
 
 from taskgate.dag.errors import describe
 from taskgate.errors import TaskgateError
@@ -108,10 +108,15 @@ class Upstream:
             await self._list(client)
         return self.tools
 
-    async def call(self, tool: str, arguments: dict[str, Any] | None) -> CallToolResult:
+    @property
+    def audience(self) -> str:
+        return self.config.audience or str(self.config.url)
+
+    async def call(self, tool: str, arguments: dict[str, Any] | None, meta: Mapping[str, Any]) -> CallToolResult:
+        """Call `tool`; `meta` (the task's signed assertion) goes in the request's `_meta`."""
         client = await self.client()
         try:
-            return await client.call_tool(tool, arguments)
+            return await client.call_tool(tool, arguments, meta=cast(RequestParamsMeta, dict(meta)) if meta else None)
         except Exception as exc:
             if self._client is None:
                 raise UpstreamDown(f"MCP server {self.name!r} went away during the call") from exc

@@ -18,7 +18,7 @@ p, profile:summarise, *, mail__list, call, prof-summarise-list
 p, profile:summarise, *, files__read, call, prof-summarise-files
 p, profile:mail_cleanup, *, mail__*, call, prof-cleanup
 p, profile:default, *, mail__list, call, prof-default
-p2, mail__send, *, to, provenance, trusted, c-recipient-from-user
+p2, mail__send, *, to, provenance, instruction, c-recipient-from-user
 p2, files__read, *, path, prefix, /home/alice, c-home-only
 p2, mail__delete, *, older_than_days, min, 30, c-old-mail-only
 g, alice, role:mail-user, acme

@@ -12,6 +12,7 @@ from mcp import MCPError
 from mcp.server import MCPServer
 
 from taskgate.authz.grant import Grant, GrantSpec
+from taskgate.authz.labels import Seen
 from taskgate.authz.policy import load
 from taskgate.proxy.state import GATEWAY
 
@@ -73,17 +74,21 @@ def cleanup_grant(tmp_path: Path) -> Grant:
 @pytest.mark.parametrize("name", list(IMITATIONS))
 def test_a_tool_name_that_imitates_a_constrained_one_is_refused_naming_it(tmp_path: Path, name: str) -> None:
     grant = cleanup_grant(tmp_path)
-    decision = grant.check(name, EVE, "clean up my inbox")
+    decision = grant.check(name, EVE, Seen.instruction("clean up my inbox"))
     assert not decision.allowed, IMITATIONS[name]
     assert "imitates 'mail__send'" in decision.reason
-    assert decision is not grant.check(name, EVE, "clean up my inbox")  # decided afresh, from the memoised verdict
+    assert decision is not grant.check(
+        name, EVE, Seen.instruction("clean up my inbox")
+    )  # decided afresh, from the memoised verdict
     assert grant.tool(name) is grant.tool(name)
 
 
 def test_canonical_names_are_judged_as_before_and_look_alikes_of_patterns_are_refused(tmp_path: Path) -> None:
     grant = cleanup_grant(tmp_path)
-    assert grant.check("mail__send", {"to": "bob@example.com"}, "forward it to bob@example.com").allowed
-    assert grant.check("mail__send", EVE, "clean up my inbox").code == "argument_constraint"
+    assert grant.check(
+        "mail__send", {"to": "bob@example.com"}, Seen.instruction("forward it to bob@example.com")
+    ).allowed
+    assert grant.check("mail__send", EVE, Seen.instruction("clean up my inbox")).code == "argument_constraint"
     assert grant.check("mail__read", {}, None).allowed
     assert "imitates 'mail__*'" in grant.check("MAIL__read", {}, None).reason  # only the pattern it folds onto
     assert "imitates 'files__read'" in grant.check("files__reаd", {}, None).reason

@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
-from taskgate.authz.grant import Grant, GrantSpec, unmet_condition
-from taskgate.authz.policy import Constraint, PolicyError, load
+from taskgate.authz.constraints import Constraint, compile_row
+from taskgate.authz.grant import Grant, GrantSpec
+from taskgate.authz.labels import Seen, Where
+from taskgate.authz.policy import PolicyError, load
 from taskgate.authz.seal import seal
 from taskgate.proxy.state import GATEWAY
 
@@ -23,9 +25,17 @@ from .upstream import ToolCaller
 
 
 def constraint(kind: str, value: str, argument: str = "x") -> Constraint:
-    import re
+    return compile_row(["*", "*", argument, kind, value, "rule"], ())
 
-    return Constraint("*", "*", argument, kind, value, "rule", re.compile(value) if kind == "regex" else None)
+
+def unmet_condition(rule: Constraint, arguments: Any, trusted: str | None) -> str | None:
+    """Why `arguments` fail `rule` when the task's instruction is `trusted` (None: unknown)."""
+    seen = None
+    if trusted is not None:
+        seen = Seen()
+        seen.add_text(trusted, Where("instruction", "instruction"))
+    unmet = rule.judge(arguments, seen, [])
+    return None if unmet is None else unmet.reason
 
 
 @pytest.mark.parametrize(
@@ -36,8 +46,10 @@ def constraint(kind: str, value: str, argument: str = "x") -> Constraint:
         ("min", "30", [30, 45.5], [29, "40", True, float("nan"), 10**400]),  # too big for a float: refused
         ("max", "10", [10, -1], [11]),
         ("in", "read|list", ["read", ["list", "read"]], ["write", ["read", "write"]]),
-        ("provenance", "x", ["bob@Example.COM", ["bob@example.com"]], ["", "ob@example.com", "@example.com", "e"]),
-        ("provenance", "x", ["invoice to"], ["bob@example.co", "bob@example.com.", "voice", "Bob@example.com"]),
+        ("provenance", "instruction", ["bob@Example.COM", ["bob@example.com"]],
+         ["", "ob@example.com", "@example.com", "e"]),
+        ("provenance", "instruction", ["invoice to"],
+         ["bob@example.co", "bob@example.com.", "voice", "Bob@example.com"]),
     ],
 )  # fmt: skip
 def test_argument_constraints(kind: str, value: str, ok: list[Any], bad: list[Any]) -> None:
@@ -48,8 +60,8 @@ def test_argument_constraints(kind: str, value: str, ok: list[Any], bad: list[An
     for item in bad:
         assert unmet_condition(rule, {"x": item}, trusted) is not None, item
     assert unmet_condition(rule, {}, trusted) == "is missing"  # a missing argument fails closed
-    assert unmet_condition(rule, {"x": []}, trusted) == "is empty"  # and so does an empty list
-    assert unmet_condition(constraint("provenance", ""), {"x": "a"}, None) is not None
+    assert unmet_condition(rule, {"x": []}, trusted) == "is missing"  # and so does an empty list
+    assert unmet_condition(constraint("provenance", "instruction"), {"x": "a"}, None) is not None
 
 
 TRUSTED = "reply to sam@example.com and Kim@example.org about Jose\u0301's invoice"
@@ -69,14 +81,14 @@ TRUSTED = "reply to sam@example.com and Kim@example.org about Jose\u0301's invoi
     ],
 )
 def test_provenance_compares_values_exactly_not_by_unicode_case_folding(value: str, why: str) -> None:
-    assert unmet_condition(constraint("provenance", "x"), {"x": value}, TRUSTED) is not None, why
+    assert unmet_condition(constraint("provenance", "instruction"), {"x": value}, TRUSTED) is not None, why
 
 
 @pytest.mark.parametrize(
     "value", ["sam@example.com", "sam@EXAMPLE.com", "Kim@example.org", "Kim@Example.ORG", "Jos\u00e9's"]
 )
 def test_provenance_ignores_case_only_in_an_email_domain_and_composes_accents(value: str) -> None:
-    assert unmet_condition(constraint("provenance", "x"), {"x": value}, TRUSTED) is None
+    assert unmet_condition(constraint("provenance", "instruction"), {"x": value}, TRUSTED) is None
 
 
 def test_grants_agree_with_casbin_enforce(tmp_path: Path) -> None:
@@ -107,10 +119,28 @@ def test_grants_agree_with_casbin_enforce(tmp_path: Path) -> None:
         ("p, role:x, acme, mail__read, call, r1\ng, alice, role:x\n", "grouping policy"),
         ("", "no p rows"),
         ("# only a comment\n", "no p rows"),
-        ("p, role:x, acme, mail__read, call, r1\n,,,\n", "not a p, p2 or g row"),
-        ("p, role:x, acme, mail__read, call, r1\np3, mail__send, *, to, in, a, c1\n", "line 2: not a p, p2 or g row"),
-        ("p, role:x, acme, mail__read, call, r1\np 2, mail__send, *, to, in, a, c1\n", "not a p, p2 or g row"),
-        ("p\trole:x\tacme\tmail__read\tcall\tr1\n", "not a p, p2 or g row"),
+        ("p, role:x, acme, mail__read, call, r1\n,,,\n", "not a p, p2, p3 or g row"),
+        ("p, role:x, acme, mail__read, call, r1\np4, mail__send, *, to, in, a, c1\n", "line 2: not a p, p2, p3 or g"),
+        ("p, role:x, acme, mail__read, call, r1\np 2, mail__send, *, to, in, a, c1\n", "not a p, p2, p3 or g row"),
+        ("p\trole:x\tacme\tmail__read\tcall\tr1\n", "not a p, p2, p3 or g row"),
+        ("p, role:x, acme, mail__read, call, r1\np3, mail__read, *, trusted\n", "p3 row 1 has 3 fields"),
+        ("p, role:x, acme, mail__read, call, r1\np2, mail__send, *, to, provenance, contacts, c1\n", "unknown label"),
+        (
+            "p, role:x, acme, mail__read, call, r1\np2, mail__send, *, to, provenance, untrusted, c1\n",
+            "never satisfies",
+        ),
+        ("p, role:x, acme, mail__read, call, r1\np2, mail__send, *, to, in, a, maybe, c1\n", "unknown effect"),
+        ("p, role:x, acme, mail__read, call, r1\np2, mail__send, *, to..x, in, a, c1\n", "bad argument path"),
+        ("p, role:x, acme, mail__read, call, r1\np2, files__read, *, path, prefix, docs, c1\n", "is relative"),
+        (
+            "p, role:x, acme, mail__read, call, r1\np2, bank__pay, *, amount, amount, instruction; tol=1, c1\n",
+            "unknown option",
+        ),
+        (
+            "p, role:x, acme, mail__read, call, r1\np2, mail__send, *, to, in, a, c1\np2, mail__*, *, cc, in, a, c1\n",
+            "must name the same tools",
+        ),
+        ("p, role:x, acme, profile:x, pin, r1\np, role:x, acme, mail__send, pin, r2\n", "must be profile:NAME"),
     ],
 )
 def test_broken_policies_are_refused_with_the_file_and_row(tmp_path: Path, broken: str, reason: str) -> None:

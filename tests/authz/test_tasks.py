@@ -208,11 +208,16 @@ async def test_provenance_stops_a_recipient_that_only_a_tool_result_supplied(gat
     )
     answer = await resp.json()
     assert "tool_calls" not in answer["choices"][0]["message"]
-    assert "does not come from the task's trusted input" in answer["choices"][0]["message"]["content"]
+    assert "was not seen in data labelled instruction" in answer["choices"][0]["message"]["content"]
     record = client.app[GATEWAY].evidence.find(resp.headers["x-taskgate-request-id"])
     decision = record["decisions"]["grant"]["decisions"][0]
     assert decision["outcome"] == "deny"
     assert decision["rule"] == "c-recipient-from-user"
+    # the evidence says where the refused value was seen: only in the result of the mail__read call
+    assert decision["refused"] == {
+        "value": "payments@evil.example",
+        "seen": {"label": "untrusted", "source": "tool mail__read", "call": "t"},
+    }
     # the same call to the address the user gave is allowed
     upstream.calls = [("mail__send", {"to": "bob@example.com", "body": "invoice"})]
     resp = await client.post(
