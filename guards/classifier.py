@@ -90,7 +90,8 @@ class LocalModel:
             offset += width
 
     @classmethod
-    def train(cls, examples: Sequence[Example]) -> LocalModel:
+    def train(cls, examples: Sequence[Example], weights: Sequence[float] | None = None) -> LocalModel:
+        """Fit on `examples`; `weights` (one per example) let some count more than others."""
         if len({e.label for e in examples}) < 2:
             raise DatasetError("the intent model needs examples of at least two labels")
         pipeline = Pipeline(
@@ -110,8 +111,25 @@ class LocalModel:
                 ("model", LogisticRegression(C=10.0, max_iter=2000)),
             ]
         )
-        pipeline.fit([e.text[:MAX_CHARS] for e in examples], [e.label for e in examples])
+        fit: dict[str, object] = {"model__sample_weight": list(weights)} if weights is not None else {}
+        pipeline.fit([e.text[:MAX_CHARS] for e in examples], [e.label for e in examples], **fit)
         return cls(pipeline)
+
+    @classmethod
+    def with_operator(cls, operator: Sequence[Example], weight: float = 0.0) -> LocalModel:
+        """The bundled examples and the operator's, the operator's outweighing them.
+
+        A bundled example whose text the operator labelled too is dropped (the
+        operator's label wins), and each operator example weighs `weight`
+        bundled ones; 0 means as many as make the operator's set weigh as much
+        as the bundled one, and at least three.
+        """
+        own = {" ".join(e.text.lower().split()) for e in operator}
+        base = [e for e in bundled() if " ".join(e.text.lower().split()) not in own]
+        if not operator:
+            return cls.train(base)
+        each = weight or max(3.0, len(base) / len(operator))
+        return cls.train([*base, *operator], [1.0] * len(base) + [each] * len(operator))
 
     def probabilities(self, text: str) -> np.ndarray:
         """Class probabilities in `labels` order, computed as the fitted pipeline would."""

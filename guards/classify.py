@@ -15,6 +15,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import time
 from collections.abc import Mapping
 from operator import attrgetter
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import aiohttp
+import structlog
 from prometheus_client import Counter
 from pydantic import Field, HttpUrl, model_validator
 
@@ -39,11 +41,18 @@ from taskgate.plugins import (
     describe,
 )
 
-from .classifier import Example, LocalModel, bundled, read_examples
+from .classifier import Example, LocalModel, read_examples
 from .intent import CLASSES, INTENT, Intent
 from .pii import PII
 
+log = structlog.get_logger("taskgate.guards")
 RequestClass = Literal["interactive", "batch", "background"]
+# where a request's parts meet: sentences, semicolons, lines, "then", "and then", "after that", "also"
+PARTS = re.compile(
+    r"(?i)\s*(?:[;\n]+|(?<=[.!?])\s+|,?\s+\b(?:and then|then|after that|afterwards|and also|also)\b[,:]?)\s*"
+)
+MAX_PARTS = 8
+MAX_PART_CHARS = 2_000
 STRUCTURAL = ("embedding", "agent_tool_step", "long_document")
 ANSWERS_KEPT = 10_000
 
@@ -92,6 +101,12 @@ class ClassifyParams(Params):
     model: ModelMode | None = None
     task_types: dict[str, TaskType] = Field(default_factory=dict)  # merged over the defaults
     examples: list[Path] = Field(default_factory=list)  # more labelled examples (JSON lines): new task types
+    example_weight: float = Field(default=0.0, ge=0)  # one operator example counts as this many bundled; 0: auto
+    heldout: list[Path] = Field(default_factory=list)  # labelled examples kept apart: accuracy logged at start-up
+    parts: bool = True  # a request with several parts ("do A, then B"): each part's task type counts too
+    part_confidence: float = Field(default=0.5, ge=0, le=1)  # a part's label counts from this confidence up
+    min_confidence: float = Field(default=0.0, ge=0, le=1)  # below it the task gets `uncertain_profile`
+    uncertain_profile: str = "default"  # the narrowest profile: what an unsure classification falls to
     long_document_tokens: int = Field(default=8_000, ge=1)
     chars_per_token: float = Field(default=4.0, gt=0)
     class_header: str = "x-taskgate-class"
@@ -115,7 +130,11 @@ class ClassifyStep(Step[ClassifyParams]):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         p = self.params
-        self.local = trained_model(tuple(str(path) for path in p.examples))
+        self.local = trained_model(tuple(str(path) for path in p.examples), p.example_weight)
+        if p.heldout:
+            kept_apart = [e for path in p.heldout for e in read_examples(path)]
+            log.info("classifier_accuracy", step=self.name, heldout=len(kept_apart),
+                     accuracy=round(self.local.accuracy(kept_apart), 4))  # fmt: skip
         unknown = [label for label in p.task_types if label not in DEFAULT_TYPES and label not in self.local.labels]
         if unknown:
             raise TaskgateError(f"task_types {unknown} are neither built in nor labels of the examples")
@@ -162,10 +181,31 @@ class ClassifyStep(Step[ClassifyParams]):
         request_class, source = self._class(kind, context)
         output_tokens = _max_tokens(body) or kind.output_tokens
         self.metrics.labels(task, by.split(":", 1)[0], request_class).inc()
+        profiles: tuple[str, ...] = ()
+        uncertain = by == "local" and task not in STRUCTURAL and confidence < self.params.min_confidence
+        if uncertain:
+            profile = self.params.uncertain_profile
+        elif by == "local" and self.params.parts and task not in STRUCTURAL:
+            profiles = self._parts(instruction, profile)
         return Intent(
             task, request_class, profile, prompt_tokens, output_tokens, confidence, by,
-            source, fallback, (time.perf_counter() - started) * 1000.0, instruction_type,
+            source, fallback, (time.perf_counter() - started) * 1000.0, instruction_type, profiles, uncertain,
         )  # fmt: skip
+
+    def _parts(self, instruction: str, whole: str) -> tuple[str, ...]:
+        """The profiles of a request with several parts ("check my mail, then pay the bill"): each part
+        classified on its own, those the model is sure enough of; empty when one profile covers it all."""
+        found = [whole]
+        parts = [p for p in PARTS.split(instruction[:MAX_PART_CHARS]) if len(p.split()) >= 3]
+        if len(parts) < 2:
+            return ()
+        for part in parts[:MAX_PARTS]:
+            label, confidence = self.local.predict(part)
+            if confidence >= self.params.part_confidence and label not in STRUCTURAL:
+                kind = self.types.get(label, TaskType())
+                found.append(kind.profile or label)
+        unique = tuple(dict.fromkeys(found))
+        return unique if len(unique) > 1 else ()
 
     async def _instruction(self, text: str) -> tuple[str, float, str, str | None]:
         """The task type of the conversation's instruction: (type, confidence, classifier, fallback reason)."""
@@ -265,12 +305,12 @@ def _targets(mode: ModelMode, services: Services) -> list[tuple[str, dict[str, s
 
 
 @functools.cache
-def trained_model(extra: tuple[str, ...]) -> LocalModel:
-    """The bundled examples plus the operator's, fitted once per process per set of files."""
-    examples: list[Example] = bundled()
+def trained_model(extra: tuple[str, ...], weight: float = 0.0) -> LocalModel:
+    """The bundled examples plus the operator's (which outweigh them), fitted once per process per set of files."""
+    examples: list[Example] = []
     for path in extra:
         examples.extend(read_examples(path))
-    return LocalModel.train(examples)
+    return LocalModel.with_operator(examples, weight)
 
 
 def _read(surface: str, body: dict[str, Any], redactions: Mapping[str, str]) -> tuple[str, int, bool]:

@@ -34,6 +34,8 @@ class Intent:
     fallback: str | None = None
     ms: float = 0.0
     instruction_type: str | None = None  # agent_tool_step: the type of the task the turn belongs to
+    profiles: tuple[str, ...] = ()  # a request with several parts: the profile each needs (`profile` first)
+    uncertain: bool = False  # below the confidence floor: `profile` is the narrowest one
 
     def evidence(self) -> Mapping[str, Any]:
         out: dict[str, Any] = {
@@ -51,4 +53,8 @@ class Intent:
             out["fallback"] = self.fallback
         if self.instruction_type is not None:
             out["instruction_type"] = self.instruction_type
+        if self.profiles:
+            out["profiles"] = list(self.profiles)
+        if self.uncertain:
+            out["profile_uncertain"] = True
         return out

@@ -159,3 +159,17 @@ async def test_a_profile_pinned_by_the_callers_token_beats_the_classifier(gatewa
     assert (await opened.json())["profile"] == "mail_cleanup"  # unpinned: the classifier decides
     record = client.app[GATEWAY].evidence.find(opened.headers["x-taskgate-request-id"])
     assert record["decisions"]["grant"]["profile_source"] == "classifier"
+
+
+async def test_a_request_with_two_parts_gets_the_profiles_both_parts_need(gateway: tuple[Any, Keys]) -> None:
+    client, keys = gateway
+    both = "summarise my email from this week, then clean up my inbox"
+    async with connect(client, bearer(keys)) as mcp:
+        read = await mcp.call_tool("mail__read", {"folder": "inbox"}, meta=meta(META_PURPOSE, both))
+        assert read.meta is not None
+        carried = meta(META_TASK_TOKEN, read.meta[META_TASK_TOKEN])
+        deleted = await mcp.call_tool("mail__delete", {"message_id": "42", "older_than_days": 90}, meta=carried)
+    assert not deleted.is_error  # a task of the summary alone may not delete (the first test of this file)
+    opened = grants(client)[0]
+    assert set(opened["profile"].split("+")) == {"summarise", "mail_cleanup"}
+    assert opened["profile_source"] == "classifier"
