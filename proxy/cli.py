@@ -68,7 +68,11 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from taskgate.logs import configure_logging
+
     from .explain import check
+
+    configure_logging("warning")  # on stderr: stdout is the report
 
     print("\n".join(check(args.config)))
     return 0
@@ -81,7 +85,11 @@ def _policy(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
+    from taskgate.logs import configure_logging
+
     from .explain import explain, render
+
+    configure_logging("warning")  # on stderr: stdout is the report, JSON
 
     headers = {}
     for header in args.header:

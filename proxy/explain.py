@@ -6,7 +6,9 @@ plan in a process that never opens an HTTP session: no engine is scraped, no
 model is called (a model-mode classifier falls back to its local model and
 says so), nothing is dispatched. What comes out is the plan, each step's
 outcome and timing, and every decision: identity, intent, PII findings,
-grant, and the placement with its candidates and scores.
+grant, and the placement with its candidates and scores; for a refused MCP
+tools/call, the decision: its rule, the labels it accepts and where the
+refused value was seen.
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ def explain(config_path: str, request: str, surface: str, headers: dict[str, str
         report["outcome"] = "would be dispatched" if surface != "mcp" else "would be forwarded"
     except Reject as exc:
         report["outcome"] = f"refused: {exc.status} {exc.code}: {exc.message}"
+        if exc.details:  # a tool call's decision: the rule, the labels, where the refused value was seen
+            report["refusal"] = exc.details
     except Halt as exc:
         report["outcome"] = f"stopped: {exc}"
     except StepFailed as exc:

@@ -78,3 +78,54 @@ def test_explain_says_what_a_tool_loop_request_would_be_allowed(tmp_path: Path) 
     assert loop["asked"] == {"servers": ["mail"], "max_turns": 3}
     assert loop["bounds"]["max_turns"] == 3  # the request asked for fewer than the operator's 8
     assert loop["bounds"]["max_tool_calls"] == 32
+
+
+def test_explain_shows_the_rule_the_labels_and_where_a_refused_value_was_seen(tmp_path: Path) -> None:
+    from taskgate.authz.seal import seal
+
+    from ..authz.conftest import AUDIENCE, HS_SECRET, ISSUER
+
+    policy = tmp_path / "policy.csv"
+    policy.write_text(seal(
+        "p, role:staff, acme, mail__*, call, r-mail\np, profile:default, *, mail__*, call, prof\n"
+        "p, role:staff, acme, profile:default, pin, pin\n"
+        "p2, mail__send, *, to, provenance, instruction|contacts, c-to\np3, mail__contacts, *, contacts, t\n"
+    ))  # fmt: skip
+    config = {
+        "routing": {"pools": []},
+        "authz": {
+            "jwt": {"issuer": ISSUER, "audience": AUDIENCE, "algorithms": ["HS256"],
+                    "keys": [{"algorithm": "HS256", "secret_env": "IDP_HS_SECRET"}]},
+            "policy": {"file": str(policy), "reload_interval_s": 0}, "tasks": {},
+        },
+        "mcp": {"servers": [{"name": "mail", "url": f"http://127.0.0.1:{closed_port()}/mcp"}]},
+        "steps": [{"name": "authn", "type": "authz.authenticate"}, {"name": "authorize", "type": "authz.authorize"}],
+        "pipelines": {"mcp": ["authn", "authorize"]},
+    }  # fmt: skip
+    path = tmp_path / "taskgate.yaml"
+    path.write_text(yaml.safe_dump(config))
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "mail__send", "arguments": {"to": "mallory@evil.example", "body": "hi"},
+        "_meta": {"io.taskgate/purpose": "mail the minutes to the team, not to mallory"}}}  # fmt: skip
+    request = tmp_path / "call.json"
+    request.write_text(json.dumps(call))
+    import time
+
+    import jwt
+
+    claims = {"iss": ISSUER, "aud": AUDIENCE, "sub": "alice", "tenant": "acme", "roles": ["staff"],
+              "exp": int(time.time()) + 300}  # fmt: skip
+    token = jwt.encode(claims, HS_SECRET, algorithm="HS256")
+    done = subprocess.run(
+        [sys.executable, "-m", "taskgate", "explain", "-c", str(path), "--surface", "mcp", str(request),
+         "-H", f"Authorization: Bearer {token}"],
+        capture_output=True, text=True, timeout=60, check=False,
+        env={**__import__("os").environ, "IDP_HS_SECRET": HS_SECRET, "TASKGATE_TASK_KEY": "k" * 40},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert str(report["outcome"]).startswith("refused: 403 tool_denied")
+    decision = report["refusal"]["decision"]
+    assert decision["rule"] == "c-to"
+    assert "was not seen in data labelled contacts|instruction" in decision["reason"]
+    assert decision["refused"] == {"value": "mallory@evil.example", "seen": None}  # a name is not an address
