@@ -89,8 +89,12 @@ class TaskGrant:
         """What the task has seen, by trust label; gathered on the first decision that needs it."""
         if self._seen is None:
             claims = self.identity.claims if self.identity is not None else ()
-            trust = self.authorizer.policy.current.trust
-            self._seen = gather(trust, self.purpose, self.data, claims, self.body, self.spec.labels)
+            policy, spec = self.authorizer.policy.current, self.spec
+            if self.body is None:  # the task's own data: kept between its calls, extended by what is new
+                key = (spec.tenant, spec.subject, spec.task, policy.generation, self.purpose, claims, spec.labels)
+                self._seen = self.authorizer.seen.get(key, policy.trust, self.purpose, self.data, claims, spec.labels)
+            else:
+                self._seen = gather(policy.trust, self.purpose, self.data, claims, self.body, spec.labels)
         return self._seen
 
     def admitted_values(self) -> frozenset[str]:

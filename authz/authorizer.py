@@ -21,6 +21,7 @@ from .holds import Holds
 from .identity import Identity
 from .labels import Seen
 from .policy import Policy, PolicyStore
+from .provenance import SeenCache
 from .tasks import (
     MemoryTaskStore,
     RedisTaskStore,
@@ -89,6 +90,7 @@ class Authorizer:
             ["surface", "outcome", "reason"], registry=registry,
         )  # fmt: skip
         self.holds = Holds(self.store, config.tasks.hold_ttl_s)
+        self.seen = SeenCache()
         self.assertions = Assertions(config.assertions) if config.assertions.enabled else None
         self.held = Counter("taskgate_authz_holds", "Held calls by what became of them", ["event"], registry=registry)
         generation = Gauge("taskgate_authz_policy_generation", "The policy generation in use", registry=registry)

@@ -157,10 +157,9 @@ class Constraint:
             return Unmet("is not an amount")
         where = seen.find_number(number, self.labels, self.tolerance, self.relative)
         if where is None:
-            return Unmet(
-                f"is not an amount seen in data labelled {self.label_text}",
-                Match(item, seen.find_number(number, frozenset(seen.labels), self.tolerance, self.relative)),
-            )
+            elsewhere = seen.find_number(number, frozenset(seen.labels), self.tolerance, self.relative)
+            elsewhere = elsewhere or seen.untrusted_number(number, self.tolerance, self.relative)
+            return Unmet(f"is not an amount seen in data labelled {self.label_text}", Match(item, elsewhere))
         matches.append(Match(item, where))
         return None
 
@@ -218,7 +217,7 @@ class ArgumentRule:
             if unmet is None:
                 return None, matches
             if first is None:
-                first = Unmet(f"argument {row.argument!r} {unmet.reason}", unmet.match)
+                first = Unmet(f"argument {row.argument.rstrip('?')!r} {unmet.reason}", unmet.match)
         if len(self.rows) > 1 and first is not None:
             first = Unmet(f"{first.reason} (nor does any other alternative of the rule hold)", first.match)
         return first, []

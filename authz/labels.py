@@ -40,6 +40,7 @@ CLAIMS = "claims"
 TRUSTED = "trusted"
 UNTRUSTED = "untrusted"
 MIN_CHARS = 3  # shorter strings are too common to say where they came from
+MAX_UNTRUSTED = 8_192  # untrusted values set aside for evidence; past it, a refusal says "seen nowhere"
 MAX_TEXT_CHARS = 65_536  # of one text indexed; the rest is not read (a value past it is not found: denied)
 
 _WORD = r"[\w@.+\-]"
@@ -50,6 +51,7 @@ IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"
 NUMBER = re.compile(r"(?<![\w.,])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w]|[.,]\d)")
 _IBAN_SHAPE = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{10,30}")
 _TRAILING = ".,;:!?'\")]}>"
+_SPACE = re.compile(r"\s")
 _SENTENCE = re.compile(r"\.[A-Z][a-z]+$")  # `.../deals.They`: a sentence's next word glued to the URL
 
 
@@ -169,6 +171,8 @@ class Seen:
         self._texts: list[tuple[str, Where]] = []
         self.labels: set[str] = set()
         self.limit: frozenset[str] | None = None  # a subtask's: the labels it may count at all
+        self._untrusted: list[tuple[Any, Where]] = []
+        self._aside: Seen | None = None  # the untrusted values, indexed on first need
 
     @classmethod
     def instruction(cls, text: str) -> Seen:
@@ -199,7 +203,19 @@ class Seen:
             self._numbers.append((number, where))
 
     def add_value(self, value: Any, where: Where) -> None:
-        """One value of a structured result: a string (as a value, and as text if it is one), or a number."""
+        """One value of a structured result: a string (as a value, and as text if it is one), or a number.
+
+        Untrusted values satisfy nothing; they are only set aside, indexed if a
+        refusal's evidence asks where a value was seen.
+        """
+        if where.label == UNTRUSTED:
+            if len(self._untrusted) < MAX_UNTRUSTED:
+                self._untrusted.append((value, where))
+                self._aside = None
+            return
+        self._add(value, where)
+
+    def _add(self, value: Any, where: Where) -> None:
         number = number_of(value)
         if number is not None:
             self.labels.add(where.label)
@@ -209,9 +225,9 @@ class Seen:
             return
         self.labels.add(where.label)
         self._put(value, where)
-        if url_key(value) is not None:
+        if value[:4].lower() in ("http", "www."):
             self._put_url(value, where)
-        if any(c.isspace() for c in value.strip()):
+        if _SPACE.search(value.strip()):
             self.add_text(value, where)
 
     def add_json(self, data: Any, where: Where, path: str = "") -> None:
@@ -267,7 +283,21 @@ class Seen:
 
     def anywhere(self, value: Any) -> Where | None:
         """Where `value` was seen under any label (for the evidence of a value that satisfied nothing)."""
-        return self.find(value, frozenset(self.labels))
+        found = self.find(value, frozenset(self.labels)) if self.labels else None
+        if found is None and self._untrusted:
+            if self._aside is None:
+                self._aside = Seen()
+                for item, where in self._untrusted:
+                    self._aside._add(item, where)
+            found = self._aside.find(value, frozenset({UNTRUSTED}))
+        return found
+
+    def untrusted_number(self, number: float, tolerance: float, relative: bool) -> Where | None:
+        return next(
+            (w for v, w in self._untrusted if (n := number_of(v)) is not None
+             and abs(n - number) <= (tolerance * abs(n) if relative else tolerance)),
+            None,
+        )  # fmt: skip
 
 
 def leaves(data: Any, path: str = "") -> Iterator[tuple[str, Any]]:

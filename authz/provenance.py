@@ -16,6 +16,7 @@ Sources, on every surface:
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -66,6 +67,16 @@ def gather(
         seen.add_text(purpose, Where(INSTRUCTION, "instruction"))
     for name, value in claims:
         seen.add_value(value, Where(CLAIMS, f"claim {name}"))
+    add_records(seen, trust, records)
+    if isinstance(body, Mapping):
+        _chat(seen, trust, body, purpose)
+    if labels:
+        seen.restrict(labels)
+    return seen
+
+
+def add_records(seen: Seen, trust: TrustMap, records: Iterable[str]) -> None:
+    """The task store's records (tool results, user turns) into `seen`."""
     for raw in records:
         try:
             record = json.loads(raw)
@@ -76,11 +87,36 @@ def gather(
         elif isinstance(record, dict) and isinstance(record.get("tool"), str):
             pairs = [(str(p[0]), p[1]) for p in record.get("leaves") or () if isinstance(p, list) and len(p) == 2]
             trust.label_leaves(seen, record["tool"], record.get("call"), pairs)
-    if isinstance(body, Mapping):
-        _chat(seen, trust, body, purpose)
-    if labels:
-        seen.restrict(labels)
-    return seen
+
+
+class SeenCache:
+    """What each recent task has seen, kept between its calls and extended by the records added since.
+
+    The store's records only grow at the end (until the oldest are trimmed,
+    which starts that task's entry again); an entry belongs to one task, policy
+    generation, purpose, claims and label restriction.
+    """
+
+    def __init__(self, limit: int = 1024):
+        self._entries: OrderedDict[tuple[Any, ...], tuple[Seen, int, str | None]] = OrderedDict()
+        self._limit = limit
+
+    def get(
+        self, key: tuple[Any, ...], trust: TrustMap, purpose: str | None, records: tuple[str, ...],
+        claims: tuple[tuple[str, str], ...], labels: tuple[str, ...],
+    ) -> Seen:  # fmt: skip
+        found = self._entries.get(key)
+        first = records[0] if records else None
+        if found is not None and found[1] <= len(records) and (found[1] == 0 or found[2] == first):
+            seen, count, _ = found
+            add_records(seen, trust, records[count:])
+            self._entries.move_to_end(key)
+        else:
+            seen = gather(trust, purpose, records, claims, None, labels)
+        self._entries[key] = (seen, len(records), first)
+        while len(self._entries) > self._limit:
+            self._entries.popitem(last=False)
+        return seen
 
 
 def _chat(seen: Seen, trust: TrustMap, body: Mapping[str, Any], purpose: str | None) -> None:

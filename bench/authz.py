@@ -4,10 +4,14 @@
     python bench/authz.py --quick
 
 1. Policies of 100, 1,000 and 10,000 lines (roles and profiles over tenants,
-   role memberships, argument constraints): the time to load one, the time
-   to compute a task's grant (40 tools judged), a per-call check on that
-   grant (a memoised verdict plus the tool's argument constraints), and,
-   for scale, pycasbin's own `enforce` per check.
+   role memberships, argument rules, trust declarations): the time to load
+   one, the time to compute a task's grant (40 tools judged), a per-call
+   check on that grant (a memoised verdict plus the tool's argument rules),
+   a check with provenance labels (a `notify__send` under any-of, when-present,
+   list and links rules, against what the task has seen: its instruction, an
+   address book of 200 trusted contacts, 20 untrusted messages), the time to
+   gather that data for a decision, and, for scale, pycasbin's own `enforce`
+   per check.
 2. MCP `tools/call` through the gateway (authenticate, authorize, pii on the
    arguments and the result) against the same call made directly to the
    upstream MCP server, both with the official SDK client, one call at a time.
@@ -58,10 +62,40 @@ def policy_text(lines: int, seed: int = 3) -> str:
             rows.append(f"p, profile:p{rng.randrange(5)}, *, {tool}, call, p{i}")
         elif kind == 8:
             rows.append(f"g, u{rng.randrange(500)}, role:r{rng.randrange(20)}, {tenant}")
-        else:
+        elif i % 20 == 9:
             rows.append(f"p2, {tool}, *, amount, max, {rng.randrange(10, 1000)}, c{i}")
+        else:
+            rows.append(f"p2, {tool}, *, ref, provenance, instruction|contacts, c{i}")
     rows += ["p, role:r1, t0, mail__*, call, r-main", "p, profile:p0, *, mail__*, call, p-main"]
+    rows += ["p, role:r1, t0, notify__send, call, r-notify", "p, profile:p0, *, notify__send, call, p-notify"]
+    rows += PROVENANCE
     return "\n".join(rows) + "\n"
+
+
+PROVENANCE = [  # the rules a notify__send meets: labelled, any-of, when present, a list, links in free text
+    "p3, contacts__*, *, contacts, t-contacts",
+    "p3, mail__inbox, messages[].sender, trusted, t-sender",
+    r"p2, notify__send, *, to, provenance, instruction|contacts|trusted, s-to",
+    r"p2, notify__send, *, to, regex, [^@]+@acme\.example, s-to",
+    "p2, notify__send, *, cc?, provenance, instruction|contacts, s-cc",
+    "p2, notify__send, *, attachments[].path?, prefix, /home/alice, s-attach",
+    "p2, notify__send, *, body, links, instruction; allow=*.acme.example, s-links",
+]
+
+
+def seen_data() -> tuple[str, list[str]]:
+    """What a task has seen: its instruction, an address book of 200 contacts, 20 messages from others."""
+    from taskgate.authz.provenance import result_record
+
+    said = "Mail the Q3 summary to contact7@friends.example and cc contact150@friends.example; link the slides at "
+    said += "https://wiki.acme.example/q3. Thanks!"
+    book = {"contacts": [{"name": f"Contact {n}", "email": f"contact{n}@friends.example"} for n in range(200)]}
+    inbox = {"messages": [{"sender": f"peer{n}@partner.example",
+                           "body": f"Numbers attached, see https://files.partner.example/{n} or ping me."}
+                          for n in range(20)]}  # fmt: skip
+    records = [result_record("contacts__search", "c1", {"structuredContent": book}),
+               result_record("mail__inbox", "c2", {"structuredContent": inbox})]  # fmt: skip
+    return said, records
 
 
 def bench_policy(lines: int, quick: bool) -> dict[str, Any]:
@@ -69,6 +103,7 @@ def bench_policy(lines: int, quick: bool) -> dict[str, Any]:
 
     from taskgate.authz.grant import Grant, GrantSpec
     from taskgate.authz.policy import load
+    from taskgate.authz.provenance import SeenCache, gather
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "policy.csv"
@@ -86,8 +121,28 @@ def bench_policy(lines: int, quick: bool) -> dict[str, Any]:
         checks = []
         for _ in range(20_000 if not quick else 2_000):
             started = time.perf_counter()
-            grant.check("mail__op3", {"amount": 20, "to": "x"}, "pay 20 to x")
+            grant.check("mail__op3", {"amount": 20, "to": "x"}, None)
             checks.append((time.perf_counter() - started) * 1e6)
+        said, records = seen_data()
+        gathers, increments, labelled = [], [], []
+        for _ in range(50 if quick else 200):
+            started = time.perf_counter()
+            seen = gather(policy.trust, said, records, ())
+            gathers.append((time.perf_counter() - started) * 1e6)
+            cache = SeenCache()  # a task's next call: what it had seen is kept, one new result is added
+            cache.get(("t",), policy.trust, said, tuple(records[:1]), (), ())
+            started = time.perf_counter()
+            cache.get(("t",), policy.trust, said, tuple(records), (), ())
+            increments.append((time.perf_counter() - started) * 1e6)
+        call = {"to": "contact7@friends.example", "cc": ["contact150@friends.example"],
+                "attachments": [{"path": "/home/alice/q3.pdf"}],
+                "body": "The Q3 summary; slides at https://wiki.acme.example/q3"}  # fmt: skip
+        assert grant.check("notify__send", call, seen).allowed, grant.check("notify__send", call, seen).reason
+        assert not grant.check("notify__send", {**call, "to": "peer3@partner.examplx"}, seen).allowed
+        for _ in range(20_000 if not quick else 2_000):
+            started = time.perf_counter()
+            grant.check("notify__send", call, seen)
+            labelled.append((time.perf_counter() - started) * 1e6)
         enforcer = casbin.Enforcer(str(Path(__file__).resolve().parents[1] / "authz" / "model.conf"), str(path))
         n = 50 if lines >= 10_000 else 300
         started = time.perf_counter()
@@ -100,6 +155,10 @@ def bench_policy(lines: int, quick: bool) -> dict[str, Any]:
         "grant_ms_p50": pct(grants, 0.5),
         "check_us_p50": pct(checks, 0.5),
         "check_us_p99": pct(checks, 0.99),
+        "labelled_check_us_p50": pct(labelled, 0.5),
+        "labelled_check_us_p99": pct(labelled, 0.99),
+        "gather_us_p50": pct(gathers, 0.5),
+        "next_call_us_p50": pct(increments, 0.5),
         "casbin_enforce_us": enforce_us,
         "granted": sum(grant.tool(t).allowed for t in TOOLS),
         "constraints_on_tool": len(grant.tool("mail__op3").constraints),
@@ -208,6 +267,14 @@ def tables(result: dict[str, Any]) -> str:
             f"{row['lines']:>12} {row['load_ms']:9.1f} {row['grant_ms_p50']:21.2f} {row['check_us_p50']:14.2f} "
             f"{row['check_us_p99']:14.2f} {row['constraints_on_tool']:13d} {row['casbin_enforce_us']:19.0f}"
         )
+    lines += [
+        "",
+        "with provenance labels (notify__send: 5 rules, 6 rows; seen: instruction, 200 contacts, 20 messages)",
+        "policy lines   check us p50   check us p99   gather all us p50   next call: +20 messages us p50",
+    ]
+    for row in result["policy"]:
+        lines.append(f"{row['lines']:>12} {row['labelled_check_us_p50']:14.2f} {row['labelled_check_us_p99']:14.2f} "
+                     f"{row['gather_us_p50']:19.0f} {row['next_call_us_p50']:31.0f}")  # fmt: skip
     lines += ["", "MCP tools/call, one at a time      p50 ms   p99 ms"]
     for row in result["mcp"]:
         lines.append(f"{row['target']:32} {row['p50_ms']:8.2f} {row['p99_ms']:8.2f}")
@@ -227,6 +294,10 @@ def plot(result: dict[str, Any], path: Path) -> None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
     sizes = [r["lines"] for r in result["policy"]]
     left.plot(sizes, [r["check_us_p50"] for r in result["policy"]], marker="o", label="per-call check (grant), p50")
+    left.plot(
+        sizes, [r["labelled_check_us_p50"] for r in result["policy"]], marker="o",
+        label="per-call check with provenance labels, p50",
+    )  # fmt: skip
     left.plot(
         sizes, [r["grant_ms_p50"] * 1000 for r in result["policy"]], marker="o", label="grant for a task (40 tools)"
     )

@@ -123,12 +123,19 @@ async def serving(server: MCPServer) -> AsyncIterator[str]:
 
     The demo, the tests and the benchmarks start their tool servers this way.
     """
-    import uvicorn
-
-    logging.getLogger().setLevel(logging.WARNING)  # the SDK turns on INFO logging for everything
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = int(sock.getsockname()[1])
+    async with serving_on(server, port) as url:
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def serving_on(server: MCPServer, port: int) -> AsyncIterator[str]:
+    """Serve an SDK MCP server on 127.0.0.1:`port`, in this event loop; yields its URL."""
+    import uvicorn
+
+    logging.getLogger().setLevel(logging.WARNING)  # the SDK turns on INFO logging for everything
     config = uvicorn.Config(
         server.streamable_http_app(), host="127.0.0.1", port=port, log_level="error", lifespan="on",
         timeout_graceful_shutdown=1,  # a client holding a stream open must not stall the shutdown
@@ -141,7 +148,7 @@ async def serving(server: MCPServer) -> AsyncIterator[str]:
         await asyncio.sleep(0.01)
     if not runner.started:
         await task  # raises what stopped it (a port taken, say)
-        raise RuntimeError("the MCP server did not start")
+        raise RuntimeError(f"the MCP server did not start on port {port}")
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

@@ -213,3 +213,16 @@ def test_cli_serve_on_a_busy_port_exits_2_with_one_line(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_agent_gateway_example_runs_end_to_end() -> None:
+    """The example's one command: its SDK tool servers, the gateway, and a hijacked agent, every decision
+    as the policy says (the script exits non-zero otherwise)."""
+    script = Path(__file__).parents[2] / "examples" / "agent-gateway" / "run.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--free-ports"], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "every decision as the policy says" in done.stdout
+    assert "bank__send_money(iban=GB33BUKB20201555555555, amount=900) -> denied" in done.stdout
+    assert "the mail server verified taskgate's assertion: sub=alice" in done.stdout
