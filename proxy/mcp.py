@@ -28,6 +28,7 @@ from mcp.types import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
+    URL_ELICITATION_REQUIRED,
     CallToolRequestParams,
     Implementation,
     InitializeResult,
@@ -69,6 +70,7 @@ class Session:
     subject: str
     tenant: str
     created: float = field(default_factory=time.time)
+    elicits_url: bool = False  # the client declared URL elicitation: an approval is asked for as one
 
 
 class Sessions:
@@ -78,14 +80,14 @@ class Sessions:
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._limit, self._ttl, self._per_caller = limit, ttl_s, per_caller
 
-    def open(self, version: str, identity: Principal) -> str:
+    def open(self, version: str, identity: Principal, elicits_url: bool = False) -> str:
         mine = [
             sid for sid, s in self._sessions.items() if (s.subject, s.tenant) == (identity.subject, identity.tenant)
         ]
         for sid in mine[: max(0, len(mine) - self._per_caller + 1)]:  # a caller's oldest go first
             del self._sessions[sid]
         sid = uuid.uuid4().hex
-        self._sessions[sid] = Session(version, identity.subject, identity.tenant)
+        self._sessions[sid] = Session(version, identity.subject, identity.tenant, elicits_url=elicits_url)
         while len(self._sessions) > self._limit:
             self._sessions.popitem(last=False)
         return sid
@@ -201,6 +203,13 @@ async def post(request: web.Request) -> web.Response:
         return _error(message_id, _explained(exc, evidence))
 
 
+def _elicitation(exc: RpcError) -> RpcError:
+    """A hold, for a client that declared URL elicitation: the approval page is the URL its user opens."""
+    approval = exc.data.get("approval", {}) if isinstance(exc.data, dict) else {}
+    asked = {"mode": "url", "elicitationId": approval.get("id"), "url": approval.get("url"), "message": exc.message}
+    return RpcError(URL_ELICITATION_REQUIRED, exc.message, exc.status, {**exc.data, "elicitations": [asked]})
+
+
 def _error(message_id: Any, exc: RpcError) -> web.Response:
     return rpc_error_response(exc.status, exc.code, exc.message, exc.data, message_id, exc.headers)
 
@@ -234,7 +243,14 @@ async def _request(request: web.Request, message: JSONRPCRequest, context: Reque
         raise RpcError(METHOD_NOT_FOUND, f"method {message.method!r} is not served by this gateway (it serves tools)")
     if message.method == "tools/call":
         check = functools.partial(_check_owner, session)
-        return await forward_call(gateway, request.app[UPSTREAMS], context, request[EVIDENCE], session.version, check)
+        try:
+            return await forward_call(
+                gateway, request.app[UPSTREAMS], context, request[EVIDENCE], session.version, check
+            )
+        except RpcError as exc:
+            if session.elicits_url and exc.code == APPROVAL_REQUIRED:
+                raise _elicitation(exc) from None
+            raise
     log = McpDispatch(message.method)
     values = await run_mcp_plan(gateway, context, request[EVIDENCE])
     _check_owner(session, values.get(IDENTITY))  # the plan's authenticate step said who calls
@@ -280,7 +296,10 @@ async def _initialize(request: web.Request, message: JSONRPCRequest) -> tuple[di
         instructions="taskgate MCP gateway: tools are named SERVER__TOOL and authorized per task.",
     )
     data = serialize_server_result("initialize", version, _dump(result))
-    return data, request.app[SESSIONS].open(version, identity)
+    capabilities = params.get("capabilities") if isinstance(params, dict) else None
+    elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
+    elicits_url = isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)
+    return data, request.app[SESSIONS].open(version, identity, elicits_url)
 
 
 def _session(request: web.Request) -> Session:

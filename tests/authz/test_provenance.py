@@ -372,3 +372,38 @@ async def test_the_profile_pinned_by_a_policy_rule_is_recorded(world: World) -> 
     records = world.client.app[GATEWAY].evidence.records()
     grant = next(r["decisions"]["grant"] for r in records if "grant" in r.get("decisions", {}))
     assert (grant["profile"], grant["profile_source"]) == ("assistant", "policy")
+
+
+async def test_a_client_that_declared_url_elicitation_is_asked_for_the_approval_as_one(world: World) -> None:
+    """The SDK client declares elicitation when it has a callback; a hold then arrives as the protocol's
+    URL elicitation (-32042): the URL is the approval, its id the elicitation's, and the retry runs once."""
+    from urllib.parse import urlsplit
+
+    import httpx2
+    from mcp import Client, UrlElicitationRequiredError
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.types import ElicitResult
+
+    async def decline(*_: Any) -> ElicitResult:
+        return ElicitResult(action="decline")
+
+    async with (
+        httpx2.AsyncClient(headers=world.bearer()) as http,
+        Client(streamable_http_client(str(world.client.make_url("/mcp")), http_client=http),
+               elicitation_callback=decline) as mcp,
+    ):  # fmt: skip
+        task = Task(mcp, f"pay the rent of 1500 to {LANDLORD_IBAN}")
+        call = {"iban": LANDLORD_IBAN, "amount": 1500}
+        with pytest.raises(MCPError) as caught:
+            await task.call("bank__send_money", call)
+        assert caught.value.error.code == -32042  # the protocol's URL elicitation, not taskgate's -32044
+        asked = UrlElicitationRequiredError.from_error(caught.value.error).elicitations[0]
+        data = caught.value.error.data or {}
+        task.id, task.token = data[META_TASK], data[META_TASK_TOKEN]
+        path = urlsplit(asked.url).path
+        assert path == f"/v1/tasks/{task.id}/approvals/{asked.elicitation_id}"
+        answer = await world.client.post(path, json={"approve": True}, headers=world.bearer())
+        assert answer.status == 200
+        ran = await task.call("bank__send_money", call, **{META_APPROVAL: asked.elicitation_id})
+    assert not ran.is_error
+    assert world.payments == [{"iban": LANDLORD_IBAN, "amount": 1500}]
