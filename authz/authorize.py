@@ -114,6 +114,10 @@ class TaskGrant:
         except TaskTokenError as exc:
             log.warning("task_result_not_kept", task=self.spec.task, tool=tool, reason=exc.message)
 
+    def upstream_session(self) -> tuple[str, str, str]:
+        """Whose session a stateful upstream serves this call in: the task's, in its owner's namespace."""
+        return (self.spec.tenant, self.spec.subject, self.spec.task)
+
     def upstream_meta(self, audience: str) -> Mapping[str, str]:
         """The `_meta` an upstream MCP server gets with a call: taskgate's signed assertion of who and which task."""
         signer = self.authorizer.assertions

@@ -166,14 +166,21 @@ async def subtask(request: web.Request) -> web.Response:
         parent = await authz.task_for_token(token, identity)
         if parent.spec.task != request.match_info["task"]:
             raise TaskTokenError(403, "task_token_mismatch", "the task token belongs to another task")
-        child, issued, expires = await authz.open_subtask(parent, tuple(tools), None if labels is None else tuple(labels))
+        child, issued, expires = await authz.open_subtask(
+            parent, tuple(tools), None if labels is None else tuple(labels)
+        )
     except TaskTokenError as exc:
         raise exc.reject() from None
     return web.json_response(
         {
-            "task": child.task, "parent": parent.spec.task, "access_token": issued, "token_type": "Bearer",
-            "expires_in": max(0, round(expires - time.time())), "tools": tools, "labels": list(child.labels),
-        }  # fmt: skip
+            "task": child.task,
+            "parent": parent.spec.task,
+            "access_token": issued,
+            "token_type": "Bearer",
+            "expires_in": max(0, round(expires - time.time())),
+            "tools": tools,
+            "labels": list(child.labels),
+        }
     )
 
 

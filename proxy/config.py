@@ -68,6 +68,7 @@ class McpServerConfig(Params):
     headers_env: dict[str, str] = Field(default_factory=dict)  # header -> environment variable holding its value
     timeout_s: float = Field(default=30.0, gt=0)
     audience: str | None = None  # of the per-task assertions it receives; default: its URL
+    sessions: Literal["shared", "per_task"] = "shared"  # per_task: a stateful server gets a session per task
 
     @field_validator("headers_env")
     @classmethod
@@ -86,6 +87,7 @@ class McpConfig(Params):
 
     servers: list[McpServerConfig] = Field(default_factory=list)
     catalog_ttl_s: float = Field(default=30.0, ge=0)  # how long an upstream's tool list is reused
+    max_task_sessions: int = Field(default=256, ge=1)  # per_task servers: sessions kept open, least recent closed
     max_sessions: int = Field(default=10_000, ge=1)
     session_ttl_s: float = Field(default=86_400.0, gt=0)
     sessions_per_caller: int = Field(default=64, ge=1)  # a caller's oldest session closes past this

@@ -275,6 +275,8 @@ async def forward_call(
         check(values.get(IDENTITY))
     evidence.dispatch = log
     outputs = step_outputs(gateway, MCP, values)
+    owner = next((o.upstream_session() for o in outputs if hasattr(o, "upstream_session")), None)
+    target = (upstreams.for_task(target[0], owner), target[1])  # a stateful server: the task's own session
     return _with_meta(await call_tool(target, context, outputs, log, version), outputs)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, cast
 
@@ -124,10 +125,35 @@ class Upstream:
 
 
 class Upstreams:
-    """Every configured upstream; tools are exposed as SERVER__TOOL."""
+    """Every configured upstream; tools are exposed as SERVER__TOOL.
+
+    A server with `sessions: per_task` is stateful: each task (its caller's
+    tenant, subject and task id) gets a connection, and so a session, of its
+    own, opened on its first call; the least recently used close past
+    `max_task_sessions`.
+    """
 
     def __init__(self, config: McpConfig):
         self.by_name = {s.name: Upstream(s, config.catalog_ttl_s) for s in config.servers}
+        self._tasks: OrderedDict[tuple[str, ...], Upstream] = OrderedDict()
+        self._max_tasks, self._ttl = config.max_task_sessions, config.catalog_ttl_s
+        self._closing: set[asyncio.Task[None]] = set()
+
+    def for_task(self, upstream: Upstream, owner: tuple[str, ...] | None) -> Upstream:
+        """The connection a call of task `owner` uses: its own, for a per_task server."""
+        if upstream.config.sessions != "per_task" or owner is None:
+            return upstream
+        key = (upstream.name, *owner)
+        found = self._tasks.get(key)
+        if found is None:
+            found = self._tasks[key] = Upstream(upstream.config, self._ttl)
+            found.start()
+            while len(self._tasks) > self._max_tasks:
+                closing = asyncio.create_task(self._tasks.popitem(last=False)[1].stop())
+                self._closing.add(closing)
+                closing.add_done_callback(self._closing.discard)
+        self._tasks.move_to_end(key)
+        return found
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -136,7 +162,7 @@ class Upstreams:
         try:
             yield
         finally:
-            await asyncio.gather(*(u.stop() for u in self.by_name.values()))
+            await asyncio.gather(*(u.stop() for u in [*self.by_name.values(), *self._tasks.values()]))
 
     def resolve(self, exposed: str) -> tuple[Upstream, str] | None:
         server, sep, tool = exposed.partition(SEPARATOR)

@@ -16,6 +16,8 @@ from typing import Any
 import jwt
 import pytest
 from mcp import MCPError
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 
 from taskgate.plugins import META_APPROVAL, META_PURPOSE, META_TASK, META_TASK_TOKEN
@@ -407,3 +409,39 @@ async def test_a_client_that_declared_url_elicitation_is_asked_for_the_approval_
         ran = await task.call("bank__send_money", call, **{META_APPROVAL: asked.elicitation_id})
     assert not ran.is_error
     assert world.payments == [{"iban": LANDLORD_IBAN, "amount": 1500}]
+
+
+async def test_a_stateful_upstream_gets_a_session_per_task(proxy: Any, keys: Keys, tmp_path: Path) -> None:
+    """`sessions: per_task`: each task talks to the server over a session of its own; a shared server sees one."""
+
+    def server(name: str) -> MCPServer:
+        made = MCPServer(name)
+
+        @made.tool()
+        def session(ctx: Context) -> dict[str, Any]:
+            """The session this call arrived in."""
+            return {"session": (ctx.headers or {}).get("mcp-session-id")}
+
+        return made
+
+    async with serving(server("state")) as stateful, serving(server("plain")) as shared:
+        settings = config(keys, tmp_path, {}, 60, False)
+        settings["mcp"] = {"servers": [{"name": "state", "url": stateful, "sessions": "per_task"},
+                                       {"name": "plain", "url": shared}]}  # fmt: skip
+        rows = "p, role:staff, acme, state__*, call, r-state\np, role:staff, acme, plain__*, call, r-plain\n"
+        settings["authz"]["policy"]["file"] = str(write_policy(tmp_path, POLICY.lstrip() + rows))
+        client = await proxy(settings)
+        world = World(client, keys)
+        seen: dict[str, list[str]] = {"state": [], "plain": []}
+        async with connect(client, world.bearer()) as mcp:
+            for purpose in ("first task", "second task"):
+                task = Task(mcp, purpose)
+                for _ in range(2):
+                    for name in seen:
+                        result = await task.call(f"{name}__session", {})
+                        seen[name].append((result.structured_content or {})["session"])
+        await client.close()
+    first, again, second, later = seen["state"]
+    assert (first, second) == (again, later)  # one session per task, kept between its calls
+    assert first != second
+    assert len(set(seen["plain"])) == 1  # a shared server: one session for every task
