@@ -81,7 +81,26 @@ async def world(proxy: Any, keys: Keys, tmp_path: Path) -> AsyncIterator[World]:
         yield found
 
 
-def config(keys: Keys, tmp_path: Path, servers: dict[str, str], hold_ttl_s: float, pii: bool) -> dict[str, Any]:
+@pytest.fixture(params=["memory", "redis"])
+async def either_store(request: Any, proxy: Any, keys: Keys, tmp_path: Path) -> AsyncIterator[World]:
+    """The gateway with each task store: what a task has seen, its holds and its parents' revocations live
+    there, and replicas share them through Redis."""
+    store: dict[str, Any] = {}
+    if request.param == "redis":
+        server = request.getfixturevalue("redis_server")
+        store = {"store": "redis", "redis_url": f"redis://127.0.0.1:{server.port}/0"}
+    async with running(proxy, keys, tmp_path, store=store) as found:
+        yield found
+
+
+def config(
+    keys: Keys,
+    tmp_path: Path,
+    servers: dict[str, str],
+    hold_ttl_s: float,
+    pii: bool,
+    store: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     steps: list[dict[str, Any]] = [
         {"name": "authn", "type": "authz.authenticate"},
         {"name": "classify", "type": "guards.classify"},
@@ -96,7 +115,7 @@ def config(keys: Keys, tmp_path: Path, servers: dict[str, str], hold_ttl_s: floa
         "authz": {
             "jwt": jwt_section(keys),
             "policy": {"file": str(write_policy(tmp_path, POLICY.lstrip())), "reload_interval_s": 0},
-            "tasks": {"hold_ttl_s": hold_ttl_s},
+            "tasks": {"hold_ttl_s": hold_ttl_s, **(store or {})},
         },
         "mcp": {"servers": [{"name": name, "url": url} for name, url in servers.items()]},
         "steps": steps,
@@ -108,8 +127,12 @@ def config(keys: Keys, tmp_path: Path, servers: dict[str, str], hold_ttl_s: floa
 class running:
     """The gateway in front of the three servers, as an async context manager yielding the World."""
 
-    def __init__(self, proxy: Any, keys: Keys, tmp_path: Path, hold_ttl_s: float = 60, pii: bool = False):
+    def __init__(
+        self, proxy: Any, keys: Keys, tmp_path: Path, hold_ttl_s: float = 60, pii: bool = False,
+        store: dict[str, Any] | None = None,
+    ):  # fmt: skip
         self.args = proxy, keys, tmp_path, hold_ttl_s, pii
+        self.store = store
 
     async def __aenter__(self) -> World:
         proxy, keys, tmp_path, hold_ttl_s, pii = self.args
@@ -117,7 +140,7 @@ class running:
         self.stack = [serving(mail_server(world.sent)), serving(bank_server(world.payments)), serving(work_server())]
         urls = [await s.__aenter__() for s in self.stack]
         world.urls = dict(zip(("mail", "bank", "work"), urls, strict=True))
-        world.client = await proxy(config(keys, tmp_path, world.urls, hold_ttl_s, pii))
+        world.client = await proxy(config(keys, tmp_path, world.urls, hold_ttl_s, pii, self.store))
         return world
 
     async def __aexit__(self, *exc: Any) -> None:
@@ -157,7 +180,8 @@ def meta_of(values: dict[str, str]) -> Any:
     return out
 
 
-async def test_a_payment_goes_only_to_an_iban_from_the_instruction_or_a_trusted_field(world: World) -> None:
+async def test_a_payment_goes_only_to_an_iban_from_the_instruction_or_a_trusted_field(either_store: World) -> None:
+    world = either_store
     async with connect(world.client, world.bearer()) as mcp:
         bill = Task(mcp, "pay my electricity bill")
         await bill.call("bank__read_bill", {"name": "electricity"})  # the user's own file: label own-files
@@ -246,7 +270,8 @@ async def test_a_relative_path_is_resolved_against_its_base(world: World) -> Non
     assert escape.data["rule"] == "c-docs"
 
 
-async def test_a_held_call_runs_once_when_its_user_approves_and_never_for_another_user(world: World) -> None:
+async def test_a_held_call_runs_once_when_its_user_approves_and_never_for_another_user(either_store: World) -> None:
+    world = either_store
     client = world.client
     async with connect(client, world.bearer()) as mcp:
         task = Task(mcp, f"pay the rent of 1500 to {LANDLORD_IBAN}")
@@ -308,7 +333,8 @@ async def test_a_refused_hold_never_runs_and_an_unanswered_one_expires(proxy: An
     assert world.payments == []
 
 
-async def test_a_subtask_cannot_widen_and_dies_with_its_parent(world: World) -> None:
+async def test_a_subtask_cannot_widen_and_dies_with_its_parent(either_store: World) -> None:
+    world = either_store
     client = world.client
     async with connect(client, world.bearer()) as mcp:
         parent = Task(mcp, "pay my electricity bill")
