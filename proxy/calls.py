@@ -24,7 +24,7 @@ from taskgate.plugins.sse import EventSplitter
 
 from .dispatch import added, decide, send, step_outputs
 from .errors import UpstreamUnavailable, upstream_error
-from .mcp import FORBIDDEN, RpcError, forward_call
+from .mcp import APPROVAL_REQUIRED, FORBIDDEN, RpcError, forward_call
 from .mcp_upstream import Upstreams
 from .relay import MAX_ERROR_BYTES, TRUNCATED, Chunks, Dispatch, FilterChain, broke_off, cached_tokens, refused
 from .state import Gateway, release
@@ -114,8 +114,9 @@ class GatewayCaller:
             if evidence.error is None:
                 evidence.fail(str(exc.code), exc.message)
             rule = exc.data.get("rule") if isinstance(exc.data, dict) else None
-            denied = exc.code == FORBIDDEN
-            verb = "refused" if denied else "could not run"
+            held = exc.code == APPROVAL_REQUIRED  # the model reads why; the task's user is asked
+            denied = held or exc.code == FORBIDDEN
+            verb = "held" if held else "refused" if denied else "could not run"
             return ToolResult(f"taskgate {verb} this tool call: {exc.message}", False, denied, rule)
         return ToolResult(_text(result), not result.get("isError", False))
 
