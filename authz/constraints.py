@@ -360,8 +360,7 @@ def _labels(main: str, declared: set[str], kind: str) -> frozenset[str]:
         hint = "; a provenance `trusted` once meant the user's instruction: write `instruction`" if (
             "trusted" in unknown) else ""  # fmt: skip
         raise ConstraintError(
-            f"unknown label(s) {', '.join(unknown)}; known: {', '.join(sorted(known))} (p3 rows declare labels)"
-            + hint
+            f"unknown label(s) {', '.join(unknown)}; known: {', '.join(sorted(known))} (p3 rows declare labels)" + hint
         )
     return labels
 

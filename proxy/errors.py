@@ -118,7 +118,11 @@ KINDS = {
 
 
 def error_body(
-    status: int, code: str, message: str, kind: str | None = None, param: str | None = None,
+    status: int,
+    code: str,
+    message: str,
+    kind: str | None = None,
+    param: str | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> bytes:
     """The JSON bytes of an OpenAI-compatible error; `extra` adds fields (an approval to ask for)."""
@@ -127,7 +131,11 @@ def error_body(
 
 
 def error_response(
-    status: int, code: str, message: str, kind: str | None = None, param: str | None = None,
+    status: int,
+    code: str,
+    message: str,
+    kind: str | None = None,
+    param: str | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> web.Response:
     body = error_body(status, code, message, kind, param, extra)

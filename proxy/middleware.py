@@ -56,7 +56,11 @@ async def _guarded(request: web.Request, handler: Handler, evidence: Evidence) -
             log.exception("unhandled_error", request_id=evidence.request_id, path=request.path)
         problem.record(evidence)
         response = error_response(
-            problem.status, problem.code, problem.cited(evidence.request_id), problem.kind, problem.param,
+            problem.status,
+            problem.code,
+            problem.cited(evidence.request_id),
+            problem.kind,
+            problem.param,
             problem.public,
         )
         response.headers.update(problem.headers)
