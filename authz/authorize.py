@@ -103,14 +103,17 @@ class TaskGrant:
             m.value for d in self.decisions if d.allowed for m in d.matches if isinstance(m.value, str)
         )  # fmt: skip
 
-    async def observe_result(self, tool: str, call: str | None, result: Mapping[str, Any]) -> None:
+    async def observe_result(self, tool: str, call: str | None, result: Mapping[str, Any], arguments: Any) -> None:
         """Keep a forwarded tool result, so the task's later calls are judged with what it showed.
 
         The call has run: a store that cannot keep it now only means later calls
         cannot count on what it showed (they fail closed), so this never raises.
         """
+        record = result_record(tool, call, result, arguments)
+        if record is None:
+            return
         try:
-            await self.authorizer.observe(self.spec, [result_record(tool, call, result)])
+            await self.authorizer.observe(self.spec, [record])
         except TaskTokenError as exc:
             log.warning("task_result_not_kept", task=self.spec.task, tool=tool, reason=exc.message)
 

@@ -94,14 +94,23 @@ class Constraint:
 
     def judge(self, arguments: Any, seen: Seen | None, matches: list[Match]) -> Unmet | None:
         """Why `arguments` fail this row, or None; provenance-kind rows append the values they accepted."""
+        unmet, _ = self.judge_present(arguments, seen, matches)
+        return unmet
+
+    def judge_present(self, arguments: Any, seen: Seen | None, matches: list[Match]) -> tuple[Unmet | None, bool]:
+        """(why the row fails or None, whether it had anything to check): an optional row whose argument is
+        absent holds without checking anything."""
         read = values_at(arguments, self.path)
         if isinstance(read, str):
-            return Unmet(read)
+            return Unmet(read), True
         found, missing = read
         if missing and not self.optional:
-            return Unmet("is missing")
+            return Unmet("is missing"), True
         if not found:
-            return None if self.optional or missing else Unmet("is empty")
+            return (None, False) if self.optional or missing else (Unmet("is empty"), True)
+        return self._judge_values(found, seen, matches), True
+
+    def _judge_values(self, found: list[Any], seen: Seen | None, matches: list[Match]) -> Unmet | None:
         if self.kind in LABELLED and seen is None:
             return Unmet("cannot be checked: the data the task has seen is unknown")
         for item in found:
@@ -168,13 +177,14 @@ class Constraint:
             return Unmet("is not text")
         if self.kind == "links":
             for url in urls_in(item):
-                key = url_key(url)
-                if key is not None and hosts_match(key[1], self.allow):
+                key = url_key(url, bare=True)
+                if key is None:
+                    return Unmet(f"carries a link taskgate cannot read as an http(s) URL ({url[:60]!r})")
+                if hosts_match(key[1], self.allow):
                     continue
                 where = seen.find_url(url, self.labels) if self.labels else None
                 if where is None:
-                    host = key[1] if key is not None else url[:80]
-                    return Unmet(f"carries a link to {host} that is neither allowed nor seen in data labelled "
+                    return Unmet(f"carries a link to {key[1]} that is neither allowed nor seen in data labelled "
                                  f"{self.label_text}", Match(url, seen.anywhere(url)))  # fmt: skip
                 matches.append(Match(url, where))
             return None
@@ -211,13 +221,18 @@ class ArgumentRule:
     def judge(self, arguments: Any, seen: Seen | None) -> tuple[Unmet | None, list[Match]]:
         """(None, the matches of the row that held) or (why the first row failed, its refused value)."""
         first: Unmet | None = None
+        vacuous = 0
         for row in self.rows:
             matches: list[Match] = []
-            unmet = row.judge(arguments, seen, matches)
-            if unmet is None:
+            unmet, checked = row.judge_present(arguments, seen, matches)
+            if unmet is None and checked:
                 return None, matches
-            if first is None:
+            if unmet is None:  # an optional row with nothing to check admits nothing on its own
+                vacuous += 1
+            elif first is None:
                 first = Unmet(f"argument {row.argument.rstrip('?')!r} {unmet.reason}", unmet.match)
+        if first is None and vacuous:
+            return None, []  # nothing any row could check was there
         if len(self.rows) > 1 and first is not None:
             first = Unmet(f"{first.reason} (nor does any other alternative of the rule hold)", first.match)
         return first, []

@@ -27,6 +27,7 @@ a dictionary lookup, or a scan of the free texts under the accepted labels.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import unicodedata
@@ -44,14 +45,25 @@ MAX_UNTRUSTED = 8_192  # untrusted values set aside for evidence; past it, a ref
 MAX_TEXT_CHARS = 65_536  # of one text indexed; the rest is not read (a value past it is not found: denied)
 
 _WORD = r"[\w@.+\-]"
-URL = re.compile(r"(?i)\bhttps?://[^\s<>\"'`()\[\]{}]+|\bwww\.[^\s<>\"'`()\[\]{}]+")
-BARE_DOMAIN = re.compile(r"(?i)(?<![\w@.\-/])(?:[a-z0-9-]+\.)+[a-z]{2,}/[^\s<>\"'`()\[\]{}]*")
+_STOP = r"[^\s<>\"'`()\[\]{}]"
+# anything with a scheme (`ftp://`, `xhttps://` included: a link the rule must be able to read), a
+# protocol-relative `//host`, `www.`, and a bare host followed by a port, path, query or fragment
+LINK = re.compile(
+    rf"(?i)(?<![A-Za-z0-9+.\-])[a-z][a-z0-9+.\-]*://{_STOP}+"
+    rf"|(?<![:\w/])//[a-z0-9\-]+(?:\.[a-z0-9\-]+)+{_STOP}*"
+    rf"|(?<![\w@.\-/])www\.{_STOP}+"
+    rf"|(?<![\w@.\-/])(?:[a-z0-9\-]+\.)+[a-z]{{2,}}(?=[:/?#]){_STOP}*"
+)
+# a bare `host.tld` with nothing after it counts as a link for these top-level domains (not file names)
+BARE_HOST = re.compile(r"(?i)(?<![\w@.\-/])(?:[a-z0-9\-]+\.)+(com|net|org|io|co|info|biz|xyz|top|app|dev|me|ly|"
+                       r"link|site|online|click|ru|cn|tk|ml|ga|cf|gq|us|uk|de|fr|eu)(?![\w.\-])")  # fmt: skip
 EMAIL = re.compile(r"(?<![\w.+\-])[\w.+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+")
+DISPLAY_ADDRESS = re.compile(r"^[^<>]*<([^<>\s]+@[^<>\s]+)>$")  # `Name <addr>`: only the address is the value
 IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
 NUMBER = re.compile(r"(?<![\w.,])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w]|[.,]\d)")
 _IBAN_SHAPE = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{10,30}")
+_HOST = re.compile(r"[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?)*")
 _TRAILING = ".,;:!?'\")]}>"
-_SPACE = re.compile(r"\s")
 _SENTENCE = re.compile(r"\.[A-Z][a-z]+$")  # `.../deals.They`: a sentence's next word glued to the URL
 
 
@@ -90,29 +102,50 @@ def value_key(value: str) -> str | None:
     if at and local and domain.isascii() and "." in domain and " " not in text:
         return f"{local}@{domain.lower()}"
     compact = text.replace(" ", "")
-    if compact.isascii() and compact.isalnum() and _IBAN_SHAPE.fullmatch(compact.upper()):
+    if compact.isascii() and compact.isalnum() and _iban(compact.upper()):
         return compact.upper()
     return text
 
 
-def url_key(value: str) -> tuple[str, str, int, str, str] | None:
-    """A URL's parsed parts (scheme, host, port, path, query); None if `value` is not an http(s) URL."""
+def _iban(text: str) -> bool:
+    """An IBAN by shape and its ISO 13616 check digits (mod 97), so other identifiers keep their case."""
+    if not _IBAN_SHAPE.fullmatch(text):
+        return False
+    digits = "".join(str(int(c, 36)) for c in text[4:] + text[:4])
+    return int(digits) % 97 == 1
+
+
+URLKey = tuple[str, str, int, str, str, str]
+
+
+def url_key(value: str, bare: bool = False) -> URLKey | None:
+    """A URL's parsed parts (scheme, host, port, path, query, fragment); None unless it is a plain http(s) URL.
+
+    A link taskgate cannot read as one (another scheme, userinfo, a backslash,
+    a host outside letters, digits, dots and hyphens, a bad port) is None:
+    a `links` rule refuses it rather than guess what a browser would do.
+    """
     text = value.strip()
-    if text.lower().startswith("www."):
-        text = "https://" + text
+    lowered = text.lower()
+    if lowered.startswith("//"):
+        text = "https:" + text
+    elif lowered.startswith("www.") or (bare and "://" not in lowered):
+        text = "https://" + text  # `www.x`, and in free text `host.tld/path`: where a browser would go
+    if "\\" in text or any(ord(c) < 33 for c in text) or unicodedata.normalize("NFKC", text) != text:
+        return None
     try:
         parts = urlsplit(text)
         host, port = parts.hostname, parts.port
     except ValueError:
         return None
     scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not host or parts.username or parts.password:
+    if scheme not in ("http", "https") or not host or "@" in parts.netloc:
         return None
-    if not host.isascii() or unicodedata.normalize("NFKC", text) != text:
+    host = host.rstrip(".")
+    if _HOST.fullmatch(host) is None:
         return None
     default = 443 if scheme == "https" else 80
-    return ("https" if scheme == "https" else "http", host.lower().rstrip("."), port or default,
-            parts.path or "/", parts.query)  # fmt: skip
+    return (scheme, host, port or default, parts.path or "/", parts.query, parts.fragment)
 
 
 def number_of(value: Any) -> float | None:
@@ -127,8 +160,8 @@ def number_of(value: Any) -> float | None:
 
 
 def urls_in(text: str) -> Iterator[str]:
-    """The URLs inside free text, as written (trailing punctuation, and a glued next sentence, cut off)."""
-    for pattern in (URL, BARE_DOMAIN):
+    """The links inside free text, as written (trailing punctuation, and a glued next sentence, cut off)."""
+    for pattern in (LINK, BARE_HOST):
         for match in pattern.finditer(text):
             found = match.group(0).rstrip(_TRAILING)
             yield found
@@ -145,9 +178,11 @@ def emails_in(text: str) -> Iterator[str]:
 def numbers_in(text: str) -> Iterator[float]:
     for match in NUMBER.finditer(text):
         try:
-            yield float(match.group(0).replace(",", ""))
+            number = float(match.group(0).replace(",", ""))
         except ValueError:
             continue
+        if math.isfinite(number):  # 400 nines are not an amount anyone stated
+            yield number
 
 
 def hosts_match(host: str, allowed: Iterable[str]) -> bool:
@@ -166,8 +201,9 @@ class Seen:
 
     def __init__(self) -> None:
         self._exact: dict[str, list[Where]] = {}
-        self._urls: dict[tuple[str, str, int, str, str], list[Where]] = {}
+        self._urls: dict[URLKey, list[Where]] = {}
         self._numbers: list[tuple[float, Where]] = []
+        self._number_index: dict[float, list[Where]] = {}
         self._texts: list[tuple[str, Where]] = []
         self.labels: set[str] = set()
         self.limit: frozenset[str] | None = None  # a subtask's: the labels it may count at all
@@ -196,11 +232,11 @@ class Seen:
         for email in emails_in(text):
             self._put(email, where)
         for url in urls_in(text):
-            self._put_url(url, where)
+            self._put_url(url, where, bare=True)
         for match in IBAN.finditer(text):
             self._put(match.group(0), where)
         for number in numbers_in(text):
-            self._numbers.append((number, where))
+            self._put_number(number, where)
 
     def add_value(self, value: Any, where: Where) -> None:
         """One value of a structured result: a string (as a value, and as text if it is one), or a number.
@@ -216,19 +252,26 @@ class Seen:
         self._add(value, where)
 
     def _add(self, value: Any, where: Where) -> None:
+        """A structured value is one value: a trusted `sender` field is an address, not a text whose every
+        phrase counts (its display name is whatever the sender wrote)."""
         number = number_of(value)
         if number is not None:
             self.labels.add(where.label)
-            self._numbers.append((number, where))
+            self._put_number(number, where)
             return
         if not isinstance(value, str):
             return
         self.labels.add(where.label)
         self._put(value, where)
-        if value[:4].lower() in ("http", "www."):
+        displayed = DISPLAY_ADDRESS.match(value.strip())
+        if displayed:
+            self._put(displayed.group(1), where)
+        if _looks_like_url(value):
             self._put_url(value, where)
-        if _SPACE.search(value.strip()):
-            self.add_text(value, where)
+
+    def _put_number(self, number: float, where: Where) -> None:
+        self._numbers.append((number, where))
+        self._number_index.setdefault(number, []).append(where)
 
     def add_json(self, data: Any, where: Where, path: str = "") -> None:
         """Every leaf of a JSON value, each labelled with `where`'s label and its own field path."""
@@ -240,8 +283,8 @@ class Seen:
         if key is not None:
             self._exact.setdefault(key, []).append(where)
 
-    def _put_url(self, value: str, where: Where) -> None:
-        key = url_key(value)
+    def _put_url(self, value: str, where: Where, bare: bool = False) -> None:
+        key = url_key(value, bare)
         if key is not None:
             self._urls.setdefault(key, []).append(where)
 
@@ -253,27 +296,30 @@ class Seen:
             return self.find_number(number, labels, 0.0, False)
         if not isinstance(value, str):
             return None
-        url = url_key(value)
-        if url is not None:
-            return _first(self._urls.get(url, ()), labels)
+        if _looks_like_url(value):
+            url = url_key(value)
+            return _first(self._urls.get(url, ()), labels) if url is not None else None
         key = value_key(value)
         if key is None:
             return None
         found = _first(self._exact.get(key, ()), labels)
         if found is not None:
             return found
-        for text, where in self._texts:
-            if where.label in labels and _phrase_in(key, text):
-                return where
+        texts = [(text, where) for text, where in self._texts if where.label in labels]
+        if texts:
+            phrase = re.compile(rf"(?<!{_WORD}){re.escape(key)}(?![\w@+\-])(?!\.[\w@+\-])")
+            return next((where for text, where in texts if phrase.search(text)), None)
         return None
 
     def find_url(self, value: str, labels: frozenset[str]) -> Where | None:
         labels = labels if self.limit is None else labels & self.limit
-        url = url_key(value)
+        url = url_key(value, bare=True)
         return _first(self._urls.get(url, ()), labels) if url is not None else None
 
     def find_number(self, number: float, labels: frozenset[str], tolerance: float, relative: bool) -> Where | None:
         labels = labels if self.limit is None else labels & self.limit
+        if tolerance == 0:
+            return _first(self._number_index.get(number, ()), labels)
         for seen, where in self._numbers:
             if where.label in labels:
                 margin = tolerance * abs(seen) if relative else tolerance
@@ -287,8 +333,11 @@ class Seen:
         if found is None and self._untrusted:
             if self._aside is None:
                 self._aside = Seen()
-                for item, where in self._untrusted:
-                    self._aside._add(item, where)
+                for item, where in self._untrusted:  # for evidence only: text is read as text here
+                    if isinstance(item, str) and any(c.isspace() for c in item.strip()):
+                        self._aside.add_text(item, where)
+                    else:
+                        self._aside._add(item, where)
             found = self._aside.find(value, frozenset({UNTRUSTED}))
         return found
 
@@ -307,7 +356,12 @@ def leaves(data: Any, path: str = "") -> Iterator[tuple[str, Any]]:
         here, value = stack.pop()
         if isinstance(value, Mapping):
             for key, item in reversed(list(value.items())):
-                stack.append((f"{here}.{key}" if here else str(key), item))
+                name = str(key)
+                if any(c in name for c in ".[]"):  # such a key never matches a declared path
+                    name = json.dumps(name)
+                    stack.append((f"{here}[{name}]", item))
+                else:
+                    stack.append((f"{here}.{name}" if here else name, item))
         elif isinstance(value, list):
             for index in range(len(value) - 1, -1, -1):
                 stack.append((f"{here}[{index}]", value[index]))
@@ -319,16 +373,5 @@ def _first(found: Iterable[Where], labels: frozenset[str]) -> Where | None:
     return next((w for w in found if w.label in labels), None)
 
 
-def _phrase_in(needle: str, text: str) -> bool:
-    """`needle` in `text` as a whole phrase: not inside a longer word; a sentence's full stop may follow."""
-    start = text.find(needle)
-    while start >= 0:
-        end = start + len(needle)
-        before = text[start - 1] if start else " "
-        after = text[end : end + 2]
-        glued_after = bool(after) and (re.match(r"[\w@+\-]", after[0]) is not None)
-        next_label = len(after) == 2 and after[0] == "." and re.match(r"[\w@+\-]", after[1]) is not None
-        if re.match(_WORD, before) is None and not glued_after and not next_label:
-            return True
-        start = text.find(needle, start + 1)
-    return False
+def _looks_like_url(value: str) -> bool:
+    return value.strip()[:8].lower().startswith(("http://", "https://", "//", "www."))

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import hashlib
 import os
+import re
 import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ __all__ = [
 log = structlog.get_logger("taskgate.authz")
 DEFAULT_MODEL = files("taskgate.authz") / "model.conf"
 ROWS = ("p", "p2", "p3", "g")
+_FIELD = re.compile(r"[^.\[\]\s]+(?:\[\])*(?:\.[^.\[\]\s]+(?:\[\])*)*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +212,13 @@ def _trust(policy: Path, enforcer: casbin.Enforcer, text: str) -> TrustMap:
             raise PolicyError(f"{policy}: p3 row {number} ({rule_id}): a label is a word (letters, digits, - and _)")
         if label in ("instruction", "claims"):
             raise PolicyError(f"{policy}: p3 row {number} ({rule_id}): {label!r} is taskgate's own label, not a tool's")
-        rules.append(TrustRule(tools, field_of(raw_field), label, rule_id))
+        field, free_text = field_of(raw_field)
+        if field and _FIELD.fullmatch(field) is None:
+            raise PolicyError(
+                f"{policy}: p3 row {number} ({rule_id}): bad field {raw_field!r}: names, each optionally followed "
+                "by [], joined by dots (`messages[].sender`), `*` for the whole result; `text:` before it for free text"
+            )
+        rules.append(TrustRule(tools, field, label, rule_id, free_text))
     return TrustMap(rules)
 
 

@@ -16,25 +16,49 @@ Sources, on every surface:
 from __future__ import annotations
 
 import json
+import re
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .labels import CLAIMS, INSTRUCTION, UNTRUSTED, Seen, Where
+from .labels import CLAIMS, INSTRUCTION, MIN_CHARS, UNTRUSTED, Seen, Where
 from .tasks import MAX_RECORD_CHARS
 from .trust import TrustMap, result_leaves
 
 
-def result_record(tool: str, call: str | None, result: Mapping[str, Any]) -> str:
-    """An MCP tools/call result as the task store keeps it: its leaves, cut to MAX_RECORD_CHARS."""
+def result_record(tool: str, call: str | None, result: Mapping[str, Any], arguments: Any = None) -> str | None:
+    """An MCP tools/call result as the task store keeps it: its leaves, cut to MAX_RECORD_CHARS; None for an
+    error result (a trusted tool's "no contact named eve@evil.example" vouches for nothing)."""
+    if result.get("isError"):
+        return None
     pairs, size = [], 0
-    for path, value in result_leaves(result_data(result)):
+    for path, value in unechoed(result_leaves(result_data(result)), arguments):
         if isinstance(value, str | int | float) and not isinstance(value, bool):
             size += len(path) + len(str(value)) + 8
             if size > MAX_RECORD_CHARS:
                 break
             pairs.append([path, value])
     return json.dumps({"tool": tool, "call": call, "leaves": pairs}, separators=(",", ":"))
+
+
+def unechoed(pairs: Iterable[tuple[str, Any]], arguments: Any) -> list[tuple[str, Any]]:
+    """A result's values without those that repeat the call's own arguments: a trusted tool that echoes its
+    query (`{"query": "eve@evil.example", "results": []}`) must not launder it into a trusted value."""
+    given = [v.strip() for _, v in result_leaves(arguments) if isinstance(v, str) and len(v.strip()) >= MIN_CHARS]
+    if not given:
+        return list(pairs)
+    codes = [g for g in given if _IDENTIFIER.fullmatch(g)]  # an address, IBAN, URL: also not inside a value
+
+    def echo(value: Any) -> bool:
+        if not isinstance(value, str):
+            return False
+        text = value.strip()
+        return text in given or any(code in text for code in codes)
+
+    return [(p, v) for p, v in pairs if not echo(v)]
+
+
+_IDENTIFIER = re.compile(r"(?=\S*[\d@./:])\S{6,}")  # no spaces, and a digit, @, dot, slash or colon
 
 
 def turn_record(text: str) -> str:
@@ -124,7 +148,7 @@ def _chat(seen: Seen, trust: TrustMap, body: Mapping[str, Any], purpose: str | N
     messages = body.get("messages")
     if not isinstance(messages, list):
         return
-    called: dict[str, str] = {}
+    called: dict[str, tuple[str, Any]] = {}  # call id -> (tool, its arguments)
     for number, message in enumerate(messages):
         if not isinstance(message, Mapping):
             continue
@@ -134,16 +158,21 @@ def _chat(seen: Seen, trust: TrustMap, body: Mapping[str, Any], purpose: str | N
             if text and text != purpose:
                 seen.add_text(text, Where(INSTRUCTION, f"user turn (message {number})"))
         elif role == "assistant":
-            for call in message.get("tool_calls") or ():
+            calls = message.get("tool_calls")
+            for call in calls if isinstance(calls, list) else ():
                 function = call.get("function") if isinstance(call, Mapping) else None
                 if isinstance(function, Mapping) and isinstance(call.get("id"), str):
-                    called[call["id"]] = str(function.get("name"))
+                    arguments = function.get("arguments")
+                    parsed = _maybe_json(arguments) if isinstance(arguments, str) else arguments
+                    called[call["id"]] = (str(function.get("name")), parsed)
         elif role == "tool":
             call_id = message.get("tool_call_id")
-            tool = called.get(call_id) if isinstance(call_id, str) else None
+            found = called.get(call_id) if isinstance(call_id, str) else None
             text = message_text(message.get("content"))
-            if text and tool is not None:
-                trust.label_leaves(seen, tool, str(call_id), result_leaves(_maybe_json(text)))
+            if text and found is not None:
+                tool, arguments = found
+                pairs = unechoed(result_leaves(_maybe_json(text)), arguments)
+                trust.label_leaves(seen, tool, str(call_id), pairs)
             elif text:  # a result of no call the conversation shows: nobody vouches for it
                 seen.add_json(_maybe_json(text), Where(UNTRUSTED, "tool message without a call"))
 

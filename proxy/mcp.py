@@ -409,7 +409,7 @@ async def call_tool(
     for output in outputs:  # what the task has seen: its later calls are judged with it
         observe = getattr(output, "observe_result", None)
         if observe is not None:
-            await observe(params.name, context.id, data)
+            await observe(params.name, context.id, data, params.arguments or {})
     filters = response_filters(outputs, MCP)
     if filters:  # tool results pass the output guards (pii) before they return
         try:

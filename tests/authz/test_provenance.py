@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import jwt
 import pytest
@@ -418,7 +418,7 @@ async def test_a_client_that_declared_url_elicitation_is_asked_for_the_approval_
     async with (
         httpx2.AsyncClient(headers=world.bearer()) as http,
         Client(streamable_http_client(str(world.client.make_url("/mcp")), http_client=http),
-               elicitation_callback=decline) as mcp,
+               elicitation_callback=cast(Any, decline)) as mcp,
     ):  # fmt: skip
         task = Task(mcp, f"pay the rent of 1500 to {LANDLORD_IBAN}")
         call = {"iban": LANDLORD_IBAN, "amount": 1500}
@@ -432,7 +432,7 @@ async def test_a_client_that_declared_url_elicitation_is_asked_for_the_approval_
         assert path == f"/v1/tasks/{task.id}/approvals/{asked.elicitation_id}"
         answer = await world.client.post(path, json={"approve": True}, headers=world.bearer())
         assert answer.status == 200
-        ran = await task.call("bank__send_money", call, **{META_APPROVAL: asked.elicitation_id})
+        ran = await task.call("bank__send_money", call, **{META_APPROVAL: str(asked.elicitation_id)})
     assert not ran.is_error
     assert world.payments == [{"iban": LANDLORD_IBAN, "amount": 1500}]
 
