@@ -2,7 +2,10 @@
 
 Each forwarded tools/call carries, in `params._meta` (`io.taskgate/assertion`),
 a short-lived ES256 JWT whose audience is that upstream: the caller (`sub`,
-`tenant`), the task (`task`, its `parents`, `profile`) and the tool. A tool
+`tenant`), the task (`task`, its `parents`, `profile`) and the call (`tool`,
+and `call_sha256`, the digest of the tool and its arguments as holds.py
+computes it: a server checks it against the call it received, and may keep
+`jti`s for the token's short life to refuse a replay). A tool
 server verifies it with the public keys taskgate publishes at
 `/.well-known/jwks.json` and can tell callers and tasks apart; a token meant
 for one upstream is refused by another (the audience differs).
@@ -24,6 +27,7 @@ from jwt.algorithms import ECAlgorithm
 from .config import AssertionConfig
 from .errors import PolicyError
 from .grant import GrantSpec
+from .holds import call_digest
 
 log = structlog.get_logger("taskgate.authz")
 TYPE = "taskgate-task+jwt"
@@ -51,12 +55,15 @@ class Assertions:
         self.kid = jwt.PyJWK(public, "ES256").key_id or _thumbprint(public)
         self._jwk = {**public, "kid": self.kid, "alg": "ES256", "use": "sig"}
 
-    def mint(self, spec: GrantSpec, audience: str) -> str:
+    def mint(self, spec: GrantSpec, audience: str, tool: str, arguments: Any) -> str:
+        """An assertion for one call: who, which task, and which call (its tool and the digest of its arguments,
+        so an upstream that echoes it cannot have it replayed for another call)."""
         now = int(time.time())
         claims: dict[str, Any] = {
             "iss": self.config.issuer, "aud": audience, "sub": spec.subject, "tenant": spec.tenant,
-            "task": spec.task, "profile": spec.profile, "parents": list(spec.parents),
-            "iat": now, "exp": now + self.config.ttl_s, "jti": uuid.uuid4().hex,
+            "task": spec.task, "profile": spec.profile, "parents": list(spec.parents), "tool": tool,
+            "call_sha256": call_digest(tool, arguments), "iat": now, "exp": now + self.config.ttl_s,
+            "jti": uuid.uuid4().hex,
         }  # fmt: skip
         return jwt.encode(claims, self._key, algorithm="ES256", headers={"kid": self.kid, "typ": TYPE})
 

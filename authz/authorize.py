@@ -12,6 +12,7 @@ stops waits for its user's approval (holds.py).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from .toolcalls import ToolCallGuard
 
 log = structlog.get_logger("taskgate.authz")
 MAX_DECISIONS_KEPT = 100
+_HOST = re.compile(r"[A-Za-z0-9.\-]{1,253}(?::\d{1,5})?")  # a Host header fit for an approval link
 MCP = "mcp"
 INTENT = "intent"  # the classifier's key; read by name, its value duck-typed (`.profile`)
 
@@ -98,9 +100,14 @@ class TaskGrant:
         return self._seen
 
     def admitted_values(self) -> frozenset[str]:
-        """Strings this request's allowed calls had admitted by a provenance rule: trusted, so not redacted."""
+        """Strings this request's allowed calls had admitted by a provenance rule: trusted, so not redacted.
+
+        Only single values (an address, an IBAN), never a text with spaces: the
+        PII policy still reads every sentence.
+        """
         return frozenset(
-            m.value for d in self.decisions if d.allowed for m in d.matches if isinstance(m.value, str)
+            m.value for d in self.decisions if d.allowed for m in d.matches
+            if isinstance(m.value, str) and m.value.strip() and not any(c.isspace() for c in m.value.strip())
         )  # fmt: skip
 
     async def observe_result(self, tool: str, call: str | None, result: Mapping[str, Any], arguments: Any) -> None:
@@ -121,10 +128,11 @@ class TaskGrant:
         """Whose session a stateful upstream serves this call in: the task's, in its owner's namespace."""
         return (self.spec.tenant, self.spec.subject, self.spec.task)
 
-    def upstream_meta(self, audience: str) -> Mapping[str, str]:
-        """The `_meta` an upstream MCP server gets with a call: taskgate's signed assertion of who and which task."""
+    def upstream_meta(self, audience: str, tool: str, arguments: Any) -> Mapping[str, str]:
+        """The `_meta` an upstream MCP server gets with a call: taskgate's signed assertion of who, which task
+        and which call."""
         signer = self.authorizer.assertions
-        return {META_ASSERTION: signer.mint(self.spec, audience)} if signer is not None else {}
+        return {META_ASSERTION: signer.mint(self.spec, audience, tool, arguments)} if signer is not None else {}
 
     def decide(self, tool: str, arguments: Any) -> Decision:
         """Judge one call; kept for the evidence (a held one too: its approval replaces it when spent)."""
@@ -305,7 +313,8 @@ class AuthorizeStep(Step[AuthorizeParams]):
         except TaskTokenError as exc:
             raise exc.reject() from None
         self.authorizer.held.labels("held").inc()
-        base = tasks.public_url or f"http://{context.headers.get('host', '127.0.0.1')}"
+        host = context.headers.get("host", "")
+        base = tasks.public_url or f"http://{host if _HOST.fullmatch(host) else '127.0.0.1'}"
         raise Reject(
             403, "approval_required",
             f"tool {name!r} is held until the task's user approves it: {decision.reason}; approve it at "

@@ -140,6 +140,7 @@ class TaskConfig(Params):
     redis_url: str = "redis://127.0.0.1:6379/0"
     max_tasks: int = Field(default=100_000, ge=1)  # memory store: oldest tasks forgotten first
     approval_header: str = "x-taskgate-approval"  # an approved hold's id, on the retried call (or `_meta`)
+    approval_scope: str | None = "taskgate:approve"  # a hold is answered only with a token carrying it; None: any
     hold_ttl_s: float = Field(default=600, gt=0, le=86_400)  # a held call waits this long for its user's answer
     public_url: str | None = None  # where clients reach taskgate, for approval links; default: the request's host
 

@@ -24,7 +24,8 @@ from .grant import Decision, GrantSpec
 from .tasks import MemoryTaskStore, RedisTaskStore, task_key
 
 State = Literal["pending", "approved", "refused", "used"]
-KEEP_EXPIRED_S = 3600  # an expired hold is remembered this long, so its answer says "expired", not "unknown"
+KEEP_EXPIRED_S = 3600
+PREVIEW_CHARS = 2_000  # an expired hold is remembered this long, so its answer says "expired", not "unknown"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,7 @@ class Hold:
     decided_by: str | None = None
     decided_at: float | None = None
     used_at: float | None = None
+    preview: str = ""  # the call's arguments, cut to PREVIEW_CHARS: what its user approves (never in evidence)
 
     def dumps(self) -> str:
         return json.dumps(dataclasses.asdict(self), sort_keys=True)
@@ -65,7 +67,7 @@ class Hold:
         }  # fmt: skip
 
     def evidence(self) -> dict[str, Any]:
-        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None and k != "digest"}
+        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None and k not in ("digest", "preview")}
 
 
 def call_digest(tool: str, arguments: Any) -> str:
@@ -84,9 +86,10 @@ class Holds:
 
     async def hold(self, spec: GrantSpec, decision: Decision, arguments: Any) -> Hold:
         now = time.time()
+        preview = json.dumps(arguments, ensure_ascii=False, default=str)[:PREVIEW_CHARS]
         hold = Hold(
             uuid.uuid4().hex, spec.task, decision.tool, call_digest(decision.tool, arguments), decision.rule,
-            decision.reason, now, now + self.ttl_s,
+            decision.reason, now, now + self.ttl_s, preview=preview,
         )  # fmt: skip
         key = self._key(spec.tenant, spec.subject, spec.task, hold.id)
         await self.store.put_hold(key, hold.dumps(), self.ttl_s + KEEP_EXPIRED_S)

@@ -121,25 +121,29 @@ class SeenCache:
     generation, purpose, claims and label restriction.
     """
 
-    def __init__(self, limit: int = 1024):
-        self._entries: OrderedDict[tuple[Any, ...], tuple[Seen, int, str | None]] = OrderedDict()
-        self._limit = limit
+    def __init__(self, limit: int = 1024, max_chars: int = 16 << 20):
+        self._entries: OrderedDict[tuple[Any, ...], tuple[Seen, int, str | None, int]] = OrderedDict()
+        self._limit, self._max_chars = limit, max_chars  # entries, and characters of records they were built of
+        self._chars = 0
 
     def get(
         self, key: tuple[Any, ...], trust: TrustMap, purpose: str | None, records: tuple[str, ...],
         claims: tuple[tuple[str, str], ...], labels: tuple[str, ...],
     ) -> Seen:  # fmt: skip
-        found = self._entries.get(key)
+        found = self._entries.pop(key, None)
         first = records[0] if records else None
+        size = sum(len(r) for r in records) + len(purpose or "")
+        if found is not None:
+            self._chars -= found[3]
         if found is not None and found[1] <= len(records) and (found[1] == 0 or found[2] == first):
-            seen, count, _ = found
+            seen, count, _, _ = found
             add_records(seen, trust, records[count:])
-            self._entries.move_to_end(key)
         else:
             seen = gather(trust, purpose, records, claims, None, labels)
-        self._entries[key] = (seen, len(records), first)
-        while len(self._entries) > self._limit:
-            self._entries.popitem(last=False)
+        self._entries[key] = (seen, len(records), first, size)
+        self._chars += size
+        while self._entries and (len(self._entries) > self._limit or self._chars > self._max_chars):
+            self._chars -= self._entries.popitem(last=False)[1][3]
         return seen
 
 

@@ -160,8 +160,10 @@ async def subtask(request: web.Request) -> web.Response:
         raise ClientError(400, "invalid_request", "subject_token must be the parent task's token", "subject_token")
     if not isinstance(tools, list) or len(tools) > MAX_TOOLS or not all(isinstance(t, str) and t for t in tools):
         raise ClientError(400, "invalid_request", f"tools must be a list of at most {MAX_TOOLS} tool names", "tools")
-    if labels is not None and (not isinstance(labels, list) or not all(isinstance(x, str) for x in labels)):
-        raise ClientError(400, "invalid_request", "labels must be a list of trust labels", "labels")
+    if labels is not None and (
+        not isinstance(labels, list) or not labels or not all(isinstance(x, str) and x for x in labels)
+    ):
+        raise ClientError(400, "invalid_request", "labels must be a non-empty list of trust labels", "labels")
     try:
         parent = await authz.task_for_token(token, identity)
         if parent.spec.task != request.match_info["task"]:
@@ -192,6 +194,13 @@ async def answer(request: web.Request) -> web.Response:
     if not isinstance(approve, bool):
         raise ClientError(400, "invalid_request", "approve must be true (run the held call once) or false", "approve")
     task, hold_id = request.match_info["task"], request.match_info["hold"]
+    scope = request.app[AUTHORIZER].tasks.approval_scope
+    if scope and scope not in identity.scopes:
+        raise Reject(
+            403, "approval_scope_missing",
+            f"answering a hold takes a token with the scope {scope!r} (the user's own, not the agent's)",
+            "permission_error",
+        )  # fmt: skip
     try:
         hold = await request.app[AUTHORIZER].holds.answer(identity.tenant, identity.subject, task, hold_id, approve)
     except TaskTokenError as exc:
@@ -208,7 +217,7 @@ async def show_hold(request: web.Request) -> web.Response:
         _, _, hold = await request.app[AUTHORIZER].holds.get(identity.tenant, identity.subject, task, hold_id)
     except TaskTokenError as exc:
         raise exc.reject() from None
-    return web.json_response({**hold.evidence(), "expired": hold.expired})
+    return web.json_response({**hold.evidence(), "arguments": hold.preview, "expired": hold.expired})
 
 
 async def jwks(request: web.Request) -> web.Response:

@@ -123,6 +123,7 @@ class TaskTokens:
 MAX_STORED_CHARS = 32 << 20  # instructions the memory store keeps in all (about 32-128 MB): its oldest tasks go first
 MAX_RECORDS = 256  # of what one task has seen (tool results, user turns): its newest are kept
 MAX_RECORD_CHARS = 16_384  # of one record; the caller cuts a longer one
+MAX_HOLDS = 100_000  # the memory store's holds in all: the oldest are forgotten first (their calls never run)
 
 
 def task_key(tenant: str, subject: str, task: str) -> str:
@@ -169,10 +170,11 @@ class MemoryTaskStore:
             self._forget(next(iter(self._tasks)))
 
     async def put_hold(self, key: str, record: str, ttl_s: float) -> None:
+        """Keep a hold; the oldest go past MAX_HOLDS (holds are kept in order and live equally long)."""
         now = time.time()
         self._holds[key] = (record, now + ttl_s)
-        for stale in [k for k, (_, t) in self._holds.items() if t < now]:
-            del self._holds[stale]
+        while self._holds and (len(self._holds) > MAX_HOLDS or next(iter(self._holds.values()))[1] < now):
+            del self._holds[next(iter(self._holds))]
 
     async def get_hold(self, key: str) -> str | None:
         found = self._holds.get(key)

@@ -49,8 +49,10 @@ log = structlog.get_logger("taskgate.guards")
 RequestClass = Literal["interactive", "batch", "background"]
 # where a request's parts meet: sentences, semicolons, lines, "then", "and then", "after that", "also"
 PARTS = re.compile(
-    r"(?i)\s*(?:[;\n]+|(?<=[.!?])\s+|,?\s+\b(?:and then|then|after that|afterwards|and also|also)\b[,:]?)\s*"
+    r"(?i)\s*(?:[;\n]+|(?<=[.!?])\s+|,?\s+\b(?:and then|then|after that|afterwards|and also|also|and)\b[,:]?)\s*"
 )
+# the user's own words end where pasted or quoted text begins: parts are never read from what they quote
+OWN_WORDS = re.compile(r":\s*\n|\n\s*\n|[\"\u201c\u00ab]|:\s+\S+@|```")
 MAX_PARTS = 8
 MAX_PART_CHARS = 2_000
 STRUCTURAL = ("embedding", "agent_tool_step", "long_document")
@@ -104,7 +106,7 @@ class ClassifyParams(Params):
     example_weight: float = Field(default=0.0, ge=0)  # one operator example counts as this many bundled; 0: auto
     heldout: list[Path] = Field(default_factory=list)  # labelled examples kept apart: accuracy logged at start-up
     parts: bool = True  # a request with several parts ("do A, then B"): each part's task type counts too
-    part_confidence: float = Field(default=0.5, ge=0, le=1)  # a part's label counts from this confidence up
+    part_confidence: float = Field(default=0.75, ge=0, le=1)  # a part's label counts from this confidence up
     min_confidence: float = Field(default=0.0, ge=0, le=1)  # below it the task gets `uncertain_profile`
     uncertain_profile: str = "default"  # the narrowest profile: what an unsure classification falls to
     long_document_tokens: int = Field(default=8_000, ge=1)
@@ -196,7 +198,8 @@ class ClassifyStep(Step[ClassifyParams]):
         """The profiles of a request with several parts ("check my mail, then pay the bill"): each part
         classified on its own, those the model is sure enough of; empty when one profile covers it all."""
         found = [whole]
-        parts = [p for p in PARTS.split(instruction[:MAX_PART_CHARS]) if len(p.split()) >= 3]
+        own = OWN_WORDS.split(instruction[:MAX_PART_CHARS], maxsplit=1)[0]
+        parts = [p for p in PARTS.split(own) if len(p.split()) >= 3]
         if len(parts) < 2:
             return ()
         for part in parts[:MAX_PARTS]:

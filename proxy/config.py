@@ -88,6 +88,7 @@ class McpConfig(Params):
     servers: list[McpServerConfig] = Field(default_factory=list)
     catalog_ttl_s: float = Field(default=30.0, ge=0)  # how long an upstream's tool list is reused
     max_task_sessions: int = Field(default=256, ge=1)  # per_task servers: sessions kept open, least recent closed
+    task_sessions_per_caller: int = Field(default=16, ge=1)  # of those, one caller's: its own oldest close first
     max_sessions: int = Field(default=10_000, ge=1)
     session_ttl_s: float = Field(default=86_400.0, gt=0)
     sessions_per_caller: int = Field(default=64, ge=1)  # a caller's oldest session closes past this

@@ -392,8 +392,10 @@ async def call_tool(
     upstream, tool = target
     started = time.perf_counter()
     meta: dict[str, Any] = {}
-    for output in outputs:  # the task's signed assertion, for this upstream
-        meta.update(getattr(output, "upstream_meta", lambda audience: {})(upstream.audience))
+    for output in outputs:  # the task's signed assertion, for this upstream and this call
+        assert_call = getattr(output, "upstream_meta", None)
+        if assert_call is not None:
+            meta.update(assert_call(upstream.audience, params.name, params.arguments or {}))
     try:
         result = await upstream.call(tool, params.arguments, meta)
     except UpstreamDown as exc:

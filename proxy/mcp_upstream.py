@@ -129,14 +129,16 @@ class Upstreams:
 
     A server with `sessions: per_task` is stateful: each task (its caller's
     tenant, subject and task id) gets a connection, and so a session, of its
-    own, opened on its first call; the least recently used close past
-    `max_task_sessions`.
+    own, opened on its first call; a caller's least recently used close past
+    `task_sessions_per_caller` (so one caller cannot evict the others'), and
+    anyone's past `max_task_sessions`.
     """
 
     def __init__(self, config: McpConfig):
         self.by_name = {s.name: Upstream(s, config.catalog_ttl_s) for s in config.servers}
         self._tasks: OrderedDict[tuple[str, ...], Upstream] = OrderedDict()
         self._max_tasks, self._ttl = config.max_task_sessions, config.catalog_ttl_s
+        self._per_caller = config.task_sessions_per_caller
         self._closing: set[asyncio.Task[None]] = set()
 
     def for_task(self, upstream: Upstream, owner: tuple[str, ...] | None) -> Upstream:
@@ -146,14 +148,21 @@ class Upstreams:
         key = (upstream.name, *owner)
         found = self._tasks.get(key)
         if found is None:
+            caller = key[:3]  # server, tenant, subject: a caller's own sessions go first
+            mine = [k for k in self._tasks if k[:3] == caller]
+            for old in mine[: max(0, len(mine) - self._per_caller + 1)]:
+                self._close(old)
+            while len(self._tasks) >= self._max_tasks:
+                self._close(next(iter(self._tasks)))
             found = self._tasks[key] = Upstream(upstream.config, self._ttl)
             found.start()
-            while len(self._tasks) > self._max_tasks:
-                closing = asyncio.create_task(self._tasks.popitem(last=False)[1].stop())
-                self._closing.add(closing)
-                closing.add_done_callback(self._closing.discard)
         self._tasks.move_to_end(key)
         return found
+
+    def _close(self, key: tuple[str, ...]) -> None:
+        closing = asyncio.create_task(self._tasks.pop(key).stop())
+        self._closing.add(closing)
+        closing.add_done_callback(self._closing.discard)
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:

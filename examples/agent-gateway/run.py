@@ -132,7 +132,10 @@ async def main(free: bool, evidence: bool) -> int:
         base = f"http://127.0.0.1:{ports['taskgate']}"
         claims = {"iss": raw["authz"]["jwt"]["issuer"], "aud": raw["authz"]["jwt"]["audience"], "sub": "alice",
                   "tenant": "acme", "roles": ["member"], "exp": int(time.time()) + 600}  # fmt: skip
-        alice = {"Authorization": "Bearer " + jwt.encode(claims, os.environ["IDP_HS_SECRET"], algorithm="HS256")}
+        secret = os.environ["IDP_HS_SECRET"]
+        alice = {"Authorization": "Bearer " + jwt.encode(claims, secret, algorithm="HS256")}
+        # alice's approval app: her own token with the approval scope, which the agent's token lacks
+        approver = {"Authorization": "Bearer " + jwt.encode({**claims, "scope": "taskgate:approve"}, secret)}
         print(f"taskgate on {base}, tool servers on {', '.join(str(ports[n]) for n in SERVERS)}")
         print(f"alice's task: {PURPOSE!r}")
         async with httpx2.AsyncClient(headers=alice) as http, Client(
@@ -148,7 +151,8 @@ async def main(free: bool, evidence: bool) -> int:
             held = await agent.call("bank__send_money", {"iban": LANDLORD_IBAN, "amount": 1500}, "held")
             approval = (getattr(held, "data", None) or {}).get("approval", {})
             if approval:
-                async with rest.post(f"/v1/tasks/{agent.task}/approvals/{approval['id']}", json={"approve": True}) as r:
+                answer = f"/v1/tasks/{agent.task}/approvals/{approval['id']}"
+                async with rest.post(answer, json={"approve": True}, headers=approver) as r:
                     print(f"  alice approves the held payment: {r.status} {(await r.json()).get('state')}")
                 await agent.call("bank__send_money", {"iban": LANDLORD_IBAN, "amount": 1500}, "allowed",
                                  **{"io.taskgate/approval": approval["id"]})  # fmt: skip

@@ -9,6 +9,7 @@ payment, a mail or a post either reaches them or it does not.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, cast
@@ -20,6 +21,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 
+from taskgate.authz.holds import call_digest
 from taskgate.plugins import META_APPROVAL, META_PURPOSE, META_TASK, META_TASK_TOKEN
 from taskgate.proxy.state import GATEWAY
 
@@ -62,6 +64,10 @@ class World:
 
     def bearer(self, user: str = "alice") -> dict[str, str]:
         return {"Authorization": f"Bearer {self.keys.token(sub=user, roles=[])}"}
+
+    def approver(self, user: str = "alice") -> dict[str, str]:
+        """The user's own token for answering holds (from their approval app): it carries the approval scope."""
+        return {"Authorization": f"Bearer {self.keys.token(sub=user, roles=[], scope='taskgate:approve')}"}
 
     def decisions(self) -> list[dict[str, Any]]:
         """Every tools/call decision the gateway recorded, oldest first."""
@@ -285,12 +291,17 @@ async def test_a_held_call_runs_once_when_its_user_approves_and_never_for_anothe
         path = f"/v1/tasks/{task.id}/approvals/{approval['id']}"
         assert approval["url"].endswith(path)
         assert approval["rule"] == "c-large"
-        other = await client.post(path, json={"approve": True}, headers=world.bearer("bob"))
+        other = await client.post(path, json={"approve": True}, headers=world.approver("bob"))
         assert other.status == 404  # another user cannot see it, let alone approve it
+        agent = await client.post(path, json={"approve": True}, headers=world.bearer())
+        assert agent.status == 403  # the agent's own credential lacks the approval scope
+        assert (await agent.json())["error"]["code"] == "approval_scope_missing"
+        shown = await (await client.get(path, headers=world.bearer())).json()
+        assert json.loads(shown["arguments"]) == {"iban": LANDLORD_IBAN, "amount": 1500}  # what the user approves
         early = await task.refused("bank__send_money", {"iban": LANDLORD_IBAN, "amount": 1500},
                                    **{META_APPROVAL: approval["id"]})  # fmt: skip
         assert early.data["reason"] == "approval_pending"
-        answer = await client.post(path, json={"approve": True}, headers=world.bearer())
+        answer = await client.post(path, json={"approve": True}, headers=world.approver())
         assert answer.status == 200
         assert (await answer.json())["state"] == "approved"
         changed = await task.refused("bank__send_money", {"iban": LANDLORD_IBAN, "amount": 1499},
@@ -315,13 +326,13 @@ async def test_a_refused_hold_never_runs_and_an_unanswered_one_expires(proxy: An
         call = {"iban": LANDLORD_IBAN, "amount": 1500}
         first = (await task.refused("bank__send_money", call)).data["approval"]
         refusal = await world.client.post(
-            f"/v1/tasks/{task.id}/approvals/{first['id']}", json={"approve": False}, headers=world.bearer()
+            f"/v1/tasks/{task.id}/approvals/{first['id']}", json={"approve": False}, headers=world.approver()
         )
         refused = await task.refused("bank__send_money", call, **{META_APPROVAL: first["id"]})
         second = (await task.refused("bank__send_money", call)).data["approval"]
         await asyncio.sleep(0.7)
         late = await world.client.post(
-            f"/v1/tasks/{task.id}/approvals/{second['id']}", json={"approve": True}, headers=world.bearer()
+            f"/v1/tasks/{task.id}/approvals/{second['id']}", json={"approve": True}, headers=world.approver()
         )
         expired = await task.refused("bank__send_money", call, **{META_APPROVAL: second["id"]})
         late_answer = await late.json()
@@ -375,12 +386,9 @@ async def test_an_upstream_verifies_the_per_task_assertion_from_published_keys(w
     keys = await (await world.client.get("/.well-known/jwks.json")).json()
     key = jwt.PyJWKSet.from_dict(keys)[jwt.get_unverified_header(assertion)["kid"]]
     claims = jwt.decode(assertion, key, algorithms=["ES256"], audience=world.urls["mail"])
-    assert (claims["sub"], claims["tenant"], claims["task"], claims["profile"]) == (
-        "alice",
-        "acme",
-        task.id,
-        "assistant",
-    )
+    who = (claims["sub"], claims["tenant"], claims["task"], claims["profile"])
+    assert who == ("alice", "acme", task.id, "assistant")
+    assert (claims["tool"], claims["call_sha256"]) == ("mail__whoami", call_digest("mail__whoami", {}))  # this call
     with pytest.raises(jwt.InvalidAudienceError):  # meant for the mail server: the bank would refuse it
         jwt.decode(assertion, key, algorithms=["ES256"], audience=world.urls["bank"])
     assert "Bearer" not in assertion
@@ -430,7 +438,7 @@ async def test_a_client_that_declared_url_elicitation_is_asked_for_the_approval_
         task.id, task.token = data[META_TASK], data[META_TASK_TOKEN]
         path = urlsplit(asked.url).path
         assert path == f"/v1/tasks/{task.id}/approvals/{asked.elicitation_id}"
-        answer = await world.client.post(path, json={"approve": True}, headers=world.bearer())
+        answer = await world.client.post(path, json={"approve": True}, headers=world.approver())
         assert answer.status == 200
         ran = await task.call("bank__send_money", call, **{META_APPROVAL: str(asked.elicitation_id)})
     assert not ran.is_error

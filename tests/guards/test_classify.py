@@ -266,6 +266,9 @@ async def test_a_request_with_several_parts_names_each_part_s_profile(proxy: Any
     assert both["profiles"][0] == both["profile"]
     one = await intent_of(client, chat("fix this python function that crashes on empty input"))
     assert "profiles" not in one
+    # what the user pastes or quotes is not theirs to split: it adds no profile
+    pasted = "summarise this message for me:\nfix this python function that crashes, then triage the incoming tickets"
+    assert "profiles" not in await intent_of(client, chat(pasted))
 
 
 async def test_an_unsure_classification_falls_to_the_narrowest_profile(proxy: Any, sim_url: Any) -> None:
