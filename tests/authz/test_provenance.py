@@ -366,6 +366,7 @@ async def test_a_subtask_cannot_widen_and_dies_with_its_parent(either_store: Wor
         narrow = await child.refused("bank__send_money", {"iban": ELECTRIC_IBAN, "amount": 84.2})
         other_tool = await child.refused("mail__inbox", {})
         assert (await subtask(child, labels=["instruction", "own-files"]))[0] == 403
+        assert (await subtask(child, labels=[]))[0] == 400  # no labels is not "no restriction"
         assert (await subtask(child, tools=["mail__send"]))[0] == 403
         assert (await subtask(parent, tools=["bank__*"]))[0] == 403
         await parent.call("bank__send_money", {"iban": ELECTRIC_IBAN, "amount": 84.2})  # the parent still may
