@@ -44,7 +44,18 @@ from pydantic import ValidationError
 
 from taskgate import __version__
 from taskgate.dag import Halt, StepFailed
-from taskgate.plugins import FAILURES, GRANT, IDENTITY, Principal, Problem, RequestContext, ToolGate
+from taskgate.plugins import (
+    DEFAULT_TASK_HEADERS,
+    FAILURES,
+    GRANT,
+    IDENTITY,
+    META_TASK_TOKEN,
+    TASK_HEADERS,
+    Principal,
+    Problem,
+    RequestContext,
+    ToolGate,
+)
 from taskgate.plugins.evidence import Evidence
 from taskgate.plugins.jsonbody import BodyError, loads
 
@@ -71,6 +82,7 @@ class Session:
     tenant: str
     created: float = field(default_factory=time.time)
     elicits_url: bool = False  # the client declared URL elicitation: an approval is asked for as one
+    task_token: str | None = None  # the task the session's calls last carried on: a bare listing is in it
 
 
 class Sessions:
@@ -203,6 +215,21 @@ async def post(request: web.Request) -> web.Response:
         return _error(message_id, _explained(exc, evidence))
 
 
+def _presented(gateway: Gateway, context: RequestContext) -> str | None:
+    """The task token a request presents, in its header or `_meta`."""
+    _, header = gateway.services.shared(TASK_HEADERS, lambda: DEFAULT_TASK_HEADERS)
+    return context.headers.get(header) or context.meta(META_TASK_TOKEN)
+
+
+def _with_task(context: RequestContext, token: str) -> RequestContext:
+    """`context` presenting `token` in its `_meta`: an SDK client lists tools between calls without it."""
+    body = dict(context.json())
+    params = dict(body.get("params") or {})
+    params["_meta"] = {**(params.get("_meta") or {}), META_TASK_TOKEN: token}
+    body["params"] = params
+    return RequestContext.parsed(context.id, context.surface, context.path, context.headers, context.body, body)
+
+
 def _elicitation(exc: RpcError) -> RpcError:
     """A hold, for a client that declared URL elicitation: the approval page is the URL its user opens."""
     approval = exc.data.get("approval", {}) if isinstance(exc.data, dict) else {}
@@ -243,14 +270,21 @@ async def _request(request: web.Request, message: JSONRPCRequest, context: Reque
         raise RpcError(METHOD_NOT_FOUND, f"method {message.method!r} is not served by this gateway (it serves tools)")
     if message.method == "tools/call":
         check = functools.partial(_check_owner, session)
+        session.task_token = _presented(gateway, context) or session.task_token
         try:
-            return await forward_call(
+            result = await forward_call(
                 gateway, request.app[UPSTREAMS], context, request[EVIDENCE], session.version, check
             )
         except RpcError as exc:
+            opened = exc.data.get(META_TASK_TOKEN) if isinstance(exc.data, dict) else None
+            session.task_token = opened if isinstance(opened, str) else session.task_token
             if session.elicits_url and exc.code == APPROVAL_REQUIRED:
                 raise _elicitation(exc) from None
             raise
+        session.task_token = (result.get("_meta") or {}).get(META_TASK_TOKEN) or session.task_token
+        return result
+    if session.task_token and not _presented(gateway, context) and context.purpose() is None:
+        context = _with_task(context, session.task_token)  # a listing between calls: the session's task
     log = McpDispatch(message.method)
     values = await run_mcp_plan(gateway, context, request[EVIDENCE])
     _check_owner(session, values.get(IDENTITY))  # the plan's authenticate step said who calls

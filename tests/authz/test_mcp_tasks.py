@@ -173,3 +173,18 @@ async def test_a_request_with_two_parts_gets_the_profiles_both_parts_need(gatewa
     opened = grants(client)[0]
     assert set(opened["profile"].split("+")) == {"summarise", "mail_cleanup"}
     assert opened["profile_source"] == "classifier"
+
+
+async def test_a_bare_listing_between_calls_is_in_the_session_s_task(gateway: tuple[Any, Keys]) -> None:
+    """The SDK lists tools on its own between calls, with no `_meta`: that listing belongs to the task the
+    session's calls carried on, instead of opening a task of its own each time."""
+    client, keys = gateway
+    async with connect(client, bearer(keys)) as mcp:
+        first = await mcp.call_tool("mail__read", {"folder": "inbox"}, meta=meta(META_PURPOSE, SUMMARISE))
+        listing = await mcp.list_tools()
+    assert first.meta is not None
+    assert sorted(t.name for t in listing.tools) == ["files__read", "mail__list", "mail__read"]
+    listed = grants(client, "tools/list")
+    assert listed
+    assert {g["task"] for g in listed} == {first.meta[META_TASK]}
+    assert not any(g["new_task"] for g in listed)
