@@ -64,6 +64,7 @@ NUMBER = re.compile(r"(?<![\w.,])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w
 _IBAN_SHAPE = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{10,30}")
 _HOST = re.compile(r"[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?)*")
 _TRAILING = ".,;:!?'\")]}>"
+_CONTROL = re.compile(r"[\x00-\x20]")
 _SENTENCE = re.compile(r"\.[A-Z][a-z]+$")  # `.../deals.They`: a sentence's next word glued to the URL
 
 
@@ -131,7 +132,7 @@ def url_key(value: str, bare: bool = False) -> URLKey | None:
         text = "https:" + text
     elif lowered.startswith("www.") or (bare and "://" not in lowered):
         text = "https://" + text  # `www.x`, and in free text `host.tld/path`: where a browser would go
-    if "\\" in text or any(ord(c) < 33 for c in text) or unicodedata.normalize("NFKC", text) != text:
+    if "\\" in text or _CONTROL.search(text) or unicodedata.normalize("NFKC", text) != text:
         return None
     try:
         parts = urlsplit(text)

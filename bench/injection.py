@@ -389,7 +389,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
         xs = [i + (index - (len(metrics) - 1) / 2) * width for i in range(len(names))]
         left.bar(xs, values, width, label=f"{metric.replace('_', ' ')} ({split})")
     left.set_xticks(range(len(names)))
-    left.set_xticklabels([LABELS[n] for n in names])
+    left.set_xticklabels([LABELS[n] for n in names], rotation=20, ha="right", fontsize=8)
     left.set_ylabel("%")
     left.set_ylim(0, 125)
     left.set_title("Utility and attack success")
@@ -411,7 +411,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     right.bar([i + 0.2 for i in range(len(timed))], [ran[n]["split"]["all"]["added_ms_p95"] for n in timed], 0.4,
               label="p95")  # fmt: skip
     right.set_xticks(range(len(timed)))
-    right.set_xticklabels([LABELS[n] for n in timed])
+    right.set_xticklabels([LABELS[n] for n in timed], rotation=20, ha="right", fontsize=8)
     right.set_ylabel("ms added per allowed call")
     right.set_title("Gateway latency over a direct call")
     right.legend()
