@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -173,31 +173,31 @@ class Constraint:
         return None
 
     def _content(self, item: Any, seen: Seen, matches: list[Match]) -> Unmet | None:
+        """Every link (or address) inside the text: on an allowed host (domain), or seen under the labels."""
         if not isinstance(item, str):
             return Unmet("is not text")
-        if self.kind == "links":
-            for url in urls_in(item):
-                key = url_key(url, bare=True)
-                if key is None:
-                    return Unmet(f"carries a link taskgate cannot read as an http(s) URL ({url[:60]!r})")
-                if hosts_match(key[1], self.allow):
-                    continue
-                where = seen.find_url(url, self.labels) if self.labels else None
-                if where is None:
-                    return Unmet(f"carries a link to {key[1]} that is neither allowed nor seen in data labelled "
-                                 f"{self.label_text}", Match(url, seen.anywhere(url)))  # fmt: skip
-                matches.append(Match(url, where))
-            return None
-        for email in emails_in(item):
-            domain = email.rpartition("@")[2].lower()
-            if hosts_match(domain, self.allow):
+        for value, host, named in self._inside(item):
+            if host is None:
+                return Unmet(f"carries a link taskgate cannot read as an http(s) URL ({value[:60]!r})")
+            if hosts_match(host, self.allow):
                 continue
-            where = seen.find(email, self.labels) if self.labels else None
+            find = seen.find_url if self.kind == "links" else seen.find
+            where = find(value, self.labels) if self.labels else None
             if where is None:
-                return Unmet(f"carries the address {email} that is neither allowed nor seen in data labelled "
-                             f"{self.label_text}", Match(email, seen.anywhere(email)))  # fmt: skip
-            matches.append(Match(email, where))
+                return Unmet(f"carries {named} that is neither allowed nor seen in data labelled {self.label_text}",
+                             Match(value, seen.anywhere(value)))  # fmt: skip
+            matches.append(Match(value, where))
         return None
+
+    def _inside(self, text: str) -> Iterator[tuple[str, str | None, str]]:
+        """(value, its host or domain, how a refusal names it) for each link or address in `text`."""
+        if self.kind == "links":
+            for url in urls_in(text):
+                key = url_key(url, bare=True)
+                yield url, key[1] if key is not None else None, f"a link to {key[1] if key is not None else url}"
+        else:
+            for email in emails_in(text):
+                yield email, email.rpartition("@")[2].lower(), f"the address {email}"
 
 
 @dataclass(frozen=True)
