@@ -40,6 +40,7 @@ EFFECTS = ("deny", "hold")
 BUILT_IN_LABELS = (INSTRUCTION, CLAIMS)
 OPTIONS = {"prefix": ("base",), "amount": ("tolerance",), "links": ("allow",), "addresses": ("allow",)}
 LABELLED = ("provenance", "amount", "links", "addresses")
+MAX_VALUES = 256  # of one argument path, checked one by one; more fail the rule
 _PART = re.compile(r"[^.\[\]]+(?:\[\])*|(?:\[\])+")
 _EACH = None
 
@@ -111,6 +112,8 @@ class Constraint:
         return self._judge_values(found, seen, matches), True
 
     def _judge_values(self, found: list[Any], seen: Seen | None, matches: list[Match]) -> Unmet | None:
+        if len(found) > MAX_VALUES:  # a call with a hundred thousand recipients is not checked one by one
+            return Unmet(f"has more than {MAX_VALUES} values to check")
         if self.kind in LABELLED and seen is None:
             return Unmet("cannot be checked: the data the task has seen is unknown")
         for item in found:

@@ -178,3 +178,12 @@ def test_a_trusted_tool_that_echoes_its_arguments_or_fails_vouches_for_nothing()
     seen = gather(trust, None, [echoed, found], ())
     assert seen.find("eve@evil.example", labels) is None
     assert seen.find("bob@friends.example", labels) is not None  # a name asked for does not hide the answer
+
+
+def test_an_argument_with_more_values_than_a_check_reads_fails_its_rule() -> None:
+    rule = compile_row(["mail__send", "*", "cc?", "provenance", "instruction", "c"], ())
+    seen = Seen.instruction("cc bob@friends.example")
+    assert rule.judge({"cc": ["bob@friends.example"] * 256}, seen, []) is None
+    unmet = rule.judge({"cc": ["bob@friends.example"] * 257}, seen, [])
+    assert unmet is not None
+    assert "more than 256" in unmet.reason

@@ -480,3 +480,29 @@ async def test_a_stateful_upstream_gets_a_session_per_task(proxy: Any, keys: Key
     assert (first, second) == (again, later)  # one session per task, kept between its calls
     assert first != second
     assert len(set(seen["plain"])) == 1  # a shared server: one session for every task
+
+
+async def test_the_new_endpoints_answer_a_client_s_mistakes_with_4xx_error_bodies(world: World) -> None:
+    client = world.client
+    async with connect(client, world.bearer()) as mcp:
+        task = Task(mcp, "pay my electricity bill")
+        await task.call("bank__read_bill", {"name": "electricity"})
+    approvals = f"/v1/tasks/{task.id}/approvals/"
+    cases: list[tuple[str, str, Any, dict[str, str]]] = [
+        ("post", approvals + "x" * 500, {"approve": True}, world.approver()),
+        ("post", approvals + "nope", {"approve": "yes"}, world.approver()),
+        ("post", approvals + "nope", b"{not json", world.approver()),
+        ("post", approvals + "nope", {"approve": True}, {}),
+        ("get", approvals + "nope", None, world.bearer()),
+        ("post", f"/v1/tasks/{task.id}/subtasks", {"subject_token": 5}, world.bearer()),
+        ("post", f"/v1/tasks/{task.id}/subtasks", {"subject_token": task.token, "tools": "all"}, world.bearer()),
+        ("post", f"/v1/tasks/{task.id}/subtasks", {"subject_token": "garbage"}, world.bearer()),
+        ("post", "/v1/tasks/another/subtasks", {"subject_token": task.token}, world.bearer()),
+        ("post", f"/v1/tasks/{task.id}/subtasks", [1, 2], world.bearer()),
+    ]
+    for method, path, body, headers in cases:
+        sent = {"data": body} if isinstance(body, bytes) else {"json": body} if body is not None else {}
+        resp = await getattr(client, method)(path, headers=headers, **sent)
+        answer = await resp.json()
+        assert 400 <= resp.status < 500, (path, body, resp.status, answer)
+        assert set(answer["error"]) >= {"message", "type", "code"}, answer
