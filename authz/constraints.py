@@ -214,10 +214,6 @@ class ArgumentRule:
     rows: tuple[Constraint, ...]
 
     @property
-    def argument(self) -> str:
-        return " | ".join(dict.fromkeys(r.argument for r in self.rows))
-
-    @property
     def condition(self) -> str:
         return " or ".join(f"{r.kind} {r.argument}" for r in self.rows)
 

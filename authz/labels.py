@@ -38,7 +38,6 @@ from urllib.parse import urlsplit
 
 INSTRUCTION = "instruction"
 CLAIMS = "claims"
-TRUSTED = "trusted"
 UNTRUSTED = "untrusted"
 MIN_CHARS = 3  # shorter strings are too common to say where they came from
 MAX_UNTRUSTED = 8_192  # untrusted values set aside for evidence; past it, a refusal says "seen nowhere"
@@ -84,11 +83,6 @@ class Where:
         if self.field:
             out["field"] = self.field
         return out
-
-    def text(self) -> str:
-        field = f" field {self.field}" if self.field else ""
-        call = f" (call {self.call})" if self.call is not None else ""
-        return f"{self.source}{field}{call}, labelled {self.label}"
 
 
 def value_key(value: str) -> str | None:
