@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 from aiohttp import web
 
@@ -50,6 +51,31 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/v1/tasks/{task}/approvals/{hold}", answer)
     app.router.add_get("/v1/tasks/{task}/approvals/{hold}", show_hold)
     app.router.add_get("/.well-known/jwks.json", jwks)
+
+
+async def _object(request: web.Request) -> dict[str, Any]:
+    body = await request.app[FRONT].read_json(request)
+    if not isinstance(body, dict):
+        raise ClientError(400, "invalid_request", "the request body must be a JSON object")
+    return body
+
+
+def _subject_token(body: dict[str, Any], what: str) -> str:
+    token = body.get("subject_token")
+    if not isinstance(token, str) or not token:
+        raise ClientError(400, "invalid_request", f"subject_token must be {what}", "subject_token")
+    return token
+
+
+def _names(body: dict[str, Any], key: str, what: str, required: bool) -> list[str]:
+    """A list of at most MAX_TOOLS non-empty strings under `key` (absent: empty, unless `required`)."""
+    names = body.get(key, None if required else [])
+    if not isinstance(names, list) or (required and not names) or not all(isinstance(n, str) and n for n in names):
+        article = "a non-empty" if required else "a"
+        raise ClientError(400, "invalid_request", f"{key} must be {article} list of {what}", key)
+    if len(names) > MAX_TOOLS:
+        raise ClientError(400, "invalid_request", f"at most {MAX_TOOLS} {what}", key)
+    return names
 
 
 async def _caller(request: web.Request) -> Identity:
@@ -101,16 +127,9 @@ async def open_task(request: web.Request) -> web.Response:
 async def exchange(request: web.Request) -> web.Response:
     identity = await _caller(request)
     authz = request.app[AUTHORIZER]
-    body = await request.app[FRONT].read_json(request)
-    if not isinstance(body, dict):
-        raise ClientError(400, "invalid_request", "the request body must be a JSON object")
-    token, tools = body.get("subject_token"), body.get("tools")
-    if not isinstance(token, str) or not token:
-        raise ClientError(400, "invalid_request", "subject_token must be the task token to exchange", "subject_token")
-    if not isinstance(tools, list) or not tools or not all(isinstance(t, str) and t for t in tools):
-        raise ClientError(400, "invalid_request", "tools must be a non-empty list of tool names", "tools")
-    if len(tools) > MAX_TOOLS:
-        raise ClientError(400, "invalid_request", f"at most {MAX_TOOLS} tools", "tools")
+    body = await _object(request)
+    token = _subject_token(body, "the task token to exchange")
+    tools = _names(body, "tools", "tool names", required=True)
     try:
         task = await authz.task_for_token(token, identity)
     except TaskTokenError as exc:
@@ -152,18 +171,10 @@ async def subtask(request: web.Request) -> web.Response:
     """A subtask of the caller's task (a sub-agent's work): a new task whose grant is a subset of its parent's."""
     identity = await _caller(request)
     authz = request.app[AUTHORIZER]
-    body = await request.app[FRONT].read_json(request)
-    if not isinstance(body, dict):
-        raise ClientError(400, "invalid_request", "the request body must be a JSON object")
-    token, tools, labels = body.get("subject_token"), body.get("tools", []), body.get("labels")
-    if not isinstance(token, str) or not token:
-        raise ClientError(400, "invalid_request", "subject_token must be the parent task's token", "subject_token")
-    if not isinstance(tools, list) or len(tools) > MAX_TOOLS or not all(isinstance(t, str) and t for t in tools):
-        raise ClientError(400, "invalid_request", f"tools must be a list of at most {MAX_TOOLS} tool names", "tools")
-    if labels is not None and (
-        not isinstance(labels, list) or not labels or not all(isinstance(x, str) and x for x in labels)
-    ):
-        raise ClientError(400, "invalid_request", "labels must be a non-empty list of trust labels", "labels")
+    body = await _object(request)
+    token = _subject_token(body, "the parent task's token")
+    tools = _names(body, "tools", "tool names", required=False)
+    labels = _names(body, "labels", "trust labels", required=True) if body.get("labels") is not None else None
     try:
         parent = await authz.task_for_token(token, identity)
         if parent.spec.task != request.match_info["task"]:
