@@ -121,6 +121,16 @@ CHAT_CASES: dict[str, tuple[dict[str, Any], str]] = {
 }
 
 
+def texts_of(record: Any) -> list[str]:
+    """Every string a record says, but its request id: a value could only leak as text (a timing such as
+    0.1111 ms or an id with 1111 in it is not a leaked card number)."""
+    if isinstance(record, dict):
+        return [t for k, v in record.items() if k != "request_id" for t in (str(k), *texts_of(v))]
+    if isinstance(record, list):
+        return [t for v in record for t in texts_of(v)]
+    return [record] if isinstance(record, str) else []
+
+
 @pytest.mark.parametrize("backend", ["patterns", "ner"])
 @pytest.mark.parametrize("case", list(CHAT_CASES))
 async def test_an_encoded_or_split_value_is_refused_on_the_chat_surface(
@@ -138,8 +148,9 @@ async def test_an_encoded_or_split_value_is_refused_on_the_chat_surface(
     assert upstream.bodies == []  # nothing was forwarded
     record = client.app[GATEWAY].evidence.find(resp.headers["x-taskgate-request-id"])
     assert record is not None
+    said = " ".join([error["message"], *texts_of(record)])
     for value in ("1111", "5698", "22-1234", "536221234"):
-        assert value not in error["message"] + json.dumps(record)  # the refusal names types, never values
+        assert value not in said  # the refusal names types, never values
 
 
 ORDINARY = [
