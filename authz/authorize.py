@@ -12,6 +12,7 @@ stops waits for its user's approval (holds.py).
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Mapping
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from taskgate.plugins import (
     GRANT,
@@ -42,7 +43,7 @@ from .authorizer import Authorizer, authorizer, profile_scopes, tool_scopes
 from .grant import PROFILE_JOIN, Decision, Grant, GrantSpec, ToolVerdict
 from .identity import IDENTITY, Identity
 from .labels import Seen
-from .provenance import gather, message_text, result_record, turn_record
+from .provenance import REFERENCE_CALL, consulted, gather, message_text, result_record, turn_record
 from .tasks import TaskTokenError, new_task_id
 from .toolcalls import ToolCallGuard
 
@@ -56,6 +57,18 @@ INTENT = "intent"  # the classifier's key; read by name, its value duck-typed (`
 class AuthorizeParams(Params):
     default_profile: str = "default"  # the task's profile when no classifier ran
     max_narrowing: int = Field(default=64, ge=1)  # patterns a caller may list in the narrowing header
+    # tools (SERVER__TOOL, called with no arguments) taskgate reads for a task itself when a provenance rule
+    # refuses an MCP call and the rule accepts a label their results carry: the user's contacts, payees
+    references: list[str] = Field(default_factory=list, max_length=32)
+    reference_timeout_s: float = Field(default=5.0, gt=0, le=60)
+
+    @field_validator("references")
+    @classmethod
+    def _tool_names(cls, names: list[str]) -> list[str]:
+        bad = [n for n in names if "__" not in n or any(c in n for c in "*?{[") or not n.isprintable()]
+        if bad:
+            raise ValueError(f"references are tool names as the gateway lists them (SERVER__TOOL), not {bad}")
+        return names
 
 
 @dataclass
@@ -81,6 +94,7 @@ class TaskGrant:
     identity: Identity | None = None
     data: tuple[str, ...] = ()  # what the task had seen before this request (the store's records)
     body: Any = None  # a chat request's body: its user turns and tool results are seen too
+    references: list[dict[str, str]] = field(default_factory=list)  # reference sources read for this request
     _seen: Seen | None = None
 
     def allows(self, tool: str) -> bool:
@@ -197,6 +211,8 @@ class TaskGrant:
             out["model"] = {"name": self.model_verdict.tool, **self.model_verdict.sources}
         if self.decisions:
             out["decisions"] = [d.evidence() for d in self.decisions]
+        if self.references:
+            out["references"] = self.references
         return out
 
 
@@ -291,16 +307,18 @@ class AuthorizeStep(Step[AuthorizeParams]):
         arguments = params.get("arguments") if isinstance(params, dict) else None
         arguments = arguments if arguments is not None else {}
         decision = value.decide(name, arguments)
+        if not decision.allowed and await self._consult(context, value, decision):
+            decision = value.decide(name, arguments)
         if decision.allowed:
             context.vouched.update(value.admitted_values())  # trusted and admitted: the pii step keeps them
             return
         opened = dict(value.response_meta()) if value.new_task else {}  # the client carries the task on
+        details: dict[str, Any] = {"decision": decision.evidence()}
+        if value.references:
+            details["references"] = value.references
         if not decision.held:
             message = f"tool {name!r} denied: {decision.reason}"
-            raise Reject(
-                403, "tool_denied", message, "permission_error", details={"decision": decision.evidence()},
-                public=opened,
-            )  # fmt: skip
+            raise Reject(403, "tool_denied", message, "permission_error", details=details, public=opened)
         holds, tasks = self.authorizer.holds, self.authorizer.tasks
         reference = context.headers.get(tasks.approval_header) or context.meta(META_APPROVAL)
         try:
@@ -319,9 +337,51 @@ class AuthorizeStep(Step[AuthorizeParams]):
             403, "approval_required",
             f"tool {name!r} is held until the task's user approves it: {decision.reason}; approve it at "
             f"{hold.public(base)['url']}, then retry the call with {META_APPROVAL!r} = {hold.id!r} in _meta",
-            "permission_error", details={"decision": decision.evidence(), "hold": hold.evidence()},
+            "permission_error", details={**details, "hold": hold.evidence()},
             public={"approval": hold.public(base), **opened},
         )  # fmt: skip
+
+    async def _consult(self, context: RequestContext, value: TaskGrant, decision: Decision) -> bool:
+        """Read the task's reference sources that could satisfy the rule that refused `decision`; True if one
+        was read (the call is judged again with what it showed).
+
+        A reference is read once per task, as the task (its grant must allow the
+        call; the upstream gets the task's assertion), and its result is kept like
+        any the task saw. One that fails or times out is left out: the refusal stands.
+        """
+        call = context.call_tool
+        if call is None or decision.rule is None or not self.params.references:
+            return False
+        accepted = {
+            label for rule in value.grant.tool(decision.tool).constraints if rule.id == decision.rule
+            for row in rule.rows for label in row.labels
+        }  # fmt: skip
+        trust, read = self.authorizer.policy.current.trust, consulted(value.data)
+        wanted = [r for r in self.params.references if r not in read and trust.for_tool(r).labels & accepted]
+        wanted = [r for r in wanted if value.decide(r, {}).allowed]
+        if not wanted:
+            return False
+        timeout = self.params.reference_timeout_s
+        results = await asyncio.gather(
+            *(asyncio.wait_for(call(r, {}, value), timeout) for r in wanted), return_exceptions=True
+        )
+        records = []
+        for tool, result in zip(wanted, results, strict=True):
+            record = None if isinstance(result, BaseException) else result_record(tool, REFERENCE_CALL, result, {})
+            value.references.append({"tool": tool, "outcome": "read" if record else "failed"})
+            if record is None:
+                why = type(result).__name__ if isinstance(result, BaseException) else "an error result"
+                log.warning("reference_not_read", task=value.spec.task, tool=tool, reason=why)
+            else:
+                records.append(record)
+        if not records:
+            return False
+        try:
+            await self.authorizer.observe(value.spec, records)
+        except TaskTokenError as exc:
+            raise exc.reject() from None
+        value.data, value._seen = (*value.data, *records), None
+        return True
 
     def _new_spec(self, context: RequestContext, identity: Identity, intent: Any) -> tuple[GrantSpec, str | None, str]:
         task = context.headers.get(self.authorizer.tasks.header) or context.meta(META_TASK) or new_task_id()

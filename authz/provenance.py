@@ -41,6 +41,23 @@ def result_record(tool: str, call: str | None, result: Mapping[str, Any], argume
     return json.dumps({"tool": tool, "call": call, "leaves": pairs}, separators=(",", ":"))
 
 
+REFERENCE_CALL = "taskgate:reference"  # the call id of a result authorize read from a reference source itself
+
+
+def consulted(records: Iterable[str]) -> set[str]:
+    """The reference sources a task's records show read already."""
+    tools = set()
+    for record in records:
+        if REFERENCE_CALL in record:
+            try:
+                parsed = json.loads(record)
+            except ValueError:
+                continue
+            if isinstance(parsed, dict) and parsed.get("call") == REFERENCE_CALL:
+                tools.add(str(parsed.get("tool")))
+    return tools
+
+
 def unechoed(pairs: Iterable[tuple[str, Any]], arguments: Any) -> list[tuple[str, Any]]:
     """A result's values without those that repeat the call's own arguments: a trusted tool that echoes its
     query (`{"query": "eve@evil.example", "results": []}`) must not launder it into a trusted value."""

@@ -62,6 +62,7 @@ class ToolTrust:
         kept = [r for r in rules if r.field or not carved]  # a tool with carve-outs: only declared fields
         self._rules = sorted(kept, key=lambda r: (len(r.field), r.label == UNTRUSTED), reverse=True)
         self.declared = bool(self._rules)
+        self.labels = frozenset(r.label for r in self._rules) - {UNTRUSTED}
 
     def label(self, path: str) -> tuple[str, str | None]:
         """The label of the value at `path` (`messages[3].sender`) and the id of the row that gave it."""

@@ -22,7 +22,9 @@ from .context import (
     META_TASK_TOKEN,
     PURPOSE_HEADER,
     REQUEST,
+    CallsAs,
     RequestContext,
+    ToolCaller,
 )
 from .discovery import GROUP, load_plugins
 from .errors import OutputRefused, ParamsError, PluginError, Reject
@@ -91,6 +93,7 @@ __all__ = [
     "SERVED_MODELS",
     "TASK_HEADERS",
     "BodyEdit",
+    "CallsAs",
     "Candidate",
     "Category",
     "ClientError",
@@ -130,6 +133,7 @@ __all__ = [
     "StepOptions",
     "StepSpec",
     "Takeover",
+    "ToolCaller",
     "ToolGate",
     "describe",
     "halted_step",

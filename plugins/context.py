@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .jsonbody import loads
 
@@ -26,6 +26,19 @@ PURPOSE_HEADER = "x-taskgate-purpose"
 MAX_PURPOSE_HEADER = 8192  # characters of a purpose stated in a header; a longer one is not read
 
 
+class CallsAs(Protocol):
+    """Whom a tool call a step makes is for: the task's upstream session and its signed assertion."""
+
+    def upstream_session(self) -> tuple[str, str, str]: ...
+
+    def upstream_meta(self, audience: str, tool: str, arguments: Any) -> Mapping[str, str]: ...
+
+
+ToolCaller = Callable[[str, Mapping[str, Any], CallsAs], Awaitable[Mapping[str, Any]]]
+"""How a step calls a tool itself (MCP surface): `await call(name, arguments, as_task)`, the result as a client
+would get it; raises LookupError for a tool no upstream serves and any other error if the call failed."""
+
+
 @dataclass(slots=True)
 class RequestContext:
     """One inbound request. The raw body is kept; JSON is parsed once, lazily."""
@@ -40,6 +53,8 @@ class RequestContext:
     vouched: set[str] = field(default_factory=set, repr=False)
     """Values a step vouches for in this request (authz: a trusted value a granted tool's rule admitted);
     guards that rewrite the body leave such a value as it is."""
+    call_tool: ToolCaller | None = field(default=None, repr=False)
+    """Set where the gateway reaches tool servers (an MCP tools/call): a step may call a tool itself."""
 
     @classmethod
     def parsed(

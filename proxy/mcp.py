@@ -51,6 +51,7 @@ from taskgate.plugins import (
     IDENTITY,
     META_TASK_TOKEN,
     TASK_HEADERS,
+    CallsAs,
     Principal,
     Problem,
     RequestContext,
@@ -304,6 +305,7 @@ async def forward_call(
     policy runs; `check` vets the caller the plan authenticated; an allowed call is forwarded."""
     log = McpDispatch("tools/call")
     target = await find_tool(upstreams, context.json().get("params"), log)
+    context.call_tool = functools.partial(_step_call, upstreams, version)
     values = await run_mcp_plan(gateway, context, evidence)
     if check is not None:
         check(values.get(IDENTITY))
@@ -312,6 +314,19 @@ async def forward_call(
     owner = next((o.upstream_session() for o in outputs if hasattr(o, "upstream_session")), None)
     target = (upstreams.for_task(target[0], owner), target[1])  # a stateful server: the task's own session
     return _with_meta(await call_tool(target, context, outputs, log, version), outputs)
+
+
+async def _step_call(
+    upstreams: Upstreams, version: str, name: str, arguments: Mapping[str, Any], caller: CallsAs
+) -> Mapping[str, Any]:
+    """A call a step makes itself (authorize consulting a reference source): the task's session and assertion,
+    the result as a client would get it, returned to the step only."""
+    found = upstreams.resolve(name)
+    if found is None or found[1] not in {t.name for t in await found[0].catalog()}:
+        raise LookupError(f"no MCP server lists a tool named {name!r}")
+    upstream, tool = upstreams.for_task(found[0], caller.upstream_session()), found[1]
+    result = await upstream.call(tool, dict(arguments), caller.upstream_meta(upstream.audience, name, arguments))
+    return serialize_server_result("tools/call", version, _dump(result))
 
 
 def _with_meta(result: dict[str, Any], outputs: list[Any]) -> dict[str, Any]:

@@ -23,9 +23,27 @@ INBOX = [
 ]  # fmt: skip
 
 
-def mail_server(sent: list[dict[str, Any]]) -> MCPServer:
-    """`sent` gets every message sent, as the server received it."""
+def mail_server(sent: list[dict[str, Any]], book_reads: list[str] | None = None) -> MCPServer:
+    """`sent` gets every message sent, as the server received it; `book_reads` an entry per address-book read."""
     server = MCPServer("mail")
+    reads = book_reads if book_reads is not None else []
+
+    @server.tool()
+    def address_book() -> dict[str, Any]:
+        """The user's whole address book."""
+        reads.append("read")
+        return {
+            "entries": [
+                {"name": "Bob", "email": "bob@friendsmail.com"},
+                {"name": "Erin", "email": "erin@friendsmail.com"},
+            ]
+        }
+
+    @server.tool()
+    def broken_book() -> dict[str, Any]:
+        """An address book whose backend is down."""
+        reads.append("broken")
+        raise RuntimeError("address book backend unavailable")
 
     @server.tool()
     def inbox() -> dict[str, Any]:

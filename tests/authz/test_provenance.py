@@ -42,6 +42,8 @@ g, alice, role:staff, acme
 g, bob, role:staff, acme
 p3, mail__inbox, messages[].sender, trusted, t-sender
 p3, mail__contacts, *, contacts, t-contacts
+p3, mail__address_book, entries[].email, contacts, t-book
+p3, mail__broken_book, *, contacts, t-broken-book
 p3, bank__read_bill, *, own-files, t-bills
 p3, bank__transactions, transactions[].iban, trusted, t-history
 p2, bank__send_money, *, iban, provenance, instruction|own-files|trusted, c-iban
@@ -60,6 +62,7 @@ class World:
         self.client, self.keys = client, keys
         self.sent: list[dict[str, Any]] = []
         self.payments: list[dict[str, Any]] = []
+        self.book_reads: list[str] = []
         self.urls: dict[str, str] = {}
 
     def bearer(self, user: str = "alice") -> dict[str, str]:
@@ -106,11 +109,12 @@ def config(
     hold_ttl_s: float,
     pii: bool,
     store: dict[str, Any] | None = None,
+    references: list[str] | None = None,
 ) -> dict[str, Any]:
     steps: list[dict[str, Any]] = [
         {"name": "authn", "type": "authz.authenticate"},
         {"name": "classify", "type": "guards.classify"},
-        {"name": "authorize", "type": "authz.authorize"},
+        {"name": "authorize", "type": "authz.authorize", "params": {"references": references or []}},
     ]
     pipeline = ["authn", "classify", "authorize"]
     if pii:
@@ -135,18 +139,19 @@ class running:
 
     def __init__(
         self, proxy: Any, keys: Keys, tmp_path: Path, hold_ttl_s: float = 60, pii: bool = False,
-        store: dict[str, Any] | None = None,
+        store: dict[str, Any] | None = None, references: list[str] | None = None,
     ):  # fmt: skip
         self.args = proxy, keys, tmp_path, hold_ttl_s, pii
-        self.store = store
+        self.store, self.references = store, references
 
     async def __aenter__(self) -> World:
         proxy, keys, tmp_path, hold_ttl_s, pii = self.args
         self.world = world = World(None, keys)
-        self.stack = [serving(mail_server(world.sent)), serving(bank_server(world.payments)), serving(work_server())]
+        mail = mail_server(world.sent, world.book_reads)
+        self.stack = [serving(mail), serving(bank_server(world.payments)), serving(work_server())]
         urls = [await s.__aenter__() for s in self.stack]
         world.urls = dict(zip(("mail", "bank", "work"), urls, strict=True))
-        world.client = await proxy(config(keys, tmp_path, world.urls, hold_ttl_s, pii, self.store))
+        world.client = await proxy(config(keys, tmp_path, world.urls, hold_ttl_s, pii, self.store, self.references))
         return world
 
     async def __aexit__(self, *exc: Any) -> None:
@@ -211,6 +216,55 @@ async def test_a_payment_goes_only_to_an_iban_from_the_instruction_or_a_trusted_
     allowed = [d for d in world.decisions() if d["tool"] == "bank__send_money" and d["outcome"] == "allow"]
     assert [d["provenance"][0]["seen"]["label"] for d in allowed] == ["own-files", "trusted", "instruction"]
     assert allowed[0]["provenance"][0]["seen"]["field"] == "bill.iban"
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+async def test_a_reference_source_vouches_for_a_recipient_the_task_never_looked_up(
+    kind: str, request: Any, proxy: Any, keys: Keys, tmp_path: Path
+) -> None:
+    """The user's address book is read by taskgate itself, once per task, when a rule needs what it could show."""
+    store = {}
+    if kind == "redis":  # what was read is kept with the task: a replica does not read it again
+        store = {"store": "redis", "redis_url": f"redis://127.0.0.1:{request.getfixturevalue('redis_server').port}/0"}
+    async with running(proxy, keys, tmp_path, store=store, references=["mail__address_book"]) as world:
+        async with connect(world.client, world.bearer()) as mcp:
+            task = Task(mcp, "send the minutes to erin and bob")
+            first = await task.call("mail__send", {"to": "erin@friendsmail.com", "body": "minutes"})
+            second = await task.call("mail__send", {"to": "bob@friendsmail.com", "body": "minutes"})
+            outsider = await task.refused("mail__send", {"to": "mallory@evil.example", "body": "minutes"})
+            other = Task(mcp, "mail mallory")  # another task reads the book for itself
+            await other.refused("mail__send", {"to": "mallory@evil.example", "body": "hi"})
+        records = world.client.app[GATEWAY].evidence.records()
+    assert not first.is_error
+    assert not second.is_error
+    assert [m["to"] for m in world.sent] == ["erin@friendsmail.com", "bob@friendsmail.com"]
+    assert outsider.data["rule"] == "c-to"
+    assert world.book_reads == ["read", "read"]  # once for each task, not once per refused call
+    grant = next(r for r in records if "grant" in r.get("decisions", {}))["decisions"]["grant"]
+    assert grant["references"] == [{"tool": "mail__address_book", "outcome": "read"}]
+    refused, book, allowed = grant["decisions"]
+    assert (refused["outcome"], book["tool"], allowed["outcome"]) == ("deny", "mail__address_book", "allow")
+    assert allowed["provenance"][0]["seen"] == {
+        "label": "contacts", "source": "tool mail__address_book", "call": "taskgate:reference",
+        "field": "entries[1].email",
+    }  # fmt: skip
+
+
+async def test_a_reference_that_cannot_be_read_leaves_the_refusal_standing(
+    proxy: Any, keys: Keys, tmp_path: Path
+) -> None:
+    async with running(proxy, keys, tmp_path, references=["mail__broken_book", "mail__unknown"]) as world:
+        async with connect(world.client, world.bearer()) as mcp:
+            task = Task(mcp, "send the minutes to erin")
+            error = await task.refused("mail__send", {"to": "erin@friendsmail.com", "body": "minutes"})
+        records = world.client.app[GATEWAY].evidence.records()
+    assert error.code == -32003
+    assert error.data["rule"] == "c-to"
+    assert world.sent == []
+    assert world.book_reads == ["broken"]
+    refusal = next(r["error"] for r in records if "decision" in (r.get("error") or {}))
+    assert refusal["decision"]["outcome"] == "deny"
+    assert refusal["references"] == [{"tool": "mail__broken_book", "outcome": "failed"}]  # unknown: nothing declared
 
 
 async def test_an_optional_argument_is_constrained_when_present(world: World) -> None:

@@ -226,3 +226,10 @@ def test_the_agent_gateway_example_runs_end_to_end() -> None:
     assert "every decision as the policy says" in done.stdout
     assert "bank__send_money(iban=GB33BUKB20201555555555, amount=900) -> denied" in done.stdout
     assert "the mail server verified taskgate's assertion: sub=alice" in done.stdout
+
+
+def test_a_reference_source_must_be_a_tool_name(tmp_path: Path, registry: Registry) -> None:
+    text = "steps:\n  - name: authorize\n    type: authz.authorize\n    params: {references: ['mail__*']}\n"
+    error = error_of(tmp_path, GOOD + text, registry)
+    assert error.path.startswith("steps[0].params.references")
+    assert "SERVER__TOOL" in error.reason
