@@ -256,7 +256,15 @@ def task_types_for(policy_csv: Path) -> dict[str, Any]:
     return cast(dict[str, Any], json.loads(task_types_path(policy_csv).read_text()))
 
 
-def gateway_config(policy: Path, urls: dict[str, str], task_types: dict[str, Any]) -> dict[str, Any]:
+def authorize_params_for(policy_csv: Path) -> dict[str, Any]:
+    """The authorize step's params a policy comes with (`<policy>.authorize.json`: its reference sources)."""
+    own = policy_csv.with_name(f"{policy_csv.stem}.authorize.json")
+    return cast(dict[str, Any], json.loads(own.read_text())) if own.exists() else {}
+
+
+def gateway_config(
+    policy: Path, urls: dict[str, str], task_types: dict[str, Any], authorize: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """An MCP-only gateway: no model pools; authenticate, classify (the bench's examples), authorize."""
     from taskgate.authz.config import ClaimNames
 
@@ -276,7 +284,7 @@ def gateway_config(policy: Path, urls: dict[str, str], task_types: dict[str, Any
         "steps": [
             {"name": "authn", "type": "authz.authenticate"},
             {"name": "classify", "type": "guards.classify", "params": {"examples": examples, "task_types": task_types}},
-            {"name": "authorize", "type": "authz.authorize"},
+            {"name": "authorize", "type": "authz.authorize", "params": authorize or {}},
         ],
         "pipelines": {"mcp": ["authn", "classify", "authorize"]},
         "logging": {"evidence": False, "level": "warning"},
@@ -322,7 +330,7 @@ async def gateway(policy_csv: Path, urls: dict[str, str]) -> AsyncIterator[Gatew
         check_policy(policy)
         registry = default_registry()
         try:
-            config = gateway_config(policy, urls, task_types_for(policy_csv))
+            config = gateway_config(policy, urls, task_types_for(policy_csv), authorize_params_for(policy_csv))
             app = create_app(parse_config(config, "<injection bench>", registry), registry)
         except Exception as exc:  # a config or policy taskgate refuses: say so, do not pretend to measure
             raise PolicyRefused(f"{type(exc).__name__}: {exc}") from None
