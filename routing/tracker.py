@@ -63,13 +63,15 @@ class Tracker:
     def _learn(self, endpoint: str, cached_tokens: int) -> None:
         """Compare the engine's own account with the prediction, and correct the index's bound.
 
-        A miss bounds the index at the reuse distance, but never below the blocks the prompt
-        itself took: one odd answer (an engine restart) must not shrink it to nothing. Any hit
-        the engine reports lets the bound grow back by that many blocks.
+        A miss bounds the index at the reuse distance, but never below the blocks of the prompt
+        just sent (all of them, not only those predicted cached: a smaller bound would evict this
+        prompt's leading block, and the next turn would find nothing the engine still holds); one
+        odd answer (an engine restart) must not shrink it to nothing. Any hit the engine reports
+        lets the bound grow back by that many blocks.
         """
         prefix = self.cluster.config.prefix
         engine_blocks = int(cached_tokens * prefix.chars_per_token / prefix.block_chars)
         if engine_blocks and engine_blocks >= self.predicted_blocks / 2:
             self.cluster.store.confirm(endpoint, engine_blocks)
         elif self.predicted_blocks and self.distance is not None:
-            self.cluster.store.learn(endpoint, max(self.distance, self.predicted_blocks))
+            self.cluster.store.learn(endpoint, max(self.distance, len(self.hashes), 1))

@@ -10,9 +10,11 @@ import pytest
 from taskgate.plugins import Reject
 from taskgate.routing.admission import Gate
 from taskgate.routing.breaker import CLOSED, HALF_OPEN, OPEN, Breakers
-from taskgate.routing.config import AdmissionConfig
+from taskgate.routing.cluster import ClusterState
+from taskgate.routing.config import AdmissionConfig, RoutingConfig
 from taskgate.routing.prefix import PrefixIndex, block_hashes, canonical
 from taskgate.routing.scrape import parse
+from taskgate.routing.tracker import Tracker
 
 
 def test_growing_conversation_keeps_its_leading_block_hashes() -> None:
@@ -198,6 +200,26 @@ def test_one_odd_miss_cannot_shrink_the_index_to_nothing_and_hits_grow_it_back()
     long = [f"L{i}" for i in range(200)]
     index.record("e", long)
     assert index.hits("e", long) == 90, "a prompt longer than the bound keeps its prefix, not its tail"
+
+
+def test_a_miss_never_trims_the_prompt_it_was_learned_from() -> None:
+    """Turn 2 of a conversation (10 blocks the index predicted cached, 4 new) meets an engine that reports a
+    miss: the bound learned from it must keep the 14 blocks just sent, leading block first."""
+    endpoint = {"name": "e", "url": "http://127.0.0.1:9"}
+    config = RoutingConfig.model_validate({"pools": [{"name": "p", "endpoints": [endpoint], "models": [{"name": "m"}]}]})
+    cluster = ClusterState(config)
+    turn1 = [f"b{i}" for i in range(10)]
+    cluster.store.placed("e", turn1, "s")
+    turn2 = [*turn1, "b10", "b11", "b12", "b13"]
+    predicted = cluster.store.index.hits("e", turn2)  # type: ignore[attr-defined]
+    distance = cluster.store.distance("e", turn2, predicted)
+    cluster.store.placed("e", turn2, "s")  # as route does: the distance first, then the placement
+    tracker = Tracker(cluster, gate(4), "e", turn2, "s", predicted, distance)
+    tracker.finished(cluster.topology.endpoints["e"], cached_tokens=0)  # the engine served nothing from cache
+    index = cluster.store.index  # type: ignore[attr-defined]
+    assert (predicted, distance) == (10, 0)
+    assert index.cap_of("e") == 14, "the bound holds at least the prompt that taught it"
+    assert index.hits("e", turn2) == 14, "the conversation the engine now holds is still found"
 
 
 async def test_interactive_work_has_a_ceiling_of_twice_the_watermark() -> None:
