@@ -206,7 +206,8 @@ def test_a_miss_never_trims_the_prompt_it_was_learned_from() -> None:
     """Turn 2 of a conversation (10 blocks the index predicted cached, 4 new) meets an engine that reports a
     miss: the bound learned from it must keep the 14 blocks just sent, leading block first."""
     endpoint = {"name": "e", "url": "http://127.0.0.1:9"}
-    config = RoutingConfig.model_validate({"pools": [{"name": "p", "endpoints": [endpoint], "models": [{"name": "m"}]}]})
+    pool = {"name": "p", "endpoints": [endpoint], "models": [{"name": "m"}]}
+    config = RoutingConfig.model_validate({"pools": [pool]})
     cluster = ClusterState(config)
     turn1 = [f"b{i}" for i in range(10)]
     cluster.store.placed("e", turn1, "s")
