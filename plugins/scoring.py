@@ -29,6 +29,7 @@ class Candidate:
     session_match: bool  # the request's session was last placed here
     stale: bool  # scraped numbers are older than the staleness limit
     circuit_open: bool = False  # its breaker lets no request through now (open, or its one probe is out)
+    serves_model: bool = True  # its /v1/models lists the model (or it has not said), and it has not 404ed it
     load: float = field(init=False)  # requests on or queued for the endpoint, as best known
 
     def __post_init__(self) -> None:

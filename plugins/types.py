@@ -34,6 +34,9 @@ DEFAULT_TASK_HEADERS = ("x-taskgate-task", "x-taskgate-task-token")
 
 SERVED_MODELS = "served_models"
 """The `Services.shared` key of the model names the gateway serves, in config order (routing sets it)."""
+READINESS = "readiness"
+"""The `Services.shared` key of a list of readiness checks: each a callable returning the problems that keep the
+gateway from serving (`{"what": "why"}`; empty when ready). `/readyz` answers 503 while any reports one."""
 
 
 class Principal(Protocol):

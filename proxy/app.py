@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AsyncExitStack
 
@@ -11,7 +11,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from taskgate.agent.types import CALLER
-from taskgate.plugins import FRONT, Registry, load_plugins
+from taskgate.plugins import FRONT, READINESS, Registry, load_plugins
 from taskgate.plugins.evidence import EvidenceLog
 
 from . import mcp, openai
@@ -105,9 +105,18 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
-    """Ready: plans are compiled and upstream connections can be opened."""
-    ready = request.app[GATEWAY].ready
-    return web.json_response({"status": "ready" if ready else "starting"}, status=200 if ready else 503)
+    """Ready: plans are compiled, upstream connections can be opened, and no room reports a problem (routing:
+    a configured model no endpoint can serve)."""
+    gateway = request.app[GATEWAY]
+    if not gateway.ready:
+        return web.json_response({"status": "starting"}, status=503)
+    problems: dict[str, str] = {}
+    checks: list[Callable[[], Mapping[str, str]]] = gateway.services.shared(READINESS, list)
+    for check in checks:
+        problems.update(check())
+    if problems:
+        return web.json_response({"status": "not_ready", "problems": problems}, status=503)
+    return web.json_response({"status": "ready"})
 
 
 async def metrics(request: web.Request) -> web.Response:

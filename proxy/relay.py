@@ -23,6 +23,7 @@ from .errors import UpstreamUnavailable, error_response, sse_error, upstream_err
 
 logger = structlog.get_logger("taskgate")
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
+NOT_HERE = 404  # before the first byte: this endpoint does not serve the model (or the route); another may
 CLIENT_LEFT = 499  # the status recorded for an attempt the client abandoned
 # Hop-by-hop headers (RFC 9110 7.6.1) and those aiohttp sets itself for the client connection.
 HOP_HEADERS = frozenset(
@@ -115,7 +116,7 @@ async def send_attempts(
             log.outcome = "client_disconnected"
             raise
         log.attempts.append(_attempt(endpoint, started, status=response.status))
-        if response.status in RETRYABLE and not last:
+        if (response.status in RETRYABLE or response.status == NOT_HERE) and not last:
             if observer is not None:
                 observer.attempt_ended(endpoint, False, response.status)
             response.release()

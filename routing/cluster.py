@@ -10,19 +10,19 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from taskgate.plugins import REQUEST, Inputs, RequestContext, Services, Step, StepOptions
+from taskgate.plugins import READINESS, REQUEST, Endpoint, Inputs, RequestContext, Services, Step, StepOptions
 from taskgate.plugins.params import NoParams
 
 from .admission import Gate
 from .breaker import Breakers
 from .config import RoutingConfig
 from .prefix import PrefixIndex, block_hashes, canonical
-from .scrape import Load, scrape
+from .scrape import Load, scrape, served_models
 from .store import MemoryStore, RedisStore, Store, View
 from .topology import Topology
 
@@ -42,6 +42,44 @@ class ClusterState:
         self.breakers = Breakers(config.breaker.failures, config.breaker.cooldown_s)
         self.gates = {p.name: Gate(p.name, p.config.max_inflight, config.admission) for p in self.topology.pools}
         self.turn = 0  # round-robin position, for the round_robin picker and tie-breaks
+        # per endpoint, the models its /v1/models lists (absent: it has not said); a 404 for a model takes
+        # that model off until the next listing
+        self.served: dict[str, frozenset[str]] = {}
+
+    def serves(self, endpoint: str, model: str) -> bool:
+        """Whether the endpoint serves `model`, as far as it has said: one that has not said is given the benefit."""
+        listed = self.served.get(endpoint)
+        return listed is None or model in listed
+
+    def not_serving(self, endpoint: str, model: str) -> None:
+        """The endpoint answered 404 for `model`: no request for it goes there until its listing says otherwise."""
+        listed = self.served.get(endpoint)
+        if listed is None or model in listed:
+            self.served = {**self.served, endpoint: (listed or frozenset()) - {model}}
+
+    def unserved(self) -> dict[str, list[str]]:
+        """Configured models no endpoint can take now (down, circuit open, or not serving it), with their pools."""
+        pools: dict[str, list[str]] = {}
+        usable: set[str] = set()
+        for pool in self.topology.pools:
+            for model in pool.config.models:
+                pools.setdefault(model.name, []).append(pool.name)
+                if any(self._usable(e.name, model.name) for e in pool.endpoints):
+                    usable.add(model.name)
+        return {model: names for model, names in pools.items() if model not in usable}
+
+    def readiness(self) -> dict[str, str]:
+        """What keeps the gateway from serving: each configured model no endpoint can take now."""
+        return {
+            f"model {model}": f"no endpoint of pool(s) {', '.join(pools)} can serve it (down, circuit open, or "
+            "its /v1/models does not list it)"
+            for model, pools in self.unserved().items()
+        }
+
+    def _usable(self, endpoint: str, model: str) -> bool:
+        load = self.loads.get(endpoint)
+        healthy = load is None or load.healthy
+        return healthy and self.serves(endpoint, model) and self.breakers.available(endpoint)
 
     @asynccontextmanager
     async def running(self, services: Services) -> AsyncIterator[None]:
@@ -57,6 +95,7 @@ class ClusterState:
     async def _scrape_forever(self, services: Services) -> None:
         interval = self.config.state.scrape_interval_s
         paths = {e.name: e.metrics_path for p in self.config.pools for e in p.endpoints}
+        listed_by = 0.0
         while True:
             endpoints = list(self.topology.endpoints.values())
             results = await asyncio.gather(
@@ -64,7 +103,20 @@ class ClusterState:
             )
             fresh = {e.name: load for e, load in zip(endpoints, results, strict=True)}
             self.loads = {**self.loads, **fresh}  # swapped whole: views hold the old dict, never a changing one
+            if time.monotonic() >= listed_by:
+                await self._list_models(services, endpoints, min(2.0, interval * 2))
+                listed_by = time.monotonic() + self.config.state.models_interval_s
             await asyncio.sleep(interval)
+
+    async def _list_models(self, services: Services, endpoints: list[Endpoint], limit_s: float) -> None:
+        listings = await asyncio.gather(*(served_models(services.http, e, limit_s) for e in endpoints))
+        served = dict(self.served)
+        for endpoint, listed in zip(endpoints, listings, strict=True):
+            if listed is None:
+                served.pop(endpoint.name, None)  # it cannot say now: not filtered on an old listing
+            else:
+                served[endpoint.name] = listed
+        self.served = served
 
 
 def _kv_caps(config: RoutingConfig) -> dict[str, int]:
@@ -138,6 +190,9 @@ class ClusterStateStep(Step[NoParams]):
         config = services.section("routing", RoutingConfig)
         self.cluster = services.shared("routing.cluster", lambda: ClusterState(config))
         services.lifespan("routing.cluster", lambda: self.cluster.running(services))
+        checks: list[Callable[[], Mapping[str, str]]] = services.shared(READINESS, list)
+        if self.cluster.readiness not in checks:
+            checks.append(self.cluster.readiness)
 
     async def run(self, inputs: Inputs) -> ClusterView:
         request: RequestContext = inputs[REQUEST]

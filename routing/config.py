@@ -80,6 +80,7 @@ class StateConfig(Params):
     timeout_ms: float = Field(default=50.0, gt=0)
     retry_after_s: float = Field(default=5.0, gt=0)
     scrape_interval_s: float = Field(default=1.0, gt=0)
+    models_interval_s: float = Field(default=10.0, gt=0)  # how often each endpoint's /v1/models is listed
     stale_after_s: float = Field(default=5.0, gt=0)
     session_ttl_s: float = Field(default=3600.0, gt=0)
 

@@ -48,6 +48,16 @@ class BreakerState:
         return EVERY_CIRCUIT_OPEN if all(p.circuit_open for p in peers) else "its circuit is open"
 
 
-BUILTIN: tuple[type[Filter], ...] = (Region, ContextLength, BreakerState)
-DEFAULT = ("region", "context", "breaker")
+class ServesModel:
+    """An endpoint whose `/v1/models` does not list the model, or that answered 404 for it, gets none of its
+    requests (an endpoint that has not said is kept)."""
+
+    type: ClassVar[str] = "model"
+
+    def filter(self, candidate: Candidate, peers: tuple[Candidate, ...], demand: Demand) -> str | None:
+        return None if candidate.serves_model else "it does not serve the model (its /v1/models, or a 404)"
+
+
+BUILTIN: tuple[type[Filter], ...] = (Region, ServesModel, ContextLength, BreakerState)
+DEFAULT = ("region", "model", "context", "breaker")
 """The filters a route step runs unless its config lists others; `region` may never be left out."""

@@ -194,7 +194,7 @@ class Route(Step[RouteParams]):
         """Every endpoint of the pool. A failed scrape only ranks one last (metrics can be missing or wrong);
         the breaker acts on real failures."""
         shared = view.shared
-        available = self.cluster.breakers.available
+        available, serves = self.cluster.breakers.available, self.cluster.serves
         out = []
         for endpoint in offer.pool.endpoints:
             load = view.loads.get(endpoint.name)
@@ -210,6 +210,7 @@ class Route(Step[RouteParams]):
                     session_match=shared.session_endpoint == endpoint.name,
                     stale=view.stale(endpoint.name),
                     circuit_open=not available(endpoint.name),
+                    serves_model=serves(endpoint.name, offer.model),
                 )
             )
         return tuple(out)
@@ -276,7 +277,9 @@ class Route(Step[RouteParams]):
         distance = self.cluster.store.distance(name, view.hashes, first.prefix_blocks)
         self.cluster.store.placed(name, view.hashes, view.session)
         cached = int(min(self._prompt_tokens(view), first.prefix_blocks * self._tokens_per_block()))
-        tracker = Tracker(self.cluster, gate, name, view.hashes, view.session, first.prefix_blocks, distance)
+        tracker = Tracker(
+            self.cluster, gate, name, view.hashes, view.session, first.prefix_blocks, distance, chosen.model
+        )
         details = self._details(decision, order[0][1])
         return Placement(first.endpoint, chosen.model, decision.reason, fallbacks, details, cached, tracker)
 

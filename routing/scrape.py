@@ -67,3 +67,20 @@ async def scrape(session: aiohttp.ClientSession, endpoint: Endpoint, path: str, 
     except ValueError as exc:
         return Load(True, time.monotonic(), error=f"unreadable metrics: {exc}")
     return Load(True, time.monotonic(), waiting, running, kv)
+
+
+async def served_models(session: aiohttp.ClientSession, endpoint: Endpoint, limit_s: float) -> frozenset[str] | None:
+    """The model ids an endpoint's `/v1/models` lists; None when it cannot say (no such route, an error, an
+    answer that is not a model list): an endpoint that cannot say is not filtered out for it."""
+    try:
+        limit = aiohttp.ClientTimeout(total=limit_s)
+        async with session.get(endpoint.url + "/v1/models", headers=endpoint.headers, timeout=limit) as resp:
+            if resp.status != 200:
+                return None
+            payload = await resp.json(content_type=None)
+    except (aiohttp.ClientError, TimeoutError, ValueError):
+        return None
+    entries = payload.get("data") if isinstance(payload, dict) else None
+    if not isinstance(entries, list):
+        return None
+    return frozenset(e["id"] for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str))

@@ -24,6 +24,7 @@ class Tracker:
         session: str | None,
         predicted_blocks: int = 0,
         distance: int | None = None,
+        model: str | None = None,
     ):
         self.cluster = cluster
         self.gate = gate
@@ -32,6 +33,7 @@ class Tracker:
         self.session = session
         self.predicted_blocks = predicted_blocks
         self.distance = distance
+        self.model = model  # the name the engines know the model by
         self.done = False
 
     def attempt_started(self, endpoint: Endpoint) -> None:
@@ -45,8 +47,10 @@ class Tracker:
             breakers.success(endpoint.name)
         elif status is None or status >= 500 or status == 401:  # refused, broken, failing, or our key refused
             breakers.failure(endpoint.name)
-        else:  # 429 (load) or a client that left: nothing learned about the endpoint
+        else:  # 429 (load), 404 (not this model) or a client that left: nothing learned about its health
             breakers.neutral(endpoint.name)
+            if status == 404 and self.model is not None:
+                self.cluster.not_serving(endpoint.name, self.model)
 
     def finished(self, endpoint: Endpoint | None, cached_tokens: int | None) -> None:
         if self.done:

@@ -70,7 +70,9 @@ async def test_upstream_connections_are_pooled_and_kept_alive(aiohttp_server: An
         assert resp.status == 200
         await resp.read()
     assert len(rec.bodies) == 10
-    assert len(rec.peers) == 1, "each request opened a new upstream connection"
+    # one connection serves them all; the scraper's own GETs (metrics, /v1/models) may hold it while the first
+    # request starts, which then opens a second
+    assert len(rec.peers) <= 2, "each request opened a new upstream connection"
 
 
 async def test_response_names_the_request_id_and_placement(aiohttp_server: Any, proxy: ProxyFactory) -> None:

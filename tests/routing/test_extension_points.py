@@ -192,7 +192,11 @@ async def test_an_open_circuit_leaves_its_pool_serving_and_is_named_in_the_evide
 @pytest.mark.parametrize(
     ("params", "path", "words"),
     [
-        ({"filters": ["regoin"]}, "params.filters[0]", ["unknown filter type 'regoin'", "breaker, context, region"]),
+        (
+            {"filters": ["regoin"]},
+            "params.filters[0]",
+            ["unknown filter type 'regoin'", "breaker, context, model, region"],
+        ),
         ({"scorers": [{"type": "prefx"}]}, "params.scorers[0]", ["unknown scorer type 'prefx'", "registry.add_scorer"]),
         ({"scorers": [{"name": "p", "type": "prefx"}]}, "params.scorers[0].type", ["unknown scorer type 'prefx'"]),
         ({"weights": {"prefx": 1}}, "params.weights.prefx", ["unknown scorer type 'prefx'", "check the spelling"]),
