@@ -52,6 +52,7 @@ from typing import Any
 
 import httpx2
 import jwt
+import needs
 import openai
 from aiohttp import web
 from mcp import Client
@@ -543,6 +544,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
 
 
 def main() -> int:
+    needs.plotting()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="5 runs per variant")
     parser.add_argument("--repeat", type=int, default=30, help="runs per variant and scenario")

@@ -36,6 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import needs
+
 from taskgate.authz.seal import seal
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -324,6 +326,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
 
 
 def main() -> int:
+    needs.plotting()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()

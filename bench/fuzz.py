@@ -29,6 +29,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import needs
 import yaml
 from aiohttp import web
 
@@ -247,6 +248,7 @@ def plot(results: dict[str, Any], path: Path) -> None:
 
 
 def main() -> None:
+    needs.plotting()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-surface", type=int, default=10_000)
     parser.add_argument("--concurrency", type=int, default=8)

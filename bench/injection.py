@@ -64,6 +64,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+import needs
 from injection_suite.attacks import ATTACKS, Pair, pairs
 from injection_suite.domains import Live, serving_all
 from injection_suite.replay import (
@@ -450,6 +451,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
 
 
 def main() -> int:
+    needs.plotting()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help=f"a seeded sample of {QUICK_PAIRS} pairs, one timing pass")
     parser.add_argument("--seed", type=int, default=7, help="picks the quick sample (the world and split are fixed)")

@@ -20,6 +20,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import needs
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load import latency, throughput
@@ -89,6 +91,7 @@ def plot(rows: list[dict[str, Any]], path: Path, concurrency: int) -> None:
 
 
 def main() -> int:
+    needs.plotting()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=2000, help="sequential requests per latency run")
     parser.add_argument("--warmup", type=int, default=200)

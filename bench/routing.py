@@ -25,6 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import needs
 from cluster import CLASS_TTFT_MS, POOLS, Cluster, Counters, Pool
 from drive import Run, drive
 from policies import POLICIES, Policy, RouterProcess
@@ -58,6 +59,7 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 
 
 def main() -> int:
+    needs.plotting()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="a smoke run: fewer requests, faster clock")
     parser.add_argument("--seed", type=int, default=7)
