@@ -45,6 +45,26 @@ class ClusterState:
         # per endpoint, the models its /v1/models lists (absent: it has not said); a 404 for a model takes
         # that model off until the next listing
         self.served: dict[str, frozenset[str]] = {}
+        # per endpoint, this replica's dispatches started and ended since its last scrape: what the scrape
+        # cannot know yet, so its numbers are corrected by them (an engine that just finished is idle)
+        self.since_scrape: dict[str, list[int]] = {}
+
+    def dispatched(self, endpoint: str) -> None:
+        self.since_scrape.setdefault(endpoint, [0, 0])[0] += 1
+
+    def completed(self, endpoint: str) -> None:
+        self.since_scrape.setdefault(endpoint, [0, 0])[1] += 1
+
+    def took(self, fresh: Mapping[str, Load]) -> None:
+        """Keep the endpoints' new scrapes; what this replica started or ended before them is in them."""
+        self.loads = {**self.loads, **fresh}  # swapped whole: views hold the old dict, never a changing one
+        for name in fresh:
+            self.since_scrape.pop(name, None)
+
+    def running_now(self, endpoint: str, load: Load) -> float:
+        """The scraped running count, corrected by what this replica started and saw end after the scrape."""
+        started, ended = self.since_scrape.get(endpoint, (0, 0))
+        return max(0.0, load.running + started - ended)
 
     def serves(self, endpoint: str, model: str) -> bool:
         """Whether the endpoint serves `model`, as far as it has said: one that has not said is given the benefit."""
@@ -101,8 +121,7 @@ class ClusterState:
             results = await asyncio.gather(
                 *(scrape(services.http, e, paths[e.name], min(2.0, interval * 2)) for e in endpoints)
             )
-            fresh = {e.name: load for e, load in zip(endpoints, results, strict=True)}
-            self.loads = {**self.loads, **fresh}  # swapped whole: views hold the old dict, never a changing one
+            self.took({e.name: load for e, load in zip(endpoints, results, strict=True)})
             if time.monotonic() >= listed_by:
                 await self._list_models(services, endpoints, min(2.0, interval * 2))
                 listed_by = time.monotonic() + self.config.state.models_interval_s

@@ -19,6 +19,7 @@ from taskgate.plugins.params import problems
 from .config import NAME
 
 TOTAL = "total"
+TIE = 0.001  # weighted totals closer than this rank as equal, and the tie-breaks decide
 """The key of the weighted sum among an endpoint's scores; no scorer may be named so."""
 
 

@@ -12,6 +12,8 @@ from typing import ClassVar
 
 from taskgate.plugins import Candidate, Params, Picker, PoolFacts, Slate
 
+from .parts import TIE, TOTAL
+
 
 class Scored:
     """The cheapest pool whose predicted TTFT meets the class's target (else the fastest), then its top endpoint."""
@@ -37,9 +39,13 @@ class Scored:
         fit = "meets" if slate.predicted_ttft_ms[pool] <= target else "misses (fastest available)"
         chosen = f"pool {pool}: cheapest whose predicted TTFT {fit} the {slate.request_class} target {target:.0f} ms"
         why = f"highest score ({first.prefix_blocks} prefix blocks, load {first.load:g})"
-        tied = [c.endpoint.name for c, s in ranked[1:] if s and s.get("total") == scores.get("total")]
+        best = scores.get(TOTAL, 0.0)
+        tied = [c.endpoint.name for c, s in ranked[1:] if s and round(s.get(TOTAL, 0.0) / TIE) == round(best / TIE)]
         if tied:
-            why = f"tied on score with {', '.join(tied)}; chosen for lower load, then fewer cached blocks held"
+            why = (
+                f"tied on score with {', '.join(tied)}; chosen for lower load, then less cache displaced, then fewer "
+                "cached blocks held"
+            )
         return f"{chosen}; endpoint {first.endpoint.name}: {why}"
 
 

@@ -6,9 +6,11 @@ exclude each of their endpoints, and a pool with none left is refused.
 Weighted scorers rank each pool's endpoints; affinity scorers count only on
 endpoints within `load_slack` requests of the least loaded one and not
 queueing work a peer could start now, so affinity never piles work onto one
-endpoint while another idles. Ties go to the less loaded endpoint, then to the
-one holding fewer cached blocks, so new conversations spread out instead of
-evicting each other. The picker (`routing/pickers.py`; `scored` by default:
+endpoint while another idles. Ties go to the less loaded endpoint (scraped
+load corrected by this replica's own dispatches since the scrape), then to the
+one where the prompt displaces the least cache, then to the one holding fewer
+cached blocks, so new conversations spread out instead of evicting each other.
+The picker (`routing/pickers.py`; `scored` by default:
 the cheapest pool that can meet the request class's TTFT target) chooses; the
 placement is recorded at once. Filters, scorers and picker are built once, at
 start-up (`routing/parts.py`).
@@ -45,7 +47,7 @@ from .cluster import CLUSTER, ClusterState, ClusterView
 from .config import RoutingConfig
 from .filters import BUILTIN as FILTERS
 from .filters import DEFAULT as DEFAULT_FILTERS
-from .parts import TOTAL, PartSpec, ScorerSpec, build_filters, build_picker, build_scorers
+from .parts import TIE, TOTAL, PartSpec, ScorerSpec, build_filters, build_picker, build_scorers
 from .pickers import BUILTIN as PICKERS
 from .scorers import BUILTIN as SCORERS
 from .topology import Offer
@@ -204,7 +206,7 @@ class Route(Step[RouteParams]):
                     prefix_blocks=shared.prefix_blocks.get(endpoint.name, 0),
                     prompt_blocks=len(view.hashes),
                     waiting=load.waiting if load else 0.0,
-                    running=load.running if load else 0.0,
+                    running=self.cluster.running_now(endpoint.name, load) if load else 0.0,
                     kv_usage=load.kv_usage if load else 0.0,
                     inflight=shared.inflight.get(endpoint.name, 0),
                     session_match=shared.session_endpoint == endpoint.name,
@@ -222,12 +224,16 @@ class Route(Step[RouteParams]):
         idle_queue = any(c.waiting == 0 for c in usable)
         scored = [(c, self._scores(c, usable, least, idle_queue)) for c in usable]
         rotation = {c.endpoint.name: (i - self.cluster.turn) % len(usable) for i, c in enumerate(usable)}
-        held = view.shared.held
+        held, cap = view.shared.held, self.cluster.store.cap_of
 
         def order(pair: tuple[Candidate, dict[str, float]]) -> tuple[Any, ...]:
             candidate, scores = pair
             name = candidate.endpoint.name
-            return (view.down(name), -scores[TOTAL], candidate.load, held.get(name, 0), rotation[name])
+            blocks = held.get(name, 0)
+            # a tie goes where the prompt displaces the least cache (free capacity first), then to fewer blocks
+            displaced = max(0, blocks + candidate.prompt_blocks - candidate.prefix_blocks - cap(name))
+            # totals closer than TIE are equal: a scrape's rounding dust (kv 0.00002) must not decide
+            return (view.down(name), -round(scores[TOTAL] / TIE), candidate.load, displaced, blocks, rotation[name])
 
         return sorted(scored, key=order)
 

@@ -49,6 +49,8 @@ class Store(Protocol):
 
     def confirm(self, endpoint: str, blocks: int) -> None: ...
 
+    def cap_of(self, endpoint: str) -> int: ...
+
     async def start(self) -> None: ...
 
     async def close(self) -> None: ...
@@ -89,6 +91,10 @@ class MemoryStore:
 
     def learn(self, endpoint: str, capacity_blocks: int) -> None:
         self.index.learn(endpoint, capacity_blocks)
+
+    def cap_of(self, endpoint: str) -> int:
+        """The blocks the endpoint is believed to hold at most (learned from its misses)."""
+        return self.index.cap_of(endpoint)
 
     def confirm(self, endpoint: str, blocks: int) -> None:
         self.index.grow(endpoint, blocks)
@@ -188,6 +194,9 @@ class RedisStore:
 
     def confirm(self, endpoint: str, blocks: int) -> None:
         self.local.confirm(endpoint, blocks)
+
+    def cap_of(self, endpoint: str) -> int:
+        return self.local.cap_of(endpoint)
 
     async def _write_forever(self) -> None:
         while True:

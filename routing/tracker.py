@@ -38,10 +38,12 @@ class Tracker:
 
     def attempt_started(self, endpoint: Endpoint) -> None:
         self.cluster.store.inflight(endpoint.name, +1)
+        self.cluster.dispatched(endpoint.name)
         self.cluster.breakers.attempting(endpoint.name)
 
     def attempt_ended(self, endpoint: Endpoint, ok: bool, status: int | None) -> None:
         self.cluster.store.inflight(endpoint.name, -1)
+        self.cluster.completed(endpoint.name)
         breakers = self.cluster.breakers
         if ok:
             breakers.success(endpoint.name)

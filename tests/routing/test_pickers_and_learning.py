@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
+
+from taskgate.proxy.state import GATEWAY
+from taskgate.routing.scrape import scrape
 
 from ..conftest import ProxyFactory
 from .conftest import StartEngines, chat, cluster_of, pool, record_of, routing
@@ -75,3 +79,46 @@ async def test_the_evidence_says_when_a_tie_break_decided(proxy: ProxyFactory, e
     resp = await client.post("/v1/chat/completions", json=chat("nothing cached anywhere"))
     reason = record_of(client, resp)["decisions"]["placement"]["reason"]
     assert "tied on score with" in reason
+
+
+async def test_a_scrape_taken_before_the_proxys_own_completions_does_not_make_an_idle_engine_look_busy(
+    proxy: ProxyFactory, engines: StartEngines
+) -> None:
+    sims = await engines("e0", "e1", tpot_s=0.05, time_scale=1.0, prefill_tokens_per_s=1e6)
+    client = await proxy(routing(pool("p", sims), state={"scrape_interval_s": 3600}))  # no scrape but ours
+    cluster = cluster_of(client)
+    long = await client.post("/v1/chat/completions", json=chat("conversation X, a long one " * 60))
+    home = long.headers["x-taskgate-endpoint"]
+    other = "e1" if home == "e0" else "e0"
+    short = {**chat("conversation A"), "max_tokens": 12}  # about 0.6 s of decoding
+    first = asyncio.create_task(client.post("/v1/chat/completions", json=short))
+    await asyncio.sleep(0.25)
+    session = client.app[GATEWAY].services.http
+    endpoints = cluster.topology.endpoints
+    cluster.took({n: await scrape(session, endpoints[n], "/metrics", 2.0) for n in ("e0", "e1")})  # mid-A
+    assert cluster.loads[other].running == 1, "the scrape saw A running"
+    answered = await first
+    assert answered.headers["x-taskgate-endpoint"] == other
+    fresh = await client.post("/v1/chat/completions", json=chat("conversation B " * 40))
+    # A has ended: taskgate's own account wins over the older scrape, so both engines are idle, and the new
+    # conversation goes where it crowds less cache instead of onto X's engine
+    assert fresh.headers["x-taskgate-endpoint"] == other
+    assert cluster.running_now(other, cluster.loads[other]) == 0
+
+
+async def test_a_new_conversation_goes_where_it_displaces_the_least_cache(
+    proxy: ProxyFactory, engines: StartEngines
+) -> None:
+    sims = await engines("e0", "e1")
+    client = await proxy(routing(pool("p", sims), prefix={"block_chars": 64}))
+    cluster = cluster_of(client)
+    first = await client.post("/v1/chat/completions", json=chat("conversation X, the long one " * 90))
+    big = first.headers["x-taskgate-endpoint"]
+    second = await client.post("/v1/chat/completions", json=chat("conversation Y " * 45))
+    small = second.headers["x-taskgate-endpoint"]
+    assert small != big, "Y went to the engine holding fewer blocks"
+    cluster.store.learn(small, 12)  # as after a miss: that engine holds about 12 blocks, all of them Y's
+    third = await client.post("/v1/chat/completions", json=chat("conversation Z " * 25))
+    # fewer blocks held would send Z to Y's engine and push Y out; the other engine has room for it
+    assert third.headers["x-taskgate-endpoint"] == big
+    assert "less cache displaced" in record_of(client, third)["decisions"]["placement"]["reason"]
