@@ -40,6 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=_serve)
     check = sub.add_parser("check", help="validate a config and print the compiled plans")
     check.add_argument("config", help="YAML config file")
+    check.add_argument(
+        "--probe", action="store_true", help="also ask each endpoint's /v1/models whether it serves its pool's models"
+    )
     check.set_defaults(run=_check)
     policy = sub.add_parser("policy", help="seal or verify a Casbin policy file (docs/authz.md)")
     policy.add_argument("action", choices=["seal", "verify"], help="seal: check it and write its seal; verify: check")
@@ -70,12 +73,16 @@ def _serve(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from taskgate.logs import configure_logging
 
-    from .explain import check
+    from .explain import check, probe
 
     configure_logging("warning")  # on stderr: stdout is the report
 
     print("\n".join(check(args.config)))
-    return 0
+    if not args.probe:
+        return 0
+    lines, problems = probe(args.config)
+    print("\n".join(lines))
+    return 1 if problems else 0
 
 
 def _policy(args: argparse.Namespace) -> int:

@@ -49,6 +49,40 @@ def check(path: str) -> list[str]:
     return lines
 
 
+def probe(path: str) -> tuple[list[str], int]:
+    """Each routing endpoint's answer to /v1/models against its pool's models: report lines, and how many
+    endpoints do not serve a model they are configured for (or could not say)."""
+    from taskgate.routing.config import RoutingConfig
+
+    registry = default_registry()
+    config = load_config(path, registry)
+    routing = registry.services(config.sections).section("routing", RoutingConfig)
+    return asyncio.run(_probe(routing))
+
+
+async def _probe(routing: Any) -> tuple[list[str], int]:
+    import aiohttp
+
+    from taskgate.routing.scrape import served_models
+
+    lines, problems = ["endpoints (GET /v1/models):"], 0
+    async with aiohttp.ClientSession() as session:
+        for pool in routing.pools:
+            endpoints = pool.endpoint_values()
+            listings = await asyncio.gather(*(served_models(session, e, 5.0) for e in endpoints))
+            for endpoint, listed in zip(endpoints, listings, strict=True):
+                wanted = [m.name for m in pool.models]
+                if listed is None:
+                    problems += 1
+                    lines.append(f"  {pool.name}/{endpoint.name} {endpoint.url}: could not list its models")
+                    continue
+                missing = [m for m in wanted if m not in listed]
+                problems += bool(missing)
+                said = f"does not serve {', '.join(missing)} (it lists: {', '.join(sorted(listed)) or 'nothing'})"
+                lines.append(f"  {pool.name}/{endpoint.name} {endpoint.url}: {said if missing else 'ok'}")
+    return lines, problems
+
+
 def explain(config_path: str, request: str, surface: str, headers: dict[str, str]) -> dict[str, Any]:
     """Run `request` through the plan of `surface` without any upstream; return the report."""
     body = _read(request)

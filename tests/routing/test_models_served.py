@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
+from asyncio.subprocess import PIPE
 from typing import Any
 
 from aiohttp import web
@@ -102,3 +105,22 @@ async def test_readyz_fails_while_a_configured_model_has_no_endpoint_that_serves
     cluster.served = {}  # the engines could no longer say: given the benefit of the doubt again
     resp = await client.get("/readyz")
     assert resp.status == 200
+
+
+async def test_check_probe_names_an_endpoint_that_does_not_serve_its_model(
+    engines: StartEngines, tmp_path: Any
+) -> None:
+    wrong = await engines("e0", models=("other",))
+    right = await engines("e1")
+    endpoints = [{"name": n, "url": url} for n, url, _ in [*wrong, *right]]
+    config = tmp_path / "taskgate.yaml"
+    config.write_text(
+        json.dumps({"routing": {"pools": [{"name": "p", "endpoints": endpoints, "models": [{"name": "m"}]}]}})
+    )
+    command = [sys.executable, "-m", "taskgate", "check", "--probe", str(config)]
+    run = await asyncio.create_subprocess_exec(*command, stdout=PIPE, stderr=PIPE)  # the engines serve meanwhile
+    out, err = await run.communicate()
+    assert run.returncode == 1, err.decode()
+    report = out.decode()
+    assert f"p/e0 {wrong[0][1]}: does not serve m (it lists: other)" in report
+    assert f"p/e1 {right[0][1]}: ok" in report
