@@ -18,6 +18,7 @@ start-up (`routing/parts.py`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -257,7 +258,7 @@ class Route(Step[RouteParams]):
             cached = min(tokens, candidate.prefix_blocks * self._tokens_per_block())
             queue = candidate.waiting + max(0.0, candidate.inflight - candidate.running)
             best = min(best, (tokens - cached + queue * tokens) * per_token_ms)
-        return round(best, 3) if best != float("inf") else 1e12
+        return round(best, 3) if best != float("inf") else best  # every endpoint down: never the fastest
 
     def _tokens_per_block(self) -> float:
         prefix = self.cluster.config.prefix
@@ -278,6 +279,7 @@ class Route(Step[RouteParams]):
             if o is not chosen and o.model == chosen.model
             for c, _ in decision.ranked[o.pool.name]
         ]
+        others = [e for e in others if not view.down(e.name)]  # a fallback the last scrape could not reach: none
         fallbacks = tuple(others[: self.cluster.config.fallback.max_attempts - 1])
         name = first.endpoint.name
         distance = self.cluster.store.distance(name, view.hashes, first.prefix_blocks)
@@ -307,7 +309,7 @@ class Route(Step[RouteParams]):
             "picker": self.params.picker.label,
             "scores": _rounded(scores),
             "candidates": {c.endpoint.name: _rounded(s) for ranked in decision.ranked.values() for c, s in ranked},
-            "predicted_ttft_ms": decision.predicted_ttft_ms,
+            "predicted_ttft_ms": {p: ms if math.isfinite(ms) else None for p, ms in decision.predicted_ttft_ms.items()},
             "refused_pools": decision.refused,
             "refused_endpoints": decision.excluded,
             "queue_wait_ms": round(decision.waited * 1000.0, 3),

@@ -124,3 +124,20 @@ async def test_check_probe_names_an_endpoint_that_does_not_serve_its_model(
     report = out.decode()
     assert f"p/e0 {wrong[0][1]}: does not serve m (it lists: other)" in report
     assert f"p/e1 {right[0][1]}: ok" in report
+
+
+async def test_an_endpoint_the_last_scrape_could_not_reach_is_no_fallback(
+    proxy: ProxyFactory, engines: StartEngines
+) -> None:
+    near = await engines("e0", "e1")
+    far = await engines("e2")
+    raw = routing(pool("p", near), pool("q", far), state={"scrape_interval_s": 0.05})
+    client = await proxy(raw)
+    cluster = cluster_of(client)
+    await far[0][2].close()  # e2 goes away
+    await until(lambda: "e2" in cluster.loads and not cluster.loads["e2"].healthy)
+    resp = await client.post("/v1/chat/completions", json=chat("a question " * 30))
+    assert resp.status == 200
+    placement = record_of(client, resp)["decisions"]["placement"]
+    assert "e2" not in placement["fallbacks"]
+    assert placement["predicted_ttft_ms"]["q"] is None  # a pool with nothing reachable: no number, not 1e12
