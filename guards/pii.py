@@ -38,7 +38,7 @@ from taskgate.plugins import (
 )
 
 from .body import KEY_KINDS, Path, TooDeep, replace_strings, request_texts, where
-from .lanes import Lane, LaneStalled, Ticket
+from .lanes import Abandoned, Lane, LaneStalled, Ticket
 from .output import StreamRedactor, WholeRedactor
 from .pii_params import DEFAULT_RULES, Action, DecodeParams, EntityRule, OutputParams, PiiParams, action_of
 from .presidio import PATTERN_ENTITIES, entities_of, warm
@@ -170,7 +170,7 @@ class PiiStep(Step[PiiParams]):
         )
         self.metrics = self.services.shared("guards.pii.metrics", lambda: PiiMetrics(self.services))
         # two lanes: a request with little new text never waits behind a large one's analysis
-        self.pool = self._lane("large", p.threads, max(p.stall_s, p.timeout_s))
+        self.pool = self._lane("large", p.threads, max(p.stall_s, p.max_timeout_s))
         self.small_pool = self._lane("small", 1, p.stall_s)
         self.services.lifespan(f"guards.pii.pool.{self.name}", self._pool_lifespan)
         if self.spec.failure is not Failure.CLOSED:
@@ -192,7 +192,7 @@ class PiiStep(Step[PiiParams]):
 
     def declare(self, spec: StepSpec) -> StepSpec:
         if self.options.timeout is None:  # the step's own budget answers first, with its own error
-            return dataclasses.replace(spec, timeout=self.params.timeout_s + 1.0)
+            return dataclasses.replace(spec, timeout=self.params.max_timeout_s + 1.0)
         return spec
 
     @asynccontextmanager
@@ -247,34 +247,54 @@ class PiiStep(Step[PiiParams]):
     async def _analyse(self, texts: list[str], seams: list[str]) -> tuple[Known, Known]:
         size = sum(len(t) for t in texts) + sum(len(w) for w in seams)
         lane = self.small_pool if size <= self.params.small_chars else self.pool
-        job = functools.partial(self._analyse_blocking, texts, seams)
+        budget = self.params.budget_s(size)
+        deadline = time.monotonic() + budget
+        job = functools.partial(self._analyse_blocking, texts, seams, deadline)
         try:
-            async with asyncio.timeout(self.params.timeout_s):
-                result: tuple[Known, Known] = await lane.submit(job, time.monotonic() + self.params.timeout_s)
+            async with asyncio.timeout(budget):
+                result: tuple[Known, Known] = await lane.submit(job, deadline)
                 return result
         except LaneStalled as exc:
             self._refuse("stalled", str(exc))
         except TimeoutError:
-            self._refuse("timeout", f"the analysis took longer than {self.params.timeout_s} s")
+            p = self.params
+            self._refuse(
+                "timeout",
+                f"{size:,} characters of new text need more than their {budget:g} s analysis budget (timeout_s "
+                f"{p.timeout_s:g} + timeout_per_kchar_s {p.timeout_per_kchar_s:g} per 1,000, at most max_timeout_s "
+                f"{p.max_timeout_s:g}); raise the guards.pii step's timeout_per_kchar_s or max_timeout_s, or send "
+                "less text",
+                public=True,
+            )
         except Exception as exc:
             self._refuse("error", f"the analyzer failed: {type(exc).__name__}: {exc}"[:300])
 
-    def _analyse_blocking(self, texts: list[str], seams: list[str], ticket: Ticket) -> tuple[Known, Known]:
-        found = {text: self.scanner.analyze(text, ticket.checkpoint) for text in texts}
-        joined = self.seam_scanner
-        return found, ({w: joined.analyze(w, ticket.checkpoint) for w in seams} if joined is not None else {})
+    def _analyse_blocking(
+        self, texts: list[str], seams: list[str], deadline: float, ticket: Ticket
+    ) -> tuple[Known, Known]:
+        def checkpoint() -> None:  # an analysis past its request's budget stops, and leaves nothing cached:
+            ticket.checkpoint()  # a retry meets the same budget, not the result of the first attempt
+            if time.monotonic() > deadline:
+                raise Abandoned("past its request's analysis budget")
 
-    def _refuse(self, reason: str, detail: str) -> NoReturn:
+        found = {text: self.scanner.analyze(text, checkpoint) for text in texts}
+        joined = self.seam_scanner
+        return found, ({w: joined.analyze(w, checkpoint) for w in seams} if joined is not None else {})
+
+    def _refuse(self, reason: str, detail: str, public: bool = False) -> NoReturn:
+        """503, never forwarded; `public` says the detail (sizes, budgets, keys: no content) to the client too."""
         self.metrics.failures.labels(reason).inc()
         details = {"reason": detail, "on_failure": self.params.on_failure}
+        why = f": {detail}" if public else ""
+        retry = {"Retry-After": str(self.params.retry_after_s)}
         if self.params.on_failure == "hold":
             raise Reject(
-                503, "pii_held", "the PII filter could not scan this request yet; it was held, not forwarded; retry",
-                "api_error", headers={"Retry-After": str(self.params.retry_after_s)}, details=details,
+                503, "pii_held", f"the PII filter could not scan this request yet; it was held, not forwarded; "
+                f"retry{why}", "api_error", headers=retry, details=details,
             )  # fmt: skip
         raise Reject(
-            503, "pii_unavailable", "the PII filter could not scan this request, so it was not forwarded",
-            "api_error", details=details,
+            503, "pii_unavailable", f"the PII filter could not scan this request, so it was not forwarded{why}",
+            "api_error", headers=retry, details=details,
         )  # fmt: skip
 
     def _decide(self, verdict: PiiVerdict, texts: list[Text], known: Known, split: list[Split]) -> None:
@@ -343,7 +363,10 @@ class PiiStep(Step[PiiParams]):
         whole = WholeRedactor(scanner.analyze, scrub, found, withheld, surface=surface)
         if surface == "mcp":  # tool results: one JSON result per call
             return whole
-        stream = StreamRedactor(scanner.analyze, scrub, found, withheld, window=window, surface=surface)
+        flush_after_s = self.params.output.flush_after_s
+        stream = StreamRedactor(
+            scanner.analyze, scrub, found, withheld, window=window, surface=surface, flush_after_s=flush_after_s
+        )
         return _Either(stream, whole)
 
 
@@ -374,6 +397,7 @@ class _Either:
 
     def __init__(self, stream: StreamRedactor, whole: WholeRedactor):
         self._stream, self._whole = stream, whole
+        self.flush_after_s = stream.flush_after_s
 
     def whole(self, body: bytes) -> bytes:
         return self._whole.whole(body)
@@ -383,3 +407,6 @@ class _Either:
 
     def end(self) -> bytes:
         return self._stream.end()
+
+    def flush(self) -> bytes:
+        return self._stream.flush()

@@ -33,6 +33,9 @@ class OutputParams(Params):
     window_chars: int = Field(
         default=128, ge=16, le=4096
     )  # most a stream holds back per field; longer entities leak their start
+    flush_after_s: float | None = Field(
+        default=0.05, gt=0, le=1.0
+    )  # held text waits this long for the next chunk, then goes out as it stands; null: until the chunk comes
 
 
 class DecodeParams(Params):
@@ -60,7 +63,11 @@ class PiiParams(Params):
     default_action: Literal["allow", "redact", "block"] = "allow"  # entity types not listed
     on_failure: Literal["block", "hold"] = "block"  # the analyzer errs or is too slow: refuse, or ask to retry
     retry_after_s: int = Field(default=5, ge=1)  # hold: the Retry-After the client is given
-    timeout_s: float = Field(default=2.0, gt=0)  # budget for the analysis of one request's new text
+    # the budget for the analysis of one request's new text: timeout_s, and timeout_per_kchar_s more for each
+    # 1,000 characters of it, up to max_timeout_s (NER reads about 20,000 characters a second per core)
+    timeout_s: float = Field(default=2.0, gt=0)
+    timeout_per_kchar_s: float = Field(default=0.08, ge=0)
+    max_timeout_s: float = Field(default=30.0, gt=0)
     max_chars: int = Field(default=1_000_000, gt=0)  # more text than this is refused, not half-scanned
     threads: int = Field(default=2, ge=1, le=64)  # for texts over small_chars; smaller ones have a thread of their own
     small_chars: int = Field(
@@ -82,6 +89,16 @@ class PiiParams(Params):
             known = entities_of(data.get("backend", "ner")) if data.get("backend") in ("ner", "patterns", None) else ()
             return {**data, "entities": {n: r for n, r in DEFAULT_RULES.items() if n in known}}
         return data
+
+    def budget_s(self, chars: int) -> float:
+        """The analysis budget for `chars` characters of new text."""
+        return min(self.max_timeout_s, self.timeout_s + chars / 1000 * self.timeout_per_kchar_s)
+
+    @model_validator(mode="after")
+    def _budget(self) -> PiiParams:
+        if self.max_timeout_s < self.timeout_s:
+            raise ValueError(f"max_timeout_s ({self.max_timeout_s:g}) is below timeout_s ({self.timeout_s:g})")
+        return self
 
     @model_validator(mode="after")
     def _known_entities(self) -> PiiParams:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
+import yaml
 
 from taskgate.proxy.state import GATEWAY
 
@@ -143,7 +146,8 @@ async def test_an_analyzer_that_cannot_decide_blocks_the_request_with_evidence(
 ) -> None:
     upstream, url = scripted
     # a real analysis that cannot finish in its budget: 60 kB of text against 1 ms
-    client = await proxy(pii_config(url, {"timeout_s": 0.001, "on_failure": mode}))
+    budget = {"timeout_s": 0.001, "timeout_per_kchar_s": 0, "max_timeout_s": 0.001}
+    client = await proxy(pii_config(url, {**budget, "on_failure": mode}))
     long = "The quarterly report lists many figures and names. " * 1200
     resp = await client.post(
         "/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": long}]}
@@ -151,11 +155,64 @@ async def test_an_analyzer_that_cannot_decide_blocks_the_request_with_evidence(
     assert resp.status == 503
     error = (await resp.json())["error"]
     assert error["code"] == ("pii_unavailable" if mode == "block" else "pii_held")
-    assert ("Retry-After" in resp.headers) == (mode == "hold")
+    assert resp.headers["Retry-After"] == "5"
     assert upstream.bodies == []
     rec = record(client, resp.headers["x-taskgate-request-id"])
     assert rec["error"]["step"] == "pii"
-    assert "longer than 0.001 s" in rec["error"]["reason"]
+    assert "61,200 characters of new text need more than their 0.001 s analysis budget" in rec["error"]["reason"]
+
+
+async def test_a_100000_character_prompt_passes_under_the_example_config(
+    proxy: Any, scripted: tuple[Scripted, str]
+) -> None:
+    upstream, url = scripted
+    example = yaml.safe_load((Path(__file__).parents[2] / "examples" / "taskgate.yaml").read_text())
+    step = next(s for s in example["steps"] if s["type"] == "guards.pii")
+    client = await proxy(pii_config(url, step["params"], **{k: v for k, v in step.items() if k == "timeout"}))
+    words = [
+        "the",
+        "cluster",
+        "replica",
+        "latency",
+        "engine",
+        "cache",
+        "token",
+        "prefix",
+        "routing",
+        "budget",
+        "review",
+        "results",
+    ]
+    sentences = [" ".join(words[(i + j) % len(words)] for j in range(12)).capitalize() + ". " for i in range(2000)]
+    text = "".join(sentences)
+    document = text[:50_000] + " Send it to jane.doe@example.com today. " + text[:50_000]
+    assert len(document) > 100_000
+    resp = await client.post(
+        "/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": document}]}
+    )
+    assert resp.status == 200, await resp.text()
+    sent = upstream.bodies[-1]["messages"][0]["content"]
+    assert "jane.doe@example.com" not in sent
+    assert "<EMAIL_ADDRESS>" in sent
+
+
+async def test_a_text_over_its_budget_is_refused_saying_why_and_a_retry_fares_the_same(
+    proxy: Any, scripted: tuple[Scripted, str]
+) -> None:
+    upstream, url = scripted
+    client = await proxy(pii_config(url, {"timeout_s": 0.1, "timeout_per_kchar_s": 0.002, "max_timeout_s": 5}))
+    long = "The quarterly report lists many figures and names. " * 1200  # 61,200 characters, about 3 s of NER
+    body = {"model": "m", "messages": [{"role": "user", "content": long}]}
+    first = await client.post("/v1/chat/completions", json=body)
+    await asyncio.sleep(4)  # long enough for the first analysis to have finished, had it gone on in the background
+    second = await client.post("/v1/chat/completions", json=body)
+    for resp in (first, second):
+        assert resp.status == 503, [first.status, second.status]
+        assert resp.headers["Retry-After"] == "5"
+        message = (await resp.json())["error"]["message"]
+        assert "61,200 characters of new text need more than their 0.2224 s analysis budget" in message
+        assert "raise the guards.pii step's timeout_per_kchar_s or max_timeout_s" in message
+    assert upstream.bodies == []
 
 
 async def test_an_analyzer_error_blocks_the_request(proxy: Any, scripted: tuple[Scripted, str]) -> None:

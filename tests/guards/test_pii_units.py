@@ -95,7 +95,8 @@ async def test_a_small_request_does_not_wait_behind_a_large_analysis(
     proxy: Any, scripted: tuple[Scripted, str]
 ) -> None:
     _upstream, url = scripted
-    client = await proxy(pii_config(url, {"backend": "ner", "timeout_s": 1.0, "threads": 1, "cache_entries": 0}))
+    budget = {"timeout_s": 1.0, "timeout_per_kchar_s": 0}  # a fixed 1 s, whatever the size
+    client = await proxy(pii_config(url, {"backend": "ner", **budget, "threads": 1, "cache_entries": 0}))
     large = "The committee reviewed the proposal from the northern office in detail. " * 1400  # ~5 s of NER
     big = asyncio.ensure_future(client.post("/v1/chat/completions", json=ask(large)))
     await asyncio.sleep(0.2)
