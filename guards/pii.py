@@ -40,7 +40,16 @@ from taskgate.plugins import (
 from .body import KEY_KINDS, Path, TooDeep, replace_strings, request_texts, where
 from .lanes import Abandoned, Lane, LaneStalled, Ticket
 from .output import StreamRedactor, WholeRedactor
-from .pii_params import DEFAULT_RULES, Action, DecodeParams, EntityRule, OutputParams, PiiParams, action_of
+from .pii_params import (
+    DEFAULT_RULES,
+    Action,
+    DecodeParams,
+    EntityRule,
+    OutputParams,
+    PiiParams,
+    Precision,
+    action_of,
+)
 from .presidio import PATTERN_ENTITIES, entities_of, warm
 from .scan import Finding, Scanner, redact, resolve_overlaps
 from .seams import Split, Window, splits, windows
@@ -158,9 +167,11 @@ class PiiStep(Step[PiiParams]):
         p = self.params
         warm(p.backend)  # loaded at start-up: the first request does not pay for the model
         warm("patterns")  # further readings and the boundaries between texts use the pattern analyzer
-        self.scanner = Scanner(p.backend, entities_of(p.backend), p.threshold, p.cache_entries, self._decoding())
+        self.precision = Precision(p)  # per-type floors and allow-lists, applied to what the analyzer found
+        low = self.precision.lowest
+        self.scanner = Scanner(p.backend, entities_of(p.backend), low, p.cache_entries, self._decoding())
         checked = [e for e in PATTERN_ENTITIES if self._action(e) != "allow"]  # values across texts: these types
-        self.seam_scanner = Scanner("patterns", checked, p.threshold, p.cache_entries) if checked else None
+        self.seam_scanner = Scanner("patterns", checked, low, p.cache_entries) if checked else None
         self.replacement: dict[str, str | None] = {
             e: (f"<{e}>" if r.style == "placeholder" else None) for e, r in p.entities.items()
         }
@@ -226,6 +237,7 @@ class PiiStep(Step[PiiParams]):
             joined.update(found_joined)
         self.metrics.chars.labels("cache").inc(verdict.cached_chars)
         self.metrics.chars.labels("analysed").inc(verdict.analysed_chars)
+        known, joined = self._kept(known), self._kept(joined)
         self._decide(verdict, texts, known, _splits(seams, joined, content))
         verdict.ms = (time.perf_counter() - started) * 1000.0
         return verdict
@@ -280,6 +292,14 @@ class PiiStep(Step[PiiParams]):
         found = {text: self.scanner.analyze(text, checkpoint) for text in texts}
         joined = self.seam_scanner
         return found, ({w: joined.analyze(w, checkpoint) for w in seams} if joined is not None else {})
+
+    def _kept(self, known: Known) -> Known:
+        """Findings without those the operator's floors and allow-lists say are not personal data."""
+        keeps = self.precision.keeps
+        return {
+            text: tuple(f for f in found if keeps(f.entity, text[f.start : f.end], f.score))
+            for text, found in known.items()
+        }
 
     def _refuse(self, reason: str, detail: str, public: bool = False) -> NoReturn:
         """503, never forwarded; `public` says the detail (sizes, budgets, keys: no content) to the client too."""

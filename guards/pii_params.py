@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from taskgate.plugins import Params
 
@@ -18,6 +19,19 @@ class EntityRule(Params):
     action: Action
     style: Literal["placeholder", "mask"] = "placeholder"  # <EMAIL_ADDRESS>, or one '*' per character
     regions: list[str] | None = None  # restrict: where a request carrying this entity may run
+    threshold: float | None = Field(default=None, ge=0.0, le=1.0)  # this type's score floor (default: the step's)
+    allow: list[str] = Field(default_factory=list, max_length=10_000)  # terms never taken for this type
+    allow_patterns: list[str] = Field(default_factory=list, max_length=1_000)  # regexes (fullmatch), the same
+
+    @field_validator("allow_patterns")
+    @classmethod
+    def _patterns_compile(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"allow_patterns: {pattern!r} is not a regular expression: {exc}") from None
+        return patterns
 
     @model_validator(mode="after")
     def _regions_for_restrict(self) -> EntityRule:
@@ -59,6 +73,7 @@ DEFAULT_RULES = {
 class PiiParams(Params):
     backend: Backend = "ner"  # ner: names too (~40 ms per 200 words); patterns: structured data only (~3 ms)
     threshold: float = Field(default=0.4, ge=0.0, le=1.0)  # presidio's score; US phone numbers score 0.4
+    allow: list[str] = Field(default_factory=list, max_length=10_000)  # terms never taken for any type
     entities: dict[str, EntityRule] = Field(default_factory=dict)  # omitted: the defaults this backend can find
     default_action: Literal["allow", "redact", "block"] = "allow"  # entity types not listed
     on_failure: Literal["block", "hold"] = "block"  # the analyzer errs or is too slow: refuse, or ask to retry
@@ -110,6 +125,44 @@ class PiiParams(Params):
                     f"unknown entity type {name!r} for backend {self.backend!r}{hint}; known: {', '.join(known)}"
                 )
         return self
+
+
+class Precision:
+    """What the operator says is not personal data: a score floor per type, terms and patterns never taken for
+    one. Compiled once; applied to findings after the analysis (its cache does not depend on these).
+
+    A finding that contains an allowed term as a whole word (case-insensitive) is dropped: NER's span around a
+    product name often takes the word before it ("Restart Grafana"). A pattern must match the whole finding.
+    """
+
+    def __init__(self, params: PiiParams):
+        self.floor = params.threshold
+        self._floors = {e: r.threshold for e, r in params.entities.items() if r.threshold is not None}
+        self._common = _words(params.allow)
+        self._terms = {e: _words([*params.allow, *r.allow]) for e, r in params.entities.items() if r.allow}
+        self._patterns = {
+            e: re.compile("|".join(f"(?:{p})" for p in r.allow_patterns)) for e, r in params.entities.items()
+            if r.allow_patterns
+        }  # fmt: skip
+        self.lowest = min([self.floor, *self._floors.values()])  # what the analyzer is asked for
+
+    def keeps(self, entity: str, value: str, score: float) -> bool:
+        if score < self._floors.get(entity, self.floor):
+            return False
+        terms = self._terms.get(entity, self._common)
+        if terms is not None and terms.search(value):
+            return False
+        pattern = self._patterns.get(entity)
+        return pattern is None or pattern.fullmatch(value) is None
+
+
+def _words(terms: list[str]) -> re.Pattern[str] | None:
+    """One pattern finding any of `terms` as a whole word, in any case and spacing."""
+    cleaned = sorted({" ".join(t.split()) for t in terms if t.strip()}, key=len, reverse=True)
+    if not cleaned:
+        return None
+    alternatives = "|".join(r"\s+".join(re.escape(w) for w in term.split()) for term in cleaned)
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
 
 
 def action_of(rules: Mapping[str, EntityRule], default: str, entity: str) -> str:

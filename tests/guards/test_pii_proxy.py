@@ -233,3 +233,23 @@ async def test_an_analyzer_error_blocks_the_request(proxy: Any, scripted: tuple[
     rec = record(client, resp.headers["x-taskgate-request-id"])
     assert "model weights unreadable" in rec["error"]["reason"]
     assert [s["outcome"] for s in rec["steps"] if s["step"] == "pii"] == ["halted"]
+
+
+async def test_terms_the_operator_allows_are_not_taken_for_people(proxy: Any, scripted: tuple[Scripted, str]) -> None:
+    upstream, url = scripted
+    prompt = "Restart Grafana and Django after the deploy, then ask Maria Garcia to check the dashboards."
+    body = {"model": "m", "messages": [{"role": "user", "content": prompt}]}
+    rules = {
+        "PERSON": {"action": "redact"},
+        "EMAIL_ADDRESS": {"action": "redact", "allow_patterns": [r"[^@]+@ourco\.com"]},
+    }
+    plain = await proxy(pii_config(url, {"entities": rules}))
+    assert (await plain.post("/v1/chat/completions", json=body)).status == 200
+    assert "Grafana" not in upstream.bodies[-1]["messages"][0]["content"]  # NER takes product names for people
+    tuned = await proxy(pii_config(url, {"entities": rules, "allow": ["grafana", "Django"]}))
+    mail = {"role": "user", "content": "Write to help@ourco.com and jane@elsewhere.com."}
+    resp = await tuned.post("/v1/chat/completions", json={**body, "messages": [body["messages"][0], mail]})
+    assert resp.status == 200
+    sent = [m["content"] for m in upstream.bodies[-1]["messages"]]
+    assert sent[0] == "Restart Grafana and Django after the deploy, then ask <PERSON> to check the dashboards."
+    assert sent[1] == "Write to help@ourco.com and <EMAIL_ADDRESS>."
