@@ -1,0 +1,479 @@
+"""What the PII step gets right: precision and recall per entity type on a labelled set.
+
+    python bench/pii_precision.py                          # ner and patterns, the step's defaults (about 30 s here)
+    python bench/pii_precision.py --backend ner
+    python bench/pii_precision.py --config examples/taskgate.yaml [--step pii]
+
+The set is bench/pii_labelled/sentences.jsonl (written by make.py there): prose,
+code, log lines, technical prose and chat with pasted technical material, each
+sentence with its labelled spans of PERSON, LOCATION, EMAIL_ADDRESS,
+PHONE_NUMBER, IBAN_CODE, CREDIT_CARD and US_SSN; most have none.
+
+Each sentence goes through the scanner the `guards.pii` step builds
+(`Scanner(backend, entities_of(backend), threshold, ...)`, with the decoded
+readings of the entity types whose action is block), one text at a time. With
+`--config`, the params of the config's `guards.pii` step are used (the backend
+is still the row's), and after the analysis each finding goes through the
+step's own filter (guards/pii_params.py `Precision`): its type's `threshold`
+(else the step's), the `allow` terms (the step's and its type's, as a whole
+word in any case) and its type's `allow_patterns` (matching the whole
+finding). A checkout without `Precision` gets the same rules read with
+getattr; params its step does not know are dropped with a note, so an older
+checkout still runs, with the global threshold only.
+
+Matching: a finding matches a labelled span of the same type that it overlaps.
+TP counts labelled spans matched, FN the rest; FP counts findings that match
+none. Precision is the share of findings that match (a name found as two
+pieces counts once for recall, twice for precision), recall TP / (TP + FN).
+`strict` counts a finding only when its start and end are the span's. Types
+the set does not label (IP_ADDRESS, NRP) are counted apart, not scored.
+
+Prints the tables; saves bench/results/pii_precision.json and .png (with
+--config: pii_precision-<config name>.*). Deterministic; not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import needs
+import yaml
+from pydantic import ValidationError
+
+from taskgate.guards import pii_params
+from taskgate.guards.pii_params import PiiParams, action_of
+from taskgate.guards.presidio import PATTERN_ENTITIES, Backend, entities_of, warm
+from taskgate.guards.scan import Finding, Scanner
+from taskgate.guards.views import Decoding
+
+HERE = Path(__file__).resolve().parent
+SET = HERE / "pii_labelled" / "sentences.jsonl"
+RESULTS = HERE / "results"
+LABELLED = ("PERSON", "LOCATION", "EMAIL_ADDRESS", "PHONE_NUMBER", "IBAN_CODE", "CREDIT_CARD", "US_SSN")
+STRUCTURED = tuple(t for t in LABELLED if t in PATTERN_ENTITIES)
+KINDS = ("prose", "code", "log", "tech", "mixed")
+BACKENDS: tuple[Backend, ...] = ("ner", "patterns")
+TOP = 15
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    entity: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    text: str
+    kind: str
+    spans: tuple[Span, ...]
+
+
+def load(path: Path) -> list[Sentence]:
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        row = json.loads(line)
+        spans = tuple(Span(e["type"], e["start"], e["end"]) for e in row["entities"])
+        for s in spans:
+            if s.entity not in LABELLED or not 0 <= s.start < s.end <= len(row["text"]):
+                raise SystemExit(f"{path.name}:{number}: bad span {s}")
+        out.append(Sentence(row["text"], row["kind"], spans))
+    return out
+
+
+# the step's params, from a config or the defaults
+
+
+def pii_step_params(config: Path, step: str | None) -> dict[str, Any]:
+    raw = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    steps = [s for s in raw.get("steps") or [] if isinstance(s, dict) and s.get("type") == "guards.pii"]
+    if step is not None:
+        steps = [s for s in steps if s.get("name") == step]
+    if not steps:
+        which = f"named {step!r} " if step else ""
+        raise SystemExit(f"{config}: no guards.pii step {which}under `steps`")
+    params = steps[0].get("params") or {}
+    if not isinstance(params, dict):
+        raise SystemExit(f"{config}: the guards.pii step's params are not a mapping")
+    return params
+
+
+def params_for(raw: dict[str, Any], backend: Backend) -> tuple[PiiParams, list[str]]:
+    """The step's params for this backend (rules for types it cannot find dropped), and the keys ignored."""
+    data = {**raw, "backend": backend}
+    if isinstance(data.get("entities"), dict):
+        data["entities"] = {e: r for e, r in data["entities"].items() if e in entities_of(backend)}
+    ignored: list[str] = []
+    while True:
+        try:
+            return PiiParams.model_validate(data), ignored
+        except ValidationError as exc:
+            extra = [e["loc"] for e in exc.errors() if e["type"] == "extra_forbidden"]
+            if not extra or len(extra) != len(exc.errors()):
+                raise SystemExit(f"guards.pii params: {exc}") from None
+            for loc in extra:
+                ignored.append(".".join(str(p) for p in loc))
+                data = _without(data, loc)
+
+
+def _without(data: Any, loc: Sequence[str | int]) -> Any:
+    if len(loc) == 1:
+        return {k: v for k, v in data.items() if k != loc[0]}
+    return {k: (_without(v, loc[1:]) if k == loc[0] else v) for k, v in data.items()}
+
+
+class Filter(Protocol):
+    lowest: float  # what the analyzer is asked for
+
+    def keeps(self, entity: str, value: str, score: float) -> bool: ...
+
+
+class Floors:
+    """For a checkout whose step has no `Precision`: per-type floors and allow-lists read with getattr, as the
+    step documents them (a term anywhere in the finding as a whole word, a pattern matching the whole finding);
+    params it lacks leave the global threshold only."""
+
+    def __init__(self, params: PiiParams):
+        self.floor = params.threshold
+        rules = params.entities
+        self.floors = {e: t for e, r in rules.items() if (t := getattr(r, "threshold", None)) is not None}
+        common = list(getattr(params, "allow", None) or ())
+        self.common = _words(common)
+        self.terms = {e: _words(common + list(getattr(r, "allow", None) or ())) for e, r in rules.items()}
+        self.patterns = {e: [re.compile(p) for p in getattr(r, "allow_patterns", None) or ()] for e, r in rules.items()}
+        self.lowest = min([self.floor, *self.floors.values()])
+
+    def keeps(self, entity: str, value: str, score: float) -> bool:
+        if score < self.floors.get(entity, self.floor):
+            return False
+        terms = self.terms.get(entity, self.common)
+        if terms is not None and terms.search(value):
+            return False
+        return not any(p.fullmatch(value) for p in self.patterns.get(entity, ()))
+
+
+def _words(terms: list[str]) -> re.Pattern[str] | None:
+    cleaned = sorted({" ".join(t.split()) for t in terms if t.strip()}, key=len, reverse=True)
+    if not cleaned:
+        return None
+    alternatives = "|".join(r"\s+".join(re.escape(w) for w in term.split()) for term in cleaned)
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
+def filter_for(params: PiiParams) -> tuple[Filter, str]:
+    """The step's own filter when this checkout has one, else Floors."""
+    step_filter = getattr(pii_params, "Precision", None)
+    if step_filter is not None:
+        return step_filter(params), "guards.pii_params.Precision"
+    return Floors(params), "bench Floors (no Precision in this checkout)"
+
+
+def describe(params: PiiParams, how: str) -> dict[str, Any]:
+    rules = params.entities
+    return {
+        "filter": how,
+        "threshold": params.threshold,
+        "thresholds": {e: t for e, r in rules.items() if (t := getattr(r, "threshold", None)) is not None},
+        "allow": len(getattr(params, "allow", None) or ()),
+        "allow_per_type": {e: n for e, r in rules.items() if (n := len(getattr(r, "allow", None) or ()))},
+        "allow_patterns": {e: n for e, r in rules.items() if (n := len(getattr(r, "allow_patterns", None) or ()))},
+    }
+
+
+def scanner_for(params: PiiParams, precision: Filter) -> Scanner:
+    """The scanner the step builds for these params (its cache off: every sentence is analysed)."""
+    blocked = tuple(e for e in PATTERN_ENTITIES if action_of(params.entities, params.default_action, e) == "block")
+    d = params.decode
+    decode = Decoding(blocked, d.max_runs, d.max_chars) if d.enabled and blocked else None
+    return Scanner(params.backend, entities_of(params.backend), precision.lowest, 0, decode)
+
+
+# measuring
+
+
+def run(backend: Backend, sentences: list[Sentence], raw: dict[str, Any]) -> dict[str, Any]:
+    params, ignored = params_for(raw, backend)
+    precision, how = filter_for(params)
+    warm(backend)
+    warm("patterns")
+    scanner = scanner_for(params, precision)
+    started = time.perf_counter()
+    found: list[list[Finding]] = []
+    for s in sentences:
+        kept = [f for f in scanner.analyze(s.text) if precision.keeps(f.entity, s.text[f.start : f.end], f.score)]
+        found.append(kept)
+    seconds = time.perf_counter() - started
+    result = score(backend, sentences, found)
+    result |= {"seconds": round(seconds, 2), "params": describe(params, how), "ignored_params": ignored}
+    return result
+
+
+def _overlaps(a: Span | Finding, b: Span | Finding) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return a / b if b else None
+
+
+def _f1(p: float | None, r: float | None) -> float | None:
+    if p is None or r is None:
+        return None
+    return 2 * p * r / (p + r) if p + r > 0 else 0.0
+
+
+def counts(tp: int, fp: int, fn: int, matched: int, found: int, stp: int, sfound: int) -> dict[str, Any]:
+    p, r = _ratio(matched, found), _ratio(tp, tp + fn)
+    sp, sr = _ratio(stp, sfound), _ratio(stp, tp + fn)
+    return {
+        "spans": tp + fn,
+        "found": found,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "precision": p,
+        "recall": r,
+        "f1": _f1(p, r),
+        "strict": {"tp": stp, "precision": sp, "recall": sr, "f1": _f1(sp, sr)},
+    }
+
+
+def score(backend: Backend, sentences: list[Sentence], found: list[list[Finding]]) -> dict[str, Any]:
+    looked_for = set(entities_of(backend))
+    tally: dict[str, Counter[str]] = defaultdict(Counter)
+    false_positives: list[dict[str, Any]] = []
+    false_negatives: list[dict[str, Any]] = []
+    unscored: dict[str, Counter[str]] = defaultdict(Counter)
+    by_kind: dict[str, Counter[str]] = {k: Counter() for k in KINDS}
+    for index, (s, findings) in enumerate(zip(sentences, found, strict=True)):
+        kind = by_kind[s.kind]
+        kind["sentences"] += 1
+        kind["with_entities"] += bool(s.spans)
+        wrong = 0
+        for f in findings:
+            value = s.text[f.start : f.end]
+            if f.entity not in LABELLED:
+                unscored[f.entity][value] += 1
+                continue
+            t = tally[f.entity]
+            t["found"] += 1
+            gold = [g for g in s.spans if g.entity == f.entity]
+            if any(_overlaps(f, g) for g in gold):
+                t["matched"] += 1
+            else:
+                t["fp"] += 1
+                wrong += 1
+                false_positives.append(
+                    {
+                        "sentence": index,
+                        "kind": s.kind,
+                        "entity": f.entity,
+                        "value": value,
+                        "score": round(f.score, 2),
+                        "via": f.via,
+                    }
+                )
+            t["strict_found"] += 1
+            t["strict_tp"] += any((g.start, g.end) == (f.start, f.end) for g in gold)
+        for g in s.spans:
+            t = tally[g.entity]
+            same = [f for f in findings if f.entity == g.entity]
+            if any(_overlaps(f, g) for f in same):
+                t["tp"] += 1
+            else:
+                t["fn"] += 1
+                other = [f.entity for f in findings if _overlaps(f, g)]
+                false_negatives.append(
+                    {
+                        "sentence": index,
+                        "kind": s.kind,
+                        "entity": g.entity,
+                        "value": s.text[g.start : g.end],
+                        "found_as": other,
+                    }
+                )
+        kind["fp"] += wrong
+        kind["clean_flagged"] += bool(wrong) and not s.spans
+        kind["clean"] += not s.spans
+    types = {
+        e: counts(t["tp"], t["fp"], t["fn"], t["matched"], t["found"], t["strict_tp"], t["strict_found"])
+        | {"looked_for": e in looked_for}
+        for e in LABELLED
+        for t in [tally[e]]
+    }
+    overall = {name: _sum(types, group) for name, group in (("all", LABELLED), ("structured", STRUCTURED))}
+    top = Counter((fp["value"], fp["entity"]) for fp in false_positives).most_common(TOP)
+    kinds_of: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for fp in false_positives:
+        kinds_of[(fp["value"], fp["entity"])][fp["kind"]] += 1
+    return {
+        "backend": backend,
+        "types": types,
+        "overall": overall,
+        "by_kind": {k: dict(v) for k, v in by_kind.items()},
+        "top_false_positives": [
+            {"value": v, "entity": e, "count": n, "kinds": dict(kinds_of[(v, e)])} for (v, e), n in top
+        ],
+        "unscored": {e: {"count": sum(c.values()), "values": dict(c.most_common(10))} for e, c in unscored.items()},
+        "false_positives": false_positives,
+        "false_negatives": false_negatives,
+    }
+
+
+def _sum(types: dict[str, Any], group: Iterable[str]) -> dict[str, Any]:
+    keys = ("tp", "fp", "fn", "found")
+    total = {k: sum(types[e][k] for e in group) for k in keys}
+    matched = sum(types[e]["found"] - types[e]["fp"] for e in group)
+    strict_tp = sum(types[e]["strict"]["tp"] for e in group)
+    return counts(total["tp"], total["fp"], total["fn"], matched, total["found"], strict_tp, total["found"])
+
+
+# reporting
+
+
+def _pct(x: float | None) -> str:
+    return "   -" if x is None else f"{100 * x:4.0f}"
+
+
+def table(result: dict[str, Any]) -> str:
+    backend = result["backend"]
+    head = (
+        f"{'type':14s} {'spans':>5s} {'found':>5s} {'TP':>4s} {'FP':>4s} {'FN':>4s}   {'P%':>4s} {'R%':>4s} {'F1%':>4s}"
+    )
+    lines = [
+        f"backend {backend}: {result['seconds']:.1f} s, params {json.dumps(result['params'])}",
+        head + f"   strict {'P%':>4s} {'R%':>4s} {'F1%':>4s}",
+    ]
+    if result["ignored_params"]:
+        lines.insert(1, "  ignored (unknown to this checkout's guards.pii): " + ", ".join(result["ignored_params"]))
+
+    def row(name: str, m: dict[str, Any], note: str = "") -> str:
+        st = m["strict"]
+        return (
+            f"{name:14s} {m['spans']:5d} {m['found']:5d} {m['tp']:4d} {m['fp']:4d} {m['fn']:4d}   "
+            f"{_pct(m['precision'])} {_pct(m['recall'])} {_pct(m['f1'])}          "
+            f"{_pct(st['precision'])} {_pct(st['recall'])} {_pct(st['f1'])}{note}"
+        )
+
+    for e, m in result["types"].items():
+        lines.append(row(e, m, "" if m["looked_for"] else "   (not looked for by this backend)"))
+    lines.append(row("all", result["overall"]["all"]))
+    lines.append(row("structured", result["overall"]["structured"], "   (the pattern types)"))
+    lines.append(f"\n{'kind':6s} {'sentences':>9s} {'with PII':>8s} {'FP':>4s} {'clean sentences flagged':>24s}")
+    for k, c in result["by_kind"].items():
+        clean = c.get("clean", 0)
+        share = f"{c.get('clean_flagged', 0)}/{clean} ({_pct(_ratio(c.get('clean_flagged', 0), clean)).strip()}%)"
+        lines.append(
+            f"{k:6s} {c.get('sentences', 0):9d} {c.get('with_entities', 0):8d} {c.get('fp', 0):4d} {share:>24s}"
+        )
+    if result["top_false_positives"]:
+        lines.append(f"\nmost frequent false positives ({backend}):")
+        for fp in result["top_false_positives"]:
+            where = ", ".join(f"{k} {n}" for k, n in fp["kinds"].items())
+            lines.append(
+                f"  {fp['count']:3d}  {fp['entity']:13s} {json.dumps(fp['value'], ensure_ascii=False):30s} ({where})"
+            )
+    for e, u in result["unscored"].items():
+        sample = ", ".join(json.dumps(v, ensure_ascii=False) for v in list(u["values"])[:5])
+        lines.append(f"not labelled, not scored: {e} x{u['count']} ({sample})")
+    return "\n".join(lines)
+
+
+def summary(sentences: list[Sentence]) -> dict[str, Any]:
+    kinds = Counter(s.kind for s in sentences)
+    with_entities = Counter(s.kind for s in sentences if s.spans)
+    spans = Counter(g.entity for s in sentences for g in s.spans)
+    return {
+        "sentences": len(sentences),
+        "with_entities": sum(with_entities.values()),
+        "kinds": {k: {"sentences": kinds[k], "with_entities": with_entities[k]} for k in KINDS},
+        "spans": {e: spans[e] for e in LABELLED},
+    }
+
+
+def plot(result: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = result["runs"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(15, 5), gridspec_kw={"width_ratios": [3, 2]})
+    series = [(b, metric) for b in runs for metric in ("precision", "recall")]
+    width = 0.8 / len(series)
+    names = [*LABELLED, "all"]
+    for index, (backend, metric) in enumerate(series):
+        values = []
+        for e in names:
+            m = runs[backend]["overall"]["all"] if e == "all" else runs[backend]["types"][e]
+            values.append(100 * (m[metric] or 0) if e == "all" or m["looked_for"] else 0)
+        xs = [i + (index - (len(series) - 1) / 2) * width for i in range(len(names))]
+        left.bar(xs, values, width, label=f"{backend} {metric}", hatch="//" if metric == "recall" else None)
+    left.set_xticks(range(len(names)))
+    left.set_xticklabels([n.replace("_", "\n") for n in names], fontsize=8)
+    left.set_ylabel("%")
+    left.set_ylim(0, 110)
+    left.set_title("Precision and recall per entity type (overlap match)")
+    left.legend(fontsize=8, ncol=len(series), loc="upper center")
+    width = 0.8 / len(runs)
+    for index, (backend, r) in enumerate(runs.items()):
+        values = [r["by_kind"][k].get("fp", 0) for k in KINDS]
+        right.bar([i + (index - (len(runs) - 1) / 2) * width for i in range(len(KINDS))], values, width, label=backend)
+    right.set_xticks(range(len(KINDS)))
+    right.set_xticklabels([f"{k}\n({result['set']['kinds'][k]['sentences']})" for k in KINDS])
+    right.set_ylabel("false-positive findings")
+    right.set_title("False positives by sentence kind")
+    right.legend()
+    config = result["config"] or "the step's defaults"
+    fig.suptitle(
+        f"taskgate guards.pii on {result['set']['sentences']} labelled sentences ({config}, {platform.machine()})"
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main() -> int:
+    needs.plotting()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--backend", choices=("ner", "patterns", "both"), default="both")
+    parser.add_argument("--config", type=Path, help="a taskgate config: use its guards.pii step's params")
+    parser.add_argument("--step", help="the guards.pii step's name, when the config has more than one")
+    parser.add_argument("--set", type=Path, default=SET, help="the labelled sentences (JSON lines)")
+    args = parser.parse_args()
+    sentences = load(args.set)
+    raw = pii_step_params(args.config, args.step) if args.config else {}
+    backends = BACKENDS if args.backend == "both" else (args.backend,)
+    result: dict[str, Any] = {
+        "set": summary(sentences),
+        "config": str(args.config) if args.config else None,
+        "runs": {},
+    }
+    s = result["set"]
+    print(
+        f"{s['sentences']} sentences, {s['with_entities']} with labelled entities; spans: "
+        + ", ".join(f"{e} {n}" for e, n in s["spans"].items())
+    )
+    for backend in backends:
+        result["runs"][backend] = run(backend, sentences, raw)
+        print("\n" + table(result["runs"][backend]))
+    RESULTS.mkdir(exist_ok=True)
+    stem = "pii_precision" if args.config is None else f"pii_precision-{args.config.stem}"
+    (RESULTS / f"{stem}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    plot(result, RESULTS / f"{stem}.png")
+    print(f"\nsaved {RESULTS / stem}.png and {stem}.json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
