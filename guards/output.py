@@ -8,6 +8,16 @@ it has already found that may continue) up to `window` characters, and lets
 everything before it go. Ordinary prose waits at most for the end of its
 current word; nothing is buffered beyond the window.
 
+Nor does it wait on a slow engine: when the next chunk is later than
+`flush_after_s`, the relay calls `flush()`, which releases the held text of
+the shown fields (content, reasoning, refusal, completions text) judged as it
+stands, as if the stream had ended there: an entity already complete in it is
+redacted. What could still have grown is kept as context (at most `window`
+characters, unredacted, never sent again): the text that follows is judged
+together with it, so the rest of an entity whose start went out early is
+redacted, though that start has gone. Tool call arguments are never released
+early (a client runs a call once its arguments are complete).
+
 It fails closed: text it cannot place in the answer's structure (an event
 that is not JSON, a field it does not know) is still scanned and redacted,
 without hold-back; per-token log probabilities, which would repeat redacted
@@ -64,6 +74,8 @@ def hold_from(text: str, window: int) -> int:
 class _Slot:
     held: str = ""
     emitted: int = 0  # characters of this field's text already released
+    sent: str = ""  # the end of what a flush released that could still grow: judged again with what follows
+    reported: list[tuple[str, int, int]] = field(default_factory=list)  # findings reaching into `sent`, counted
 
 
 @dataclass
@@ -103,6 +115,7 @@ class StreamRedactor(_Guard):
 
     window: int = 128
     surface: str = "chat"
+    flush_after_s: float | None = 0.05  # how long held text waits for the next chunk; None: until it comes
     _events: EventSplitter = field(default_factory=EventSplitter)
     _slots: dict[tuple[int, str | int], _Slot] = field(default_factory=dict)
     _envelope: dict[str, Any] = field(default_factory=dict)
@@ -117,6 +130,33 @@ class StreamRedactor(_Guard):
         rest = self._events.rest()
         last = self._event(rest + b"\n\n") if rest.strip() else b""
         return last + self._flush()
+
+    def flush(self) -> bytes:
+        """The next chunk is late: what the shown fields hold, released now as one extra event per choice.
+
+        The held text is judged as if the stream ended there; what could still
+        grow stays as context for the text that follows. An event cut in the
+        middle stays unread until its end arrives; tool call arguments stay held.
+        """
+        names = ("text",) if self.surface != "chat" else _HELD_FIELDS
+        events = []
+        for index in sorted({choice for choice, _ in self._slots}):
+            released: dict[str, str] = {}
+            for name in names:
+                slot = self._slots.get((index, name))
+                if slot is not None and slot.held:
+                    place = f"choices[{index}].text" if name == "text" else f"choices[{index}].delta.{name}"
+                    released[name] = self._release(slot.held, slot, False, place, early=True)
+            if not released:
+                continue
+            choice: dict[str, Any] = {"index": index, "finish_reason": None}
+            if self.surface != "chat":
+                choice.update(released)
+            else:
+                choice["delta"] = released
+            chunk = {**self._envelope, "choices": [choice]}
+            events.append(b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n")
+        return b"".join(events)
 
     def _event(self, event: bytes) -> bytes:
         self.dirty = False
@@ -228,20 +268,42 @@ class StreamRedactor(_Guard):
             self.dirty = True
         holder[name] = released
 
-    def _release(self, text: str, slot: _Slot, final: bool, place: str) -> str:
-        findings = self.analyze(text) if text else ()
-        cut = len(text)
+    def _release(self, text: str, slot: _Slot, final: bool, place: str, early: bool = False) -> str:
+        """What of `text` (held and new) goes out now, redacted; the rest is held.
+
+        After a flush (`early`), the end of what it sent that could still grow
+        is judged again together with the text that follows (`slot.sent`):
+        the part of an entity that arrives after its start went out is redacted.
+        """
+        base = len(slot.sent)
+        whole = slot.sent + text
+        findings = self.analyze(whole) if text else ()
+        grows = len(whole)  # where the text that may still grow into an entity starts
         if not final:
-            cut = hold_from(text, self.window)
+            grows = hold_from(whole, self.window)
             for f in findings:
-                if f.end >= cut:  # may still grow: hold the whole entity
-                    cut = min(cut, f.start)
-        done = tuple(f for f in findings if f.end <= cut)
-        for f in done:  # positions in the whole field's text, not in this window
-            self.found(place, Finding(f.entity, f.start + slot.emitted, f.end + slot.emitted, f.score))
-        slot.held = text[cut:]
-        slot.emitted += cut
-        return self.redact(text[:cut], done)
+                if f.end >= grows:  # may still grow: hold the whole entity
+                    grows = min(grows, f.start)
+        cut = len(whole) if final or early else max(base, grows)
+        origin = slot.emitted - base  # the field position of whole[0]
+        pieces = []
+        for f in findings:
+            if f.end > cut or f.end <= base:  # still held, or all in what went out before
+                continue
+            if not any(e == f.entity and s < origin + f.end and origin + f.start < t for e, s, t in slot.reported):
+                self.found(place, Finding(f.entity, origin + f.start, origin + f.end, f.score))
+            pieces.append(Finding(f.entity, max(f.start, base) - base, f.end - base, f.score))
+        slot.held = whole[cut:]
+        slot.emitted += cut - base
+        if early:
+            grows = max(grows, len(whole) - self.window)
+            slot.sent = whole[grows:]
+            slot.reported = [
+                (f.entity, origin + f.start, origin + f.end) for f in findings if f.end > grows and f.end > base
+            ] + [r for r in slot.reported if r[2] > origin + grows]
+        elif cut > base or final:
+            slot.sent, slot.reported = "", []
+        return self.redact(text[: cut - base], tuple(pieces))
 
     def _scrub_rest(self, choice: dict[str, Any], index: int) -> dict[str, Any]:
         """Strings of a choice the hold-back does not cover (new or unknown fields): scanned whole."""

@@ -74,6 +74,15 @@ class ResponseFilter(Protocol):
     run them sets a class attribute `checks_tool_calls = True`: where taskgate
     runs the calls itself (the tool loop), each is decided when it runs, and
     such filters are left out.
+
+    A filter that holds streamed text back may also offer `flush() -> bytes`
+    (optional, looked up by name: filters without it work as before, their
+    held text waits for the next chunk or the end). When the next chunk is
+    later than the filter's `flush_after_s` attribute (seconds; 0.05 if it has
+    none, None to opt out), the relay calls `flush()` and sends what it
+    returns: what the filter holds, checked as it stands, as if the stream had
+    paused there; it must not refuse text it would let through at `end()`.
+    Chunks keep arriving after a flush, to `chunk()` as before.
     """
 
     def whole(self, body: bytes) -> bytes:

@@ -26,7 +26,7 @@ from .dispatch import added, decide, send, step_outputs
 from .errors import UpstreamUnavailable, upstream_error
 from .mcp import APPROVAL_REQUIRED, FORBIDDEN, RpcError, forward_call
 from .mcp_upstream import Upstreams
-from .relay import MAX_ERROR_BYTES, TRUNCATED, Chunks, Dispatch, FilterChain, broke_off, cached_tokens, refused
+from .relay import MAX_ERROR_BYTES, TRUNCATED, Chunks, Dispatch, FilterChain, Paced, broke_off, cached_tokens, refused
 from .state import Gateway, release
 
 CHAT_PATH = "/v1/chat/completions"
@@ -131,8 +131,15 @@ async def _read(
     upstream: aiohttp.ClientResponse, chain: FilterChain, turn: Turn, forward: Forward | None, log: Dispatch
 ) -> None:
     splitter, chunks = EventSplitter(), Chunks(upstream, log)
+
+    async def flush() -> None:  # the next chunk is late: what the guards hold goes out as it stands
+        for event in splitter.feed(_guarded(chain.flush, None, log)):
+            if (shown := turn.event(event)) and forward is not None:
+                await forward(shown)
+
+    paced = Paced(chunks, chain.flush_after_s if forward is not None else None, flush)
     try:
-        while data := await chunks.next():
+        while data := await paced.next():
             for event in splitter.feed(_guarded(chain.chunk, data, log)):
                 if (shown := turn.event(event)) and forward is not None:
                     await forward(shown)

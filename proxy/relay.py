@@ -7,7 +7,7 @@ import contextlib
 import math
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,6 +179,42 @@ class Chunks:
         return chunk
 
 
+class Paced:
+    """Chunks for output guards that hold text back: when the next chunk is later than `flush_after_s`, `flush`
+    runs meanwhile (once per chunk), so held text is not kept waiting on a slow engine.
+
+    The read goes on all the while, under Chunks' own deadlines: it is never
+    cancelled for a flush, so no byte is lost; it is cancelled only when the
+    relay itself ends (the client left, a flush failed).
+    """
+
+    def __init__(self, chunks: Chunks, flush_after_s: float | None, flush: Callable[[], Awaitable[None]]):
+        self._chunks, self._after, self._flush = chunks, flush_after_s, flush
+        self._fed = False  # a chunk went to the guards since the last flush: they may hold some of it
+
+    async def next(self) -> bytes:
+        """As Chunks.next()."""
+        if self._after is None or not self._fed:
+            chunk = await self._chunks.next()
+        else:
+            chunk = await self._flushing(self._after)
+        self._fed = bool(chunk)
+        return chunk
+
+    async def _flushing(self, after_s: float) -> bytes:
+        reading = asyncio.ensure_future(self._chunks.next())
+        try:
+            done, _ = await asyncio.wait({reading}, timeout=after_s)
+            if not done:
+                await self._flush()
+            return await reading
+        finally:
+            if not reading.done():
+                reading.cancel()
+            elif not reading.cancelled():
+                reading.exception()  # an error a failed flush cut short is not reported as never retrieved
+
+
 def _attempt(endpoint: Endpoint, started: float, **result: Any) -> dict[str, Any]:
     return {"endpoint": endpoint.name, "ms": round((time.perf_counter() - started) * 1000.0, 3), **result}
 
@@ -199,11 +235,28 @@ def response_headers(upstream: aiohttp.ClientResponse, extra: Mapping[str, str])
     return out
 
 
+DEFAULT_FLUSH_AFTER_S = 0.05  # for a filter with `flush` that does not say how long it may hold
+
+
 class FilterChain:
-    """Output guards in plan order; each sees what the one before it let through."""
+    """Output guards in plan order; each sees what the one before it let through.
+
+    `flush_after_s` is the shortest wait any of them allows held text (None:
+    none can flush, held text waits for the next chunk); `flush` releases
+    what those hold, through the guards after each.
+    """
 
     def __init__(self, filters: list[ResponseFilter]):
         self.filters = filters
+        self._flushing: list[tuple[int, Callable[[], bytes]]] = []
+        waits = []
+        for position, f in enumerate(filters):
+            flush = getattr(f, "flush", None)  # optional: a filter without it is not flushed early
+            after = getattr(f, "flush_after_s", DEFAULT_FLUSH_AFTER_S)
+            if callable(flush) and after is not None:
+                self._flushing.append((position, flush))
+                waits.append(float(after))
+        self.flush_after_s = min(waits) if waits else None
 
     def whole(self, body: bytes) -> bytes:
         for f in self.filters:
@@ -226,6 +279,24 @@ class FilterChain:
         out = b""
         for f in self.filters:
             out = f.chunk(out) + f.end() if out else f.end()
+        return out
+
+    def flush(self) -> bytes:
+        """The next chunk is late: what the filters that can flush hold, released now (b"" if nothing)."""
+        out = b""
+        for position, flush in self._flushing:
+            try:
+                released = flush()
+            except OutputRefused as exc:
+                exc.partial = out + (self._through(exc.partial, position + 1) if exc.partial else b"")
+                raise
+            if not released:
+                continue
+            try:
+                out += self._through(released, position + 1)
+            except OutputRefused as exc:
+                exc.partial = out + exc.partial
+                raise
         return out
 
 
@@ -290,13 +361,20 @@ async def relay_stream(
 ) -> web.StreamResponse:
     """Relay each chunk as it arrives. A client that leaves cancels the upstream request.
 
-    Output guards may hold a bounded window back; what they hold is sent when the stream ends.
+    Output guards may hold a bounded window back; what they hold is sent with the next chunk, when the stream
+    ends, or once the next chunk is later than the guards allow (`FilterChain.flush_after_s`).
     """
     out = web.StreamResponse(status=upstream.status, headers=headers)
     chunks = Chunks(upstream, log)
+
+    async def flush() -> None:
+        if chain is not None and (released := chain.flush()):
+            await out.write(released)
+
+    paced = Paced(chunks, chain.flush_after_s if chain is not None else None, flush)
     try:
         await out.prepare(request)
-        while chunk := await chunks.next():
+        while chunk := await paced.next():
             if chain is not None:
                 chunk = chain.chunk(chunk)
             if chunk:

@@ -6,9 +6,12 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from taskgate.guards.output import StreamRedactor, WholeRedactor
+from taskgate.guards.pii_params import PiiParams
 from taskgate.guards.scan import Finding, Scanner, redact
+from taskgate.proxy.relay import FilterChain
 
 SCANNER = Scanner("patterns", ["EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD"], 0.4, 0)
 PLACEHOLDERS: dict[str, str | None] = {
@@ -227,3 +230,97 @@ def test_a_whole_answer_that_is_not_json_is_scanned_as_text_and_tool_arguments_a
     assert json.loads(got["tool_calls"][0]["function"]["arguments"]) == {"to": "<EMAIL_ADDRESS>"}
     assert got["refusal"] == "not ************"
     assert whole.whole(b"\xff\xfe") != b"\xff\xfe"  # unreadable: refused, not passed unread
+
+
+def spans() -> list[tuple[int, int]]:
+    return [(f.start, f.end) for f in SCANNER.analyze(TEXT)]
+
+
+@pytest.mark.parametrize(("surface", "tail"), [("chat", False), ("chat", True), ("completions", False)])
+def test_a_flush_between_any_two_pieces_never_lets_a_value_through_whole(surface: str, tail: bool) -> None:
+    entities = spans()
+    assert len(entities) == 3
+    for cut in range(1, len(TEXT)):
+        found: list[tuple[str, Finding]] = []
+        guard = redactor(found, surface)
+        stream = events([TEXT[:cut], TEXT[cut:], *([""] if tail else [])], surface)  # tail: the rest is not final
+        first = stream.index(b"\n\n") + 2
+        out = guard.chunk(stream[:first]) + guard.flush() + guard.chunk(stream[first:]) + guard.end()
+        text = text_of(out, surface)
+        for start, end in entities:
+            assert TEXT[start:end] not in text, (cut, text)  # whole before the flush, after it, or across it
+        if not any(start < cut < end for start, end in entities):
+            assert text == EXPECTED, (cut, text)  # nothing lost or repeated
+        assert {f.entity for _, f in found} == {"CREDIT_CARD", "EMAIL_ADDRESS", "PHONE_NUMBER"}, cut
+
+
+def test_a_flush_releases_held_prose_and_complete_values_redacted_and_judges_the_rest_with_what_follows() -> None:
+    found: list[tuple[str, Finding]] = []
+    guard = redactor(found)
+    assert text_of(guard.chunk(delta("Hello"))) == ""  # the word being written is held
+    assert text_of(guard.flush()) == "Hello"  # the next chunk is late: it goes out as it stands
+    assert guard.flush() == b""  # nothing held, nothing sent
+    assert text_of(guard.chunk(delta(" mail ops@example.com"))) == " mail "
+    assert text_of(guard.flush()) == "<EMAIL_ADDRESS>"  # complete in what was held: redacted
+    assert text_of(guard.chunk(delta(", call 212-555-"))) == ", call "
+    assert text_of(guard.flush()) == "212-555-"  # not a number yet: it went out
+    out = guard.chunk(delta("0147 now")) + guard.end()
+    assert text_of(out) == "**** now"  # the rest of the number, judged with its start, is redacted
+    assert [f.entity for _, f in found] == ["EMAIL_ADDRESS", "PHONE_NUMBER"]
+    text = "Hello mail ops@example.com, call 212-555-0147 now"
+    assert [text[f.start : f.end] for _, f in found] == ["ops@example.com", "212-555-0147"]
+
+
+def test_a_value_that_grows_after_its_flush_is_redacted_again_but_counted_once() -> None:
+    found: list[tuple[str, Finding]] = []
+    guard = redactor(found)
+    out = guard.chunk(delta("write to ops@example.co")) + guard.flush() + guard.chunk(delta("m today")) + guard.end()
+    assert text_of(out) == "write to <EMAIL_ADDRESS><EMAIL_ADDRESS> today"
+    assert [f.entity for _, f in found] == ["EMAIL_ADDRESS"]
+
+
+def test_tool_call_arguments_are_not_flushed_early() -> None:
+    guard = redactor([])
+    piece = {"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": '{"to": "ops@ex'}}]}}
+    guard.chunk(raw_event(piece))
+    assert guard.flush() == b""  # a client runs the call once its arguments are whole: they wait for the rest
+    rest = {"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": 'ample.com"}'}}]}}
+    out = guard.chunk(raw_event({**rest, "finish_reason": "tool_calls"})) + guard.end()
+    assert b"ops@ex" not in out
+    assert b"<EMAIL_ADDRESS>" in out
+
+
+class Upper:
+    """A third-party filter with no flush: it upper-cases what passes and holds nothing."""
+
+    def whole(self, body: bytes) -> bytes:
+        return body.upper()
+
+    def chunk(self, data: bytes) -> bytes:
+        return data.upper()
+
+    def end(self) -> bytes:
+        return b""
+
+
+def test_the_chain_flushes_filters_that_can_and_leaves_the_others_as_they_were() -> None:
+    assert FilterChain([Upper()]).flush_after_s is None  # nothing to flush: the relay waits as before
+    chain = FilterChain([redactor([]), Upper()])
+    assert chain.flush_after_s == 0.05
+    assert chain.chunk(delta("Hello")) != b""
+    assert b'"CONTENT":"HELLO"' in chain.flush()  # what the guard releases passes the filters after it
+    assert chain.flush() == b""
+    patient = redactor([])
+    patient.flush_after_s = None  # its operator chose to hold until the next chunk
+    assert FilterChain([patient]).flush_after_s is None
+
+
+def test_the_flush_deadline_is_short_or_off() -> None:
+    assert PiiParams.model_validate({"backend": "patterns"}).output.flush_after_s == 0.05
+    assert (
+        PiiParams.model_validate({"backend": "patterns", "output": {"flush_after_s": None}}).output.flush_after_s
+        is None
+    )
+    for bad in (0, -1, 1.5):
+        with pytest.raises(ValidationError):
+            PiiParams.model_validate({"backend": "patterns", "output": {"flush_after_s": bad}})
