@@ -17,9 +17,7 @@ is still the row's), and after the analysis each finding goes through the
 step's own filter (guards/pii_params.py `Precision`): its type's `threshold`
 (else the step's), the `allow` terms (the step's and its type's, as a whole
 word in any case) and its type's `allow_patterns` (matching the whole
-finding). A checkout without `Precision` gets the same rules read with
-getattr; params its step does not know are dropped with a note, so an older
-checkout still runs, with the global threshold only.
+finding). Params the step would refuse are refused here too.
 
 Matching: a finding matches a labelled span of the same type that it overlaps.
 TP counts labelled spans matched, FN the rest; FP counts findings that match
@@ -37,21 +35,19 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import re
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import needs
 import yaml
 from pydantic import ValidationError
 
-from taskgate.guards import pii_params
-from taskgate.guards.pii_params import PiiParams, action_of
+from taskgate.guards.pii_params import PiiParams, Precision, action_of
 from taskgate.guards.presidio import PATTERN_ENTITIES, Backend, entities_of, warm
 from taskgate.guards.scan import Finding, Scanner
 from taskgate.guards.views import Decoding
@@ -109,89 +105,29 @@ def pii_step_params(config: Path, step: str | None) -> dict[str, Any]:
     return params
 
 
-def params_for(raw: dict[str, Any], backend: Backend) -> tuple[PiiParams, list[str]]:
-    """The step's params for this backend (rules for types it cannot find dropped), and the keys ignored."""
+def params_for(raw: dict[str, Any], backend: Backend) -> PiiParams:
+    """The step's params for this backend (rules for types it cannot find dropped), validated as the step does."""
     data = {**raw, "backend": backend}
     if isinstance(data.get("entities"), dict):
         data["entities"] = {e: r for e, r in data["entities"].items() if e in entities_of(backend)}
-    ignored: list[str] = []
-    while True:
-        try:
-            return PiiParams.model_validate(data), ignored
-        except ValidationError as exc:
-            extra = [e["loc"] for e in exc.errors() if e["type"] == "extra_forbidden"]
-            if not extra or len(extra) != len(exc.errors()):
-                raise SystemExit(f"guards.pii params: {exc}") from None
-            for loc in extra:
-                ignored.append(".".join(str(p) for p in loc))
-                data = _without(data, loc)
+    try:
+        return PiiParams.model_validate(data)
+    except ValidationError as exc:
+        raise SystemExit(f"guards.pii params: {exc}") from None
 
 
-def _without(data: Any, loc: Sequence[str | int]) -> Any:
-    if len(loc) == 1:
-        return {k: v for k, v in data.items() if k != loc[0]}
-    return {k: (_without(v, loc[1:]) if k == loc[0] else v) for k, v in data.items()}
-
-
-class Filter(Protocol):
-    lowest: float  # what the analyzer is asked for
-
-    def keeps(self, entity: str, value: str, score: float) -> bool: ...
-
-
-class Floors:
-    """For a checkout whose step has no `Precision`: per-type floors and allow-lists read with getattr, as the
-    step documents them (a term anywhere in the finding as a whole word, a pattern matching the whole finding);
-    params it lacks leave the global threshold only."""
-
-    def __init__(self, params: PiiParams):
-        self.floor = params.threshold
-        rules = params.entities
-        self.floors = {e: t for e, r in rules.items() if (t := getattr(r, "threshold", None)) is not None}
-        common = list(getattr(params, "allow", None) or ())
-        self.common = _words(common)
-        self.terms = {e: _words(common + list(getattr(r, "allow", None) or ())) for e, r in rules.items()}
-        self.patterns = {e: [re.compile(p) for p in getattr(r, "allow_patterns", None) or ()] for e, r in rules.items()}
-        self.lowest = min([self.floor, *self.floors.values()])
-
-    def keeps(self, entity: str, value: str, score: float) -> bool:
-        if score < self.floors.get(entity, self.floor):
-            return False
-        terms = self.terms.get(entity, self.common)
-        if terms is not None and terms.search(value):
-            return False
-        return not any(p.fullmatch(value) for p in self.patterns.get(entity, ()))
-
-
-def _words(terms: list[str]) -> re.Pattern[str] | None:
-    cleaned = sorted({" ".join(t.split()) for t in terms if t.strip()}, key=len, reverse=True)
-    if not cleaned:
-        return None
-    alternatives = "|".join(r"\s+".join(re.escape(w) for w in term.split()) for term in cleaned)
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
-
-
-def filter_for(params: PiiParams) -> tuple[Filter, str]:
-    """The step's own filter when this checkout has one, else Floors."""
-    step_filter = getattr(pii_params, "Precision", None)
-    if step_filter is not None:
-        return step_filter(params), "guards.pii_params.Precision"
-    return Floors(params), "bench Floors (no Precision in this checkout)"
-
-
-def describe(params: PiiParams, how: str) -> dict[str, Any]:
+def describe(params: PiiParams) -> dict[str, Any]:
     rules = params.entities
     return {
-        "filter": how,
         "threshold": params.threshold,
-        "thresholds": {e: t for e, r in rules.items() if (t := getattr(r, "threshold", None)) is not None},
-        "allow": len(getattr(params, "allow", None) or ()),
-        "allow_per_type": {e: n for e, r in rules.items() if (n := len(getattr(r, "allow", None) or ()))},
-        "allow_patterns": {e: n for e, r in rules.items() if (n := len(getattr(r, "allow_patterns", None) or ()))},
+        "thresholds": {e: r.threshold for e, r in rules.items() if r.threshold is not None},
+        "allow": len(params.allow),
+        "allow_per_type": {e: len(r.allow) for e, r in rules.items() if r.allow},
+        "allow_patterns": {e: len(r.allow_patterns) for e, r in rules.items() if r.allow_patterns},
     }
 
 
-def scanner_for(params: PiiParams, precision: Filter) -> Scanner:
+def scanner_for(params: PiiParams, precision: Precision) -> Scanner:
     """The scanner the step builds for these params (its cache off: every sentence is analysed)."""
     blocked = tuple(e for e in PATTERN_ENTITIES if action_of(params.entities, params.default_action, e) == "block")
     d = params.decode
@@ -203,8 +139,8 @@ def scanner_for(params: PiiParams, precision: Filter) -> Scanner:
 
 
 def run(backend: Backend, sentences: list[Sentence], raw: dict[str, Any]) -> dict[str, Any]:
-    params, ignored = params_for(raw, backend)
-    precision, how = filter_for(params)
+    params = params_for(raw, backend)
+    precision = Precision(params)  # the step's own filter: per-type floors, allow terms and patterns
     warm(backend)
     warm("patterns")
     scanner = scanner_for(params, precision)
@@ -215,7 +151,7 @@ def run(backend: Backend, sentences: list[Sentence], raw: dict[str, Any]) -> dic
         found.append(kept)
     seconds = time.perf_counter() - started
     result = score(backend, sentences, found)
-    result |= {"seconds": round(seconds, 2), "params": describe(params, how), "ignored_params": ignored}
+    result |= {"seconds": round(seconds, 2), "params": describe(params)}
     return result
 
 
@@ -355,8 +291,6 @@ def table(result: dict[str, Any]) -> str:
         f"backend {backend}: {result['seconds']:.1f} s, params {json.dumps(result['params'])}",
         head + f"   strict {'P%':>4s} {'R%':>4s} {'F1%':>4s}",
     ]
-    if result["ignored_params"]:
-        lines.insert(1, "  ignored (unknown to this checkout's guards.pii): " + ", ".join(result["ignored_params"]))
 
     def row(name: str, m: dict[str, Any], note: str = "") -> str:
         st = m["strict"]
