@@ -45,6 +45,7 @@ class ClusterState:
         # per endpoint, the models its /v1/models lists (absent: it has not said); a 404 for a model takes
         # that model off until the next listing
         self.served: dict[str, frozenset[str]] = {}
+        self.refused: dict[str, frozenset[str]] = {}  # models an endpoint answered 404 for since its last listing
         # per endpoint, this replica's dispatches started and ended since its last scrape: what the scrape
         # cannot know yet, so its numbers are corrected by them (an engine that just finished is idle)
         self.since_scrape: dict[str, list[int]] = {}
@@ -67,15 +68,16 @@ class ClusterState:
         return max(0.0, load.running + started - ended)
 
     def serves(self, endpoint: str, model: str) -> bool:
-        """Whether the endpoint serves `model`, as far as it has said: one that has not said is given the benefit."""
+        """Whether the endpoint serves `model`, as far as it has said: one that has not said is given the benefit,
+        unless it answered 404 for that model since its last listing."""
+        if model in self.refused.get(endpoint, ()):
+            return False
         listed = self.served.get(endpoint)
         return listed is None or model in listed
 
     def not_serving(self, endpoint: str, model: str) -> None:
-        """The endpoint answered 404 for `model`: no request for it goes there until its listing says otherwise."""
-        listed = self.served.get(endpoint)
-        if listed is None or model in listed:
-            self.served = {**self.served, endpoint: (listed or frozenset()) - {model}}
+        """The endpoint answered 404 for `model`: no request for it goes there until its next listing."""
+        self.refused = {**self.refused, endpoint: self.refused.get(endpoint, frozenset()) | {model}}
 
     def unserved(self) -> dict[str, list[str]]:
         """Configured models no endpoint can take now (down, circuit open, or not serving it), with their pools."""
@@ -129,13 +131,14 @@ class ClusterState:
 
     async def _list_models(self, services: Services, endpoints: list[Endpoint], limit_s: float) -> None:
         listings = await asyncio.gather(*(served_models(services.http, e, limit_s) for e in endpoints))
-        served = dict(self.served)
+        served, refused = dict(self.served), dict(self.refused)
         for endpoint, listed in zip(endpoints, listings, strict=True):
             if listed is None:
                 served.pop(endpoint.name, None)  # it cannot say now: not filtered on an old listing
             else:
                 served[endpoint.name] = listed
-        self.served = served
+                refused.pop(endpoint.name, None)  # what it lists now is what it serves
+        self.served, self.refused = served, refused
 
 
 def _kv_caps(config: RoutingConfig) -> dict[str, int]:

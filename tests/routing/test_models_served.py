@@ -10,6 +10,9 @@ from typing import Any
 
 from aiohttp import web
 
+from taskgate.routing.cluster import ClusterState
+from taskgate.routing.config import RoutingConfig
+
 from ..conftest import ProxyFactory
 from .conftest import StartEngines, chat, cluster_of, pool, record_of, routing
 
@@ -141,3 +144,12 @@ async def test_an_endpoint_the_last_scrape_could_not_reach_is_no_fallback(
     placement = record_of(client, resp)["decisions"]["placement"]
     assert "e2" not in placement["fallbacks"]
     assert placement["predicted_ttft_ms"]["q"] is None  # a pool with nothing reachable: no number, not 1e12
+
+
+def test_a_404_for_one_model_keeps_the_endpoint_for_the_others() -> None:
+    endpoint = {"name": "e", "url": "http://127.0.0.1:9"}
+    pool = {"name": "p", "endpoints": [endpoint], "models": [{"name": "m"}, {"name": "n"}]}
+    cluster = ClusterState(RoutingConfig.model_validate({"pools": [pool]}))
+    cluster.not_serving("e", "m")  # it has not listed its models yet
+    assert not cluster.serves("e", "m")
+    assert cluster.serves("e", "n")
