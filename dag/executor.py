@@ -48,6 +48,7 @@ class Execution:
         self._record: dict[str, StepRecord] = {}
         self._started: set[str] = set()
         self._tasks: dict[asyncio.Task[Result], str] = {}
+        self._ready: list[tuple[Runnable, Inputs, StepRecord]] = []  # started, not yet running
         self._waiting = {name: set(keys) for name, keys in plan.waits.items()}
         self._t0 = time.perf_counter()
 
@@ -57,7 +58,15 @@ class Execution:
         try:
             for name in self.plan.roots:
                 self._start(name)
-            while self._tasks:
+            while self._ready or self._tasks:
+                if len(self._ready) == 1 and not self._tasks:  # nothing to overlap with: no task, no wait
+                    step, inputs, record = self._ready.pop()
+                    self._finish(record.name, await self._call(step, inputs, record))
+                    continue
+                for step, inputs, record in self._ready:
+                    task = asyncio.create_task(self._call(step, inputs, record), name=f"step:{record.name}")
+                    self._tasks[task] = record.name
+                self._ready.clear()
                 done, _ = await asyncio.wait(self._tasks, return_when=asyncio.FIRST_COMPLETED)
                 for task in sorted(done, key=_halts_first):
                     self._finish(self._tasks.pop(task), task.result())
@@ -87,8 +96,7 @@ class Execution:
             self._settle(step.spec, present=False)
             return
         inputs = Inputs({k: self.values[k] for k in step.spec.requires + step.spec.optional if k in self.values})
-        task = asyncio.create_task(self._call(step, inputs, record), name=f"step:{name}")
-        self._tasks[task] = name
+        self._ready.append((step, inputs, record))  # run() starts it: inline when it is alone, else as a task
 
     async def _call(self, step: Runnable, inputs: Inputs, record: StepRecord) -> Result:
         if self._gate is None:
@@ -103,8 +111,11 @@ class Execution:
             if spec.when is not None and not spec.when(inputs):
                 record.outcome = Outcome.SKIPPED
                 return _SKIP, None
-            async with asyncio.timeout(spec.timeout):
+            if spec.timeout is None:
                 value = await self._invoke(step, inputs, record)
+            else:
+                async with asyncio.timeout(spec.timeout):
+                    value = await self._invoke(step, inputs, record)
             record.outcome = Outcome.OK
             return value, None
         except asyncio.CancelledError:
@@ -196,6 +207,7 @@ class Execution:
                     self._start(consumer)
 
     async def _cancel_all(self) -> None:
+        self._ready.clear()  # started by a step that settled in the stopping batch; their records say cancelled
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

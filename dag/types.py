@@ -28,6 +28,9 @@ class Outcome(enum.StrEnum):
     HALTED = "halted"
 
 
+_OUTCOME = {o: o.value for o in Outcome}  # Enum.value is a descriptor call; records are written per request
+
+
 class Inputs(dict[str, Any]):
     """The keys a step declared, as resolved for one run; fan-out adds `item`."""
 
@@ -110,7 +113,7 @@ class StepRecord:
         """A JSON-ready view for logs and evidence."""
         out: dict[str, Any] = {
             "step": self.name,
-            "outcome": self.outcome.value,
+            "outcome": _OUTCOME[self.outcome],
             "start_ms": round(self.start_ms, 3),
             "duration_ms": round(self.duration_ms, 3),
         }
