@@ -3,6 +3,7 @@
     python bench/pii_precision.py                          # ner and patterns, the step's defaults (about 30 s here)
     python bench/pii_precision.py --backend ner
     python bench/pii_precision.py --config examples/taskgate.yaml [--step pii]
+    python bench/pii_precision.py --backend ner --ner-scope all   # NER on every sentence, not only capitalised ones
 
 The set is bench/pii_labelled/sentences.jsonl (written by make.py there): prose,
 code, log lines, technical prose and chat with pasted technical material, each
@@ -124,6 +125,7 @@ def describe(params: PiiParams) -> dict[str, Any]:
         "allow": len(params.allow),
         "allow_per_type": {e: len(r.allow) for e, r in rules.items() if r.allow},
         "allow_patterns": {e: len(r.allow_patterns) for e, r in rules.items() if r.allow_patterns},
+        "ner_scope": params.ner_scope,
     }
 
 
@@ -132,7 +134,7 @@ def scanner_for(params: PiiParams, precision: Precision) -> Scanner:
     blocked = tuple(e for e in PATTERN_ENTITIES if action_of(params.entities, params.default_action, e) == "block")
     d = params.decode
     decode = Decoding(blocked, d.max_runs, d.max_chars) if d.enabled and blocked else None
-    return Scanner(params.backend, entities_of(params.backend), precision.lowest, 0, decode)
+    return Scanner(params.backend, entities_of(params.backend), precision.lowest, 0, decode, params.ner_scope)
 
 
 # measuring
@@ -384,9 +386,12 @@ def main() -> int:
     parser.add_argument("--config", type=Path, help="a taskgate config: use its guards.pii step's params")
     parser.add_argument("--step", help="the guards.pii step's name, when the config has more than one")
     parser.add_argument("--set", type=Path, default=SET, help="the labelled sentences (JSON lines)")
+    parser.add_argument("--ner-scope", choices=("capitalised", "all"), help="override the params' ner_scope")
     args = parser.parse_args()
     sentences = load(args.set)
     raw = pii_step_params(args.config, args.step) if args.config else {}
+    if args.ner_scope:
+        raw = {**raw, "ner_scope": args.ner_scope}
     backends = BACKENDS if args.backend == "both" else (args.backend,)
     result: dict[str, Any] = {
         "set": summary(sentences),
@@ -403,6 +408,7 @@ def main() -> int:
         print("\n" + table(result["runs"][backend]))
     RESULTS.mkdir(exist_ok=True)
     stem = "pii_precision" if args.config is None else f"pii_precision-{args.config.stem}"
+    stem += f"-{args.ner_scope}" if args.ner_scope else ""
     (RESULTS / f"{stem}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
     plot(result, RESULTS / f"{stem}.png")
     print(f"\nsaved {RESULTS / stem}.png and {stem}.json")

@@ -384,3 +384,32 @@ _UNREADABLE = json.dumps(
     {"error": {"message": "the answer could not be checked for personal data", "type": "api_error",
                "param": None, "code": "output_unscannable"}}
 ).encode()  # fmt: skip
+
+
+def answer_contents(data: bytes, streamed: bool) -> list[str]:
+    """Each choice's content as a client resends it in its next turn's messages: the text of a chat answer,
+    whole or joined from a stream's deltas. Whatever cannot be read gives nothing."""
+    parts: dict[int, list[str]] = {}
+
+    def take(choices: Any, field_name: str) -> None:
+        for position, choice in enumerate(choices if isinstance(choices, list) else ()):
+            holder = choice.get(field_name) if isinstance(choice, dict) else None
+            text = holder.get("content") if isinstance(holder, dict) else None
+            if isinstance(text, str) and text:
+                index = choice.get("index", position)
+                parts.setdefault(index if isinstance(index, int) else position, []).append(text)
+
+    try:
+        if not streamed:
+            answer = json.loads(data)
+            take(answer.get("choices") if isinstance(answer, dict) else None, "message")
+        else:
+            splitter = EventSplitter()
+            for event in [*splitter.feed(data), splitter.rest()]:
+                payload = sse.parse(event)[1]
+                if payload is not None and payload.startswith(b"{"):
+                    chunk = json.loads(payload)
+                    take(chunk.get("choices") if isinstance(chunk, dict) else None, "delta")
+    except (ValueError, RecursionError):
+        return []
+    return ["".join(pieces) for pieces in parts.values()]

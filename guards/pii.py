@@ -14,7 +14,7 @@ import dataclasses
 import functools
 import time
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -39,7 +39,7 @@ from taskgate.plugins import (
 
 from .body import KEY_KINDS, Path, TooDeep, replace_strings, request_texts, where
 from .lanes import Abandoned, Lane, LaneStalled, Ticket
-from .output import StreamRedactor, WholeRedactor
+from .output import StreamRedactor, WholeRedactor, answer_contents
 from .pii_params import (
     DEFAULT_RULES,
     Action,
@@ -62,6 +62,8 @@ PII = "pii"
 log = structlog.get_logger("taskgate.guards")
 MAX_EVIDENCE_FINDINGS = 100
 Known = dict[str, tuple[Finding, ...]]
+Learn = Callable[[bytes, bool], None]  # (the answer as the client got it, streamed)
+MAX_LEARN_BYTES = 1 << 20  # a longer answer is not analysed ahead
 Text = tuple[Path, str, str]  # (path, kind, text)
 
 
@@ -169,7 +171,7 @@ class PiiStep(Step[PiiParams]):
         warm("patterns")  # further readings and the boundaries between texts use the pattern analyzer
         self.precision = Precision(p)  # per-type floors and allow-lists, applied to what the analyzer found
         low = self.precision.lowest
-        self.scanner = Scanner(p.backend, entities_of(p.backend), low, p.cache_entries, self._decoding())
+        self.scanner = Scanner(p.backend, entities_of(p.backend), low, p.cache_entries, self._decoding(), p.ner_scope)
         checked = [e for e in PATTERN_ENTITIES if self._action(e) != "allow"]  # values across texts: these types
         self.seam_scanner = Scanner("patterns", checked, low, p.cache_entries) if checked else None
         self.replacement: dict[str, str | None] = {
@@ -184,6 +186,7 @@ class PiiStep(Step[PiiParams]):
         self.pool = self._lane("large", p.threads, max(p.stall_s, p.max_timeout_s))
         self.small_pool = self._lane("small", 1, p.stall_s)
         self.services.lifespan(f"guards.pii.pool.{self.name}", self._pool_lifespan)
+        self._learning: dict[str, asyncio.Future[None]] = {}  # answers being analysed ahead, by text
         if self.spec.failure is not Failure.CLOSED:
             log.warning(
                 "pii_step_fails_open", step=self.name, on_error=self.spec.failure.value,
@@ -225,6 +228,10 @@ class PiiStep(Step[PiiParams]):
         )  # fmt: skip
         known = _from_cache(self.scanner, [t for _, _, t in texts])
         missing = list({t for _, _, t in texts if t not in known})
+        if ahead := {self._learning[t] for t in missing if t in self._learning}:  # an answer being analysed
+            await asyncio.wait(ahead, timeout=self.params.budget_s(sum(len(t) for t in missing)))
+            known.update(_from_cache(self.scanner, missing))
+            missing = [t for t in missing if t not in known]
         verdict.cached_chars = sum(len(t) for _, _, t in texts if t in known)
         verdict.analysed_chars = sum(len(t) for t in missing)
         content = [i for i, (_, kind, _) in enumerate(texts) if kind not in KEY_KINDS]
@@ -387,7 +394,37 @@ class PiiStep(Step[PiiParams]):
         stream = StreamRedactor(
             scanner.analyze, scrub, found, withheld, window=window, surface=surface, flush_after_s=flush_after_s
         )
-        return _Either(stream, whole)
+        return _Either(stream, whole, self._learn if self.params.learn_answers and surface == "chat" else None)
+
+    # answers analysed ahead of the turn that resends them
+    def _learn(self, answer: bytes, streamed: bool) -> None:
+        """The answer as the client got it: analysed on a worker once the relay has sent it, not before."""
+        asyncio.get_running_loop().call_soon(self._start_learning, answer, streamed)
+
+    def _start_learning(self, answer: bytes, streamed: bool) -> None:
+        fresh = (t for t in answer_contents(answer, streamed) if t not in self._learning)
+        texts = [t for t in fresh if self.scanner.cached(t) is None]
+        if not texts:
+            return
+        job = functools.partial(self._learn_blocking, texts)
+        try:
+            future = self.pool.submit(job, time.monotonic() + self.params.max_timeout_s)
+        except LaneStalled:
+            return  # the analyzer is stuck: the next turn finds the answer unanalysed and says so, as before
+        for text in texts:
+            self._learning[text] = future
+
+        def done(f: asyncio.Future[None]) -> None:
+            for text in texts:
+                self._learning.pop(text, None)
+            if not f.cancelled() and f.exception() is None:
+                self.metrics.chars.labels("answers").inc(sum(len(t) for t in texts))
+
+        future.add_done_callback(done)
+
+    def _learn_blocking(self, texts: list[str], ticket: Ticket) -> None:
+        for text in texts:
+            self.scanner.analyze(text, ticket.checkpoint)
 
 
 def _from_cache(scanner: Scanner | None, texts: list[str]) -> Known:
@@ -413,20 +450,37 @@ def _splits(seams: list[Window], joined: Known, content: list[int]) -> list[Spli
 
 
 class _Either:
-    """One filter for an answer that may turn out streamed or whole."""
+    """One filter for an answer that may turn out streamed or whole; `learn` hears the bytes the client got."""
 
-    def __init__(self, stream: StreamRedactor, whole: WholeRedactor):
-        self._stream, self._whole = stream, whole
+    def __init__(self, stream: StreamRedactor, whole: WholeRedactor, learn: Learn | None = None):
+        self._stream, self._whole, self._learn = stream, whole, learn
         self.flush_after_s = stream.flush_after_s
+        self._sent: list[bytes] | None = [] if learn is not None else None
+        self._size = 0
 
     def whole(self, body: bytes) -> bytes:
-        return self._whole.whole(body)
+        out = self._whole.whole(body)
+        if self._learn is not None:
+            self._learn(out, False)
+        return out
 
     def chunk(self, data: bytes) -> bytes:
-        return self._stream.chunk(data)
+        return self._keep(self._stream.chunk(data))
 
     def end(self) -> bytes:
-        return self._stream.end()
+        out = self._keep(self._stream.end())
+        if self._learn is not None and self._sent is not None:
+            self._learn(b"".join(self._sent), True)
+        return out
 
     def flush(self) -> bytes:
-        return self._stream.flush()
+        return self._keep(self._stream.flush())
+
+    def _keep(self, out: bytes) -> bytes:
+        if self._sent is not None and out:
+            self._size += len(out)
+            if self._size > MAX_LEARN_BYTES:
+                self._sent = None  # too long to be worth analysing ahead: the next turn pays for it, as before
+            else:
+                self._sent.append(out)
+        return out

@@ -89,12 +89,18 @@ class PiiParams(Params):
         default=8_000, ge=0
     )  # a request with no more new text than this never queues behind a large one
     cache_entries: int = Field(default=20_000, ge=0)
+    # capitalised: NER (backend ner) reads only the sentences with a capitalised word that is not a stop word, or
+    # a letter of a script without case (the pattern types: every sentence); all: every sentence
+    ner_scope: Literal["capitalised", "all"] = "capitalised"
     stall_s: float = Field(
         default=1.0, gt=0
     )  # small lane: a call running this long while requests wait is set aside (large lane: timeout_s)
     max_stalled_threads: int = Field(default=4, ge=0, le=64)  # per lane: threads set aside at once
     decode: DecodeParams = Field(default_factory=DecodeParams)
     output: OutputParams = Field(default_factory=OutputParams)
+    # with the output guard on: analyse each chat answer once it is sent, so the next turn, which resends it,
+    # finds it analysed and pays only for its own new text
+    learn_answers: bool = True
 
     @model_validator(mode="before")
     @classmethod

@@ -86,7 +86,7 @@ async def test_classify_and_pii_together_cost_about_the_slower_not_the_sum(proxy
         }
     )
     # about 0.3 s of NER: long enough to compare with the classifier's 0.3 s model call
-    text = "Please summarise the following notes from the planning meeting with the regional team. " * 90
+    text = "Summarise the following notes from the planning meeting with the regional team. " * 90
     resp = await client.post(
         "/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": text}], "max_tokens": 2}
     )

@@ -201,7 +201,7 @@ async def test_a_text_over_its_budget_is_refused_saying_why_and_a_retry_fares_th
 ) -> None:
     upstream, url = scripted
     client = await proxy(pii_config(url, {"timeout_s": 0.1, "timeout_per_kchar_s": 0.002, "max_timeout_s": 5}))
-    long = "The quarterly report lists many figures and names. " * 1200  # 61,200 characters, about 3 s of NER
+    long = "The quarterly report lists many figures from Oslo. " * 1200  # 61,200 characters, about 3 s of NER
     body = {"model": "m", "messages": [{"role": "user", "content": long}]}
     first = await client.post("/v1/chat/completions", json=body)
     await asyncio.sleep(4)  # long enough for the first analysis to have finished, had it gone on in the background
@@ -253,3 +253,51 @@ async def test_terms_the_operator_allows_are_not_taken_for_people(proxy: Any, sc
     sent = [m["content"] for m in upstream.bodies[-1]["messages"]]
     assert sent[0] == "Restart Grafana and Django after the deploy, then ask <PERSON> to check the dashboards."
     assert sent[1] == "Write to help@ourco.com and <EMAIL_ADDRESS>."
+
+
+ANSWER = (
+    "The vendor confirmed the delivery window for next week. Dana Whitfield, their account manager, answers "
+    "within a day; the invoice total matches the purchase order, so no change is needed before the audit."
+)
+
+
+async def learned_chars(client: Any) -> float:
+    text = await (await client.get("/metrics")).text()
+    series = 'taskgate_pii_scanned_chars_total{source="answers"}'
+    line = next((x for x in text.splitlines() if x.startswith(series)), "")
+    return float(line.split()[-1]) if line else 0.0
+
+
+@pytest.mark.parametrize("stream", [True, False])
+@pytest.mark.parametrize("learn", [True, False])
+async def test_a_sent_answer_is_analysed_ahead_so_the_turn_that_resends_it_pays_only_for_its_new_text(
+    proxy: Any, scripted: tuple[Scripted, str], stream: bool, learn: bool
+) -> None:
+    upstream, url = scripted
+    long = " ".join([ANSWER] * (1 if stream else 30))  # whole: long enough to be under analysis when turn 2 comes
+    upstream.pieces = [long[:40], long[40:120], long[120:]]
+    client = await proxy(pii_config(url, {"entities": RULES, "learn_answers": learn}))
+    sdk = openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key="unused")
+    first: list[Any] = [{"role": "user", "content": "Where do we stand with the vendor?"}]
+    if stream:
+        chunks = await sdk.chat.completions.create(model="m", messages=first, stream=True)
+        answer = "".join([c.choices[0].delta.content or "" async for c in chunks if c.choices])
+    else:
+        whole = await sdk.chat.completions.create(model="m", messages=first)
+        answer = whole.choices[0].message.content or ""
+    assert answer == long  # no pattern entity in it: passed as sent
+    if stream and learn:  # the other cases send the next turn at once: it meets the analysis under way, or none
+        for _ in range(100):
+            if await learned_chars(client) >= len(ANSWER):
+                break
+            await asyncio.sleep(0.05)
+        assert await learned_chars(client) == len(ANSWER)
+    follow = "Then ask them to send the signed copy."
+    turn = [*first, {"role": "assistant", "content": answer}, {"role": "user", "content": follow}]
+    resp = await sdk.chat.completions.with_raw_response.create(model="m", messages=turn)
+    await sdk.close()
+    pii = record(client, resp.headers["x-taskgate-request-id"])["decisions"]["pii"]
+    assert pii["analysed_chars"] == len(follow) + (0 if learn else len(long))
+    assert pii["cached_chars"] == len(first[0]["content"]) + (len(long) if learn else 0)
+    assert pii["counts"] == {"PERSON": 1 if stream else 30}  # the names in the answer, as the analysis ahead found
+    assert "<PERSON>" in upstream.bodies[-1]["messages"][1]["content"]

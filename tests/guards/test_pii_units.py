@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 from taskgate.guards.body import request_texts
-from taskgate.guards.scan import CHUNK_CHARS, Scanner
+from taskgate.guards.presidio import entities_of
+from taskgate.guards.scan import CHUNK_CHARS, Scanner, name_parts
 from taskgate.proxy.state import GATEWAY
 
 from .conftest import Scripted, pii_config
@@ -97,7 +98,7 @@ async def test_a_small_request_does_not_wait_behind_a_large_analysis(
     _upstream, url = scripted
     budget = {"timeout_s": 1.0, "timeout_per_kchar_s": 0}  # a fixed 1 s, whatever the size
     client = await proxy(pii_config(url, {"backend": "ner", **budget, "threads": 1, "cache_entries": 0}))
-    large = "The committee reviewed the proposal from the northern office in detail. " * 1400  # ~5 s of NER
+    large = "The committee reviewed the proposal from the Oslo office in detail. " * 1400  # ~5 s of NER
     big = asyncio.ensure_future(client.post("/v1/chat/completions", json=ask(large)))
     await asyncio.sleep(0.2)
     small = await client.post(
@@ -105,3 +106,28 @@ async def test_a_small_request_does_not_wait_behind_a_large_analysis(
     )
     assert small.status == 200  # its own lane: not queued behind the large analysis
     assert (await big).status == 503  # the large one ran out of its budget and was not forwarded
+
+
+def test_ner_reads_the_runs_of_sentences_that_could_hold_a_name() -> None:
+    text = "the replica went up. It is fine. Ask Priya about it. Then Dr. Raman. it works.\nok 北京 office"
+    parts = [text[a:b] for a, b in name_parts(text)]
+    # "It" and "The" are stop words; "Ask", "Dr", "Then"... are not; neighbours are read as one stretch
+    assert parts == ["Ask Priya about it. Then Dr. Raman. ", "ok 北京 office"]
+    assert name_parts("all lower case, no names here. none.") == []
+    assert name_parts("") == []
+
+
+def test_capitalised_scope_skips_sentences_without_a_capitalised_word_and_all_reads_them() -> None:
+    text = (
+        "restart the replica and tell grafana to reload. ping maria at maria@example.com. "
+        "The report from Priya Raman is due."
+    )
+
+    def found(scope: str) -> list[tuple[str, str]]:
+        scanner = Scanner("ner", entities_of("ner"), 0.4, 0, ner_scope=scope)  # type: ignore[arg-type]
+        return [(f.entity, text[f.start : f.end]) for f in scanner.analyze(text)]
+
+    capitalised, every = found("capitalised"), found("all")
+    assert capitalised == [("EMAIL_ADDRESS", "maria@example.com"), ("PERSON", "Priya Raman")]  # patterns: every word
+    assert ("PERSON", "grafana") in every  # NER's false name in a lower-case sentence, gone above
+    assert any(e == "PERSON" and "maria" in v for e, v in every)  # and the price: a lower-case name, found only here
