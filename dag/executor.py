@@ -63,7 +63,7 @@ class Execution:
                     step, inputs, record = self._ready.pop()
                     self._finish(record.name, await self._call(step, inputs, record))
                     continue
-                for step, inputs, record in self._ready:
+                for step, inputs, record in sorted(self._ready, key=_on_the_loop):
                     task = asyncio.create_task(self._call(step, inputs, record), name=f"step:{record.name}")
                     self._tasks[task] = record.name
                 self._ready.clear()
@@ -223,6 +223,12 @@ class Execution:
 
 _SKIP = object()
 _FAIL = object()
+
+
+def _on_the_loop(ready: tuple[Runnable, Inputs, StepRecord]) -> bool:
+    """Sort key: steps whose work runs elsewhere first (False sorts before True)."""
+    spec = ready[0].spec
+    return not (spec.cpu_bound or spec.offloads)
 
 
 def _halts_first(task: asyncio.Task[Result]) -> int:

@@ -53,7 +53,10 @@ class StepSpec:
 
     `derives` maps further keys to projections of the step's value (an Intent
     gives its request class, a PII verdict its allowed regions), so one step
-    can feed several consumers without them knowing its type.
+    can feed several consumers without them knowing its type. Among steps
+    ready at once, those whose work runs off the loop (`cpu_bound`, or
+    `offloads`: the step's own threads) start first, so the others' work on
+    the loop overlaps theirs instead of delaying its start.
     """
 
     name: str
@@ -64,6 +67,7 @@ class StepSpec:
     failure: Failure = Failure.CLOSED
     fallback: Any = None
     cpu_bound: bool = False
+    offloads: bool = False  # run() hands its work to threads of its own and waits: started before its peers
     fan_out: str | None = None
     when: Condition | None = field(default=None, compare=False)
     derives: Mapping[str, Derive] = field(default_factory=dict, compare=False)

@@ -162,6 +162,7 @@ class PiiStep(Step[PiiParams]):
     requires = (REQUEST,)
     provides = PII
     derives: ClassVar[Mapping[str, Derive]] = {ALLOWED_REGIONS: attrgetter("allowed_regions")}
+    offloads = True  # the analysis runs on its own lanes: started before the steps beside it
     Params = PiiParams
 
     def __init__(self, *args: Any, **kwargs: Any):

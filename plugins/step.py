@@ -42,6 +42,7 @@ class Step(Generic[P]):
     derives: ClassVar[Mapping[str, Derive]] = {}
     fan_out: ClassVar[str | None] = None
     cpu_bound: ClassVar[bool] = False
+    offloads: ClassVar[bool] = False  # run() hands its work to threads of its own: started before its peers
     default_timeout: ClassVar[float | None] = None
     Params: ClassVar[builtins.type[Params]] = NoParams
 
@@ -90,6 +91,7 @@ class Step(Generic[P]):
             failure=options.failure,
             fallback=options.fallback,
             cpu_bound=cls.cpu_bound,
+            offloads=cls.offloads,
             fan_out=cls.fan_out,
             when=self.when if overrides_when else None,
             derives=dict(cls.derives),

@@ -278,3 +278,48 @@ async def test_on_settle_hears_each_step_as_it_ends_including_those_skipped_for_
     run = Execution(compile_plan("p", steps), {}, on_settle=lambda r: heard.append((r.name, r.outcome.value)))
     await run.run()
     assert heard == [("broken", "failed"), ("needs_a", "skipped"), ("slow", "ok")]
+
+
+@pytest.mark.parametrize("offloads", [True, False])
+async def test_a_step_whose_work_runs_elsewhere_starts_before_its_peers_work_on_the_loop(offloads: bool) -> None:
+    events: list[str] = []
+
+    async def busy(inputs: Inputs) -> str:  # "a" sorts first: 50 ms of work on the loop, no await
+        events.append("a begins")
+        time.sleep(0.05)  # noqa: ASYNC251  # the point: CPU work that holds the loop
+        return "a"
+
+    async def elsewhere(inputs: Inputs) -> str:  # hands its work to a thread at once, then waits
+        events.append("b hands off")
+        await asyncio.to_thread(time.sleep, 0.05)
+        return "b"
+
+    steps = [
+        FnStep(StepSpec("a", provides="ka"), busy),
+        FnStep(StepSpec("b", provides="kb", offloads=offloads), elsewhere),
+    ]
+    with Stopwatch() as watch:
+        await execute(compile_plan("p", steps), {})
+    if offloads:
+        assert events == ["b hands off", "a begins"]
+        assert watch.seconds < 0.09, watch.seconds  # the two overlapped
+    else:
+        assert events == ["a begins", "b hands off"]  # plan order: the thread's work waited for the loop's
+        assert watch.seconds >= 0.1, watch.seconds
+
+
+async def test_a_chain_of_steps_runs_inline_without_a_task_per_step() -> None:
+    tasks: list[asyncio.Task[object] | None] = []
+
+    async def where(inputs: Inputs) -> str:
+        tasks.append(asyncio.current_task())
+        return "x"
+
+    steps = [FnStep(StepSpec("a", provides="ka"), where), FnStep(StepSpec("b", requires=("ka",), provides="kb"), where)]
+
+    async def caller() -> None:
+        tasks.append(asyncio.current_task())
+        await execute(compile_plan("p", steps), {})
+
+    await caller()
+    assert tasks[0] is tasks[1] is tasks[2]  # each ran alone: in the caller's own task
