@@ -7,6 +7,7 @@ import sys
 from collections.abc import MutableMapping
 from typing import Any
 
+import orjson
 import structlog
 
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
@@ -35,12 +36,17 @@ def configure_logging(level: str = "info") -> None:
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
-            structlog.processors.JSONRenderer(),
+            # orjson: an evidence record (~1.4 KB) renders in ~6 us instead of ~40 us, on every request
+            structlog.processors.JSONRenderer(serializer=_dumps),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(min(_LEVELS[level], logging.INFO)),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.BytesLoggerFactory(file=sys.stderr.buffer),
         cache_logger_on_first_use=True,
     )
+
+
+def _dumps(event: Any, default: Any = None) -> bytes:
+    return orjson.dumps(event, default=default, option=orjson.OPT_NON_STR_KEYS)
 
 
 def _route_standard_logging(level: str) -> None:
