@@ -11,6 +11,13 @@
 3. Output guard: time to the first visible token and to the end of a streamed
    answer through taskgate, with the output guard on and off, against a
    simulated engine emitting 4-character pieces every 20 ms.
+4. Per conversation turn, through taskgate as its own process: the example
+   config's full plan (classify, pii with NER and the output guard, state,
+   route) against the routing-only plan (state, route), side by side on the
+   same conversations. Each turn resends the conversation with the answer as
+   the client received it and about 150 new words (a 60-word message and the
+   last 80-word answer); the client waits `--think-ms` between an answer and
+   its next turn (an agent's tool call).
 
 Everything runs in this process on loopback (servers included), so absolute
 numbers include that contention; the comparisons in each table share it.
@@ -27,13 +34,17 @@ import platform
 import random
 import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import needs
+import yaml
 from aiohttp import web
 
 from taskgate.dag import Inputs
@@ -48,6 +59,7 @@ from taskgate.sim import create_app as create_sim
 from taskgate.sim.script import Rule, Script
 
 RESULTS = Path(__file__).resolve().parent / "results"
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "taskgate.yaml"
 REGISTRY = default_registry()
 
 
@@ -127,17 +139,27 @@ _PII = [
 ]
 
 
+def prose(rng: random.Random, words: int) -> str:
+    """`words` words as sentences of 8-14, each capitalised and ended: text as people write it."""
+    sentences, left = [], words
+    while left > 0:
+        n = min(left, rng.randint(8, 14))
+        sentences.append(" ".join(rng.choice(_WORDS) for _ in range(n)).capitalize() + ".")
+        left -= n
+    return " ".join(sentences)
+
+
 def conversation(turns: int, seed: int = 7) -> list[list[dict[str, str]]]:
     """The message list a client sends at each turn: it grows by a user turn and an answer."""
     rng = random.Random(seed)
     messages = [{"role": "system", "content": "You are a helpful assistant for the finance team."}]
     out = []
     for turn in range(turns):
-        words = " ".join(rng.choice(_WORDS) for _ in range(60))
-        user = f"{words}. {_PII[turn % len(_PII)]}" if turn % 2 == 0 else words + "."
+        words = prose(rng, 60)
+        user = f"{words} {_PII[turn % len(_PII)]}" if turn % 2 == 0 else words
         messages = [*messages, {"role": "user", "content": user}]
         out.append(list(messages))
-        messages = [*messages, {"role": "assistant", "content": " ".join(rng.choice(_WORDS) for _ in range(80))}]
+        messages = [*messages, {"role": "assistant", "content": prose(rng, 80)}]
     return out
 
 
@@ -225,6 +247,121 @@ async def streaming(requests: int) -> list[dict[str, Any]]:
     return rows
 
 
+# 4. per turn through the proxy: the full plan against routing only
+
+
+_FORWARDED = [p for p in _PII if "card" not in p]  # the example config blocks cards: these are redacted and sent
+
+
+def answers_app() -> web.Application:
+    """An instant engine whose answer (80 words) depends on the conversation and its turn, never on the plan."""
+
+    async def chat(request: web.Request) -> web.Response:
+        body = await request.json()
+        seed = f"{request.headers.get('x-session-id', '')}:{len(body['messages'])}"
+        text = prose(random.Random(seed), 80)
+        message = {"role": "assistant", "content": text}
+        usage = {"prompt_tokens": 1, "completion_tokens": 80, "total_tokens": 81}
+        choice = {"index": 0, "message": message, "finish_reason": "stop"}
+        return web.json_response({"id": "a", "object": "chat.completion", "created": 1, "model": body["model"],
+                                  "choices": [choice], "usage": usage})  # fmt: skip
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", chat)
+    return app
+
+
+def plan_config(upstream: str, port: int, full: bool) -> dict[str, Any]:
+    """The example config's steps and plan (full) or its routing steps alone, in front of `upstream`."""
+    example = yaml.safe_load(EXAMPLE.read_text())
+    pool = {"name": "p", "region": "eu-west", "endpoints": [{"name": "e", "url": upstream}], "models": [{"name": "m"}]}
+    steps = example["steps"] if full else [s for s in example["steps"] if s["name"] in ("state", "route")]
+    chat = example["pipelines"]["chat"] if full else ["state", "route"]
+    return {
+        "server": {"host": "127.0.0.1", "port": port},
+        "logging": {"level": "warning", "evidence": True},
+        "routing": {"pools": [pool], "state": {"store": "memory"}},
+        "steps": steps,
+        "pipelines": {"chat": chat},
+    }
+
+
+def start_taskgate(config: dict[str, Any], port: int, logs: Path) -> subprocess.Popen[bytes]:
+    path = logs / f"guards-turns-{port}.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    log = (logs / "guards-turns.log").open("ab")
+    proc = subprocess.Popen([sys.executable, "-m", "taskgate", "serve", "-c", str(path)], stdout=log, stderr=log)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as resp:
+                if resp.status == 200:
+                    return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError(f"taskgate did not get ready; see {logs / 'guards-turns.log'}")
+
+
+async def play(url: str, conversations: int, turns: int, think_s: float) -> tuple[list[list[float]], int]:
+    """Every conversation's turns, interleaved (c0t0, c1t0, ..., c0t1, ...): ms per turn index, and errors."""
+    rng = random.Random(11)
+    system = {"role": "system", "content": "You are a helpful assistant for the finance team."}
+    history: list[list[dict[str, str]]] = [[system] for _ in range(conversations)]
+    per_turn: list[list[float]] = [[] for _ in range(turns)]
+    errors = 0
+    async with aiohttp.ClientSession() as session:
+        for turn in range(turns):
+            for c in range(conversations):
+                words = prose(rng, 60)
+                user = f"{words} {_FORWARDED[(turn + c) % len(_FORWARDED)]}" if turn % 2 == 0 else words
+                history[c].append({"role": "user", "content": user})
+                body = {"model": "m", "messages": history[c]}
+                started = time.perf_counter()
+                async with session.post(url, json=body, headers={"x-session-id": f"c{c}"}) as resp:
+                    answer = await resp.json()
+                elapsed = (time.perf_counter() - started) * 1e3
+                if resp.status != 200:
+                    errors += 1
+                    history[c].append({"role": "assistant", "content": "(no answer)"})
+                    continue
+                per_turn[turn].append(elapsed)
+                history[c].append({"role": "assistant", "content": answer["choices"][0]["message"]["content"]})
+                await asyncio.sleep(think_s)
+    return per_turn, errors
+
+
+async def turns_through_proxy(conversations: int, turns: int, think_ms: float) -> dict[str, Any]:
+    up_runner, upstream = await serve(answers_app())
+    logs = Path(tempfile.mkdtemp(prefix="taskgate-guards-"))
+    out: dict[str, Any] = {"conversations": conversations, "turns": turns, "think_ms": think_ms, "plans": {}}
+    try:
+        for name, full in (("routing only", False), ("full plan", True)):
+            port = free_port()
+            proc = start_taskgate(plan_config(upstream, port, full), port, logs)
+            try:
+                await play(f"http://127.0.0.1:{port}/v1/chat/completions", 1, 2, 0.0)  # warm the connection pools
+                per_turn, errors = await play(
+                    f"http://127.0.0.1:{port}/v1/chat/completions", conversations, turns, think_ms / 1000
+                )
+            finally:
+                proc.terminate()
+                proc.wait(timeout=15)
+            every = [ms for row in per_turn for ms in row]
+            out["plans"][name] = {
+                "p50_ms": statistics.median(every),
+                "p99_ms": pct(every, 0.99),
+                "per_turn_p50_ms": [statistics.median(row) if row else None for row in per_turn],
+                "errors": errors,
+            }
+    finally:
+        await up_runner.cleanup()
+    plans = out["plans"]
+    out["added_p50_ms"] = plans["full plan"]["p50_ms"] - plans["routing only"]["p50_ms"]
+    out["logs"] = str(logs)
+    return out
+
+
 def tables(result: dict[str, Any]) -> str:
     c = result["classifier"]
     lines = [
@@ -249,7 +386,45 @@ def tables(result: dict[str, Any]) -> str:
             f"{row['variant']:28}{row['ttft_p50_ms']:9.1f} {row['ttft_p99_ms']:9.1f} {row['total_p50_ms']:10.1f}  "
             f"{'yes' if row['redacted'] else 'no'}"
         )
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *turns_table(result["turns"])])
+
+
+def turns_table(t: dict[str, Any]) -> list[str]:
+    lines = [
+        f"per turn through taskgate ({t['conversations']} conversations x {t['turns']} turns, ~150 new words a turn, "
+        f"{t['think_ms']:g} ms between an answer and the next turn)",
+        "plan              p50 ms    p99 ms   turn 1   turn 10  last turn  errors",
+    ]
+    for name, row in t["plans"].items():
+        turn = row["per_turn_p50_ms"]
+        lines.append(
+            f"{name:16}{row['p50_ms']:8.2f} {row['p99_ms']:9.2f} {turn[0]:8.2f} {turn[min(9, len(turn) - 1)]:9.2f} "
+            f"{turn[-1]:10.2f} {row['errors']:7d}"
+        )
+    lines.append(f"full plan adds {t['added_p50_ms']:.2f} ms p50 per turn over routing only")
+    return lines
+
+
+def turns_panel(ax: Any, t: dict[str, Any]) -> None:
+    for name, row in t["plans"].items():
+        turns = row["per_turn_p50_ms"]
+        ax.plot(range(1, len(turns) + 1), turns, marker="o", ms=3, label=f"{name} (p50 {row['p50_ms']:.1f} ms)")
+    ax.set_xlabel("conversation turn")
+    ax.set_ylabel("ms per request, p50 over conversations")
+    ax.set_title(f"Per turn through taskgate: full plan adds {t['added_p50_ms']:.1f} ms")
+    ax.legend(fontsize=8)
+
+
+def plot_turns(t: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.8))
+    turns_panel(ax, t)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
@@ -258,7 +433,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(16, 4.8))
+    fig, (left, middle, right, last) = plt.subplots(1, 4, figsize=(21, 4.8))
     c = result["classifier"]
     left.bar(["local model", "model mode (sim)"], [c["local"]["p50_us"] / 1000, c["model"]["p50_ms"]], color="tab:blue")
     left.set_yscale("log")
@@ -283,16 +458,20 @@ def plot(result: dict[str, Any], path: Path) -> None:
     right.set_ylabel("ms")
     right.set_title("Output guard on a streamed answer")
     right.legend(fontsize=8)
+    turns_panel(last, result["turns"])
     fig.suptitle(f"taskgate guards ({platform.processor() or platform.machine()}, 2 cores, servers in-process)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
+    if args.only == "turns":
+        return {"turns": await turns_through_proxy(3 if args.quick else 6, 10 if args.quick else 20, args.think_ms)}
     return {
         "classifier": await classifier(2 if args.quick else 10),
         "pii": await pii_turns(20, 1 if args.quick else 3),
         "streaming": await streaming(5 if args.quick else 30),
+        "turns": await turns_through_proxy(3 if args.quick else 6, 10 if args.quick else 20, args.think_ms),
     }
 
 
@@ -300,13 +479,20 @@ def main() -> int:
     needs.plotting()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--think-ms", type=float, default=50.0, help="pause between an answer and the next turn")
+    parser.add_argument("--only", choices=["turns"], help="run one part only")
     args = parser.parse_args()
     RESULTS.mkdir(exist_ok=True)
     result = asyncio.run(run(args))
-    print(tables(result))
-    (RESULTS / "guards.json").write_text(json.dumps(result, indent=2))
-    plot(result, RESULTS / "guards.png")
-    print(f"\nsaved {RESULTS / 'guards.png'} and guards.json")
+    name = "guards-turns" if args.only == "turns" else "guards"
+    if args.only == "turns":
+        print("\n".join(turns_table(result["turns"])))
+        plot_turns(result["turns"], RESULTS / f"{name}.png")
+    else:
+        print(tables(result))
+        plot(result, RESULTS / f"{name}.png")
+    (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=2))
+    print(f"\nsaved {RESULTS / name}.png and {name}.json; taskgate's logs: {result['turns']['logs']}")
     return 0
 
 
