@@ -83,6 +83,10 @@ def _taskgate(evidence: bool) -> Callable[[str, int, Path], tuple[list[str], dic
     return launch
 
 
+def _passthrough(upstream: str, port: int, logs: Path) -> tuple[list[str], dict[str, str], str]:
+    return [sys.executable, str(HERE / "passthrough.py"), str(port), upstream], {}, "/readyz"
+
+
 def _sglang(upstream: str, port: int, logs: Path) -> tuple[list[str], dict[str, str], str]:
     argv = [sys.executable, "-m", "sglang_router.launch_router", "--host", "127.0.0.1", "--port", str(port)]
     argv += ["--worker-urls", upstream, "--policy", "round_robin", "--log-level", "warn"]
@@ -125,6 +129,7 @@ def targets(include_peers: bool) -> tuple[list[Target], list[str]]:
     """The targets to run, and a note for each peer that is not installed."""
     chosen = [
         Target("direct"),
+        Target("aiohttp pass-through", _passthrough),
         Target("taskgate", _taskgate(evidence=True)),
         Target("taskgate (no evidence log)", _taskgate(evidence=False)),
     ]
