@@ -258,7 +258,8 @@ def answers_app() -> web.Application:
 
     async def chat(request: web.Request) -> web.Response:
         body = await request.json()
-        seed = f"{request.headers.get('x-session-id', '')}:{len(body['messages'])}"
+        first = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
+        seed = f"{first}:{len(body['messages'])}"  # its own answer per conversation and turn (headers are not relayed)
         text = prose(random.Random(seed), 80)
         message = {"role": "assistant", "content": text}
         usage = {"prompt_tokens": 1, "completion_tokens": 80, "total_tokens": 81}
