@@ -461,7 +461,7 @@ class _Either:
 
     def whole(self, body: bytes) -> bytes:
         out = self._whole.whole(body)
-        if self._learn is not None:
+        if self._learn is not None and len(out) <= MAX_LEARN_BYTES:
             self._learn(out, False)
         return out
 
