@@ -187,7 +187,7 @@ class PiiStep(Step[PiiParams]):
         self.pool = self._lane("large", p.threads, max(p.stall_s, p.max_timeout_s))
         self.small_pool = self._lane("small", 1, p.stall_s)
         self.services.lifespan(f"guards.pii.pool.{self.name}", self._pool_lifespan)
-        self._learning: dict[str, asyncio.Future[None]] = {}  # answers being analysed ahead, by text
+        self._learning: set[asyncio.Future[int]] = set()  # answers being analysed ahead
         if self.spec.failure is not Failure.CLOSED:
             log.warning(
                 "pii_step_fails_open", step=self.name, on_error=self.spec.failure.value,
@@ -229,8 +229,9 @@ class PiiStep(Step[PiiParams]):
         )  # fmt: skip
         known = _from_cache(self.scanner, [t for _, _, t in texts])
         missing = list({t for _, _, t in texts if t not in known})
-        if ahead := {self._learning[t] for t in missing if t in self._learning}:  # an answer being analysed
-            await asyncio.wait(ahead, timeout=self.params.budget_s(sum(len(t) for t in missing)))
+        if self._learning and any(kind == "assistant" and t not in known for _, kind, t in texts):
+            # an earlier answer not analysed yet: it may be the one an answer's analysis is busy with
+            await asyncio.wait(set(self._learning), timeout=self.params.budget_s(sum(len(t) for t in missing)))
             known.update(_from_cache(self.scanner, missing))
             missing = [t for t in missing if t not in known]
         verdict.cached_chars = sum(len(t) for _, _, t in texts if t in known)
@@ -403,29 +404,26 @@ class PiiStep(Step[PiiParams]):
         asyncio.get_running_loop().call_soon(self._start_learning, answer, streamed)
 
     def _start_learning(self, answer: bytes, streamed: bool) -> None:
-        fresh = (t for t in answer_contents(answer, streamed) if t not in self._learning)
-        texts = [t for t in fresh if self.scanner.cached(t) is None]
-        if not texts:
-            return
-        job = functools.partial(self._learn_blocking, texts)
+        job = functools.partial(self._learn_blocking, answer, streamed)  # parsed on the worker, not the loop
         try:
             future = self.pool.submit(job, time.monotonic() + self.params.max_timeout_s)
         except LaneStalled:
             return  # the analyzer is stuck: the next turn finds the answer unanalysed and says so, as before
-        for text in texts:
-            self._learning[text] = future
+        self._learning.add(future)
 
-        def done(f: asyncio.Future[None]) -> None:
-            for text in texts:
-                self._learning.pop(text, None)
+        def done(f: asyncio.Future[int]) -> None:
+            self._learning.discard(f)
             if not f.cancelled() and f.exception() is None:
-                self.metrics.chars.labels("answers").inc(sum(len(t) for t in texts))
+                self.metrics.chars.labels("answers").inc(f.result())
 
         future.add_done_callback(done)
 
-    def _learn_blocking(self, texts: list[str], ticket: Ticket) -> None:
+    def _learn_blocking(self, answer: bytes, streamed: bool, ticket: Ticket) -> int:
+        """Analyse the answer's texts not analysed yet; the characters analysed."""
+        texts = [t for t in answer_contents(answer, streamed) if self.scanner.cached(t) is None]
         for text in texts:
             self.scanner.analyze(text, ticket.checkpoint)
+        return sum(len(t) for t in texts)
 
 
 def _from_cache(scanner: Scanner | None, texts: list[str]) -> Known:
