@@ -21,9 +21,9 @@ test-deps: system-deps $(BIN)/python
 	$(PIP) -e '.[test]'
 	$(PIP) ./examples/keyword-guard
 
-# Redis backs shared cluster state; the suite starts its own server on 127.0.0.1.
+# Redis backs shared cluster state, haproxy balances replicas; the suite starts its own on 127.0.0.1.
 system-deps:
-	@command -v redis-server >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq redis-server >/dev/null; }
+	@{ command -v redis-server && command -v haproxy; } >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq redis-server haproxy >/dev/null; }
 
 lint:
 	$(BIN)/ruff check .

@@ -1,12 +1,17 @@
-"""The MCP gateway at /mcp: Streamable HTTP, JSON responses, sessions; tools aggregated, authorized, forwarded.
+"""The MCP gateway at /mcp: Streamable HTTP, JSON responses; tools aggregated, authorized, forwarded.
 
-Every request a client makes is a JSON-RPC message in a POST. `initialize`
-authenticates the caller and opens a session bound to them; `tools/list` and
-`tools/call` run the `mcp` plan (authenticate, authorize, pii, ...): the list
-shows only tools the task's grant allows, a call is decided on the tool and
-its arguments, its arguments reach the upstream as the pii step left them,
-and its result passes the pii step's output guard before it returns.
-Upstreams see taskgate's own credentials, never the caller's token.
+Every request a client makes is a JSON-RPC message in a POST, in one of two
+eras. A handshake client (protocol 2025-11-25 and older) sends `initialize`,
+which authenticates it and opens a session bound to it. A modern client
+(2026-07-28: its `MCP-Protocol-Version` header names a modern revision) sends
+self-contained requests: each carries its protocol version and capabilities in
+`params._meta`, there is no session, and any replica can answer any request.
+Either way `tools/list` and `tools/call` run the `mcp` plan (authenticate,
+authorize, pii, ...) per request: the list shows only tools the task's grant
+allows, a call is decided on the tool and its arguments, its arguments reach
+the upstream as the pii step left them, and its result passes the pii step's
+output guard before it returns. Upstreams see taskgate's own credentials,
+never the caller's token.
 """
 
 from __future__ import annotations
@@ -22,14 +27,25 @@ from typing import Any
 
 import structlog
 from aiohttp import web
+from mcp.shared.inbound import (
+    ERROR_CODE_HTTP_STATUS,
+    MCP_PROTOCOL_VERSION_HEADER,
+    InboundLadderRejection,
+    InboundModernRoute,
+    classify_inbound_request,
+    find_duplicated_routing_header,
+)
 from mcp.types import (
+    HEADER_MISMATCH,
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
+    SERVER_INFO_META_KEY,
     URL_ELICITATION_REQUIRED,
     CallToolRequestParams,
+    DiscoverResult,
     Implementation,
     InitializeResult,
     JSONRPCRequest,
@@ -39,7 +55,12 @@ from mcp.types import (
     jsonrpc_message_adapter,
 )
 from mcp.types.methods import serialize_server_result
-from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+from mcp.types.version import (
+    HANDSHAKE_PROTOCOL_VERSIONS,
+    LATEST_HANDSHAKE_VERSION,
+    LATEST_MODERN_VERSION,
+    MODERN_PROTOCOL_VERSIONS,
+)
 from pydantic import ValidationError
 
 from taskgate import __version__
@@ -73,14 +94,18 @@ FORBIDDEN = -32003  # implementation-defined: the caller may not do this
 APPROVAL_REQUIRED = -32044  # implementation-defined: held until the task's user approves (data.approval)
 UNAUTHENTICATED = -32001
 SESSION_HEADER = "Mcp-Session-Id"
+CAPABILITIES = ServerCapabilities(tools=ToolsCapability(list_changed=False))
+INSTRUCTIONS = "taskgate MCP gateway: tools are named SERVER__TOOL and authorized per task."
 log = structlog.get_logger("taskgate")
 
 
 @dataclass
 class Session:
+    """A handshake client's session, bound to its caller; a modern request's is its own, for that request only."""
+
     version: str
-    subject: str
-    tenant: str
+    subject: str | None  # None: a modern request's, which belongs to whoever its plan authenticates
+    tenant: str | None
     created: float = field(default_factory=time.time)
     elicits_url: bool = False  # the client declared URL elicitation: an approval is asked for as one
     task_token: str | None = None  # the task the session's calls last carried on: a bare listing is in it
@@ -199,21 +224,67 @@ async def post(request: web.Request) -> web.Response:
             return web.Response(status=202)  # notifications and client responses: accepted, nothing to say
         message_id = message.id
         evidence.model = message.method
-        if message.method == "initialize":
+        if _modern(request):
+            session = _envelope(request, parsed)
+        elif message.method == "initialize":
             result, sid = await _initialize(request, message)
             return web.json_response(
                 {"jsonrpc": "2.0", "id": message_id, "result": result}, headers={SESSION_HEADER: sid}
             )
+        else:
+            session = _session(request)
         # parsed once: the plan's steps read this parse, not the bytes again
         context = RequestContext.parsed(evidence.request_id, MCP, request.path, request.headers, raw, parsed)
-        result = await _request(request, message, context)
+        result = _stamped(await _request(request, message, context, session), session.version)
         return web.json_response({"jsonrpc": "2.0", "id": message_id, "result": result})
     except RpcError as exc:
         if evidence.error is None:  # a refusal from the plan has already said more
             evidence.fail(str(exc.code), exc.message)
-        return _error(message_id, exc)
+        return _error(message_id, _http_status(request, exc))
     except Exception as exc:  # from the failure table, in JSON-RPC's words
-        return _error(message_id, _explained(exc, evidence))
+        return _error(message_id, _http_status(request, _explained(exc, evidence)))
+
+
+def _modern(request: web.Request) -> bool:
+    """A 2026-07-28 request names a modern revision in its header (anything not a handshake one is judged so)."""
+    version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER)
+    return version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS
+
+
+def _envelope(request: web.Request, parsed: Any) -> Session:
+    """A modern request's own session, from its envelope (checked as the SDK's server checks it)."""
+    duplicated = find_duplicated_routing_header(request.headers.items())
+    if duplicated is not None:
+        raise RpcError(HEADER_MISMATCH, f"the {duplicated} header appears more than once", 400)
+    verdict = classify_inbound_request(parsed, headers={k.lower(): v for k, v in request.headers.items()})
+    if isinstance(verdict, InboundLadderRejection):
+        raise RpcError(verdict.code, verdict.message, 200, verdict.data)
+    return Session(verdict.protocol_version, None, None, elicits_url=_elicits_url(verdict))
+
+
+def _elicits_url(verdict: InboundModernRoute | Mapping[str, Any] | None) -> bool:
+    """Whether a client declared URL elicitation: in its modern envelope or its initialize capabilities."""
+    capabilities = verdict.client_capabilities if isinstance(verdict, InboundModernRoute) else verdict
+    elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
+    return isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)
+
+
+def _http_status(request: web.Request, exc: RpcError) -> RpcError:
+    """A modern request's error gets the status the protocol's table gives its code (a 401 stays a 401)."""
+    if _modern(request) and exc.status == 200:
+        exc.status = ERROR_CODE_HTTP_STATUS.get(exc.code, 200)
+    return exc
+
+
+def _stamped(result: dict[str, Any], version: str) -> dict[str, Any]:
+    """A modern result names its server in `_meta`, as 2026-07-28 asks; handshake results are left as they are."""
+    if version not in MODERN_PROTOCOL_VERSIONS:
+        return result
+    return {**result, "_meta": {**(result.get("_meta") or {}), SERVER_INFO_META_KEY: _server_info()}}
+
+
+def _server_info() -> dict[str, Any]:
+    return _dump(Implementation(name="taskgate", version=__version__))
 
 
 def _presented(gateway: Gateway, context: RequestContext) -> str | None:
@@ -261,12 +332,16 @@ def _rpc(problem: Problem, evidence: Evidence) -> RpcError:
     return RpcError(code, message, 401 if status == 401 else 200, data, dict(problem.headers))
 
 
-async def _request(request: web.Request, message: JSONRPCRequest, context: RequestContext) -> dict[str, Any]:
+async def _request(
+    request: web.Request, message: JSONRPCRequest, context: RequestContext, session: Session
+) -> dict[str, Any]:
     gateway = request.app[GATEWAY]
-    session = _session(request)
-    if message.method == "ping":
+    if message.method == "ping" and session.subject is not None:  # a handshake-era method
         _check_owner(session, await _identify(request))
         return {}
+    if message.method == "server/discover" and session.subject is None:
+        _check_owner(session, await _identify(request))
+        return _discover()
     if message.method not in ("tools/list", "tools/call"):
         raise RpcError(METHOD_NOT_FOUND, f"method {message.method!r} is not served by this gateway (it serves tools)")
     if message.method == "tools/call":
@@ -342,15 +417,23 @@ async def _initialize(request: web.Request, message: JSONRPCRequest) -> tuple[di
     version = asked if asked in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
     result = InitializeResult(
         protocol_version=version,
-        capabilities=ServerCapabilities(tools=ToolsCapability(list_changed=False)),
+        capabilities=CAPABILITIES,
         server_info=Implementation(name="taskgate", version=__version__),
-        instructions="taskgate MCP gateway: tools are named SERVER__TOOL and authorized per task.",
+        instructions=INSTRUCTIONS,
     )
     data = serialize_server_result("initialize", version, _dump(result))
     capabilities = params.get("capabilities") if isinstance(params, dict) else None
-    elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
-    elicits_url = isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)
-    return data, request.app[SESSIONS].open(version, identity, elicits_url)
+    return data, request.app[SESSIONS].open(version, identity, _elicits_url(capabilities))
+
+
+def _discover() -> dict[str, Any]:
+    """`server/discover`: every revision served (the modern first) and what this gateway serves."""
+    result = DiscoverResult(
+        supported_versions=[*MODERN_PROTOCOL_VERSIONS, *reversed(HANDSHAKE_PROTOCOL_VERSIONS)],
+        capabilities=CAPABILITIES,
+        instructions=INSTRUCTIONS,
+    )
+    return serialize_server_result("server/discover", LATEST_MODERN_VERSION, _dump(result))
 
 
 def _session(request: web.Request) -> Session:
@@ -364,7 +447,10 @@ def _session(request: web.Request) -> Session:
 
 
 def _check_owner(session: Session, identity: Principal | None) -> None:
-    if identity is None or identity.subject != session.subject or identity.tenant != session.tenant:
+    """A handshake session is its caller's alone; a modern request needs only a caller its plan authenticated."""
+    if identity is None:
+        raise RpcError(FORBIDDEN, "no caller was authenticated for this request", 403)
+    if session.subject is not None and (identity.subject, identity.tenant) != (session.subject, session.tenant):
         raise RpcError(FORBIDDEN, "this session belongs to another caller", 403)
 
 

@@ -1,7 +1,9 @@
-"""Fixtures shared by every test folder: a plugin registry, a proxy factory, simulated engines, a Redis server."""
+"""Fixtures shared by every test folder: a plugin registry, a proxy factory, simulated engines, a Redis server,
+a load balancer."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shutil
 import socket
@@ -9,6 +11,7 @@ import subprocess
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -121,3 +124,38 @@ def redis_server() -> Iterator[RedisServer]:
     client.close()
     yield server
     server.stop()
+
+
+@contextlib.contextmanager
+def haproxy(tmp_path: Path, backends: list[int]) -> Iterator[int]:
+    """A real load balancer on 127.0.0.1, round-robin per request over `backends`; yields its port."""
+    binary = shutil.which("haproxy")
+    if binary is None:
+        pytest.fail("haproxy is not installed; `make test` installs it with apt-get")
+    port = closed_port()
+    servers = "\n".join(f"    server r{i} 127.0.0.1:{p}" for i, p in enumerate(backends))
+    config = tmp_path / "haproxy.cfg"
+    config.write_text(
+        "defaults\n    mode http\n    timeout connect 2s\n    timeout client 30s\n    timeout server 30s\n"
+        f"frontend front\n    bind 127.0.0.1:{port}\n    default_backend replicas\n"
+        f"backend replicas\n    balance roundrobin\n{servers}\n"
+    )
+    log = tmp_path / "haproxy.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([binary, "-db", "-f", str(config)], stdout=out, stderr=out)
+    try:
+        deadline = time.monotonic() + 10
+        while not _listening(port):
+            if time.monotonic() > deadline or proc.poll() is not None:
+                pytest.fail(f"haproxy did not start: {log.read_text()}")
+            time.sleep(0.05)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def _listening(port: int) -> bool:
+    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+        return True
+    return False

@@ -10,6 +10,7 @@ from typing import Any
 import httpx2
 import pytest
 from mcp import Client, MCPError
+from mcp.client.client import ConnectMode
 from mcp.client.streamable_http import streamable_http_client
 
 from taskgate.proxy.mcp import UPSTREAMS
@@ -44,11 +45,14 @@ async def summary_token(client: Any, keys: Keys) -> str:
 
 
 @contextlib.asynccontextmanager
-async def connect(client: Any, headers: dict[str, str]) -> AsyncIterator[Client]:
-    """An SDK client session through taskgate (entered and left in the test's own task, as anyio requires)."""
+async def connect(client: Any, headers: dict[str, str], mode: ConnectMode = "auto") -> AsyncIterator[Client]:
+    """An SDK client through taskgate (entered and left in the test's own task, as anyio requires).
+
+    The default, as the SDK's: `auto` discovers the gateway speaks 2026-07-28 and sends stateless requests;
+    `legacy` makes the initialize handshake and keeps a session."""
     async with (
         httpx2.AsyncClient(headers=headers) as http,
-        Client(streamable_http_client(str(client.make_url("/mcp")), http_client=http)) as mcp,
+        Client(streamable_http_client(str(client.make_url("/mcp")), http_client=http), mode=mode) as mcp,
     ):
         yield mcp
 

@@ -176,10 +176,10 @@ async def test_a_request_with_two_parts_gets_the_profiles_both_parts_need(gatewa
 
 
 async def test_a_bare_listing_between_calls_is_in_the_session_s_task(gateway: tuple[Any, Keys]) -> None:
-    """The SDK lists tools on its own between calls, with no `_meta`: that listing belongs to the task the
-    session's calls carried on, instead of opening a task of its own each time."""
+    """A handshake client lists tools on its own between calls, with no `_meta`: that listing belongs to the task
+    the session's calls carried on, instead of opening a task of its own each time."""
     client, keys = gateway
-    async with connect(client, bearer(keys)) as mcp:
+    async with connect(client, bearer(keys), mode="legacy") as mcp:
         first = await mcp.call_tool("mail__read", {"folder": "inbox"}, meta=meta(META_PURPOSE, SUMMARISE))
         listing = await mcp.list_tools()
     assert first.meta is not None
@@ -188,3 +188,19 @@ async def test_a_bare_listing_between_calls_is_in_the_session_s_task(gateway: tu
     assert listed
     assert {g["task"] for g in listed} == {first.meta[META_TASK]}
     assert not any(g["new_task"] for g in listed)
+
+
+async def test_a_modern_client_has_no_session_so_its_listing_carries_the_task_itself(
+    gateway: tuple[Any, Keys],
+) -> None:
+    """2026-07-28 has no session to remember a task in: a bare listing is a task of its own (nothing granted
+    before a purpose), and the listing that carries the task token the first call returned is in that task."""
+    client, keys = gateway
+    async with connect(client, bearer(keys), mode="2026-07-28") as mcp:
+        first = await mcp.call_tool("mail__read", {"folder": "inbox"}, meta=meta(META_PURPOSE, SUMMARISE))
+        assert first.meta is not None
+        bare = await mcp.list_tools()
+        carried = await mcp.list_tools(meta=meta(META_TASK_TOKEN, first.meta[META_TASK_TOKEN]))
+    assert "mail__read" not in {t.name for t in bare.tools}
+    assert sorted(t.name for t in carried.tools) == ["files__read", "mail__list", "mail__read"]
+    assert grants(client, "tools/list")[-1]["task"] == first.meta[META_TASK]
