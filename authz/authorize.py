@@ -51,6 +51,13 @@ log = structlog.get_logger("taskgate.authz")
 MAX_DECISIONS_KEPT = 100
 _HOST = re.compile(r"[A-Za-z0-9.\-]{1,253}(?::\d{1,5})?")  # a Host header fit for an approval link
 MCP = "mcp"
+FEATURE_METHODS = {  # MCP methods decided on the item they name: (policy action, the param naming it)
+    "resources/read": ("resource", "uri"),
+    "resources/subscribe": ("resource", "uri"),
+    "resources/unsubscribe": ("resource", "uri"),
+    "prompts/get": ("prompt", "name"),
+    "completion/complete": ("ref", "ref"),
+}
 INTENT = "intent"  # the classifier's key; read by name, its value duck-typed (`.profile`)
 
 
@@ -97,9 +104,20 @@ class TaskGrant:
     references: list[dict[str, str]] = field(default_factory=list)  # reference sources read for this request
     _seen: Seen | None = None
 
-    def allows(self, tool: str) -> bool:
-        """Whether `tool` is in the task's grant at all (its arguments are judged per call)."""
-        return self.grant.tool(tool).allowed
+    def allows(self, name: str, kind: str = "tool") -> bool:
+        """Whether the tool `name` (or the `resource` or `prompt`) is in the task's grant at all (a tool's
+        arguments are judged per call)."""
+        return self.grant.tool(name).allowed if kind == "tool" else self.grant.feature(kind, name).allowed
+
+    def decide_feature(self, kind: str, name: str) -> Decision:
+        """Judge one read of a resource or get of a prompt; kept for the evidence like a tool call."""
+        verdict = self.grant.feature(kind, name)
+        rule = str(verdict.sources.get("profile")) if verdict.allowed else None
+        decision = Decision(name, verdict.allowed, verdict.reason, rule, None, verdict.sources, kind=kind)
+        self.authorizer.decisions.labels(self.surface, "allow" if verdict.allowed else "deny", decision.code).inc()
+        if len(self.decisions) < MAX_DECISIONS_KEPT:
+            self.decisions.append(decision)
+        return decision
 
     def seen(self) -> Seen:
         """What the task has seen, by trust label; gathered on the first decision that needs it."""
@@ -281,6 +299,24 @@ class AuthorizeStep(Step[AuthorizeParams]):
             except TaskTokenError as exc:
                 raise exc.reject() from None
 
+    @staticmethod
+    def _decide_feature(body: dict[str, Any], value: TaskGrant) -> None:
+        kind, field = FEATURE_METHODS[body["method"]]
+        params = body.get("params")
+        target = params.get(field) if isinstance(params, dict) else None
+        if kind == "ref":  # completion/complete: of a prompt's argument, or of a resource template's
+            ref = target if isinstance(target, dict) else {}
+            kind, target = (
+                ("prompt", ref.get("name")) if ref.get("type") == "ref/prompt" else ("resource", ref.get("uri"))
+            )
+        if not isinstance(target, str):
+            return  # the gateway answers a malformed request with invalid params
+        decision = value.decide_feature(kind, target)
+        if not decision.allowed:
+            message = f"{kind} {target[:256]!r} denied: {decision.reason}"
+            details = {"decision": decision.evidence()}
+            raise Reject(403, f"{kind}_denied", message, "permission_error", details=details)
+
     def _check_model(self, context: RequestContext, value: TaskGrant) -> None:
         """The model a request asks for must be one the task may use (when the policy governs models)."""
         if context.surface == MCP:
@@ -296,10 +332,13 @@ class AuthorizeStep(Step[AuthorizeParams]):
             )
 
     async def _decide_mcp_call(self, context: RequestContext, value: TaskGrant) -> None:
-        """Enforcement point (d): an MCP tools/call is decided on the tool and its arguments."""
+        """Enforcement point (d): an MCP tools/call is decided on the tool and its arguments; a resource read
+        or prompt get on the item it names."""
         body = context.json()
+        if isinstance(body, dict) and body.get("method") in FEATURE_METHODS:
+            return self._decide_feature(body, value)
         if not isinstance(body, dict) or body.get("method") != "tools/call":
-            return
+            return None
         params = body.get("params")
         name = params.get("name") if isinstance(params, dict) else None
         if not isinstance(name, str):

@@ -24,6 +24,7 @@ from .names import PolicyNames
 from .policy import Policy, Rule
 
 PROFILE_JOIN = "+"
+FEATURES = ("resource", "prompt")  # the policy actions for MCP resources and prompts (tools: `call`)
 MEMO_LIMIT = 4096
 EVIDENCE_LIMIT = 64
 
@@ -78,6 +79,7 @@ class Decision:
     matches: tuple[Match, ...] = ()
     refused: Match | None = None
     approval: Mapping[str, Any] | None = None  # a held call its user approved: who, when
+    kind: str = "tool"  # or `resource`, `prompt`: what was asked for
 
     def approved(self, approval: Mapping[str, Any]) -> Decision:
         """This held decision, allowed by its user's approval."""
@@ -94,7 +96,7 @@ class Decision:
 
     def evidence(self) -> dict[str, Any]:
         outcome = "allow" if self.allowed else "hold" if self.held else "deny"
-        out: dict[str, Any] = {"tool": self.tool, "outcome": outcome, "reason": self.reason}
+        out: dict[str, Any] = {self.kind: self.tool, "outcome": outcome, "reason": self.reason}
         if self.rule:
             out["rule"] = self.rule
         if self.condition:
@@ -132,6 +134,13 @@ class Rules:
         self._model_rules = [rule for p in self.principals for rule in policy.rules_for(p, tenant, "use")]
         self._profile_model_rules = [r for p in profiles for r in policy.rules_for(f"profile:{p}", tenant, "use")]
         self._governs_models = policy.governs_models
+        self._features = {
+            action: (
+                [rule for p in self.principals for rule in policy.rules_for(p, tenant, action)],
+                [r for p in profiles for r in policy.rules_for(f"profile:{p}", tenant, action)],
+            )
+            for action in FEATURES
+        }
         self._policy = policy
         self._memo: dict[str, ToolVerdict] = {}
         self._names: PolicyNames | None = None  # built on the first tool judged
@@ -156,6 +165,24 @@ class Rules:
                 f"the task's intent profile {self.spec.profile!r} does not use model {name!r}",
                 {"role": role.id},
             )
+        return ToolVerdict(name, True, "granted", {"role": f"{role.subject} ({role.id})", "profile": profile.id})
+
+    def feature(self, action: str, name: str) -> ToolVerdict:
+        """Whether the task may `action` (`resource`: read, `prompt`: get) the MCP item `name` as served.
+
+        Like a tool, an item needs a role row and a profile row; with neither it is not granted (a
+        policy that names no resources grants none).
+        """
+        if name.startswith("profile:") or not name.isprintable():
+            return ToolVerdict(name, False, f"{name[:64]!r} is not a name an MCP server serves", {})
+        roles, profiles = self._features[action]
+        role = _first(roles, name)
+        if role is None:
+            return ToolVerdict(name, False, f"no role of {self.spec.subject!r} may {action} {name!r}", {})
+        profile = _first(profiles, name)
+        if profile is None:
+            reason = f"the task's intent profile {self.spec.profile!r} does not need {action} {name!r}"
+            return ToolVerdict(name, False, reason, {"role": role.id})
         return ToolVerdict(name, True, "granted", {"role": f"{role.subject} ({role.id})", "profile": profile.id})
 
     def tool(self, name: str) -> ToolVerdict:
@@ -257,6 +284,9 @@ class Grant:
 
     def model(self, name: str) -> ToolVerdict:
         return self.rules.model(name)
+
+    def feature(self, action: str, name: str) -> ToolVerdict:
+        return self.rules.feature(action, name)
 
     def check(self, name: str, arguments: Any, seen: Seen | None) -> Decision:
         self.tool(name)

@@ -50,9 +50,10 @@ class Principal(Protocol):
 
 
 class ToolGate(Protocol):
-    """A task's grant, as other rooms read it: whether a tool is in it at all (its arguments are judged per call)."""
+    """A task's grant, as other rooms read it: whether a tool (its arguments are judged per call), or an MCP
+    `resource` or `prompt`, is in it at all."""
 
-    def allows(self, tool: str) -> bool: ...
+    def allows(self, name: str, kind: str = "tool") -> bool: ...
 
 
 class BodyEdit(Protocol):

@@ -69,6 +69,20 @@ class McpServerConfig(Params):
     timeout_s: float = Field(default=30.0, gt=0)
     audience: str | None = None  # of the per-task assertions it receives; default: its URL
     sessions: Literal["shared", "per_task"] = "shared"  # per_task: a stateful server gets a session per task
+    prefix: bool = True  # its tools, prompts and resources served as NAME__name; false: as it names them
+    names: dict[str, str] = Field(default_factory=dict)  # its name -> the name served (no prefix added)
+
+    @field_validator("names")
+    @classmethod
+    def _served_names(cls, names: dict[str, str]) -> dict[str, str]:
+        served = list(names.values())
+        twice = next((n for n in served if served.count(n) > 1), None)
+        if twice is not None:
+            raise ValueError(f"two of its names are served as {twice!r}")
+        bad = next((n for n in served if not n or not n.isprintable() or len(n) > 128), None)
+        if bad is not None:
+            raise ValueError(f"{bad!r} is not a name to serve (1-128 printable characters)")
+        return names
 
     @field_validator("headers_env")
     @classmethod
@@ -100,6 +114,21 @@ class McpConfig(Params):
         duplicate = next((n for n in names if names.count(n) > 1), None)
         if duplicate:
             raise ValueError(f"two MCP servers are named {duplicate!r}")
+        unprefixed = [s.name for s in servers if not s.prefix]
+        if len(unprefixed) > 1:
+            raise ValueError(
+                f"servers {unprefixed} both serve names unprefixed, so their names can collide; keep `prefix` on "
+                "for all but one and map the names you want bare with `names`"
+            )
+        claimed: dict[str, str] = {}
+        for server in servers:
+            for served in server.names.values():
+                owner = claimed.setdefault(served, server.name)
+                prefixed = served.partition("__")[0] if "__" in served else None
+                if owner != server.name:
+                    raise ValueError(f"servers {owner!r} and {server.name!r} both serve a name {served!r}")
+                if prefixed in names and prefixed != server.name:
+                    raise ValueError(f"server {server.name!r} serves {served!r}, a name of server {prefixed!r}")
         return servers
 
 

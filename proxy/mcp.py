@@ -17,11 +17,10 @@ never the caller's token.
 from __future__ import annotations
 
 import functools
-import json
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,17 +43,19 @@ from mcp.types import (
     PARSE_ERROR,
     SERVER_INFO_META_KEY,
     URL_ELICITATION_REQUIRED,
-    CallToolRequestParams,
+    CompletionsCapability,
     DiscoverResult,
     Implementation,
     InitializeResult,
     JSONRPCRequest,
-    ListToolsResult,
+    LoggingCapability,
+    PromptsCapability,
+    ResourcesCapability,
     ServerCapabilities,
     ToolsCapability,
     jsonrpc_message_adapter,
 )
-from mcp.types.methods import serialize_server_result
+from mcp.types.methods import serialize_server_result, validate_client_request
 from mcp.types.version import (
     HANDSHAKE_PROTOCOL_VERSIONS,
     LATEST_HANDSHAKE_VERSION,
@@ -65,37 +66,29 @@ from pydantic import ValidationError
 
 from taskgate import __version__
 from taskgate.dag import Halt, StepFailed
-from taskgate.plugins import (
-    DEFAULT_TASK_HEADERS,
-    FAILURES,
-    GRANT,
-    IDENTITY,
-    META_TASK_TOKEN,
-    TASK_HEADERS,
-    CallsAs,
-    Principal,
-    Problem,
-    RequestContext,
-    ToolGate,
-)
+from taskgate.plugins import DEFAULT_TASK_HEADERS, IDENTITY, META_TASK_TOKEN, TASK_HEADERS, Principal, RequestContext
 from taskgate.plugins.evidence import Evidence
 from taskgate.plugins.jsonbody import BodyError, loads
 
 from .body import read as read_body
 from .config import MCP
-from .dispatch import added, apply_edits, response_filters, step_outputs
 from .errors import rpc_error_response
-from .mcp_upstream import Upstream, UpstreamDown, Upstreams
-from .relay import FilterChain
+from .mcp_forward import ITEMS, LISTINGS, forward_call, forward_item, list_items
+from .mcp_rpc import APPROVAL_REQUIRED, FORBIDDEN, McpDispatch, RpcError, dump, explained, run_mcp_plan
+from .mcp_upstream import Upstreams
 from .state import EVIDENCE, GATEWAY, Gateway
 
+__all__ = ["APPROVAL_REQUIRED", "FORBIDDEN", "UPSTREAMS", "RpcError", "add_routes", "forward_call"]
 UPSTREAMS = web.AppKey("taskgate.mcp.upstreams", Upstreams)
-FORBIDDEN = -32003  # implementation-defined: the caller may not do this
-APPROVAL_REQUIRED = -32044  # implementation-defined: held until the task's user approves (data.approval)
-UNAUTHENTICATED = -32001
 SESSION_HEADER = "Mcp-Session-Id"
-CAPABILITIES = ServerCapabilities(tools=ToolsCapability(list_changed=False))
-INSTRUCTIONS = "taskgate MCP gateway: tools are named SERVER__TOOL and authorized per task."
+CAPABILITIES = ServerCapabilities(
+    tools=ToolsCapability(list_changed=False),
+    resources=ResourcesCapability(subscribe=True, list_changed=False),
+    prompts=PromptsCapability(list_changed=False),
+    logging=LoggingCapability(),
+    completions=CompletionsCapability(),
+)
+INSTRUCTIONS = "taskgate MCP gateway: tools, prompts and resources of several servers, authorized per task."
 log = structlog.get_logger("taskgate")
 
 
@@ -146,30 +139,6 @@ class Sessions:
 
 
 SESSIONS = web.AppKey("taskgate.mcp.sessions", Sessions)
-
-
-@dataclass
-class McpDispatch:
-    """What the gateway did with a call; becomes the evidence's `dispatch`."""
-
-    method: str
-    server: str | None = None
-    tool: str | None = None
-    ms: float | None = None
-    outcome: str = "pending"
-    tools_listed: int | None = None
-    servers_missing: list[str] = field(default_factory=list)
-
-    def evidence(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v not in (None, [])}
-
-
-class RpcError(Exception):
-    def __init__(
-        self, code: int, message: str, status: int = 200, data: Any = None, headers: dict[str, str] | None = None
-    ):
-        super().__init__(message)
-        self.code, self.message, self.status, self.data, self.headers = code, message, status, data, headers or {}
 
 
 def add_routes(app: web.Application, gateway: Gateway) -> bool:
@@ -242,7 +211,7 @@ async def post(request: web.Request) -> web.Response:
             evidence.fail(str(exc.code), exc.message)
         return _error(message_id, _http_status(request, exc))
     except Exception as exc:  # from the failure table, in JSON-RPC's words
-        return _error(message_id, _http_status(request, _explained(exc, evidence)))
+        return _error(message_id, _http_status(request, explained(exc, evidence)))
 
 
 def _modern(request: web.Request) -> bool:
@@ -284,7 +253,7 @@ def _stamped(result: dict[str, Any], version: str) -> dict[str, Any]:
 
 
 def _server_info() -> dict[str, Any]:
-    return _dump(Implementation(name="taskgate", version=__version__))
+    return dump(Implementation(name="taskgate", version=__version__))
 
 
 def _presented(gateway: Gateway, context: RequestContext) -> str | None:
@@ -313,101 +282,59 @@ def _error(message_id: Any, exc: RpcError) -> web.Response:
     return rpc_error_response(exc.status, exc.code, exc.message, exc.data, message_id, exc.headers)
 
 
-def _explained(exc: BaseException, evidence: Evidence) -> RpcError:
-    problem = FAILURES.explain(exc, evidence)
-    if problem.unexpected:
-        log.exception("unhandled_error", request_id=evidence.request_id, path=evidence.path)
-    problem.record(evidence)
-    return _rpc(problem, evidence)
-
-
-def _rpc(problem: Problem, evidence: Evidence) -> RpcError:
-    """A failure as a JSON-RPC error: 401 stays an HTTP 401 (the MCP authorization spec); others are 200."""
-    status = problem.status
-    code = UNAUTHENTICATED if status == 401 else FORBIDDEN if status < 500 else INTERNAL_ERROR
-    if problem.code == "approval_required":
-        code = APPROVAL_REQUIRED
-    data = {"reason": problem.code, **_rule(problem.details), **problem.public}
-    message = problem.cited(evidence.request_id)
-    return RpcError(code, message, 401 if status == 401 else 200, data, dict(problem.headers))
-
-
 async def _request(
     request: web.Request, message: JSONRPCRequest, context: RequestContext, session: Session
 ) -> dict[str, Any]:
-    gateway = request.app[GATEWAY]
-    if message.method == "ping" and session.subject is not None:  # a handshake-era method
-        _check_owner(session, await _identify(request))
-        return {}
-    if message.method == "server/discover" and session.subject is None:
-        _check_owner(session, await _identify(request))
-        return _discover()
-    if message.method not in ("tools/list", "tools/call"):
-        raise RpcError(METHOD_NOT_FOUND, f"method {message.method!r} is not served by this gateway (it serves tools)")
-    if message.method == "tools/call":
-        check = functools.partial(_check_owner, session)
-        session.task_token = _presented(gateway, context) or session.task_token
-        try:
-            result = await forward_call(
-                gateway, request.app[UPSTREAMS], context, request[EVIDENCE], session.version, check
-            )
-        except RpcError as exc:
-            opened = exc.data.get(META_TASK_TOKEN) if isinstance(exc.data, dict) else None
-            session.task_token = opened if isinstance(opened, str) else session.task_token
-            if session.elicits_url and exc.code == APPROVAL_REQUIRED:
-                raise _elicitation(exc) from None
-            raise
-        session.task_token = (result.get("_meta") or {}).get(META_TASK_TOKEN) or session.task_token
-        return result
+    gateway, upstreams = request.app[GATEWAY], request.app[UPSTREAMS]
+    method = message.method
+    _check_params(method, session.version, message.params)
+    if method == "ping" or method == "server/discover" or method == "logging/setLevel":
+        _check_owner(session, await _identify(request))  # the caller's own: nothing of a task in them
+        return _discover() if method == "server/discover" else {}
+    if method == "tools/call":
+        return await _call(request, context, session)
+    if method in ITEMS:
+        return await forward_item(gateway, upstreams, context, request[EVIDENCE], session.version)
     if session.task_token and not _presented(gateway, context) and context.purpose() is None:
         context = _with_task(context, session.task_token)  # a listing between calls: the session's task
-    log = McpDispatch(message.method)
+    log = McpDispatch(method)
     values = await run_mcp_plan(gateway, context, request[EVIDENCE])
     _check_owner(session, values.get(IDENTITY))  # the plan's authenticate step said who calls
     request[EVIDENCE].dispatch = log
-    return await _list(request, values, log, session.version)
+    return await list_items(gateway, upstreams, method, values, log, session.version)
 
 
-async def forward_call(
-    gateway: Gateway,
-    upstreams: Upstreams,
-    context: RequestContext,
-    evidence: Evidence,
-    version: str,
-    check: Callable[[Principal | None], None] | None = None,
-) -> dict[str, Any]:
-    """A tools/call through the mcp plan: a tool no upstream lists is the caller's mistake, decided before any
-    policy runs; `check` vets the caller the plan authenticated; an allowed call is forwarded."""
-    log = McpDispatch("tools/call")
-    target = await find_tool(upstreams, context.json().get("params"), log)
-    context.call_tool = functools.partial(_step_call, upstreams, version)
-    values = await run_mcp_plan(gateway, context, evidence)
-    if check is not None:
-        check(values.get(IDENTITY))
-    evidence.dispatch = log
-    outputs = step_outputs(gateway, MCP, values)
-    owner = next((o.upstream_session() for o in outputs if hasattr(o, "upstream_session")), None)
-    target = (upstreams.for_task(target[0], owner), target[1])  # a stateful server: the task's own session
-    return _with_meta(await call_tool(target, context, outputs, log, version), outputs)
+SERVED = frozenset({"ping", "server/discover", "logging/setLevel", "tools/call", *ITEMS, *LISTINGS})
 
 
-async def _step_call(
-    upstreams: Upstreams, version: str, name: str, arguments: Mapping[str, Any], caller: CallsAs
-) -> Mapping[str, Any]:
-    """A call a step makes itself (authorize consulting a reference source): the task's session and assertion,
-    the result as a client would get it, returned to the step only."""
-    found = upstreams.resolve(name)
-    if found is None or found[1] not in {t.name for t in await found[0].catalog()}:
-        raise LookupError(f"no MCP server lists a tool named {name!r}")
-    upstream, tool = upstreams.for_task(found[0], caller.upstream_session()), found[1]
-    result = await upstream.call(tool, dict(arguments), caller.upstream_meta(upstream.audience, name, arguments))
-    return serialize_server_result("tools/call", version, _dump(result))
+def _check_params(method: str, version: str, params: Any) -> None:
+    """A method this gateway serves at the request's revision, with params of its shape, or -32601 / -32602."""
+    if method not in SERVED:
+        raise RpcError(METHOD_NOT_FOUND, f"method {method[:128]!r} is not served by this gateway")
+    try:
+        validate_client_request(method, version, params or {})
+    except KeyError:
+        raise RpcError(METHOD_NOT_FOUND, f"method {method!r} is not part of protocol {version}") from None
+    except ValidationError as exc:
+        where = ".".join(str(p) for p in exc.errors()[0]["loc"]) if exc.errors() else "params"
+        raise RpcError(INVALID_PARAMS, f"{method}: invalid params ({where})") from None
 
 
-def _with_meta(result: dict[str, Any], outputs: list[Any]) -> dict[str, Any]:
-    """A result with what the plan's steps add to its `_meta`: a task opened by this request, its id and token."""
-    meta = added(outputs, "response_meta")
-    return {**result, "_meta": {**(result.get("_meta") or {}), **meta}} if meta else result
+async def _call(request: web.Request, context: RequestContext, session: Session) -> dict[str, Any]:
+    """A tools/call; the task it carries on (or opens) is the session's from now on."""
+    gateway = request.app[GATEWAY]
+    check = functools.partial(_check_owner, session)
+    session.task_token = _presented(gateway, context) or session.task_token
+    try:
+        result = await forward_call(gateway, request.app[UPSTREAMS], context, request[EVIDENCE], session.version, check)
+    except RpcError as exc:
+        opened = exc.data.get(META_TASK_TOKEN) if isinstance(exc.data, dict) else None
+        session.task_token = opened if isinstance(opened, str) else session.task_token
+        if session.elicits_url and exc.code == APPROVAL_REQUIRED:
+            raise _elicitation(exc) from None
+        raise
+    session.task_token = (result.get("_meta") or {}).get(META_TASK_TOKEN) or session.task_token
+    return result
 
 
 async def _initialize(request: web.Request, message: JSONRPCRequest) -> tuple[dict[str, Any], str]:
@@ -421,7 +348,7 @@ async def _initialize(request: web.Request, message: JSONRPCRequest) -> tuple[di
         server_info=Implementation(name="taskgate", version=__version__),
         instructions=INSTRUCTIONS,
     )
-    data = serialize_server_result("initialize", version, _dump(result))
+    data = serialize_server_result("initialize", version, dump(result))
     capabilities = params.get("capabilities") if isinstance(params, dict) else None
     return data, request.app[SESSIONS].open(version, identity, _elicits_url(capabilities))
 
@@ -433,7 +360,7 @@ def _discover() -> dict[str, Any]:
         capabilities=CAPABILITIES,
         instructions=INSTRUCTIONS,
     )
-    return serialize_server_result("server/discover", LATEST_MODERN_VERSION, _dump(result))
+    return serialize_server_result("server/discover", LATEST_MODERN_VERSION, dump(result))
 
 
 def _session(request: web.Request) -> Session:
@@ -460,106 +387,7 @@ async def _identify(request: web.Request) -> Principal:
     try:
         identity = await request.app[GATEWAY].authenticate(request, evidence)
     except (Halt, StepFailed) as exc:
-        raise _explained(exc, evidence) from None
+        raise explained(exc, evidence) from None
     if identity is None:  # plans.py refuses an MCP gateway whose plan authenticates no one; this is a second lock
         raise RpcError(INTERNAL_ERROR, "no pipeline authenticates callers here", 500)
     return identity
-
-
-async def run_mcp_plan(gateway: Gateway, context: RequestContext, evidence: Evidence) -> dict[str, Any]:
-    """Run the `mcp` plan; a refusal becomes the RpcError the caller gets, recorded in `evidence`."""
-    try:
-        return await gateway.run_plan(MCP, context, evidence)
-    except (Halt, StepFailed) as exc:
-        raise _explained(exc, evidence) from None
-
-
-def _rule(details: Mapping[str, Any]) -> dict[str, Any]:
-    """The rule id of a denial, for the caller; the rest of the policy stays inside."""
-    decision = details.get("decision")
-    return {"rule": decision["rule"]} if isinstance(decision, dict) and decision.get("rule") else {}
-
-
-async def _list(request: web.Request, values: dict[str, Any], log: McpDispatch, version: str) -> dict[str, Any]:
-    grant: ToolGate = values[GRANT]
-    started = time.perf_counter()
-    tools, missing = await request.app[UPSTREAMS].catalog()
-    visible = [t for t in tools if grant.allows(t.name)]
-    log.ms, log.tools_listed, log.servers_missing, log.outcome = _ms(started), len(visible), missing, "completed"
-    listing = serialize_server_result("tools/list", version, _dump(ListToolsResult(tools=visible)))
-    return _with_meta(listing, step_outputs(request.app[GATEWAY], MCP, values))
-
-
-async def find_tool(upstreams: Upstreams, params: Any, log: McpDispatch) -> tuple[Upstream, str]:
-    """The upstream and its own name for a tools/call's tool; -32602 if the call names no tool an upstream lists."""
-    try:
-        name = CallToolRequestParams.model_validate(params or {}).name
-    except ValidationError:
-        raise RpcError(INVALID_PARAMS, "tools/call needs params with a tool name and object arguments") from None
-    target = upstreams.resolve(name)
-    if target is None:
-        raise RpcError(INVALID_PARAMS, f"unknown tool {name[:128]!r}; tools are named SERVER__TOOL")
-    upstream, tool = target
-    log.server, log.tool = upstream.name, tool
-    try:
-        listed = {t.name for t in await upstream.catalog()}
-    except UpstreamDown as exc:
-        log.outcome = "upstream_unavailable"
-        raise RpcError(INTERNAL_ERROR, str(exc)) from None
-    except Exception:  # the refresh of the upstream's tool list failed: the call cannot be checked
-        log.outcome = "upstream_error: tools/list"
-        raise RpcError(INTERNAL_ERROR, f"MCP server {upstream.name!r} could not list its tools") from None
-    if tool not in listed:  # exactly a listed name: a lenient upstream must not resolve variants past the policy
-        raise RpcError(INVALID_PARAMS, f"unknown tool {name[:128]!r}")
-    return target
-
-
-async def call_tool(
-    target: tuple[Upstream, str], context: RequestContext, outputs: list[Any], log: McpDispatch, version: str
-) -> dict[str, Any]:
-    """Forward a tools/call the plan allowed: arguments as the plan's steps left them, result through the guards."""
-    body = dict(context.json())
-    apply_edits(body, outputs)  # the pii step's redactions, applied to the arguments the upstream will see
-    try:
-        params = CallToolRequestParams.model_validate(body.get("params") or {})
-    except ValidationError:
-        raise RpcError(INVALID_PARAMS, "tools/call needs params with a tool name and object arguments") from None
-    upstream, tool = target
-    started = time.perf_counter()
-    meta: dict[str, Any] = {}
-    for output in outputs:  # the task's signed assertion, for this upstream and this call
-        assert_call = getattr(output, "upstream_meta", None)
-        if assert_call is not None:
-            meta.update(assert_call(upstream.audience, params.name, params.arguments or {}))
-    try:
-        result = await upstream.call(tool, params.arguments, meta)
-    except UpstreamDown as exc:
-        log.outcome = "upstream_unavailable"
-        raise RpcError(INTERNAL_ERROR, str(exc)) from None
-    except Exception as exc:
-        log.outcome = f"upstream_error: {type(exc).__name__}"
-        raise RpcError(INTERNAL_ERROR, f"MCP server {upstream.name!r} failed the call") from None
-    finally:
-        log.ms = _ms(started)
-    log.outcome = "completed" if not result.is_error else "tool_error"
-    data = serialize_server_result("tools/call", version, _dump(result))
-    for output in outputs:  # what the task has seen: its later calls are judged with it
-        observe = getattr(output, "observe_result", None)
-        if observe is not None:
-            await observe(params.name, context.id, data, params.arguments or {})
-    filters = response_filters(outputs, MCP)
-    if filters:  # tool results pass the output guards (pii) before they return
-        try:
-            data = json.loads(FilterChain(filters).whole(json.dumps(data).encode()))
-        except Exception:
-            log.outcome = "output_refused"
-            raise RpcError(INTERNAL_ERROR, "the tool's result could not be checked, so it was withheld") from None
-    return dict(data)
-
-
-def _dump(model: Any) -> dict[str, Any]:
-    return dict(model.model_dump(by_alias=True, mode="json", exclude_none=True))
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000.0, 3)

@@ -20,7 +20,8 @@ import httpx2
 import structlog
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult, RequestParamsMeta, Tool
+from mcp.types import CallToolResult, ClientRequest, Prompt, RequestParamsMeta, Resource, ResourceTemplate, Tool
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from taskgate.dag.errors import describe
 from taskgate.errors import TaskgateError
@@ -30,6 +31,21 @@ from .config import McpConfig, McpServerConfig
 log = structlog.get_logger("taskgate.mcp")
 SEPARATOR = "__"
 MAX_PAGES = 100
+# What an upstream serves, by kind: the SDK client's lister, the page's field, and the field that names an item.
+KINDS = {
+    "tools": ("list_tools", "tools", "name"),
+    "resources": ("list_resources", "resources", "uri"),
+    "resource_templates": ("list_resource_templates", "resource_templates", "uri_template"),
+    "prompts": ("list_prompts", "prompts", "name"),
+}
+Item = Tool | Resource | ResourceTemplate | Prompt
+_REQUEST: TypeAdapter[Any] = TypeAdapter(ClientRequest)
+
+
+class _Raw(BaseModel):
+    """A result exactly as the upstream sent it (the SDK has already checked it against the revision)."""
+
+    model_config = ConfigDict(extra="allow")
 
 
 class UpstreamDown(TaskgateError):
@@ -45,9 +61,13 @@ class Upstream:
         self._connected = asyncio.Event()
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self.tools: list[Tool] = []
+        self.listed: dict[str, list[Any]] = {kind: [] for kind in KINDS}  # by kind, as the upstream names them
         self._listed_at = 0.0
         self.error: str | None = None
+
+    @property
+    def tools(self) -> list[Tool]:
+        return self.listed["tools"]
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._hold(), name=f"mcp-upstream:{self.name}")
@@ -85,15 +105,29 @@ class Upstream:
             backoff = min(backoff * 2, 5.0)
 
     async def _list(self, client: Client) -> None:
-        tools: list[Tool] = []
+        """Everything the upstream serves, of each kind its capabilities declare."""
+        capabilities = client.server_capabilities
+        declared = {
+            "tools": capabilities.tools is not None,
+            "resources": capabilities.resources is not None,
+            "resource_templates": capabilities.resources is not None,
+            "prompts": capabilities.prompts is not None,
+        }
+        listed = {kind: await self._pages(client, kind) if declared[kind] else [] for kind in KINDS}
+        self.listed, self._listed_at = listed, time.monotonic()
+
+    @staticmethod
+    async def _pages(client: Client, kind: str) -> list[Any]:
+        lister, field, _ = KINDS[kind]
+        items: list[Any] = []
         cursor = None
         for _ in range(MAX_PAGES):  # an upstream repeating its cursor must not hang the gateway
-            page = await client.list_tools(cursor=cursor)
-            tools += page.tools
+            page = await getattr(client, lister)(cursor=cursor)
+            items += getattr(page, field)
             cursor = page.next_cursor
             if not cursor:
                 break
-        self.tools, self._listed_at = tools, time.monotonic()
+        return items
 
     async def client(self, wait_s: float = 2.0) -> Client:
         if self._client is None:
@@ -103,11 +137,30 @@ class Upstream:
             raise UpstreamDown(f"MCP server {self.name!r} is unavailable ({self.error or 'connecting'})")
         return self._client
 
-    async def catalog(self) -> list[Tool]:
+    async def catalog(self, kind: str = "tools") -> list[Any]:
         client = await self.client()
         if time.monotonic() - self._listed_at > self._ttl:
             await self._list(client)
-        return self.tools
+        return self.listed[kind]
+
+    def exposed(self, name: str) -> str:
+        """The name a client sees for one of this upstream's: its name map's, or prefixed (SERVER__name)."""
+        mapped = self.config.names.get(name)
+        if mapped is not None:
+            return str(mapped)
+        return f"{self.name}{SEPARATOR}{name}" if self.config.prefix else name
+
+    async def forward(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Any request, as the SDK client sends it, its raw result back (checked by the SDK for the revision)."""
+        client = await self.client()
+        request = _REQUEST.validate_python({"method": method, "params": dict(params)})
+        try:
+            result = await client.session.send_request(request, _Raw)
+            return dict(result.model_extra or {})
+        except Exception as exc:
+            if self._client is None:
+                raise UpstreamDown(f"MCP server {self.name!r} went away during the request") from exc
+            raise
 
     @property
     def audience(self) -> str:
@@ -174,19 +227,54 @@ class Upstreams:
             await asyncio.gather(*(u.stop() for u in [*self.by_name.values(), *self._tasks.values()]))
 
     def resolve(self, exposed: str) -> tuple[Upstream, str] | None:
-        server, sep, tool = exposed.partition(SEPARATOR)
+        """The upstream a prefixed name belongs to, and its own name there (syntax only: not that it lists it)."""
+        server, sep, name = exposed.partition(SEPARATOR)
         upstream = self.by_name.get(server)
-        return (upstream, tool) if sep and upstream is not None and tool else None
+        if sep and upstream is not None and name and upstream.config.prefix:
+            return upstream, name
+        return None
 
-    async def catalog(self, servers: list[str] | None = None) -> tuple[list[Tool], list[str]]:
-        """All tools (of `servers`, or of every server) under their exposed names, and the servers not listed."""
-        chosen = [u for name, u in self.by_name.items() if servers is None or name in servers]
-        tools: list[Tool] = []
+    async def find(self, kind: str, exposed: str) -> tuple[Upstream, str] | None:
+        """The upstream that lists `exposed` (of `kind`) and its own name for it; None if none does, or if two
+        would (a collision is refused, never resolved by order)."""
+        index, _ = await self.index(kind)
+        return index.get(exposed)
+
+    async def index(self, kind: str) -> tuple[dict[str, tuple[Upstream, str]], list[str]]:
+        """Every exposed name of `kind` to its upstream and own name, and the servers that could not list."""
+        found: dict[str, tuple[Upstream, str]] = {}
+        clashing: set[str] = set()
         missing: list[str] = []
-        results = await asyncio.gather(*(u.catalog() for u in chosen), return_exceptions=True)
-        for upstream, result in zip(chosen, results, strict=True):
+        field = KINDS[kind][2]
+        upstreams = list(self.by_name.values())
+        results = await asyncio.gather(*(u.catalog(kind) for u in upstreams), return_exceptions=True)
+        for upstream, result in zip(upstreams, results, strict=True):
             if isinstance(result, BaseException):
                 missing.append(upstream.name)
                 continue
-            tools += [t.model_copy(update={"name": f"{upstream.name}{SEPARATOR}{t.name}"}) for t in result]
-        return tools, missing
+            for item in result:
+                own = getattr(item, field)
+                name = upstream.exposed(own)
+                if name in found and found[name][0] is not upstream:
+                    clashing.add(name)
+                found[name] = (upstream, own)
+        for name in clashing:
+            log.error("mcp_name_collision", kind=kind, name=name, effect="served by no server until renamed")
+            del found[name]
+        return found, missing
+
+    async def catalog(self, servers: list[str] | None = None, kind: str = "tools") -> tuple[list[Any], list[str]]:
+        """All items of `kind` (of `servers`, or of every server) under their exposed names, and the servers
+        not listed."""
+        index, missing = await self.index(kind)
+        field = KINDS[kind][2]
+        items: list[Any] = []
+        for upstream in self.by_name.values():
+            if servers is not None and upstream.name not in servers:
+                continue
+            for item in upstream.listed[kind]:
+                name = upstream.exposed(getattr(item, field))
+                if index.get(name, (None, None))[0] is upstream:
+                    items.append(item.model_copy(update={field: name}))
+        chosen = [m for m in missing if servers is None or m in servers]
+        return items, chosen

@@ -50,3 +50,30 @@ def files_server() -> MCPServer:
         return f"contents of {path}"
 
     return server
+
+
+def docs_server() -> MCPServer:
+    """Resources (one with personal data), a resource template and prompts, as a documentation server serves."""
+    server = MCPServer("docs")
+
+    @server.resource("docs://handbook", name="handbook", description="The team handbook")
+    def handbook() -> str:
+        return "Expenses go to finance; questions to dana.scully@example.org."
+
+    @server.resource("docs://salaries", name="salaries", description="Everyone's salary")
+    def salaries() -> str:
+        return "alice: 1, bob: 2"
+
+    @server.resource("docs://pages/{page}", name="page", description="One page of the wiki")
+    def page(page: str) -> str:
+        return f"page {page} of the wiki"
+
+    @server.prompt(name="summarise", description="Summarise a document")
+    def summarise(document: str) -> str:
+        return f"Summarise this document: {document}"
+
+    @server.prompt(name="payroll", description="Prepare the payroll")
+    def payroll() -> str:
+        return "Prepare the payroll."
+
+    return server

@@ -1,0 +1,116 @@
+"""The MCP gateway's words: JSON-RPC errors from the failure table, the dispatch record, running the plan."""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from mcp.types import INTERNAL_ERROR
+from mcp.types.methods import MONOLITH_RESULTS, serialize_server_result
+from pydantic import TypeAdapter
+
+from taskgate.dag import Halt, StepFailed
+from taskgate.plugins import FAILURES, Problem, RequestContext
+from taskgate.plugins.evidence import Evidence
+
+from .config import MCP
+from .dispatch import added
+from .state import Gateway
+
+FORBIDDEN = -32003  # implementation-defined: the caller may not do this
+APPROVAL_REQUIRED = -32044  # implementation-defined: held until the task's user approves (data.approval)
+UNAUTHENTICATED = -32001
+log = structlog.get_logger("taskgate")
+
+
+@dataclass
+class McpDispatch:
+    """What the gateway did with a request; becomes the evidence's `dispatch`."""
+
+    method: str
+    server: str | None = None
+    tool: str | None = None  # the tool, prompt or resource, as its server names it
+    ms: float | None = None
+    outcome: str = "pending"
+    tools_listed: int | None = None  # how many items (of any kind) a listing showed
+    servers_missing: list[str] = field(default_factory=list)
+    relayed: dict[str, int] = field(default_factory=dict)  # notifications and requests passed to the client
+
+    def evidence(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v not in (None, [], {})}
+
+
+class RpcError(Exception):
+    """A JSON-RPC error the caller gets: its code, message, HTTP status, data and headers."""
+
+    def __init__(
+        self, code: int, message: str, status: int = 200, data: Any = None, headers: dict[str, str] | None = None
+    ):
+        super().__init__(message)
+        self.code, self.message, self.status, self.data, self.headers = code, message, status, data, headers or {}
+
+
+def explained(exc: BaseException, evidence: Evidence) -> RpcError:
+    problem = FAILURES.explain(exc, evidence)
+    if problem.unexpected:
+        log.exception("unhandled_error", request_id=evidence.request_id, path=evidence.path)
+    problem.record(evidence)
+    return as_rpc(problem, evidence)
+
+
+def as_rpc(problem: Problem, evidence: Evidence) -> RpcError:
+    """A failure as a JSON-RPC error: 401 stays an HTTP 401 (the MCP authorization spec); others are 200."""
+    status = problem.status
+    code = UNAUTHENTICATED if status == 401 else FORBIDDEN if status < 500 else INTERNAL_ERROR
+    if problem.code == "approval_required":
+        code = APPROVAL_REQUIRED
+    data = {"reason": problem.code, **_rule(problem.details), **problem.public}
+    message = problem.cited(evidence.request_id)
+    return RpcError(code, message, 401 if status == 401 else 200, data, dict(problem.headers))
+
+
+def _rule(details: Mapping[str, Any]) -> dict[str, Any]:
+    """The rule id of a denial, for the caller; the rest of the policy stays inside."""
+    decision = details.get("decision")
+    return {"rule": decision["rule"]} if isinstance(decision, dict) and decision.get("rule") else {}
+
+
+async def run_mcp_plan(gateway: Gateway, context: RequestContext, evidence: Evidence) -> dict[str, Any]:
+    """Run the `mcp` plan; a refusal becomes the RpcError the caller gets, recorded in `evidence`."""
+    try:
+        return await gateway.run_plan(MCP, context, evidence)
+    except (Halt, StepFailed) as exc:
+        raise explained(exc, evidence) from None
+
+
+def with_meta(result: dict[str, Any], outputs: list[Any]) -> dict[str, Any]:
+    """A result with what the plan's steps add to its `_meta`: a task opened by this request, its id and token."""
+    meta = added(outputs, "response_meta")
+    return {**result, "_meta": {**(result.get("_meta") or {}), **meta}} if meta else result
+
+
+def shaped(method: str, version: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """A result as revision `version` spells it: read by the SDK's model for `method` (its defaults filled
+    in), then dumped in that revision's shape."""
+    model = _adapter(method).validate_python(dict(data), by_name=False)
+    return serialize_server_result(method, version, _adapter(method).dump_python(model, **DUMP))
+
+
+@functools.cache
+def _adapter(method: str) -> TypeAdapter[Any]:
+    return TypeAdapter[Any](MONOLITH_RESULTS[method])  # type: ignore[arg-type]  # a model or a union of them
+
+
+DUMP: dict[str, Any] = {"by_alias": True, "mode": "json", "exclude_none": True}
+
+
+def dump(model: Any) -> dict[str, Any]:
+    return dict(model.model_dump(by_alias=True, mode="json", exclude_none=True))
+
+
+def ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000.0, 3)
