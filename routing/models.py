@@ -1,4 +1,4 @@
-"""GET /v1/models: the models taskgate routes, with what their endpoints report now.
+"""GET /v1/models and /v1/models/{id}: the models taskgate routes, with what their endpoints report now.
 
 Served by the routing plugin through the registry's route hook: the pools
 and their models are routing's to know. The names it serves are also
@@ -15,7 +15,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from taskgate.plugins import EVIDENCE, FRONT, SERVED_MODELS, Endpoint
+from taskgate.plugins import EVIDENCE, FRONT, SERVED_MODELS, Endpoint, Reject
 
 from .config import RoutingConfig
 
@@ -102,8 +102,21 @@ async def models(request: web.Request) -> web.Response:
     return web.json_response(await request.app[CATALOG].listing(request.app[FRONT].services.http))
 
 
+async def model(request: web.Request) -> web.Response:
+    """One served model (the SDK's `models.retrieve`); a name taskgate does not serve is OpenAI's 404."""
+    evidence = request[EVIDENCE]
+    evidence.surface, name = "models", request.match_info["model"]
+    evidence.model = name[:256]
+    listing = await request.app[CATALOG].listing(request.app[FRONT].services.http)
+    found = next((entry for entry in listing["data"] if entry["id"] == name), None)
+    if found is None:
+        raise Reject(404, "model_not_found", f"The model {name[:256]!r} does not exist or is not served here.")
+    return web.json_response(found)
+
+
 def add_routes(app: web.Application) -> None:
     services = app[FRONT].services
     catalog = app[CATALOG] = ModelCatalog.from_config(services.section("routing", RoutingConfig))
     services.shared(SERVED_MODELS, lambda: tuple(s.name for s in catalog.served))
     app.router.add_get("/v1/models", models)
+    app.router.add_get("/v1/models/{model:.+}", model)  # model names may hold a slash (org/name)

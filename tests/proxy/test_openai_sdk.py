@@ -96,3 +96,24 @@ async def test_sdk_lists_models_through_the_proxy(clients: Any) -> None:
     _, via = clients
     models = [m.id async for m in via.models.list()]
     assert models == ["sim-model"]
+
+
+async def test_sdk_retrieves_a_served_model_and_gets_a_404_for_any_other(clients: Any) -> None:
+    _, via = clients
+    model = await via.models.retrieve("sim-model")
+    assert (model.id, model.object) == ("sim-model", "model")
+    assert model.owned_by == "taskgate-sim"  # what the engine reports for it
+    for name in ("no-such-model", "org/no-such-model"):
+        with pytest.raises(openai.NotFoundError) as info:
+            await via.models.retrieve(name)
+        assert info.value.code == "model_not_found"
+        assert isinstance(info.value.body, dict)
+        assert name in info.value.body["message"]
+
+
+async def test_a_model_named_with_a_slash_is_retrieved_whole(aiohttp_server: Any, proxy: ProxyFactory) -> None:
+    profile = dataclasses.replace(PROFILES["instant"], models=("org/sim-model",))
+    engine = await aiohttp_server(create_sim(profile, name="sim-a"))
+    gateway = await proxy(upstreams(str(engine.make_url("")).rstrip("/"), "org/sim-model", name="sim-a"))
+    async with openai.AsyncOpenAI(base_url=str(gateway.make_url("/v1")), api_key="x", max_retries=0) as via:
+        assert (await via.models.retrieve("org/sim-model")).id == "org/sim-model"
