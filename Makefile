@@ -20,6 +20,7 @@ test: test-deps lint typecheck pytest
 test-deps: system-deps $(BIN)/python
 	$(PIP) -e '.[test]'
 	$(PIP) ./examples/keyword-guard
+	bash tests/conformance/install.sh
 
 # Redis backs shared cluster state, haproxy balances replicas; the suite starts its own on 127.0.0.1.
 system-deps:
@@ -44,4 +45,4 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 clean:
-	rm -rf $(VENV) build *.egg-info bench/results
+	rm -rf $(VENV) build *.egg-info bench/results .conformance

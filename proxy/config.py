@@ -106,6 +106,10 @@ class McpConfig(Params):
     max_sessions: int = Field(default=10_000, ge=1)
     session_ttl_s: float = Field(default=86_400.0, gt=0)
     sessions_per_caller: int = Field(default=64, ge=1)  # a caller's oldest session closes past this
+    relay_timeout_s: float = Field(default=120.0, gt=0)  # how long an upstream's request waits for the client
+    # DNS rebinding protection (proxy/origins.py): None derives them from server.host
+    allowed_hosts: list[str] | None = None
+    allowed_origins: list[str] | None = None
 
     @field_validator("servers")
     @classmethod

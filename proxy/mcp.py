@@ -30,7 +30,6 @@ from mcp.shared.inbound import (
     ERROR_CODE_HTTP_STATUS,
     MCP_PROTOCOL_VERSION_HEADER,
     InboundLadderRejection,
-    InboundModernRoute,
     classify_inbound_request,
     find_duplicated_routing_header,
 )
@@ -39,6 +38,7 @@ from mcp.types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
+    LOG_LEVEL_META_KEY,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     SERVER_INFO_META_KEY,
@@ -47,7 +47,9 @@ from mcp.types import (
     DiscoverResult,
     Implementation,
     InitializeResult,
+    JSONRPCError,
     JSONRPCRequest,
+    JSONRPCResponse,
     LoggingCapability,
     PromptsCapability,
     ResourcesCapability,
@@ -74,13 +76,17 @@ from .body import read as read_body
 from .config import MCP
 from .errors import rpc_error_response
 from .mcp_forward import ITEMS, LISTINGS, forward_call, forward_item, list_items
+from .mcp_relay import Answers, Relay, answered
 from .mcp_rpc import APPROVAL_REQUIRED, FORBIDDEN, McpDispatch, RpcError, dump, explained, run_mcp_plan
 from .mcp_upstream import Upstreams
+from .origins import Origins
 from .state import EVIDENCE, GATEWAY, Gateway
 
 __all__ = ["APPROVAL_REQUIRED", "FORBIDDEN", "UPSTREAMS", "RpcError", "add_routes", "forward_call"]
 UPSTREAMS = web.AppKey("taskgate.mcp.upstreams", Upstreams)
 SESSION_HEADER = "Mcp-Session-Id"
+ANSWERS = web.AppKey("taskgate.mcp.answers", Answers)
+ORIGINS = web.AppKey("taskgate.mcp.origins", Origins)
 CAPABILITIES = ServerCapabilities(
     tools=ToolsCapability(list_changed=False),
     resources=ResourcesCapability(subscribe=True, list_changed=False),
@@ -99,9 +105,17 @@ class Session:
     version: str
     subject: str | None  # None: a modern request's, which belongs to whoever its plan authenticates
     tenant: str | None
+    capabilities: Mapping[str, Any] = field(default_factory=dict)  # the client's, as it declared them
     created: float = field(default_factory=time.time)
-    elicits_url: bool = False  # the client declared URL elicitation: an approval is asked for as one
     task_token: str | None = None  # the task the session's calls last carried on: a bare listing is in it
+    log_level: str | None = None  # what the client asked to hear of the upstreams' logs (none: nothing)
+    sid: str | None = None  # a handshake session's id
+
+    @property
+    def elicits_url(self) -> bool:
+        """The client declared URL elicitation: an approval is asked for as one."""
+        elicitation = self.capabilities.get("elicitation")
+        return isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)
 
 
 class Sessions:
@@ -111,14 +125,14 @@ class Sessions:
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._limit, self._ttl, self._per_caller = limit, ttl_s, per_caller
 
-    def open(self, version: str, identity: Principal, elicits_url: bool = False) -> str:
+    def open(self, version: str, identity: Principal, capabilities: Mapping[str, Any]) -> str:
         mine = [
             sid for sid, s in self._sessions.items() if (s.subject, s.tenant) == (identity.subject, identity.tenant)
         ]
         for sid in mine[: max(0, len(mine) - self._per_caller + 1)]:  # a caller's oldest go first
             del self._sessions[sid]
         sid = uuid.uuid4().hex
-        self._sessions[sid] = Session(version, identity.subject, identity.tenant, elicits_url=elicits_url)
+        self._sessions[sid] = Session(version, identity.subject, identity.tenant, capabilities, sid=sid)
         while len(self._sessions) > self._limit:
             self._sessions.popitem(last=False)
         return sid
@@ -147,6 +161,8 @@ def add_routes(app: web.Application, gateway: Gateway) -> bool:
         return False
     app[UPSTREAMS] = Upstreams(config)
     app[SESSIONS] = Sessions(config.max_sessions, config.session_ttl_s, config.sessions_per_caller)
+    app[ANSWERS] = Answers()
+    app[ORIGINS] = Origins.build(gateway.config.server.host, config.allowed_hosts, config.allowed_origins)
     app.router.add_post("/mcp", post)
     app.router.add_get("/mcp", get)
     app.router.add_delete("/mcp", delete)
@@ -156,12 +172,24 @@ def add_routes(app: web.Application, gateway: Gateway) -> bool:
 async def get(request: web.Request) -> web.Response:
     """No server-initiated stream: the SDK client accepts 405 and stops asking."""
     request[EVIDENCE].surface = MCP
-    return web.Response(status=405, headers={"Allow": "POST, DELETE"})
+    return _misdirected(request) or web.Response(status=405, headers={"Allow": "POST, DELETE"})
+
+
+def _misdirected(request: web.Request) -> web.Response | None:
+    """A request a browser was tricked into sending (DNS rebinding): refused before anything is read."""
+    refused = request.app[ORIGINS].refusal(request.headers.get("Host"), request.headers.get("Origin"))
+    if refused is None:
+        return None
+    status, why = refused
+    request[EVIDENCE].fail("host_refused" if status == 421 else "origin_refused", why)
+    return _error(None, RpcError(INVALID_REQUEST, why, status))
 
 
 async def delete(request: web.Request) -> web.Response:
     """Close a session: only its own caller can."""
     request[EVIDENCE].surface = MCP
+    if (refused := _misdirected(request)) is not None:
+        return refused
     try:
         identity = await _identify(request)
     except RpcError as exc:
@@ -170,9 +198,11 @@ async def delete(request: web.Request) -> web.Response:
     return web.Response(status=204 if closed else 404)
 
 
-async def post(request: web.Request) -> web.Response:
+async def post(request: web.Request) -> web.StreamResponse:
     evidence: Evidence = request[EVIDENCE]
     evidence.surface = MCP
+    if (refused := _misdirected(request)) is not None:
+        return refused
     server = request.app[GATEWAY].config.server
     message_id: Any = None
     try:
@@ -189,8 +219,10 @@ async def post(request: web.Request) -> web.Response:
             raise RpcError(
                 INVALID_REQUEST, "not a JSON-RPC 2.0 message (one object; params, if any, an object)", 400
             ) from None
-        if not isinstance(message, JSONRPCRequest):
-            return web.Response(status=202)  # notifications and client responses: accepted, nothing to say
+        if not isinstance(message, JSONRPCRequest):  # a notification, or a client's answer to a relayed request
+            if isinstance(message, JSONRPCResponse | JSONRPCError) and (sid := request.headers.get(SESSION_HEADER)):
+                request.app[ANSWERS].answer(sid, parsed)
+            return web.Response(status=202)
         message_id = message.id
         evidence.model = message.method
         if _modern(request):
@@ -204,7 +236,10 @@ async def post(request: web.Request) -> web.Response:
             session = _session(request)
         # parsed once: the plan's steps read this parse, not the bytes again
         context = RequestContext.parsed(evidence.request_id, MCP, request.path, request.headers, raw, parsed)
-        result = _stamped(await _request(request, message, context, session), session.version)
+        stamp = functools.partial(_stamped, version=session.version)
+        if message.method == "tools/call" and (relay := _relay(request, session, message)) is not None:
+            return await answered(request, message_id, relay, _call(request, context, session, relay), stamp)
+        result = stamp(await _request(request, message, context, session))
         return web.json_response({"jsonrpc": "2.0", "id": message_id, "result": result})
     except RpcError as exc:
         if evidence.error is None:  # a refusal from the plan has already said more
@@ -212,6 +247,19 @@ async def post(request: web.Request) -> web.Response:
         return _error(message_id, _http_status(request, exc))
     except Exception as exc:  # from the failure table, in JSON-RPC's words
         return _error(message_id, _http_status(request, explained(exc, evidence)))
+
+
+def _relay(request: web.Request, session: Session, message: JSONRPCRequest) -> Relay | None:
+    """A call's back-channel, if its client takes events (an event-stream answer) and has something to hear."""
+    if "text/event-stream" not in request.headers.get("Accept", ""):
+        return None
+    meta = (message.params or {}).get("_meta")
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    relay = Relay(
+        request.app[ANSWERS], session.sid, session.capabilities, token if isinstance(token, str | int) else None,
+        session.log_level, request.app[GATEWAY].config.mcp.relay_timeout_s,
+    )  # fmt: skip
+    return relay if relay.wanted else None
 
 
 def _modern(request: web.Request) -> bool:
@@ -228,14 +276,12 @@ def _envelope(request: web.Request, parsed: Any) -> Session:
     verdict = classify_inbound_request(parsed, headers={k.lower(): v for k, v in request.headers.items()})
     if isinstance(verdict, InboundLadderRejection):
         raise RpcError(verdict.code, verdict.message, 200, verdict.data)
-    return Session(verdict.protocol_version, None, None, elicits_url=_elicits_url(verdict))
-
-
-def _elicits_url(verdict: InboundModernRoute | Mapping[str, Any] | None) -> bool:
-    """Whether a client declared URL elicitation: in its modern envelope or its initialize capabilities."""
-    capabilities = verdict.client_capabilities if isinstance(verdict, InboundModernRoute) else verdict
-    elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
-    return isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)
+    capabilities = verdict.client_capabilities if isinstance(verdict.client_capabilities, dict) else {}
+    meta = parsed["params"]["_meta"]  # the ladder checked it is there
+    level = meta.get(LOG_LEVEL_META_KEY)
+    return Session(
+        verdict.protocol_version, None, None, capabilities, log_level=level if isinstance(level, str) else None
+    )
 
 
 def _http_status(request: web.Request, exc: RpcError) -> RpcError:
@@ -290,6 +336,8 @@ async def _request(
     _check_params(method, session.version, message.params)
     if method == "ping" or method == "server/discover" or method == "logging/setLevel":
         _check_owner(session, await _identify(request))  # the caller's own: nothing of a task in them
+        if method == "logging/setLevel":  # the session's calls relay upstream logs from this level on
+            session.log_level = str((message.params or {})["level"])
         return _discover() if method == "server/discover" else {}
     if method == "tools/call":
         return await _call(request, context, session)
@@ -320,13 +368,16 @@ def _check_params(method: str, version: str, params: Any) -> None:
         raise RpcError(INVALID_PARAMS, f"{method}: invalid params ({where})") from None
 
 
-async def _call(request: web.Request, context: RequestContext, session: Session) -> dict[str, Any]:
+async def _call(
+    request: web.Request, context: RequestContext, session: Session, relay: Relay | None = None
+) -> dict[str, Any]:
     """A tools/call; the task it carries on (or opens) is the session's from now on."""
     gateway = request.app[GATEWAY]
     check = functools.partial(_check_owner, session)
     session.task_token = _presented(gateway, context) or session.task_token
     try:
-        result = await forward_call(gateway, request.app[UPSTREAMS], context, request[EVIDENCE], session.version, check)
+        upstreams, evidence = request.app[UPSTREAMS], request[EVIDENCE]
+        result = await forward_call(gateway, upstreams, context, evidence, session.version, check, relay)
     except RpcError as exc:
         opened = exc.data.get(META_TASK_TOKEN) if isinstance(exc.data, dict) else None
         session.task_token = opened if isinstance(opened, str) else session.task_token
@@ -350,7 +401,7 @@ async def _initialize(request: web.Request, message: JSONRPCRequest) -> tuple[di
     )
     data = serialize_server_result("initialize", version, dump(result))
     capabilities = params.get("capabilities") if isinstance(params, dict) else None
-    return data, request.app[SESSIONS].open(version, identity, _elicits_url(capabilities))
+    return data, request.app[SESSIONS].open(version, identity, capabilities if isinstance(capabilities, dict) else {})
 
 
 def _discover() -> dict[str, Any]:

@@ -26,6 +26,7 @@ from taskgate.plugins.evidence import Evidence
 
 from .config import MCP
 from .dispatch import apply_edits, response_filters, step_outputs
+from .mcp_relay import Relay
 from .mcp_rpc import McpDispatch, RpcError, dump, ms, run_mcp_plan, shaped, with_meta
 from .mcp_upstream import KINDS, Upstream, UpstreamDown, Upstreams
 from .relay import FilterChain
@@ -193,9 +194,11 @@ async def forward_call(
     evidence: Evidence,
     version: str,
     check: Callable[[Principal | None], None] | None = None,
+    relay: Relay | None = None,
 ) -> dict[str, Any]:
     """A tools/call through the mcp plan: a tool no upstream lists is the caller's mistake, decided before any
-    policy runs; `check` vets the caller the plan authenticated; an allowed call is forwarded."""
+    policy runs; `check` vets the caller the plan authenticated; an allowed call is forwarded (with what the
+    upstream sends its client on the way passed to `relay`)."""
     log = McpDispatch("tools/call")
     target = await find_tool(upstreams, context.json().get("params"), log)
     context.call_tool = functools.partial(_step_call, upstreams, version)
@@ -206,7 +209,7 @@ async def forward_call(
     outputs = step_outputs(gateway, MCP, values)
     owner = next((o.upstream_session() for o in outputs if hasattr(o, "upstream_session")), None)
     target = (upstreams.for_task(target[0], owner), target[1])  # a stateful server: the task's own session
-    return with_meta(await call_tool(target, context, outputs, log, version), outputs)
+    return with_meta(await call_tool(target, context, outputs, log, version, relay), outputs)
 
 
 async def _step_call(
@@ -246,7 +249,12 @@ async def find_tool(upstreams: Upstreams, params: Any, log: McpDispatch) -> tupl
 
 
 async def call_tool(
-    target: tuple[Upstream, str], context: RequestContext, outputs: list[Any], log: McpDispatch, version: str
+    target: tuple[Upstream, str],
+    context: RequestContext,
+    outputs: list[Any],
+    log: McpDispatch,
+    version: str,
+    relay: Relay | None = None,
 ) -> dict[str, Any]:
     """Forward a tools/call the plan allowed: arguments as the plan's steps left them, result through the guards."""
     body = dict(context.json())
@@ -263,7 +271,7 @@ async def call_tool(
         if assert_call is not None:
             meta.update(assert_call(upstream.audience, params.name, params.arguments or {}))
     try:
-        result = await upstream.call(tool, params.arguments, meta)
+        result = await upstream.call(tool, params.arguments, meta, relay)
     except UpstreamDown as exc:
         log.outcome = "upstream_unavailable"
         raise RpcError(INTERNAL_ERROR, str(exc)) from None
@@ -272,6 +280,7 @@ async def call_tool(
         raise RpcError(INTERNAL_ERROR, f"MCP server {upstream.name!r} failed the call") from None
     finally:
         log.ms = ms(started)
+        log.relayed = dict(relay.counts) if relay is not None else {}
     log.outcome = "completed" if not result.is_error else "tool_error"
     data = serialize_server_result("tools/call", version, dump(result))
     for output in outputs:  # what the task has seen: its later calls are judged with it

@@ -18,15 +18,27 @@ from typing import Any, cast
 
 import httpx2
 import structlog
-from mcp import Client
+from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult, ClientRequest, Prompt, RequestParamsMeta, Resource, ResourceTemplate, Tool
+from mcp.types import (
+    CallToolResult,
+    ClientRequest,
+    EmptyResult,
+    Prompt,
+    RequestParamsMeta,
+    Resource,
+    ResourceTemplate,
+    SetLevelRequest,
+    SetLevelRequestParams,
+    Tool,
+)
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from taskgate.dag.errors import describe
 from taskgate.errors import TaskgateError
 
 from .config import McpConfig, McpServerConfig
+from .mcp_relay import Relay
 
 log = structlog.get_logger("taskgate.mcp")
 SEPARATOR = "__"
@@ -166,15 +178,42 @@ class Upstream:
     def audience(self) -> str:
         return self.config.audience or str(self.config.url)
 
-    async def call(self, tool: str, arguments: dict[str, Any] | None, meta: Mapping[str, Any]) -> CallToolResult:
-        """Call `tool`; `meta` (the task's signed assertion) goes in the request's `_meta`."""
+    async def call(
+        self, tool: str, arguments: dict[str, Any] | None, meta: Mapping[str, Any], relay: Relay | None = None
+    ) -> CallToolResult:
+        """Call `tool`; `meta` (the task's signed assertion) goes in the request's `_meta`. A call with something
+        to relay runs on a connection of its own, whose callbacks are the relay's."""
+        sent = cast(RequestParamsMeta, dict(meta)) if meta else None
+        if relay is not None and relay.wanted and self.config.sessions == "shared":
+            return await self._relayed(tool, arguments, sent, relay)
         client = await self.client()
         try:
-            return await client.call_tool(tool, arguments, meta=cast(RequestParamsMeta, dict(meta)) if meta else None)
+            return await client.call_tool(tool, arguments, meta=sent)
         except Exception as exc:
             if self._client is None:
                 raise UpstreamDown(f"MCP server {self.name!r} went away during the call") from exc
             raise
+
+    async def _relayed(
+        self, tool: str, arguments: dict[str, Any] | None, meta: RequestParamsMeta | None, relay: Relay
+    ) -> CallToolResult:
+        progress = relay.progress if relay.progress_token is not None else None
+        timeout = httpx2.Timeout(self.config.timeout_s)
+        try:
+            async with httpx2.AsyncClient(headers=self.config.headers(), timeout=timeout) as http:
+                transport = streamable_http_client(str(self.config.url), http_client=http)
+                async with Client(
+                    transport, mode="legacy", read_timeout_seconds=self.config.timeout_s,
+                    logging_callback=relay.logging, **relay.callbacks(),
+                ) as client:  # fmt: skip
+                    if relay.log_level is not None:  # the request itself: the SDK's helper warns it is deprecated
+                        level = SetLevelRequestParams(level=cast(Any, relay.log_level))
+                        await client.session.send_request(SetLevelRequest(params=level), EmptyResult)
+                    return await client.call_tool(tool, arguments, progress_callback=progress, meta=meta)
+        except MCPError:
+            raise
+        except Exception as exc:  # the SDK reports transport failures as exception groups
+            raise UpstreamDown(f"MCP server {self.name!r} could not be reached for the call ({describe(exc)})") from exc
 
 
 class Upstreams:

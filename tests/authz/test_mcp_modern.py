@@ -152,3 +152,24 @@ def modern_headers(method: str, version: str = MODERN) -> dict[str, str]:
 def envelope(method: str, version: str = MODERN) -> dict[str, Any]:
     meta = {"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {}}
     return {"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": meta}}
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({"Host": "evil.example.com"}, 421),  # a rebound name: not one this loopback gateway answers to
+        ({"Origin": "http://evil.example.com"}, 403),  # a page of another site
+        ({"Origin": "http://localhost:3000"}, 200),  # a local client's page
+    ],
+)
+async def test_a_request_a_rebound_page_sends_is_refused_before_anything_is_read(
+    gateway: Any, keys: Keys, headers: dict[str, str], status: int
+) -> None:
+    resp = await gateway.post(
+        "/mcp",
+        json=envelope("server/discover"),
+        headers={**bearer(keys), **modern_headers("server/discover"), **headers},
+    )
+    assert resp.status == status
+    if status != 200:
+        assert "DNS rebinding" in (await resp.json())["error"]["message"]

@@ -48,11 +48,17 @@ ENV = {
     TASK_KEY_ENV: "conformance-task-signing-key-0123456789abcdef",
 }
 
-# The caller's role may call every tool of the upstream, and so may the profile a task
-# gets when no classifier runs (`default`): a grant needs both.
+# The upstream's names are served as it names them (the scenarios call tools, prompts and
+# resources by exact name). The caller's role may call every tool, read every resource and get
+# every prompt, and so may the profile a task gets when no classifier runs (`default`): a grant
+# needs both.
 POLICY = f"""\
-p, role:conformance, *, {SERVER}__*, call, r-conformance
-p, profile:default, *, {SERVER}__*, call, prof-default
+p, role:conformance, *, *, call, r-tools
+p, role:conformance, *, *, resource, r-resources
+p, role:conformance, *, *, prompt, r-prompts
+p, profile:default, *, *, call, prof-tools
+p, profile:default, *, *, resource, prof-resources
+p, profile:default, *, *, prompt, prof-prompts
 g, {CALLER}, role:conformance, {TENANT}
 """
 
@@ -94,7 +100,7 @@ def taskgate_config(upstream: str, workdir: Path, port: int) -> Path:
             {"name": "authorize", "type": "authz.authorize"},
         ],
         "pipelines": {"mcp": ["authn", "authorize"]},
-        "mcp": {"servers": [{"name": SERVER, "url": upstream}]},
+        "mcp": {"servers": [{"name": SERVER, "url": upstream, "prefix": False}]},
     }
     path = workdir / "taskgate.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))

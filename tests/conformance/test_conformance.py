@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from .gateway import taskgate_in_front, with_caller_token
 from .processes import everything_server
 from .suite import SERVER_SCENARIOS, SuiteNotInstalled, require_installed, run_server_scenarios
 
@@ -33,6 +34,23 @@ def test_our_everything_server_passes_every_server_scenario_directly(tmp_path: P
     with everything_server(tmp_path) as url:
         run = run_server_scenarios(url, output_dir=tmp_path / "results")
     assert len(SERVER_SCENARIOS) == 32
+    assert sorted(run.results) == sorted(SERVER_SCENARIOS), run.output[-4000:]
+    failures = [run.results[name].line() for name in run.failed]
+    assert not failures, "\n".join(failures)
+    assert run.returncode == 0, run.output[-4000:]
+
+
+@pytest.mark.timeout(300)
+def test_every_server_scenario_passes_through_taskgate_as_it_does_directly(tmp_path: Path) -> None:
+    """suite -> taskgate (its own process, the upstream's names served unprefixed, every item granted by
+    policy rows) -> our everything server: the verdicts are the direct run's, all 32 passing."""
+    fail_unless_installed()
+    with (
+        everything_server(tmp_path) as upstream,
+        taskgate_in_front(upstream, tmp_path / "taskgate") as gateway,
+        with_caller_token(gateway, tmp_path) as url,
+    ):
+        run = run_server_scenarios(url, output_dir=tmp_path / "results")
     assert sorted(run.results) == sorted(SERVER_SCENARIOS), run.output[-4000:]
     failures = [run.results[name].line() for name in run.failed]
     assert not failures, "\n".join(failures)
