@@ -50,6 +50,7 @@ from .services import Services
 from .step import Step, StepOptions
 from .types import (
     ALLOWED_REGIONS,
+    DEFAULT_SESSION_HEADER,
     DEFAULT_TASK_HEADERS,
     GRANT,
     IDENTITY,
@@ -58,6 +59,7 @@ from .types import (
     READINESS,
     REQUEST_CLASS,
     SERVED_MODELS,
+    SESSION_HEADER,
     TASK_HEADERS,
     BodyEdit,
     DispatchObserver,
@@ -73,6 +75,7 @@ from .types import (
 __all__ = [
     "AFFINITY",
     "ALLOWED_REGIONS",
+    "DEFAULT_SESSION_HEADER",
     "DEFAULT_TASK_HEADERS",
     "DISTRIBUTION",
     "EVIDENCE",
@@ -93,6 +96,7 @@ __all__ = [
     "REQUEST",
     "REQUEST_CLASS",
     "SERVED_MODELS",
+    "SESSION_HEADER",
     "TASK_HEADERS",
     "BodyEdit",
     "CallsAs",

@@ -32,6 +32,12 @@ The step that grants tasks sets it when it is built; absent, DEFAULT_TASK_HEADER
 """
 DEFAULT_TASK_HEADERS = ("x-taskgate-task", "x-taskgate-task-token")
 
+SESSION_HEADER = "session_header"
+"""The `Services.shared` key of the header, lower case, that names a client's session: routing keeps a session's
+turns together on one endpoint (routing sets it; absent, DEFAULT_SESSION_HEADER). The Responses surface sets it
+on a translated request, so a follow-up runs where the response it continues ran."""
+DEFAULT_SESSION_HEADER = "x-session-id"
+
 SERVED_MODELS = "served_models"
 """The `Services.shared` key of the model names the gateway serves, in config order (routing sets it)."""
 READINESS = "readiness"

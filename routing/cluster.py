@@ -15,7 +15,17 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from taskgate.plugins import READINESS, REQUEST, Endpoint, Inputs, RequestContext, Services, Step, StepOptions
+from taskgate.plugins import (
+    READINESS,
+    REQUEST,
+    SESSION_HEADER,
+    Endpoint,
+    Inputs,
+    RequestContext,
+    Services,
+    Step,
+    StepOptions,
+)
 from taskgate.plugins.params import NoParams
 
 from .admission import Gate
@@ -212,6 +222,7 @@ class ClusterStateStep(Step[NoParams]):
         config = services.section("routing", RoutingConfig)
         self.cluster = services.shared("routing.cluster", lambda: ClusterState(config))
         services.lifespan("routing.cluster", lambda: self.cluster.running(services))
+        services.shared(SESSION_HEADER, lambda: config.classes.session_header.lower())
         checks: list[Callable[[], Mapping[str, str]]] = services.shared(READINESS, list)
         if self.cluster.readiness not in checks:
             checks.append(self.cluster.readiness)
