@@ -14,9 +14,19 @@ from taskgate.plugins.jsonbody import BodyError
 
 from .body import read as read_body
 from .dispatch import decide, send
-from .errors import ClientError, UpstreamUnavailable
-from .relay import Dispatch, FilterChain, failed_stream, relay_error, relay_stream, relay_whole, response_headers
+from .errors import ClientError
+from .relay import (
+    Dispatch,
+    FilterChain,
+    record_failure,
+    refuse_encoded,
+    relay_error,
+    relay_stream,
+    relay_whole,
+    response_headers,
+)
 from .state import EVIDENCE, GATEWAY
+from .stream_errors import StreamErrors
 
 MAX_MODEL_CHARS = 256
 PATHS = {"chat": "/v1/chat/completions", "completions": "/v1/completions", "embeddings": "/v1/embeddings"}
@@ -39,7 +49,7 @@ async def serve(request: web.Request, surface: str, takeovers: Mapping[str, Take
     """Run the surface's plan, then dispatch where it placed the request (unless a room takes the request over)."""
     gateway, evidence = request.app[GATEWAY], request[EVIDENCE]
     evidence.surface = surface
-    context = await _read(request, surface, evidence)
+    context = await read_context(request, surface, evidence)
     for field, takeover in takeovers.items():
         if field in context.json():
             return await takeover(request, context)
@@ -54,16 +64,14 @@ async def serve(request: web.Request, surface: str, takeovers: Mapping[str, Take
 
     async def relay(upstream: aiohttp.ClientResponse, ours: dict[str, str], log: Dispatch) -> web.StreamResponse:
         response = await _relay(request, upstream, ours, log, decision.filters)
-        if (broken := failed_stream(log.outcome)) is not None:
-            evidence.fail(broken, log.outcome)
-        elif log.upstream_error is not None:
-            evidence.fail(log.upstream_error["code"], log.upstream_error["message"])
+        record_failure(evidence, log)
         return response
 
     return await send(gateway, evidence, decision, request.path, headers, relay)
 
 
-async def _read(request: web.Request, surface: str, evidence: Evidence) -> RequestContext:
+async def read_context(request: web.Request, surface: str, evidence: Evidence) -> RequestContext:
+    """The request's body, read within the server's bounds and parsed once: a JSON object naming a model."""
     server = request.app[GATEWAY].config.server
     try:
         raw = await read_body(request, server.max_body_bytes, server.body_timeout_s)
@@ -93,13 +101,11 @@ async def _relay(
     if upstream.status >= 400:
         return await relay_error(upstream, headers, log)
     out_headers = response_headers(upstream, headers)
-    if filters and "Content-Encoding" in upstream.headers:  # a filter cannot read compressed bytes
-        upstream.close()
-        raise UpstreamUnavailable(
-            f"upstream {log.endpoint!r} compressed its answer, which an output guard must read",
-            code="upstream_encoded",
-        )
+    if filters:
+        refuse_encoded(upstream, log)
     chain = FilterChain(filters) if filters else None
     if upstream.content_type != "text/event-stream":
         return await relay_whole(upstream, out_headers, log, chain)
+    if "Content-Encoding" not in upstream.headers:  # an engine's error event gets a stable code
+        chain = FilterChain([StreamErrors(log), *filters])
     return await relay_stream(request, upstream, out_headers, log, chain)

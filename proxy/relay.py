@@ -17,7 +17,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from taskgate.dag.errors import describe
-from taskgate.plugins import Endpoint, OutputRefused, Placement, ResponseFilter
+from taskgate.plugins import Endpoint, Evidence, OutputRefused, Placement, ResponseFilter
 
 from .errors import UpstreamUnavailable, error_response, sse_error, upstream_error
 
@@ -300,6 +300,22 @@ class FilterChain:
         return out
 
 
+def refuse_encoded(upstream: aiohttp.ClientResponse, log: Dispatch) -> None:
+    """An answer an output guard must read arrived compressed (taskgate asked for identity): it goes no further."""
+    if "Content-Encoding" in upstream.headers:
+        upstream.close()
+        message = f"upstream {log.endpoint!r} compressed its answer, which an output guard must read"
+        raise UpstreamUnavailable(message, code="upstream_encoded")
+
+
+def record_failure(evidence: Evidence, log: Dispatch) -> None:
+    """An answer relayed as an error (a stream that broke off, an upstream's error answer) fails the evidence."""
+    if (broken := failed_stream(log.outcome)) is not None:
+        evidence.fail(broken, log.outcome)
+    elif log.upstream_error is not None:
+        evidence.fail(log.upstream_error["code"], log.upstream_error["message"])
+
+
 def refused(exc: Exception, log: Dispatch, otherwise: str = "") -> str:
     """An output guard could not let the answer through: recorded (a guard's bug logged); what the client is told."""
     log.outcome = f"output_refused: {describe(exc)}"
@@ -352,17 +368,28 @@ async def relay_whole(
     return web.Response(status=upstream.status, body=body, headers=headers)
 
 
+ErrorEvent = Callable[[str, str], bytes]
+"""An error event in the stream's own format, from a stable code and a client-safe message."""
+Settle = Callable[[], Awaitable[None]]
+"""Awaited once a finished answer is complete, before its last bytes go out; it must not raise."""
+
+
 async def relay_stream(
     request: web.Request,
     upstream: aiohttp.ClientResponse,
     headers: CIMultiDict[str],
     log: Dispatch,
     chain: FilterChain | None = None,
+    error_event: ErrorEvent = sse_error,
+    settle: Settle | None = None,
 ) -> web.StreamResponse:
     """Relay each chunk as it arrives. A client that leaves cancels the upstream request.
 
     Output guards may hold a bounded window back; what they hold is sent with the next chunk, when the stream
-    ends, or once the next chunk is later than the guards allow (`FilterChain.flush_after_s`).
+    ends, or once the next chunk is later than the guards allow (`FilterChain.flush_after_s`). A stream that
+    breaks off ends with `error_event` (chat's error chunk unless the surface speaks another format);
+    `settle`, if given, is awaited once a finished answer is complete, before its last bytes go out (the
+    Responses surface keeps the response there, so a client's follow-up finds it).
     """
     out = web.StreamResponse(status=upstream.status, headers=headers)
     chunks = Chunks(upstream, log)
@@ -379,18 +406,21 @@ async def relay_stream(
                 chunk = chain.chunk(chunk)
             if chunk:
                 await out.write(chunk)
-        if chain is not None and (rest := chain.end()):
+        rest = chain.end() if chain is not None else b""
+        if settle is not None and chunks.ended:
+            await settle()
+        if rest:
             await out.write(rest)
         log.outcome = "completed" if chunks.ended else TRUNCATED
         if not chunks.ended and "Content-Encoding" not in upstream.headers:
-            await out.write(TRUNCATED_EVENT)
+            await out.write(error_event(*STREAM_ERRORS[TRUNCATED]))
     except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError, TimeoutError) as exc:
         if request.transport is None or request.transport.is_closing():
             log.outcome = "client_disconnected"
             return out
         stalled = broke_off(exc, log)
         if "Content-Encoding" not in upstream.headers:  # a plain event would corrupt an encoded stream
-            await out.write(STALLED_EVENT if stalled else BROKEN_EVENT)
+            await out.write(error_event(*STREAM_ERRORS[STALLED if stalled else BROKE]))
     except ConnectionResetError:
         log.outcome = "client_disconnected"
         return out
@@ -404,7 +434,7 @@ async def relay_stream(
         message = refused(exc, log, "an output guard failed; the rest was withheld")
         checked = exc.partial if isinstance(exc, OutputRefused) else b""
         with contextlib.suppress(ConnectionResetError):
-            await out.write(checked + sse_error("output_refused", message))
+            await out.write(checked + error_event("output_refused", message))
     finally:
         if log.outcome == "completed":
             upstream.release()
@@ -416,12 +446,12 @@ async def relay_stream(
 
 
 BROKE, STALLED, TRUNCATED = "upstream_broke", "upstream_stalled", "upstream_truncated"
-BROKEN_EVENT = sse_error("upstream_stream_broken", "the upstream stream ended early; the answer is incomplete")
-STALLED_EVENT = sse_error("upstream_stalled", "the upstream went silent; the answer is incomplete")
-TRUNCATED_EVENT = sse_error(
-    "upstream_truncated", "the upstream ended the stream without finishing it; the answer is incomplete"
-)
-FAILED_OUTCOMES = {BROKE: "upstream_stream_broken", STALLED: "upstream_stalled", TRUNCATED: "upstream_truncated"}
+STREAM_ERRORS = {
+    BROKE: ("upstream_stream_broken", "the upstream stream ended early; the answer is incomplete"),
+    STALLED: ("upstream_stalled", "the upstream went silent; the answer is incomplete"),
+    TRUNCATED: ("upstream_truncated", "the upstream ended the stream without finishing it; the answer is incomplete"),
+}  # the outcome of a stream that began and then failed -> its code and what the client is told
+FAILED_OUTCOMES = {outcome: code for outcome, (code, _) in STREAM_ERRORS.items()}
 
 
 def broke_off(exc: BaseException, log: Dispatch) -> bool:

@@ -12,6 +12,7 @@ import openai
 import pytest
 from aiohttp import web
 
+from taskgate.proxy.state import GATEWAY
 from taskgate.routing.breaker import OPEN
 
 from ..conftest import ProxyFactory, upstreams
@@ -240,3 +241,38 @@ async def test_a_body_that_never_arrives_is_a_408_and_the_connection_closes(
     for answer in answers:
         assert answer.startswith(b"HTTP/1.1 408 ")
         assert b'"code": "body_timeout"' in answer
+
+
+async def drain(stream: Any, into: list[Any]) -> None:
+    async for part in stream:
+        into.append(part)
+
+
+def engine_error(code: Any) -> bytes:
+    """The error event vLLM ends a failing stream with: its code a number, its message the engine's own."""
+    error = {"object": "error", "message": TRACEBACK, "type": "InternalServerError", "param": None, "code": code}
+    return b"data: " + json.dumps({"error": error}).encode() + b"\n\n"
+
+
+@pytest.mark.parametrize(("own", "code"), [(500, "upstream_error"), (None, "upstream_error"),
+                                           ("engine_overloaded", "engine_overloaded")])  # fmt: skip
+async def test_an_engine_s_error_event_mid_stream_reaches_the_sdk_with_a_stable_code(
+    aiohttp_server: Any, proxy: ProxyFactory, own: Any, code: str
+) -> None:
+    async def fail_midway(request: web.Request) -> web.StreamResponse:
+        return await stream_of(
+            request, chunk("Hel"), engine_error(own)[:30], engine_error(own)[30:], b"data: [DONE]\n\n"
+        )
+
+    client = await proxied(aiohttp_server, proxy, fail_midway)
+    async with openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key="x", max_retries=0) as sdk:
+        stream = await sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], stream=True)
+        seen: list[Any] = []
+        with pytest.raises(openai.APIError) as chat:
+            await drain(stream, seen)
+        assert [part.choices[0].delta.content for part in seen] == ["Hel"]
+    assert chat.value.code == code
+    assert "secret" not in json.dumps(chat.value.body)
+    record = client.app[GATEWAY].evidence.records()[-1]
+    assert record["error"]["code"] == code
+    assert "KeyError: 'secret'" in record["dispatch"]["upstream_error"]["body"]

@@ -1,0 +1,87 @@
+"""An error event an engine sends mid-stream, given a stable code before it reaches the client.
+
+vLLM and others end a failing stream with `data: {"error": {...}}`, whose
+`code` may be a number or absent and whose message may be a traceback. The
+client gets the same as for an upstream's 5xx before the stream began: the
+engine's own code when it is a snake_case one, else `upstream_error`, and a
+fixed sentence; the engine's event goes to the evidence
+(`dispatch.upstream_error`).
+
+Every chat and completions stream passes through this filter first. It
+holds back only the part of a chunk after its last complete event (which no
+SSE client could read yet anyway) and parses nothing unless an event
+mentions `"error"`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from taskgate.plugins import sse
+from taskgate.plugins.sse import EventSplitter
+
+from .errors import sse_error
+from .relay import MAX_KEPT_ERROR, Dispatch
+
+MARKER = b'"error"'
+MESSAGE = "the upstream failed while answering; the answer is incomplete"
+_ENDS = (b"\n\n", b"\r\n\r\n", b"\r\r")
+_OWN_CODE = re.compile(r"[a-z][a-z0-9_]{2,63}")
+
+
+def stable_code(error: Any) -> str:
+    """An engine's error code if it is a stable, snake_case one; else `upstream_error`."""
+    own = error.get("code") if isinstance(error, dict) else None
+    return own if isinstance(own, str) and _OWN_CODE.fullmatch(own) else "upstream_error"
+
+
+class StreamErrors:
+    """A ResponseFilter for streams: error events rewritten, every other byte passed on as it came."""
+
+    def __init__(self, log: Dispatch):
+        self.log = log
+        self._held = b""  # the start of an event whose end has not arrived
+
+    def whole(self, body: bytes) -> bytes:
+        return body  # an error before the stream began is relay_error's
+
+    def chunk(self, data: bytes) -> bytes:
+        data = self._held + data
+        if data.endswith(_ENDS):
+            self._held = b""
+        else:
+            cut = _last_end(data)
+            data, self._held = data[:cut], data[cut:]
+        return self._rewritten(data) if MARKER in data else data
+
+    def end(self) -> bytes:
+        rest, self._held = self._held, b""
+        return self._rewritten(rest) if MARKER in rest else rest
+
+    def _rewritten(self, data: bytes) -> bytes:
+        splitter = EventSplitter(max_bytes=len(data) + 1)
+        events = [*splitter.feed(data), splitter.rest()]
+        return b"".join(self._event(event) for event in events if event)
+
+    def _event(self, event: bytes) -> bytes:
+        payload = sse.parse(event)[1]
+        if payload is None or MARKER not in payload:
+            return event
+        try:
+            parsed = json.loads(payload)
+        except (ValueError, RecursionError):
+            return event
+        if not isinstance(parsed, dict) or "error" not in parsed or parsed.get("choices"):
+            return event
+        code = stable_code(parsed["error"])
+        body = payload[:MAX_KEPT_ERROR].decode("utf-8", "replace")
+        self.log.upstream_error = {"code": code, "message": MESSAGE, "body": body}
+        return sse_error(code, MESSAGE)
+
+
+def _last_end(data: bytes) -> int:
+    """Where the bytes after the last complete event begin (0: no event has ended)."""
+    ends = [data.rfind(end) + len(end) for end in _ENDS if end in data]
+    return max(ends, default=0)
