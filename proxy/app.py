@@ -14,7 +14,7 @@ from taskgate.agent.types import CALLER
 from taskgate.plugins import FRONT, READINESS, Registry, load_plugins
 from taskgate.plugins.evidence import EvidenceLog
 
-from . import mcp, openai
+from . import mcp, openai, responses
 from .calls import GatewayCaller
 from .config import Config
 from .metrics import Metrics
@@ -34,6 +34,7 @@ def default_registry() -> Registry:
     """A registry with every installed plugin, built-ins included."""
     registry = Registry()
     load_plugins(registry)
+    responses.register(registry)
     return registry
 
 
@@ -55,6 +56,7 @@ def create_app(config: Config, registry: Registry) -> web.Application:
     app.cleanup_ctx.append(_http_client)
     app.on_response_prepare.append(stamp_request_id)
     openai.add_routes(app, registry.takeovers)
+    responses.add_routes(app, registry.takeovers)
     if mcp.add_routes(app, gateway):
         app.cleanup_ctx.append(_mcp_upstreams)
     app[CALLER] = GatewayCaller(gateway, app.get(mcp.UPSTREAMS))

@@ -15,10 +15,11 @@ from taskgate.plugins.evidence import Evidence
 
 from .errors import error_response, rpc_error_response
 from .openai import PATHS
+from .responses import PATH as RESPONSES_PATH
 from .state import EVIDENCE, GATEWAY, Gateway
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-ROUTES = (*PATHS.values(), "/v1/models")
+ROUTES = (*PATHS.values(), RESPONSES_PATH, "/v1/models")
 QUIET = frozenset({"/healthz", "/readyz", "/metrics"})
 REQUEST_ID = "x-taskgate-request-id"
 log = structlog.get_logger("taskgate")

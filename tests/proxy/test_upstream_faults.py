@@ -271,8 +271,12 @@ async def test_an_engine_s_error_event_mid_stream_reaches_the_sdk_with_a_stable_
         with pytest.raises(openai.APIError) as chat:
             await drain(stream, seen)
         assert [part.choices[0].delta.content for part in seen] == ["Hel"]
-    assert chat.value.code == code
-    assert "secret" not in json.dumps(chat.value.body)
+        responses = await sdk.responses.create(model="m", input="hi", stream=True)
+        with pytest.raises(openai.APIError) as translated:
+            await drain(responses, seen)
+    for caught in (chat.value, translated.value):
+        assert caught.code == code
+        assert "secret" not in json.dumps(caught.body)
     record = client.app[GATEWAY].evidence.records()[-1]
     assert record["error"]["code"] == code
     assert "KeyError: 'secret'" in record["dispatch"]["upstream_error"]["body"]
