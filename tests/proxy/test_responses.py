@@ -315,3 +315,20 @@ async def test_the_tool_loop_answers_a_response_and_its_tool_calls_run_under_the
     task = record_of(client, raw.headers)["task"]
     (call,) = [entry for entry in task["trace"] if entry["kind"] == "tool_call"]
     assert (call["tool"], call["allowed"]) == ("mail__read", True)
+
+
+async def test_another_caller_can_neither_retrieve_nor_continue_a_response(granted: Any, keys: Keys) -> None:
+    client, alice = granted
+    mine = await alice.responses.create(model="m", input="who is my contact?")
+    assert (await alice.responses.retrieve(mine.id)).id == mine.id
+    for other in (keys.token(sub="bob", roles=[]), keys.token(tenant="globex", roles=[])):
+        async with sdk(client, other) as stranger:
+            with pytest.raises(openai.NotFoundError) as hidden:
+                await stranger.responses.retrieve(mine.id)
+            assert hidden.value.code == "response_not_found"
+            with pytest.raises(openai.BadRequestError) as refused:
+                await stranger.responses.create(model="m", input="and then?", previous_response_id=mine.id)
+            assert refused.value.code == "previous_response_not_found"
+    async with sdk(client, "not-a-token") as anonymous:
+        with pytest.raises(openai.AuthenticationError):
+            await anonymous.responses.retrieve(mine.id)
