@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import HypothesisWarning
 
-SURFACES = {"chat": "/v1/chat/completions", "mcp": "/mcp", "tasks": "/v1/tasks"}
+SURFACES = {"chat": "/v1/chat/completions", "responses": "/v1/responses", "mcp": "/mcp", "tasks": "/v1/tasks"}
 HANG_S = 10.0
 
 # -- values --------------------------------------------------------------------------------------------------------
@@ -72,11 +72,43 @@ mcp_body = st.fixed_dictionaries(
     optional={"id": either(st.integers(0, 10**6)), "params": either(rpc_params)},
 )  # fmt: skip
 
+response_part = st.fixed_dictionaries(
+    {"type": either(st.sampled_from(["input_text", "output_text", "input_image", "refusal", "input_file"]))},
+    optional={"text": text, "image_url": text, "refusal": text, "detail": text},
+)
+response_item = st.one_of(
+    st.fixed_dictionaries(
+        {"role": either(st.sampled_from(["system", "user", "assistant", "developer", "tool"]))},
+        optional={"type": either(st.just("message")),
+                  "content": either(st.one_of(text, st.lists(either(response_part), max_size=3)))},
+    ),
+    st.fixed_dictionaries(
+        {"type": either(st.sampled_from(["function_call", "function_call_output", "reasoning", "item_reference"]))},
+        optional={"call_id": text, "name": either(st.sampled_from(["mail__read", "mail__send"])),
+                  "arguments": either(st.sampled_from(["{}", "{", '{"to": "eve@evil.com"}'])), "output": values},
+    ),
+)  # fmt: skip
+response_tool = st.fixed_dictionaries(
+    {"type": either(st.sampled_from(["function", "web_search", "mcp"]))},
+    optional={"name": either(st.sampled_from(["mail__read", "mail__send", ""])), "parameters": values,
+              "strict": values},
+)  # fmt: skip
+
 
 def bodies(surface: str, model: str) -> st.SearchStrategy[Any]:
     """JSON bodies for `surface`, whose model calls name `model` (the one the proxy under test serves)."""
     if surface == "mcp":
         return mcp_body
+    if surface == "responses":
+        return st.fixed_dictionaries(
+            {"model": either(st.sampled_from([model, "unknown", ""]))},
+            optional={"input": either(st.one_of(text, st.lists(either(response_item), max_size=4))),
+                      "instructions": either(text), "tools": either(st.lists(response_tool, max_size=3)),
+                      "stream": either(st.booleans()), "store": either(st.booleans()),
+                      "previous_response_id": either(st.sampled_from(["resp_unknown", ""])),
+                      "max_output_tokens": either(st.integers(0, 64)), "text": values, "tool_choice": values,
+                      "metadata": values, "reasoning": values, "background": values, "tool_loop": values},
+        )  # fmt: skip
     if surface == "chat":
         return st.fixed_dictionaries(
             {"model": either(st.sampled_from([model, "unknown", ""]))},
@@ -105,6 +137,11 @@ sentence = words.map(" ".join)
 def valid_bodies(surface: str, model: str) -> st.SearchStrategy[Any]:
     """Well-formed requests with new text each time: what reaches the classifier, NER and the caches."""
     user = st.fixed_dictionaries({"role": st.just("user"), "content": sentence})
+    if surface == "responses":
+        return st.fixed_dictionaries(
+            {"model": st.just(model), "input": st.one_of(sentence, st.lists(user, min_size=1, max_size=3))},
+            optional={"stream": st.booleans(), "max_output_tokens": st.integers(1, 32), "instructions": sentence},
+        )
     if surface == "chat":
         return st.fixed_dictionaries(
             {"model": st.just(model), "messages": st.lists(user, min_size=1, max_size=3)},
