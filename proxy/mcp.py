@@ -342,7 +342,8 @@ async def _request(
     if method == "tools/call":
         return await _call(request, context, session)
     if method in ITEMS:
-        return await forward_item(gateway, upstreams, context, request[EVIDENCE], session.version)
+        check = functools.partial(_check_owner, session)
+        return await forward_item(gateway, upstreams, context, request[EVIDENCE], session.version, check)
     if session.task_token and not _presented(gateway, context) and context.purpose() is None:
         context = _with_task(context, session.task_token)  # a listing between calls: the session's task
     log = McpDispatch(method)

@@ -66,14 +66,21 @@ async def list_items(
 
 
 async def forward_item(
-    gateway: Gateway, upstreams: Upstreams, context: RequestContext, evidence: Evidence, version: str
+    gateway: Gateway,
+    upstreams: Upstreams,
+    context: RequestContext,
+    evidence: Evidence,
+    version: str,
+    check: Callable[[Principal | None], None],
 ) -> dict[str, Any]:
-    """A resource read (or subscription), prompt get or completion, decided by the plan and forwarded."""
+    """A resource read (or subscription), prompt get or completion, decided by the plan and forwarded; `check`
+    vets the caller the plan authenticated."""
     body = context.json()
     method, params = body["method"], body.get("params") or {}
     log = McpDispatch(method)
     upstream, own, path = await find_item(upstreams, method, params, log)
     values = await run_mcp_plan(gateway, context, evidence)
+    check(values.get(IDENTITY))
     evidence.dispatch = log
     outputs = step_outputs(gateway, MCP, values)
     edited = dict(body)

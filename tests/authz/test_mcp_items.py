@@ -30,6 +30,8 @@ p, profile:summarise, *, docs__docs://handbook, resource, prof-summarise-handboo
 p, profile:summarise, *, docs__docs://pages/*, resource, prof-summarise-pages
 p, role:mail-user, acme, docs__summarise, prompt, r-prompt
 p, profile:summarise, *, docs__*, prompt, prof-summarise-prompts
+p, profile:default, *, docs__docs://handbook, resource, prof-default-handbook
+g, bob, role:mail-user, acme
 """
 )
 
@@ -125,3 +127,17 @@ async def test_an_item_no_server_serves_is_invalid_params_before_any_policy(gate
     assert resource.value.error.code == -32602
     assert prompt.value.error.code == -32602
     assert not [d for d in decisions(gateway) if d.get("resource") == "docs__docs://nowhere"]
+
+
+async def test_a_read_on_someone_elses_session_is_refused(gateway: Any, keys: Keys) -> None:
+    """bob may read the handbook himself; not on alice's session."""
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+    resp = await gateway.post("/mcp", json=init, headers=bearer(keys))
+    session = resp.headers["Mcp-Session-Id"]
+    read = {"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": "docs__docs://handbook"}}
+    bob = {"Authorization": f"Bearer {keys.token(sub='bob')}", "Mcp-Session-Id": session}
+    resp = await gateway.post("/mcp", json=read, headers=bob)
+    error = (await resp.json())["error"]
+    assert error["code"] == -32003
+    assert error["message"] == "this session belongs to another caller"
