@@ -50,7 +50,16 @@ from .relay import Dispatch, FilterChain, record_failure, refuse_encoded, relay_
 from .relay import response_headers as upstream_headers
 from .responses_answer import Encoder, new_id
 from .responses_request import TOOL_LOOP, Translated, parse, translate
-from .responses_store import SECTION, Kept, ResponsesConfig, Store, open_store, owner_of, too_long
+from .responses_store import (
+    SECTION,
+    Kept,
+    ResponsesConfig,
+    ResponseStoreUnavailable,
+    Store,
+    open_store,
+    owner_of,
+    too_long,
+)
 from .state import EVIDENCE, GATEWAY, Gateway
 from .stream_errors import StreamErrors
 
@@ -106,7 +115,7 @@ class Note:
 
 
 @dataclass
-class Turn:
+class Exchange:
     """One request on its way: the translation, where its chain stands, and the encoder of its answer."""
 
     translated: Translated
@@ -120,13 +129,13 @@ async def create(request: web.Request) -> web.StreamResponse:
     """Answer a Responses request through the chat plan."""
     gateway, evidence = request.app[GATEWAY], request[EVIDENCE]
     evidence.surface = SURFACE
-    turn, context = await _prepare(request, gateway, evidence)
-    if TOOL_LOOP in turn.translated.body and TOOL_LOOP in request.app[RESPONSES].takeovers:
-        return await _loop(request, turn, context)
+    exchange, context = await _prepare(request, gateway, evidence)
+    if TOOL_LOOP in exchange.translated.body and TOOL_LOOP in request.app[RESPONSES].takeovers:
+        return await _loop(request, exchange, context)
     decision = await decide(gateway, "chat", context, evidence)
     sent = {
         "Content-Type": "application/json",
-        "Accept": "text/event-stream" if turn.translated.stream else "application/json",
+        "Accept": "text/event-stream" if exchange.translated.stream else "application/json",
         "Accept-Encoding": "identity",  # the translation reads the answer
         "X-Request-Id": evidence.request_id,
     }
@@ -135,7 +144,7 @@ async def create(request: web.Request) -> web.StreamResponse:
         if upstream.status >= 400:
             response: web.StreamResponse = await relay_error(upstream, ours, log)
         else:
-            response = await _answer(request, upstream, ours, log, decision, turn, context)
+            response = await _answer(request, upstream, ours, log, decision, exchange, context)
         record_failure(evidence, log)
         return response
 
@@ -154,7 +163,7 @@ async def retrieve(request: web.Request) -> web.Response:
     return web.json_response(kept.response)
 
 
-async def _prepare(request: web.Request, gateway: Gateway, evidence: Evidence) -> tuple[Turn, RequestContext]:
+async def _prepare(request: web.Request, gateway: Gateway, evidence: Evidence) -> tuple[Exchange, RequestContext]:
     """Read and translate the request, continuing the response it names; the chat context the plan runs on."""
     raw = (await read_context(request, SURFACE, evidence)).json()
     ask = parse(raw)
@@ -171,7 +180,7 @@ async def _prepare(request: web.Request, gateway: Gateway, evidence: Evidence) -
     context = RequestContext.parsed(
         evidence.request_id, "chat", CHAT_PATH, _headers(gateway, request, chain), json.dumps(body).encode(), body
     )
-    return Turn(translated, owner, chain, note, encoder), context
+    return Exchange(translated, owner, chain, note, encoder), context
 
 
 async def _previous(store: Store, owner: str, response_id: str | None) -> Kept | None:
@@ -221,24 +230,24 @@ async def _answer(
     ours: dict[str, str],
     log: Dispatch,
     decision: Decision,
-    turn: Turn,
+    exchange: Exchange,
     context: RequestContext,
 ) -> web.StreamResponse:
     """The chat answer through the plan's output guards, then the translation, to the client; kept once done."""
     refuse_encoded(upstream, log)
     headers = upstream_headers(upstream, ours)
-    headers["Content-Type"] = "text/event-stream" if turn.encoder.stream else "application/json"
-    filters: list[ResponseFilter] = [*decision.filters, turn.encoder]
+    headers["Content-Type"] = "text/event-stream" if exchange.encoder.stream else "application/json"
+    filters: list[ResponseFilter] = [*decision.filters, exchange.encoder]
     chain = FilterChain(filters if upstream.content_type != "text/event-stream" else [StreamErrors(log), *filters])
 
     async def settle() -> None:
-        await _keep(request, turn, _sent(decision, context), log.endpoint, ours)
+        await _keep(request, exchange, _sent(decision, context), log.endpoint, ours)
 
     if upstream.content_type != "text/event-stream":
         response = await relay_whole(upstream, headers, log, chain)
         await settle()
         return response
-    return await relay_stream(request, upstream, headers, log, chain, turn.encoder.failed, settle)
+    return await relay_stream(request, upstream, headers, log, chain, exchange.encoder.failed, settle)
 
 
 def _sent(decision: Decision, context: RequestContext) -> list[dict[str, Any]]:
@@ -252,25 +261,27 @@ def _sent(decision: Decision, context: RequestContext) -> list[dict[str, Any]]:
 
 
 async def _keep(
-    request: web.Request, turn: Turn, sent: list[dict[str, Any]], endpoint: str | None, ours: Mapping[str, str]
+    request: web.Request, exchange: Exchange, sent: list[dict[str, Any]], endpoint: str | None, ours: Mapping[str, str]
 ) -> None:
     """Keep a finished response for its caller (unless asked not to); a store that fails is noted, not fatal."""
-    if not turn.translated.store or not turn.encoder.completed:
-        turn.note.kept = "no: store is false" if not turn.translated.store else "no: the answer did not finish"
+    if not exchange.translated.store or not exchange.encoder.completed:
+        exchange.note.kept = "no: store is false" if not exchange.translated.store else "no: the answer did not finish"
         return
     surface = request.app[RESPONSES]
-    messages = [*sent[turn.translated.instructions :], turn.encoder.message()]
-    kept = Kept(turn.note.response_id, turn.chain, turn.encoder.response(), messages, endpoint, _task(request, ours))
+    messages = [*sent[exchange.translated.instructions :], exchange.encoder.message()]
+    kept = Kept(
+        exchange.note.response_id, exchange.chain, exchange.encoder.response(), messages, endpoint, _task(request, ours)
+    )
     if too_long(kept, surface.config.max_chars):
-        turn.note.kept = f"no: longer than {SECTION}.max_chars ({surface.config.max_chars})"
+        exchange.note.kept = f"no: longer than {SECTION}.max_chars ({surface.config.max_chars})"
         return
     try:
-        await surface.store.put(turn.owner, kept)
-    except Exception as exc:  # the answer is good; a follow-up will be told the response is not found
+        await surface.store.put(exchange.owner, kept)
+    except ResponseStoreUnavailable as exc:  # the answer is good; a follow-up will be told it is not found
         logger.warning("response_not_kept", request_id=request[EVIDENCE].request_id, error=str(exc))
-        turn.note.kept = "no: the store failed"
+        exchange.note.kept = "no: the store failed"
         return
-    turn.note.kept = "yes"
+    exchange.note.kept = "yes"
 
 
 def _task(request: web.Request, ours: Mapping[str, str]) -> str | None:
@@ -278,19 +289,19 @@ def _task(request: web.Request, ours: Mapping[str, str]) -> str | None:
     return next((value for name, value in ours.items() if name.lower() == header), None)
 
 
-async def _loop(request: web.Request, turn: Turn, context: RequestContext) -> web.StreamResponse:
+async def _loop(request: web.Request, exchange: Exchange, context: RequestContext) -> web.StreamResponse:
     """The agent room's tool loop runs the request; its final chat answer is translated whole."""
-    body = {k: v for k, v in turn.translated.body.items() if k not in ("stream", "stream_options")}
+    body = {k: v for k, v in exchange.translated.body.items() if k not in ("stream", "stream_options")}
     chat = RequestContext.parsed(context.id, "chat", CHAT_PATH, context.headers, json.dumps(body).encode(), body)
     answer = await request.app[RESPONSES].takeovers[TOOL_LOOP](request, chat)
     if answer.status != 200 or not isinstance(answer, web.Response) or not isinstance(answer.body, bytes):
         return answer
-    translated = turn.encoder.whole(answer.body)
+    translated = exchange.encoder.whole(answer.body)
     loop = json.loads(answer.body).get("taskgate_loop")
-    await _keep(request, turn, body["messages"], None, answer.headers)
-    if not turn.encoder.stream:
+    await _keep(request, exchange, body["messages"], None, answer.headers)
+    if not exchange.encoder.stream:
         translated = json.dumps({**json.loads(translated), "taskgate_loop": loop}).encode()
-    kind = "text/event-stream" if turn.encoder.stream else "application/json"
+    kind = "text/event-stream" if exchange.encoder.stream else "application/json"
     headers = {k: v for k, v in answer.headers.items() if k.lower().startswith("x-taskgate-")}
     return web.Response(body=translated, headers={**headers, "Content-Type": kind})
 

@@ -50,7 +50,7 @@ class _Text(BaseModel):
 class _Image(BaseModel):
     model_config = _STRICT
     type: Literal["input_image"]
-    image_url: str = Field(description="taskgate sends images by URL (or data URL); file ids are not known here")
+    image_url: str  # a URL or a data URL: taskgate knows no file ids
     detail: str | None = None
 
 
