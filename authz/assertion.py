@@ -7,27 +7,24 @@ and `call_sha256`, the digest of the tool and its arguments as holds.py
 computes it: a server checks it against the call it received, and may keep
 `jti`s for the token's short life to refuse a replay). A tool
 server verifies it with the public keys taskgate publishes at
-`/.well-known/jwks.json` and can tell callers and tasks apart; a token meant
-for one upstream is refused by another (the audience differs).
+`/.well-known/jwks.json` (beside the keys of task tokens) and can tell
+callers and tasks apart; a token meant for one upstream is refused by another
+(the audience differs), and its `typ` tells it from a task token.
 """
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from typing import Any
 
-import jwt
 import structlog
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from jwt.algorithms import ECAlgorithm
 
 from .config import AssertionConfig
 from .errors import PolicyError
 from .grant import GrantSpec
 from .holds import call_digest
+from .keys import KeyRing, SigningKey, asymmetric, generated, load_private
 
 log = structlog.get_logger("taskgate.authz")
 TYPE = "taskgate-task+jwt"
@@ -36,24 +33,8 @@ TYPE = "taskgate-task+jwt"
 class Assertions:
     def __init__(self, config: AssertionConfig):
         self.config = config
-        if config.private_key_file is not None:
-            try:
-                key = serialization.load_pem_private_key(config.private_key_file.read_bytes(), password=None)
-            except (OSError, ValueError, TypeError) as exc:
-                raise PolicyError(f"{config.private_key_file}: not a PEM private key: {exc}") from None
-            if not isinstance(key, ec.EllipticCurvePrivateKey) or key.curve.name != "secp256r1":
-                raise PolicyError(f"{config.private_key_file}: the assertion key must be an EC P-256 key (ES256)")
-        else:
-            key = ec.generate_private_key(ec.SECP256R1())
-            log.warning(
-                "assertion_key_ephemeral",
-                effect="upstream assertions are signed with a key made at start-up; replicas need "
-                "authz.assertions.private_key_file to publish one key set",
-            )
-        self._key = key
-        public = json.loads(ECAlgorithm.to_jwk(key.public_key()))
-        self.kid = jwt.PyJWK(public, "ES256").key_id or _thumbprint(public)
-        self._jwk = {**public, "kid": self.kid, "alg": "ES256", "use": "sig"}
+        key = _key(config)
+        self.ring = KeyRing([key], key.kid, TYPE)
 
     def mint(self, spec: GrantSpec, audience: str, tool: str, arguments: Any) -> str:
         """An assertion for one call: who, which task, and which call (its tool and the digest of its arguments,
@@ -65,16 +46,22 @@ class Assertions:
             "call_sha256": call_digest(tool, arguments), "iat": now, "exp": now + self.config.ttl_s,
             "jti": uuid.uuid4().hex,
         }  # fmt: skip
-        return jwt.encode(claims, self._key, algorithm="ES256", headers={"kid": self.kid, "typ": TYPE})
-
-    def jwks(self) -> dict[str, Any]:
-        return {"keys": [self._jwk]}
+        return self.ring.sign(claims)
 
 
-def _thumbprint(jwk: dict[str, Any]) -> str:
-    """RFC 7638: the SHA-256 of the key's required members, base64url."""
-    import base64
-    import hashlib
-
-    members = json.dumps({k: jwk[k] for k in ("crv", "kty", "x", "y")}, separators=(",", ":"), sort_keys=True)
-    return base64.urlsafe_b64encode(hashlib.sha256(members.encode()).digest()).rstrip(b"=").decode()
+def _key(config: AssertionConfig) -> SigningKey:
+    """The configured EC P-256 key (its kid is its thumbprint), or one made now."""
+    if config.private_key_file is None:
+        log.warning(
+            "assertion_key_ephemeral",
+            effect="upstream assertions are signed with a key made at start-up; replicas need "
+            "authz.assertions.private_key_file to publish one key set",
+        )
+        return generated("ES256")
+    try:
+        private = load_private(config.private_key_file.read_bytes(), "ES256")
+    except OSError as exc:
+        raise PolicyError(f"{config.private_key_file}: cannot read it: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise PolicyError(f"{config.private_key_file}: the assertion key must be an EC P-256 key: {exc}") from None
+    return asymmetric(None, "ES256", private)

@@ -19,6 +19,7 @@ from .config import AuthzConfig, TaskConfig
 from .grant import Decision, Grant, GrantSpec, Rules
 from .holds import Holds
 from .identity import Identity
+from .keys import published
 from .labels import Seen
 from .policy import Policy, PolicyStore
 from .provenance import SeenCache
@@ -92,6 +93,7 @@ class Authorizer:
         self.holds = Holds(self.store, config.tasks.hold_ttl_s)
         self.seen = SeenCache()
         self.assertions = Assertions(config.assertions) if config.assertions.enabled else None
+        self.jwks = _published(self.tokens, self.assertions)
         self.held = Counter("taskgate_authz_holds", "Held calls by what became of them", ["event"], registry=registry)
         generation = Gauge("taskgate_authz_policy_generation", "The policy generation in use", registry=registry)
         generation.set_function(lambda: self.policy.current.generation)
@@ -236,6 +238,15 @@ def _usable(token: TaskToken, state: TaskState) -> TaskInfo:
             details={"task_store": {"token_epoch": token.epoch, "task_record": "missing"}},
         )  # fmt: skip
     return state.info
+
+
+def _published(tokens: TaskTokens, assertions: Assertions | None) -> dict[str, object]:
+    """One JWKS for what taskgate signs: the public keys of task tokens and of per-task assertions."""
+    rings = [tokens.ring] if assertions is None else [tokens.ring, assertions.ring]
+    try:
+        return published(rings)
+    except ValueError as exc:
+        raise TaskgateError(f"authz.tasks.keys: {exc} (the assertion key's kid is its RFC 7638 thumbprint)") from None
 
 
 def authorizer(services: Services) -> Authorizer:

@@ -11,6 +11,8 @@ from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from taskgate.plugins import Params
 
+from .keys import SigningAlgorithm, SigningKey, asymmetric, load_private, load_public, secret
+
 Algorithm = Literal["HS256", "RS256", "ES256"]
 _FAMILY = {"HS256": "oct", "RS256": "RSA", "ES256": "EC"}
 DEFAULT_ALGORITHMS: tuple[Algorithm, ...] = ("RS256", "ES256")
@@ -31,10 +33,7 @@ class KeyConfig(Params):
         if self.algorithm == "HS256":
             if not self.secret_env or self.public_key_file is not None:
                 raise ValueError("an HS256 key needs `secret_env` (and no public_key_file)")
-            secret = os.environ.get(self.secret_env, "")
-            if len(secret) < 32:
-                raise ValueError(f"environment variable {self.secret_env} must hold a secret of at least 32 characters")
-            self._key = secret.encode()
+            self._key = env_secret(self.secret_env)
             return self
         if self.public_key_file is None or self.secret_env is not None:
             raise ValueError(f"an {self.algorithm} key needs `public_key_file` (and no secret_env)")
@@ -127,13 +126,68 @@ class PolicyConfig(Params):
         return path
 
 
+_KEY_SOURCES = ("private_key_file", "private_key_env", "public_key_file", "secret_env")
+
+
+class TaskKeyConfig(Params):
+    """A key of task tokens: ES256 or EdDSA from a PEM (a file or an environment variable), or an HS256 secret."""
+
+    kid: str = Field(pattern=r"^[A-Za-z0-9._:-]{1,64}$")
+    algorithm: SigningAlgorithm = "ES256"
+    private_key_file: Path | None = None  # PEM: EC P-256 (ES256) or Ed25519 (EdDSA)
+    private_key_env: str | None = None  # the same PEM in an environment variable
+    public_key_file: Path | None = None  # a retired key: it verifies the tokens it signed, and signs none
+    secret_env: str | None = None  # HS256: 32+ characters; never published, so only taskgate can check the tokens
+
+    _key: Any = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _load(self) -> TaskKeyConfig:
+        given = [n for n in _KEY_SOURCES if getattr(self, n)]
+        if self.algorithm == "HS256":
+            if given != ["secret_env"]:
+                raise ValueError("an HS256 key needs `secret_env` and nothing else")
+            self._key = secret(self.kid, env_secret(str(self.secret_env)))
+            return self
+        if len(given) != 1 or given == ["secret_env"]:
+            raise ValueError(
+                f"an {self.algorithm} key needs one of private_key_file, private_key_env or public_key_file"
+            )
+        self._key = self._asymmetric(given[0])
+        return self
+
+    def _asymmetric(self, source: str) -> SigningKey:
+        where = f"{source} {getattr(self, source)}"
+        try:
+            if source == "private_key_env":
+                pem = os.environ.get(str(self.private_key_env), "").replace("\\n", "\n").encode()
+                if not pem:
+                    raise ValueError("the environment variable is not set")
+                return asymmetric(self.kid, self.algorithm, private=load_private(pem, self.algorithm))
+            pem = Path(getattr(self, source)).read_bytes()
+            if source == "private_key_file":
+                return asymmetric(self.kid, self.algorithm, private=load_private(pem, self.algorithm))
+            return asymmetric(self.kid, self.algorithm, public=load_public(pem, self.algorithm))
+        except OSError as exc:
+            raise ValueError(f"cannot read {where}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+
+    @property
+    def key(self) -> SigningKey:
+        found: SigningKey = self._key
+        return found
+
+
 class TaskConfig(Params):
     """Task ids, task tokens (signed by taskgate) and where revocations live."""
 
     header: str = "x-taskgate-task"  # a caller-chosen task id; absent: taskgate mints one
     token_header: str = "x-taskgate-task-token"  # where a task token is presented and returned
     narrow_header: str = "x-taskgate-tools"  # comma-separated tool patterns the caller narrows the grant to
-    signing_secret_env: str = "TASKGATE_TASK_KEY"
+    keys: list[TaskKeyConfig] = Field(default_factory=list)  # none: an ES256 key made at start-up (one replica)
+    signer: str | None = None  # the kid that signs new tokens; default: the first key; the others only verify
+    signing_secret_env: str | None = None  # shorthand for one HS256 key (kid `hs256`) whose secret is there
     issuer: str = "taskgate"
     ttl_s: int = Field(default=900, ge=10, le=86_400)
     store: Literal["memory", "redis"] = "memory"
@@ -144,22 +198,35 @@ class TaskConfig(Params):
     hold_ttl_s: float = Field(default=600, gt=0, le=86_400)  # a held call waits this long for its user's answer
     public_url: str | None = None  # where clients reach taskgate, for approval links; default: the request's host
 
-    _secret: bytes = PrivateAttr(default=b"")
+    _keys: list[SigningKey] = PrivateAttr(default_factory=list)
 
     @model_validator(mode="after")
-    def _secret_set(self) -> TaskConfig:
-        secret = os.environ.get(self.signing_secret_env, "")
-        if len(secret) < 32:
-            raise ValueError(
-                f"environment variable {self.signing_secret_env} must hold a secret of at least 32 characters "
-                "(taskgate signs task tokens with it)"
-            )
-        self._secret = secret.encode()
+    def _ring(self) -> TaskConfig:
+        if self.signing_secret_env is not None and self.keys:
+            raise ValueError("give `keys` or `signing_secret_env` (one HS256 key), not both")
+        keys = [k.key for k in self.keys]
+        if self.signing_secret_env is not None:
+            keys = [secret("hs256", env_secret(self.signing_secret_env))]
+        kids = [k.kid for k in keys]
+        for index, kid in enumerate(kids):
+            if kid in kids[:index]:
+                raise ValueError(f"keys[{index}].kid: {kid!r} is used twice; each key needs its own kid")
+        if self.signer is not None and self.signer not in kids:
+            raise ValueError(f"signer: no key has the kid {self.signer!r} (keys: {kids})")
+        chosen = next((k for k in keys if k.kid == (self.signer or kids[0])), None) if keys else None
+        if chosen is not None and chosen.signer is None:
+            raise ValueError(f"signer: key {chosen.kid!r} has only a public_key_file; the signer needs its private key")
+        self._keys = keys
         return self
 
     @property
-    def secret(self) -> bytes:
-        return self._secret
+    def signing_keys(self) -> list[SigningKey]:
+        """The configured keys of task tokens (empty: taskgate makes one at start-up)."""
+        return list(self._keys)
+
+    @property
+    def signer_kid(self) -> str | None:
+        return self.signer or (self._keys[0].kid if self._keys else None)
 
 
 class AssertionConfig(Params):
@@ -188,6 +255,15 @@ class AuthzConfig(Params):
     def _distinct_secrets(self) -> AuthzConfig:
         """taskgate's own signing secret must not also verify callers' tokens (or the reverse)."""
         jwt_keys = self.jwt.keys if self.jwt is not None else []
-        if self.tasks is not None and any(k.algorithm == "HS256" and k.key == self.tasks.secret for k in jwt_keys):
-            raise ValueError("tasks.signing_secret_env holds the same secret as an HS256 key of jwt.keys; use another")
+        task_secrets = [k.verifier for k in self.tasks.signing_keys if k.algorithm == "HS256"] if self.tasks else []
+        if any(k.algorithm == "HS256" and k.key in task_secrets for k in jwt_keys):
+            raise ValueError("a task key's secret (tasks) is also an HS256 key of jwt.keys; use another")
         return self
+
+
+def env_secret(name: str) -> bytes:
+    """An HMAC secret from the environment: 32 characters at least."""
+    value = os.environ.get(name, "")
+    if len(value) < 32:
+        raise ValueError(f"environment variable {name} must hold a secret of at least 32 characters")
+    return value.encode()

@@ -6,7 +6,7 @@
     POST /v1/tasks/{task}/subtasks           {"subject_token": TASK_TOKEN, "tools": [...], "labels": [...]}
     POST /v1/tasks/{task}/approvals/{id}     {"approve": true}   (or false: refuse)
     GET  /v1/tasks/{task}/approvals/{id}     the hold, as its user sees it
-    GET  /.well-known/jwks.json              the keys upstream MCP servers verify per-task assertions with
+    GET  /.well-known/jwks.json              taskgate's public keys: of task tokens and per-task assertions
 
 Each takes the caller's own bearer JWT, checked by the plans' authenticate
 step; the task must be the caller's. The authz plugin serves them (through the
@@ -232,5 +232,5 @@ async def show_hold(request: web.Request) -> web.Response:
 
 
 async def jwks(request: web.Request) -> web.Response:
-    signer = request.app[AUTHORIZER].assertions
-    return web.json_response(signer.jwks() if signer is not None else {"keys": []})
+    """Verifiers cache it for five minutes: publish a new task key (not yet the signer) at least that long first."""
+    return web.json_response(request.app[AUTHORIZER].jwks, headers={"Cache-Control": "public, max-age=300"})

@@ -1,7 +1,12 @@
 """Tasks and task tokens: short-lived JWTs taskgate signs, bound to subject, tenant and task, narrow-only.
 
 A token carries its grant's definition (GrantSpec): profile, roles, tool
-scopes and narrowing layers. Exchanging it adds a narrowing layer and never
+scopes and narrowing layers. It is signed with the active key of the task
+key ring (ES256 by default, with a kid; keys.py), and verified with whichever
+key of the ring its kid names, so a rotated key keeps the tokens it signed
+valid until they expire or it is removed. The ring's public keys are
+published at /.well-known/jwks.json: a tool server or a sub-agent can check
+a grant offline. Exchanging it adds a narrowing layer and never
 removes one, so a token can only ever get narrower. The task store keeps each
 task's owner, intent profile and trusted input (the user's instruction, for
 provenance checks) and its revocation, in memory or in Redis for replicas.
@@ -26,10 +31,12 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
 import jwt
+import structlog
 
 from .config import TaskConfig
 from .errors import TaskStoreUnavailable, TaskTokenError
 from .grant import GrantSpec
+from .keys import KeyRing, UnknownKey, generated
 
 __all__ = [
     "AUDIENCE",
@@ -45,6 +52,8 @@ __all__ = [
     "task_key",
 ]
 AUDIENCE = "taskgate-task"
+TYPE = "taskgate-task-token+jwt"
+log = structlog.get_logger("taskgate.authz")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +87,7 @@ class TaskState:
 class TaskTokens:
     def __init__(self, config: TaskConfig):
         self.config = config
+        self.ring = _ring(config)
 
     def mint(self, spec: GrantSpec, epoch: str, not_after: float | None = None) -> tuple[str, float]:
         """A token for `spec`, valid for ttl_s (and never past `not_after`: an exchange cannot extend a token)."""
@@ -93,16 +103,19 @@ class TaskTokens:
             claims["labels"] = list(spec.labels)
         if spec.parents:
             claims["parents"] = list(spec.parents)
-        return jwt.encode(claims, self.config.secret, algorithm="HS256"), expires
+        return self.ring.sign(claims), expires
 
     def verify(self, token: str) -> TaskToken:
         try:
-            claims = jwt.decode(
-                token, self.config.secret, algorithms=["HS256"], audience=AUDIENCE, issuer=self.config.issuer,
-                options={"require": ["exp", "iss", "aud", "sub", "task", "epoch"]},
+            claims = self.ring.decode(
+                token, AUDIENCE, self.config.issuer, ["exp", "iss", "aud", "sub", "task", "epoch"]
             )  # fmt: skip
         except jwt.ExpiredSignatureError:
             raise TaskTokenError(401, "task_token_expired", "the task token has expired") from None
+        except UnknownKey:
+            raise TaskTokenError(
+                401, "task_token_invalid", "the task token is signed with a key taskgate no longer accepts"
+            ) from None
         except jwt.PyJWTError as exc:
             raise TaskTokenError(
                 401, "task_token_invalid", f"the task token is not valid ({type(exc).__name__})"
@@ -118,6 +131,20 @@ class TaskTokens:
         except (KeyError, TypeError) as exc:
             raise TaskTokenError(401, "task_token_invalid", f"the task token lacks {exc}") from None
         return TaskToken(spec, float(claims["exp"]), str(claims["epoch"]))
+
+
+def _ring(config: TaskConfig) -> KeyRing:
+    """The configured keys of task tokens; without any, a key made now, and a log line saying so."""
+    keys, signer = config.signing_keys, config.signer_kid
+    if signer is None:
+        made = generated()
+        keys, signer = [made], made.kid
+        log.warning(
+            "task_key_ephemeral", kid=made.kid,
+            effect="task tokens are signed with a key made at start-up: they fail on other replicas and after "
+            "a restart; set authz.tasks.keys (PEM files) where replicas run",
+        )  # fmt: skip
+    return KeyRing(keys, signer, TYPE)
 
 
 MAX_STORED_CHARS = 32 << 20  # instructions the memory store keeps in all (about 32-128 MB): its oldest tasks go first

@@ -6,6 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+
 from taskgate.authz.seal import seal
 
 from .conftest import Keys, jwt_section
@@ -40,6 +43,20 @@ def write_policy(tmp_path: Path, text: str = POLICY) -> Path:
     return path
 
 
+def task_key(tmp_path: Path, kid: str = "task-1", algorithm: str = "ES256") -> dict[str, Any]:
+    """A task-token key as config names it: a PEM file in tmp_path, made once per kid (replicas share it)."""
+    path = tmp_path / f"{kid}.pem"
+    if not path.exists():
+        private = (
+            ec.generate_private_key(ec.SECP256R1()) if algorithm == "ES256" else ed25519.Ed25519PrivateKey.generate()
+        )
+        pem = private.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+        path.write_bytes(pem)
+    return {"kid": kid, "algorithm": algorithm, "private_key_file": str(path)}
+
+
 def authz_config(keys: Keys, tmp_path: Path, upstream_url: str, **policy: Any) -> dict[str, Any]:
     examples = tmp_path / "cleanup.jsonl"
     examples.write_text("\n".join(json.dumps({"text": t, "label": "mail_cleanup"}) for t in CLEANUP_EXAMPLES))
@@ -50,7 +67,7 @@ def authz_config(keys: Keys, tmp_path: Path, upstream_url: str, **policy: Any) -
         "authz": {
             "jwt": jwt_section(keys),
             "policy": {"file": str(write_policy(tmp_path)), "reload_interval_s": 0.05, **policy},
-            "tasks": {},
+            "tasks": {"keys": [task_key(tmp_path)]},  # one key file: replicas of a test verify each other's tokens
         },
         "steps": [
             {"name": "authn", "type": "authz.authenticate"},

@@ -22,11 +22,11 @@ async def replicas(
     upstream = ToolCaller()
     url = str((await aiohttp_server(upstream.app())).make_url("")).rstrip("/")
     first = authz_config(keys, tmp_path, url, redis_url=redis_url)
-    first["authz"]["tasks"] = {"store": "redis", "redis_url": redis_url}
+    first["authz"]["tasks"].update(store="redis", redis_url=redis_url)  # and the same task key as the second
     second = authz_config(
         keys, tmp_path, url, redis_url=redis_url, reload_interval_s=0
     )  # learns of reloads only by Redis
-    second["authz"]["tasks"] = {"store": "redis", "redis_url": redis_url}
+    second["authz"]["tasks"].update(store="redis", redis_url=redis_url)
     return await proxy(first), await proxy(second), upstream
 
 

@@ -30,7 +30,7 @@ async def gateway(
     upstream = ToolCaller()
     url = str((await aiohttp_server(upstream.app())).make_url("")).rstrip("/")
     config = authz_config(keys, tmp_path, url)
-    config["authz"]["tasks"] = store
+    config["authz"]["tasks"].update(store)  # keeps the task key: a restarted taskgate has the same one
     if mcp is not None:
         config["mcp"] = {"servers": [{"name": "mail", "url": mcp}]}
         config["pipelines"]["mcp"] = ["authn", "authorize"]
