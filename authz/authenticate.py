@@ -1,12 +1,16 @@
 """The `authz.authenticate` step: a Bearer JWT in, an Identity out, or a 401 that says why.
 
 Algorithms come from an allowlist, keys from config (HMAC secrets from the
-environment, PEM files) or a JWKS file; a key is only ever tried for its own
+environment, PEM files), a JWKS file or a JWKS URL (jwks.py: fetched on the
+event loop, kept fresh, failing closed); a key is only ever tried for its own
 algorithm, so a token cannot pick HS256 and have an RSA public key used as
 its secret. `iss`, `aud`, `exp` (and whatever `require` lists) must be
 present; `nbf` is honoured; `leeway_s` absorbs clock skew. Verified tokens are
 remembered by digest until they expire, so an agent's hundredth call does
-not pay for an RSA verification again.
+not pay for an RSA verification again; one verified with a fetched key is
+checked again when the fetched set changes, and refused while no set within
+its time can be had. Every 401 names the resource's metadata
+(`resource_metadata`, RFC 9728) when `authz.resource` is set.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from taskgate.plugins import REQUEST, Inputs, NoParams, Reject, RequestContext, 
 
 from .config import AuthzConfig, JwtConfig
 from .identity import IDENTITY, Identity, words
+from .jwks import RETRY_S, JwksUnavailable, RemoteJwks
+from .resource import challenge
 
 _REASONS: list[tuple[type[Exception], str, str]] = [
     (jwt.ExpiredSignatureError, "token_expired", "the token has expired"),
@@ -38,35 +44,67 @@ _REASONS: list[tuple[type[Exception], str, str]] = [
 
 
 class Unauthenticated(Reject):
-    def __init__(self, code: str, message: str, detail: str):
+    def __init__(self, code: str, message: str, detail: str, metadata_url: str | None = None):
+        error = None if code == "token_missing" else "invalid_token"  # RFC 6750: no error when no token was sent
         super().__init__(
             401, code, message, "authentication_error",
-            headers={"WWW-Authenticate": f'Bearer error="invalid_token", error_description="{message}"'},
+            headers={"WWW-Authenticate": challenge(metadata_url, error, message)},
             details={"authentication": {"reason": detail}},
         )  # fmt: skip
+        self.detail = detail
+
+    def pointing_to(self, metadata_url: str | None) -> Unauthenticated:
+        """The same refusal, its challenge naming the resource's metadata."""
+        return Unauthenticated(self.code, self.message, self.detail, metadata_url)
+
+
+def _keys_unavailable(exc: JwksUnavailable) -> Reject:
+    return Reject(
+        503, "token_keys_unavailable",
+        f"the keys that verify tokens cannot be fetched right now; retry in {RETRY_S:g} s", "api_error",
+        headers={"Retry-After": f"{RETRY_S:g}"}, details={"authentication": {"reason": f"jwks: {exc}"[:300]}},
+    )  # fmt: skip
+
+
+Cached = tuple[Identity, int | None]  # the identity, and the fetched set's generation that verified it (None: config)
 
 
 class Authenticator:
     """Verifies tokens against one JwtConfig; shared by the OpenAI and MCP surfaces."""
 
-    def __init__(self, config: JwtConfig):
-        self.config = config
-        self._cache: OrderedDict[bytes, Identity] = OrderedDict()
+    def __init__(self, config: JwtConfig, remote: RemoteJwks | None = None, metadata_url: str | None = None):
+        self.config, self.remote, self.metadata_url = config, remote, metadata_url
+        self._cache: OrderedDict[bytes, Cached] = OrderedDict()
 
-    def identify(self, authorization: str | None) -> Identity:
+    async def identify(self, authorization: str | None) -> Identity:
+        try:
+            return await self._identify(authorization)
+        except Unauthenticated as refused:
+            raise refused.pointing_to(self.metadata_url) from None
+        except JwksUnavailable as exc:  # fail closed: nothing is verified against a key set past its time
+            raise _keys_unavailable(exc) from None
+
+    async def _identify(self, authorization: str | None) -> Identity:
         token = _bearer(authorization)
         digest = hashlib.blake2b(token.encode(), digest_size=16).digest()
         known = self._cache.get(digest)
-        if known is not None and known.expires_at + self.config.leeway_s > time.time():
-            return known
-        identity = self._verify(token)
+        if known is not None and await self._current(known):
+            return known[0]
+        identity, generation = await self._verify(token)
         if self.config.cache_entries:
-            self._cache[digest] = identity
+            self._cache[digest] = (identity, generation)
             while len(self._cache) > self.config.cache_entries:
                 self._cache.popitem(last=False)
         return identity
 
-    def _verify(self, token: str) -> Identity:
+    async def _current(self, known: Cached) -> bool:
+        """Whether a remembered identity still holds: unexpired, and its key from config or an unchanged fetched set."""
+        identity, generation = known
+        if identity.expires_at + self.config.leeway_s <= time.time():
+            return False
+        return generation is None or (self.remote is not None and await self.remote.fresh() == generation)
+
+    async def _verify(self, token: str) -> Cached:
         config = self.config
         try:
             header = jwt.get_unverified_header(token)
@@ -77,7 +115,10 @@ class Authenticator:
             raise Unauthenticated(
                 "token_algorithm_refused", "the token's algorithm is not accepted", f"alg {algorithm!r} not allowed"
             )
-        keys = config.candidates(kid if isinstance(kid, str) else None, algorithm)
+        key_id = kid if isinstance(kid, str) else None
+        keys, generation = config.candidates(key_id, algorithm), None
+        if not keys and self.remote is not None and algorithm != "HS256":  # a fetched set holds no secrets
+            keys, generation = await self.remote.keys(key_id, algorithm)
         if not keys:
             raise Unauthenticated(
                 "token_unknown_key", "no key verifies this token", f"no {algorithm} key for kid {kid!r}"
@@ -98,7 +139,7 @@ class Authenticator:
                 break
         if claims is None:
             raise _refusal(error)
-        return self._identity(claims, algorithm, kid if isinstance(kid, str) else None)
+        return self._identity(claims, algorithm, key_id), generation
 
     def _identity(self, claims: dict[str, Any], algorithm: str, kid: str | None) -> Identity:
         names = self.config.claims
@@ -147,9 +188,24 @@ def authenticator(services: Services) -> Authenticator:
     config = services.section("authz", AuthzConfig)
     if config.jwt is None:
         raise TaskgateError("authentication needs the `authz.jwt` section: issuer, audience, keys")
-    jwt_config = config.jwt
-    found: Authenticator = services.shared("authz.authenticator", lambda: Authenticator(jwt_config))
+    jwt_config, resource = config.jwt, config.resource
+    metadata = resource.metadata_url if resource is not None else None
+    found: Authenticator = services.shared(
+        "authz.authenticator", lambda: Authenticator(jwt_config, _remote(jwt_config, services), metadata)
+    )
+    if found.remote is not None:
+        services.lifespan("authz.jwks", found.remote.running)
     return found
+
+
+def _remote(config: JwtConfig, services: Services) -> RemoteJwks | None:
+    """The identity provider's key set by URL, fetched with the app's HTTP session; none without `jwks_url`."""
+    if config.jwks_url is None:
+        return None
+    return RemoteJwks(
+        config.jwks_url, [a for a in config.algorithms if a != "HS256"], config.jwks_ttl_s,
+        config.jwks_refetch_interval_s, config.jwks_timeout_s, lambda: services.http,
+    )  # fmt: skip
 
 
 class AuthenticateStep(Step[NoParams]):
@@ -165,7 +221,7 @@ class AuthenticateStep(Step[NoParams]):
 
     async def run(self, inputs: Inputs) -> Identity:
         context: RequestContext = inputs[REQUEST]
-        return self.authenticator.identify(context.headers.get("Authorization"))
+        return await self.authenticator.identify(context.headers.get("Authorization"))
 
 
 def _claim_values(claim: Any) -> list[str]:

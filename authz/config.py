@@ -1,7 +1,9 @@
-"""The `authz` config section: who signs the tokens callers present, the policy, tasks and task tokens."""
+"""The `authz` config section: who signs the tokens callers present, the resource they name, the policy, tasks
+and the keys of task tokens."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -11,7 +13,9 @@ from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from taskgate.plugins import Params
 
+from .jwks import JwksError, Key, usable_keys
 from .keys import SigningAlgorithm, SigningKey, asymmetric, load_private, load_public, secret
+from .resource import ResourceConfig
 
 Algorithm = Literal["HS256", "RS256", "ES256"]
 _FAMILY = {"HS256": "oct", "RS256": "RSA", "ES256": "EC"}
@@ -62,16 +66,20 @@ class ClaimNames(Params):
 
 class JwtConfig(Params):
     issuer: str | list[str]
-    audience: str
+    audience: str | None = None  # default: authz.resource.id, which it must equal when both are given
     algorithms: list[Algorithm] = Field(default_factory=lambda: list(DEFAULT_ALGORITHMS), min_length=1)
     keys: list[KeyConfig] = Field(default_factory=list)
     jwks_file: Path | None = None
+    jwks_url: str | None = None  # the identity provider's JWKS, fetched and kept fresh (jwks.py)
+    jwks_ttl_s: float = Field(default=600, gt=0, le=86_400)  # a fetched set's life at most (max-age may shorten it)
+    jwks_refetch_interval_s: float = Field(default=30, gt=0, le=3600)  # at most one refetch per this for a new kid
+    jwks_timeout_s: float = Field(default=5, gt=0, le=60)
     leeway_s: float = Field(default=30.0, ge=0, le=300)
     require: list[str] = Field(default_factory=lambda: ["exp", "iss", "aud", "sub"])
     claims: ClaimNames = Field(default_factory=ClaimNames)
     cache_entries: int = Field(default=10_000, ge=0)  # verified tokens remembered until they expire
 
-    _jwks: list[tuple[str | None, str, Any]] = PrivateAttr(default_factory=list)
+    _jwks: list[Key] = PrivateAttr(default_factory=list)
 
     @field_validator("jwks_file")
     @classmethod
@@ -80,20 +88,25 @@ class JwtConfig(Params):
             raise ValueError(f"{path} is not a readable file")
         return path
 
+    @field_validator("jwks_url")
+    @classmethod
+    def _url(cls, url: str | None) -> str | None:
+        if url is not None and not url.startswith(("https://", "http://")):
+            raise ValueError(f"jwks_url must be an http(s) URL, not {url!r}")
+        return url
+
     @model_validator(mode="after")
     def _keys(self) -> JwtConfig:
+        if self.audience is None:
+            raise ValueError("give `audience` (what callers' tokens must name in aud) or set authz.resource.id")
         if self.jwks_file is not None:
             try:
-                keyset = jwt.PyJWKSet.from_json(self.jwks_file.read_text(encoding="utf-8"))
-            except (OSError, ValueError, jwt.PyJWKSetError, jwt.InvalidKeyError) as exc:
+                document = json.loads(self.jwks_file.read_text(encoding="utf-8"))
+                self._jwks.extend(usable_keys(document, set(_FAMILY), secrets=True))
+            except (OSError, ValueError, JwksError) as exc:
                 raise ValueError(f"jwks_file {self.jwks_file}: {exc}") from None
-            for item in keyset.keys:
-                algorithm = item.algorithm_name
-                if algorithm not in _FAMILY:
-                    continue  # a key for an algorithm this gateway never accepts
-                self._jwks.append((item.key_id, algorithm, item.key))
-        if not self.keys and not self._jwks:
-            raise ValueError("give at least one verification key (`keys` or `jwks_file`)")
+        if not self.keys and not self._jwks and self.jwks_url is None:
+            raise ValueError("give at least one verification key (`keys`, `jwks_file` or `jwks_url`)")
         allowed = set(self.algorithms)
         for index, key in enumerate(self.keys):
             if key.algorithm not in allowed:
@@ -101,10 +114,13 @@ class JwtConfig(Params):
         return self
 
     def candidates(self, kid: str | None, algorithm: str) -> list[Any]:
-        """The keys that may verify a token with this header: same algorithm, and the kid when one is given."""
+        """The configured keys that may verify a token with this header: its algorithm, and its kid if it has one."""
         found = [k.key for k in self.keys if k.algorithm == algorithm and (kid is None or k.kid in (None, kid))]
-        found += [key for key_id, alg, key in self._jwks if alg == algorithm and (kid is None or key_id == kid)]
+        found += [k.key for k in self._jwks if k.algorithm == algorithm and (kid is None or k.kid == kid)]
         return found
+
+    def issuers(self) -> list[str]:
+        return [self.issuer] if isinstance(self.issuer, str) else list(self.issuer)
 
 
 class PolicyConfig(Params):
@@ -247,9 +263,35 @@ class AssertionConfig(Params):
 
 class AuthzConfig(Params):
     jwt: JwtConfig | None = None
+    resource: ResourceConfig | None = None
     policy: PolicyConfig | None = None
     tasks: TaskConfig | None = None
     assertions: AssertionConfig = Field(default_factory=AssertionConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _audience_is_the_resource(cls, data: Any) -> Any:
+        """jwt.audience defaults to resource.id: the tokens taskgate accepts are the ones issued for it (RFC 8707)."""
+        if not isinstance(data, dict):
+            return data
+        jwt_section, resource = data.get("jwt"), data.get("resource")
+        resource_id = resource.get("id") if isinstance(resource, dict) else None
+        if isinstance(jwt_section, dict) and "audience" not in jwt_section and isinstance(resource_id, str):
+            return {**data, "jwt": {**jwt_section, "audience": resource_id}}
+        return data
+
+    @model_validator(mode="after")
+    def _resource_is_the_audience(self) -> AuthzConfig:
+        if self.resource is None:
+            return self
+        if self.jwt is None:
+            raise ValueError("resource needs the `jwt` section: it says who issues the tokens for the resource")
+        if self.jwt.audience != self.resource.id:
+            raise ValueError(
+                f"jwt.audience ({self.jwt.audience!r}) must be resource.id ({self.resource.id!r}): tokens are "
+                "issued for the resource (RFC 8707); leave jwt.audience out and it is the resource id"
+            )
+        return self
 
     @model_validator(mode="after")
     def _distinct_secrets(self) -> AuthzConfig:

@@ -7,6 +7,7 @@
     POST /v1/tasks/{task}/approvals/{id}     {"approve": true}   (or false: refuse)
     GET  /v1/tasks/{task}/approvals/{id}     the hold, as its user sees it
     GET  /.well-known/jwks.json              taskgate's public keys: of task tokens and per-task assertions
+    GET  /.well-known/oauth-protected-resource[/mcp]   the resource's metadata (RFC 9728; resource.py)
 
 Each takes the caller's own bearer JWT, checked by the plans' authenticate
 step; the task must be the caller's. The authz plugin serves them (through the
@@ -27,6 +28,7 @@ from aiohttp import web
 
 from taskgate.plugins import EVIDENCE, FRONT, GRANT, META_PURPOSE, ClientError, Reject, RequestContext
 
+from . import resource
 from .authorize import MCP, TaskGrant
 from .authorizer import MAX_PURPOSE_CHARS, Authorizer, authorizer
 from .config import AuthzConfig
@@ -38,19 +40,27 @@ MAX_TOOLS = 256
 
 
 def add_routes(app: web.Application) -> None:
-    """Serve the task endpoints when the authz section configures tokens, a policy and tasks."""
+    """Serve the resource's metadata when `resource` is set, the task endpoints when tokens, a policy and tasks are."""
     services = app[FRONT].services
     config = services.sections.get("authz")
-    if not isinstance(config, AuthzConfig) or config.jwt is None or config.policy is None or config.tasks is None:
+    if not isinstance(config, AuthzConfig) or config.jwt is None:
         return
-    app[AUTHORIZER] = authorizer(services)
+    tasks = config.policy is not None and config.tasks is not None
+    if config.resource is not None:
+        resource.add_routes(app, config.resource, config.jwt.issuers(), jwks=tasks)
+    if tasks:
+        _task_routes(app)
+
+
+def _task_routes(app: web.Application) -> None:
+    app[AUTHORIZER] = authorizer(app[FRONT].services)
     app.router.add_post("/v1/tasks/open", open_task)
     app.router.add_post("/v1/tasks/token", exchange)
     app.router.add_post("/v1/tasks/{task}/revoke", revoke)
     app.router.add_post("/v1/tasks/{task}/subtasks", subtask)
     app.router.add_post("/v1/tasks/{task}/approvals/{hold}", answer)
     app.router.add_get("/v1/tasks/{task}/approvals/{hold}", show_hold)
-    app.router.add_get("/.well-known/jwks.json", jwks)
+    app.router.add_get(resource.JWKS_PATH, jwks)
 
 
 async def _object(request: web.Request) -> dict[str, Any]:
