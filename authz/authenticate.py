@@ -21,14 +21,19 @@ from collections import OrderedDict
 from typing import Any
 
 import jwt
+import structlog
+from pydantic import Field
 
 from taskgate.errors import TaskgateError
-from taskgate.plugins import REQUEST, Inputs, NoParams, Reject, RequestContext, Services, Step
+from taskgate.plugins import REQUEST, Inputs, Params, Reject, Services, Step
 
 from .config import AuthzConfig, JwtConfig
 from .identity import IDENTITY, Identity, words
 from .jwks import RETRY_S, JwksUnavailable, RemoteJwks
 from .resource import challenge
+
+log = structlog.get_logger("taskgate.authz")
+ANONYMOUS = "anonymous"  # the issuer an anonymous caller's identity names: no token said who it is
 
 _REASONS: list[tuple[type[Exception], str, str]] = [
     (jwt.ExpiredSignatureError, "token_expired", "the token has expired"),
@@ -208,20 +213,44 @@ def _remote(config: JwtConfig, services: Services) -> RemoteJwks | None:
     )  # fmt: skip
 
 
-class AuthenticateStep(Step[NoParams]):
-    """Provides `identity` from the request's bearer token; refuses with 401 otherwise."""
+class Anonymous(Params):
+    """Who a caller that sends no token is, when an operator lets such callers in (off by default)."""
+
+    subject: str = Field(min_length=1, max_length=256)
+    tenant: str = Field(min_length=1, max_length=256)
+    roles: list[str] = Field(default_factory=list)  # its tasks' profile: the policy's pin rows, else the default
+
+
+class AuthenticateParams(Params):
+    anonymous: Anonymous | None = None
+
+
+class AuthenticateStep(Step[AuthenticateParams]):
+    """Provides `identity` from the request's bearer token; refuses with 401 otherwise. With `anonymous`, a
+    request with no Authorization header at all is that configured caller (a token that fails is still a 401)."""
 
     type = "authz.authenticate"
     requires = (REQUEST,)
     provides = IDENTITY
+    Params = AuthenticateParams
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.authenticator = authenticator(self.services)
+        caller = self.params.anonymous
+        self.anonymous = (
+            Identity(caller.subject, caller.tenant, tuple(caller.roles), (), ANONYMOUS, None, "none", float("inf"))
+            if caller is not None
+            else None
+        )
+        if caller is not None:
+            log.warning("anonymous_callers", step=self.name, subject=caller.subject, tenant=caller.tenant)
 
     async def run(self, inputs: Inputs) -> Identity:
-        context: RequestContext = inputs[REQUEST]
-        return await self.authenticator.identify(context.headers.get("Authorization"))
+        authorization = inputs[REQUEST].headers.get("Authorization")
+        if authorization is None and self.anonymous is not None:
+            return self.anonymous
+        return await self.authenticator.identify(authorization)
 
 
 def _claim_values(claim: Any) -> list[str]:

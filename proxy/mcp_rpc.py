@@ -63,14 +63,17 @@ def explained(exc: BaseException, evidence: Evidence) -> RpcError:
 
 
 def as_rpc(problem: Problem, evidence: Evidence) -> RpcError:
-    """A failure as a JSON-RPC error: 401 stays an HTTP 401 (the MCP authorization spec); others are 200."""
+    """A failure as a JSON-RPC error. A caller the authenticate step refused (its 401 carries the Bearer
+    challenge) stays an HTTP 401, as MCP's authorization spec asks, so an OAuth client signs in again; a task
+    token refused (expired, of another task) is -32001 in a 200, since signing in again cannot mend it."""
     status = problem.status
     code = UNAUTHENTICATED if status == 401 else FORBIDDEN if status < 500 else INTERNAL_ERROR
     if problem.code == "approval_required":
         code = APPROVAL_REQUIRED
     data = {"reason": problem.code, **_rule(problem.details), **problem.public}
     message = problem.cited(evidence.request_id)
-    return RpcError(code, message, 401 if status == 401 else 200, data, dict(problem.headers))
+    challenged = status == 401 and "WWW-Authenticate" in problem.headers
+    return RpcError(code, message, 401 if challenged else 200, data, dict(problem.headers))
 
 
 def _rule(details: Mapping[str, Any]) -> dict[str, Any]:

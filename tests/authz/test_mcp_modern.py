@@ -173,3 +173,36 @@ async def test_a_request_a_rebound_page_sends_is_refused_before_anything_is_read
     assert resp.status == status
     if status != 200:
         assert "DNS rebinding" in (await resp.json())["error"]["message"]
+
+
+async def test_a_bad_task_token_is_not_a_401_so_an_oauth_client_does_not_sign_in_again(
+    gateway: Any, keys: Keys
+) -> None:
+    """Signing in again cannot mend a task token: its refusal is -32001 in a 200; a missing bearer is the 401."""
+    headers = {**bearer(keys), **modern_headers("tools/list"), "x-taskgate-task-token": "not-a-task-token"}
+    resp = await gateway.post("/mcp", json=envelope("tools/list"), headers=headers)
+    assert resp.status == 200
+    assert "WWW-Authenticate" not in resp.headers
+    error = (await resp.json())["error"]
+    assert error["code"] == -32001
+    assert error["data"]["reason"].startswith("task_token")
+
+
+async def test_anonymous_mode_names_a_caller_without_a_token_and_still_refuses_a_bad_one(
+    proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path
+) -> None:
+    model = str((await aiohttp_server(ToolCaller().app())).make_url("")).rstrip("/")
+    async with serving(mail_server()) as mail, serving(files_server()) as files:
+        config = mcp_config(keys, tmp_path, model, mail, files)
+        config["steps"][0]["params"] = {"anonymous": {"subject": "alice", "tenant": "acme", "roles": ["mail-user"]}}
+        client = await proxy(config)
+        async with watched(str(client.make_url("/mcp")), {}, MODERN) as (mcp, _):
+            names = [t.name for t in (await mcp.list_tools()).tools]
+        bad = {"Authorization": "Bearer not-a-jwt", **modern_headers("tools/list")}
+        refused = await client.post("/mcp", json=envelope("tools/list"), headers=bad)
+        records = client.app[GATEWAY].evidence.records()
+        await client.close()
+    assert names == ["mail__list"]  # alice's role, the default profile: what the policy gives her tasks
+    identity = next(r["decisions"]["identity"] for r in records if r.get("model") == "tools/list")
+    assert (identity["subject"], identity["issuer"], identity["alg"]) == ("alice", "anonymous", "none")
+    assert refused.status == 401  # a token that fails is never taken for the anonymous caller

@@ -78,8 +78,8 @@ def text_of(result: Any) -> str:
 async def test_progress_reaches_the_caller_as_it_happens(gateway: Any, keys: Keys, mode: str) -> None:
     seen: list[float] = []
 
-    async def progress(value: float, total: float | None, message: str | None) -> None:
-        seen.append(value)
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
 
     async with client(gateway, keys, mode) as mcp:
         result = await mcp.call_tool("test_tool_with_progress", {}, progress_callback=progress)

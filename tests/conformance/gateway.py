@@ -2,16 +2,16 @@
 
 `taskgate_in_front(upstream, workdir)` starts `python -m taskgate serve -c CONFIG`
 with a generated config whose `mcp.servers` is the one upstream (named
-`everything`, so its tools are `everything__TOOL`), a caller authenticated by a
-Bearer JWT (HS256, a secret in the environment) and a policy that grants that
-caller every `everything__*` tool. The suite's client sends no Authorization
-header and taskgate has no anonymous mode, so `with_caller_token` puts
-tests/conformance/forwarder.py in front, adding the caller's token.
+`everything`, its names served unprefixed, as the scenarios call them), and a
+policy that grants every tool, resource and prompt. The suite's client sends
+no Authorization header, so the MCP pipeline's authenticate step runs in its
+anonymous mode: a caller without a token is the configured conformance caller
+(a token, had it sent one, would still be verified).
 
     python -m tests.conformance.gateway [-o DIR]
 
-runs the whole chain (suite -> forwarder -> taskgate -> everything server) once
-and prints each scenario's verdict; DIR keeps the configs, logs and checks.
+runs the whole chain (suite -> taskgate -> everything server) once and prints
+each scenario's verdict; DIR keeps the configs, logs and checks.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from taskgate.authz.seal import seal
 from .processes import PYTHON, everything_server, free_port, started
 from .suite import SuiteNotInstalled, run_server_scenarios
 
-__all__ = ["Gateway", "taskgate_config", "taskgate_in_front", "with_caller_token"]
+__all__ = ["Gateway", "taskgate_config", "taskgate_in_front"]
 
 SERVER = "everything"
 ISSUER = "https://idp.conformance.test"
@@ -42,7 +42,7 @@ CALLER = "conformance-suite"
 TENANT = "conformance"
 IDP_SECRET_ENV = "CONFORMANCE_IDP_SECRET"
 TASK_KEY_ENV = "CONFORMANCE_TASK_KEY"
-TOKEN_ENV = "CONFORMANCE_CALLER_TOKEN"
+ANONYMOUS = {"subject": CALLER, "tenant": TENANT}  # who a caller without a token is
 ENV = {
     IDP_SECRET_ENV: "conformance-idp-hmac-secret-0123456789abcdef",
     TASK_KEY_ENV: "conformance-task-signing-key-0123456789abcdef",
@@ -96,7 +96,7 @@ def taskgate_config(upstream: str, workdir: Path, port: int) -> Path:
             "tasks": {"signing_secret_env": TASK_KEY_ENV},
         },
         "steps": [
-            {"name": "authn", "type": "authz.authenticate"},
+            {"name": "authn", "type": "authz.authenticate", "params": {"anonymous": ANONYMOUS}},
             {"name": "authorize", "type": "authz.authorize"},
         ],
         "pipelines": {"mcp": ["authn", "authorize"]},
@@ -118,16 +118,6 @@ def taskgate_in_front(upstream: str, workdir: Path) -> Iterator[Gateway]:
         yield Gateway(f"http://127.0.0.1:{port}/mcp", caller_token(), config, log)
 
 
-@contextlib.contextmanager
-def with_caller_token(gateway: Gateway, workdir: Path) -> Iterator[str]:
-    """The forwarder in front of `gateway`, adding its caller's token; yields the /mcp URL to give a client."""
-    port = free_port()
-    base = gateway.url.removesuffix("/mcp")
-    argv = [PYTHON, "-m", "tests.conformance.forwarder", "--port", str(port), "--to", base, "--bearer-env", TOKEN_ENV]
-    with started("the forwarder", argv, port, workdir / "forwarder.log", env={TOKEN_ENV: gateway.token}):
-        yield f"http://127.0.0.1:{port}/mcp"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run the conformance suite through taskgate, once.")
     parser.add_argument("-o", "--output-dir", type=Path, help="keep configs, logs and results here")
@@ -136,14 +126,14 @@ def main(argv: list[str] | None = None) -> int:
         workdir = options.output_dir or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="gateway-")))
         upstream = stack.enter_context(everything_server(workdir))
         gateway = stack.enter_context(taskgate_in_front(upstream, workdir))
-        url = stack.enter_context(with_caller_token(gateway, workdir))
+        url = gateway.url
         try:
             run = run_server_scenarios(url, output_dir=workdir / "results")
         except SuiteNotInstalled as exc:
             print(exc, file=sys.stderr)
             return 2
     print(run.report())
-    print(f"({run.seconds:.1f} s; suite -> {url} -> {gateway.url} -> {upstream})")
+    print(f"({run.seconds:.1f} s; suite -> {url} -> {upstream})")
     return 0 if run.results and not run.failed else 1
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .gateway import taskgate_in_front, with_caller_token
+from .gateway import taskgate_in_front
 from .processes import everything_server
 from .suite import SERVER_SCENARIOS, SuiteNotInstalled, require_installed, run_server_scenarios
 
@@ -42,15 +42,12 @@ def test_our_everything_server_passes_every_server_scenario_directly(tmp_path: P
 
 @pytest.mark.timeout(300)
 def test_every_server_scenario_passes_through_taskgate_as_it_does_directly(tmp_path: Path) -> None:
-    """suite -> taskgate (its own process, the upstream's names served unprefixed, every item granted by
-    policy rows) -> our everything server: the verdicts are the direct run's, all 32 passing."""
+    """suite -> taskgate (its own process; the suite's client sends no token, so the authenticate step's
+    anonymous mode names the caller; the upstream's names served unprefixed, every item granted by policy rows)
+    -> our everything server: the verdicts are the direct run's, all 32 passing."""
     fail_unless_installed()
-    with (
-        everything_server(tmp_path) as upstream,
-        taskgate_in_front(upstream, tmp_path / "taskgate") as gateway,
-        with_caller_token(gateway, tmp_path) as url,
-    ):
-        run = run_server_scenarios(url, output_dir=tmp_path / "results")
+    with everything_server(tmp_path) as upstream, taskgate_in_front(upstream, tmp_path / "taskgate") as gateway:
+        run = run_server_scenarios(gateway.url, output_dir=tmp_path / "results")
     assert sorted(run.results) == sorted(SERVER_SCENARIOS), run.output[-4000:]
     failures = [run.results[name].line() for name in run.failed]
     assert not failures, "\n".join(failures)

@@ -83,7 +83,8 @@ async def raw_post(client: Any, path: str, body: bytes, authorization: bytes) ->
     """POST with the Authorization header's exact bytes (an HTTP client would encode them as UTF-8)."""
     reader, writer = await asyncio.open_connection(client.server.host, client.server.port)
     writer.write(
-        b"POST " + path.encode() + b" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        b"POST " + path.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Connection: close\r\n"
         b"Authorization: " + authorization + b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
     )
     answer = await asyncio.wait_for(reader.read(), 10.0)
