@@ -33,7 +33,8 @@ from .jwks import RETRY_S, JwksUnavailable, RemoteJwks
 from .resource import challenge
 
 log = structlog.get_logger("taskgate.authz")
-ANONYMOUS = "anonymous"  # the issuer an anonymous caller's identity names: no token said who it is
+ANONYMOUS = "anonymous"  # the issuer an anonymous caller's identity names, and its subject's namespace
+MCP_PATH = "/mcp"  # the one place anonymous callers reach: tasks, Responses and the tool loop need a token
 
 _REASONS: list[tuple[type[Exception], str, str]] = [
     (jwt.ExpiredSignatureError, "token_expired", "the token has expired"),
@@ -216,7 +217,7 @@ def _remote(config: JwtConfig, services: Services) -> RemoteJwks | None:
 class Anonymous(Params):
     """Who a caller that sends no token is, when an operator lets such callers in (off by default)."""
 
-    subject: str = Field(min_length=1, max_length=256)
+    subject: str = Field(min_length=1, max_length=256)  # served as anonymous:SUBJECT, never as a user
     tenant: str = Field(min_length=1, max_length=256)
     roles: list[str] = Field(default_factory=list)  # its tasks' profile: the policy's pin rows, else the default
 
@@ -227,7 +228,8 @@ class AuthenticateParams(Params):
 
 class AuthenticateStep(Step[AuthenticateParams]):
     """Provides `identity` from the request's bearer token; refuses with 401 otherwise. With `anonymous`, a
-    request with no Authorization header at all is that configured caller (a token that fails is still a 401)."""
+    request to the MCP gateway with no Authorization header at all is that configured caller, its subject
+    `anonymous:SUBJECT` so it is never a user a token names (a token that fails is still a 401)."""
 
     type = "authz.authenticate"
     requires = (REQUEST,)
@@ -239,7 +241,16 @@ class AuthenticateStep(Step[AuthenticateParams]):
         self.authenticator = authenticator(self.services)
         caller = self.params.anonymous
         self.anonymous = (
-            Identity(caller.subject, caller.tenant, tuple(caller.roles), (), ANONYMOUS, None, "none", float("inf"))
+            Identity(
+                f"{ANONYMOUS}:{caller.subject}",
+                caller.tenant,
+                tuple(caller.roles),
+                (),
+                ANONYMOUS,
+                None,
+                "none",
+                float("inf"),
+            )
             if caller is not None
             else None
         )
@@ -247,8 +258,9 @@ class AuthenticateStep(Step[AuthenticateParams]):
             log.warning("anonymous_callers", step=self.name, subject=caller.subject, tenant=caller.tenant)
 
     async def run(self, inputs: Inputs) -> Identity:
-        authorization = inputs[REQUEST].headers.get("Authorization")
-        if authorization is None and self.anonymous is not None:
+        context = inputs[REQUEST]
+        authorization = context.headers.get("Authorization")
+        if authorization is None and self.anonymous is not None and context.path == MCP_PATH:
             return self.anonymous
         return await self.authenticator.identify(authorization)
 

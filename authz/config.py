@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import jwt
 from pydantic import Field, PrivateAttr, field_validator, model_validator
@@ -91,8 +92,13 @@ class JwtConfig(Params):
     @field_validator("jwks_url")
     @classmethod
     def _url(cls, url: str | None) -> str | None:
-        if url is not None and not url.startswith(("https://", "http://")):
-            raise ValueError(f"jwks_url must be an http(s) URL, not {url!r}")
+        if url is None:
+            return url
+        parts = urlsplit(url)
+        if parts.scheme == "http" and parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+            raise ValueError(f"jwks_url {url!r}: keys that verify callers come over https (plain http: loopback only)")
+        if parts.scheme not in ("https", "http") or not parts.hostname:
+            raise ValueError(f"jwks_url must be an https URL, not {url!r}")
         return url
 
     @model_validator(mode="after")

@@ -186,7 +186,7 @@ class RemoteJwks:
         headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
         timeout, body = aiohttp.ClientTimeout(total=self._timeout), bytearray()
         try:
-            async with session.get(self.url, timeout=timeout, headers=headers) as resp:
+            async with session.get(self.url, timeout=timeout, headers=headers, allow_redirects=False) as resp:
                 async for chunk in resp.content.iter_chunked(1 << 16):
                     body += chunk
                     if len(body) > MAX_BYTES:

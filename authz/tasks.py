@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 import uuid
 from collections import OrderedDict
@@ -137,6 +138,12 @@ def _ring(config: TaskConfig) -> KeyRing:
     """The configured keys of task tokens; without any, a key made now, and a log line saying so."""
     keys, signer = config.signing_keys, config.signer_kid
     if signer is None:
+        if os.environ.get(OLD_SECRET_ENV):  # taskgate once read it by default; now only when configured
+            log.warning(
+                "task_secret_not_used", variable=OLD_SECRET_ENV,
+                effect="it is set but no longer read unless authz.tasks.signing_secret_env names it; task tokens "
+                "are signed with a key made at start-up",
+            )  # fmt: skip
         made = generated()
         keys, signer = [made], made.kid
         log.warning(
@@ -147,6 +154,7 @@ def _ring(config: TaskConfig) -> KeyRing:
     return KeyRing(keys, signer, TYPE)
 
 
+OLD_SECRET_ENV = "TASKGATE_TASK_KEY"
 MAX_STORED_CHARS = 32 << 20  # instructions the memory store keeps in all (about 32-128 MB): its oldest tasks go first
 MAX_RECORDS = 256  # of what one task has seen (tool results, user turns): its newest are kept
 MAX_RECORD_CHARS = 16_384  # of one record; the caller cuts a longer one

@@ -220,8 +220,10 @@ async def post(request: web.Request) -> web.StreamResponse:
                 INVALID_REQUEST, "not a JSON-RPC 2.0 message (one object; params, if any, an object)", 400
             ) from None
         if not isinstance(message, JSONRPCRequest):  # a notification, or a client's answer to a relayed request
-            if isinstance(message, JSONRPCResponse | JSONRPCError) and (sid := request.headers.get(SESSION_HEADER)):
-                request.app[ANSWERS].answer(sid, parsed)
+            if isinstance(message, JSONRPCResponse | JSONRPCError) and request.headers.get(SESSION_HEADER):
+                session = _session(request)  # an answer to a relayed request: from the session's own caller
+                _check_owner(session, await _identify(request))
+                request.app[ANSWERS].answer(str(session.sid), parsed)
             return web.Response(status=202)
         message_id = message.id
         evidence.model = message.method
@@ -238,7 +240,9 @@ async def post(request: web.Request) -> web.StreamResponse:
         context = RequestContext.parsed(evidence.request_id, MCP, request.path, request.headers, raw, parsed)
         stamp = functools.partial(_stamped, version=session.version)
         if message.method == "tools/call" and (relay := _relay(request, session, message)) is not None:
-            return await answered(request, message_id, relay, _call(request, context, session, relay), stamp)
+            _check_params(message.method, session.version, message.params)
+            call = _call(request, context, session, relay)
+            return await answered(request, message_id, relay, call, stamp, evidence)
         result = stamp(await _request(request, message, context, session))
         return web.json_response({"jsonrpc": "2.0", "id": message_id, "result": result})
     except RpcError as exc:
@@ -374,18 +378,24 @@ async def _call(
 ) -> dict[str, Any]:
     """A tools/call; the task it carries on (or opens) is the session's from now on."""
     gateway = request.app[GATEWAY]
-    check = functools.partial(_check_owner, session)
-    session.task_token = _presented(gateway, context) or session.task_token
+    owner: list[Principal] = []  # the caller, once the plan said it is the session's own
+
+    def check(identity: Principal | None) -> None:
+        _check_owner(session, identity)
+        owner.extend([identity] if identity is not None else [])
+
+    presented = _presented(gateway, context)
     try:
         upstreams, evidence = request.app[UPSTREAMS], request[EVIDENCE]
         result = await forward_call(gateway, upstreams, context, evidence, session.version, check, relay)
     except RpcError as exc:
         opened = exc.data.get(META_TASK_TOKEN) if isinstance(exc.data, dict) else None
-        session.task_token = opened if isinstance(opened, str) else session.task_token
+        if owner:  # only the session's own caller moves its task on
+            session.task_token = opened if isinstance(opened, str) else presented or session.task_token
         if session.elicits_url and exc.code == APPROVAL_REQUIRED:
             raise _elicitation(exc) from None
         raise
-    session.task_token = (result.get("_meta") or {}).get(META_TASK_TOKEN) or session.task_token
+    session.task_token = (result.get("_meta") or {}).get(META_TASK_TOKEN) or presented or session.task_token
     return result
 
 

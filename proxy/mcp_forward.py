@@ -131,18 +131,27 @@ async def find_item(
 
 
 async def _served(upstreams: Upstreams, kind: str, name: str) -> tuple[Upstream, str] | None:
-    """Who serves `name`: a listed item, or for a resource a concrete URI of a listed template."""
+    """Who serves `name`: a listed item, or for a resource a concrete URI of a listed template (of exactly one
+    server: a URI two servers' templates take is refused, never resolved by order)."""
+    if kind == "resources" and _DOTS.search(name):  # `pages/../salaries`: judged as one URI, read as another
+        raise RpcError(INVALID_PARAMS, "a resource URI may not hold dot segments or encoded dots and slashes")
     try:
         found = await upstreams.find(kind, name)
         if found is not None or kind != "resources":
             return found
-        templates, _ = await upstreams.index("resource_templates")
+        templates, _ = await upstreams.lookup("resource_templates", name)
     except UpstreamDown as exc:
         raise RpcError(INTERNAL_ERROR, str(exc)) from None
-    for exposed, (upstream, _) in templates.items():
-        if _template(exposed).fullmatch(name):
-            return upstream, _own_uri(upstream, name)
-    return None
+    matching = {
+        upstream.name: upstream for exposed, (upstream, _) in templates.items() if _template(exposed).fullmatch(name)
+    }
+    if len(matching) != 1:
+        return None
+    upstream = next(iter(matching.values()))
+    return upstream, _own_uri(upstream, name)
+
+
+_DOTS = re.compile(r"(^|/)\.\.?(/|$)|%2[eEfF]")
 
 
 def _own_uri(upstream: Upstream, exposed: str) -> str:
@@ -238,7 +247,7 @@ async def find_tool(upstreams: Upstreams, params: Any, log: McpDispatch) -> tupl
         name = CallToolRequestParams.model_validate(params or {}).name
     except ValidationError:
         raise RpcError(INVALID_PARAMS, "tools/call needs params with a tool name and object arguments") from None
-    index, missing = await upstreams.index("tools")
+    index, missing = await upstreams.lookup("tools", name)
     target = index.get(name)
     if target is None:  # exactly a listed name: a lenient upstream must not resolve variants past the policy
         syntax = upstreams.resolve(name)
@@ -247,7 +256,7 @@ async def find_tool(upstreams: Upstreams, params: Any, log: McpDispatch) -> tupl
             log.server = upstream.name
             if upstream.error is not None:
                 log.outcome = "upstream_unavailable"
-                raise RpcError(INTERNAL_ERROR, f"MCP server {upstream.name!r} is unavailable ({upstream.error})")
+                raise RpcError(INTERNAL_ERROR, f"MCP server {upstream.name!r} is unavailable")
             log.outcome = "upstream_error: tools/list"
             raise RpcError(INTERNAL_ERROR, f"MCP server {upstream.name!r} could not list its tools")
         raise RpcError(INVALID_PARAMS, f"unknown tool {name[:128]!r}", data={"name": name[:128]})
@@ -277,6 +286,8 @@ async def call_tool(
         assert_call = getattr(output, "upstream_meta", None)
         if assert_call is not None:
             meta.update(assert_call(upstream.audience, params.name, params.arguments or {}))
+    if relay is not None:  # what the upstream says to the client on the way passes the same guards
+        relay.guard = functools.partial(_guarded, outputs=outputs, log=log)
     try:
         result = await upstream.call(tool, params.arguments, meta, relay)
     except UpstreamDown as exc:

@@ -24,7 +24,7 @@ import asyncio
 import json
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -42,7 +42,9 @@ from mcp.types import (
 )
 from pydantic import ValidationError
 
-from .mcp_rpc import DUMP, RpcError
+from taskgate.plugins.evidence import Evidence
+
+from .mcp_rpc import DUMP, RpcError, explained
 
 Answer = Mapping[str, Any]  # a JSON-RPC response or error, as the client posted it
 BACK_CHANNEL = ("sampling", "elicitation", "roots")  # client capabilities that take the upstream's requests
@@ -84,6 +86,9 @@ class Relay:
     timeout_s: float
     events: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
     counts: Counter[str] = field(default_factory=Counter)
+    # the plan's output guards over what is relayed to the client (set once the plan allowed the call);
+    # raises when it cannot check, and then the event is withheld
+    guard: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     @property
     def wanted(self) -> bool:
@@ -118,15 +123,30 @@ class Relay:
         return await self._ask("roots/list", None, ListRootsResult)
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
-        self.counts[method] += 1
-        self.events.put_nowait({"jsonrpc": "2.0", "method": method, "params": params})
+        guarded = self._guarded(method, params)
+        if guarded is not None:
+            self.counts[method] += 1
+            self.events.put_nowait({"jsonrpc": "2.0", "method": method, "params": guarded})
+
+    def _guarded(self, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
+        """`params` as the output guards leave them; None (and counted) if they could not check them."""
+        if params is None or self.guard is None:
+            return params
+        try:
+            return self.guard(params)
+        except Exception:
+            self.counts[f"{method} withheld"] += 1
+            return None
 
     async def _ask(self, method: str, params: dict[str, Any] | None, result: type[R]) -> R | ErrorData:
         """A request of the upstream, put to the client; its answer (or error) back, within the timeout."""
         assert self.session is not None  # callbacks() offers none without a session
+        guarded = self._guarded(method, params)
+        if params is not None and guarded is None:
+            return ErrorData(code=INTERNAL_ERROR, message=f"the gateway could not check this {method}, so withheld it")
         request_id, future = self.answers.expect(self.session)
         self.counts[method] += 1
-        self.events.put_nowait({"jsonrpc": "2.0", "id": request_id, "method": method, **_params(params)})
+        self.events.put_nowait({"jsonrpc": "2.0", "id": request_id, "method": method, **_params(guarded)})
         try:
             answer = await asyncio.wait_for(future, self.timeout_s)
         except TimeoutError:
@@ -145,7 +165,12 @@ def _params(params: dict[str, Any] | None) -> dict[str, Any]:
 
 
 async def answered(
-    request: web.Request, message_id: Any, relay: Relay, call: Awaitable[dict[str, Any]], stamp: Any
+    request: web.Request,
+    message_id: Any,
+    relay: Relay,
+    call: Awaitable[dict[str, Any]],
+    stamp: Any,
+    evidence: Evidence,
 ) -> web.StreamResponse:
     """The answer to a call that may relay: JSON if the call ends before it relays anything, else an event
     stream of what it relays and then its result (or its error) as the last event."""
@@ -158,30 +183,36 @@ async def answered(
             return web.json_response({"jsonrpc": "2.0", "id": message_id, "result": stamp(task.result())})
         stream = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await stream.prepare(request)
-        await _send(stream, first.result())
-        while not (task.done() and relay.events.empty()):
-            getter = asyncio.ensure_future(relay.events.get())
-            await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
-            if getter.done():
-                await _send(stream, getter.result())
-            else:
-                getter.cancel()
-        await _send(stream, _final(message_id, task, stamp))
-        await stream.write_eof()
+        try:
+            await _send(stream, first.result())
+            while not (task.done() and relay.events.empty()):
+                getter = asyncio.ensure_future(relay.events.get())
+                await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+                if getter.done():
+                    await _send(stream, getter.result())
+                else:
+                    getter.cancel()
+            await _send(stream, _final(message_id, task, stamp, evidence))
+            await stream.write_eof()
+        except ConnectionResetError:  # the client left: the call is cancelled below, the evidence says so
+            evidence.fail("client_disconnected", "the client closed the stream before the call ended")
         return stream
     finally:
         first.cancel()
-        task.cancel()
+        if not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=5.0)  # the call's upstream connection closes before we go
 
 
-def _final(message_id: Any, task: asyncio.Future[dict[str, Any]], stamp: Any) -> dict[str, Any]:
-    """The call's end as the stream's last event: its result, or its error in JSON-RPC's words."""
+def _final(message_id: Any, task: asyncio.Future[dict[str, Any]], stamp: Any, evidence: Evidence) -> dict[str, Any]:
+    """The call's end as the stream's last event: its result, or its error in JSON-RPC's words (recorded)."""
     error = task.exception()
     if error is None:
         return {"jsonrpc": "2.0", "id": message_id, "result": stamp(task.result())}
     if not isinstance(error, RpcError):
-        log.error("mcp_relayed_call_failed", error=type(error).__name__)
-        error = RpcError(INTERNAL_ERROR, "the call failed")
+        error = explained(error, evidence)
+    elif evidence.error is None:
+        evidence.fail(str(error.code), error.message)
     failure: dict[str, Any] = {"code": error.code, "message": error.message}
     return {"jsonrpc": "2.0", "id": message_id, "error": {**failure, **_data(error.data)}}
 

@@ -75,6 +75,7 @@ class Upstream:
         self._task: asyncio.Task[None] | None = None
         self.listed: dict[str, list[Any]] = {kind: [] for kind in KINDS}  # by kind, as the upstream names them
         self._listed_at = 0.0
+        self._listing = asyncio.Lock()
         self.error: str | None = None
 
     @property
@@ -125,8 +126,19 @@ class Upstream:
             "resource_templates": capabilities.resources is not None,
             "prompts": capabilities.prompts is not None,
         }
-        listed = {kind: await self._pages(client, kind) if declared[kind] else [] for kind in KINDS}
+        listed = {kind: await self._kind(client, kind) if declared[kind] else [] for kind in KINDS}
         self.listed, self._listed_at = listed, time.monotonic()
+
+    async def _kind(self, client: Client, kind: str) -> list[Any]:
+        """One kind's list; a server that declares resources but cannot list its templates (or prompts) still
+        serves its tools: that kind is empty, and the log says why. The tools' listing failing is the server's."""
+        if kind == "tools":
+            return await self._pages(client, kind)
+        try:
+            return await self._pages(client, kind)
+        except MCPError as exc:
+            log.warning("mcp_upstream_list_failed", server=self.name, kind=kind, reason=str(exc)[:200])
+            return []
 
     @staticmethod
     async def _pages(client: Client, kind: str) -> list[Any]:
@@ -149,10 +161,14 @@ class Upstream:
             raise UpstreamDown(f"MCP server {self.name!r} is unavailable ({self.error or 'connecting'})")
         return self._client
 
-    async def catalog(self, kind: str = "tools") -> list[Any]:
-        client = await self.client()
+    async def catalog(self, kind: str = "tools", wait_s: float = 2.0) -> list[Any]:
+        """What the upstream serves of `kind`; relisted once its lists are older than the TTL, by one request
+        while the others wait for it."""
+        client = await self.client(wait_s)
         if time.monotonic() - self._listed_at > self._ttl:
-            await self._list(client)
+            async with self._listing:
+                if time.monotonic() - self._listed_at > self._ttl:
+                    await self._list(client)
         return self.listed[kind]
 
     def exposed(self, name: str) -> str:
@@ -198,12 +214,12 @@ class Upstream:
         self, tool: str, arguments: dict[str, Any] | None, meta: RequestParamsMeta | None, relay: Relay
     ) -> CallToolResult:
         progress = relay.progress if relay.progress_token is not None else None
-        timeout = httpx2.Timeout(self.config.timeout_s)
+        patience = max(self.config.timeout_s, relay.timeout_s)  # a relayed request may wait on a person
         try:
-            async with httpx2.AsyncClient(headers=self.config.headers(), timeout=timeout) as http:
+            async with httpx2.AsyncClient(headers=self.config.headers(), timeout=httpx2.Timeout(patience)) as http:
                 transport = streamable_http_client(str(self.config.url), http_client=http)
                 async with Client(
-                    transport, mode="legacy", read_timeout_seconds=self.config.timeout_s,
+                    transport, mode="legacy", read_timeout_seconds=patience,
                     logging_callback=relay.logging, **relay.callbacks(),
                 ) as client:  # fmt: skip
                     if relay.log_level is not None:  # the request itself: the SDK's helper warns it is deprecated
@@ -213,7 +229,8 @@ class Upstream:
         except MCPError:
             raise
         except Exception as exc:  # the SDK reports transport failures as exception groups
-            raise UpstreamDown(f"MCP server {self.name!r} could not be reached for the call ({describe(exc)})") from exc
+            log.warning("mcp_relayed_call_unreachable", server=self.name, reason=describe(exc)[:300])
+            raise UpstreamDown(f"MCP server {self.name!r} could not be reached for the call") from exc
 
 
 class Upstreams:
@@ -232,6 +249,7 @@ class Upstreams:
         self._max_tasks, self._ttl = config.max_task_sessions, config.catalog_ttl_s
         self._per_caller = config.task_sessions_per_caller
         self._closing: set[asyncio.Task[None]] = set()
+        self._reported: set[tuple[str, str]] = set()
 
     def for_task(self, upstream: Upstream, owner: tuple[str, ...] | None) -> Upstream:
         """The connection a call of task `owner` uses: its own, for a per_task server."""
@@ -276,17 +294,32 @@ class Upstreams:
     async def find(self, kind: str, exposed: str) -> tuple[Upstream, str] | None:
         """The upstream that lists `exposed` (of `kind`) and its own name for it; None if none does, or if two
         would (a collision is refused, never resolved by order)."""
-        index, _ = await self.index(kind)
+        index, _ = await self.lookup(kind, exposed)
         return index.get(exposed)
 
-    async def index(self, kind: str) -> tuple[dict[str, tuple[Upstream, str]], list[str]]:
-        """Every exposed name of `kind` to its upstream and own name, and the servers that could not list."""
+    async def lookup(self, kind: str, exposed: str) -> tuple[dict[str, tuple[Upstream, str]], list[str]]:
+        """The index for finding `exposed`: the server its name points at may take a moment to connect, the
+        others are read as they are now (one server that is down does not slow calls to the rest)."""
+        target = self.resolve(exposed)
+        likely = (
+            target[0] if target is not None else next((u for u in self.by_name.values() if not u.config.prefix), None)
+        )
+        if likely is not None:
+            with contextlib.suppress(Exception):  # down: the index says it is missing
+                await likely.catalog(kind)
+        return await self.index(kind, wait_s=0.0)
+
+    async def index(self, kind: str, wait_s: float = 2.0) -> tuple[dict[str, tuple[Upstream, str]], list[str]]:
+        """Every exposed name of `kind` to its upstream and own name, and the servers that could not list.
+
+        A name in the prefix of a configured server other than the one listing it (an unprefixed server's
+        `mail__x`) is dropped: the policy's `mail__*` rows mean the mail server's."""
         found: dict[str, tuple[Upstream, str]] = {}
         clashing: set[str] = set()
         missing: list[str] = []
         field = KINDS[kind][2]
         upstreams = list(self.by_name.values())
-        results = await asyncio.gather(*(u.catalog(kind) for u in upstreams), return_exceptions=True)
+        results = await asyncio.gather(*(u.catalog(kind, wait_s) for u in upstreams), return_exceptions=True)
         for upstream, result in zip(upstreams, results, strict=True):
             if isinstance(result, BaseException):
                 missing.append(upstream.name)
@@ -294,13 +327,22 @@ class Upstreams:
             for item in result:
                 own = getattr(item, field)
                 name = upstream.exposed(own)
+                if self._claims_another(upstream, name):
+                    clashing.add(name)
                 if name in found and found[name][0] is not upstream:
                     clashing.add(name)
                 found[name] = (upstream, own)
         for name in clashing:
-            log.error("mcp_name_collision", kind=kind, name=name, effect="served by no server until renamed")
+            if (kind, name) not in self._reported:  # once: every request builds the index
+                self._reported.add((kind, name))
+                log.error("mcp_name_collision", kind=kind, name=name, effect="served by no server until renamed")
             del found[name]
         return found, missing
+
+    def _claims_another(self, upstream: Upstream, name: str) -> bool:
+        server, sep, _ = name.partition(SEPARATOR)
+        other = self.by_name.get(server) if sep else None
+        return other is not None and other is not upstream and other.config.prefix
 
     async def catalog(self, servers: list[str] | None = None, kind: str = "tools") -> tuple[list[Any], list[str]]:
         """All items of `kind` (of `servers`, or of every server) under their exposed names, and the servers

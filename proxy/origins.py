@@ -7,54 +7,62 @@ whose Origin is not an allowed origin 403, before anything is read.
 
 Defaults: a gateway bound to a loopback address answers only to loopback
 names (`localhost`, `127.0.0.1`, `[::1]`, any port) and loopback origins. One
-bound elsewhere (a sidecar on a pod address, behind a Service) answers to any
-Host, and to an Origin only of the same host it was asked as; operators list
-their names in `mcp.allowed_hosts` and `mcp.allowed_origins` to narrow or
-widen that. An entry is exact, `NAME:*` for any port, or `*` for anything.
+bound elsewhere (a sidecar on a pod address or 0.0.0.0, behind a Service)
+answers to any Host but to no request that carries an Origin (what browsers
+send, and agents do not): operators list their names in `mcp.allowed_hosts`
+and the origins of browser clients they mean to serve in
+`mcp.allowed_origins`. An entry is exact, `NAME:*` for any port, or `*` for
+anything.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
-LOOPBACK_BINDS = frozenset({"127.0.0.1", "localhost", "::1"})
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 
 
 @dataclass(frozen=True)
 class Origins:
     hosts: tuple[str, ...] | None  # None: any Host
-    origins: tuple[str, ...] | None  # None: an Origin only of the host asked for
+    origins: tuple[str, ...]  # empty: no request that carries an Origin
 
     @classmethod
     def build(cls, bind: str, hosts: Sequence[str] | None, origins: Sequence[str] | None) -> Origins:
-        loopback = bind in LOOPBACK_BINDS
+        loopback = _loopback(bind)
         if hosts is None and loopback:
             hosts = [f"{h}{port}" for h in LOOPBACK_HOSTS for port in ("", ":*")]
-        if origins is None and loopback:
-            origins = [f"http://{h}{port}" for h in LOOPBACK_HOSTS for port in ("", ":*")]
-        return cls(tuple(hosts) if hosts is not None else None, tuple(origins) if origins is not None else None)
+        if origins is None:
+            origins = [f"http://{h}{port}" for h in LOOPBACK_HOSTS for port in ("", ":*")] if loopback else []
+        return cls(tuple(hosts) if hosts is not None else None, tuple(origins))
 
     def refusal(self, host: str | None, origin: str | None) -> tuple[int, str] | None:
         """(status, why) if a request with these headers must be refused; None if it may go on."""
         if self.hosts is not None and not _listed(host or "", self.hosts):
             return 421, "this gateway does not answer to that Host (DNS rebinding protection)"
-        if origin and not self._origin_ok(origin, host or ""):
+        if origin and not _listed(origin, self.origins):
             return 403, "requests from that Origin are not accepted (DNS rebinding protection)"
         return None
 
-    def _origin_ok(self, origin: str, host: str) -> bool:
-        if self.origins is not None:
-            return _listed(origin, self.origins)
-        return urlsplit(origin).netloc == host  # same origin as asked
+
+def _loopback(bind: str) -> bool:
+    if bind == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(bind)
+    except ValueError:  # a name: only `localhost` is known to be loopback
+        return False
+    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+    return (mapped or address).is_loopback
 
 
 def _listed(value: str, allowed: tuple[str, ...]) -> bool:
     for entry in allowed:
         if entry == "*" or value == entry:
             return True
-        if entry.endswith(":*") and value.startswith(entry[:-1]) and value[len(entry) - 1 :].isdigit():
+        port = value[len(entry) - 1 :]
+        if entry.endswith(":*") and value.startswith(entry[:-1]) and port.isascii() and port.isdecimal():
             return True
     return False

@@ -194,15 +194,17 @@ async def test_anonymous_mode_names_a_caller_without_a_token_and_still_refuses_a
     model = str((await aiohttp_server(ToolCaller().app())).make_url("")).rstrip("/")
     async with serving(mail_server()) as mail, serving(files_server()) as files:
         config = mcp_config(keys, tmp_path, model, mail, files)
-        config["steps"][0]["params"] = {"anonymous": {"subject": "alice", "tenant": "acme", "roles": ["mail-user"]}}
+        config["steps"][0]["params"] = {"anonymous": {"subject": "kiosk", "tenant": "acme", "roles": ["mail-user"]}}
         client = await proxy(config)
         async with watched(str(client.make_url("/mcp")), {}, MODERN) as (mcp, _):
             names = [t.name for t in (await mcp.list_tools()).tools]
         bad = {"Authorization": "Bearer not-a-jwt", **modern_headers("tools/list")}
         refused = await client.post("/mcp", json=envelope("tools/list"), headers=bad)
+        elsewhere = await client.post("/v1/tasks/open", json={"purpose": "summarise my mail"})
         records = client.app[GATEWAY].evidence.records()
         await client.close()
-    assert names == ["mail__list"]  # alice's role, the default profile: what the policy gives her tasks
+    assert names == ["mail__list"]  # the configured role, the default profile: what the policy gives its tasks
     identity = next(r["decisions"]["identity"] for r in records if r.get("model") == "tools/list")
-    assert (identity["subject"], identity["issuer"], identity["alg"]) == ("alice", "anonymous", "none")
+    assert (identity["subject"], identity["issuer"], identity["alg"]) == ("anonymous:kiosk", "anonymous", "none")
     assert refused.status == 401  # a token that fails is never taken for the anonymous caller
+    assert elsewhere.status == 401  # anonymous callers reach /mcp only

@@ -59,7 +59,7 @@ p, role:conformance, *, *, prompt, r-prompts
 p, profile:default, *, *, call, prof-tools
 p, profile:default, *, *, resource, prof-resources
 p, profile:default, *, *, prompt, prof-prompts
-g, {CALLER}, role:conformance, {TENANT}
+g, anonymous:{CALLER}, role:conformance, {TENANT}
 """
 
 
