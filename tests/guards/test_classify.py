@@ -47,7 +47,8 @@ def test_fast_prediction_is_the_fitted_pipeline_exactly_and_faster() -> None:
         fitted.append(time.perf_counter() - started)
     per_call, pipeline_call = sum(fast) / len(texts), sum(fitted) / len(texts)
     assert per_call * 4 < pipeline_call, f"{per_call * 1e6:.0f} us per prediction, {pipeline_call * 1e6:.0f} us fitted"
-    assert per_call < 0.001, f"{per_call * 1e6:.0f} us per prediction"
+    # no absolute bound: on a machine as busy as two test workers make it, only the comparison means anything
+    # (bench/guards.py measures the prediction itself)
 
 
 def classify_config(url: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
