@@ -95,15 +95,12 @@ class Upstream:
         backoff = 0.2
         while not self._stop.is_set():
             try:
-                timeout = httpx2.Timeout(self.config.timeout_s)
-                async with httpx2.AsyncClient(headers=self.config.headers(), timeout=timeout) as http:
-                    transport = streamable_http_client(str(self.config.url), http_client=http)
-                    async with Client(transport, mode="legacy", read_timeout_seconds=self.config.timeout_s) as client:
-                        self._client, self.error, backoff = client, None, 0.2
-                        await self._list(client)
-                        self._connected.set()
-                        log.info("mcp_upstream_connected", server=self.name, tools=len(self.tools))
-                        await self._stop.wait()
+                async with self._connect(self.config.timeout_s) as client:
+                    self._client, self.error, backoff = client, None, 0.2
+                    await self._list(client)
+                    self._connected.set()
+                    log.info("mcp_upstream_connected", server=self.name, tools=len(self.tools))
+                    await self._stop.wait()
             except asyncio.CancelledError:
                 if self._stop.is_set():
                     return
@@ -210,22 +207,25 @@ class Upstream:
                 raise UpstreamDown(f"MCP server {self.name!r} went away during the call") from exc
             raise
 
+    @contextlib.asynccontextmanager
+    async def _connect(self, timeout_s: float, **callbacks: Any) -> AsyncIterator[Client]:
+        """An SDK client session on this upstream, with taskgate's own headers (entered and left in one task)."""
+        async with httpx2.AsyncClient(headers=self.config.headers(), timeout=httpx2.Timeout(timeout_s)) as http:
+            transport = streamable_http_client(str(self.config.url), http_client=http)
+            async with Client(transport, mode="legacy", read_timeout_seconds=timeout_s, **callbacks) as client:
+                yield client
+
     async def _relayed(
         self, tool: str, arguments: dict[str, Any] | None, meta: RequestParamsMeta | None, relay: Relay
     ) -> CallToolResult:
         progress = relay.progress if relay.progress_token is not None else None
         patience = max(self.config.timeout_s, relay.timeout_s)  # a relayed request may wait on a person
         try:
-            async with httpx2.AsyncClient(headers=self.config.headers(), timeout=httpx2.Timeout(patience)) as http:
-                transport = streamable_http_client(str(self.config.url), http_client=http)
-                async with Client(
-                    transport, mode="legacy", read_timeout_seconds=patience,
-                    logging_callback=relay.logging, **relay.callbacks(),
-                ) as client:  # fmt: skip
-                    if relay.log_level is not None:  # the request itself: the SDK's helper warns it is deprecated
-                        level = SetLevelRequestParams(level=cast(Any, relay.log_level))
-                        await client.session.send_request(SetLevelRequest(params=level), EmptyResult)
-                    return await client.call_tool(tool, arguments, progress_callback=progress, meta=meta)
+            async with self._connect(patience, logging_callback=relay.logging, **relay.callbacks()) as client:
+                if relay.log_level is not None:  # the request itself: the SDK's helper warns it is deprecated
+                    level = SetLevelRequestParams(level=cast(Any, relay.log_level))
+                    await client.session.send_request(SetLevelRequest(params=level), EmptyResult)
+                return await client.call_tool(tool, arguments, progress_callback=progress, meta=meta)
         except MCPError:
             raise
         except Exception as exc:  # the SDK reports transport failures as exception groups
