@@ -22,10 +22,14 @@ test-deps: system-deps $(BIN)/python
 	$(PIP) ./examples/keyword-guard
 	bash tests/conformance/install.sh
 
-# Redis backs shared cluster state, haproxy balances replicas (the suite starts its own on 127.0.0.1);
-# npm fetches Node 22 and the MCP conformance suite (tests/conformance/install.sh).
+# Redis backs shared cluster state (redis-sentinel: the failover test), haproxy balances replicas, chromium
+# renders the dashboard (the suite starts its own servers on 127.0.0.1); npm fetches Node 22 and the MCP
+# conformance suite (tests/conformance/install.sh). Only what is missing is installed: a machine whose
+# Node came from elsewhere (NodeSource bundles npm) must not be asked for Debian's npm, which conflicts.
+SYSTEM_DEPS := redis-server:redis-server redis-sentinel:redis-sentinel haproxy:haproxy chromium:chromium npm:npm
 system-deps:
-	@{ command -v redis-server && command -v haproxy && command -v npm; } >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq redis-server haproxy npm >/dev/null; }
+	@missing=$$(for dep in $(SYSTEM_DEPS); do command -v $${dep%%:*} >/dev/null || echo $${dep##*:}; done); \
+	[ -z "$$missing" ] || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing >/dev/null; }
 
 lint:
 	$(BIN)/ruff check .
