@@ -65,11 +65,14 @@ from .types import (
     DispatchObserver,
     Endpoint,
     HasEvidence,
+    Meter,
     OutputGuard,
     Placement,
     Principal,
     ResponseFilter,
+    TokenPrice,
     ToolGate,
+    Usage,
 )
 
 __all__ = [
@@ -115,6 +118,7 @@ __all__ = [
     "Halt",
     "HasEvidence",
     "Inputs",
+    "Meter",
     "NoParams",
     "OutputGuard",
     "OutputRefused",
@@ -139,8 +143,10 @@ __all__ = [
     "StepOptions",
     "StepSpec",
     "Takeover",
+    "TokenPrice",
     "ToolCaller",
     "ToolGate",
+    "Usage",
     "describe",
     "halted_step",
     "load_plugins",

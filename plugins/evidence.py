@@ -32,6 +32,7 @@ class Evidence:
     dispatch: HasEvidence | None = None  # the live dispatch log; read when the record is written
     error: dict[str, Any] | None = None
     task: dict[str, Any] | None = None  # a task taskgate ran itself: its summary and trace of calls
+    usage: dict[str, Any] | None = None  # tokens (and cost) of the answer; a task's: the sum over its calls
     started: float = field(default_factory=time.perf_counter)
     duration_ms: float = 0.0
 
@@ -68,6 +69,8 @@ class Evidence:
             out["dispatch"] = dict(self.dispatch.evidence())
         if self.error:
             out["error"] = self.error
+        if self.usage is not None:
+            out["usage"] = self.usage
         if self.task is not None:
             out["task"] = self.task
         return out
@@ -79,6 +82,8 @@ class Evidence:
     def trace_entry(self, child: Evidence, started: float, status: int, extra: Mapping[str, Any]) -> dict[str, Any]:
         """`child`'s record, finished with `status`, as one entry of this request's task trace."""
         child.finish(status)
+        if child.usage is not None:
+            self.usage = _summed(self.usage, child.usage)
         record = child.record()
         record.pop("path", None)
         return {**extra, "started_ms": self.offset_ms(started), **record}
@@ -86,6 +91,16 @@ class Evidence:
     def offset_ms(self, at: float) -> float:
         """`at` (a perf_counter time) as milliseconds since this request started."""
         return round((at - self.started) * 1000.0, 3)
+
+
+def _summed(total: dict[str, Any] | None, more: Mapping[str, Any]) -> dict[str, Any]:
+    """Two evidence `usage` records as one: counts added, a cost known only if both are."""
+    if total is None:
+        return dict(more)
+    out = {key: total.get(key, 0) + more.get(key, 0) for key in ("prompt_tokens", "completion_tokens", "cached_tokens")}
+    if "cost" in total and "cost" in more:
+        out["cost"] = round(total["cost"] + more["cost"], 8)
+    return out
 
 
 class EvidenceLog:

@@ -49,6 +49,55 @@ class EventSplitter:
         return rest
 
 
+_ENDS = (b"\n\n", b"\r\n\r\n", b"\r\r")
+
+
+class EventRewriter:
+    """A ResponseFilter for event streams: events mentioning `marker` go through `event`, every other byte passes
+    on as it came.
+
+    It holds back only the part of a chunk after its last complete event (which
+    no SSE client could read yet anyway) and parses nothing unless an event
+    mentions the marker.
+    """
+
+    marker: bytes = b""
+
+    def __init__(self) -> None:
+        self._held = b""  # the start of an event whose end has not arrived
+
+    def whole(self, body: bytes) -> bytes:
+        return body
+
+    def chunk(self, data: bytes) -> bytes:
+        data = self._held + data
+        if data.endswith(_ENDS):
+            self._held = b""
+        else:
+            cut = last_end(data)
+            data, self._held = data[:cut], data[cut:]
+        return self._rewritten(data) if self.marker in data else data
+
+    def end(self) -> bytes:
+        rest, self._held = self._held, b""
+        return self._rewritten(rest) if self.marker in rest else rest
+
+    def event(self, event: bytes) -> bytes:
+        """One complete event that mentions the marker, as it should go on (b"": dropped)."""
+        return event
+
+    def _rewritten(self, data: bytes) -> bytes:
+        splitter = EventSplitter(max_bytes=len(data) + 1)
+        events = [*splitter.feed(data), splitter.rest()]
+        return b"".join(self.event(event) if self.marker in event else event for event in events if event)
+
+
+def last_end(data: bytes) -> int:
+    """Where the bytes after the last complete event begin (0: no event has ended)."""
+    ends = [data.rfind(end) + len(end) for end in _ENDS if end in data]
+    return max(ends, default=0)
+
+
 def each_event(splitter: EventSplitter, data: bytes, handle: Callable[[bytes], bytes]) -> bytes:
     """Feed `data` and pass each complete event through `handle`, joined.
 

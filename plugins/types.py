@@ -118,6 +118,48 @@ class HasEvidence(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Usage:
+    """The tokens an answer took, as its upstream reported them (OpenAI's `usage`); cached tokens are part of the
+    prompt's."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int | None = None  # None: the upstream did not say (not the same as none cached)
+
+    @property
+    def total(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            (self.cached_tokens or 0) + (other.cached_tokens or 0),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TokenPrice:
+    """A pool's price per million tokens; cached prompt tokens at their own price where the pool gives one."""
+
+    input_per_mtok: float = 0.0
+    output_per_mtok: float = 0.0
+    cached_input_per_mtok: float | None = None  # None: the input price
+
+    def cost(self, usage: Usage) -> float:
+        cached = min(usage.cached_tokens or 0, usage.prompt_tokens)
+        cached_rate = self.input_per_mtok if self.cached_input_per_mtok is None else self.cached_input_per_mtok
+        fresh = (usage.prompt_tokens - cached) * self.input_per_mtok
+        return (fresh + cached * cached_rate + usage.completion_tokens * self.output_per_mtok) / 1_000_000
+
+
+class Meter(Protocol):
+    """A step output told what an answer took once it is known (a budget charges it); it must not raise."""
+
+    async def charge(self, usage: Usage, cost: float | None) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
 class Endpoint:
     """One upstream inference server."""
 
@@ -127,6 +169,7 @@ class Endpoint:
     region: str | None = None
     hardware: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    price: TokenPrice | None = None  # what its tokens cost; None: unpriced (cost not known)
 
 
 class DispatchObserver(Protocol):

@@ -45,7 +45,7 @@ def create_app(config: Config, registry: Registry) -> web.Application:
         config=config,
         plans=build_plans(config, registry, services),
         services=services,
-        metrics=Metrics(services.metrics),
+        metrics=Metrics(services.metrics, config.core.usage.metric_tenants),
         evidence=EvidenceLog(config.core.logging.evidence_buffer),
     )
     app = web.Application(

@@ -26,7 +26,7 @@ from .dispatch import added, decide, send, step_outputs
 from .errors import UpstreamUnavailable, upstream_error
 from .mcp import APPROVAL_REQUIRED, FORBIDDEN, RpcError, forward_call
 from .mcp_upstream import Upstreams
-from .relay import MAX_ERROR_BYTES, TRUNCATED, Chunks, Dispatch, FilterChain, Paced, broke_off, cached_tokens, refused
+from .relay import MAX_ERROR_BYTES, TRUNCATED, Chunks, Dispatch, FilterChain, Paced, broke_off, refused
 from .state import Gateway, release
 
 CHAT_PATH = "/v1/chat/completions"
@@ -155,8 +155,6 @@ async def _read(
     except TurnFailed:
         log.outcome = log.outcome if log.outcome.startswith("output_refused") else "upstream_malformed"
         raise
-    if turn.usage is not None:
-        log.engine_cached_tokens = cached_tokens(json.dumps(turn.usage).encode())
     if not chunks.ended:
         log.outcome = TRUNCATED
         raise TurnFailed(502, "upstream_truncated", "the model's stream ended before it was finished")

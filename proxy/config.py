@@ -18,7 +18,7 @@ from taskgate.plugins.params import problems
 from .errors import ConfigError
 
 SURFACES = ("chat", "completions", "embeddings")
-CORE_SECTIONS = ("server", "logging", "steps", "pipelines", "mcp")
+CORE_SECTIONS = ("server", "logging", "usage", "steps", "pipelines", "mcp")
 MCP = "mcp"
 
 
@@ -47,6 +47,13 @@ class LoggingConfig(Params):
     level: Literal["debug", "info", "warning", "error"] = "info"
     evidence: bool = True
     evidence_buffer: int = Field(default=1000, ge=0)
+
+
+class UsageConfig(Params):
+    """Token accounting (proxy/usage.py): what each answer took, priced at its pool's price."""
+
+    stream_usage: bool = True  # ask a stream for its usage when the client did not (and keep it from that client)
+    metric_tenants: int = Field(default=1000, ge=1)  # distinct tenants labelled in the metrics; the rest: `other`
 
 
 class StepConfig(Params):
@@ -139,6 +146,7 @@ class McpConfig(Params):
 class CoreConfig(Params):
     server: ServerConfig = Field(default_factory=ServerConfig)
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
+    usage: UsageConfig = Field(default_factory=UsageConfig)
     steps: list[StepConfig] = Field(default_factory=list)
     pipelines: dict[Literal["chat", "completions", "embeddings", "mcp"], list[str]] = Field(default_factory=dict)
     mcp: McpConfig = Field(default_factory=McpConfig)

@@ -13,14 +13,25 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import aiohttp
 
-from taskgate.plugins import PAYLOAD, PLACEMENT, Endpoint, Placement, RequestContext, ResponseFilter
+from taskgate.plugins import (
+    IDENTITY,
+    PAYLOAD,
+    PLACEMENT,
+    Endpoint,
+    Meter,
+    Placement,
+    RequestContext,
+    ResponseFilter,
+    Usage,
+)
 from taskgate.plugins.evidence import Evidence
 
+from . import usage
 from .errors import PlanIncomplete, UpstreamUnavailable
 from .relay import CLIENT_LEFT, Dispatch, Timeouts, send_attempts
 from .state import Gateway, release
@@ -38,6 +49,8 @@ class Decision:
     body: bytes
     filters: list[ResponseFilter]
     headers: dict[str, str]  # what the plan's steps add to the answer
+    tenant: str | None = None  # who pays: the caller's tenant, for usage metrics
+    meters: list[Meter] = field(default_factory=list)  # step outputs told what the answer took (budgets)
 
 
 async def decide(
@@ -58,7 +71,10 @@ async def decide(
     except BaseException:
         release(placement)
         raise
-    return Decision(placement, body, response_filters(outputs, surface), added(outputs))
+    identity = values.get(IDENTITY)
+    tenant = getattr(identity, "tenant", None)  # a Principal; duck-typed: isinstance on a Protocol is slow
+    meters = [value for value in outputs if callable(getattr(value, "charge", None))]
+    return Decision(placement, body, response_filters(outputs, surface), added(outputs), tenant, meters)
 
 
 def _body(
@@ -67,8 +83,11 @@ def _body(
     """The bytes to send: the client's own unless a step edited the body, the model is an alias, or overrides apply."""
     body = dict(payload if isinstance(payload, dict) else context.json())
     edited = apply_edits(body, outputs) or payload is not None
-    if not edited and placement.model == context.model and not overrides:
-        return context.body
+    if not edited and placement.model == context.model:
+        if not overrides:
+            return context.body
+        if (spliced := usage.splice(context.body, overrides)) is not None:  # no second serialisation
+            return spliced
     body["model"] = placement.model
     return json.dumps(body | dict(overrides or {})).encode()
 
@@ -92,6 +111,20 @@ async def send(
             if endpoint is not None:
                 placement.observer.attempt_ended(endpoint, *attempt_outcome(log))
             placement.observer.finished(endpoint, log.engine_cached_tokens)
+        if log.usage is not None:
+            await _account(gateway, evidence, decision, endpoint, log.usage)
+
+
+async def _account(
+    gateway: Gateway, evidence: Evidence, decision: Decision, endpoint: Endpoint | None, used: Usage
+) -> None:
+    """What the answer took: into the evidence, the metrics by tenant, model and pool, and every meter."""
+    cost = usage.priced(used, endpoint)
+    evidence.usage = usage.described(used, cost)
+    pool = endpoint.pool if endpoint is not None else decision.placement.endpoint.pool
+    gateway.metrics.usage_done(decision.tenant, decision.placement.model, pool, used, cost)
+    for meter in decision.meters:
+        await meter.charge(used, cost)
 
 
 async def _open(

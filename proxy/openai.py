@@ -27,6 +27,7 @@ from .relay import (
 )
 from .state import EVIDENCE, GATEWAY
 from .stream_errors import StreamErrors
+from .usage import UsageKept, usage_override
 
 MAX_MODEL_CHARS = 256
 PATHS = {"chat": "/v1/chat/completions", "completions": "/v1/completions", "embeddings": "/v1/embeddings"}
@@ -53,7 +54,10 @@ async def serve(request: web.Request, surface: str, takeovers: Mapping[str, Take
     for field, takeover in takeovers.items():
         if field in context.json():
             return await takeover(request, context)
-    decision = await decide(gateway, surface, context, evidence)
+    asked = usage_override(surface, context.json()) if gateway.config.core.usage.stream_usage else None
+    decision = await decide(gateway, surface, context, evidence, asked)
+    if asked is not None:  # the client did not ask for the stream's usage: it does not get it
+        decision.filters.insert(0, UsageKept())
     headers = {
         "Content-Type": "application/json",
         "Accept": request.headers.get("Accept", "*/*"),

@@ -17,9 +17,10 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from taskgate.dag.errors import describe
-from taskgate.plugins import Endpoint, Evidence, OutputRefused, Placement, ResponseFilter
+from taskgate.plugins import Endpoint, Evidence, OutputRefused, Placement, ResponseFilter, Usage
 
 from .errors import UpstreamUnavailable, error_response, sse_error, upstream_error
+from .usage import usage_of
 
 logger = structlog.get_logger("taskgate")
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
@@ -35,13 +36,7 @@ HOP_HEADERS = frozenset(
 OURS = "x-taskgate-"
 MAX_ERROR_BYTES = 64 * 1024  # read of an upstream's error answer
 MAX_KEPT_ERROR = 1000  # of which the evidence keeps this much
-_CACHED = re.compile(rb'"cached_tokens"\s*:\s*(\d+)')
-
-
-def cached_tokens(data: bytes) -> int | None:
-    """`usage.prompt_tokens_details.cached_tokens` from an answer's bytes, if present."""
-    found = _CACHED.search(data)
-    return int(found.group(1)) if found else None
+USAGE_WINDOW = 1024  # of a stream's bytes kept across chunks, so a usage object split between two is still read
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +65,7 @@ class Dispatch:
     bytes: int = 0
     outcome: str = "pending"
     engine_cached_tokens: int | None = None  # what the engine reported in usage
+    usage: Usage | None = None  # the answer's, as its upstream reported it (the evidence's top-level `usage`)
     upstream_error: dict[str, Any] | None = None  # an error answer: its code, and the upstream's own text
     timeouts: Timeouts = field(default=UNBOUNDED, repr=False)
     first_byte_by: float = field(default=float("inf"), repr=False)  # loop time by which the answer must have begun
@@ -77,8 +73,11 @@ class Dispatch:
     def evidence(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None and k not in _INTERNAL}
 
+    def record_usage(self, usage: Usage) -> None:
+        self.usage, self.engine_cached_tokens = usage, usage.cached_tokens
 
-_INTERNAL = frozenset({"timeouts", "first_byte_by"})
+
+_INTERNAL = frozenset({"timeouts", "first_byte_by", "usage"})
 
 
 async def send_attempts(
@@ -170,12 +169,12 @@ class Chunks:
         if first:
             log.first_chunk_ms = round((log.ttfb_ms or 0.0) + (time.perf_counter() - self._started) * 1000.0, 3)
         log.bytes += len(chunk)
-        if b"cached_tokens" in chunk:  # the usage chunk; looked for without parsing the stream
-            log.engine_cached_tokens = cached_tokens(chunk)
+        window = self._tail + chunk
+        self._tail = window[-USAGE_WINDOW:]
         if not self.ended:
-            window = self._tail + chunk
             self.ended = _ENDED.search(window) is not None
-            self._tail = window[-32:]
+        if b'"usage"' in window and (usage := usage_of(window)) is not None:  # found without parsing the stream
+            log.record_usage(usage)
         return chunk
 
 
@@ -358,7 +357,8 @@ async def relay_whole(
         log.outcome = "client_disconnected"
         raise
     log.bytes, log.outcome = len(body), "completed"
-    log.engine_cached_tokens = cached_tokens(body)
+    if (usage := usage_of(body)) is not None:
+        log.record_usage(usage)
     if chain is not None:
         try:
             body = chain.whole(body)

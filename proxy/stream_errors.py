@@ -20,14 +20,12 @@ import re
 from typing import Any
 
 from taskgate.plugins import sse
-from taskgate.plugins.sse import EventSplitter
 
 from .errors import sse_error
 from .relay import MAX_KEPT_ERROR, Dispatch
 
 MARKER = b'"error"'
 MESSAGE = "the upstream failed while answering; the answer is incomplete"
-_ENDS = (b"\n\n", b"\r\n\r\n", b"\r\r")
 _OWN_CODE = re.compile(r"[a-z][a-z0-9_]{2,63}")
 
 
@@ -37,35 +35,16 @@ def stable_code(error: Any) -> str:
     return own if isinstance(own, str) and _OWN_CODE.fullmatch(own) else "upstream_error"
 
 
-class StreamErrors:
+class StreamErrors(sse.EventRewriter):
     """A ResponseFilter for streams: error events rewritten, every other byte passed on as it came."""
 
+    marker = MARKER
+
     def __init__(self, log: Dispatch):
+        super().__init__()
         self.log = log
-        self._held = b""  # the start of an event whose end has not arrived
 
-    def whole(self, body: bytes) -> bytes:
-        return body  # an error before the stream began is relay_error's
-
-    def chunk(self, data: bytes) -> bytes:
-        data = self._held + data
-        if data.endswith(_ENDS):
-            self._held = b""
-        else:
-            cut = _last_end(data)
-            data, self._held = data[:cut], data[cut:]
-        return self._rewritten(data) if MARKER in data else data
-
-    def end(self) -> bytes:
-        rest, self._held = self._held, b""
-        return self._rewritten(rest) if MARKER in rest else rest
-
-    def _rewritten(self, data: bytes) -> bytes:
-        splitter = EventSplitter(max_bytes=len(data) + 1)
-        events = [*splitter.feed(data), splitter.rest()]
-        return b"".join(self._event(event) for event in events if event)
-
-    def _event(self, event: bytes) -> bytes:
+    def event(self, event: bytes) -> bytes:
         payload = sse.parse(event)[1]
         if payload is None or MARKER not in payload:
             return event
@@ -79,9 +58,3 @@ class StreamErrors:
         body = payload[:MAX_KEPT_ERROR].decode("utf-8", "replace")
         self.log.upstream_error = {"code": code, "message": MESSAGE, "body": body}
         return sse_error(code, MESSAGE)
-
-
-def _last_end(data: bytes) -> int:
-    """Where the bytes after the last complete event begin (0: no event has ended)."""
-    ends = [data.rfind(end) + len(end) for end in _ENDS if end in data]
-    return max(ends, default=0)

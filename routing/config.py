@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, HttpUrl, field_validator, model_validator
 
-from taskgate.plugins import Endpoint, Params
+from taskgate.plugins import Endpoint, Params, TokenPrice
 
 NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 Class = Literal["interactive", "batch", "background"]
@@ -44,8 +44,11 @@ class ModelConfig(Params):
 
 
 class Price(Params):
+    """Per million tokens, in the operator's currency; the cost in evidence and metrics is in the same."""
+
     input_per_mtok: float = Field(default=0.0, ge=0)
     output_per_mtok: float = Field(default=0.0, ge=0)
+    cached_input_per_mtok: float | None = Field(default=None, ge=0)  # prompt tokens the engine had cached; None: input
 
 
 class Targets(Params):
@@ -145,4 +148,5 @@ def _endpoint(pool: PoolConfig, config: EndpointConfig) -> Endpoint:
     key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     url = str(config.url).rstrip("/")
-    return Endpoint(config.name, url, pool.name, pool.region, pool.hardware, headers)
+    price = TokenPrice(pool.price.input_per_mtok, pool.price.output_per_mtok, pool.price.cached_input_per_mtok)
+    return Endpoint(config.name, url, pool.name, pool.region, pool.hardware, headers, price)

@@ -97,6 +97,7 @@ def content(e: bytes) -> str:
 
 async def stream(client: Any) -> Received:
     body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "say hello"}]}
+    body["stream_options"] = {"include_usage": True}  # the engine's usage event reaches a client that asks
     resp = await client.post("/v1/chat/completions", json=body)
     assert resp.status == 200, await resp.text()
     splitter, events = EventSplitter(), list[tuple[float, bytes]]()
