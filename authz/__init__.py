@@ -1,4 +1,4 @@
-"""Steps that decide who may do what: authentication, per-task grants, tool-call decisions.
+"""Steps that decide who may do what: authentication, per-task grants, tool-call decisions, rate limits and budgets.
 
 Built-in plugin, registered through the `taskgate.plugins` entry point like any other.
 """
@@ -10,15 +10,18 @@ from .authenticate import AuthenticateStep, Authenticator
 from .authorize import AuthorizeStep, TaskGrant
 from .config import AuthzConfig
 from .identity import IDENTITY, Identity
+from .limits import LIMITS, LimitsStep
 
 __all__ = [
     "GRANT",
     "IDENTITY",
+    "LIMITS",
     "AuthenticateStep",
     "Authenticator",
     "AuthorizeStep",
     "AuthzConfig",
     "Identity",
+    "LimitsStep",
     "TaskGrant",
     "register",
 ]
@@ -29,4 +32,5 @@ def register(registry: Registry) -> None:
     registry.add_section("authz", AuthzConfig)
     registry.add_step(AuthenticateStep)
     registry.add_step(AuthorizeStep)
+    registry.add_step(LimitsStep)
     registry.add_routes(routes.add_routes)
