@@ -199,8 +199,8 @@ def save(path: Path, title: str, panels: Sequence[Bars], columns: int = 1) -> No
             drawn.append((ax, _draw(ax, panel, legend=len(keyed) > 1)))
     fig.suptitle(title)
     if len(keyed) == 1:
-        handles, labels = next(ax for ax, _ in drawn if len(ax.containers) > 1).get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), frameon=False, fontsize=9)
+        (names,) = keyed
+        fig.legend(handles=_key(names), loc="outside lower center", ncol=len(names), frameon=False, fontsize=9)
     fig.canvas.draw()  # lays the figure out: the labels' sizes are known from here
     for ax, texts in drawn:
         _fit(ax, texts)
@@ -210,15 +210,17 @@ def save(path: Path, title: str, panels: Sequence[Bars], columns: int = 1) -> No
 
 def _draw(ax: Any, panel: Bars, legend: bool) -> list[Any]:
     """The bars and their labels; returns the labels."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
     step = len(panel.series) + panel.gap
     known = [v for values in panel.series.values() for v in values if _known(v)]
     reach = None if panel.log else _reach(known)
     texts = []
-    for j, (name, values) in enumerate(panel.series.items()):
+    for j, values in enumerate(panel.series.values()):
         ys = [i * step + j for i in range(len(panel.groups))]
         widths = [_clip(v, reach) if _known(v) else (math.nan if panel.log else 0.0) for v in values]
         colour = panel.colours if len(panel.series) == 1 and panel.colours else SERIES[j % len(SERIES)]
-        bars = ax.barh(ys, widths, 0.8, color=colour, label=name)
+        bars = ax.barh(ys, widths, 0.8, color=colour)
         for bar, value in zip(bars, values, strict=True):
             if _known(value) and reach is not None and abs(value) > reach:
                 bar.set_hatch("///")
@@ -232,8 +234,12 @@ def _draw(ax: Any, panel: Bars, legend: bool) -> list[Any]:
     ax.grid(axis="x", alpha=0.3)
     clipped = [_clip(v, reach) for v in known]
     if panel.log:
-        ax.set_xscale("log")
         ends = [math.log10(v) for v in clipped if v > 0] or [0.0]
+        ax.set_xscale("log")
+        few = max(ends) - min(ends) < 2  # within two decades, ticks at 1, 2 and 5 of each; else at each decade
+        ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0) if few else (1.0,)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}" if x >= 1 else f"{x:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())  # minor ticks unlabelled: on a short span they overlap
         ax.set_xlim(10 ** (min(ends) - 0.3), 10 ** max(ends))
     else:
         low, high = min([0.0, *clipped]), max([0.0, *clipped])
@@ -241,8 +247,15 @@ def _draw(ax: Any, panel: Bars, legend: bool) -> list[Any]:
         if low < 0:
             ax.axvline(0, color="black", lw=0.8)
     if legend and len(panel.series) > 1:
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+        ax.legend(handles=_key(panel.series), fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
     return texts
+
+
+def _key(series: Iterable[str]) -> list[Any]:
+    """A legend entry per series, in its colour (not a bar's, which may be hatched off scale)."""
+    from matplotlib.patches import Patch
+
+    return [Patch(color=SERIES[j % len(SERIES)], label=name) for j, name in enumerate(series)]
 
 
 def _fit(ax: Any, texts: list[Any]) -> None:
