@@ -59,6 +59,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server import MCPServer
 from mcp.types import TextContent
+from report import Bars, save
 
 from taskgate import __version__
 from taskgate.authz.seal import seal
@@ -496,51 +497,36 @@ def tables(scenarios: list[dict[str, Any]], repeat: int) -> str:
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """What each way adds over the direct floor D, where A − D goes, then the tasks' p50s, every bar labelled."""
     scenarios = result["scenarios"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(15, 5))
-    width = 0.16
-    for index, key in enumerate(VARIANTS):
-        xs = [i + (index - 2) * width for i in range(len(scenarios))]
-        p50 = [s["variants"][key]["p50_ms"] for s in scenarios]
-        p95 = [s["variants"][key]["p95_ms"] for s in scenarios]
-        left.bar(xs, p50, width, label=f"{key}: {VARIANTS[key]}")
-        left.errorbar(
-            xs, p50, yerr=[[0] * len(p50), [h - m for h, m in zip(p95, p50, strict=True)]], fmt="none", c="k", lw=1
-        )
-    left.set_xticks(range(len(scenarios)))
-    left.set_xticklabels([s["name"] for s in scenarios], fontsize=9)
-    left.set_yscale("log")
-    left.set_ylabel("ms per task, p50 (whisker: p95; log)")
-    left.set_title("One agent task: two tool calls, then the answer")
-    left.legend(fontsize=8)
-    parts: list[tuple[str, Callable[[dict[str, Any]], float]]] = [
-        ("2 model turns", lambda a: 2 * a["per_model_turn_ms"]),
-        ("tool round", lambda a: a["tool_round_ms"]),
-        ("loop glue", lambda a: a["loop_glue_ms"]),
-        ("client ↔ taskgate", lambda a: a["client_hop_ms"]),
-    ]
-    bottom = [0.0] * len(scenarios)
-    for label, part in parts:
-        values = [part(s["attribution"]) for s in scenarios]
-        right.bar(range(len(scenarios)), values, 0.5, bottom=bottom, label=label)
-        bottom = [b + v for b, v in zip(bottom, values, strict=True)]
-    measured = [s["attribution"]["a_minus_d_ms"] for s in scenarios]
-    xs = list(range(len(scenarios)))
-    right.hlines(measured, [x - 0.3 for x in xs], [x + 0.3 for x in xs], colors="k", lw=2, label="A − D measured")
-    right.set_xticks(range(len(scenarios)))
-    right.set_xticklabels([s["name"] for s in scenarios], fontsize=9)
-    right.set_ylabel("ms, p50 of each part")
-    right.set_title("Where taskgate's loop overhead goes (A − D)")
-    right.legend(fontsize=8)
+    names = [s["name"] for s in scenarios]
+    over = [key for key in VARIANTS if key != "D"]
+    parts: dict[str, Callable[[dict[str, Any]], float]] = {
+        "A − D measured": lambda a: a["a_minus_d_ms"],
+        "2 model turns (taskgate − direct)": lambda a: 2 * a["per_model_turn_ms"],
+        "tool round (loop − D's)": lambda a: a["tool_round_ms"],
+        "loop glue": lambda a: a["loop_glue_ms"],
+        "client ↔ taskgate": lambda a: a["client_hop_ms"],
+        "sum of the four parts": lambda a: a["parts_sum_ms"],
+    }
+    added, split, p50 = {}, {}, {}
+    for name, s in zip(names, scenarios, strict=True):
+        v = s["variants"]
+        added[name] = [v[key]["p50_ms"] - v["D"]["p50_ms"] for key in over]
+        split[name] = [part(s["attribution"]) for part in parts.values()]
+        p50[name] = [v[key]["p50_ms"] for key in VARIANTS]
+    labels = {key: f"{key}: {label}" for key, label in VARIANTS.items()}
+    panels = [
+        Bars("What each way adds over the direct floor D", "ms added per task, p50 − D's p50",
+             [labels[key] for key in over], added, "{:+.1f}"),
+        Bars("Where the server-side loop's overhead goes (A − D)", "ms, p50 of each part", list(parts), split,
+             "{:+.1f}"),
+        Bars("One agent task: two tool calls, then the answer", "ms per task, p50 (log)", list(labels.values()), p50,
+             "{:.1f}", log=True),
+    ]  # fmt: skip
     cores = result["platform"]["cpus"]
-    fig.suptitle(f"taskgate tool loop ({platform.processor() or platform.machine()}, {cores} cores, in-process)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    title = f"taskgate tool loop ({platform.processor() or platform.machine()}, {cores} cores, in-process)"
+    save(path, title, panels, columns=3)
 
 
 def main() -> int:

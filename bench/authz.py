@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import needs
+from report import Bars, minus, save
 
 from taskgate.authz.seal import seal
 
@@ -304,41 +305,38 @@ def tables(result: dict[str, Any]) -> str:
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    import matplotlib
+    """What taskgate adds to an MCP call, then the totals, then the checks' own cost by policy size, labelled."""
+    mcp, policy = result["mcp"], result["policy"]
+    direct, through = mcp[0], mcp[1:]
+    targets = [r["target"] for r in mcp]
+    sizes = [f"{r['lines']:,} policy lines" for r in policy]
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    def column(key: str, rows: list[dict[str, Any]], scale: float = 1.0) -> list[float | None]:
+        return [r[key] * scale for r in rows]
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
-    sizes = [r["lines"] for r in result["policy"]]
-    left.plot(sizes, [r["check_us_p50"] for r in result["policy"]], marker="o", label="per-call check (grant), p50")
-    left.plot(
-        sizes, [r["labelled_check_us_p50"] for r in result["policy"]], marker="o",
-        label="per-call check with provenance labels, p50",
-    )  # fmt: skip
-    left.plot(
-        sizes, [r["grant_ms_p50"] * 1000 for r in result["policy"]], marker="o", label="grant for a task (40 tools)"
-    )
-    left.plot(
-        sizes, [r["casbin_enforce_us"] for r in result["policy"]], marker="o", label="pycasbin enforce, one check"
-    )
-    left.set_xscale("log")
-    left.set_yscale("log")
-    left.set_xlabel("policy lines")
-    left.set_ylabel("microseconds (log)")
-    left.set_title("Authorization cost by policy size")
-    left.legend(fontsize=8)
-    names = [r["target"] for r in result["mcp"]]
-    right.bar([i - 0.2 for i in range(len(names))], [r["p50_ms"] for r in result["mcp"]], 0.4, label="p50")
-    right.bar([i + 0.2 for i in range(len(names))], [r["p99_ms"] for r in result["mcp"]], 0.4, label="p99")
-    right.set_xticks(range(len(names)))
-    right.set_xticklabels([n.replace(", ", ",\n") for n in names], fontsize=7)
-    right.set_ylabel("ms per tools/call")
-    right.set_title("MCP tools/call: direct vs through taskgate")
-    right.legend()
-    fig.suptitle(f"taskgate authorization ({platform.processor() or platform.machine()}, 2 cores, in-process)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    added = {q: minus(column(f"{q}_ms", through), direct[f"{q}_ms"]) for q in ("p50", "p99")}
+    checks = {
+        "check on the grant, p50": column("check_us_p50", policy),
+        "check on the grant, p99": column("check_us_p99", policy),
+        "with provenance labels, p50": column("labelled_check_us_p50", policy),
+        "with provenance labels, p99": column("labelled_check_us_p99", policy),
+    }
+    once = {
+        "grant for a task (40 tools), p50": column("grant_ms_p50", policy, 1000),
+        "gather a decision's data, p50": column("gather_us_p50", policy),
+        "pycasbin enforce, one check": column("casbin_enforce_us", policy),
+        "load the policy (once)": column("load_ms", policy, 1000),
+    }
+    totals = {q: column(f"{q}_ms", mcp) for q in ("p50", "p99")}
+    panels = [
+        Bars("What taskgate adds to an MCP tools/call", "ms per call, through taskgate − direct", targets[1:], added,
+             "{:+.2f}"),
+        Bars("MCP tools/call, one at a time", "ms per call", targets, totals),
+        Bars("What authorization adds to each call, by policy size", "µs per check", sizes, checks, "{:.1f}"),
+        Bars("Per task and per policy, for scale", "µs (log)", sizes, once, "{:,.0f}", log=True),
+    ]  # fmt: skip
+    title = f"taskgate authorization ({platform.processor() or platform.machine()}, 2 cores, in-process)"
+    save(path, title, panels, columns=2)
 
 
 def main() -> int:

@@ -46,6 +46,7 @@ import aiohttp
 import needs
 import yaml
 from aiohttp import web
+from report import OURS, THEIRS, Bars, minus, save
 
 from taskgate.dag import Inputs
 from taskgate.guards.classifier import HELD_OUT, bundled
@@ -406,63 +407,68 @@ def turns_table(t: dict[str, Any]) -> list[str]:
     return lines
 
 
-def turns_panel(ax: Any, t: dict[str, Any]) -> None:
-    for name, row in t["plans"].items():
-        turns = row["per_turn_p50_ms"]
-        ax.plot(range(1, len(turns) + 1), turns, marker="o", ms=3, label=f"{name} (p50 {row['p50_ms']:.1f} ms)")
-    ax.set_xlabel("conversation turn")
-    ax.set_ylabel("ms per request, p50 over conversations")
-    ax.set_title(f"Per turn through taskgate: full plan adds {t['added_p50_ms']:.1f} ms")
-    ax.legend(fontsize=8)
+def turns_panels(t: dict[str, Any]) -> list[Bars]:
+    """What the full plan adds per turn over routing only (overall, then turn by turn), then both plans' times."""
+    routing, full = t["plans"]["routing only"], t["plans"]["full plan"]
+    turns = len(full["per_turn_p50_ms"])
+    groups = ["p50, all turns", "p99, all turns", *(f"turn {n}" for n in range(1, turns + 1))]
+
+    def times(row: dict[str, Any]) -> list[float | None]:
+        return [row["p50_ms"], row["p99_ms"], *row["per_turn_p50_ms"]]
+
+    added = [None if f is None or r is None else f - r for f, r in zip(times(full), times(routing), strict=True)]
+    picked = sorted({0, 1, 2, 2 + min(9, turns - 1), 1 + turns})  # both overall, turns 1, 10 and the last
+    return [
+        Bars(
+            f"What the full plan adds per turn over routing only ({t['conversations']} conversations)",
+            "ms per request, full plan − routing only (per turn: p50 over conversations)",
+            groups,
+            {"added": added},
+            "{:+.2f}",
+            colours=[OURS] * 2 + [THEIRS] * turns,
+        ),
+        Bars(
+            "Per turn through taskgate",
+            "ms per request",
+            [groups[i] for i in picked],
+            {name: [times(row)[i] for i in picked] for name, row in t["plans"].items()},
+        ),
+    ]
 
 
 def plot_turns(t: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.8))
-    turns_panel(ax, t)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    title = f"taskgate's full plan per conversation turn ({platform.processor() or platform.machine()})"
+    save(path, title, turns_panels(t))
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (left, middle, right, last) = plt.subplots(1, 4, figsize=(21, 4.8))
+    """What each guard adds to a request, labelled: the classifier, PII per turn, the output guard, the plan."""
     c = result["classifier"]
-    left.bar(["local model", "model mode (sim)"], [c["local"]["p50_us"] / 1000, c["model"]["p50_ms"]], color="tab:blue")
-    left.set_yscale("log")
-    left.set_ylabel("ms per request, p50 (log)")
-    left.set_title("Classifier")
-    for row in result["pii"]:
-        label = f"{row['backend']}, {'content-hash cache' if row['incremental'] else 'rescan everything'}"
-        style = "-" if row["incremental"] else "--"
-        middle.plot(range(1, len(row["ms_per_turn"]) + 1), row["ms_per_turn"], style, marker="o", ms=3, label=label)
-    middle.set_xlabel("conversation turn")
-    middle.set_ylabel("pii step, ms")
-    middle.set_title("PII cost per turn, 20-turn conversation")
-    middle.legend(fontsize=8)
-    names = [r["variant"] for r in result["streaming"]]
-    xs = range(len(names))
-    right.bar([x - 0.2 for x in xs], [r["ttft_p50_ms"] for r in result["streaming"]], 0.4, label="first token p50")
-    right.bar(
-        [x + 0.2 for x in xs], [r["total_p50_ms"] / 10 for r in result["streaming"]], 0.4, label="whole answer p50 / 10"
-    )
-    right.set_xticks(list(xs))
-    right.set_xticklabels(names, rotation=15, ha="right", fontsize=8)
-    right.set_ylabel("ms")
-    right.set_title("Output guard on a streamed answer")
-    right.legend(fontsize=8)
-    turns_panel(last, result["turns"])
-    fig.suptitle(f"taskgate guards ({platform.processor() or platform.machine()}, 2 cores, servers in-process)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    classifier = {
+        "p50": [c["local"]["p50_us"] / 1000, c["model"]["p50_ms"]],
+        "p99": [c["local"]["p99_us"] / 1000, c["model"]["p99_ms"]],
+    }
+    pii = result["pii"]
+    at = sorted({0, min(9, len(pii[0]["ms_per_turn"]) - 1), len(pii[0]["ms_per_turn"]) - 1})
+    per_turn = {f"turn {i + 1}": [row["ms_per_turn"][i] for row in pii] for i in at}
+    modes = [f"{row['backend']}, {'content-hash cache' if row['incremental'] else 'rescan everything'}" for row in pii]
+    bare, guarded = result["streaming"][0], result["streaming"][1:]
+    streamed = {
+        label: minus([row[key] for row in guarded], bare[key])
+        for label, key in (("first token p50", "ttft_p50_ms"), ("first token p99", "ttft_p99_ms"),
+                           ("whole answer p50", "total_p50_ms"))
+    }  # fmt: skip
+    panels = [
+        Bars("What the classify step takes per request", "ms per request", ["local model", "model mode (sim, at once)"],
+             classifier),
+        Bars(f"What the pii step takes per turn, {len(pii[0]['ms_per_turn'])}-turn conversation", "ms per turn", modes,
+             per_turn, "{:.1f}"),
+        Bars(f"What PII and the output guard add to a streamed answer (over {bare['variant']})",
+             f"ms, the variant's − {bare['variant']}'s", [row["variant"] for row in guarded], streamed, "{:+.1f}"),
+        *turns_panels(result["turns"]),
+    ]  # fmt: skip
+    title = f"taskgate guards ({platform.processor() or platform.machine()}, 2 cores, servers in-process)"
+    save(path, title, panels, columns=2)
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:

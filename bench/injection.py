@@ -81,6 +81,7 @@ from injection_suite.replay import (
 )
 from injection_suite.tasks import DOMAINS, SPLIT_SEED, TASKS, Task, unsourced
 from injection_suite.world import WORLD_SEED, base_world
+from report import Bars, save
 
 from taskgate.logs import configure_logging
 
@@ -404,50 +405,30 @@ def tables(result: dict[str, Any]) -> str:
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """What the gateway adds per allowed call, then utility and attack success, every bar labelled."""
     ran = {n: e for n, e in result["configs"].items() if "refused" not in e}
     names = list(ran)
-    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(17, 5))
-    metrics = [(m, s) for m in ("utility", "attack_success") for s in result["splits"]]
-    width = 0.8 / len(metrics)
-    for index, (metric, split) in enumerate(metrics):
-        values = [100 * (ran[n]["split"][split][metric]["rate"] or 0) for n in names]
-        xs = [i + (index - (len(metrics) - 1) / 2) * width for i in range(len(names))]
-        left.bar(xs, values, width, label=f"{metric.replace('_', ' ')} ({split})")
-    left.set_xticks(range(len(names)))
-    left.set_xticklabels([LABELS[n] for n in names], rotation=20, ha="right", fontsize=8)
-    left.set_ylabel("%")
-    left.set_ylim(0, 125)
-    left.set_title("Utility and attack success")
-    left.legend(fontsize=8, ncol=2, loc="upper center")
-    width = 0.8 / max(1, len(names))
-    for index, name in enumerate(names):
-        values = [100 * (ran[name]["domain"][d]["attack_success"]["rate"] or 0) for d in DOMAINS]
-        middle.bar([i + (index - (len(names) - 1) / 2) * width for i in range(len(DOMAINS))], values, width,
-                   label=LABELS[name])  # fmt: skip
-    middle.set_xticks(range(len(DOMAINS)))
-    middle.set_xticklabels(DOMAINS)
-    middle.set_ylabel("attack success %")
-    middle.set_ylim(0, 125)
-    middle.set_title("Attack success by the task's domain")
-    middle.legend(fontsize=8, ncol=len(names), loc="upper center")
-    timed = [n for n in names if ran[n]["split"]["all"]["added_ms_p50"] is not None and n != "none"]
-    right.bar([i - 0.2 for i in range(len(timed))], [ran[n]["split"]["all"]["added_ms_p50"] for n in timed], 0.4,
-              label="p50")  # fmt: skip
-    right.bar([i + 0.2 for i in range(len(timed))], [ran[n]["split"]["all"]["added_ms_p95"] for n in timed], 0.4,
-              label="p95")  # fmt: skip
-    right.set_xticks(range(len(timed)))
-    right.set_xticklabels([LABELS[n] for n in timed], rotation=20, ha="right", fontsize=8)
-    right.set_ylabel("ms added per allowed call")
-    right.set_title("Gateway latency over a direct call")
-    right.legend()
-    fig.suptitle(f"taskgate prompt-injection replay ({platform.machine()}, in-process, seed {result['seed']})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+
+    def percent(rate: dict[str, Any]) -> float | None:
+        return None if rate["rate"] is None else 100 * rate["rate"]
+
+    timed = [n for n in names if n != "none" and ran[n]["split"]["all"]["added_ms_p50"] is not None]
+    added = {q: [ran[n]["split"]["all"][f"added_ms_{q}"] for n in timed] for q in ("p50", "p95")}
+    rates = {
+        f"{metric.replace('_', ' ')} ({split})": [percent(ran[n]["split"][split][metric]) for n in names]
+        for metric in ("utility", "attack_success")
+        for split in result["splits"]
+    }
+    domains = {LABELS[n]: [percent(ran[n]["domain"][d]["attack_success"]) for d in DOMAINS] for n in names}
+    panels = [
+        Bars("What the gateway adds per allowed call", "ms per call, through the gateway − direct",
+             [LABELS[n] for n in timed], added, "{:+.2f}"),
+        Bars("Utility and attack success", "% of tasks (utility), of (task, attack) pairs (attack success)",
+             [LABELS[n] for n in names], rates, "{:.1f}"),
+        Bars("Attack success by the task's domain", "% of (task, attack) pairs", list(DOMAINS), domains, "{:.0f}"),
+    ]  # fmt: skip
+    title = f"taskgate prompt-injection replay ({platform.machine()}, in-process, seed {result['seed']})"
+    save(path, title, panels, columns=3)
 
 
 def main() -> int:

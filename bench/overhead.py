@@ -25,6 +25,7 @@ import needs
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load import latency, throughput
+from report import Bars, highlight, minus, save
 from targets import Target, start_upstream, targets
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -61,33 +62,33 @@ def table(rows: list[dict[str, Any]], concurrency: int) -> str:
 
 
 def plot(rows: list[dict[str, Any]], path: Path, concurrency: int) -> None:
-    import matplotlib
+    """What each target adds over the direct call, then the totals and the throughput, every bar labelled."""
+    direct, names = rows[0], [r["target"] for r in rows]
+    colours = highlight(names, lambda name: name.startswith("taskgate"), direct["target"])
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    def ms(kind: str, key: str, of: list[dict[str, Any]] = rows) -> list[float | None]:
+        return [r[kind][key] for r in of]
 
-    names = [r["target"] for r in rows]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
-    xs = range(len(rows))
-    width = 0.27
-    series = [("p50", "whole", "p50_ms"), ("p99", "whole", "p99_ms"), ("stream TTFB p50", "stream", "p50_ms")]
-    for i, (label, kind, key) in enumerate(series):
-        left.bar([x + (i - 1) * width for x in xs], [r[kind][key] for r in rows], width, label=label)
-    left.set_yscale("log")
-    left.set_ylabel("ms per request, concurrency 1 (log)")
-    left.set_title("Latency through each target")
-    left.legend()
-    right.bar(list(xs), [r["rps"] for r in rows], color="tab:green")
-    right.set_ylabel("requests / s")
-    right.set_title(f"Closed-loop throughput, {concurrency} clients")
-    for axis in (left, right):
-        axis.set_xticks(list(xs))
-        axis.set_xticklabels(names, rotation=20, ha="right", fontsize=8)
-    fig.suptitle(
-        f"taskgate overhead vs direct and peers ({platform.processor() or platform.machine()}, 2 cores shared)"
-    )
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    added = {
+        "p50": minus(ms("whole", "p50_ms", rows[1:]), direct["whole"]["p50_ms"]),
+        "p99": minus(ms("whole", "p99_ms", rows[1:]), direct["whole"]["p99_ms"]),
+        "stream TTFB p50": minus(ms("stream", "p50_ms", rows[1:]), direct["stream"]["p50_ms"]),
+    }
+    totals = {"p50": ms("whole", "p50_ms"), "p99": ms("whole", "p99_ms"), "stream TTFB p50": ms("stream", "p50_ms")}
+    rps = {"req/s": [r["rps"] for r in rows]}
+    panels = [
+        Bars(
+            "Latency each target adds over the direct call",
+            "ms per request, the target's − direct's, concurrency 1",
+            names[1:],
+            added,
+            "{:+.2f}",
+        ),
+        Bars("Latency through each target", "ms per request, concurrency 1 (log)", names, totals, log=True),
+        Bars(f"Closed-loop throughput, {concurrency} clients", "requests / s", names, rps, "{:,.0f}", colours=colours),
+    ]
+    title = f"taskgate overhead vs direct and peers ({platform.processor() or platform.machine()}, 2 cores shared)"
+    save(path, title, panels, columns=2)
 
 
 def main() -> int:

@@ -47,6 +47,7 @@ from typing import Any
 import needs
 import yaml
 from pydantic import ValidationError
+from report import Bars, save
 
 from taskgate.guards.pii_params import PiiParams, Precision, action_of
 from taskgate.guards.presidio import PATTERN_ENTITIES, Backend, entities_of, warm
@@ -339,44 +340,28 @@ def summary(sentences: list[Sentence]) -> dict[str, Any]:
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """Precision and recall per entity type, then false positives by sentence kind, every bar labelled."""
     runs = result["runs"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(15, 5), gridspec_kw={"width_ratios": [3, 2]})
-    series = [(b, metric) for b in runs for metric in ("precision", "recall")]
-    width = 0.8 / len(series)
     names = [*LABELLED, "all"]
-    for index, (backend, metric) in enumerate(series):
-        values = []
-        for e in names:
-            m = runs[backend]["overall"]["all"] if e == "all" else runs[backend]["types"][e]
-            values.append(100 * (m[metric] or 0) if e == "all" or m["looked_for"] else 0)
-        xs = [i + (index - (len(series) - 1) / 2) * width for i in range(len(names))]
-        left.bar(xs, values, width, label=f"{backend} {metric}", hatch="//" if metric == "recall" else None)
-    left.set_xticks(range(len(names)))
-    left.set_xticklabels([n.replace("_", "\n") for n in names], fontsize=8)
-    left.set_ylabel("%")
-    left.set_ylim(0, 110)
-    left.set_title("Precision and recall per entity type (overlap match)")
-    left.legend(fontsize=8, ncol=len(series), loc="upper center")
-    width = 0.8 / len(runs)
-    for index, (backend, r) in enumerate(runs.items()):
-        values = [r["by_kind"][k].get("fp", 0) for k in KINDS]
-        right.bar([i + (index - (len(runs) - 1) / 2) * width for i in range(len(KINDS))], values, width, label=backend)
-    right.set_xticks(range(len(KINDS)))
-    right.set_xticklabels([f"{k}\n({result['set']['kinds'][k]['sentences']})" for k in KINDS])
-    right.set_ylabel("false-positive findings")
-    right.set_title("False positives by sentence kind")
-    right.legend()
+
+    def percent(backend: str, entity: str, metric: str) -> float | None:
+        m = runs[backend]["overall"]["all"] if entity == "all" else runs[backend]["types"][entity]
+        looked = entity == "all" or m["looked_for"]
+        return 100 * m[metric] if looked and m[metric] is not None else None
+
+    scores = {
+        f"{b} {metric}": [percent(b, e, metric) for e in names] for b in runs for metric in ("precision", "recall")
+    }
+    kinds = [f"{k} ({result['set']['kinds'][k]['sentences']} sentences)" for k in KINDS]
+    false = {b: [r["by_kind"][k].get("fp", 0) for k in KINDS] for b, r in runs.items()}
+    panels = [
+        Bars("Precision and recall per entity type (overlap match)", "%  (n/a: not looked for by the backend)", names,
+             scores, "{:.0f}"),
+        Bars("False positives by sentence kind", "false-positive findings", kinds, false, "{:.0f}"),
+    ]  # fmt: skip
     config = result["config"] or "the step's defaults"
-    fig.suptitle(
-        f"taskgate guards.pii on {result['set']['sentences']} labelled sentences ({config}, {platform.machine()})"
-    )
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    title = f"taskgate guards.pii on {result['set']['sentences']} labelled sentences ({config}, {platform.machine()})"
+    save(path, title, panels, columns=2)
 
 
 def main() -> int:

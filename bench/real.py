@@ -63,7 +63,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -76,7 +76,7 @@ import needs
 import yaml
 from cluster import env_offline, stop_process
 from policies import Policy
-from report import percentile
+from report import Bars, highlight, minus, percentile, save
 from targets import free_port, wait_ready
 
 HERE = Path(__file__).resolve().parent
@@ -859,35 +859,42 @@ def checks(results: dict[str, list[dict[str, Any]]]) -> list[str]:
 
 
 def plot(results: dict[str, list[dict[str, Any]]], path: Path, title: str) -> None:
-    import matplotlib
+    """Per workload (a column): TTFT each router adds over the oracle, then the totals, every bar labelled."""
+    columns = [_workload_panels(workload, rows) for workload, rows in results.items()]
+    save(path, title, [panel for row in zip(*columns, strict=True) for panel in row], columns=len(columns))
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    columns = list(results)
-    fig, axes = plt.subplots(3, len(columns), figsize=(7 * len(columns), 11), squeeze=False)
-    for col, workload in enumerate(columns):
-        rows = results[workload]
-        names = [r["router"] for r in rows]
-        xs = list(range(len(rows)))
-        colours = [
-            "tab:green" if n == "oracle" else "tab:blue" if n.startswith("taskgate") else "tab:gray" for n in names
-        ]
-        panels = (
-            (f"{workload}: TTFT sum (s)", [r["ttft_sum_s"] for r in rows]),
-            (f"{workload}: prompt tokens from cache (%, engines' counters)", [100 * r["cached_share"] for r in rows]),
-            (f"{workload}: prompt tokens computed, all engines", [r["prefill_total"] for r in rows]),
-        )
-        for row, (label, values) in enumerate(panels):
-            axis = axes[row][col]
-            axis.bar(xs, values, color=colours)
-            axis.set_title(label, fontsize=10)
-            axis.set_xticks(xs)
-            axis.set_xticklabels(names, rotation=25, ha="right", fontsize=8)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+def _workload_panels(workload: str, rows: list[dict[str, Any]]) -> list[Bars]:
+    names = [r["router"] for r in rows]
+    base = next((r for r in rows if r["router"] == "oracle"), rows[0])
+    others = [r for r in rows if r is not base]
+    colours = highlight(names, lambda name: name.startswith("taskgate"), base["router"])
+
+    def per_request(key: str) -> Callable[[dict[str, Any]], float]:
+        return lambda r: 1000 * float(r[key]) / max(1, r["requests"] - r["errors"])
+
+    picks: dict[str, Callable[[dict[str, Any]], float]] = {
+        "p50": lambda r: float(r["ttft_p50_ms"]),
+        "mean": per_request("ttft_sum_s"),
+        "outside prefill, mean": per_request("ttft_outside_prefill_s"),
+    }
+    added = {label: minus([pick(r) for r in others], pick(base)) for label, pick in picks.items()}
+    against = base["router"]
+    return [
+        Bars(
+            f"{workload}: TTFT each router adds over {against}",
+            f"ms per request, the router's − {against}'s",
+            [r["router"] for r in others],
+            added,
+            "{:+.0f}",
+        ),
+        Bars(f"{workload}: TTFT sum", "s, all requests", names, {"sum": [r["ttft_sum_s"] for r in rows]}, "{:.1f}",
+             colours=colours),
+        Bars(f"{workload}: prompt tokens from cache", "% (the engines' counters)", names,
+             {"cached": [100 * r["cached_share"] for r in rows]}, "{:.1f}", colours=colours),
+        Bars(f"{workload}: prompt tokens computed", "tokens, all engines", names,
+             {"computed": [r["prefill_total"] for r in rows]}, "{:,.0f}", colours=colours),
+    ]  # fmt: skip
 
 
 # --- main ----------------------------------------------------------------------------------------
