@@ -170,3 +170,17 @@ def summary(
         f"Evidence, one JSON record per request: {evidence_path}",
     ]
     return "\n".join(lines)
+
+
+def dashboard(base_url: str, admin_token: str | None) -> str:
+    """Where these requests can be seen: the dashboard of the gateway that served them, while it runs."""
+    if admin_token is None:
+        return "Dashboard: `taskgate demo --stay` keeps this gateway up and prints where to see these requests (/ui)."
+    return "\n".join(
+        [
+            "",
+            f"Dashboard: {base_url}/ui  (Ctrl-C stops the demo)",
+            "  alice's token has no admin role, so it is refused there; sign in with the operator's:",
+            f"  {admin_token}",
+        ]
+    )

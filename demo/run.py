@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -30,7 +31,7 @@ from taskgate.sim import create_app as create_sim
 from taskgate.sim.script import Rule, Script, ToolCall
 
 from . import tools as demo_tools
-from .report import Call, LoopCall, summary
+from .report import Call, LoopCall, dashboard, summary
 
 MODELS = ("agent", "embed")
 # name, sim profile, endpoints, region, price in/out per Mtok, prefill tokens/s
@@ -302,7 +303,7 @@ async def _workload(base_url: str, token: str) -> tuple[list[Call], list[tuple[s
         return [*agent, *side, unknown, card], tool_calls, loop
 
 
-async def _demo() -> int:
+async def _demo(stay: bool = False) -> int:
     started = time.perf_counter()
     folder = Path(tempfile.mkdtemp(prefix="taskgate-demo-"))
     authz, token = demo_tools.prepare(folder)
@@ -314,16 +315,33 @@ async def _demo() -> int:
         try:
             calls, tool_calls, loop = await _workload(base_url, token)
             records = app[GATEWAY].evidence.records()
+            path = folder / "evidence.jsonl"
+            path.write_text("".join(json.dumps(r) + "\n" for r in records))
+            print(summary(calls, tool_calls, loop, records, path, started))
+            print(dashboard(base_url, demo_tools.admin_token() if stay else None))
+            if stay:  # the page keeps polling the gateway that served all this
+                await _until_interrupted()
         finally:
             for runner in (proxy, *sims):
                 await runner.cleanup()
-    path = folder / "evidence.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    print(summary(calls, tool_calls, loop, records, path, started))
     return 0 if all(c.status for c in (*calls, loop.call)) else 1
 
 
-def run_demo() -> int:
-    """Run the demo; exit status 0 when every call got an answer or a clean refusal."""
+async def _until_interrupted() -> None:
+    """Until Ctrl-C (or SIGTERM); then everything closes in order, the gateway before the servers it calls
+    (the tool servers would otherwise take the signal first and leave the gateway's sessions hanging)."""
+    stop, loop = asyncio.Event(), asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+
+
+def run_demo(stay: bool = False) -> int:
+    """Run the demo; exit status 0 when every call got an answer or a clean refusal. `stay`: keep the gateway
+    and its engines up afterwards, for the dashboard."""
     configure_logging("warning")  # the summary is the output; logs only for what goes wrong
-    return asyncio.run(_demo())
+    return asyncio.run(_demo(stay))

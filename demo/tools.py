@@ -65,6 +65,13 @@ def prepare(folder: Path) -> tuple[dict[str, Any], str]:
     return section, jwt.encode(claims, os.environ[IDP_ENV], algorithm="HS256")
 
 
+def admin_token() -> str:
+    """A token for the demo's operator, whose `admin` role the dashboard asks for (`ui.role`); after `prepare`."""
+    now = int(time.time())
+    claims = {"iss": ISSUER, "aud": AUDIENCE, "sub": "operator", "tenant": TENANT, "roles": ["admin"]}
+    return jwt.encode({**claims, "iat": now, "exp": now + 8 * 3600}, os.environ[IDP_ENV], algorithm="HS256")
+
+
 @contextlib.asynccontextmanager
 async def tool_servers() -> AsyncIterator[dict[str, str]]:
     """The demo's MCP servers, each on its own 127.0.0.1 port: their URLs by gateway name."""

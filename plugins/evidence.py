@@ -11,6 +11,7 @@ import time
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from taskgate.dag import StepRecord
@@ -34,7 +35,9 @@ class Evidence:
     task: dict[str, Any] | None = None  # a task taskgate ran itself: its summary and trace of calls
     usage: dict[str, Any] | None = None  # tokens (and cost) of the answer; a task's: the sum over its calls
     started: float = field(default_factory=time.perf_counter)
+    started_at: float = field(default_factory=time.time)  # wall clock, for readers that show when it happened
     duration_ms: float = 0.0
+    quiet: bool = False  # a request the gateway answered about itself (the dashboard's polls): it is kept nowhere
 
     def add_decisions(self, values: Mapping[str, Any]) -> None:
         """Take the self-describing step outputs (Placement, Intent, PII verdict, ...).
@@ -56,6 +59,7 @@ class Evidence:
     def record(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "request_id": self.request_id,
+            "started_at": round(self.started_at, 3),
             "path": self.path,
             "surface": self.surface,
             "model": self.model,
@@ -86,6 +90,7 @@ class Evidence:
             self.usage = _summed(self.usage, child.usage)
         record = child.record()
         record.pop("path", None)
+        record.pop("started_at", None)  # its offset in the task (started_ms) says when
         return {**extra, "started_ms": self.offset_ms(started), **record}
 
     def offset_ms(self, at: float) -> float:
@@ -108,9 +113,22 @@ class EvidenceLog:
 
     def __init__(self, size: int):
         self._records: deque[dict[str, Any]] = deque(maxlen=size)
+        self.added = 0
+        """Records ever added: a reader's cursor for `since`."""
 
     def add(self, record: dict[str, Any]) -> None:
         self._records.append(record)
+        self.added += 1
+
+    def since(self, cursor: int) -> list[dict[str, Any]]:
+        """The records added after `cursor` (an earlier `added`) that are still kept, oldest first.
+
+        A cursor from before the oldest kept record gets every kept one; one this log never reached
+        (the reader saw another process) gets every kept one too.
+        """
+        kept = len(self._records)
+        new = kept if not 0 <= cursor <= self.added else min(self.added - cursor, kept)
+        return list(islice(self._records, kept - new, None))
 
     def find(self, request_id: str) -> dict[str, Any] | None:
         return next((r for r in reversed(self._records) if r["request_id"] == request_id), None)

@@ -43,6 +43,11 @@ SERVED_MODELS = "served_models"
 READINESS = "readiness"
 """The `Services.shared` key of a list of readiness checks: each a callable returning the problems that keep the
 gateway from serving (`{"what": "why"}`; empty when ready). `/readyz` answers 503 while any reports one."""
+ENDPOINT_READINGS = "endpoint_readings"
+"""The `Services.shared` key of a list of endpoint readings: each a callable returning, per endpoint name, what it
+reads there now (routing adds its cluster's: `pool`, `healthy`, `running`, `waiting`, `kv_usage`, `inflight`,
+`breaker`, and the engine's cumulative `prefix_hits` and `prefix_queries` in tokens, None where it does not count
+them). The dashboard samples them every few seconds (docs/dashboard.md); nothing reads them while it is off."""
 
 
 class Principal(Protocol):
@@ -53,6 +58,9 @@ class Principal(Protocol):
 
     @property
     def tenant(self) -> str: ...
+
+    @property
+    def roles(self) -> tuple[str, ...]: ...
 
 
 class ToolGate(Protocol):

@@ -14,7 +14,7 @@ from taskgate.agent.types import CALLER
 from taskgate.plugins import FRONT, READINESS, Registry, load_plugins
 from taskgate.plugins.evidence import EvidenceLog
 
-from . import mcp, openai, responses
+from . import mcp, openai, responses, ui
 from .calls import GatewayCaller
 from .config import Config
 from .metrics import Metrics
@@ -62,6 +62,7 @@ def create_app(config: Config, registry: Registry) -> web.Application:
     app[CALLER] = GatewayCaller(gateway, app.get(mcp.UPSTREAMS))
     for add_routes in registry.routes:  # the rooms' own routes: authz's task tokens, agent's /v1/tasks
         add_routes(app)
+    ui.add_routes(app, gateway)  # the dashboard at /ui, unless ui.enabled is false
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/metrics", metrics)

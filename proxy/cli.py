@@ -59,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     explain.set_defaults(run=_explain)
     demo = sub.add_parser("demo", help="run simulated engines and the proxy, drive an agent workload, summarise")
+    demo.add_argument(
+        "--stay", action="store_true", help="keep the gateway up afterwards and print its dashboard's URL and a token"
+    )
     demo.set_defaults(run=_demo)
     return parser
 
@@ -111,4 +114,4 @@ def _explain(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from taskgate.demo.run import run_demo
 
-    return run_demo()
+    return run_demo(args.stay)

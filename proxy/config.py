@@ -18,7 +18,7 @@ from taskgate.plugins.params import problems
 from .errors import ConfigError
 
 SURFACES = ("chat", "completions", "embeddings")
-CORE_SECTIONS = ("server", "logging", "usage", "steps", "pipelines", "mcp")
+CORE_SECTIONS = ("server", "logging", "usage", "steps", "pipelines", "mcp", "ui")
 MCP = "mcp"
 
 
@@ -143,6 +143,18 @@ class McpConfig(Params):
         return servers
 
 
+class UiConfig(Params):
+    """The dashboard at /ui (docs/dashboard.md): its page is static, its data only for callers with `role`."""
+
+    enabled: bool = True
+    role: str = Field(default="admin", min_length=1)  # the role (the token's roles claim) that may read its data
+    # serve its data to anyone when no plan authenticates callers: only on a network where everyone may see it
+    allow_anonymous: bool = False
+    poll_interval_s: float = Field(default=2.0, ge=0.5, le=60)  # how often the page asks, and endpoints are sampled
+    history_minutes: float = Field(default=10.0, gt=0, le=120)  # the endpoints' samples kept
+    records: int = Field(default=200, ge=1, le=1000)  # the most recent records a page that opens is sent
+
+
 class CoreConfig(Params):
     server: ServerConfig = Field(default_factory=ServerConfig)
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
@@ -150,6 +162,7 @@ class CoreConfig(Params):
     steps: list[StepConfig] = Field(default_factory=list)
     pipelines: dict[Literal["chat", "completions", "embeddings", "mcp"], list[str]] = Field(default_factory=dict)
     mcp: McpConfig = Field(default_factory=McpConfig)
+    ui: UiConfig = Field(default_factory=UiConfig)
 
 
 @dataclass(frozen=True)
@@ -181,6 +194,10 @@ class Config:
     @property
     def mcp(self) -> McpConfig:
         return self.core.mcp
+
+    @property
+    def ui(self) -> UiConfig:
+        return self.core.ui
 
 
 def load_config(path: str | Path | None, registry: Registry) -> Config:

@@ -82,7 +82,10 @@ class Gateway:
             raise ClientError(exc.status, exc.code, exc.message) from None
 
     def publish(self, evidence: Evidence) -> None:
-        """Keep an evidence record for inspection and write it as one log line (when configured)."""
+        """Keep an evidence record for inspection and write it as one log line (when configured); a quiet one is
+        neither."""
+        if evidence.quiet:
+            return
         record = evidence.record()
         self.evidence.add(record)
         if self.config.core.logging.evidence:

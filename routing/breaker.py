@@ -62,3 +62,13 @@ class Breakers:
 
     def state(self, endpoint: str) -> str:
         return self._get(endpoint).state
+
+    def current(self, endpoint: str) -> str:
+        """The state as the next placement would find it (an open breaker past its cooldown is half open), for
+        readers; nothing changes."""
+        breaker = self._by_endpoint.get(endpoint)
+        if breaker is None:
+            return CLOSED
+        if breaker.state == OPEN and time.monotonic() - breaker.opened_at >= self.cooldown_s:
+            return HALF_OPEN
+        return breaker.state

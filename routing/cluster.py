@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskgate.plugins import (
+    ENDPOINT_READINGS,
     READINESS,
     REQUEST,
     SESSION_HEADER,
@@ -38,6 +39,8 @@ from .topology import Topology
 
 CLUSTER = "cluster"
 """The key under which cluster_state hands its ClusterView to route."""
+SCRAPED = ("healthy", "running", "waiting", "kv_usage", "prefix_hits", "prefix_queries")
+"""What an endpoint's reading takes from its last scrape."""
 
 
 class ClusterState:
@@ -46,8 +49,8 @@ class ClusterState:
     def __init__(self, config: RoutingConfig):
         self.config = config
         self.topology = Topology(config)
-        local = MemoryStore(PrefixIndex(config.prefix.max_blocks_per_endpoint, _kv_caps(config)))
-        self.store: Store = RedisStore(config.state, local) if config.state.store == "redis" else local
+        self.local = MemoryStore(PrefixIndex(config.prefix.max_blocks_per_endpoint, _kv_caps(config)))
+        self.store: Store = RedisStore(config.state, self.local) if config.state.store == "redis" else self.local
         self.loads: dict[str, Load] = {}
         self.breakers = Breakers(config.breaker.failures, config.breaker.cooldown_s)
         self.gates = {p.name: Gate(p.name, p.config.max_inflight, config.admission) for p in self.topology.pools}
@@ -106,6 +109,26 @@ class ClusterState:
             f"model {model}": f"no endpoint of pool(s) {', '.join(pools)} can serve it (down, circuit open, or "
             "its /v1/models does not list it)"
             for model, pools in self.unserved().items()
+        }
+
+    def readings(self) -> dict[str, dict[str, Any]]:
+        """Each endpoint now, as the dashboard samples it (`ENDPOINT_READINGS`): its last scrape, this replica's
+        in-flight count, its breaker."""
+        return {name: self._reading(endpoint) for name, endpoint in self.topology.endpoints.items()}
+
+    def _reading(self, endpoint: Endpoint) -> dict[str, Any]:
+        name, load = endpoint.name, self.loads.get(endpoint.name)
+        reading = {"pool": endpoint.pool, "inflight": self.local.counts.get(name, 0)}
+        reading["breaker"] = self.breakers.current(name)
+        if load is None:  # not scraped yet: nothing is known of it
+            return reading | dict.fromkeys(SCRAPED)
+        return reading | {
+            "healthy": load.healthy,
+            "running": self.running_now(name, load),
+            "waiting": load.waiting,
+            "kv_usage": load.kv_usage,
+            "prefix_hits": load.prefix_hits,
+            "prefix_queries": load.prefix_queries,
         }
 
     def _usable(self, endpoint: str, model: str) -> bool:
@@ -226,6 +249,9 @@ class ClusterStateStep(Step[NoParams]):
         checks: list[Callable[[], Mapping[str, str]]] = services.shared(READINESS, list)
         if self.cluster.readiness not in checks:
             checks.append(self.cluster.readiness)
+        readings: list[Callable[[], Mapping[str, Mapping[str, Any]]]] = services.shared(ENDPOINT_READINGS, list)
+        if self.cluster.readings not in readings:
+            readings.append(self.cluster.readings)
 
     async def run(self, inputs: Inputs) -> ClusterView:
         request: RequestContext = inputs[REQUEST]

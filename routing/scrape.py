@@ -14,6 +14,10 @@ from taskgate.plugins import Endpoint
 WAITING = ("vllm:num_requests_waiting", "llamacpp:requests_deferred")
 RUNNING = ("vllm:num_requests_running", "llamacpp:requests_processing")
 KV_USAGE = ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "llamacpp:kv_cache_usage_ratio")
+# prompt tokens the engine's prefix cache served, and those it looked up: counters since the engine started
+PREFIX_HITS = ("vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total")
+PREFIX_QUERIES = ("vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total")
+READ = frozenset((*WAITING, *RUNNING, *KV_USAGE, *PREFIX_HITS, *PREFIX_QUERIES))
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +30,8 @@ class Load:
     running: float = 0.0
     kv_usage: float = 0.0
     error: str | None = None
+    prefix_hits: float | None = None  # the engine's counters, None where it keeps none
+    prefix_queries: float | None = None
 
     def age(self, now: float) -> float:
         return now - self.at
@@ -33,12 +39,26 @@ class Load:
 
 def parse(text: str) -> tuple[float, float, float]:
     """(waiting, running, kv_usage) from exposition text; each summed over its label sets."""
+    return _load(_read(text))
+
+
+def _read(text: str) -> dict[str, float]:
+    """The samples taskgate reads, each summed over its label sets."""
     found: dict[str, float] = {}
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
-            if sample.name in WAITING or sample.name in RUNNING or sample.name in KV_USAGE:
+            if sample.name in READ:
                 found[sample.name] = found.get(sample.name, 0.0) + float(sample.value)
+    return found
+
+
+def _load(found: dict[str, float]) -> tuple[float, float, float]:
     return _sane(_first(found, WAITING)), _sane(_first(found, RUNNING)), min(1.0, _sane(_first(found, KV_USAGE)))
+
+
+def _counter(found: dict[str, float], names: tuple[str, ...]) -> float | None:
+    value = next((found[n] for n in names if n in found), None)
+    return None if value is None else _sane(value)
 
 
 def _sane(value: float) -> float:
@@ -63,10 +83,11 @@ async def scrape(session: aiohttp.ClientSession, endpoint: Endpoint, path: str, 
     except (aiohttp.ClientError, TimeoutError) as exc:
         return Load(False, time.monotonic(), error=type(exc).__name__)
     try:
-        waiting, running, kv = parse(text)
+        found = _read(text)
     except ValueError as exc:
         return Load(True, time.monotonic(), error=f"unreadable metrics: {exc}")
-    return Load(True, time.monotonic(), waiting, running, kv)
+    hits, queries = _counter(found, PREFIX_HITS), _counter(found, PREFIX_QUERIES)
+    return Load(True, time.monotonic(), *_load(found), prefix_hits=hits, prefix_queries=queries)
 
 
 async def served_models(session: aiohttp.ClientSession, endpoint: Endpoint, limit_s: float) -> frozenset[str] | None:

@@ -2,29 +2,66 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import io
 import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import jwt
 import pytest
 
-from taskgate.demo.run import LOOP_ANSWER, _demo
+from taskgate.demo.report import dashboard
+from taskgate.demo.run import LOOP_ANSWER
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "the-demo-idp-secret-of-this-test-0123456789"
+
+
+@dataclass
+class Demo:
+    out: str  # the summary, up to the dashboard's lines
+    url: str  # its dashboard, still served
+    token: str  # the operator's, as printed
 
 
 @pytest.fixture(scope="module")
-def out() -> str:
-    """The demo's summary; one run serves every test here."""
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        assert asyncio.run(_demo()) == 0
-    return printed.getvalue()
+def demo() -> Iterator[Demo]:
+    """`taskgate demo --stay`, one run for every test here; Ctrl-C ends it, with status 0 (every call answered or
+    cleanly refused) and no traceback."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TASKGATE_DEMO_IDP_SECRET": SECRET}
+    cmd = [sys.executable, "-m", "taskgate", "demo", "--stay"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    printed: list[str] = []
+    try:
+        for line in iter(proc.stdout.readline, ""):
+            printed.append(line)
+            if line.startswith("  eyJ"):  # the dashboard's token: the last line before it waits
+                break
+        out = "".join(printed)
+        url = next(line.split()[1] for line in printed if line.startswith("Dashboard: http"))
+        yield Demo(out, url, printed[-1].strip())
+    finally:
+        proc.send_signal(signal.SIGINT)
+        rest, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, "".join(printed) + rest
+    assert "Traceback" not in rest
+
+
+@pytest.fixture(scope="module")
+def out(demo: Demo) -> str:
+    return demo.out
 
 
 def evidence(out: str) -> list[dict[str, Any]]:
-    text = Path(out.rsplit("Evidence, one JSON record per request: ", 1)[1].strip()).read_text()
+    text = Path(out.rsplit("Evidence, one JSON record per request: ", 1)[1].split("\n", 1)[0].strip()).read_text()
     return [json.loads(line) for line in text.splitlines()]
 
 
@@ -48,6 +85,7 @@ def test_the_demo_answers_everything_or_refuses_cleanly_and_writes_evidence(out:
     assert "mcp: mail__read    200" in out
     assert "<EMAIL_ADDRESS>" in out  # the tool result passed the PII guard
     assert "model_not_found" in out
+    assert "Dashboard: http://127.0.0.1:" in out  # where these requests can be seen
     records = evidence(out)
     assert len([r for r in records if r["path"].startswith("/v1/")]) == 11
     assert {r["model"] for r in records if r["path"] == "/mcp"} >= {"initialize", "tools/list", "tools/call"}
@@ -84,3 +122,24 @@ def test_the_tool_loop_leaves_one_evidence_record_with_its_trace(out: str) -> No
     assert parallel["tools"] == ["mail__read", "metrics__latency"]
     assert parallel["wall_ms"] < parallel["sum_ms"]
     assert denied["tools"] == ["mail__delete"]
+
+
+def test_the_demo_stays_up_for_its_dashboard_and_shows_it_only_to_its_operator(demo: Demo) -> None:
+    requests = demo.url.replace("/ui", "/ui/api/requests")
+    records = get(requests, demo.token)["records"]
+    assert any(r.get("task", {}).get("turns") == 3 for r in records)  # the tool-loop task, with its trace
+    assert {r["id"] for r in records} >= {r["request_id"] for r in evidence(demo.out)}
+    claims = jwt.decode(demo.token, options={"verify_signature": False})
+    alice = jwt.encode({**claims, "sub": "alice", "roles": []}, SECRET, algorithm="HS256")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        get(requests, alice)
+    refused.value.close()
+    assert refused.value.code == 403
+    assert "`taskgate demo --stay` keeps this gateway up" in dashboard(demo.url, None)  # said when it does not
+
+
+def get(url: str, token: str) -> dict[str, Any]:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=10) as resp:
+        body: dict[str, Any] = json.loads(resp.read())
+        return body
