@@ -140,7 +140,8 @@ class Tracing:
     @contextmanager
     def model_turn(self, evidence: Evidence, model: str) -> Iterator[Span]:
         """A model call a task makes: its span covers the turn's plan, its dispatch and its answer."""
-        span = self.span(*self._model_span("chat", model))
+        name, kind, attributes = self._model_span("chat", model)
+        span = self.span(name, kind, {**attributes, "gen_ai.request.stream": True})  # a turn is always streamed
         evidence.trace = Spans(span, "model")
         with self.current(span):
             yield span

@@ -52,6 +52,7 @@ async def test_a_tool_loop_is_one_trace_its_turns_and_calls_children_of_its_task
     assert "plan chat" in [s.name for s in traces.children(first)]  # each turn's own plan, under it
     assert attrs(first)["taskgate.endpoint"] == "up"
     assert attrs(first)["gen_ai.request.model"] == "m"
+    assert attrs(first)["gen_ai.request.stream"] is True
     assert first.kind is SpanKind.CLIENT
 
     assert attrs(read)["gen_ai.tool.name"] == "mail__read"
