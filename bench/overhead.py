@@ -7,7 +7,7 @@ One minimal upstream (bench/upstream.py) answers instantly; each target runs as
 its own process in front of it, one at a time, on this machine. `taskgate +
 tracing` is the default taskgate with every request traced (sampling 1.0),
 exported over OTLP/HTTP by the batch processor to a stand-in collector on
-127.0.0.1 in this process. Prints a table and saves bench/results/overhead.png
+127.0.0.1 (a process of its own). Prints a table and saves bench/results/overhead.png
 and overhead.json. Not a test: numbers depend on the machine and on what else
 runs on it.
 """
@@ -17,9 +17,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import platform
 import sys
-import threading
 from collections.abc import Callable
 from dataclasses import asdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,7 +31,7 @@ import needs
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load import latency, throughput
-from targets import Target, _taskgate, start_upstream, targets
+from targets import Target, _taskgate, free_port, start_upstream, targets
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -47,34 +47,42 @@ def measure(target: Target, upstream: str, args: argparse.Namespace) -> dict[str
     return {"target": target.name, "whole": asdict(whole), "stream": asdict(stream), "rps": rps, "rps_errors": errors}
 
 
-class Collector(ThreadingHTTPServer):
-    """A stand-in OTLP/HTTP collector: takes POST /v1/traces, counts exports and bytes, answers an empty 200."""
-
-    exports = 0
-    received = 0
+class Collector:
+    """A stand-in OTLP/HTTP collector in a process of its own (so its work slows neither taskgate nor the load
+    generator): takes POST /v1/traces, counts exports and bytes, answers an empty 200."""
 
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Traces)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
+        self.port = free_port()
+        self.exports, self.received = multiprocessing.Value("q", 0), multiprocessing.Value("q", 0)
+        self.proc = multiprocessing.Process(target=_collect, args=(self.port, self.exports, self.received), daemon=True)
+        self.proc.start()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1/traces"
+        return f"http://127.0.0.1:{self.port}/v1/traces"
+
+    def stop(self) -> str:
+        self.proc.terminate()
+        self.proc.join(timeout=10)
+        return f"{self.exports.value} OTLP exports, {self.received.value} bytes received by the collector"
 
 
-class _Traces(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        assert isinstance(self.server, Collector)
-        self.server.exports += 1
-        self.server.received += len(body)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-protobuf")
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+def _collect(port: int, exports: Any, received: Any) -> None:
+    class Traces(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            with exports.get_lock():
+                exports.value += 1
+                received.value += len(body)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
 
-    def log_message(self, format: str, *args: Any) -> None:
-        return None
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+    ThreadingHTTPServer(("127.0.0.1", port), Traces).serve_forever()
 
 
 def traced(collector: str) -> Callable[[str, int, Path], tuple[list[str], dict[str, str], str]]:
@@ -167,8 +175,7 @@ def main() -> int:
         upstream_proc.terminate()
         upstream_proc.wait(timeout=10)
     print(table(rows, args.concurrency))
-    print(f"tracing: {collector.exports} OTLP exports, {collector.received} bytes received by the collector")
-    collector.shutdown()
+    print(f"tracing: {collector.stop()}")
     for note in missing:
         print(f"skipped {note}")
     (RESULTS / "overhead.json").write_text(json.dumps({"args": vars(args), "rows": rows, "skipped": missing}, indent=2))

@@ -52,30 +52,31 @@ class Spans:
 
 
 def _end_request(spans: Spans, span: Span, evidence: Evidence) -> None:
-    span.set_attribute("http.response.status_code", evidence.status or 0)
+    found: dict[str, Any] = {"http.response.status_code": evidence.status or 0}
     if evidence.surface:
-        span.set_attribute("taskgate.surface", evidence.surface)
+        found["taskgate.surface"] = evidence.surface
+    span.set_attributes(found)
 
 
 def _end_model(spans: Spans, span: Span, evidence: Evidence) -> None:
-    """Where routing placed the call and how dispatch went: pool, endpoint, prefix hit, fallbacks, usage."""
+    """Where routing placed the call and how dispatch went: pool, endpoint, prefix hit, fallbacks, usage. Set
+    at once (one lock, one validation pass); an event per attempt only when there was more than one."""
     placement, log = spans.placement, evidence.dispatch
-    if placement is not None:
-        span.set_attributes(_placed(placement, getattr(log, "endpoint", None)))
+    found = _placed(placement, getattr(log, "endpoint", None)) if placement is not None else {}
+    attempts = getattr(log, "attempts", None) or []
     if log is not None:
-        attempts = getattr(log, "attempts", [])
-        span.set_attribute("taskgate.fallbacks", max(0, len(attempts) - 1))
-        span.set_attribute("taskgate.dispatch.outcome", getattr(log, "outcome", "pending"))
+        found["taskgate.fallbacks"] = max(0, len(attempts) - 1)
+        found["taskgate.dispatch.outcome"] = getattr(log, "outcome", "pending")
         first = getattr(log, "first_chunk_ms", None)
         if first is not None:
-            span.set_attribute("gen_ai.response.time_to_first_chunk", first / 1000.0)
-        for attempt in attempts:
-            span.add_event("attempt", {k: v for k, v in attempt.items() if isinstance(v, str | int | float | bool)})
+            found["gen_ai.response.time_to_first_chunk"] = first / 1000.0
     usage = getattr(evidence, "usage", None)  # token accounting's, when it is there
     if isinstance(usage, Mapping):
-        for key, attribute in USAGE.items():
-            if isinstance(usage.get(key), int):
-                span.set_attribute(attribute, usage[key])
+        found.update({attribute: usage[key] for key, attribute in USAGE.items() if isinstance(usage.get(key), int)})
+    span.set_attributes(found)
+    if len(attempts) > 1:
+        for attempt in attempts:
+            span.add_event("attempt", {k: v for k, v in attempt.items() if isinstance(v, str | int | float | bool)})
 
 
 USAGE = {
@@ -97,8 +98,9 @@ def _placed(placement: Placement, answered: str | None) -> dict[str, Any]:
         "taskgate.endpoint": endpoint.name,
         "taskgate.prefix_hit_tokens": placement.predicted_cached_tokens if endpoint is placement.endpoint else 0,
         "taskgate.routing.reason": placement.reason,
-        "taskgate.routing.candidates": [e.name for e in candidates],
     }
+    if placement.fallbacks:
+        attributes["taskgate.routing.candidates"] = [e.name for e in candidates]
     if endpoint.region:
         attributes["taskgate.region"] = endpoint.region
     if isinstance(placement.details.get("class"), str):
