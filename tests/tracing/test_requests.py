@@ -9,6 +9,7 @@ import openai
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 from opentelemetry.trace import SpanKind, StatusCode
 
 from taskgate.plugins import Registry, load_plugins
@@ -176,6 +177,23 @@ async def test_with_tracing_off_there_is_no_tracer_and_the_engine_gets_no_tracep
     assert len(seen.headers) == 2
     assert not any("traceparent" in h for h in seen.headers)  # nothing traced, nothing propagated
     assert exporter.get_finished_spans() == ()
+    provider.shutdown()
+
+
+async def test_an_unsampled_request_records_nothing_but_still_passes_its_context_on(
+    traced: TracedProxy, aiohttp_server: Any
+) -> None:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(sampler=ALWAYS_OFF)  # sample_ratio 0, as tracing.sample_ratio builds it
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    seen = Seen()
+    engine = await aiohttp_server(sim_engine(seen))
+    client = await traced(pool(str(engine.make_url("")).rstrip("/")), provider=provider)
+    async with sdk(client) as api:
+        assert await whole(api)
+    assert exporter.get_finished_spans() == ()
+    flags = int(seen.headers[0]["traceparent"].rsplit("-", 1)[1], 16)
+    assert flags & 1 == 0  # the sampled bit is off: the engine knows not to record either
     provider.shutdown()
 
 
