@@ -111,21 +111,23 @@ class Run:
     async def execute(self, max_parallel: int, timeout_s: float) -> None:
         """Run the workflow's plan: each step as soon as the steps it needs are done; at most `max_parallel` at once."""
         execution = Execution(self.plan, {RUN: self}, limit=max_parallel, on_settle=self._settled)
-        try:
-            async with asyncio.timeout(timeout_s):
-                await execution.run()
-            self.status = "completed" if all(s.status == "completed" for s in self.steps.values()) else "failed"
-        except TimeoutError:
-            self.status = "timeout"
-        except asyncio.CancelledError:  # the client that waited left, or taskgate is shutting down
-            self.status = "cancelled"
-            raise
-        finally:  # the engine has cancelled and awaited every running step: their records are in
-            for state in self.steps.values():
-                if state.status in ("pending", "running"):
-                    state.status = "cancelled" if state.status == "running" else "skipped"
-                    state.error = {"code": self.status if self.status in ("timeout", "cancelled") else "cancelled"}
-            self._close()
+        with self.caller.trace_task(self.evidence, "workflow") as trace:  # every step's call is the task's child
+            try:
+                async with asyncio.timeout(timeout_s):
+                    await execution.run()
+                self.status = "completed" if all(s.status == "completed" for s in self.steps.values()) else "failed"
+            except TimeoutError:
+                self.status = "timeout"
+            except asyncio.CancelledError:  # the client that waited left, or taskgate is shutting down
+                self.status = "cancelled"
+                raise
+            finally:  # the engine has cancelled and awaited every running step: their records are in
+                for state in self.steps.values():
+                    if state.status in ("pending", "running"):
+                        state.status = "cancelled" if state.status == "running" else "skipped"
+                        state.error = {"code": self.status if self.status in ("timeout", "cancelled") else "cancelled"}
+                self._close()
+                trace.outcome(self.status, self.task, None if self.status == "completed" else self.status)
 
     def _settled(self, record: StepRecord) -> None:
         """The engine settled a step: one it skipped names the step it needed that did not complete."""

@@ -230,11 +230,16 @@ class Loop:
         self.messages: list[Any] = list(body["messages"])
 
     async def run(self, offered: list[dict[str, Any]]) -> web.StreamResponse:
-        try:
-            return await self._run(offered)
-        except ConnectionResetError:  # the client left mid-stream: nothing more to say to it
-            self.evidence.fail("client_disconnected", "the client went away before the answer ended")
-            return self.reply.response or web.Response(status=499)
+        with self.caller.trace_task(self.evidence, FIELD) as trace:  # every turn and call is the task's child
+            try:
+                return await self._run(offered)
+            except ConnectionResetError:  # the client left mid-stream: nothing more to say to it
+                self.evidence.fail("client_disconnected", "the client went away before the answer ended")
+                return self.reply.response or web.Response(status=499)
+            finally:
+                error = self.evidence.error
+                stopped = self.progress.stopped or ("failed" if error else "answered")
+                trace.outcome(stopped, self.progress.task, str(error["code"]) if error else None)
 
     async def _run(self, offered: list[dict[str, Any]]) -> web.StreamResponse:
         keep = {k: v for k, v in self.body.items() if k not in (FIELD, "stream", "stream_options", "messages")}
@@ -345,7 +350,7 @@ class Loop:
         self.progress.tool_calls += 1
         result = ToolResult("taskgate could not run this tool call: the loop ended first", False)
         try:
-            result = await self._run_tool(child, name, call["function"]["arguments"])
+            result = await self._run_tool(child, name, call["function"]["arguments"], call_id)
         except asyncio.CancelledError:
             child.fail("cancelled", "the loop ended while the call ran")
             raise
@@ -363,7 +368,7 @@ class Loop:
             self._trace(child, started, status, extra | ({"rule": result.rule} if result.rule else {}))
         return cut(result.text, self.bounds.max_result_chars)
 
-    async def _run_tool(self, child: Evidence, name: str, raw_arguments: str) -> ToolResult:
+    async def _run_tool(self, child: Evidence, name: str, raw_arguments: str, call_id: str) -> ToolResult:
         """One call through the mcp plan; what it could not do, said as a tool result the model can read."""
         arguments = _arguments(raw_arguments)
         if name not in self.selection:
@@ -373,7 +378,7 @@ class Loop:
             child.fail("invalid_arguments", "the arguments are not a JSON object")
             return ToolResult("taskgate could not run this tool call: its arguments are not a JSON object", False)
         try:
-            return await self.caller.tool_call(child, self.headers, name, arguments)
+            return await self.caller.tool_call(child, self.headers, name, arguments, call_id)
         except Exception:  # a bug must not take the task down; the model hears the call failed
             logger.exception("tool_call_failed", request_id=child.request_id)
             child.fail("internal_error", "the tool call failed inside taskgate")

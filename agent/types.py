@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -172,6 +173,36 @@ class Opening:
     caller: Principal | None
 
 
+class TaskTrace(Protocol):
+    """A task's span in the gateway's traces: the parent of the turns and calls made inside its block."""
+
+    def __enter__(self) -> TaskTrace: ...
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
+
+    def outcome(self, status: str, task: str | None = None, error: str | None = None) -> None:
+        """How the task ended, said before its block exits (a block that raises is a failed task)."""
+        ...
+
+
+class _Untraced:
+    """A gateway that does not trace: the task's block runs as it is."""
+
+    def __enter__(self) -> _Untraced:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        return None
+
+    def outcome(self, status: str, task: str | None = None, error: str | None = None) -> None:
+        return None
+
+
+UNTRACED: TaskTrace = _Untraced()
+
+
 class Caller(Protocol):
     """The calls the agent room makes on a task's behalf."""
 
@@ -211,9 +242,21 @@ class Caller(Protocol):
         ...
 
     async def tool_call(
-        self, evidence: Evidence, headers: Mapping[str, str], name: str, arguments: dict[str, Any]
+        self,
+        evidence: Evidence,
+        headers: Mapping[str, str],
+        name: str,
+        arguments: dict[str, Any],
+        call_id: str | None = None,
     ) -> ToolResult:
-        """Run the mcp plan on one call and forward it if allowed; a refusal is a result the model can read."""
+        """Run the mcp plan on one call and forward it if allowed; a refusal is a result the model can read.
+
+        `call_id` is the model's id for the call, where there is one (for the trace)."""
+        ...
+
+    def trace_task(self, evidence: Evidence, kind: str) -> TaskTrace:
+        """The task's span (`kind`: `tool_loop`, `workflow`), for a `with` around its calls; UNTRACED when the
+        gateway does not trace."""
         ...
 
     async def open_task(self, evidence: Evidence, headers: Mapping[str, str], body: dict[str, Any]) -> Opening:

@@ -1,12 +1,15 @@
 """The latency and throughput taskgate adds, against a direct call and peer routers.
 
     python bench/overhead.py                 # everything installed; peers via `pip install -e '.[bench]'`
-    python bench/overhead.py --no-peers      # direct and taskgate only
+    python bench/overhead.py --no-peers      # direct and taskgate only (with and without tracing)
 
 One minimal upstream (bench/upstream.py) answers instantly; each target runs as
-its own process in front of it, one at a time, on this machine. Prints a table
-and saves bench/results/overhead.png and overhead.json. Not a test: numbers
-depend on the machine and on what else runs on it.
+its own process in front of it, one at a time, on this machine. `taskgate +
+tracing` is the default taskgate with every request traced (sampling 1.0),
+exported over OTLP/HTTP by the batch processor to a stand-in collector on
+127.0.0.1 (a process of its own). Prints a table and saves bench/results/overhead.png
+and overhead.json. Not a test: numbers depend on the machine and on what else
+runs on it.
 """
 
 from __future__ import annotations
@@ -14,9 +17,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import platform
 import sys
+from collections.abc import Callable
 from dataclasses import asdict
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load import latency, throughput
 from report import Bars, highlight, minus, save
-from targets import Target, start_upstream, targets
+from targets import Target, _taskgate, free_port, start_upstream, targets
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -40,6 +46,58 @@ def measure(target: Target, upstream: str, args: argparse.Namespace) -> dict[str
     finally:
         target.stop()
     return {"target": target.name, "whole": asdict(whole), "stream": asdict(stream), "rps": rps, "rps_errors": errors}
+
+
+class Collector:
+    """A stand-in OTLP/HTTP collector in a process of its own (so its work slows neither taskgate nor the load
+    generator): takes POST /v1/traces, counts exports and bytes, answers an empty 200."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.exports, self.received = multiprocessing.Value("q", 0), multiprocessing.Value("q", 0)
+        self.proc = multiprocessing.Process(target=_collect, args=(self.port, self.exports, self.received), daemon=True)
+        self.proc.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1/traces"
+
+    def stop(self) -> str:
+        self.proc.terminate()
+        self.proc.join(timeout=10)
+        return f"{self.exports.value} OTLP exports, {self.received.value} bytes received by the collector"
+
+
+def _collect(port: int, exports: Any, received: Any) -> None:
+    class Traces(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            with exports.get_lock():
+                exports.value += 1
+                received.value += len(body)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+    ThreadingHTTPServer(("127.0.0.1", port), Traces).serve_forever()
+
+
+def traced(collector: str) -> Callable[[str, int, Path], tuple[list[str], dict[str, str], str]]:
+    """The default taskgate, every request traced and exported to `collector`."""
+    plain = _taskgate(evidence=True)
+
+    def launch(upstream: str, port: int, logs: Path) -> tuple[list[str], dict[str, str], str]:
+        argv, env, ready = plain(upstream, port, logs)
+        config = logs / "taskgate-tracing.yaml"
+        tracing = f"tracing: {{enabled: true, endpoint: '{collector}', sample_ratio: 1.0}}\n"
+        config.write_text(Path(argv[-1]).read_text() + tracing)
+        return [*argv[:-1], str(config)], env, ready
+
+    return launch
 
 
 def table(rows: list[dict[str, Any]], concurrency: int) -> str:
@@ -102,6 +160,9 @@ def main() -> int:
     args = parser.parse_args()
     RESULTS.mkdir(exist_ok=True)
     chosen, missing = targets(include_peers=not args.no_peers)
+    collector = Collector()
+    after = next(i for i, t in enumerate(chosen) if t.name.startswith("taskgate")) + 1
+    chosen.insert(after, Target("taskgate + tracing", traced(collector.url)))
     upstream_proc, upstream = start_upstream(RESULTS)
     rows = []
     try:
@@ -115,6 +176,7 @@ def main() -> int:
         upstream_proc.terminate()
         upstream_proc.wait(timeout=10)
     print(table(rows, args.concurrency))
+    print(f"tracing: {collector.stop()}")
     for note in missing:
         print(f"skipped {note}")
     (RESULTS / "overhead.json").write_text(json.dumps({"args": vars(args), "rows": rows, "skipped": missing}, indent=2))

@@ -38,6 +38,9 @@ class Evidence:
     started_at: float = field(default_factory=time.time)  # wall clock, for readers that show when it happened
     duration_ms: float = 0.0
     quiet: bool = False  # a request the gateway answered about itself (the dashboard's polls): it is kept nowhere
+    trace: Any = field(default=None, repr=False, compare=False)
+    """Where tracing records this request or call (the proxy sets it when tracing is on): its `finish(evidence)`
+    runs once, when the record is finished, so the spans end with the record's status, error and usage."""
 
     def add_decisions(self, values: Mapping[str, Any]) -> None:
         """Take the self-describing step outputs (Placement, Intent, PII verdict, ...).
@@ -55,6 +58,9 @@ class Evidence:
     def finish(self, status: int) -> None:
         self.status = status
         self.duration_ms = (time.perf_counter() - self.started) * 1000.0
+        if self.trace is not None:
+            trace, self.trace = self.trace, None
+            trace.finish(self)
 
     def record(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AsyncExitStack
 
 import aiohttp
 from aiohttp import web
+from opentelemetry.trace import TracerProvider
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from taskgate.agent.types import CALLER
@@ -21,6 +23,7 @@ from .metrics import Metrics
 from .middleware import front_door, stamp_request_id
 from .plans import build_plans
 from .state import GATEWAY, Gateway
+from .tracing import Tracing
 
 HANDLER_ARGS = {
     "auto_decompress": False,  # proxy.body decodes request bodies itself, bounded, with a clear error
@@ -38,15 +41,21 @@ def default_registry() -> Registry:
     return registry
 
 
-def create_app(config: Config, registry: Registry) -> web.Application:
-    """Compile every plan now, so a bad config fails here and not on a request."""
+def create_app(config: Config, registry: Registry, tracer_provider: TracerProvider | None = None) -> web.Application:
+    """Compile every plan now, so a bad config fails here and not on a request.
+
+    Traces go to `tracer_provider` when one is given (a test's, an embedding application's), else, with
+    `tracing.enabled`, to the exporter the config names; otherwise there is no tracer at all.
+    """
     services = registry.services(config.sections)
+    tracing = config.tracing
     gateway = Gateway(
         config=config,
         plans=build_plans(config, registry, services),
         services=services,
         metrics=Metrics(services.metrics, config.core.usage.metric_tenants),
         evidence=EvidenceLog(config.core.logging.evidence_buffer),
+        tracing=Tracing(tracing, tracer_provider) if tracer_provider is not None or tracing.enabled else None,
     )
     app = web.Application(
         client_max_size=config.server.max_body_bytes, middlewares=[front_door], handler_args=HANDLER_ARGS
@@ -54,6 +63,8 @@ def create_app(config: Config, registry: Registry) -> web.Application:
     app[GATEWAY] = app[FRONT] = gateway
     app.cleanup_ctx.append(_workers)
     app.cleanup_ctx.append(_http_client)
+    if gateway.tracing is not None:
+        app.cleanup_ctx.append(_tracer)
     app.on_response_prepare.append(stamp_request_id)
     openai.add_routes(app, registry.takeovers)
     responses.add_routes(app, registry.takeovers)
@@ -92,6 +103,14 @@ async def _mcp_upstreams(app: web.Application) -> AsyncIterator[None]:
     """One connection per upstream MCP server, held by a task of its own while the app runs."""
     async with app[mcp.UPSTREAMS].running():
         yield
+
+
+async def _tracer(app: web.Application) -> AsyncIterator[None]:
+    """Spans still queued are exported when the app stops (a provider built from config only)."""
+    yield
+    tracing = app[GATEWAY].tracing
+    if tracing is not None:
+        await asyncio.to_thread(tracing.shutdown)  # the last export may wait on the collector
 
 
 async def _workers(app: web.Application) -> AsyncIterator[None]:

@@ -16,7 +16,7 @@ from typing import Any
 import aiohttp
 from mcp.types.version import LATEST_HANDSHAKE_VERSION
 
-from taskgate.agent.types import Forward, Opening, Tool, ToolResult, Turn, TurnFailed
+from taskgate.agent.types import UNTRACED, Forward, Opening, TaskTrace, Tool, ToolResult, Turn, TurnFailed
 from taskgate.dag.errors import describe
 from taskgate.plugins import DEFAULT_TASK_HEADERS, IDENTITY, PLACEMENT, SERVED_MODELS, TASK_HEADERS, RequestContext
 from taskgate.plugins.evidence import Evidence
@@ -45,6 +45,10 @@ class GatewayCaller:
         served: tuple[str, ...] = self.gateway.services.shared(SERVED_MODELS, tuple)
         return served[0] if served else ""
 
+    def trace_task(self, evidence: Evidence, kind: str) -> TaskTrace:
+        tracing = self.gateway.tracing
+        return tracing.task(evidence, kind) if tracing is not None else UNTRACED
+
     async def model_turn(
         self,
         evidence: Evidence,
@@ -58,6 +62,20 @@ class GatewayCaller:
         The task's grant decides each tool call when it runs, so the guard
         that judges tool calls a client would run is left out here.
         """
+        tracing = self.gateway.tracing
+        if tracing is None:
+            return await self._model_turn(evidence, headers, body, forward, turn)
+        with tracing.model_turn(evidence, str(body.get("model"))):  # the span ends with the turn's record
+            return await self._model_turn(evidence, headers, body, forward, turn)
+
+    async def _model_turn(
+        self,
+        evidence: Evidence,
+        headers: Mapping[str, str],
+        body: dict[str, Any],
+        forward: Forward | None,
+        turn: Turn | None,
+    ) -> Turn:
         evidence.surface, evidence.model = "chat", str(body.get("model"))
         raw = json.dumps(body).encode()
         context = RequestContext.parsed(evidence.request_id, "chat", CHAT_PATH, headers, raw, body)
@@ -98,9 +116,23 @@ class GatewayCaller:
         return [Tool(t.name, t.description or "", t.input_schema) for t in listed], missing
 
     async def tool_call(
-        self, evidence: Evidence, headers: Mapping[str, str], name: str, arguments: dict[str, Any]
+        self,
+        evidence: Evidence,
+        headers: Mapping[str, str],
+        name: str,
+        arguments: dict[str, Any],
+        call_id: str | None = None,
     ) -> ToolResult:
         """Run the mcp plan for one tools/call (grant, arguments, PII) and forward it if allowed."""
+        tracing = self.gateway.tracing
+        if tracing is None:
+            return await self._tool_call(evidence, headers, name, arguments)
+        with tracing.tool_call(evidence, name, call_id):  # the span ends with the call's record
+            return await self._tool_call(evidence, headers, name, arguments)
+
+    async def _tool_call(
+        self, evidence: Evidence, headers: Mapping[str, str], name: str, arguments: dict[str, Any]
+    ) -> ToolResult:
         if self.upstreams is None:
             return ToolResult("taskgate could not run this tool call: this gateway has no MCP servers", False)
         evidence.surface, evidence.model = "mcp", "tools/call"

@@ -18,7 +18,7 @@ from taskgate.plugins.params import problems
 from .errors import ConfigError
 
 SURFACES = ("chat", "completions", "embeddings")
-CORE_SECTIONS = ("server", "logging", "usage", "steps", "pipelines", "mcp", "ui")
+CORE_SECTIONS = ("server", "logging", "usage", "steps", "pipelines", "mcp", "ui", "tracing")
 MCP = "mcp"
 
 
@@ -67,6 +67,14 @@ class StepConfig(Params):
     fallback: Any = None
 
 
+def _variables_set(headers: dict[str, str]) -> dict[str, str]:
+    """`headers_env`: every environment variable named holds a value."""
+    for header, variable in headers.items():
+        if not os.environ.get(variable):
+            raise ValueError(f"environment variable {variable} (for header {header}) is not set")
+    return headers
+
+
 class McpServerConfig(Params):
     """An upstream MCP server (Streamable HTTP). taskgate uses its own credentials, never the caller's."""
 
@@ -91,13 +99,7 @@ class McpServerConfig(Params):
             raise ValueError(f"{bad!r} is not a name to serve (1-128 printable characters)")
         return names
 
-    @field_validator("headers_env")
-    @classmethod
-    def _env_set(cls, headers: dict[str, str]) -> dict[str, str]:
-        for header, variable in headers.items():
-            if not os.environ.get(variable):
-                raise ValueError(f"environment variable {variable} (for header {header}) is not set")
-        return headers
+    _env_set = field_validator("headers_env")(lambda cls, headers: _variables_set(headers))
 
     def headers(self) -> dict[str, str]:
         return {header: os.environ[variable] for header, variable in self.headers_env.items()}
@@ -155,6 +157,26 @@ class UiConfig(Params):
     records: int = Field(default=200, ge=1, le=1000)  # the most recent records a page that opens is sent
 
 
+class TracingConfig(Params):
+    """OpenTelemetry traces of requests, tasks and calls (proxy/tracing.py), exported over OTLP/HTTP; off: no
+    tracer exists and no request does any tracing work."""
+
+    enabled: bool = False
+    exporter: Literal["otlp_http", "console"] = "otlp_http"  # console: spans as JSON lines on stdout, for a look
+    endpoint: HttpUrl = HttpUrl("http://127.0.0.1:4318/v1/traces")  # the collector's OTLP/HTTP traces URL
+    headers: dict[str, str] = Field(default_factory=dict)  # sent with every export
+    headers_env: dict[str, str] = Field(default_factory=dict)  # header -> environment variable holding its value
+    timeout_s: float = Field(default=10.0, gt=0)  # one export's bound
+    service_name: str = Field(default="taskgate", min_length=1)
+    sample_ratio: float = Field(default=1.0, ge=0.0, le=1.0)  # of new traces; a client's sampled flag is followed
+    provider_name: str = Field(default="openai", min_length=1)  # gen_ai.provider.name of model calls
+
+    _env_set = field_validator("headers_env")(lambda cls, headers: _variables_set(headers))
+
+    def export_headers(self) -> dict[str, str]:
+        return {**self.headers, **{header: os.environ[variable] for header, variable in self.headers_env.items()}}
+
+
 class CoreConfig(Params):
     server: ServerConfig = Field(default_factory=ServerConfig)
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
@@ -163,6 +185,7 @@ class CoreConfig(Params):
     pipelines: dict[Literal["chat", "completions", "embeddings", "mcp"], list[str]] = Field(default_factory=dict)
     mcp: McpConfig = Field(default_factory=McpConfig)
     ui: UiConfig = Field(default_factory=UiConfig)
+    tracing: TracingConfig = Field(default_factory=TracingConfig)
 
 
 @dataclass(frozen=True)
@@ -198,6 +221,10 @@ class Config:
     @property
     def ui(self) -> UiConfig:
         return self.core.ui
+
+    @property
+    def tracing(self) -> TracingConfig:
+        return self.core.tracing
 
 
 def load_config(path: str | Path | None, registry: Registry) -> Config:

@@ -99,6 +99,8 @@ async def send(
     log = Dispatch(started_ms=round((time.perf_counter() - evidence.started) * 1000.0, 3))
     evidence.dispatch = log  # filled in as the answer proceeds
     placement, endpoint = decision.placement, None
+    if gateway.tracing is not None:  # the model call's span, and its traceparent for the engine
+        headers = gateway.tracing.dispatching(evidence, placement, headers)
     try:
         upstream, endpoint = await _open(gateway, placement, path, decision.body, headers, log)
         return await sink(upstream, {**decision.headers, **placement_headers(placement, endpoint, log)}, log)

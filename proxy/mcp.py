@@ -16,11 +16,13 @@ never the caller's token.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +66,7 @@ from mcp.types.version import (
     LATEST_MODERN_VERSION,
     MODERN_PROTOCOL_VERSIONS,
 )
+from opentelemetry.trace import Span
 from pydantic import ValidationError
 
 from taskgate import __version__
@@ -159,7 +162,7 @@ def add_routes(app: web.Application, gateway: Gateway) -> bool:
     config = gateway.config.mcp
     if not config.servers:
         return False
-    app[UPSTREAMS] = Upstreams(config)
+    app[UPSTREAMS] = Upstreams(config, gateway.tracing)
     app[SESSIONS] = Sessions(config.max_sessions, config.session_ttl_s, config.sessions_per_caller)
     app[ANSWERS] = Answers()
     app[ORIGINS] = Origins.build(gateway.config.server.host, config.allowed_hosts, config.allowed_origins)
@@ -230,7 +233,10 @@ async def post(request: web.Request) -> web.StreamResponse:
         if _modern(request):
             session = _envelope(request, parsed)
         elif message.method == "initialize":
-            result, sid = await _initialize(request, message)
+            with _traced(request, message, None) as span:
+                result, sid = await _initialize(request, message)
+                if span is not None:
+                    span.set_attributes({"mcp.session.id": sid, "mcp.protocol.version": result["protocolVersion"]})
             return web.json_response(
                 {"jsonrpc": "2.0", "id": message_id, "result": result}, headers={SESSION_HEADER: sid}
             )
@@ -238,19 +244,45 @@ async def post(request: web.Request) -> web.StreamResponse:
             session = _session(request)
         # parsed once: the plan's steps read this parse, not the bytes again
         context = RequestContext.parsed(evidence.request_id, MCP, request.path, request.headers, raw, parsed)
-        stamp = functools.partial(_stamped, version=session.version)
-        if message.method == "tools/call" and (relay := _relay(request, session, message)) is not None:
-            _check_params(message.method, session.version, message.params)
-            call = _call(request, context, session, relay)
-            return await answered(request, message_id, relay, call, stamp, evidence)
-        result = stamp(await _request(request, message, context, session))
-        return web.json_response({"jsonrpc": "2.0", "id": message_id, "result": result})
+        with _traced(request, message, session):
+            return await _answer(request, message, context, session)
     except RpcError as exc:
         if evidence.error is None:  # a refusal from the plan has already said more
             evidence.fail(str(exc.code), exc.message)
         return _error(message_id, _http_status(request, exc))
     except Exception as exc:  # from the failure table, in JSON-RPC's words
         return _error(message_id, _http_status(request, explained(exc, evidence)))
+
+
+async def _answer(
+    request: web.Request, message: JSONRPCRequest, context: RequestContext, session: Session
+) -> web.StreamResponse:
+    """A request of a session (a handshake one, or a modern request's own): its result, or its relayed call."""
+    stamp = functools.partial(_stamped, version=session.version)
+    if message.method == "tools/call" and (relay := _relay(request, session, message)) is not None:
+        _check_params(message.method, session.version, message.params)
+        call = _call(request, context, session, relay)
+        return await answered(request, message.id, relay, call, stamp, request[EVIDENCE])
+    result = stamp(await _request(request, message, context, session))
+    return web.json_response({"jsonrpc": "2.0", "id": message.id, "result": result})
+
+
+def _traced(
+    request: web.Request, message: JSONRPCRequest, session: Session | None
+) -> AbstractContextManager[Span | None]:
+    """The request's MCP server span, when the gateway traces (its parent: the trace context in `_meta`)."""
+    tracing = request.app[GATEWAY].tracing
+    if tracing is None:
+        return UNTRACED
+    attributes: dict[str, Any] = {"jsonrpc.request.id": str(message.id)}
+    if session is not None:
+        attributes["mcp.protocol.version"] = session.version
+        if session.sid is not None:
+            attributes["mcp.session.id"] = session.sid
+    return tracing.mcp_request(request[EVIDENCE], message.method, message.params or {}, attributes)
+
+
+UNTRACED: AbstractContextManager[None] = contextlib.nullcontext()
 
 
 def _relay(request: web.Request, session: Session, message: JSONRPCRequest) -> Relay | None:

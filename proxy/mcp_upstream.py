@@ -39,6 +39,8 @@ from taskgate.errors import TaskgateError
 
 from .config import McpConfig, McpServerConfig
 from .mcp_relay import Relay
+from .spans import failed
+from .tracing import Tracing
 
 log = structlog.get_logger("taskgate.mcp")
 SEPARATOR = "__"
@@ -65,8 +67,9 @@ class UpstreamDown(TaskgateError):
 
 
 class Upstream:
-    def __init__(self, config: McpServerConfig, catalog_ttl_s: float):
+    def __init__(self, config: McpServerConfig, catalog_ttl_s: float, tracing: Tracing | None = None):
         self.config = config
+        self.tracing = tracing  # None: calls go out untraced
         self.name = config.name
         self._ttl = catalog_ttl_s
         self._client: Client | None = None
@@ -177,6 +180,13 @@ class Upstream:
 
     async def forward(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
         """Any request, as the SDK client sends it, its raw result back (checked by the SDK for the revision)."""
+        if self.tracing is None:
+            return await self._forward(method, params)
+        meta = params.get("_meta")
+        with self.tracing.mcp_call(method, None, str(self.config.url), meta if isinstance(meta, dict) else {}) as call:
+            return await self._forward(method, {**params, "_meta": call[1]})
+
+    async def _forward(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
         client = await self.client()
         request = _REQUEST.validate_python({"method": method, "params": dict(params)})
         try:
@@ -194,8 +204,20 @@ class Upstream:
     async def call(
         self, tool: str, arguments: dict[str, Any] | None, meta: Mapping[str, Any], relay: Relay | None = None
     ) -> CallToolResult:
-        """Call `tool`; `meta` (the task's signed assertion) goes in the request's `_meta`. A call with something
-        to relay runs on a connection of its own, whose callbacks are the relay's."""
+        """Call `tool`; `meta` (the task's signed assertion) goes in the request's `_meta`, with the trace context
+        when the gateway traces. A call with something to relay runs on a connection of its own, whose callbacks
+        are the relay's."""
+        if self.tracing is None:
+            return await self._call(tool, arguments, meta, relay)
+        with self.tracing.mcp_call("tools/call", tool, str(self.config.url), meta) as (span, sent):
+            result = await self._call(tool, arguments, sent, relay)
+            if result.is_error:
+                failed(span, "tool_error", "the tool reported an error")
+            return result
+
+    async def _call(
+        self, tool: str, arguments: dict[str, Any] | None, meta: Mapping[str, Any], relay: Relay | None
+    ) -> CallToolResult:
         sent = cast(RequestParamsMeta, dict(meta)) if meta else None
         if relay is not None and relay.wanted and self.config.sessions == "shared":
             return await self._relayed(tool, arguments, sent, relay)
@@ -243,8 +265,9 @@ class Upstreams:
     anyone's past `max_task_sessions`.
     """
 
-    def __init__(self, config: McpConfig):
-        self.by_name = {s.name: Upstream(s, config.catalog_ttl_s) for s in config.servers}
+    def __init__(self, config: McpConfig, tracing: Tracing | None = None):
+        self.tracing = tracing
+        self.by_name = {s.name: Upstream(s, config.catalog_ttl_s, tracing) for s in config.servers}
         self._tasks: OrderedDict[tuple[str, ...], Upstream] = OrderedDict()
         self._max_tasks, self._ttl = config.max_task_sessions, config.catalog_ttl_s
         self._per_caller = config.task_sessions_per_caller
@@ -264,7 +287,7 @@ class Upstreams:
                 self._close(old)
             while len(self._tasks) >= self._max_tasks:
                 self._close(next(iter(self._tasks)))
-            found = self._tasks[key] = Upstream(upstream.config, self._ttl)
+            found = self._tasks[key] = Upstream(upstream.config, self._ttl, self.tracing)
             found.start()
         self._tasks.move_to_end(key)
         return found

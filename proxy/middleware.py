@@ -32,6 +32,13 @@ async def front_door(request: web.Request, handler: Handler) -> web.StreamRespon
         return await handler(request)  # probes and scrapes: no evidence, no noise
     gateway = request.app[GATEWAY]
     evidence = request[EVIDENCE] = Evidence(uuid.uuid4().hex, request.path)
+    if gateway.tracing is None:
+        return await _served(request, handler, gateway, evidence)
+    with gateway.tracing.request(request, evidence):  # its spans end when the record is finished
+        return await _served(request, handler, gateway, evidence)
+
+
+async def _served(request: web.Request, handler: Handler, gateway: Gateway, evidence: Evidence) -> web.StreamResponse:
     gateway.metrics.inflight.inc()
     try:
         oversized = _oversized_header(request, gateway.config.server.max_header_bytes)

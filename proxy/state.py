@@ -27,6 +27,7 @@ from taskgate.plugins.jsonbody import BodyError, loads
 from .body import read as read_body
 from .config import Config
 from .metrics import Metrics
+from .tracing import Tracing
 
 IDENTIFY = "identity"
 """The plan that only authenticates: the step providing `identity` and what it needs (absent: no authentication)."""
@@ -44,6 +45,7 @@ class Gateway:
     evidence: EvidenceLog = field(default_factory=lambda: EvidenceLog(1000))
     pool: ThreadPoolExecutor | None = None
     ready: bool = False
+    tracing: Tracing | None = None  # None: tracing is off, and no request does any tracing work
     outputs: dict[str, tuple[str, ...]] = field(init=False)
     """Per surface, the keys its steps provide, in plan order: where body edits and output guards come from."""
 
@@ -65,6 +67,8 @@ class Gateway:
             evidence.steps = run.records
             evidence.add_decisions(run.values)  # also when a step stopped the request: what was decided so far
             self.metrics.observe_steps(run.records)
+            if self.tracing is not None:
+                self.tracing.plan(surface, run)
 
     async def authenticate(self, request: web.Request, evidence: Evidence) -> Principal | None:
         """Who calls, as the plans' authenticate step says (its Reject propagates); None if no plan authenticates."""

@@ -25,6 +25,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from aiohttp.typedefs import Handler, Middleware
 from multidict import CIMultiDict
+from opentelemetry.trace import TracerProvider
 
 from taskgate.dag import Execution, PlanError, StepFailed, compile_plan
 from taskgate.errors import TaskgateError
@@ -211,13 +212,16 @@ class _CapturedLog(EvidenceLog):
 
 
 @asynccontextmanager
-async def gateway(config: Mapping[str, Any], plugins: Registry | None = None) -> AsyncIterator[Client]:
+async def gateway(
+    config: Mapping[str, Any], plugins: Registry | None = None, tracer_provider: TracerProvider | None = None
+) -> AsyncIterator[Client]:
     """A real gateway on 127.0.0.1, from a config mapping (what taskgate.yaml holds); yields a client for it.
 
     The config is checked and every plan compiled as `taskgate serve` does; the
     app's start-up (HTTP session, scrapers, step lifespans) runs on entry and is
     torn down on exit. Responses carry `x-taskgate-request-id`; their evidence
-    records go to `capture_evidence()`.
+    records go to `capture_evidence()`. With `tracer_provider` (an OpenTelemetry
+    SDK provider, say with an `InMemorySpanExporter`) every request is traced to it.
 
     Example:
 
@@ -227,7 +231,7 @@ async def gateway(config: Mapping[str, Any], plugins: Registry | None = None) ->
     """
     found = plugins or registry()
     parsed = parse_config(config, "<test>", found)
-    app = create_app(parsed, found)
+    app = create_app(parsed, found, tracer_provider)
     app[GATEWAY].evidence = _CapturedLog(parsed.core.logging.evidence_buffer)
     async with TestClient(TestServer(app)) as client:
         yield client

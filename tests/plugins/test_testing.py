@@ -6,6 +6,9 @@ import json
 from typing import Any, ClassVar
 
 import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from taskgate import testing
 from taskgate.plugins import REQUEST, Inputs, NoParams, ParamsError, Placement, Registry, Reject, RequestContext, Step
@@ -136,3 +139,16 @@ async def test_gateway_serves_a_request_to_the_upstream_and_its_record_is_captur
     assert record["request_id"] == resp.headers["x-taskgate-request-id"]
     assert (record["status"], record["dispatch"]["endpoint"]) == (200, "up")
     assert [s["step"] for s in record["steps"]] == ["state", "route"]
+
+
+async def test_gateway_traces_every_request_to_a_provider_the_test_hands_it() -> None:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    async with testing.upstream("m") as engine, testing.gateway(engine.config(), tracer_provider=provider) as client:
+        resp = await client.post("/v1/chat/completions", json=body)
+    assert resp.status == 200
+    names = [s.name for s in exporter.get_finished_spans()]
+    assert names == ["step state", "step route", "plan chat", "chat m", "POST /v1/chat/completions"]
+    provider.shutdown()
