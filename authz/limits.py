@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import math
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -120,7 +120,7 @@ class LimitsStep(Step[LimitsParams]):
         super().__init__(*args, **kwargs)
         p = self.params
         self.store = RedisLimits(p.redis_url, p.key_prefix, p.timeout_ms) if p.store == "redis" else MemoryLimits()
-        self.refusals = refusals(self.services)
+        self.refusals, self.charge_failures = counters(self.services)
         self.services.lifespan(f"authz.limits.{self.name}", self._closing)
 
     async def run(self, inputs: Inputs) -> Allowance:
@@ -175,21 +175,26 @@ class Allowance:
     checks: list[Check]
     spent: tuple[tuple[int, float], ...] = ()
     unchecked: str | None = None  # the store could not answer and the operator allows that: why
-    charged: dict[str, Any] | None = None
-    charge_failed: str | None = None
+    charged: dict[str, Any] | None = None  # what the answer is charged (written to the store in the background)
 
-    async def charge(self, usage: Usage, cost: float | None) -> None:
-        """Count the answer against every budget checked; a store that fails now is logged, never raised."""
+    def charge(self, usage: Usage, cost: float | None) -> Awaitable[None]:
+        """Count the answer against every budget checked: recorded at once, written when awaited (in the
+        background); a store that fails then is logged and recorded, never raised."""
         budgets = [c for c in self.checks if c.limit.tokens is not None or c.limit.cost is not None]
+        if budgets:
+            self.charged = {"tokens": usage.total, "cost": cost}
+        return self._charge(budgets, usage, cost)
+
+    async def _charge(self, budgets: list[Check], usage: Usage, cost: float | None) -> None:
         if not budgets:
             return
-        self.charged = {"tokens": usage.total, "cost": cost}
         try:
             async with asyncio.timeout(self.step.params.timeout_ms / 1000):
                 await self.step.store.charge(budgets, usage.total, cost or 0.0)
-        except (StoreUnavailable, TimeoutError) as exc:
-            self.charge_failed = str(exc) or "the store did not answer in time"
-            log.warning("limits_charge_failed", tenant=self.tenant, task=self.task, reason=self.charge_failed)
+        except (StoreUnavailable, TimeoutError) as exc:  # after the record was written: logged and counted
+            reason = str(exc) or "the store did not answer in time"
+            self.step.charge_failures.inc()
+            log.warning("limits_charge_failed", tenant=self.tenant, task=self.task, reason=reason)
 
     def evidence(self) -> dict[str, Any]:
         out: dict[str, Any] = {"tenant": self.tenant, "task": self.task}
@@ -198,7 +203,7 @@ class Allowance:
         ]
         if self.spent:
             out["spent"] = [{"tokens": tokens, "cost": round(cost, 8)} for tokens, cost in self.spent]
-        for key in ("unchecked", "charged", "charge_failed"):
+        for key in ("unchecked", "charged"):
             if (value := getattr(self, key)) is not None:
                 out[key] = value
         return out
@@ -234,12 +239,18 @@ def _store_away(reason: str) -> Reject:
     )  # fmt: skip
 
 
-def refusals(services: Services) -> Counter:
-    def made() -> Counter:
-        help_ = "Requests refused by a rate limit or budget (limit `store`: the store could not answer)"
-        return Counter("taskgate_limit_refusals", help_, ["scope", "limit"], registry=services.metrics)
+def counters(services: Services) -> tuple[Counter, Counter]:
+    """Refusals by scope and limit, and charges the store did not take, on the app's registry (once per app)."""
 
-    return services.shared("authz.limits.refusals", made)
+    def made() -> tuple[Counter, Counter]:
+        refused = "Requests refused by a rate limit or budget (limit `store`: the store could not answer)"
+        failed = "Answers whose charge the limits' store did not take (the budget undercounts them)"
+        return (
+            Counter("taskgate_limit_refusals", refused, ["scope", "limit"], registry=services.metrics),
+            Counter("taskgate_limit_charge_failures", failed, registry=services.metrics),
+        )
+
+    return services.shared("authz.limits.counters", made)
 
 
 # The memory store and the Redis script decide alike. Rates: a GCRA's theoretical arrival time (ms) per key.
@@ -252,6 +263,8 @@ class MemoryLimits:
 
     tats: dict[str, float] = field(default_factory=dict)
     windows: dict[str, list[float]] = field(default_factory=dict)
+    max_keys: int = 100_000  # past this, the oldest are forgotten first (a task's budget with them)
+    _pruned: float = 0.0
 
     async def admit(self, checks: list[Check]) -> Verdict:
         now = time.time() * 1000
@@ -293,11 +306,14 @@ class MemoryLimits:
         return None
 
     def _forget(self, now: float) -> None:
-        """Rates caught up with and windows past: nothing kept grows without bound."""
-        if len(self.tats) > 10_000:
+        """Rates caught up with and windows past go, once a second at most; beyond `max_keys`, the oldest."""
+        if now - self._pruned >= 1000:
+            self._pruned = now
             self.tats = {k: v for k, v in self.tats.items() if v > now}
-        if len(self.windows) > 10_000:
             self.windows = {k: v for k, v in self.windows.items() if v[2] > now}
+        for kept in (self.tats, self.windows):
+            while len(kept) > self.max_keys:
+                del kept[next(iter(kept))]  # dicts keep insertion order: the first is the oldest
 
 
 def _key(kind: str, check: Check) -> str:

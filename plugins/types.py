@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -162,9 +162,14 @@ class TokenPrice:
 
 
 class Meter(Protocol):
-    """A step output told what an answer took once it is known (a budget charges it); it must not raise."""
+    """A step output told what an answer took once it is known (a budget charges it).
 
-    async def charge(self, usage: Usage, cost: float | None) -> None: ...
+    `charge` records what it must at once (the request's evidence is written
+    next) and returns the rest as an awaitable, which the proxy runs in the
+    background so no answer waits for it; that must not raise.
+    """
+
+    def charge(self, usage: Usage, cost: float | None) -> Awaitable[None]: ...
 
 
 @dataclass(frozen=True, slots=True)

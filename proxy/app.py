@@ -96,6 +96,7 @@ async def _http_client(app: web.Application) -> AsyncIterator[None]:
             gateway.ready = True
             yield
             gateway.ready = False
+            await gateway.drain()  # budgets' charges land before their stores close
         gateway.services.attach_http(None)
 
 

@@ -27,7 +27,6 @@ from taskgate.plugins import (
     Placement,
     RequestContext,
     ResponseFilter,
-    Usage,
 )
 from taskgate.plugins.evidence import Evidence
 
@@ -86,8 +85,8 @@ def _body(
     if not edited and placement.model == context.model:
         if not overrides:
             return context.body
-        if (spliced := usage.splice(context.body, overrides)) is not None:  # no second serialisation
-            return spliced
+        if not any(name in body for name in overrides):  # as parsed: a key may be spelled with escapes
+            return usage.splice(context.body, overrides)  # no second serialisation
     body["model"] = placement.model
     return json.dumps(body | dict(overrides or {})).encode()
 
@@ -113,20 +112,26 @@ async def send(
             if endpoint is not None:
                 placement.observer.attempt_ended(endpoint, *attempt_outcome(log))
             placement.observer.finished(endpoint, log.engine_cached_tokens)
-        if log.usage is not None:
-            await _account(gateway, evidence, decision, endpoint, log.usage)
+        _account(gateway, evidence, decision, endpoint, log)
 
 
-async def _account(
-    gateway: Gateway, evidence: Evidence, decision: Decision, endpoint: Endpoint | None, used: Usage
+def _account(
+    gateway: Gateway, evidence: Evidence, decision: Decision, endpoint: Endpoint | None, log: Dispatch
 ) -> None:
-    """What the answer took: into the evidence, the metrics by tenant, model and pool, and every meter."""
+    """What the answer took: into the evidence and the metrics by tenant, model and pool; every meter is charged
+    in the background, so no answer waits for a budget's store."""
+    used = log.usage
+    if used is None:
+        if decision.meters and log.outcome == "completed" and (log.status or 0) < 400:
+            log.usage_missing = True  # the upstream said nothing a budget can count: visible, not silent
+            gateway.metrics.usage_missing.inc()
+        return
     cost = usage.priced(used, endpoint)
     evidence.usage = usage.described(used, cost)
     pool = endpoint.pool if endpoint is not None else decision.placement.endpoint.pool
     gateway.metrics.usage_done(decision.tenant, decision.placement.model, pool, used, cost)
     for meter in decision.meters:
-        await meter.charge(used, cost)
+        gateway.spawn(meter.charge(used, cost))
 
 
 async def _open(

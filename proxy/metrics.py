@@ -45,6 +45,9 @@ class Metrics:
         self.cost = Counter(
             "taskgate_cost", "Cost of answers at their pools' prices", ["tenant", "model", "pool"], registry=r
         )
+        self.usage_missing = Counter(
+            "taskgate_usage_missing", "Answers a budget meters whose upstream reported no usage", registry=r
+        )
         self._children: dict[tuple[Any, ...], Any] = {}
         self._tenants: set[str] = set()
         self.max_tenants = max_tenants

@@ -61,8 +61,10 @@ async def serve(request: web.Request, surface: str, takeovers: Mapping[str, Take
     headers = {
         "Content-Type": "application/json",
         "Accept": request.headers.get("Accept", "*/*"),
-        # bodies pass through as sent, unless an output guard must read them
-        "Accept-Encoding": "identity" if decision.filters else request.headers.get("Accept-Encoding", "identity"),
+        # bodies pass through as sent, unless an output guard must read them or a budget count their usage
+        "Accept-Encoding": "identity"
+        if decision.filters or decision.meters
+        else request.headers.get("Accept-Encoding", "identity"),
         "X-Request-Id": evidence.request_id,
     }
 

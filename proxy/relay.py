@@ -66,6 +66,7 @@ class Dispatch:
     outcome: str = "pending"
     engine_cached_tokens: int | None = None  # what the engine reported in usage
     usage: Usage | None = None  # the answer's, as its upstream reported it (the evidence's top-level `usage`)
+    usage_missing: bool | None = None  # a metered answer whose upstream reported no usage (nothing was charged)
     upstream_error: dict[str, Any] | None = None  # an error answer: its code, and the upstream's own text
     timeouts: Timeouts = field(default=UNBOUNDED, repr=False)
     first_byte_by: float = field(default=float("inf"), repr=False)  # loop time by which the answer must have begun

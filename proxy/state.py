@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,12 +50,24 @@ class Gateway:
     tracing: Tracing | None = None  # None: tracing is off, and no request does any tracing work
     outputs: dict[str, tuple[str, ...]] = field(init=False)
     """Per surface, the keys its steps provide, in plan order: where body edits and output guards come from."""
+    _background: set[asyncio.Task[None]] = field(default_factory=set, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.outputs = {
             surface: tuple(key for name in plan.order if (key := plan.steps[name].spec.provides) is not None)
             for surface, plan in self.plans.items()
         }
+
+    def spawn(self, work: Awaitable[None]) -> None:
+        """Run `work` beside the request (a budget's charge), kept until it ends; `drain` awaits what is left."""
+        task = asyncio.create_task(_logged(work))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def drain(self) -> None:
+        """Let the work `spawn` started finish (at shutdown, before the stores it writes to close)."""
+        while self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
 
     async def run_plan(self, surface: str, context: RequestContext, evidence: Evidence) -> dict[str, Any]:
         """Run `surface`'s plan; the steps, decisions and metrics are recorded whether it finishes or stops."""
@@ -94,6 +108,13 @@ class Gateway:
         self.evidence.add(record)
         if self.config.core.logging.evidence:
             log.info("evidence", **record)
+
+
+async def _logged(work: Awaitable[None]) -> None:
+    try:
+        await work
+    except Exception:  # a Meter must not raise; one that does is a bug to see, never a request's failure
+        log.exception("background_work_failed")
 
 
 def release(placement: Any) -> None:

@@ -183,7 +183,8 @@ class Tracing:
         target = _target(method, params)
         attributes = {**attributes, **_mcp_attributes(method, target, params)}
         meta = params.get("_meta")
-        remote = _W3C.extract(meta) if isinstance(meta, dict) and "traceparent" in meta else None
+        carried = {k: v for k in ("traceparent", "tracestate") if isinstance(v := (meta or {}).get(k), str)}
+        remote = _W3C.extract(carried) if isinstance(meta, dict) and "traceparent" in carried else None
         ambient = trace.get_current_span().get_span_context()
         if remote is not None and not trace.get_current_span(remote).get_span_context().is_valid:
             remote = None

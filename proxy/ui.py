@@ -131,9 +131,12 @@ async def _admitted(request: web.Request) -> Gateway:
     evidence.surface = "ui"
     ui = gateway.config.ui
     identity = await gateway.authenticate(request, evidence)  # a missing or bad token: the step's 401
-    if identity is None and not ui.allow_anonymous:
+    # anonymous only where no plan authenticates at all: an authenticate step that let a caller through without
+    # an identity (skipped, failed open) is not a gateway that authenticates nobody
+    anyone = IDENTIFY not in gateway.plans and ui.allow_anonymous
+    if identity is None and not anyone:
         raise Reject(403, "ui_unauthenticated", _NOBODY, "permission_error")
-    if identity is not None and ui.role not in identity.roles:
+    if identity is not None and ui.role not in getattr(identity, "roles", ()):
         message = f"the dashboard's data is for callers with the role {ui.role!r} (ui.role); this token has not got it"
         raise Reject(403, "ui_role_required", message, "permission_error")
     evidence.quiet = True

@@ -19,25 +19,37 @@ from typing import Any
 from taskgate.plugins import Endpoint, Usage, sse
 
 _USAGE = re.compile(rb'"usage"\s*:\s*(\{(?:[^{}]|\{[^{}]*\})*\})')
-_NULL_USAGE = re.compile(rb',\s*"usage"\s*:\s*null')
+_NULL_USAGE = re.compile(rb',\s*"usage"\s*:\s*null|"usage"\s*:\s*null\s*,?\s*')
+MAX_TRIES = 8
 STREAMED_SURFACES = frozenset({"chat", "completions"})  # those whose streams carry usage when asked
 
 
 def usage_of(data: bytes) -> Usage | None:
-    """The last `usage` object in an answer's bytes (a whole answer, or a window of a stream), if any."""
-    at = data.rfind(b'"usage"')
-    found = _USAGE.match(data, at) if at >= 0 else None
-    if found is None:  # none, `"usage": null`, or one cut off at the window's end (the next window has it)
-        return None
-    try:
-        usage = json.loads(found.group(1))
-    except ValueError:
-        return None
-    return _counted(usage) if isinstance(usage, dict) else None
+    """The last `usage` object in an answer's bytes (a whole answer, or a window of a stream), if any.
+
+    Occurrences that are not one (`"usage": null`, the word inside a token's
+    text where it is not escaped, one cut off at the window's end, which the
+    next window holds whole) are passed over, back to the `MAX_TRIES`-th.
+    """
+    end = len(data)
+    for _ in range(MAX_TRIES):
+        at = data.rfind(b'"usage"', 0, end)
+        if at < 0:
+            return None
+        found = _USAGE.match(data, at)
+        if found is not None:
+            try:
+                usage = json.loads(found.group(1))
+            except ValueError:
+                usage = None
+            if isinstance(usage, dict) and (counted := _counted(usage)) is not None:
+                return counted
+        end = at
+    return None
 
 
 def _counted(usage: Mapping[str, Any]) -> Usage | None:
-    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens", 0)
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens") or 0
     if not isinstance(prompt, int) or not isinstance(completion, int):
         return None
     details = usage.get("prompt_tokens_details")
@@ -66,6 +78,8 @@ class UsageKept(sse.EventRewriter):
     marker = b'"usage"'
 
     def event(self, event: bytes) -> bytes:
+        if _USAGE.search(event) is None:  # `"usage": null`, which every chunk may carry: taken out unparsed
+            return _NULL_USAGE.sub(b"", event)
         fields, payload = sse.parse(event)
         if payload is None:
             return event
@@ -83,11 +97,9 @@ class UsageKept(sse.EventRewriter):
         return b"".join(f + b"\n" for f in fields) + b"data: " + json.dumps(parsed).encode() + b"\n\n"
 
 
-def splice(raw: bytes, fields: Mapping[str, Any]) -> bytes | None:
-    """`fields` added to a JSON object's bytes without parsing them again, when none of them is there already."""
-    start = raw.find(b"{")
-    if start < 0 or any(f'"{name}"'.encode() in raw for name in fields):
-        return None  # the name may be a key: let the caller write the body out whole
+def splice(raw: bytes, fields: Mapping[str, Any]) -> bytes:
+    """`fields` added to the bytes of a JSON object that has none of them (as parsed), without writing it out again."""
+    start = raw.index(b"{")
     return b"{" + json.dumps(dict(fields))[1:-1].encode() + b"," + raw[start + 1 :]
 
 

@@ -148,5 +148,9 @@ def _endpoint(pool: PoolConfig, config: EndpointConfig) -> Endpoint:
     key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     url = str(config.url).rstrip("/")
-    price = TokenPrice(pool.price.input_per_mtok, pool.price.output_per_mtok, pool.price.cached_input_per_mtok)
+    price = (
+        TokenPrice(pool.price.input_per_mtok, pool.price.output_per_mtok, pool.price.cached_input_per_mtok)
+        if "price" in pool.model_fields_set  # a pool without one is unpriced: its cost is unknown, not zero
+        else None
+    )
     return Endpoint(config.name, url, pool.name, pool.region, pool.hardware, headers, price)

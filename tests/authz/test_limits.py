@@ -47,6 +47,12 @@ def last(client: TestClient[Any, Any]) -> dict[str, Any]:
     return record
 
 
+async def drained(*clients: TestClient[Any, Any]) -> None:
+    """Charges are written beside the answer: wait for them, as the next request of a real client would not."""
+    for client in clients:
+        await client.app[GATEWAY].drain()
+
+
 async def settled(client: TestClient[Any, Any], count: int) -> dict[str, Any]:
     """The last record once `count` are kept: a stream's record is written just after its last byte went out."""
     for _ in range(100):
@@ -64,12 +70,14 @@ async def test_a_tenant_budget_spent_across_two_replicas_is_refused_with_429_on_
     a, b = await proxy(limited(keys, url, limits)), await proxy(limited(keys, url, limits))
     first = await a.post("/v1/chat/completions", json=ASK, headers=caller(keys))
     assert first.status == 200
+    await drained(a)
     spent = last(a)["usage"]["prompt_tokens"] + 40
     assert last(a)["decisions"]["limits"]["charged"]["tokens"] == spent
     streamed = await b.post("/v1/chat/completions", json=ASK | {"stream": True}, headers=caller(keys))
     assert streamed.status == 200
     assert b"usage" not in await streamed.read()
     assert (await settled(b, 1))["decisions"]["limits"]["spent"] == [{"tokens": spent, "cost": 0.0}]
+    await drained(b)
     for replica in (a, b):
         refused = await replica.post("/v1/chat/completions", json=ASK, headers=caller(keys))
         assert refused.status == 429
@@ -106,16 +114,33 @@ async def test_a_rate_limit_refuses_past_its_burst_and_admits_again_once_the_rat
     assert (await client.post("/v1/chat/completions", json=ASK, headers=caller(keys))).status == 200
 
 
+def tasked(keys: Keys, tmp_path: Path, engine: str, limits: dict[str, Any]) -> dict[str, Any]:
+    config = authz_config(keys, tmp_path, engine)
+    config["steps"].append({"name": "limits", "type": "authz.limits", "params": limits})
+    config["pipelines"]["chat"] = ["authn", "classify", "authorize", "limits", "state", "route"]
+    return config
+
+
+@pytest.mark.parametrize("store", ["memory", "redis"])
 async def test_a_request_refused_by_one_limit_uses_up_no_other(
-    proxy: ProxyFactory, engines: StartEngines, keys: Keys, redis_server: RedisServer
+    proxy: ProxyFactory, engines: StartEngines, keys: Keys, tmp_path: Path, redis_server: RedisServer, store: str
 ) -> None:
-    limits = {"store": "redis", "redis_url": redis_server.url, "tenants": {"*": {"requests_per_s": 1, "burst": 1}}}
-    client = await proxy(limited(keys, await engine_url(engines), limits))
-    assert (await client.post("/v1/chat/completions", json=ASK, headers=caller(keys))).status == 200
-    for _ in range(5):  # refused ones do not push the next admission further out
-        assert (await client.post("/v1/chat/completions", json=ASK, headers=caller(keys))).status == 429
-    await asyncio.sleep(1.05)
-    assert (await client.post("/v1/chat/completions", json=ASK, headers=caller(keys))).status == 200
+    # the tenant's rate is checked first and admits; the task's spent budget then refuses: the rate stays unused
+    limits = {"store": store, "redis_url": redis_server.url, "tenants": {"*": {"requests_per_s": 1, "burst": 1}},
+              "tasks": {"tokens": 30}}  # fmt: skip
+    client = await proxy(tasked(keys, tmp_path, await engine_url(engines), limits))
+    opened = await client.post(
+        "/v1/chat/completions", json=ask("summarise my email", max_tokens=30), headers=caller(keys)
+    )
+    assert opened.status == 200
+    await drained(client)
+    await asyncio.sleep(1.05)  # the rate admits one again
+    task = {"x-taskgate-task-token": opened.headers["x-taskgate-task-token"]}
+    for _ in range(3):
+        spent = await client.post("/v1/chat/completions", json=ask("more"), headers=caller(keys) | task)
+        assert (await spent.json())["error"]["code"] == "budget_exceeded"
+    fresh = await client.post("/v1/chat/completions", json=ask("summarise my email"), headers=caller(keys))
+    assert fresh.status == 200  # the refusals took nothing of the tenant's rate
 
 
 async def test_with_the_store_away_limits_fail_closed_unless_the_operator_allows(
@@ -133,21 +158,24 @@ async def test_with_the_store_away_limits_fail_closed_unless_the_operator_allows
     assert "redis" in last(closed)["error"]["limits"]["store"]
     allowed = await opened.post("/v1/chat/completions", json=ASK, headers=caller(keys))
     assert allowed.status == 200
+    await drained(opened)
     decided = last(opened)["decisions"]["limits"]
     assert "redis" in decided["unchecked"]
-    assert "charge_failed" in decided
+    assert decided["charged"]["tokens"] > 0
+    metrics = (await (await opened.get("/metrics")).read()).decode()
+    assert "taskgate_limit_charge_failures_total 1.0" in metrics  # the charge that could not land is counted
 
 
+@pytest.mark.parametrize("store", ["memory", "redis"])
 async def test_a_task_budget_stops_that_task_and_no_other(
-    proxy: ProxyFactory, engines: StartEngines, keys: Keys, tmp_path: Path
+    proxy: ProxyFactory, engines: StartEngines, keys: Keys, tmp_path: Path, redis_server: RedisServer, store: str
 ) -> None:
-    config = authz_config(keys, tmp_path, await engine_url(engines))
-    config["steps"].append({"name": "limits", "type": "authz.limits", "params": {"tasks": {"tokens": 30}}})
-    config["pipelines"]["chat"] = ["authn", "classify", "authorize", "limits", "state", "route"]
-    client = await proxy(config)
+    limits = {"store": store, "redis_url": redis_server.url, "tasks": {"tokens": 30}}
+    client = await proxy(tasked(keys, tmp_path, await engine_url(engines), limits))
     headers = caller(keys)
     opened = await client.post("/v1/chat/completions", json=ask("summarise my email", max_tokens=30), headers=headers)
     assert opened.status == 200
+    await drained(client)
     task = {"x-taskgate-task-token": opened.headers["x-taskgate-task-token"]}
     again = await client.post("/v1/chat/completions", json=ask("and the next"), headers=headers | task)
     assert again.status == 429
@@ -156,6 +184,22 @@ async def test_a_task_budget_stops_that_task_and_no_other(
     assert error["message"].startswith("task '")
     fresh = await client.post("/v1/chat/completions", json=ask("summarise my email"), headers=headers)
     assert fresh.status == 200
+
+
+@pytest.mark.parametrize("store", ["memory", "redis"])
+async def test_a_cost_budget_counts_the_pools_price(
+    proxy: ProxyFactory, engines: StartEngines, keys: Keys, redis_server: RedisServer, store: str
+) -> None:
+    config = limited(keys, await engine_url(engines), {"store": store, "redis_url": redis_server.url,
+                                                      "tenants": {"*": {"cost": 0.001}}})  # fmt: skip
+    config["routing"]["pools"][0]["price"] = {"input_per_mtok": 10.0, "output_per_mtok": 20.0}  # 40 tokens: 0.0008
+    client = await proxy(config)
+    statuses = []
+    for _ in range(3):
+        statuses.append((await client.post("/v1/chat/completions", json=ASK, headers=caller(keys))).status)
+        await drained(client)
+    assert statuses == [200, 200, 429]  # 0.0008 and more spent, then 0.0016 > 0.001
+    assert last(client)["error"]["limits"]["limit"] == "cost"
 
 
 def test_a_limit_that_limits_nothing_is_a_config_error_naming_its_key(registry: Any) -> None:

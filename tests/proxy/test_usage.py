@@ -171,6 +171,34 @@ def test_usage_is_read_from_the_last_usage_object_of_a_window() -> None:
     assert usage_of(b'{"content": "the \\"usage\\" of words"}') is None
 
 
-def test_splice_adds_fields_without_parsing_and_declines_when_one_may_be_there() -> None:
-    assert json.loads(splice(b' {"a": 1}', {"b": {"c": True}}) or b"") == {"a": 1, "b": {"c": True}}
-    assert splice(b'{"b": 1}', {"b": 2}) is None
+def test_splice_adds_fields_without_writing_the_body_out_again() -> None:
+    assert json.loads(splice(b' {"a": 1}', {"b": {"c": True}})) == {"a": 1, "b": {"c": True}}
+
+
+async def test_a_stream_option_spelled_with_escapes_is_merged_not_duplicated(
+    proxy: ProxyFactory, aiohttp_server: Any
+) -> None:
+    recorder = Recorder()
+    upstream = await aiohttp_server(upstream_app(recorder))
+    client = await proxy(config(str(upstream.make_url("")).rstrip("/")))
+    sent = b'{"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": true, '
+    sent += b'"stream\\u005foptions": {"include_usage": false}}'
+    response = await client.post("/v1/chat/completions", data=sent, headers={"Content-Type": "application/json"})
+    await response.read()
+    (forwarded,) = recorder.bodies
+    assert forwarded.count(b"stream_options") == 1  # one key, which a lenient parser reads as we did
+    assert json.loads(forwarded)["stream_options"] == {"include_usage": True}
+
+
+def test_usage_null_is_taken_out_wherever_it_stands_without_a_parse() -> None:
+    kept = UsageKept()
+    first = b'data: {"usage": null, "choices": [{"delta": {"content": "a"}}]}\n\n'
+    last = b'data: {"choices": [{"delta": {"content": "b"}}], "usage": null}\n\n'
+    assert kept.chunk(first + last) == (
+        b'data: {"choices": [{"delta": {"content": "a"}}]}\n\ndata: {"choices": [{"delta": {"content": "b"}}]}\n\n'
+    )
+
+
+def test_a_usage_word_after_the_usage_object_does_not_hide_it() -> None:
+    whole = b'{"usage": {"prompt_tokens": 7, "completion_tokens": null}, "prompt_logprobs": [{"\\"usage": 1}]}'
+    assert usage_of(whole) == Usage(7, 0, None)

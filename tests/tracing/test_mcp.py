@@ -86,3 +86,16 @@ async def test_a_refused_tools_call_is_an_error_span_with_the_json_rpc_code(
     assert attrs(served)["taskgate.authz.rule"] == "c-home-only"
     assert "tools/call read" not in [s.name for s in traces.spans()]  # nothing reached the files server
     assert client.metas == []
+
+
+async def test_a_trace_context_in_meta_that_is_not_text_is_ignored_not_an_error(
+    tools: Any, traces: Traces, keys: Keys
+) -> None:
+    client = await tools(Script([Rule(match=".", reply="ok")]))
+    headers = {**bearer(keys), "x-taskgate-task-token": await summary_token(client, keys)}
+    async with connect(client, headers, "legacy") as mcp:
+        malformed: Any = {"traceparent": 123, "tracestate": []}
+        result = await mcp.call_tool("mail__read", {"folder": "inbox"}, meta=malformed)
+    assert not result.is_error  # a client's malformed context is no reason to fail its call
+    served = traces.one("tools/call mail__read")
+    assert served.status.status_code is not StatusCode.ERROR
