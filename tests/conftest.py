@@ -204,16 +204,18 @@ def haproxy(tmp_path: Path, backends: list[int], health: str | None = None) -> I
     """A real load balancer on 127.0.0.1, round-robin per request over `backends`; yields its port.
 
     Each answer names the replica that served it (`x-served-by: rN`, N the backend's index). With `health`
-    (a path, e.g. /readyz) each backend is checked every 200 ms and taken out at its first failed check, back
-    at its first good one; `haproxy_states(tmp_path)` reads what haproxy thinks of each.
+    (a path, e.g. /readyz) each backend is checked every 200 ms, taken out after two failed checks (a check
+    may take 2 s: a busy replica is not a dead one) and back at its first good one; `haproxy_states(tmp_path)`
+    reads what haproxy thinks of each.
     """
     binary = shutil.which("haproxy")
     if binary is None:
         pytest.fail("haproxy is not installed; `make test` installs it with apt-get")
     port = closed_port()
-    check = " check inter 200ms fall 1 rise 1" if health else ""
+    check = " check inter 200ms fall 2 rise 1" if health else ""
     servers = "\n".join(f"    server r{i} 127.0.0.1:{p}{check}" for i, p in enumerate(backends))
-    probe = f"    option httpchk GET {health}\n    http-check expect status 200\n" if health else ""
+    probe = f"    option httpchk GET {health}\n    http-check expect status 200\n    timeout check 2s\n"
+    probe = probe if health else ""
     config = tmp_path / "haproxy.cfg"
     config.write_text(
         f"global\n    stats socket {tmp_path / 'haproxy.sock'} level operator\n"

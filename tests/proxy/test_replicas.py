@@ -19,6 +19,7 @@ import aiohttp
 import httpx2
 import openai
 import pytest
+import redis.asyncio
 import yaml
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -172,6 +173,7 @@ async def test_three_replicas_behind_haproxy_lose_no_task_state_when_one_is_kill
     ):
         with haproxy(tmp_path, [r.port for r in started], health="/readyz") as port:
             await scenario(f"http://127.0.0.1:{port}", started, keys, tmp_path)
+    await every_key_is_bounded(redis_server.url)
 
 
 async def scenario(base: str, started: list[Replica], keys: Keys, tmp_path: Path) -> None:
@@ -262,6 +264,21 @@ async def scenario(base: str, started: list[Replica], keys: Keys, tmp_path: Path
         await http.close()
         await llm.close()
     assert out_s < 3
+
+
+async def every_key_is_bounded(url: str) -> None:
+    """What the replicas left in Redis is under the deployment's prefixes, and expires, but for a few fixed keys."""
+    client = redis.asyncio.Redis.from_url(url, decode_responses=True)
+    try:
+        names = [str(k) for k in await client.keys("*")]
+        lasting = {k for k in names if await client.ttl(k) < 0}
+    finally:
+        await client.aclose()
+    assert {k.split(":")[0] for k in names} == {"taskgate"}
+    assert not any(k.startswith("taskgate:mcp:session:") for k in names)  # the client's DELETE closed it
+    assert any(k.startswith("taskgate:workflow:run:") for k in names)
+    # the epoch of the task store, in-flight counts per endpoint, the prefix index (bounded by its own cap)
+    assert lasting <= {"taskgate:task:epoch", "taskgate:inflight", "taskgate:prefix:sim"}, lasting
 
 
 async def _all_up(tmp_path: Path) -> bool:
