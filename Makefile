@@ -22,10 +22,10 @@ test-deps: system-deps $(BIN)/python
 	$(PIP) ./examples/keyword-guard
 	bash tests/conformance/install.sh
 
-# Redis backs shared cluster state, haproxy balances replicas (the suite starts its own on 127.0.0.1);
-# npm fetches Node 22 and the MCP conformance suite (tests/conformance/install.sh).
+# Redis backs shared state and redis-sentinel fails it over, haproxy balances replicas (the suite starts its
+# own on 127.0.0.1); npm fetches Node 22 and the MCP conformance suite (tests/conformance/install.sh).
 system-deps:
-	@{ command -v redis-server && command -v haproxy && command -v npm; } >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq redis-server haproxy npm >/dev/null; }
+	@{ command -v redis-server && command -v redis-sentinel && command -v haproxy && command -v npm; } >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq redis-server redis-sentinel haproxy npm >/dev/null; }
 
 lint:
 	$(BIN)/ruff check .

@@ -165,9 +165,11 @@ def sentinel_group(tmp_path: Path) -> Iterator[SentinelGroup]:
     binary = shutil.which("redis-sentinel")
     if binary is None:
         pytest.fail("redis-sentinel is not installed; `make test` installs it with apt-get")
-    primary = _started(RedisServer(port := closed_port(), _spawn(port)))
+    primary = _started(RedisServer(port := closed_port(), _spawn(port, "--dir", str(tmp_path))))
     replica_port = closed_port()
-    replica = _started(RedisServer(replica_port, _spawn(replica_port, "--replicaof", "127.0.0.1", str(port))))
+    replica = _started(
+        RedisServer(replica_port, _spawn(replica_port, "--replicaof", "127.0.0.1", str(port), "--dir", str(tmp_path)))
+    )  # a replica's full sync goes through an RDB file on disk: in tmp_path, not the working directory
     sentinel_port = closed_port()
     config = tmp_path / "sentinel.conf"  # the sentinel rewrites it as it learns
     config.write_text(
