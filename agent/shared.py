@@ -2,10 +2,12 @@
 
 A run executes on the replica that admitted it; with `workflows.store:
 redis` that replica writes the run's view (what `GET /v1/tasks/{task}`
-answers) to Redis when it is admitted, whenever a step settles, and when it
-ends, so a poll reaching any replica finds it. Writes are coalesced: one
-writer task sends, per wake-up, one pipeline of the views that changed.
-The final view is written before the run's answer goes out.
+answers) to Redis when it is admitted, whenever a step starts or settles,
+and when it ends, so a poll reaching any replica finds it. Writes are
+coalesced and in order: one writer task sends, per wake-up, one pipeline of
+the views that changed, so an older view never lands after a newer one. The
+first view is in Redis before the 202 goes out, the last before the run's
+answer does.
 
 Each replica holds a lease (`replica:ID`, refreshed every second, expiring
 after LEASE_S). A run whose view says `running` while the replica that runs
@@ -37,6 +39,7 @@ from .run import Run
 
 Owner = tuple[str, str] | None  # (subject, tenant); None where no authentication is configured
 BEAT_S, LEASE_S = 1.0, 3.0
+SAVE_S = 2.0  # the longest saved() waits for the writer
 log = structlog.get_logger("taskgate")
 
 
@@ -60,6 +63,7 @@ class SharedRuns:
         self._prefix, self._limits = limits.key_prefix, limits
         self.replica = uuid.uuid4().hex
         self._dirty: dict[str, Run] = {}
+        self._waiting: list[asyncio.Future[None]] = []  # saved() calls, told when the writer's next pipeline ends
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -79,12 +83,12 @@ class SharedRuns:
         self._wake.set()
 
     async def saved(self, run: Run) -> None:
-        """Write `run`'s view now (its end, before the answer goes out); a store away is logged, not raised."""
-        self._dirty.pop(self._key(run.owner, run.task), None)
-        try:
-            await self._write({self._key(run.owner, run.task): run})
-        except Exception as exc:
-            log.warning("workflow_run_not_shared", task=run.task, reason=f"{type(exc).__name__}: {exc}")
+        """Until `run`'s view as it is now has been written (or the write failed, which the writer logs)."""
+        self.changed(run)
+        done = asyncio.get_running_loop().create_future()
+        self._waiting.append(done)
+        with contextlib.suppress(TimeoutError):  # bounded: the store's own timeouts are shorter
+            await asyncio.wait_for(asyncio.shield(done), SAVE_S)
 
     async def find(self, owner: Owner, task: str) -> dict[str, Any] | None:
         """The view of a run another replica holds (interrupted if that replica is gone); None if there is none."""
@@ -111,11 +115,16 @@ class SharedRuns:
             await self._wake.wait()
             self._wake.clear()
             batch, self._dirty = self._dirty, {}
+            waiting, self._waiting = self._waiting, []
             try:
                 await self._write(batch)
+                failed = False
             except Exception as exc:  # kept for the next try; the runs go on here whatever Redis does
                 log.warning("workflow_runs_not_shared", runs=len(batch), reason=f"{type(exc).__name__}: {exc}")
-                self._dirty = {**batch, **self._dirty}
+                self._dirty, failed = {**batch, **self._dirty}, True
+            finally:
+                _release(waiting)
+            if failed:
                 await asyncio.sleep(BEAT_S)
                 self._wake.set()
 
@@ -135,8 +144,15 @@ class SharedRuns:
             if self._dirty:
                 await self._write(self._dirty)
             await self._redis.delete(self._prefix + f"replica:{self.replica}")
+        _release(self._waiting)
         with contextlib.suppress(Exception):
             await self._redis.aclose()
+
+
+def _release(waiting: list[asyncio.Future[None]]) -> None:
+    for done in waiting:
+        if not done.done():
+            done.set_result(None)
 
 
 def interrupted(view: dict[str, Any]) -> dict[str, Any]:

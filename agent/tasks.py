@@ -138,6 +138,7 @@ async def submit(request: web.Request) -> web.StreamResponse:
     headers = _task_headers(run)
     if not workflow.spec.wait:
         request.app[RUNS].background(_in_background(request.app, run, parallel, wall_s))
+        await request.app[RUNS].saved(run)  # a poll that reaches another replica next finds the task
         body = {"task": run.task, "status": run.status, "poll": f"/v1/tasks/{run.task}"}
         return web.json_response(body, status=202, headers=headers)
     if "text/event-stream" in request.headers.get("Accept", ""):

@@ -161,6 +161,7 @@ async def until(check: Any, within_s: float, what: str) -> Any:
     pytest.fail(f"not within {within_s} s: {what}")
 
 
+@pytest.mark.timeout(120)  # three processes start on two cores shared with the rest of the suite
 async def test_three_replicas_behind_haproxy_lose_no_task_state_when_one_is_killed_mid_run(
     aiohttp_server: Any, keys: Keys, tmp_path: Path, redis_server: RedisServer
 ) -> None:
