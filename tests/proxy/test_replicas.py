@@ -236,14 +236,14 @@ async def scenario(base: str, started: list[Replica], keys: Keys, tmp_path: Path
             await asyncio.sleep(0.5)
             os.kill(victim.proc.pid, signal.SIGKILL)
             killed = time.monotonic()
+            await until(lambda: _down(tmp_path, victim.name), 5, "haproxy takes the killed replica out")
+            out_s = time.monotonic() - killed
             outcomes = await asyncio.wait_for(asyncio.gather(*in_flight, return_exceptions=True), CHAT_S + 10)
-            failed = [o for o in outcomes if isinstance(o, BaseException)]
+            failed = [o for o in outcomes if isinstance(o, BaseException)]  # a 502 from haproxy, or a reset
             assert all(isinstance(o, openai.APIConnectionError | openai.InternalServerError) for o in failed), failed
             assert failed, "no request was in flight on the killed replica"
             assert len(failed) < REPLICAS
 
-            await until(lambda: _down(tmp_path, victim.name), 5, "haproxy takes the killed replica out")
-            out_s = time.monotonic() - killed
             # from here on every request succeeds, and finds what the killed replica knew
             later = [await chat("and more", **{"x-taskgate-task-token": token}) for _ in range(2 * REPLICAS)]
             assert {c.headers["x-served-by"] for c in later} == {r.name for r in started} - {victim.name}
