@@ -180,6 +180,7 @@ async def post(request: web.Request) -> web.StreamResponse:
                 session = await _session(request)  # an answer to a relayed request: from the session's own caller
                 _check_owner(session, await _identify(request))
                 if not request.app[ANSWERS].answer(str(session.sid), parsed):
+                    message_id = None  # the error answers no request of the client's
                     raise RpcError(INVALID_REQUEST, UNEXPECTED_ANSWER, 409, {"reason": "no_relayed_request"})
             return web.Response(status=202)
         message_id = message.id
