@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,6 +71,7 @@ class Run:
         self.finished = asyncio.Event()
         self.ended_at: float | None = None
         self.ended_mono: float | None = None  # time.monotonic() when it ended, for how long it is kept
+        self.on_change: Callable[[Run], None] = lambda run: None  # its view changed (the shared store listens)
 
     def view(self) -> dict[str, Any]:
         return {
@@ -137,6 +138,7 @@ class Run:
             state.status = "skipped"
             state.error = {"code": "dependency_failed", "message": f"step {cause!r} did not complete"}
         self.updates.put_nowait(record.name)
+        self.on_change(self)
 
     async def step(self, sid: str) -> str:
         """Run one step (called by the engine when its inputs exist); raises NotCompleted unless it completed."""
@@ -144,6 +146,7 @@ class Run:
         outputs = {k: s.output or "" for k, s in self.steps.items() if s.status == "completed"}
         child, started = self.evidence.child(sid), time.perf_counter()
         state.status, state.started_ms = "running", self.evidence.offset_ms(started)
+        self.on_change(self)
         status = 500
         try:
             _check_inputs(spec, outputs, self.limits.max_input_chars)
@@ -212,6 +215,7 @@ class Run:
         self.evidence.task = {"task": self.task, "status": self.status, "steps": counts, "trace": self.trace}
         self.finished.set()
         self.updates.put_nowait("")
+        self.on_change(self)
 
 
 def _check_inputs(spec: StepSpec, outputs: dict[str, str], limit: int) -> None:

@@ -1,7 +1,7 @@
 """`/v1/tasks`: a client submits a workflow; taskgate checks its graph, opens its task, runs it, reports every step.
 
     POST /v1/tasks          {"purpose": "...", "steps": [...], "limits": {...}, "wait": true}
-    GET  /v1/tasks/{task}   the task's state while it runs and for a while after
+    GET  /v1/tasks/{task}   the task's state while it runs and for a while after (any replica, with Redis)
 
 A POST answers, by default, when the task ends: every step's status, output
 and timing. With `Accept: text/event-stream` it streams an event per step as
@@ -26,6 +26,7 @@ from taskgate.plugins import EVIDENCE, FRONT, ClientError, Reject
 
 from .config import WorkflowsConfig
 from .run import Run
+from .shared import SharedRuns
 from .types import CALLER
 from .workflows import Workflow, WorkflowError, parse
 
@@ -33,12 +34,17 @@ Owner = tuple[str, str] | None  # (subject, tenant); None where no authenticatio
 
 
 class Runs:
-    """Tasks kept for polling, bounded in number and age; those still running in the background end at shutdown."""
+    """Tasks kept for polling, bounded in number and age; those still running in the background end at shutdown.
+
+    With `workflows.store: redis` each run's view is shared as it changes (shared.py), so any replica answers
+    a poll; the runs themselves, and the running limits, are this replica's.
+    """
 
     def __init__(self, limits: WorkflowsConfig):
         self._runs: OrderedDict[tuple[Owner, str], Run] = OrderedDict()  # in the owner's namespace
         self._limits = limits
         self._background: set[asyncio.Task[None]] = set()
+        self.shared = SharedRuns(limits) if limits.store == "redis" else None
 
     def admit(self, run: Run) -> None:
         """Keep `run` for polling; past the running limits, refuse it (429) before any step runs."""
@@ -51,6 +57,9 @@ class Runs:
                 headers={"Retry-After": "1"},
             )  # fmt: skip
         self._runs[(run.owner, run.task)] = run
+        if self.shared is not None:
+            run.on_change = self.shared.changed
+            self.shared.changed(run)
 
     def _forget(self) -> None:
         """Drop ended tasks past `keep` (oldest first) or `keep_s` after they ended; running ones stay."""
@@ -67,6 +76,22 @@ class Runs:
             return None
         return run
 
+    async def find(self, owner: Owner, task: str) -> dict[str, Any] | None:
+        """A task's view: this replica's own run, else (shared) the one another replica holds or held."""
+        run = self.get(owner, task)
+        if run is not None:
+            return run.view()
+        return await self.shared.find(owner, task) if self.shared is not None else None
+
+    async def saved(self, run: Run) -> None:
+        """The run's view is shared as it is now (its end): a poll on another replica finds it."""
+        if self.shared is not None:
+            await self.shared.saved(run)
+
+    async def start(self) -> None:
+        if self.shared is not None:
+            await self.shared.start()
+
     def background(self, work: Any) -> None:
         job = asyncio.create_task(work)
         self._background.add(job)
@@ -76,6 +101,8 @@ class Runs:
         for job in list(self._background):
             job.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
+        if self.shared is not None:
+            await self.shared.close()
 
 
 RUNS = web.AppKey("taskgate.task_runs", Runs)
@@ -93,6 +120,7 @@ def add_routes(app: web.Application) -> None:
 
 
 async def _runs(app: web.Application) -> AsyncIterator[None]:
+    await app[RUNS].start()
     yield
     await app[RUNS].close()
 
@@ -110,11 +138,13 @@ async def submit(request: web.Request) -> web.StreamResponse:
     headers = _task_headers(run)
     if not workflow.spec.wait:
         request.app[RUNS].background(_in_background(request.app, run, parallel, wall_s))
+        await request.app[RUNS].saved(run)  # a poll that reaches another replica next finds the task
         body = {"task": run.task, "status": run.status, "poll": f"/v1/tasks/{run.task}"}
         return web.json_response(body, status=202, headers=headers)
     if "text/event-stream" in request.headers.get("Accept", ""):
         return await _stream(request, run, parallel, wall_s, headers)
     await run.execute(parallel, wall_s)
+    await request.app[RUNS].saved(run)
     return web.json_response(run.view(), headers=headers)
 
 
@@ -139,6 +169,7 @@ async def _in_background(app: web.Application, run: Run, parallel: int, wall_s: 
     try:
         await run.execute(parallel, wall_s)
     finally:
+        await app[RUNS].saved(run)
         run.evidence.finish(200)
         app[FRONT].publish(run.evidence)
 
@@ -154,6 +185,7 @@ async def _stream(
         while (sid := await run.updates.get()) != "":
             await response.write(_event("step", {"id": sid, **run.steps[sid].view()}))
         await work
+        await request.app[RUNS].saved(run)
         await response.write(_event("done", run.view()))
     finally:
         if not work.done():  # the client went away: the task stops with it
@@ -171,10 +203,10 @@ def _event(name: str, data: dict[str, Any]) -> bytes:
 async def state(request: web.Request) -> web.Response:
     """A task's state; only its owner sees it (anyone else gets the same 404 as for an unknown task)."""
     request[EVIDENCE].surface = "tasks"
-    run = request.app[RUNS].get(await _caller(request), request.match_info["task"])
-    if run is None:
-        raise ClientError(404, "unknown_task", "no such task here (finished tasks are kept for a while, per replica)")
-    return web.json_response(run.view())
+    view = await request.app[RUNS].find(await _caller(request), request.match_info["task"])
+    if view is None:
+        raise ClientError(404, "unknown_task", "no such task (finished tasks are kept for a while)")
+    return web.json_response(view)
 
 
 async def _caller(request: web.Request) -> Owner:

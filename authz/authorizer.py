@@ -81,7 +81,7 @@ class Authorizer:
         self.tasks: TaskConfig = config.tasks
         self.tokens = TaskTokens(config.tasks)
         self.store: MemoryTaskStore | RedisTaskStore = (
-            RedisTaskStore(config.tasks.redis_url) if config.tasks.store == "redis"
+            RedisTaskStore(config.tasks.redis_url, config.tasks.key_prefix) if config.tasks.store == "redis"
             else MemoryTaskStore(config.tasks.max_tasks)
         )  # fmt: skip
         self._grants: OrderedDict[tuple[GrantSpec, int], Grant] = OrderedDict()

@@ -13,6 +13,7 @@ import jwt
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from taskgate.plugins import Params
+from taskgate.plugins.redis import RedisUrl
 
 from .jwks import JwksError, Key, usable_keys
 from .keys import SigningAlgorithm, SigningKey, asymmetric, load_private, load_public, secret
@@ -137,7 +138,7 @@ class PolicyConfig(Params):
     # the file must end with its seal (`taskgate policy seal FILE`); false only where every writer renames into place
     require_seal: bool = True
     reload_interval_s: float = Field(default=1.0, ge=0)  # how often the file's mtime is checked; 0: never
-    redis_url: str | None = None  # replicas announce reloads on a channel; each reloads its own file
+    redis_url: RedisUrl | None = None  # replicas announce reloads on a channel; each reloads its own file
     channel: str = "taskgate:policy"
 
     @field_validator("file", "model")
@@ -213,7 +214,8 @@ class TaskConfig(Params):
     issuer: str = "taskgate"
     ttl_s: int = Field(default=900, ge=10, le=86_400)
     store: Literal["memory", "redis"] = "memory"
-    redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_url: RedisUrl = "redis://127.0.0.1:6379/0"  # or redis+sentinel://HOST:PORT[,...]/SERVICE[/DB]
+    key_prefix: str = Field(default="taskgate:task:", min_length=1)  # of its keys: one per deployment sharing a Redis
     max_tasks: int = Field(default=100_000, ge=1)  # memory store: oldest tasks forgotten first
     approval_header: str = "x-taskgate-approval"  # an approved hold's id, on the retried call (or `_meta`)
     approval_scope: str | None = "taskgate:approve"  # a hold is answered only with a token carrying it; None: any

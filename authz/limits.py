@@ -31,6 +31,7 @@ from prometheus_client import Counter
 from pydantic import Field, model_validator
 
 from taskgate.plugins import GRANT, IDENTITY, Inputs, Params, Principal, Reject, Services, Step, Usage
+from taskgate.plugins.redis import RedisUrl, connect
 
 LIMITS = "limits"
 log = structlog.get_logger("taskgate.authz")
@@ -62,7 +63,7 @@ class LimitsParams(Params):
     tenants: dict[str, Limit] = Field(default_factory=dict)  # by tenant; "*": every tenant not named
     tasks: Limit | None = None  # each task's own, whoever runs it
     store: Literal["memory", "redis"] = "memory"  # memory: this replica only
-    redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_url: RedisUrl = "redis://127.0.0.1:6379/0"  # or redis+sentinel://HOST:PORT[,...]/SERVICE[/DB]
     key_prefix: str = "taskgate:limits:"
     timeout_ms: float = Field(default=100.0, gt=0)  # a store slower than this cannot decide
     on_store_error: Literal["deny", "allow"] = "deny"
@@ -381,14 +382,7 @@ class RedisLimits:
     """Limits shared by every replica on one Redis (store: redis)."""
 
     def __init__(self, url: str, prefix: str, timeout_ms: float):
-        import redis
-        import redis.asyncio as aioredis
-        from redis.asyncio.retry import Retry
-        from redis.backoff import NoBackoff
-
-        seconds = timeout_ms / 1000
-        retry = Retry(NoBackoff(), 1, (redis.ConnectionError,))  # a pooled connection a restart closed: once more
-        self._redis = aioredis.from_url(url, socket_timeout=seconds, socket_connect_timeout=seconds, retry=retry)
+        self._redis = connect(url, timeout_s=timeout_ms / 1000)  # redis:// or redis+sentinel://
         self._prefix = prefix
         self._admit = self._redis.register_script(_ADMIT)
         self._charge = self._redis.register_script(_CHARGE)

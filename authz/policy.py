@@ -23,6 +23,8 @@ import structlog
 from casbin.persist import StringAdapter
 from casbin.util import key_match
 
+from taskgate.plugins.redis import connect
+
 from .constraints import KINDS, ArgumentRule, Constraint, ConstraintError, compile_row, group
 from .errors import PolicyError
 from .seal import seal, unseal
@@ -306,9 +308,7 @@ class PolicyStore:
             raise
 
     async def _announce(self) -> None:
-        import redis.asyncio as aioredis
-
-        client = aioredis.from_url(self.redis_url or "", socket_timeout=1.0)
+        client = connect(self.redis_url or "", timeout_s=1.0)
         try:
             await client.publish(self.channel, str(self.current.generation))
         except Exception as exc:  # an unreachable Redis must not undo a good local reload
@@ -343,10 +343,8 @@ class PolicyStore:
                     log.exception("policy_reload_failed", file=str(self.path))
 
     async def _watch_channel(self) -> None:
-        import redis.asyncio as aioredis
-
         while True:
-            client = aioredis.from_url(self.redis_url or "")
+            client = connect(self.redis_url or "", timeout_s=None)  # a subscriber waits on its channel
             try:
                 async with client.pubsub() as pubsub:
                     await pubsub.subscribe(self.channel)

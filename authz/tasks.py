@@ -34,6 +34,8 @@ from dataclasses import asdict, dataclass
 import jwt
 import structlog
 
+from taskgate.plugins.redis import connect
+
 from .config import TaskConfig
 from .errors import TaskStoreUnavailable, TaskTokenError
 from .grant import GrantSpec
@@ -276,14 +278,8 @@ class RedisTaskStore:
     """
 
     def __init__(self, url: str, prefix: str = "taskgate:task:"):
-        import redis
-        import redis.asyncio as aioredis
-        from redis.asyncio.retry import Retry
-        from redis.backoff import NoBackoff
-
-        # one retry on a broken connection (a pooled one that a Redis restart closed); none on a timeout
-        retry = Retry(NoBackoff(), 1, (redis.ConnectionError,))
-        self._redis = aioredis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5, retry=retry)
+        # one retry on a broken connection (a pooled one that a Redis restart or failover closed); none on a timeout
+        self._redis = connect(url, timeout_s=0.5, retries=1)
         self._prefix = prefix
         self._epoch = prefix + "epoch"
         self._swap = self._redis.register_script(_SWAP)

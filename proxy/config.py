@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, HttpUrl, ValidationError, field_validator
 from taskgate.dag import Failure
 from taskgate.plugins import Params, Registry
 from taskgate.plugins.params import problems
+from taskgate.plugins.redis import RedisUrl
 
 from .errors import ConfigError
 
@@ -116,6 +117,9 @@ class McpConfig(Params):
     session_ttl_s: float = Field(default=86_400.0, gt=0)
     sessions_per_caller: int = Field(default=64, ge=1)  # a caller's oldest session closes past this
     relay_timeout_s: float = Field(default=120.0, gt=0)  # how long an upstream's request waits for the client
+    session_store: Literal["memory", "redis"] = "memory"  # redis: every replica serves every handshake session
+    redis_url: RedisUrl = "redis://127.0.0.1:6379/0"  # or redis+sentinel://HOST:PORT[,...]/SERVICE[/DB]
+    key_prefix: str = Field(default="taskgate:mcp:", min_length=1)
     # DNS rebinding protection (proxy/origins.py): None derives them from server.host
     allowed_hosts: list[str] | None = None
     allowed_origins: list[str] | None = None

@@ -18,12 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import time
-import uuid
-from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import AsyncIterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
@@ -81,6 +77,7 @@ from .errors import rpc_error_response
 from .mcp_forward import ITEMS, LISTINGS, forward_call, forward_item, list_items
 from .mcp_relay import Answers, Relay, answered
 from .mcp_rpc import APPROVAL_REQUIRED, FORBIDDEN, McpDispatch, RpcError, dump, explained, run_mcp_plan
+from .mcp_sessions import Session, Sessions, open_sessions
 from .mcp_upstream import Upstreams
 from .origins import Origins
 from .state import EVIDENCE, GATEWAY, Gateway
@@ -88,6 +85,10 @@ from .state import EVIDENCE, GATEWAY, Gateway
 __all__ = ["APPROVAL_REQUIRED", "FORBIDDEN", "UPSTREAMS", "RpcError", "add_routes", "forward_call"]
 UPSTREAMS = web.AppKey("taskgate.mcp.upstreams", Upstreams)
 SESSION_HEADER = "Mcp-Session-Id"
+UNEXPECTED_ANSWER = (
+    "no relayed request of this session waits for this answer here: it ended, timed out, or is held by another "
+    "replica (a relayed request is answered on the replica that made the call)"
+)
 ANSWERS = web.AppKey("taskgate.mcp.answers", Answers)
 ORIGINS = web.AppKey("taskgate.mcp.origins", Origins)
 CAPABILITIES = ServerCapabilities(
@@ -101,60 +102,6 @@ INSTRUCTIONS = "taskgate MCP gateway: tools, prompts and resources of several se
 log = structlog.get_logger("taskgate")
 
 
-@dataclass
-class Session:
-    """A handshake client's session, bound to its caller; a modern request's is its own, for that request only."""
-
-    version: str
-    subject: str | None  # None: a modern request's, which belongs to whoever its plan authenticates
-    tenant: str | None
-    capabilities: Mapping[str, Any] = field(default_factory=dict)  # the client's, as it declared them
-    created: float = field(default_factory=time.time)
-    task_token: str | None = None  # the task the session's calls last carried on: a bare listing is in it
-    log_level: str | None = None  # what the client asked to hear of the upstreams' logs (none: nothing)
-    sid: str | None = None  # a handshake session's id
-
-    @property
-    def elicits_url(self) -> bool:
-        """The client declared URL elicitation: an approval is asked for as one."""
-        elicitation = self.capabilities.get("elicitation")
-        return isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)
-
-
-class Sessions:
-    """Sessions bound to their caller; they expire, and one caller cannot crowd out the others."""
-
-    def __init__(self, limit: int, ttl_s: float, per_caller: int):
-        self._sessions: OrderedDict[str, Session] = OrderedDict()
-        self._limit, self._ttl, self._per_caller = limit, ttl_s, per_caller
-
-    def open(self, version: str, identity: Principal, capabilities: Mapping[str, Any]) -> str:
-        mine = [
-            sid for sid, s in self._sessions.items() if (s.subject, s.tenant) == (identity.subject, identity.tenant)
-        ]
-        for sid in mine[: max(0, len(mine) - self._per_caller + 1)]:  # a caller's oldest go first
-            del self._sessions[sid]
-        sid = uuid.uuid4().hex
-        self._sessions[sid] = Session(version, identity.subject, identity.tenant, capabilities, sid=sid)
-        while len(self._sessions) > self._limit:
-            self._sessions.popitem(last=False)
-        return sid
-
-    def get(self, sid: str) -> Session | None:
-        session = self._sessions.get(sid)
-        if session is not None and time.time() - session.created > self._ttl:
-            del self._sessions[sid]
-            return None
-        return session
-
-    def close(self, sid: str, identity: Principal) -> bool:
-        session = self._sessions.get(sid)
-        if session is None or (session.subject, session.tenant) != (identity.subject, identity.tenant):
-            return False
-        del self._sessions[sid]
-        return True
-
-
 SESSIONS = web.AppKey("taskgate.mcp.sessions", Sessions)
 
 
@@ -163,13 +110,22 @@ def add_routes(app: web.Application, gateway: Gateway) -> bool:
     if not config.servers:
         return False
     app[UPSTREAMS] = Upstreams(config, gateway.tracing)
-    app[SESSIONS] = Sessions(config.max_sessions, config.session_ttl_s, config.sessions_per_caller)
+    app[SESSIONS] = open_sessions(
+        config.session_store, config.redis_url, config.key_prefix, config.max_sessions, config.session_ttl_s,
+        config.sessions_per_caller,
+    )  # fmt: skip
+    app.cleanup_ctx.append(_sessions)
     app[ANSWERS] = Answers()
     app[ORIGINS] = Origins.build(gateway.config.server.host, config.allowed_hosts, config.allowed_origins)
     app.router.add_post("/mcp", post)
     app.router.add_get("/mcp", get)
     app.router.add_delete("/mcp", delete)
     return True
+
+
+async def _sessions(app: web.Application) -> AsyncIterator[None]:
+    yield
+    await app[SESSIONS].aclose()
 
 
 async def get(request: web.Request) -> web.Response:
@@ -197,7 +153,7 @@ async def delete(request: web.Request) -> web.Response:
         identity = await _identify(request)
     except RpcError as exc:
         return _error(None, exc)
-    closed = request.app[SESSIONS].close(request.headers.get(SESSION_HEADER, ""), identity)
+    closed = await request.app[SESSIONS].close(request.headers.get(SESSION_HEADER, ""), identity)
     return web.Response(status=204 if closed else 404)
 
 
@@ -224,9 +180,11 @@ async def post(request: web.Request) -> web.StreamResponse:
             ) from None
         if not isinstance(message, JSONRPCRequest):  # a notification, or a client's answer to a relayed request
             if isinstance(message, JSONRPCResponse | JSONRPCError) and request.headers.get(SESSION_HEADER):
-                session = _session(request)  # an answer to a relayed request: from the session's own caller
+                session = await _session(request)  # an answer to a relayed request: from the session's own caller
                 _check_owner(session, await _identify(request))
-                request.app[ANSWERS].answer(str(session.sid), parsed)
+                if not request.app[ANSWERS].answer(str(session.sid), parsed):
+                    message_id = None  # the error answers no request of the client's
+                    raise RpcError(INVALID_REQUEST, UNEXPECTED_ANSWER, 409, {"reason": "no_relayed_request"})
             return web.Response(status=202)
         message_id = message.id
         evidence.model = message.method
@@ -241,7 +199,7 @@ async def post(request: web.Request) -> web.StreamResponse:
                 {"jsonrpc": "2.0", "id": message_id, "result": result}, headers={SESSION_HEADER: sid}
             )
         else:
-            session = _session(request)
+            session = await _session(request)
         # parsed once: the plan's steps read this parse, not the bytes again
         context = RequestContext.parsed(evidence.request_id, MCP, request.path, request.headers, raw, parsed)
         with _traced(request, message, session):
@@ -373,7 +331,7 @@ async def _request(
     if method == "ping" or method == "server/discover" or method == "logging/setLevel":
         _check_owner(session, await _identify(request))  # the caller's own: nothing of a task in them
         if method == "logging/setLevel":  # the session's calls relay upstream logs from this level on
-            session.log_level = str((message.params or {})["level"])
+            await request.app[SESSIONS].remember(session, "log_level", str((message.params or {})["level"]))
         return _discover() if method == "server/discover" else {}
     if method == "tools/call":
         return await _call(request, context, session)
@@ -423,12 +381,21 @@ async def _call(
     except RpcError as exc:
         opened = exc.data.get(META_TASK_TOKEN) if isinstance(exc.data, dict) else None
         if owner:  # only the session's own caller moves its task on
-            session.task_token = opened if isinstance(opened, str) else presented or session.task_token
+            task = opened if isinstance(opened, str) else presented or session.task_token
+            await _carry_on(request, session, task)
         if session.elicits_url and exc.code == APPROVAL_REQUIRED:
             raise _elicitation(exc) from None
         raise
-    session.task_token = (result.get("_meta") or {}).get(META_TASK_TOKEN) or presented or session.task_token
+    await _carry_on(request, session, (result.get("_meta") or {}).get(META_TASK_TOKEN) or presented)
     return result
+
+
+async def _carry_on(request: web.Request, session: Session, token: str | None) -> None:
+    """The session's task is the one its last call carried on (or opened); a modern request's ends with it."""
+    if token and session.sid is not None:
+        await request.app[SESSIONS].remember(session, "task_token", token)
+    elif token:
+        session.task_token = token
 
 
 async def _initialize(request: web.Request, message: JSONRPCRequest) -> tuple[dict[str, Any], str]:
@@ -444,7 +411,9 @@ async def _initialize(request: web.Request, message: JSONRPCRequest) -> tuple[di
     )
     data = serialize_server_result("initialize", version, dump(result))
     capabilities = params.get("capabilities") if isinstance(params, dict) else None
-    return data, request.app[SESSIONS].open(version, identity, capabilities if isinstance(capabilities, dict) else {})
+    return data, await request.app[SESSIONS].open(
+        version, identity, capabilities if isinstance(capabilities, dict) else {}
+    )
 
 
 def _discover() -> dict[str, Any]:
@@ -457,11 +426,11 @@ def _discover() -> dict[str, Any]:
     return serialize_server_result("server/discover", LATEST_MODERN_VERSION, dump(result))
 
 
-def _session(request: web.Request) -> Session:
+async def _session(request: web.Request) -> Session:
     sid = request.headers.get(SESSION_HEADER)
     if not sid:
         raise RpcError(INVALID_REQUEST, "no Mcp-Session-Id: send initialize first", 400)
-    session = request.app[SESSIONS].get(sid)
+    session = await request.app[SESSIONS].get(sid)
     if session is None:
         raise RpcError(INVALID_REQUEST, "unknown or expired session: initialize again", 404)
     return session

@@ -24,6 +24,7 @@ from pydantic import Field
 
 from taskgate.errors import TaskgateError
 from taskgate.plugins import FAILURES, Evidence, Params, Principal, Problem
+from taskgate.plugins.redis import RedisUrl, connect
 
 SECTION = "responses"
 
@@ -32,7 +33,7 @@ class ResponsesConfig(Params):
     """The `responses` section: how long and how many Responses are kept, and where."""
 
     store: Literal["memory", "redis"] = "memory"
-    redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_url: RedisUrl = "redis://127.0.0.1:6379/0"
     key_prefix: str = "taskgate:response:"
     ttl_s: float = Field(default=3600.0, gt=0)
     max_responses: int = Field(default=4096, ge=1)  # memory: kept at once, the oldest forgotten first
@@ -120,13 +121,7 @@ class RedisStore:
     """Kept responses in Redis, so any replica continues a chain; each record expires on its own (no count bound)."""
 
     def __init__(self, config: ResponsesConfig):
-        import redis
-        import redis.asyncio as aioredis
-        from redis.asyncio.retry import Retry
-        from redis.backoff import NoBackoff
-
-        retry = Retry(NoBackoff(), 1, (redis.ConnectionError,))  # once, on a pooled connection a restart closed
-        self._redis = aioredis.from_url(config.redis_url, socket_timeout=0.5, socket_connect_timeout=0.5, retry=retry)
+        self._redis = connect(config.redis_url)  # retried once on a pooled connection a restart closed
         self.prefix, self.ttl_s = config.key_prefix, config.ttl_s
 
     async def get(self, owner: str, response_id: str) -> Kept | None:

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field, HttpUrl, field_validator, model_validator
 
 from taskgate.plugins import Endpoint, Params, TokenPrice
+from taskgate.plugins.redis import RedisUrl
 
 NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 Class = Literal["interactive", "batch", "background"]
@@ -78,7 +79,7 @@ class PoolConfig(Params):
 
 class StateConfig(Params):
     store: Literal["memory", "redis"] = "memory"
-    redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_url: RedisUrl = "redis://127.0.0.1:6379/0"  # or redis+sentinel://HOST:PORT[,...]/SERVICE[/DB]
     key_prefix: str = "taskgate"
     timeout_ms: float = Field(default=50.0, gt=0)
     retry_after_s: float = Field(default=5.0, gt=0)

@@ -15,10 +15,10 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from taskgate.plugins import describe
+from taskgate.plugins.redis import connect
 
 from .config import StateConfig
 from .prefix import PrefixIndex
@@ -123,9 +123,7 @@ class RedisStore:
         self.local = local
         self.config = config
         timeout = config.timeout_ms / 1000.0
-        self.redis: Any = aioredis.from_url(
-            config.redis_url, socket_timeout=timeout, socket_connect_timeout=timeout, decode_responses=True
-        )
+        self.redis: Any = connect(config.redis_url, timeout_s=timeout, decode_responses=True)
         self._down_until = 0.0
         self._down_reason = ""
         self._deltas: dict[str, int] = {}
