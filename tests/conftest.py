@@ -230,7 +230,8 @@ def haproxy(tmp_path: Path, backends: list[int], health: str | None = None) -> I
         proc = subprocess.Popen([binary, "-db", "-f", str(config)], stdout=out, stderr=out)
     try:
         deadline = time.monotonic() + 10
-        while not _listening(port):
+        stats = tmp_path / "haproxy.sock"
+        while not (_listening(port) and stats.exists()):  # the stats socket may come a moment after the port
             if time.monotonic() > deadline or proc.poll() is not None:
                 pytest.fail(f"haproxy did not start: {log.read_text()}")
             time.sleep(0.05)
