@@ -50,11 +50,13 @@ from .services import Services
 from .step import Step, StepOptions
 from .types import (
     ALLOWED_REGIONS,
+    BATCH_HEADER,
     DEFAULT_SESSION_HEADER,
     DEFAULT_TASK_HEADERS,
     ENDPOINT_READINGS,
     GRANT,
     IDENTITY,
+    IDLE_CAPACITY,
     PAYLOAD,
     PLACEMENT,
     READINESS,
@@ -79,6 +81,7 @@ from .types import (
 __all__ = [
     "AFFINITY",
     "ALLOWED_REGIONS",
+    "BATCH_HEADER",
     "DEFAULT_SESSION_HEADER",
     "DEFAULT_TASK_HEADERS",
     "DISTRIBUTION",
@@ -89,6 +92,7 @@ __all__ = [
     "GRANT",
     "GROUP",
     "IDENTITY",
+    "IDLE_CAPACITY",
     "META_APPROVAL",
     "META_ASSERTION",
     "META_PURPOSE",

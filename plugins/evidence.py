@@ -34,6 +34,7 @@ class Evidence:
     error: dict[str, Any] | None = None
     task: dict[str, Any] | None = None  # a task taskgate ran itself: its summary and trace of calls
     usage: dict[str, Any] | None = None  # tokens (and cost) of the answer; a task's: the sum over its calls
+    batch: dict[str, Any] | None = None  # a batch job's item: its job and custom_id; a job's own record: its counts
     started: float = field(default_factory=time.perf_counter)
     started_at: float = field(default_factory=time.time)  # wall clock, for readers that show when it happened
     duration_ms: float = 0.0
@@ -83,6 +84,8 @@ class Evidence:
             out["usage"] = self.usage
         if self.task is not None:
             out["task"] = self.task
+        if self.batch is not None:
+            out["batch"] = self.batch
         return out
 
     def child(self, suffix: str) -> Evidence:

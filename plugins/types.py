@@ -38,6 +38,16 @@ turns together on one endpoint (routing sets it; absent, DEFAULT_SESSION_HEADER)
 on a translated request, so a follow-up runs where the response it continues ran."""
 DEFAULT_SESSION_HEADER = "x-session-id"
 
+BATCH_HEADER = "x-taskgate-batch"
+"""The header that marks a batch job's item (the batch room sets it on the items it runs): its class, `background`
+or `batch`, and `; due` once the job's deadline is near. Routing gives such an item that class whatever a
+classifier said (it can only lower urgency), and places it only where a pool has idle capacity
+(`IDLE_CAPACITY`) until it is due. A client that sends it only slows its own request."""
+IDLE_CAPACITY = "idle_capacity"
+"""The `Services.shared` key of a list of idle-capacity checks: each a callable taking a model name and returning
+whether a pool that serves it is under its idle watermark now (None: it serves no such model). The batch room
+releases an item only while one says True (routing adds its cluster's; none registered: always idle)."""
+
 SERVED_MODELS = "served_models"
 """The `Services.shared` key of the model names the gateway serves, in config order (routing sets it)."""
 READINESS = "readiness"

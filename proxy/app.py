@@ -13,15 +13,17 @@ from opentelemetry.trace import TracerProvider
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from taskgate.agent.types import CALLER
+from taskgate.batch.types import ITEMS
 from taskgate.plugins import FRONT, READINESS, Registry, load_plugins
 from taskgate.plugins.evidence import EvidenceLog
 
 from . import mcp, openai, responses, ui
+from .batch_items import GatewayItems
 from .calls import GatewayCaller
 from .config import Config
 from .metrics import Metrics
 from .middleware import front_door, stamp_request_id
-from .plans import build_plans
+from .plans import build_plans, seeded_plans
 from .state import GATEWAY, Gateway
 from .tracing import Tracing
 
@@ -49,9 +51,11 @@ def create_app(config: Config, registry: Registry, tracer_provider: TracerProvid
     """
     services = registry.services(config.sections)
     tracing = config.tracing
+    plans = build_plans(config, registry, services)
     gateway = Gateway(
         config=config,
-        plans=build_plans(config, registry, services),
+        plans=plans,
+        seeded=seeded_plans(plans),
         services=services,
         metrics=Metrics(services.metrics, config.core.usage.metric_tenants),
         evidence=EvidenceLog(config.core.logging.evidence_buffer),
@@ -71,7 +75,8 @@ def create_app(config: Config, registry: Registry, tracer_provider: TracerProvid
     if mcp.add_routes(app, gateway):
         app.cleanup_ctx.append(_mcp_upstreams)
     app[CALLER] = GatewayCaller(gateway, app.get(mcp.UPSTREAMS))
-    for add_routes in registry.routes:  # the rooms' own routes: authz's task tokens, agent's /v1/tasks
+    app[ITEMS] = GatewayItems(gateway)
+    for add_routes in registry.routes:  # the rooms' own routes: authz's task tokens, agent's /v1/tasks, batches
         add_routes(app)
     ui.add_routes(app, gateway)  # the dashboard at /ui, unless ui.enabled is false
     app.router.add_get("/healthz", healthz)

@@ -58,9 +58,13 @@ async def decide(
     context: RequestContext,
     evidence: Evidence,
     overrides: Mapping[str, Any] | None = None,
+    caller: Any = None,
+    seeded: bool = False,
 ) -> Decision:
-    """Run the plan and prepare the body; `overrides` are set on the body last (the calls taskgate makes stream)."""
-    values = await gateway.run_plan(surface, context, evidence)
+    """Run the plan and prepare the body; `overrides` are set on the body last (the calls taskgate makes stream).
+
+    `seeded`: the plan runs as `caller`, who was authenticated before (a batch job's items)."""
+    values = await gateway.run_plan(surface, context, evidence, caller, seeded)
     placement = values.get(PLACEMENT)
     if not isinstance(placement, Placement):
         raise PlanIncomplete(f"plan {surface!r} gave no placement (got {type(placement).__name__})")

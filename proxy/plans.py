@@ -29,6 +29,21 @@ def build_plans(config: Config, registry: Registry, services: Services) -> dict[
     return plans
 
 
+def seeded_plans(plans: Mapping[str, Plan]) -> dict[str, Plan]:
+    """Each OpenAI surface's plan without the step that authenticates, its `identity` a seed instead: for work
+    whose caller was authenticated before it runs (a batch job's items). Where no step authenticates, the plan."""
+    seeded = {}
+    for surface in SURFACES:
+        plan = plans[surface]
+        provider = next((n for n, s in plan.steps.items() if s.spec.provides == IDENTITY), None)
+        if provider is None:
+            seeded[surface] = plan
+            continue
+        steps = [step for name, step in plan.steps.items() if name != provider]
+        seeded[surface] = compile_plan(surface, steps, seeds=[REQUEST, IDENTITY], outputs=[PLACEMENT])
+    return seeded
+
+
 def _compile_mcp(config: Config, steps: Mapping[str, Step[Any]]) -> Plan:
     """The MCP gateway's plan must decide who may call what: it has to provide an identity and a grant."""
     if MCP not in config.core.pipelines:

@@ -100,7 +100,7 @@ async def send_attempts(
             observer.attempt_started(endpoint)
         log.first_byte_by = loop.time() + log.timeouts.first_byte_s
         try:
-            async with asyncio.timeout_at(_finite(log.first_byte_by)):
+            async with asyncio.timeout_at(finite(log.first_byte_by)):
                 response = await session.post(endpoint.url + path, data=body, headers={**headers, **endpoint.headers})
         except (aiohttp.ClientError, TimeoutError) as exc:
             if observer is not None:
@@ -129,7 +129,7 @@ async def send_attempts(
     raise UpstreamUnavailable(f"no upstream answered ({tried})", all(a.get("timeout") for a in log.attempts))
 
 
-def _finite(when: float) -> float | None:
+def finite(when: float) -> float | None:
     return when if math.isfinite(when) else None
 
 
@@ -160,7 +160,7 @@ class Chunks:
         first = log.first_chunk_ms is None
         deadline = log.first_byte_by if first else self._loop.time() + log.timeouts.idle_s
         try:
-            async with asyncio.timeout_at(_finite(deadline)):
+            async with asyncio.timeout_at(finite(deadline)):
                 chunk = await self._content.readany()
         except TimeoutError:
             wait = log.timeouts.first_byte_s if first else log.timeouts.idle_s
@@ -328,7 +328,7 @@ def refused(exc: Exception, log: Dispatch, otherwise: str = "") -> str:
 async def relay_error(upstream: aiohttp.ClientResponse, headers: Mapping[str, str], log: Dispatch) -> web.Response:
     """An upstream's error answer as an OpenAI error with a stable code; its own text goes to the evidence only."""
     try:
-        async with upstream, asyncio.timeout(_finite(log.timeouts.idle_s)):
+        async with upstream, asyncio.timeout(finite(log.timeouts.idle_s)):
             body = await upstream.content.read(MAX_ERROR_BYTES)
     except (aiohttp.ClientError, TimeoutError):
         body = b""
@@ -348,7 +348,7 @@ async def relay_whole(
 ) -> web.Response:
     """A non-streamed answer: read it and pass the same bytes on (through output guards, if any)."""
     try:
-        async with upstream, asyncio.timeout(_finite(log.timeouts.idle_s)):
+        async with upstream, asyncio.timeout(finite(log.timeouts.idle_s)):
             body = await upstream.read()
     except (aiohttp.ClientError, TimeoutError) as exc:
         log.outcome = f"upstream_broke: {describe(exc)}"

@@ -48,6 +48,9 @@ class Gateway:
     pool: ThreadPoolExecutor | None = None
     ready: bool = False
     tracing: Tracing | None = None  # None: tracing is off, and no request does any tracing work
+    seeded: dict[str, Plan] = field(default_factory=dict)
+    """Per surface, its plan with the caller as a seed (no authenticate step): batch items, whose caller was
+    authenticated when their job was created (plans.seeded_plans)."""
     outputs: dict[str, tuple[str, ...]] = field(init=False)
     """Per surface, the keys its steps provide, in plan order: where body edits and output guards come from."""
     _background: set[asyncio.Task[None]] = field(default_factory=set, init=False, repr=False)
@@ -69,9 +72,18 @@ class Gateway:
         while self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
 
-    async def run_plan(self, surface: str, context: RequestContext, evidence: Evidence) -> dict[str, Any]:
-        """Run `surface`'s plan; the steps, decisions and metrics are recorded whether it finishes or stops."""
-        run = Execution(self.plans[surface], {REQUEST: context}, self.pool)
+    async def run_plan(
+        self, surface: str, context: RequestContext, evidence: Evidence, caller: Any = None, seeded: bool = False
+    ) -> dict[str, Any]:
+        """Run `surface`'s plan; the steps, decisions and metrics are recorded whether it finishes or stops.
+
+        `seeded`: its variant that takes `caller` as the identity instead of authenticating the request."""
+        if seeded:
+            plan = self.seeded[surface]
+            seeds = {REQUEST: context, IDENTITY: caller} if IDENTITY in plan.seeds else {REQUEST: context}
+        else:
+            plan, seeds = self.plans[surface], {REQUEST: context}
+        run = Execution(plan, seeds, self.pool)
         try:
             return await run.run()
         except BaseException:

@@ -17,6 +17,7 @@ from typing import Any
 
 from taskgate.plugins import (
     ENDPOINT_READINGS,
+    IDLE_CAPACITY,
     READINESS,
     REQUEST,
     SESSION_HEADER,
@@ -35,7 +36,7 @@ from .config import RoutingConfig
 from .prefix import PrefixIndex, block_hashes, canonical
 from .scrape import Load, scrape, served_models
 from .store import MemoryStore, RedisStore, Store, View
-from .topology import Topology
+from .topology import Pool, Topology
 
 CLUSTER = "cluster"
 """The key under which cluster_state hands its ClusterView to route."""
@@ -62,6 +63,7 @@ class ClusterState:
         # per endpoint, this replica's dispatches started and ended since its last scrape: what the scrape
         # cannot know yet, so its numbers are corrected by them (an engine that just finished is idle)
         self.since_scrape: dict[str, list[int]] = {}
+        self.idle_open: dict[str, bool] = {}  # per pool, whether it takes idle work (between the two watermarks)
 
     def dispatched(self, endpoint: str) -> None:
         self.since_scrape.setdefault(endpoint, [0, 0])[0] += 1
@@ -130,6 +132,34 @@ class ClusterState:
             "prefix_hits": load.prefix_hits,
             "prefix_queries": load.prefix_queries,
         }
+
+    def idle_load(self, pool: Pool) -> float:
+        """How busy the pool is, as idle work judges it: 1 while a request waits for it (here or at an engine),
+        else the larger of its in-flight share of `max_inflight` and its fullest endpoint's KV usage."""
+        gate = self.gates[pool.name]
+        if gate.queued:
+            return 1.0
+        load = gate.inflight / gate.watermark
+        for endpoint in pool.endpoints:
+            reading = self.loads.get(endpoint.name)
+            if reading is not None and reading.healthy:
+                if reading.waiting > 0:
+                    return 1.0
+                load = max(load, reading.kv_usage)
+        return load
+
+    def idle_pool(self, pool: Pool) -> bool:
+        """Whether the pool takes idle work now: it opens under `idle_low` and closes at `idle_high`."""
+        admission, load = self.config.admission, self.idle_load(pool)
+        was_open = self.idle_open.get(pool.name, True)
+        now_open = load < admission.idle_low or (was_open and load < admission.idle_high)
+        self.idle_open[pool.name] = now_open
+        return now_open
+
+    def idle(self, model: str) -> bool | None:
+        """Whether a pool serving `model` takes idle work now (`IDLE_CAPACITY`); None if none serves it."""
+        offers = self.topology.offers(model)
+        return any(self.idle_pool(offer.pool) for offer in offers) if offers else None
 
     def _usable(self, endpoint: str, model: str) -> bool:
         load = self.loads.get(endpoint)
@@ -252,6 +282,9 @@ class ClusterStateStep(Step[NoParams]):
         readings: list[Callable[[], Mapping[str, Mapping[str, Any]]]] = services.shared(ENDPOINT_READINGS, list)
         if self.cluster.readings not in readings:
             readings.append(self.cluster.readings)
+        idle: list[Callable[[str], bool | None]] = services.shared(IDLE_CAPACITY, list)
+        if self.cluster.idle not in idle:
+            idle.append(self.cluster.idle)
 
     async def run(self, inputs: Inputs) -> ClusterView:
         request: RequestContext = inputs[REQUEST]

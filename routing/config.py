@@ -108,6 +108,16 @@ class AdmissionConfig(Params):
     queue_limit: int = Field(default=512, ge=0)
     max_wait_s: float = Field(default=30.0, gt=0)
     aging_s: float = Field(default=5.0, gt=0)
+    # a pool takes batch jobs' items only while idle: its load (the largest of in-flight over max_inflight, an
+    # endpoint's KV usage, 1 while anything queues) falls under idle_low to open, and at idle_high it closes
+    idle_low: float = Field(default=0.5, gt=0, le=1)
+    idle_high: float = Field(default=0.8, gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> AdmissionConfig:
+        if self.idle_low > self.idle_high:
+            raise ValueError(f"idle_low ({self.idle_low}) must not exceed idle_high ({self.idle_high})")
+        return self
 
 
 class FallbackConfig(Params):

@@ -27,6 +27,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, mod
 from taskgate.errors import TaskgateError
 from taskgate.plugins import (
     ALLOWED_REGIONS,
+    BATCH_HEADER,
     PLACEMENT,
     REQUEST,
     REQUEST_CLASS,
@@ -55,6 +56,8 @@ from .topology import Offer
 from .tracker import Tracker
 
 CLASSES = ("interactive", "batch", "background")
+BATCH_CLASSES = ("batch", "background")  # what a batch item may be: never interactive
+NOT_IDLE_RETRY_S = 1
 
 
 class RouteParams(Params):
@@ -134,7 +137,9 @@ class Route(Step[RouteParams]):
             raise
 
     def _decide(self, offers: list[Offer], inputs: Inputs, request: RequestContext, view: ClusterView) -> Decision:
-        cls = self._class(inputs, request)
+        cls, idle_only = self._class(inputs, request)
+        if idle_only:
+            offers = self._idle(offers, request)
         tokens = self._prompt_tokens(view) + _max_tokens(request.json())
         regions, pools = inputs.get(ALLOWED_REGIONS), self.cluster.topology.facts
         decision = Decision(request, tokens, regions, pools, cls, self.targets[cls])
@@ -156,22 +161,38 @@ class Route(Step[RouteParams]):
         decision.chosen, decision.order = self._order(decision, pick)
         return decision
 
-    def _class(self, inputs: Inputs, request: RequestContext) -> str:
-        """The classifier's class if it ran; else the caller's header where policy allows; else the default.
+    def _class(self, inputs: Inputs, request: RequestContext) -> tuple[str, bool]:
+        """The request's class, and whether it may only run in idle capacity.
 
+        A batch job's item (BATCH_HEADER) has its job's class, idle capacity only until it is due. Otherwise:
+        the classifier's class if it ran; else the caller's header where policy allows; else the default.
         With `class_header: lower` (the default) a caller may only ask for less urgency than the
         default, so a header cannot buy interactive priority.
         """
+        item = request.headers.get(BATCH_HEADER)
+        if item is not None:
+            cls, _, due = item.partition(";")
+            if cls.strip() in BATCH_CLASSES:
+                return cls.strip(), due.strip() != "due"
         default = self.cluster.config.classes.default
         given = inputs.get(REQUEST_CLASS)
         if given in CLASSES:
-            return str(given)
+            return str(given), False
         claimed = request.headers.get(self.cluster.config.classes.header) if self.params.class_header != "off" else None
         if claimed not in CLASSES:
-            return default
+            return default, False
         if self.params.class_header == "lower" and CLASSES.index(claimed) < CLASSES.index(default):
-            return default
-        return str(claimed)
+            return default, False
+        return str(claimed), False
+
+    def _idle(self, offers: list[Offer], request: RequestContext) -> list[Offer]:
+        """The offers whose pool takes idle work now; none: the item waits (429 `pool_not_idle`, the batch
+        room tries it again later)."""
+        idle = [offer for offer in offers if self.cluster.idle_pool(offer.pool)]
+        if not idle:
+            message = f"no pool serving {request.model!r} has idle capacity now; a batch item waits for it"
+            raise Reject(429, "pool_not_idle", message, "rate_limit_error", {"Retry-After": str(NOT_IDLE_RETRY_S)})
+        return idle
 
     def _eligible(self, offer: Offer, view: ClusterView, decision: Decision) -> tuple[Candidate, ...]:
         """The pool's endpoints every filter keeps. A pool with none left is refused, with the reason they share."""
