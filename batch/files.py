@@ -26,6 +26,7 @@ Owner = tuple[str, str] | None  # (subject, tenant); None where no plan authenti
 PURPOSES = ("batch",)
 MAX_CUSTOM_ID = 512
 ENDPOINTS = (*SURFACES, RESPONSES)
+PRIVATE = 0o600  # files hold callers' prompts and answers, a job who its caller is: the owner's alone
 
 
 class LineError(ClientError):
@@ -108,7 +109,7 @@ class Files:
     def new_path(self) -> tuple[str, Path]:
         """A fresh file id and where its content goes (written by the caller, then `keep` records it); the
         directory is made when the first file comes, so a gateway nobody sends batches to writes nothing."""
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         file_id = new_file_id()
         return file_id, self.directory / f"{file_id}.jsonl"
 
@@ -178,7 +179,8 @@ def _safe_id(value: str) -> bool:
 def write_json(path: Path, value: Any) -> None:
     """Write `value` to `path` whole or not at all: a reader never sees half a document."""
     partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
-    partial.write_text(json.dumps(value))
+    with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE), "w") as out:
+        out.write(json.dumps(value))
     os.replace(partial, path)
 
 

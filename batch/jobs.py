@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .files import Files, Owner, read_json, write_json
+from .files import PRIVATE, Files, Owner, read_json, write_json
 from .types import SURFACES, ItemResult
 
 ENDED = frozenset({"failed", "completed", "expired", "cancelled"})
@@ -184,7 +184,7 @@ class Job:
     def append(self, kind: str, line: Mapping[str, Any]) -> None:
         handle = self._out.get(kind)
         if handle is None:
-            handle = self._out[kind] = os.open(self.file_path(kind), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            handle = self._out[kind] = os.open(self.file_path(kind), os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE)
         os.write(handle, (json.dumps(line) + "\n").encode())
 
     def close(self) -> None:
@@ -246,7 +246,7 @@ class Jobs:
                 self.by_id[str(record["id"])] = Job(record, path, self.files)
 
     def new(self, record: dict[str, Any]) -> Job:
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         job = Job(record, self.directory / f"{record['id']}.json", self.files)
         self.by_id[job.id] = job
         return job

@@ -15,6 +15,7 @@ not exist.
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -26,7 +27,7 @@ from aiohttp import BodyPartReader, web
 from taskgate.plugins import EVIDENCE, FRONT, IDLE_CAPACITY, ClientError, Principal
 
 from .config import BatchConfig, window_s
-from .files import PURPOSES, Files, Owner, check_lines, new_file_id, public
+from .files import PRIVATE, PURPOSES, Files, Owner, check_lines, new_file_id, public
 from .jobs import ENDED, Jobs
 from .scheduler import IdleCheck, Metrics, Scheduler, task_headers
 from .types import ITEMS, SURFACES
@@ -148,7 +149,7 @@ async def _small(part: BodyPartReader) -> bytes:
 
 async def _save(part: BodyPartReader, path: Path, limit: int) -> None:
     written = 0
-    with path.open("wb") as out:
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE), "wb") as out:
         while chunk := await part.read_chunk(CHUNK):
             written += len(chunk)
             if written > limit:

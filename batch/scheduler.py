@@ -6,7 +6,8 @@ One loop per replica. It starts an item while fewer than `concurrency` run
 otherwise it looks again every `poll_s`, and at once when an item ends. Jobs
 go oldest deadline first; a job's items go group by group, so items that
 share a prefix run back to back, and each group is one routing session, so
-it stays on the endpoint that holds its prefix. Routing checks again when it
+it stays on the endpoint that holds its prefix. Each item is authorized as a task
+of its own, named for its job (`<batch id>-<hex>`). Routing checks again when it
 places the item; a pool that filled up meanwhile answers `pool_not_idle` and
 the item goes back to the head of its job's queue.
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -97,6 +99,8 @@ class Scheduler:
         await asyncio.to_thread(job.load, inputs)  # a large input is parsed off the event loop
         if job.status in ("validating", "finalizing"):
             job.mark("in_progress")
+        if job.status == "cancelling":  # cancelled before the restart: nothing more starts
+            job.pending.clear()
         job.started_mono = time.monotonic()
         self._count()
         self.wake()
@@ -126,6 +130,9 @@ class Scheduler:
             self._wake.clear()
             self._release()
             self._end_jobs()
+            if not any(job.status not in ENDED for job in self.jobs.by_id.values()):
+                await self._wake.wait()  # nothing to run: sleep until a job comes
+                continue
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.config.poll_s):
                     await self._wake.wait()
@@ -175,7 +182,8 @@ class Scheduler:
         headers = {
             BATCH_HEADER: f"{cls}; due" if due else cls,
             self.session_header: f"batch-{job.id}-{item.group}",  # a group stays where its prefix is cached
-            self.task_header: job.id,  # every item is authorized within the job's task
+            # each attempt at an item is a task of its own, named for its job: a task id cannot start twice
+            self.task_header: f"{job.id}-{secrets.token_hex(6)}",
         }
         labels = {"batch_id": job.id, "custom_id": item.custom_id, "class": cls, "due": due}
         result: ItemResult | None = None

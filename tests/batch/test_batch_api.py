@@ -77,6 +77,9 @@ async def test_a_batch_runs_every_line_and_its_output_file_answers_each(
     job = [r for r in kept if r["surface"] == "batches" and r.get("batch", {}).get("status") == "completed"]
     assert job
     assert job[0]["batch"]["counts"]["completed"] == 6
+    kept_files = [p for p in (tmp_path / "batches").rglob("*") if p.is_file()]
+    assert len(kept_files) >= 5  # the input, output and job, with their objects
+    assert {oct(p.stat().st_mode & 0o777) for p in kept_files} == {"0o600"}  # prompts and callers: the owner's only
 
 
 async def test_embeddings_and_completions_items_run_through_their_own_surfaces(
