@@ -12,6 +12,7 @@ import pytest
 
 from tests.authz.conftest import Keys
 from tests.authz.policy import authz_config
+from tests.authz.test_limits import limited
 from tests.guards.conftest import PII_BLOCKING
 
 from ..conftest import ProxyFactory
@@ -301,3 +302,32 @@ async def test_interactive_requests_go_first_and_batch_items_start_once_the_pool
     last_live = max(s.went or 0.0 for s in live)
     assert min(s.came for s in offline) >= last_live  # no item took a slot while interactive work was waiting
     assert min(s.came for s in offline) - last_live < 2.0  # and they started once the pool was idle
+
+
+async def test_a_tenant_s_batch_work_counts_against_its_budget_and_past_it_items_are_refused(
+    aiohttp_server: Any, proxy: ProxyFactory, keys: Keys, tmp_path: Path
+) -> None:
+    sim = await engine(aiohttp_server)
+    config = limited(keys, sim.url, {"tenants": {"*": {"tokens": 60, "window_s": 3600}}})
+    config["batch"] = {"directory": str(tmp_path / "batches"), "concurrency": 1, "per_job": 1}
+    client = await proxy(config)
+    async with sdk(client, keys.token()) as api:
+        data = jsonl(*(line(f"t{i}", f"item {i}", max_tokens=10) for i in range(10)))
+        uploaded = await api.files.create(file=("in.jsonl", data), purpose="batch")
+        batch = await api.batches.create(
+            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h"
+        )
+        done = await until_ended(api, batch.id)
+        output, errors = await lines_of(api, done.output_file_id), await lines_of(api, done.error_file_id)
+        with pytest.raises(openai.RateLimitError, match="budget"):  # the tenant's interactive work shares it
+            await api.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    assert output
+    assert errors
+    assert len(output) + len(errors) == 10
+    assert {e["error"]["code"] for e in errors} == {"budget_exceeded"}
+    spent = sum(o["response"]["body"]["usage"]["total_tokens"] for o in output)
+    assert done.usage is not None
+    assert done.usage.total_tokens == spent
+    assert (
+        spent - output[-1]["response"]["body"]["usage"]["total_tokens"] < 60
+    )  # every item but the last began within it
