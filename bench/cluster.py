@@ -106,6 +106,7 @@ class Cluster:
     scale: float
     logs: Path
     engines: list[Engine] = field(default_factory=list)
+    label: str = "routing"  # the benchmark's name: its engines log to logs/<label>-<engine>.log
 
     def start(self, ready_s: float = 60.0) -> list[Engine]:
         self.engines = [
@@ -126,7 +127,7 @@ class Cluster:
         argv = [sys.executable, "-m", "taskgate", "sim", pool.profile, "--port", str(engine.port)]
         argv += ["--name", engine.name, "--model", self.model, "--time-scale", str(self.scale)]
         argv += ["--kv-blocks", str(pool.kv_blocks), "--max-num-seqs", str(pool.max_num_seqs)]
-        log = (self.logs / f"routing-{engine.name}.log").open("ab")
+        log = (self.logs / f"{self.label}-{engine.name}.log").open("ab")
         return subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
 
     def scrape(self) -> dict[str, Counters]:

@@ -88,7 +88,7 @@ class Driver:
         self, http: aiohttp.ClientSession, session: Session, index: int, turn: Turn, messages: list[dict[str, Any]]
     ) -> tuple[Record, str]:
         payload = json.dumps(body(session, messages, turn, self.model))
-        headers = {"Content-Type": "application/json", "x-session-id": session.id, "x-taskgate-class": session.kind}
+        headers = {"Content-Type": "application/json", "x-session-id": session.id, "x-taskgate-class": session.cls}
         started = time.perf_counter()
         record = Record(session.id, index, session.kind, started - self._t0)
         reply = ""

@@ -5,12 +5,12 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from cluster import CLASS_TTFT_MS, Engine, Pool, env_offline, stop_process
+from cluster import CACHED_INPUT_PRICE, CLASS_TTFT_MS, Engine, Pool, env_offline, stop_process
 from targets import free_port, wait_ready
 
 Router = Literal["taskgate", "sglang", "vllm"]
@@ -21,6 +21,8 @@ class Policy:
     name: str
     router: Router
     option: str  # taskgate: the routing.route picker; the peers: their --policy
+    only: tuple[str, ...] = ()  # taskgate: the pools its config names (none: all); the peers get every engine
+    classes: dict[str, float] | None = None  # taskgate: TTFT targets by class (engine ms) instead of the benchmark's
 
     def missing(self) -> str | None:
         """Why this policy cannot run here, or None."""
@@ -52,9 +54,18 @@ CHARS_PER_TOKEN = 4.6
 
 
 def taskgate_config(
-    engines: list[Engine], pools: tuple[Pool, ...], model: str, picker: str, scale: float, port: int
+    engines: list[Engine],
+    pools: tuple[Pool, ...],
+    model: str,
+    picker: str,
+    scale: float,
+    port: int,
+    classes: dict[str, float] = CLASS_TTFT_MS,
 ) -> dict[str, Any]:
-    """A taskgate config for `engines`; latency targets and speeds are converted to wall time by `scale`."""
+    """A taskgate config for `engines`; latency targets and speeds are converted to wall time by `scale`.
+
+    Prices are the benchmark's: cached prompt tokens at CACHED_INPUT_PRICE of the input price.
+    """
     wall = scale if scale > 0 else 1.0
     entries = []
     for pool in pools:
@@ -64,7 +75,11 @@ def taskgate_config(
                 "name": pool.name,
                 "hardware": pool.profile,
                 "region": "eu-west",
-                "price": {"input_per_mtok": pool.input_per_mtok, "output_per_mtok": pool.output_per_mtok},
+                "price": {
+                    "input_per_mtok": pool.input_per_mtok,
+                    "output_per_mtok": pool.output_per_mtok,
+                    "cached_input_per_mtok": round(pool.input_per_mtok * CACHED_INPUT_PRICE, 6),
+                },
                 "targets": {"ttft_ms": pool.ttft_ms * wall, "tpot_ms": pool.tpot_ms * wall},
                 "max_context": pool.max_context,
                 "kv_capacity_tokens": pool.kv_blocks * pool.block_size,
@@ -73,7 +88,7 @@ def taskgate_config(
                 "endpoints": [{"name": e.name, "url": e.url} for e in members],
             }
         )
-    classes = {f"{name}_ttft_ms": ms * wall for name, ms in CLASS_TTFT_MS.items()}
+    targets = {f"{name}_ttft_ms": ms * wall for name, ms in classes.items()}
     params: dict[str, Any] = {"picker": picker, "seed": 7} if picker == "random" else {"picker": picker}
     return {
         "server": {"host": "127.0.0.1", "port": port},
@@ -81,7 +96,7 @@ def taskgate_config(
         "routing": {
             "state": {"store": "memory", "scrape_interval_s": 0.5},
             "pools": entries,
-            "classes": classes,
+            "classes": targets,
             "prefix": {"chars_per_token": CHARS_PER_TOKEN},
         },
         "steps": [{"name": "route", "type": "routing.route", "params": params}],
@@ -95,12 +110,14 @@ class RouterProcess:
     policy: Policy
     logs: Path
     proc: subprocess.Popen[bytes] | None = None
+    label: str = "routing"  # the benchmark's name, in its log and config file names
+    classes: dict[str, float] = field(default_factory=lambda: dict(CLASS_TTFT_MS))  # the benchmark's targets
 
     def start(self, engines: list[Engine], pools: tuple[Pool, ...], model: str, scale: float) -> str:
         port = free_port()
         argv, ready = self._argv(engines, pools, model, scale, port)
         slug = self.policy.name.replace(" ", "-")
-        log = (self.logs / f"routing-{slug}.log").open("ab")
+        log = (self.logs / f"{self.label}-{slug}.log").open("ab")
         self.proc = subprocess.Popen(
             argv, env=env_offline(), stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True
         )
@@ -113,8 +130,11 @@ class RouterProcess:
         urls = [e.url for e in engines]
         policy = self.policy
         if policy.router == "taskgate":
-            path = self.logs / f"routing-taskgate-{policy.option}.yaml"
-            config = taskgate_config(engines, pools, model, policy.option, scale, port)
+            path = self.logs / f"{self.label}-{policy.name.replace(' ', '-')}.yaml"
+            given = tuple(p for p in pools if not policy.only or p.name in policy.only)
+            given_engines = [e for e in engines if e.pool in given]
+            classes = policy.classes or self.classes
+            config = taskgate_config(given_engines, given, model, policy.option, scale, port, classes)
             path.write_text(yaml.safe_dump(config, sort_keys=False))
             return [sys.executable, "-m", "taskgate", "serve", "-c", str(path)], "/readyz"
         common = ["--host", "127.0.0.1", "--port", str(port), "--worker-urls", *urls, "--policy", policy.option]

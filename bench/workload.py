@@ -68,15 +68,22 @@ class Turn:
 @dataclass(frozen=True)
 class Session:
     id: str
-    kind: Kind
+    kind: str  # "interactive" or "batch" here; other workloads name their own kinds
     agent: Agent
     arrival_s: float
     first: str  # the opening user message
     turns: list[Turn] = field(default_factory=list)  # turns[0] has no think time and an empty text
+    request_class: str | None = None  # its x-taskgate-class; None: its kind
+    streamed: bool | None = None  # None: interactive sessions stream, the others do not
 
     @property
     def stream(self) -> bool:
-        return self.kind == "interactive"
+        return self.kind == "interactive" if self.streamed is None else self.streamed
+
+    @property
+    def cls(self) -> str:
+        """The request class its turns carry."""
+        return self.request_class or self.kind
 
 
 def words(rng: random.Random, tokens: int) -> str:

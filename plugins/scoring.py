@@ -84,6 +84,8 @@ class Slate(Demand):
     target_ms: float  # the class's time-to-first-token target
     ranked: dict[str, Ranked] = field(default_factory=dict)  # eligible pools in config order
     predicted_ttft_ms: dict[str, float] = field(default_factory=dict)  # by pool, on its best endpoint
+    endpoint_ttft_ms: dict[str, float] = field(default_factory=dict)  # by endpoint (inf: down at its last scrape)
+    endpoint_cost: dict[str, float] = field(default_factory=dict)  # by endpoint: this request at its pool's prices
 
 
 class Filter(Protocol):

@@ -33,6 +33,7 @@ from taskgate.plugins.params import NoParams
 from .admission import Gate
 from .breaker import Breakers
 from .config import RoutingConfig
+from .predict import Lanes
 from .prefix import PrefixIndex, block_hashes, canonical
 from .scrape import Load, scrape, served_models
 from .store import MemoryStore, RedisStore, Store, View
@@ -55,6 +56,7 @@ class ClusterState:
         self.loads: dict[str, Load] = {}
         self.breakers = Breakers(config.breaker.failures, config.breaker.cooldown_s)
         self.gates = {p.name: Gate(p.name, p.config.max_inflight, config.admission) for p in self.topology.pools}
+        self.lanes = Lanes()  # when each endpoint's prefill lane is next free, by this replica's placements
         self.turn = 0  # round-robin position, for the round_robin picker and tie-breaks
         # per endpoint, the models its /v1/models lists (absent: it has not said); a 404 for a model takes
         # that model off until the next listing

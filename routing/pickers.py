@@ -1,4 +1,5 @@
-"""Built-in pickers: `scored` (the cheapest pool that meets the target, its best endpoint) and three baselines.
+"""Built-in pickers: `scored` (the cheapest pool that meets the target, its best endpoint), `cheapest` (the
+endpoint whose request costs least among those predicted to meet the target) and three baselines.
 
 The baselines choose over every eligible endpoint of every pool, unscored;
 benchmarks compare the scored picker against them.
@@ -7,8 +8,11 @@ benchmarks compare the scored picker against them.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from typing import ClassVar
+
+from pydantic import Field
 
 from taskgate.plugins import Candidate, Params, Picker, PoolFacts, Slate
 
@@ -47,6 +51,50 @@ class Scored:
                 "cached blocks held"
             )
         return f"{chosen}; endpoint {first.endpoint.name}: {why}"
+
+
+class CheapestParams(Params):
+    margin: float = Field(default=0.2, ge=0, lt=1)  # share of the target held back for what predictions miss
+
+
+class Cheapest:
+    """The cheapest endpoint whose predicted TTFT meets the class's target, else the fastest.
+
+    Each pool offers the first endpoint of its ranking predicted within the target less `margin`; the
+    offer whose request would cost least (cached prompt tokens at the cached price, so a conversation
+    cached elsewhere costs its whole prefill here) wins, a tie to the sooner. A pool's advertised
+    `targets.ttft_ms` is not consulted: the prediction is for this request, on this endpoint, now.
+    """
+
+    type: ClassVar[str] = "cheapest"
+    scored: ClassVar[bool] = True
+    Params = CheapestParams
+
+    def __init__(self, params: CheapestParams) -> None:
+        self.share = 1.0 - params.margin
+
+    def pick(self, slate: Slate) -> tuple[Candidate, str]:
+        limit = slate.target_ms * self.share
+        ttft, cost = slate.endpoint_ttft_ms, slate.endpoint_cost
+        offers = [
+            next((c for c, _ in ranked if ttft.get(c.endpoint.name, math.inf) <= limit), None)
+            for ranked in slate.ranked.values()
+        ]
+        meets = [c for c in offers if c is not None]
+        target = f"the {slate.request_class} target {slate.target_ms:.0f} ms less {1 - self.share:.0%}"
+        if meets:
+            chosen = min(meets, key=lambda c: (cost.get(c.endpoint.name, 0.0), ttft[c.endpoint.name]))
+            against = "; ".join(_offer(c, slate) for c in meets if c is not chosen)
+            why = f"cheapest predicted within {target}: {_offer(chosen, slate)}"
+            return chosen, why + (f" (against {against})" if against else "")
+        chosen = min(everyone(slate), key=lambda c: ttft.get(c.endpoint.name, math.inf))
+        return chosen, f"none predicted within {target}; the fastest: {_offer(chosen, slate)}"
+
+
+def _offer(candidate: Candidate, slate: Slate) -> str:
+    name = candidate.endpoint.name
+    ms, cost = slate.endpoint_ttft_ms.get(name, math.inf), slate.endpoint_cost.get(name, 0.0)
+    return f"pool {candidate.endpoint.pool} endpoint {name} {ms:.0f} ms, cost {cost:.6f}"
 
 
 class RandomParams(Params):
@@ -100,4 +148,4 @@ def _price(pool: PoolFacts) -> float:
     return pool.input_per_mtok + pool.output_per_mtok
 
 
-BUILTIN: tuple[type[Picker], ...] = (Scored, RandomPick, RoundRobin, LeastLoaded)
+BUILTIN: tuple[type[Picker], ...] = (Scored, Cheapest, RandomPick, RoundRobin, LeastLoaded)

@@ -51,6 +51,7 @@ from .filters import BUILTIN as FILTERS
 from .filters import DEFAULT as DEFAULT_FILTERS
 from .parts import TIE, TOTAL, PartSpec, ScorerSpec, build_filters, build_picker, build_scorers
 from .pickers import BUILTIN as PICKERS
+from .predict import estimate, prefill_s
 from .scorers import BUILTIN as SCORERS
 from .topology import Offer
 from .tracker import Tracker
@@ -154,9 +155,10 @@ class Route(Step[RouteParams]):
             message = f"no pool can serve model {request.model!r}: {reasons}"
             raise Reject(503, "no_pool_satisfies", message, "api_error")
         self.cluster.turn += 1  # once per request: ties rotate across requests
+        answer = _max_tokens(request.json())
         for offer in fits:
             ranked = decision.ranked[offer.pool.name] = self._rank(usable[offer.pool.name], view)
-            decision.predicted_ttft_ms[offer.pool.name] = self._predict_ttft_ms(offer, ranked, view)
+            decision.predicted_ttft_ms[offer.pool.name] = self._predict(offer, ranked, view, answer, decision)
         pick, decision.reason = self.picker.pick(decision)
         decision.chosen, decision.order = self._order(decision, pick)
         return decision
@@ -268,18 +270,19 @@ class Route(Step[RouteParams]):
         scores[TOTAL] = sum(scores[s.name] * s.weight for s in self.scorers)
         return scores
 
-    def _predict_ttft_ms(self, offer: Offer, ranked: Ranked, view: ClusterView) -> float:
-        """Queue wait plus prefill of the uncached prompt, on the pool's best reachable endpoint."""
-        tokens = self._prompt_tokens(view)
-        per_token_ms = 1000.0 / offer.pool.config.prefill_tokens_per_s
+    def _predict(self, offer: Offer, ranked: Ranked, view: ClusterView, answer: int, decision: Decision) -> float:
+        """Each endpoint's predicted TTFT and cost for this request (`routing/predict.py`); the pool's best TTFT."""
+        tokens, pool = self._prompt_tokens(view), offer.pool.config
         best = float("inf")
         for candidate, _ in ranked:
-            if view.down(candidate.endpoint.name):
-                continue
-            cached = min(tokens, candidate.prefix_blocks * self._tokens_per_block())
-            queue = candidate.waiting + max(0.0, candidate.inflight - candidate.running)
-            best = min(best, (tokens - cached + queue * tokens) * per_token_ms)
-        return round(best, 3) if best != float("inf") else best  # every endpoint down: never the fastest
+            name = candidate.endpoint.name
+            cached = int(min(tokens, candidate.prefix_blocks * self._tokens_per_block()))
+            guess = estimate(pool, tokens, cached, answer, candidate.waiting, self.cluster.lanes.backlog_s(name))
+            decision.endpoint_cost[name] = guess.cost
+            down = view.down(name)  # every endpoint down: never the fastest
+            decision.endpoint_ttft_ms[name] = float("inf") if down else guess.ttft_ms
+            best = min(best, decision.endpoint_ttft_ms[name])
+        return best
 
     def _tokens_per_block(self) -> float:
         prefix = self.cluster.config.prefix
@@ -306,9 +309,11 @@ class Route(Step[RouteParams]):
         distance = self.cluster.store.distance(name, view.hashes, first.prefix_blocks)
         self.cluster.store.placed(name, view.hashes, view.session)
         cached = int(min(self._prompt_tokens(view), first.prefix_blocks * self._tokens_per_block()))
+        ticket = self.cluster.lanes.placed(name, prefill_s(chosen.pool.config, self._prompt_tokens(view) - cached))
         tracker = Tracker(
             self.cluster, gate, name, view.hashes, view.session, first.prefix_blocks, distance, chosen.model
         )
+        tracker.prompt_tokens, tracker.tickets[name] = self._prompt_tokens(view), ticket
         details = self._details(decision, order[0][1])
         return Placement(first.endpoint, chosen.model, decision.reason, fallbacks, details, cached, tracker)
 
@@ -331,6 +336,10 @@ class Route(Step[RouteParams]):
             "scores": _rounded(scores),
             "candidates": {c.endpoint.name: _rounded(s) for ranked in decision.ranked.values() for c, s in ranked},
             "predicted_ttft_ms": {p: ms if math.isfinite(ms) else None for p, ms in decision.predicted_ttft_ms.items()},
+            "predicted_by_endpoint": {
+                name: {"ttft_ms": ms if math.isfinite(ms) else None, "cost": round(decision.endpoint_cost[name], 9)}
+                for name, ms in decision.endpoint_ttft_ms.items()
+            },
             "refused_pools": decision.refused,
             "refused_endpoints": decision.excluded,
             "queue_wait_ms": round(decision.waited * 1000.0, 3),

@@ -41,6 +41,7 @@ class Topology:
     def __init__(self, config: RoutingConfig):
         self.pools = tuple(Pool(p, tuple(p.endpoint_values())) for p in config.pools)
         self.endpoints = {e.name: e for pool in self.pools for e in pool.endpoints}
+        self.by_name = {pool.name: pool for pool in self.pools}
         self.facts = MappingProxyType({pool.name: pool.facts() for pool in self.pools})  # what filters, pickers read
         self._offers: dict[str, list[Offer]] = {}
         self._names: dict[str, list[str]] = {}

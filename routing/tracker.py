@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from taskgate.plugins import Endpoint
 
 from .admission import Gate
+from .predict import prefill_s
 
 if TYPE_CHECKING:
     from .cluster import ClusterState
@@ -34,12 +35,19 @@ class Tracker:
         self.predicted_blocks = predicted_blocks
         self.distance = distance
         self.model = model  # the name the engines know the model by
+        self.prompt_tokens = 0  # estimated: what a fallback must prefill, holding none of it
+        self.tickets: dict[str, float] = {}  # per endpoint tried, when its prefill lane should be past this request
         self.done = False
 
     def attempt_started(self, endpoint: Endpoint) -> None:
         self.cluster.store.inflight(endpoint.name, +1)
         self.cluster.dispatched(endpoint.name)
         self.cluster.breakers.attempting(endpoint.name)
+        pool = self.cluster.topology.by_name.get(endpoint.pool)
+        if endpoint.name != self.placed and pool is not None:  # the placement's own prefill is on its lane already
+            self.tickets[endpoint.name] = self.cluster.lanes.placed(
+                endpoint.name, prefill_s(pool.config, self.prompt_tokens)
+            )
 
     def attempt_ended(self, endpoint: Endpoint, ok: bool, status: int | None) -> None:
         self.cluster.store.inflight(endpoint.name, -1)
@@ -61,6 +69,8 @@ class Tracker:
         self.gate.leave()
         if endpoint is None:
             return
+        if endpoint.name in self.tickets:  # it answered: its prefill is done, whatever the lane predicted
+            self.cluster.lanes.done(endpoint.name, self.tickets[endpoint.name])
         if endpoint.name != self.placed:  # a fallback answered: it now holds the prefix
             self.cluster.store.placed(endpoint.name, self.hashes, self.session)
         elif cached_tokens is not None:

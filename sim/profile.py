@@ -68,6 +68,15 @@ PROFILES: dict[str, EngineProfile] = {
         batch_slowdown=0.02,
         max_model_len=16_384,
     ),
+    "a100": EngineProfile(  # an 80 GB card run for long context: a big KV cache, slower than an h100
+        name="a100",
+        kv_capacity_blocks=65_536,
+        prefill_tokens_per_s=8_000.0,
+        tpot_s=0.02,
+        max_num_seqs=128,
+        batch_slowdown=0.006,
+        max_model_len=131_072,
+    ),
     "instant": EngineProfile(
         name="instant",
         kv_capacity_blocks=65_536,
