@@ -159,6 +159,7 @@ class UiConfig(Params):
     poll_interval_s: float = Field(default=2.0, ge=0.5, le=60)  # how often the page asks, and endpoints are sampled
     history_minutes: float = Field(default=10.0, gt=0, le=120)  # the endpoints' samples kept
     records: int = Field(default=200, ge=1, le=1000)  # the most recent records a page that opens is sent
+    batches: int = Field(default=50, ge=1, le=500)  # the newest batch jobs every poll is sent (whole: they change)
 
 
 class TracingConfig(Params):

@@ -4,9 +4,11 @@ The page holds no data. It asks for a bearer token (kept in the tab's
 sessionStorage) and polls `/ui/api/requests` (recent evidence records, as
 `ui_view.view` shapes them) and `/ui/api/endpoints` (the endpoints' last
 minutes, `history.History`) with it; each poll sends only what is new since
-the cursor the last one returned. The token is checked by the plans'
-authenticate step like any other; a gateway that authenticates nobody
-serves the data to nobody unless `ui.allow_anonymous` says so. The page's
+the cursor the last one returned; and `/ui/api/batches`, the batch jobs this
+replica holds (the newest `ui.batches`, whole each time: a job's progress
+changes in place; none where the batch room is off). The token is checked by
+the plans' authenticate step like any other; a gateway that authenticates
+nobody serves the data to nobody unless `ui.allow_anonymous` says so. The page's
 own requests (assets and polls that succeed) leave no evidence record, so
 watching the buffer does not fill it; a refused one does.
 """
@@ -14,6 +16,7 @@ watching the buffer does not fill it; a refused one does.
 from __future__ import annotations
 
 import hashlib
+import heapq
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +25,8 @@ import orjson
 import structlog
 from aiohttp import web
 
+from taskgate.batch.jobs import Job
+from taskgate.batch.routes import JOBS
 from taskgate.plugins import ENDPOINT_READINGS, EVIDENCE, ClientError, Reject
 
 from .history import History
@@ -75,6 +80,7 @@ def add_routes(app: web.Application, gateway: Gateway) -> None:
     app.router.add_get("/ui/api/access", access)
     app.router.add_get("/ui/api/requests", requests)
     app.router.add_get("/ui/api/endpoints", endpoints)
+    app.router.add_get("/ui/api/batches", batches)
     app.cleanup_ctx.append(_sampling)
     if IDENTIFY not in gateway.plans and ui.allow_anonymous:  # said once, at start-up
         log.warning("ui_open_to_anyone", reason="no plan authenticates callers and ui.allow_anonymous is set")
@@ -123,6 +129,45 @@ async def endpoints(request: web.Request) -> web.Response:
     """The endpoints' samples taken since the cursor `after`."""
     await _admitted(request)
     return _json(request.app[HISTORY].since(_cursor(request)))
+
+
+async def batches(request: web.Request) -> web.Response:
+    """The newest `ui.batches` jobs this replica holds, whole (no cursor: a job changes in place), and how many it
+    holds; `enabled` false, and no jobs, where the batch room is not on the app (`batch.enabled: false`)."""
+    gateway = await _admitted(request)
+    if JOBS not in request.app:
+        return _json({"enabled": False, "held": 0, "batches": []})
+    held = request.app[JOBS].by_id
+    # created_at is in seconds: jobs made in the same one keep the order they were added in
+    order = enumerate(held.values())
+    newest = heapq.nlargest(gateway.config.ui.batches, order, key=lambda kept: (kept[1].record["created_at"], kept[0]))
+    return _json({"enabled": True, "held": len(held), "batches": [_batch(job) for _, job in newest]})
+
+
+def _batch(job: Job) -> dict[str, object]:
+    """What the page shows of a job: its OpenAI object's progress and taskgate's facts, not its metadata, files
+    or the caller it keeps (`who` is the owner's subject and tenant, as a record's is)."""
+    shown = job.view()
+    ours, usage, owner = shown["taskgate"], shown["usage"], job.owner
+    return {
+        "id": job.id,
+        "status": job.status,
+        "endpoint": shown["endpoint"],
+        "class": ours.get("class"),
+        "who": f"{owner[0]}@{owner[1]}" if owner is not None else None,
+        "created_at": shown["created_at"],
+        "expires_at": shown["expires_at"],
+        "request_counts": shown["request_counts"],
+        "queued": len(job.pending),
+        "running": job.inflight,
+        "pools": ours["pools"],
+        "usage": {
+            "input_tokens": usage["input_tokens"],
+            "cached_tokens": usage["input_tokens_details"]["cached_tokens"],
+            "output_tokens": usage["output_tokens"],
+        },
+        "cost": ours["cost"],
+    }
 
 
 async def _admitted(request: web.Request) -> Gateway:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import openai
+
 from tests.authz.conftest import Keys, jwt_section
+from tests.batch.conftest import jsonl, line, until_ended
 
 from ..conftest import upstreams
 
@@ -43,3 +47,23 @@ def overlapping(steps: list[dict[str, Any]]) -> tuple[str, str]:
     pair = next(((a, b) for a, s, e in spans for b, s2, e2 in spans if a < b and s < e2 and s2 < e), None)
     assert pair is not None, f"no two steps overlap in {spans}"
     return pair
+
+
+def batch_config(keys: Keys, engine_url: str, tmp_path: Path, batches: int = 50, **batch: Any) -> dict[str, Any]:
+    """The dashboard's gateway with its pool priced and the batch room keeping its jobs in `tmp_path`."""
+    config = dashboard_config(keys, engine_url, poll_interval_s=0.5, batches=batches)
+    config["routing"]["pools"][0]["price"] = {"input_per_mtok": 3.0, "output_per_mtok": 15.0}
+    config["batch"] = {"directory": str(tmp_path / "batches"), **batch}
+    return config
+
+
+async def submit(client: Any, token: str, items: int, **create: Any) -> Any:
+    """A chat batch of `items` lines, made and waited for with the official SDK: the ended batch."""
+    api = openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key=token, max_retries=0, timeout=30)
+    async with api:
+        lines = jsonl(*(line(f"q{i}", f"summarise item {i} of the nightly run") for i in range(items)))
+        uploaded = await api.files.create(file=("in.jsonl", lines), purpose="batch")
+        batch = await api.batches.create(
+            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h", **create
+        )
+        return await until_ended(api, batch.id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from taskgate.proxy.history import FIELDS, History
@@ -11,7 +12,7 @@ from taskgate.proxy.ui_view import view
 from tests.authz.conftest import Keys
 
 from ..conftest import ProxyFactory, StartEngines
-from .dashboard import PROMPT, chat, dashboard_config
+from .dashboard import PROMPT, batch_config, chat, dashboard_config, submit
 from .test_errors import openai_error
 
 
@@ -27,7 +28,7 @@ async def test_the_api_asks_for_a_token_and_the_admin_role(
     alice = keys.token()
     sent = await client.post("/v1/chat/completions", json=chat(), headers=bearer(alice))
     assert sent.status == 200
-    for path in ("/ui/api/requests", "/ui/api/endpoints"):
+    for path in ("/ui/api/requests", "/ui/api/endpoints", "/ui/api/batches"):
         anonymous = await client.get(path)
         await openai_error(anonymous, 401, "token_missing")
         assert anonymous.headers["WWW-Authenticate"].startswith("Bearer")
@@ -51,12 +52,13 @@ async def test_the_dashboards_refusals_are_kept_as_evidence_and_its_own_polls_ar
     for _ in range(3):
         assert (await client.get("/ui/api/requests", headers=admin)).status == 200
         assert (await client.get("/ui/api/endpoints", headers=admin)).status == 200
+        assert (await client.get("/ui/api/batches", headers=admin)).status == 200
         assert (await client.get("/ui")).status == 200
-    refused = await client.get("/ui/api/requests", headers=bearer(keys.token()))
+    refused = [await client.get(p, headers=bearer(keys.token())) for p in ("/ui/api/requests", "/ui/api/batches")]
     log = client.app[GATEWAY].evidence
-    assert [r["request_id"] for r in log.records()] == [refused.headers["x-taskgate-request-id"]]
-    assert log.records()[0]["error"]["code"] == "ui_role_required"
-    assert log.records()[0]["surface"] == "ui"
+    assert [r["request_id"] for r in log.records()] == [r.headers["x-taskgate-request-id"] for r in refused]
+    assert {r["error"]["code"] for r in log.records()} == {"ui_role_required"}
+    assert {r["surface"] for r in log.records()} == {"ui"}
 
 
 async def test_a_gateway_that_authenticates_nobody_shows_nobody_its_data_unless_the_operator_says_so(
@@ -154,6 +156,76 @@ async def test_the_page_is_the_same_static_shell_for_everyone_under_a_strict_pol
     off = await proxy(dashboard_config(keys, url, enabled=False))
     await openai_error(await off.get("/ui"), 404, "unknown_route")
     await openai_error(await off.get("/ui/api/requests"), 404, "unknown_route")
+
+
+async def test_the_batch_jobs_show_a_job_made_with_the_sdk_as_it_runs_and_when_it_ended(
+    proxy: ProxyFactory, engines: StartEngines, keys: Keys, tmp_path: Path
+) -> None:
+    [(_, url, _)] = await engines("up", time_scale=1.0, tpot_s=0.05)  # an item takes about 0.8 s: seen running
+    client = await proxy(batch_config(keys, url, tmp_path, per_job=2))
+    admin = bearer(keys.token(roles=["admin"]))
+    before = await client.get("/ui/api/batches", headers=admin)
+    assert before.headers["Cache-Control"] == "no-store"
+    assert await before.json() == {"enabled": True, "held": 0, "batches": []}  # the room is on, no job yet
+
+    async def shown() -> list[dict[str, Any]]:
+        jobs: list[dict[str, Any]] = (await (await client.get("/ui/api/batches", headers=admin)).json())["batches"]
+        return jobs
+
+    running: list[dict[str, Any]] = []
+
+    async def watch() -> None:  # what the page would see while the job runs
+        while not running:
+            running.extend(job for job in await shown() if job["running"] == 2)
+            await asyncio.sleep(0.02)
+
+    watching = asyncio.create_task(watch())
+    done = await submit(client, keys.token(), 6, metadata={"note": "not-for-the-dashboard"})
+    await asyncio.wait_for(watching, 1)
+    [during] = running[:1]
+    assert during["status"] == "in_progress"
+    counts = during["request_counts"]
+    assert counts["total"] == 6
+    assert during["queued"] + during["running"] + counts["completed"] + counts["failed"] == 6  # per_job 2 at once
+
+    answer = await client.get("/ui/api/batches", headers=admin)
+    text = await answer.text()
+    assert "not-for-the-dashboard" not in text  # no metadata, no files, not the caller the job keeps
+    assert "caller" not in text
+    [job] = (await answer.json())["batches"]
+    assert done.status == "completed"
+    assert done.usage is not None
+    usage = done.usage
+    ours = (done.model_extra or {})["taskgate"]
+    assert ours["cost"] > 0
+    assert job == {
+        "id": done.id, "status": "completed", "endpoint": "/v1/chat/completions", "class": "background",
+        "who": "alice@acme", "created_at": done.created_at, "expires_at": done.expires_at,
+        "request_counts": {"total": 6, "completed": 6, "failed": 0}, "queued": 0, "running": 0,
+        "pools": {"default": 6},
+        "usage": {"input_tokens": usage.input_tokens, "cached_tokens": usage.input_tokens_details.cached_tokens,
+                  "output_tokens": usage.output_tokens},
+        "cost": ours["cost"],
+    }  # fmt: skip
+    assert usage.input_tokens > 0
+
+
+async def test_the_batch_jobs_are_the_newest_ui_batches_and_none_without_the_batch_room(
+    proxy: ProxyFactory, engines: StartEngines, keys: Keys, tmp_path: Path
+) -> None:
+    [(_, url, _)] = await engines("up")
+    client = await proxy(batch_config(keys, url, tmp_path, batches=2))
+    admin = bearer(keys.token(roles=["admin"]))
+    made = [(await submit(client, keys.token(sub=f"user-{n}"), 1)).id for n in range(3)]
+    answer = await (await client.get("/ui/api/batches", headers=admin)).json()
+    assert answer["held"] == 3
+    assert [job["id"] for job in answer["batches"]] == made[:0:-1]  # the newest two, newest first
+    assert [job["who"] for job in answer["batches"]] == ["user-2@acme", "user-1@acme"]
+    off = await proxy(dashboard_config(keys, url) | {"batch": {"enabled": False}})
+    assert await (await off.get("/ui/api/batches", headers=admin)).json() == {
+        "enabled": False, "held": 0, "batches": []
+    }  # fmt: skip
+    await openai_error(await off.get("/ui/api/batches"), 401, "token_missing")  # and still only for the role
 
 
 def test_the_view_of_a_task_keeps_its_trace_on_the_tasks_axis_and_each_calls_decisions() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from taskgate.proxy.state import GATEWAY
 from tests.authz.conftest import Keys
 
 from ..conftest import ProxyFactory, StartEngines
-from .dashboard import chat, dashboard_config, overlapping
+from .dashboard import batch_config, chat, dashboard_config, overlapping, submit
 
 
 @pytest.fixture
@@ -34,6 +35,18 @@ def box(rect: dict[str, float]) -> tuple[float, float]:
     return rect["x"], rect["x"] + rect["width"]
 
 
+async def signed_in(page: Page, url: str, token: str) -> list[str]:
+    """The page at `url`, signed in with `token`; the console errors and page errors it will have had."""
+    problems: list[str] = []
+    page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    await page.goto(url)
+    await page.wait_for_selector("#signin:not([hidden])")
+    await page.fill("#token", token)
+    await page.click("#signin button[type=submit]")
+    return problems
+
+
 async def test_the_dashboard_shows_a_request_made_a_moment_ago_with_its_parallel_steps_overlapping(
     page: Page, proxy: ProxyFactory, engines: StartEngines, keys: Keys
 ) -> None:
@@ -48,13 +61,7 @@ async def test_the_dashboard_shows_a_request_made_a_moment_ago_with_its_parallel
     steps = {s["step"]: s for s in record["steps"]}
     assert steps["route"]["start_ms"] >= steps["pii"]["start_ms"] + steps["pii"]["duration_ms"]  # and one after
 
-    problems: list[str] = []
-    page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    await page.goto(str(client.make_url("/ui")))
-    await page.wait_for_selector("#signin:not([hidden])")
-    await page.fill("#token", keys.token(roles=["admin"]))
-    await page.click("#signin button[type=submit]")
+    problems = await signed_in(page, str(client.make_url("/ui")), keys.token(roles=["admin"]))
     row = page.locator(f"#records li[data-id='{rid}']")
     await row.wait_for()
     assert "/v1/chat/completions" in await row.inner_text()
@@ -69,4 +76,44 @@ async def test_the_dashboard_shows_a_request_made_a_moment_ago_with_its_parallel
     assert box(bars["route"])[0] >= box(bars["pii"])[1] - 1, "route ran after pii: its bar starts where pii's ends"
     assert await page.locator("#endpoints [data-endpoint='up']").is_visible()
     assert await page.locator("#live.on").count() == 1
+    assert problems == []
+
+
+async def test_the_dashboard_shows_a_batch_job_with_its_progress_class_pools_and_cost(
+    page: Page, proxy: ProxyFactory, engines: StartEngines, keys: Keys, tmp_path: Path
+) -> None:
+    [(_, url, _)] = await engines("up")
+    client = await proxy(batch_config(keys, url, tmp_path))
+    done = await submit(client, keys.token(), 3)
+    assert done.status == "completed"
+    cost = (done.model_extra or {})["taskgate"]["cost"]
+
+    problems = await signed_in(page, str(client.make_url("/ui")), keys.token(roles=["admin"]))
+    row = page.locator(f"#batches tr[data-id='{done.id}']")
+    await row.wait_for()
+    cells = await row.locator("td").all_inner_texts()
+    head = await page.locator("#batches th").all_inner_texts()
+    shown = dict(zip(head, cells, strict=True))
+    assert shown["job"].startswith(done.id.removeprefix("batch_")[:8])
+    assert shown["status"] == "completed"
+    assert shown["progress"] == "3 of 3"
+    assert shown["queued · running"] == "0 · 0"
+    assert shown["class"] == "background"
+    assert shown["pools"] == "default 3"
+    assert float(shown["cost"]) == pytest.approx(cost, rel=1e-2)  # three significant digits
+    bar = row.locator("progress")
+    assert (await bar.get_attribute("value"), await bar.get_attribute("max")) == ("3", "3")
+    assert await page.locator("#held").inner_text() == "1"
+    assert await page.locator("#nojobs").is_hidden()
+    assert problems == []
+
+
+async def test_the_batch_section_is_absent_when_the_gateway_runs_no_batch_room(
+    page: Page, proxy: ProxyFactory, engines: StartEngines, keys: Keys
+) -> None:
+    [(_, url, _)] = await engines("up")
+    client = await proxy(dashboard_config(keys, url, poll_interval_s=0.5) | {"batch": {"enabled": False}})
+    problems = await signed_in(page, str(client.make_url("/ui")), keys.token(roles=["admin"]))
+    await page.wait_for_selector("#live.on")
+    assert await page.locator("#jobs").is_hidden()
     assert problems == []

@@ -12,6 +12,7 @@
     entry: null, // the trace entry of the selected task shown below its timeline
     drawn: null, // the record object the detail shows (a new version of it redraws)
     series: { fields: [], pools: {}, samples: [], window_s: 600, interval_s: 2 },
+    batches: null, // the last /ui/api/batches answer: jobs are sent whole each time
     timer: 0,
     polled: 0,
   };
@@ -55,7 +56,7 @@
 
   async function api(path, cursor) {
     const headers = state.token ? { Authorization: `Bearer ${state.token}` } : {};
-    const resp = await fetch(`${path}?after=${cursor}`, { headers, cache: "no-store" });
+    const resp = await fetch(cursor === undefined ? path : `${path}?after=${cursor}`, { headers, cache: "no-store" });
     if (resp.status === 401 || resp.status === 403) {
       const body = await resp.json().catch(() => ({}));
       const error = new Error((body.error && body.error.message) || `refused (${resp.status})`);
@@ -69,10 +70,12 @@
   async function poll() {
     clearTimeout(state.timer);
     try {
-      const [requests, endpoints] = await Promise.all([
+      const [requests, endpoints, batches] = await Promise.all([
         api("/ui/api/requests", state.cursors.requests),
         api("/ui/api/endpoints", state.cursors.endpoints),
+        api("/ui/api/batches"),
       ]);
+      state.batches = batches;
       take(requests, endpoints);
       live(true, "live");
     } catch (error) {
@@ -132,6 +135,7 @@
 
   function draw() {
     drawEndpoints();
+    drawBatches();
     if (state.selected === null && state.records.size) state.selected = sorted()[0].id; // the newest, at first
     drawList();
     const chosen = state.records.get(state.selected);
@@ -402,6 +406,41 @@
       el("div", { class: "legend" }, ["running", "waiting", "inflight"].map((f) => el("span", {}, el("i", { class: f }), f === "inflight" ? "in flight" : f)), el("span", { text: `max ${num(top)}` })),
       chart([poly("hit", line(at(name, "cache_hit_rate"), 1, true))], `prefix cache hit rate of ${name}`),
       el("div", { class: "legend" }, el("span", {}, el("i", { class: "hit" }), "prefix cache hit rate")),
+    );
+  }
+
+  // ---- batch jobs
+
+  const TONE = { completed: "s2", in_progress: "s3", finalizing: "s3", failed: "s5", expired: "s5", cancelling: "s4", cancelled: "s4" };
+
+  function drawBatches() {
+    const answer = state.batches;
+    $("jobs").hidden = !(answer && answer.enabled);
+    if ($("jobs").hidden) return;
+    const jobs = answer.batches;
+    $("held").textContent = answer.held > jobs.length ? `newest ${jobs.length} of ${answer.held}` : String(jobs.length);
+    $("nojobs").hidden = jobs.length > 0;
+    const head = ["job", "status", "progress", "queued · running", "class", "pools", "cost", "created"];
+    const th = (h) => el("th", { class: h === "cost" || h.startsWith("queued") ? "num" : null, text: h });
+    put($("batches"), jobs.length ? [el("thead", {}, el("tr", {}, head.map(th))), el("tbody", {}, jobs.map(batch))] : []);
+  }
+
+  function batch(job) {
+    const counts = job.request_counts || {};
+    const done = (counts.completed || 0) + (counts.failed || 0);
+    const pools = Object.entries(job.pools || {}).map(([pool, n]) => `${pool} ${n}`).join(", ");
+    const usage = job.usage || {};
+    return el(
+      "tr",
+      { "data-id": job.id },
+      el("td", { title: `${job.id}${job.who ? ` by ${job.who}` : ""}` }, el("span", { class: "mono", text: job.id.replace(/^batch_/, "").slice(0, 8) }), " ", el("small", { text: job.endpoint })),
+      el("td", {}, el("span", { class: `pill ${TONE[job.status] || ""}`, text: job.status.replace("_", " ") })),
+      el("td", {}, el("progress", { max: counts.total || 1, value: done }), `${done} of ${counts.total ?? "-"}${counts.failed ? `, ${counts.failed} failed` : ""}`),
+      el("td", { class: "num", text: `${job.queued} · ${job.running}` }),
+      el("td", { text: job.class }),
+      el("td", { text: pools || "-" }),
+      el("td", { class: "num", title: `${usage.input_tokens} in (${usage.cached_tokens} cached), ${usage.output_tokens} out`, text: job.cost === null ? "-" : num(job.cost) }),
+      el("td", { title: `expires ${new Date(job.expires_at * 1000).toLocaleString()}`, text: ago(job.created_at) }),
     );
   }
 
