@@ -166,6 +166,11 @@ async def test_a_rotated_key_keeps_its_tokens_valid_and_a_removed_key_invalidate
     assert jwt.get_unverified_header(new_token)["kid"] == "2025-06"
     assert (await offline(rotated, old_token))[0] == 0
     assert (await offline(rotated, new_token))[0] == 0
+    lapsed = _expired_copy(old_token, Path(old["private_key_file"]))  # the old key's token, once its time is up
+    resp = await present(rotated, keys, lapsed)
+    assert resp.status == 401
+    assert "expired" in (await resp.json())["error"]["message"]
+    assert (await offline(rotated, lapsed))[0] == 1
 
     removed = await gateway(proxy, aiohttp_server, keys, tmp_path, keys=[new], **store)
     resp = await present(removed, keys, old_token)
@@ -234,3 +239,13 @@ async def test_a_key_from_the_environment_signs(
     token = await open_task(client, keys)
     assert jwt.get_unverified_header(token)["kid"] == "env-key"
     assert (await offline(client, token))[0] == 0
+
+
+def _expired_copy(token: str, pem: Path) -> str:
+    """`token` as its key would have signed it with its time run out: its claims, `exp` a minute past."""
+    claims = jwt.decode(token, options={"verify_signature": False})
+    claims["exp"] = claims["iat"] - 60 if claims.get("iat") else 1
+    header = jwt.get_unverified_header(token)
+    return jwt.encode(
+        claims, pem.read_bytes(), algorithm=header["alg"], headers={"kid": header["kid"], "typ": header.get("typ")}
+    )
