@@ -80,8 +80,8 @@ def _sweep(jobs: Jobs, files: Files, keep_s: float) -> None:
     """Ended jobs past `keep_s`, and their files, are removed at start-up."""
     now = time.time()
     for job in list(jobs.by_id.values()):
-        ended = max((v for k, v in job.record.items() if k.endswith("_at") and isinstance(v, int)), default=0)
-        if job.status in ENDED and now - ended > keep_s:
+        ended = job.record.get(f"{job.status}_at")  # completed_at, failed_at, expired_at, cancelled_at
+        if job.status in ENDED and isinstance(ended, int) and now - ended > keep_s:
             for kind in ("output", "errors"):
                 files.delete(job.ours[kind])
             jobs.forget(job)
@@ -111,19 +111,24 @@ async def upload(request: web.Request) -> web.Response:
         raise ClientError(400, "invalid_request", "upload a file as multipart/form-data with purpose and file")
     purpose, saved = None, None
     try:
-        async with asyncio.timeout(UPLOAD_TIMEOUT_S):
-            reader = await request.multipart()
-            while (part := await reader.next()) is not None:
-                if not isinstance(part, BodyPartReader):
-                    raise ClientError(400, "invalid_request", "nested multipart bodies are not accepted")
-                if part.name == "purpose":
-                    purpose = (await _small(part)).decode("utf-8", "replace").strip()
-                elif part.name == "file" and saved is None:
-                    file_id, path = files.new_path()
-                    saved = (file_id, path, part.filename or "upload.jsonl")
-                    await _save(part, path, config.max_file_bytes)
-                else:
-                    await part.release()
+        try:
+            async with asyncio.timeout(UPLOAD_TIMEOUT_S):
+                reader = await request.multipart()
+                while (part := await reader.next()) is not None:
+                    if not isinstance(part, BodyPartReader):
+                        raise ClientError(400, "invalid_request", "nested multipart bodies are not accepted")
+                    if part.name == "purpose":
+                        purpose = (await _small(part)).decode("utf-8", "replace").strip()
+                    elif part.name == "file" and saved is None:
+                        file_id, path = files.new_path()
+                        saved = (file_id, path, part.filename or "upload.jsonl")
+                        await _save(part, path, config.max_file_bytes)
+                    else:
+                        await part.release()
+        except TimeoutError:
+            raise ClientError(408, "upload_timeout", f"the upload took longer than {UPLOAD_TIMEOUT_S:.0f} s") from None
+        except (ValueError, AssertionError):  # aiohttp's words for a form it cannot parse (they quote the body)
+            raise ClientError(400, "invalid_multipart", "the body cannot be read as multipart/form-data") from None
         if purpose not in PURPOSES:
             raise ClientError(400, "invalid_purpose", f"purpose must be one of {', '.join(PURPOSES)}", "purpose")
         if saved is None:

@@ -158,10 +158,23 @@ async def test_bad_requests_get_openai_errors_not_5xx(aiohttp_server: Any, proxy
             await api.batches.retrieve("batch_0123")
         with pytest.raises(openai.NotFoundError):
             await api.files.content("../../etc/passwd")
-    for path, body in (("/v1/batches", b"[1]"), ("/v1/batches", b"{"), ("/v1/files", b"x")):
-        response = await client.post(path, data=body, headers={"Content-Type": "application/json"})
+    broken = [
+        ("/v1/batches", b"[1]", "application/json"),
+        ("/v1/batches", b"{", "application/json"),
+        ("/v1/files", b"x", "application/json"),
+        ("/v1/files", b"garbage", "multipart/form-data; boundary=xyz"),
+        ("/v1/files", b"--x\r\n", "multipart/form-data"),
+        (
+            "/v1/files",
+            b'--xyz\r\nContent-Disposition: form-data; name="file"\r\n\r\ncut short',
+            "multipart/form-data; boundary=xyz",
+        ),
+    ]
+    for path, body, kind in broken:
+        response = await client.post(path, data=body, headers={"Content-Type": kind})
         assert 400 <= response.status < 500, await response.text()
         assert "error" in await response.json()
+    assert not list((tmp_path / "batches" / "files").glob("*.jsonl"))[1:]  # only the good upload above is kept
 
 
 async def test_a_cancelled_batch_starts_no_more_items(aiohttp_server: Any, proxy: ProxyFactory, tmp_path: Path) -> None:
@@ -331,3 +344,31 @@ async def test_a_tenant_s_batch_work_counts_against_its_budget_and_past_it_items
     assert (
         spent - output[-1]["response"]["body"]["usage"]["total_tokens"] < 60
     )  # every item but the last began within it
+
+
+async def test_ended_jobs_and_their_files_are_removed_once_kept_long_enough(
+    aiohttp_server: Any, proxy: ProxyFactory, tmp_path: Path
+) -> None:
+    sim = await engine(aiohttp_server)
+    first = await proxy(plain_config(sim.url, tmp_path))
+    async with sdk(first) as api:
+        uploaded = await api.files.create(file=("in.jsonl", jsonl(line("a", "x"))), purpose="batch")
+        old = await api.batches.create(
+            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h"
+        )
+        recent = await api.batches.create(
+            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h"
+        )
+        old, recent = await until_ended(api, old.id), await until_ended(api, recent.id)
+    record_path = tmp_path / "batches" / "batches" / f"{old.id}.json"
+    record = json.loads(record_path.read_text())
+    record["completed_at"] -= 8 * 24 * 3600  # a week and a day ago: past batch.keep_s
+    record_path.write_text(json.dumps(record))
+    second = await proxy(plain_config(sim.url, tmp_path))  # the sweep runs at start-up
+    async with sdk(second) as api:
+        with pytest.raises(openai.NotFoundError):
+            await api.batches.retrieve(old.id)
+        with pytest.raises(openai.NotFoundError):
+            await api.files.content(old.output_file_id or "")
+        assert (await api.batches.retrieve(recent.id)).status == "completed"
+        assert (await lines_of(api, recent.output_file_id))[0]["custom_id"] == "a"
