@@ -81,6 +81,9 @@ class Scheduler:
         self._wake = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
         self._items: set[asyncio.Task[None]] = set()
+        # (job, group): a group's first item runs alone, so its prefix is computed once and is cached for the rest
+        self._leading: set[tuple[str, str]] = set()
+        self._warm: set[tuple[str, str]] = set()
 
     async def start(self) -> None:
         """Resume every job that had not ended (an interrupted item runs again, a finished one never twice)."""
@@ -146,6 +149,8 @@ class Scheduler:
                 item = job.pending[0]
                 if not due and not self._idle(str(item.body.get("model"))):
                     break  # this job waits; another job's model may have room
+                if (job.id, item.group) in self._leading:
+                    break  # the rest of a group waits for its first item, which fills the cache with their prefix
                 job.pending.popleft()
                 self._start(job, item, due)
             if self.running >= self.config.concurrency:
@@ -176,6 +181,17 @@ class Scheduler:
         task = asyncio.create_task(self._item(job, item, due))
         self._items.add(task)
         task.add_done_callback(self._items.discard)
+        key = (job.id, item.group)
+        if key not in self._warm:
+            self._leading.add(key)
+            task.add_done_callback(lambda _: self._led(job, item))
+
+    def _led(self, job: Job, item: Item) -> None:
+        """A group's first item ended: the rest may follow, together, unless it went back to wait (it leads again)."""
+        self._leading.discard((job.id, item.group))
+        if not (job.pending and job.pending[0] is item):
+            self._warm.add((job.id, item.group))
+        self.wake()
 
     async def _item(self, job: Job, item: Item, due: bool) -> None:
         cls = str(job.ours["class"])
@@ -221,6 +237,7 @@ class Scheduler:
     def _finish(self, job: Job) -> None:
         """Publish the job's files and its record: completed, expired or cancelled."""
         job.close()
+        self._warm = {key for key in self._warm if key[0] != job.id}
         ended = "cancelled" if job.status == "cancelling" else "expired" if job.ours.get("expired") else "completed"
         job.mark("finalizing")
         for kind, field in (("output", "output_file_id"), ("errors", "error_file_id")):
