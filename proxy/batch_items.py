@@ -90,16 +90,19 @@ class GatewayItems:
             answer = json.loads(error_body(status, problem.code, cited, problem.kind, problem.param, problem.public))
         finally:
             gateway.metrics.inflight.dec()
-        evidence.finish(status)
-        gateway.publish(evidence)
-        gateway.metrics.request_done(surface, status, evidence.duration_ms / 1000.0)
         usage = evidence.usage or {}
         tokens = {k: int(v) for k, v in usage.items() if k.endswith("_tokens") and isinstance(v, int)}
         cost = usage.get("cost")
         pool = endpoint.pool if endpoint is not None else None
         name = endpoint.name if endpoint is not None else None
         priced = float(cost) if cost is not None else None
-        return ItemResult(status, answer, evidence.request_id, pool, name, tokens or None, priced)
+        result = ItemResult(status, answer, evidence.request_id, pool, name, tokens or None, priced)
+        evidence.quiet = result.waits  # an item only told to wait for room runs again: its last attempt is the record
+        evidence.finish(status)
+        gateway.publish(evidence)
+        if not result.waits:
+            gateway.metrics.request_done(surface, status, evidence.duration_ms / 1000.0)
+        return result
 
     async def _run(
         self,

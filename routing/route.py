@@ -59,6 +59,7 @@ from .tracker import Tracker
 CLASSES = ("interactive", "batch", "background")
 BATCH_CLASSES = ("batch", "background")  # what a batch item may be: never interactive
 NOT_IDLE_RETRY_S = 1
+NO_ROOM = "no idle capacity for batch work on this endpoint now"
 
 
 class RouteParams(Params):
@@ -148,8 +149,12 @@ class Route(Step[RouteParams]):
         fits = decision.fits
         for offer in offers:
             kept = usable[offer.pool.name] = self._eligible(offer, view, decision)
+            if kept and idle_only:
+                kept = usable[offer.pool.name] = self._with_room(offer, kept, decision)
             if kept:
                 fits.append(offer)
+        if not fits and idle_only and NO_ROOM in decision.refused.values():  # room may come: the item waits
+            raise _not_idle(request)
         if not fits:
             reasons = "; ".join(f"pool {pool}: {why}" for pool, why in decision.refused.items())
             message = f"no pool can serve model {request.model!r}: {reasons}"
@@ -192,9 +197,24 @@ class Route(Step[RouteParams]):
         room tries it again later)."""
         idle = [offer for offer in offers if self.cluster.idle_pool(offer.pool)]
         if not idle:
-            message = f"no pool serving {request.model!r} has idle capacity now; a batch item waits for it"
-            raise Reject(429, "pool_not_idle", message, "rate_limit_error", {"Retry-After": str(NOT_IDLE_RETRY_S)})
+            raise _not_idle(request)
         return idle
+
+    def _with_room(self, offer: Offer, candidates: tuple[Candidate, ...], decision: Decision) -> tuple[Candidate, ...]:
+        """The endpoints an idle-only item may take: nothing queued there, and its load under `idle_low` of its
+        share of the pool's `max_inflight`, so an idle pool cannot fill one engine with batch work while the
+        sessions that live there wait for a seat."""
+        pool = offer.pool
+        room = self.cluster.config.admission.idle_low * pool.config.max_inflight / max(1, len(pool.endpoints))
+        kept = tuple(c for c in candidates if c.waiting == 0 and c.load < room)
+        for candidate in candidates:
+            if candidate not in kept:
+                decision.excluded[candidate.endpoint.name] = NO_ROOM
+        if not kept:
+            for candidate in candidates:
+                decision.excluded.pop(candidate.endpoint.name, None)
+            decision.refused[pool.name] = NO_ROOM
+        return kept
 
     def _eligible(self, offer: Offer, view: ClusterView, decision: Decision) -> tuple[Candidate, ...]:
         """The pool's endpoints every filter keeps. A pool with none left is refused, with the reason they share."""
@@ -344,6 +364,11 @@ class Route(Step[RouteParams]):
             "refused_endpoints": decision.excluded,
             "queue_wait_ms": round(decision.waited * 1000.0, 3),
         }
+
+
+def _not_idle(request: RequestContext) -> Reject:
+    message = f"no pool serving {request.model!r} has idle capacity now; a batch item waits for it"
+    return Reject(429, "pool_not_idle", message, "rate_limit_error", {"Retry-After": str(NOT_IDLE_RETRY_S)})
 
 
 def _by_type(parts: tuple[Any, ...]) -> dict[str, Any]:

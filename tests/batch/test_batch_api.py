@@ -372,3 +372,38 @@ async def test_ended_jobs_and_their_files_are_removed_once_kept_long_enough(
             await api.files.content(old.output_file_id or "")
         assert (await api.batches.retrieve(recent.id)).status == "completed"
         assert (await lines_of(api, recent.output_file_id))[0]["custom_id"] == "a"
+
+
+async def test_a_batch_item_goes_only_where_an_engine_has_room_not_merely_its_pool(
+    aiohttp_server: Any, proxy: ProxyFactory, tmp_path: Path
+) -> None:
+    busy = await engine(aiohttp_server, time_scale=1.0, tpot_s=0.03, default_max_tokens=30)
+    spare = await engine(aiohttp_server, time_scale=1.0, tpot_s=0.01, default_max_tokens=4)
+    endpoints = [{"name": "busy", "url": busy.url}, {"name": "spare", "url": spare.url}]
+    config = plain_config(busy.url, tmp_path)
+    config["routing"]["pools"] = [{"name": "p", "endpoints": endpoints, "models": [{"name": "m"}], "max_inflight": 4}]
+    config["routing"]["admission"] = {"idle_low": 0.5, "idle_high": 0.8}  # room: a load under 1 per engine
+    client = await proxy(config)
+    async with sdk(client) as api:
+        live = asyncio.create_task(
+            api.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "live"}], extra_headers={"x-session-id": "s"}
+            )
+        )
+        await until(lambda: bool(busy.seen) or bool(spare.seen))
+        holder = busy if busy.seen else spare
+        other = spare if holder is busy else busy
+        data = jsonl(*(line(f"b{i}", f"offline {i}") for i in range(4)))
+        uploaded = await api.files.create(file=("in.jsonl", data), purpose="batch")
+        batch = await api.batches.create(
+            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h"
+        )
+        await live
+        done = await until_ended(api, batch.id)
+    assert done.status == "completed"
+    live_request = holder.bodies_with("live")[0]
+    during = [s for s in holder.bodies_with("offline") if s.came < (live_request.went or 0.0)]
+    assert not during  # while the live request held that engine, no batch item joined it
+    assert other.bodies_with("offline")  # the engine with room took them
+    kept = [r for r in records(client) if r.get("batch", {}).get("batch_id") == batch.id and r["surface"] == "chat"]
+    assert sorted(r["batch"]["custom_id"] for r in kept) == [f"b{i}" for i in range(4)]  # waiting left no record
