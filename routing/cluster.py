@@ -66,6 +66,9 @@ class ClusterState:
         # cannot know yet, so its numbers are corrected by them (an engine that just finished is idle)
         self.since_scrape: dict[str, list[int]] = {}
         self.idle_open: dict[str, bool] = {}  # per pool, whether it takes idle work (between the two watermarks)
+        # per endpoint, requests other than batch items in flight, and since when none has been (monotonic)
+        self.foreground: dict[str, int] = {}
+        self.quiet_since: dict[str, float] = {}
 
     def dispatched(self, endpoint: str) -> None:
         self.since_scrape.setdefault(endpoint, [0, 0])[0] += 1
@@ -134,6 +137,21 @@ class ClusterState:
             "prefix_hits": load.prefix_hits,
             "prefix_queries": load.prefix_queries,
         }
+
+    def foreground_started(self, endpoint: str) -> None:
+        self.foreground[endpoint] = self.foreground.get(endpoint, 0) + 1
+
+    def foreground_ended(self, endpoint: str) -> None:
+        left = self.foreground[endpoint] = max(0, self.foreground.get(endpoint, 1) - 1)
+        if not left:
+            self.quiet_since[endpoint] = time.monotonic()
+
+    def quiet_for(self, endpoint: str) -> float:
+        """Seconds since a request other than a batch item last ran on the endpoint (0 while one does)."""
+        if self.foreground.get(endpoint, 0):
+            return 0.0
+        since = self.quiet_since.get(endpoint)
+        return float("inf") if since is None else time.monotonic() - since
 
     def idle_load(self, pool: Pool) -> float:
         """How busy the pool is, as idle work judges it: 1 while a request waits for it (here or at an engine),

@@ -112,6 +112,11 @@ class AdmissionConfig(Params):
     # endpoint's KV usage, 1 while anything queues) falls under idle_low to open, and at idle_high it closes
     idle_low: float = Field(default=0.5, gt=0, le=1)
     idle_high: float = Field(default=0.8, gt=0, le=1)
+    # an item whose uncached prefill would take longer than idle_prefill_ms (at the pool's prefill_tokens_per_s;
+    # unset: 5% of classes.interactive_ttft_ms) holds an engine's prefill for that long, and a request arriving
+    # meanwhile waits for it: such an item starts only where no other request has run for idle_quiet_s
+    idle_prefill_ms: float | None = Field(default=None, ge=0)
+    idle_quiet_s: float = Field(default=5.0, ge=0)
 
     @model_validator(mode="after")
     def _ordered(self) -> AdmissionConfig:

@@ -59,6 +59,7 @@ from .tracker import Tracker
 CLASSES = ("interactive", "batch", "background")
 BATCH_CLASSES = ("batch", "background")  # what a batch item may be: never interactive
 NOT_IDLE_RETRY_S = 1
+IDLE_PREFILL_SHARE = 0.05  # of the interactive target: the longest prefill idle work may start beside live work
 NO_ROOM = "no idle capacity for batch work on this endpoint now"
 
 
@@ -97,6 +98,7 @@ class Decision(Slate):
     chosen: Offer | None = None  # the picked endpoint's pool
     order: Ranked | None = None  # its ranking, the picked endpoint first
     waited: float = 0.0
+    idle_only: bool = False  # a batch item placed only into idle capacity
 
 
 class Route(Step[RouteParams]):
@@ -115,6 +117,8 @@ class Route(Step[RouteParams]):
         self.picker = build_picker(params.picker, services.pickers or _by_type(PICKERS), params.seed)
         self.scored = getattr(self.picker, "scored", True)
         classes = self.cluster.config.classes
+        given = self.cluster.config.admission.idle_prefill_ms
+        self.idle_prefill_ms = given if given is not None else IDLE_PREFILL_SHARE * classes.interactive_ttft_ms
         self.targets = {
             "interactive": classes.interactive_ttft_ms,
             "batch": classes.batch_ttft_ms,
@@ -145,12 +149,13 @@ class Route(Step[RouteParams]):
         tokens = self._prompt_tokens(view) + _max_tokens(request.json())
         regions, pools = inputs.get(ALLOWED_REGIONS), self.cluster.topology.facts
         decision = Decision(request, tokens, regions, pools, cls, self.targets[cls])
+        decision.idle_only = idle_only
         usable: dict[str, tuple[Candidate, ...]] = {}
         fits = decision.fits
         for offer in offers:
             kept = usable[offer.pool.name] = self._eligible(offer, view, decision)
             if kept and idle_only:
-                kept = usable[offer.pool.name] = self._with_room(offer, kept, decision)
+                kept = usable[offer.pool.name] = self._with_room(offer, kept, decision, view)
             if kept:
                 fits.append(offer)
         if not fits and idle_only and NO_ROOM in decision.refused.values():  # room may come: the item waits
@@ -200,13 +205,27 @@ class Route(Step[RouteParams]):
             raise _not_idle(request)
         return idle
 
-    def _with_room(self, offer: Offer, candidates: tuple[Candidate, ...], decision: Decision) -> tuple[Candidate, ...]:
+    def _with_room(
+        self, offer: Offer, candidates: tuple[Candidate, ...], decision: Decision, view: ClusterView
+    ) -> tuple[Candidate, ...]:
         """The endpoints an idle-only item may take: nothing queued there, and its load under `idle_low` of its
         share of the pool's `max_inflight`, so an idle pool cannot fill one engine with batch work while the
-        sessions that live there wait for a seat."""
-        pool = offer.pool
-        room = self.cluster.config.admission.idle_low * pool.config.max_inflight / max(1, len(pool.endpoints))
-        kept = tuple(c for c in candidates if c.waiting == 0 and c.load < room)
+        sessions that live there wait for a seat. An item whose uncached prefill would hold the engine longer
+        than `idle_prefill_ms` (a document not cached there) takes only an engine no other request has used
+        for `idle_quiet_s`: a request arriving during that prefill would wait for all of it."""
+        pool, admission = offer.pool, self.cluster.config.admission
+        room = admission.idle_low * pool.config.max_inflight / max(1, len(pool.endpoints))
+        tokens, per_block = self._prompt_tokens(view), self._tokens_per_block()
+
+        def fits(c: Candidate) -> bool:
+            if c.waiting > 0 or c.load >= room:
+                return False
+            prefill_ms = 1000.0 * prefill_s(pool.config, tokens - min(tokens, c.prefix_blocks * per_block))
+            return (
+                prefill_ms <= self.idle_prefill_ms or self.cluster.quiet_for(c.endpoint.name) >= admission.idle_quiet_s
+            )
+
+        kept = tuple(c for c in candidates if fits(c))
         for candidate in candidates:
             if candidate not in kept:
                 decision.excluded[candidate.endpoint.name] = NO_ROOM
@@ -334,6 +353,7 @@ class Route(Step[RouteParams]):
             self.cluster, gate, name, view.hashes, view.session, first.prefix_blocks, distance, chosen.model
         )
         tracker.prompt_tokens, tracker.tickets[name] = self._prompt_tokens(view), ticket
+        tracker.foreground = not decision.idle_only
         details = self._details(decision, order[0][1])
         return Placement(first.endpoint, chosen.model, decision.reason, fallbacks, details, cached, tracker)
 

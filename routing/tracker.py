@@ -38,9 +38,12 @@ class Tracker:
         self.prompt_tokens = 0  # estimated: what a fallback must prefill, holding none of it
         self.tickets: dict[str, float] = {}  # per endpoint tried, when its prefill lane should be past this request
         self.done = False
+        self.foreground = True  # not a batch item: engines it runs on are not quiet for long prefills
 
     def attempt_started(self, endpoint: Endpoint) -> None:
         self.cluster.store.inflight(endpoint.name, +1)
+        if self.foreground:
+            self.cluster.foreground_started(endpoint.name)
         self.cluster.dispatched(endpoint.name)
         self.cluster.breakers.attempting(endpoint.name)
         pool = self.cluster.topology.by_name.get(endpoint.pool)
@@ -51,6 +54,8 @@ class Tracker:
 
     def attempt_ended(self, endpoint: Endpoint, ok: bool, status: int | None) -> None:
         self.cluster.store.inflight(endpoint.name, -1)
+        if self.foreground:
+            self.cluster.foreground_ended(endpoint.name)
         self.cluster.completed(endpoint.name)
         breakers = self.cluster.breakers
         if ok:

@@ -407,3 +407,27 @@ async def test_a_batch_item_goes_only_where_an_engine_has_room_not_merely_its_po
     assert other.bodies_with("offline")  # the engine with room took them
     kept = [r for r in records(client) if r.get("batch", {}).get("batch_id") == batch.id and r["surface"] == "chat"]
     assert sorted(r["batch"]["custom_id"] for r in kept) == [f"b{i}" for i in range(4)]  # waiting left no record
+
+
+async def test_an_item_with_a_long_prefill_waits_for_an_engine_live_work_has_left_quiet(
+    aiohttp_server: Any, proxy: ProxyFactory, tmp_path: Path
+) -> None:
+    sim = await engine(aiohttp_server, time_scale=1.0, tpot_s=0.02, default_max_tokens=10)
+    config = plain_config(sim.url, tmp_path)
+    config["routing"]["pools"][0]["prefill_tokens_per_s"] = 10_000  # a 1,000-word document: ~130 ms of prefill
+    config["routing"]["admission"] = {"idle_prefill_ms": 20, "idle_quiet_s": 1.0}
+    client = await proxy(config)
+    document = " ".join(f"word{i}" for i in range(1000))
+    async with sdk(client) as api:
+        await api.chat.completions.create(model="m", messages=[{"role": "user", "content": "live"}])
+        data = jsonl(line("short", "offline hi"), line("long", f"offline summarise: {document}"))
+        uploaded = await api.files.create(file=("in.jsonl", data), purpose="batch")
+        batch = await api.batches.create(
+            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h"
+        )
+        done = await until_ended(api, batch.id)
+    assert done.status == "completed"
+    live_left = sim.bodies_with("live")[0].went or 0.0
+    short, long = sim.bodies_with("offline hi")[0], sim.bodies_with("summarise")[0]
+    assert short.came - live_left < 1.0  # a short prefill may start beside live work at once
+    assert long.came - live_left >= 1.0  # a long one waits until the engine has been quiet for idle_quiet_s
