@@ -32,21 +32,19 @@ import asyncio
 import json
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aiohttp
 import needs
-from cluster import Cluster, Counters, Pool, env_offline, stop_process
+from cluster import Cluster, Counters, Pool, env_offline, stop_on_signals, stop_process
 from drive import Record, drive
 from report import Bars, highlight, minus, percentile, save
 from targets import free_port, wait_ready
@@ -445,10 +443,6 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
 # --- main --------------------------------------------------------------------------------------------------------
 
 
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt  # unwinds through every finally, which stops the children
-
-
 def main() -> int:
     needs.plotting()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -462,8 +456,7 @@ def main() -> int:
     unknown = [s for s in chosen if s not in SCENARIOS]
     if unknown:
         raise SystemExit(f"unknown scenarios {unknown}; known: {', '.join(SCENARIOS)}")
-    signal.signal(signal.SIGTERM, _terminate)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    stop_on_signals()
     RESULTS.mkdir(exist_ok=True)
 
     shape = Shape(requests=args.requests or (250 if args.quick else 750), batch_share=0.0, sessions_per_s=0.8)

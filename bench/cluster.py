@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -159,3 +160,14 @@ def stop_process(proc: subprocess.Popen[bytes] | None, grace_s: float = 10.0) ->
 def env_offline() -> dict[str, str]:
     """The environment for child processes: this one, with tokenizer lookups kept on loopback."""
     return {**os.environ, "HF_ENDPOINT": "http://127.0.0.1:9"}
+
+
+def stop_on_signals() -> None:
+    """SIGTERM and SIGINT unwind through every `finally`, which stops the children a benchmark started (SIGINT
+    also when the benchmark was started with it ignored, as a background job is)."""
+    signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

@@ -20,18 +20,16 @@ import argparse
 import asyncio
 import json
 import random
-import signal
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import needs
-from cluster import Cluster, Counters, Pool
+from cluster import Cluster, Counters, Pool, stop_on_signals
 from drive import Run, drive
 from policies import POLICIES as ROUTING_POLICIES
 from policies import Policy, RouterProcess
@@ -303,10 +301,6 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     save(path, title, panels, columns=2)
 
 
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt  # unwinds through every finally, which stops the children
-
-
 def main() -> int:
     needs.plotting()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -319,8 +313,7 @@ def main() -> int:
     scale = args.time_scale or (0.2 if args.quick else 0.3)
     mix = Mix(span_s=args.span or (60.0 if args.quick else 180.0))
     chosen = _choose(args.policies)
-    signal.signal(signal.SIGTERM, _terminate)
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # also when started with SIGINT ignored
+    stop_on_signals()
     RESULTS.mkdir(exist_ok=True)
 
     sessions = generate(args.seed, mix)

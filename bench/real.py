@@ -66,7 +66,6 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any, Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -74,7 +73,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import aiohttp
 import needs
 import yaml
-from cluster import env_offline, stop_process
+from cluster import env_offline, stop_on_signals, stop_process
 from policies import Policy
 from report import Bars, highlight, minus, percentile, save
 from targets import free_port, wait_ready
@@ -947,10 +946,6 @@ def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return chosen
 
 
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt  # unwinds through every finally, which stops the routers and engines
-
-
 def _choose(names: str | None) -> list[str]:
     if not names:
         return list(ROUTERS)
@@ -997,8 +992,7 @@ def main() -> int:
             skipped.append(f"{router}: {reason}")
         else:
             routers.append(router)
-    signal.signal(signal.SIGTERM, _terminate)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    stop_on_signals()
     RESULTS.mkdir(exist_ok=True)
     results: dict[str, list[dict[str, Any]]] = {}
     infos: dict[str, dict[str, Any]] = {}

@@ -16,17 +16,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import signal
 import sys
 import time
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import needs
-from cluster import CLASS_TTFT_MS, POOLS, Cluster, Counters, Pool
+from cluster import CLASS_TTFT_MS, POOLS, Cluster, Counters, Pool, stop_on_signals
 from drive import Run, drive
 from policies import POLICIES, Policy, RouterProcess
 from report import engines_table, plot, summarise, table
@@ -54,10 +52,6 @@ def run_policy(
     return run, counters, {e.name: e.pool for e in engines}
 
 
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt  # unwinds through every finally, which stops the children
-
-
 def main() -> int:
     needs.plotting()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -70,8 +64,7 @@ def main() -> int:
     scale = args.time_scale or (0.15 if args.quick else 0.3)
     shape = Shape(requests=args.requests or (250 if args.quick else 1_100))
     chosen = _choose(args.policies)
-    signal.signal(signal.SIGTERM, _terminate)
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # also when started with SIGINT ignored
+    stop_on_signals()
     RESULTS.mkdir(exist_ok=True)
 
     sessions = generate(args.seed, shape)
