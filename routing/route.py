@@ -51,7 +51,7 @@ from .filters import BUILTIN as FILTERS
 from .filters import DEFAULT as DEFAULT_FILTERS
 from .parts import TIE, TOTAL, PartSpec, ScorerSpec, build_filters, build_picker, build_scorers
 from .pickers import BUILTIN as PICKERS
-from .predict import estimate, prefill_s
+from .predict import decode_s, estimate, kv_tokens, prefill_s
 from .scorers import BUILTIN as SCORERS
 from .topology import Offer
 from .tracker import Tracker
@@ -277,7 +277,8 @@ class Route(Step[RouteParams]):
         for candidate, _ in ranked:
             name = candidate.endpoint.name
             cached = int(min(tokens, candidate.prefix_blocks * self._tokens_per_block()))
-            guess = estimate(pool, tokens, cached, answer, candidate.waiting, self.cluster.lanes.backlog_s(name))
+            wait = self.cluster.lanes.wait_s(name, kv_tokens(tokens, cached, answer), pool.kv_capacity_tokens)
+            guess = estimate(pool, tokens, cached, answer, candidate.waiting, wait)
             decision.endpoint_cost[name] = guess.cost
             down = view.down(name)  # every endpoint down: never the fastest
             decision.endpoint_ttft_ms[name] = float("inf") if down else guess.ttft_ms
@@ -309,11 +310,18 @@ class Route(Step[RouteParams]):
         distance = self.cluster.store.distance(name, view.hashes, first.prefix_blocks)
         self.cluster.store.placed(name, view.hashes, view.session)
         cached = int(min(self._prompt_tokens(view), first.prefix_blocks * self._tokens_per_block()))
-        ticket = self.cluster.lanes.placed(name, prefill_s(chosen.pool.config, self._prompt_tokens(view) - cached))
+        pool, tokens, answer = chosen.pool.config, self._prompt_tokens(view), _max_tokens(decision.request.json())
+        ticket = self.cluster.lanes.placed(
+            name,
+            prefill_s(pool, tokens - cached),
+            kv_tokens(tokens, cached, answer),
+            decode_s(pool, answer),
+            pool.kv_capacity_tokens,
+        )
         tracker = Tracker(
             self.cluster, gate, name, view.hashes, view.session, first.prefix_blocks, distance, chosen.model
         )
-        tracker.prompt_tokens, tracker.tickets[name] = self._prompt_tokens(view), ticket
+        tracker.prompt_tokens, tracker.answer_tokens, tracker.tickets[name] = tokens, answer, ticket
         details = self._details(decision, order[0][1])
         return Placement(first.endpoint, chosen.model, decision.reason, fallbacks, details, cached, tracker)
 
