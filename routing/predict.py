@@ -12,7 +12,11 @@ this replica holds its tokens from its predicted admission until its predicted
 end (first token plus `max_tokens` at the pool's `targets.tpot_ms`), or until
 its answer ends, whichever is later; a request is predicted admitted once the
 holds ahead of it leave it room. An answer that is later than predicted keeps
-holding: its end is then predicted as far ahead as it is already late.
+holding: its end is then predicted as far ahead as it is already late. A
+prefix the prefix index places on the endpoint counts as cached only as far as
+the cache can hold it idle beside those holds and this request's own: an
+engine evicts idle prefixes to admit work. Nor does a block that a placement
+still prefilling brings: it is not in the cache until that prefill is done.
 
 The lane: each placement occupies it for its uncached prefill, starting when
 the request is admitted and the lane is next free (`Lanes`), so a lightly
@@ -62,41 +66,96 @@ class Lanes:
     admitted_at: dict[str, float] = field(default_factory=dict)  # the last placement's predicted admission
     holds: dict[str, dict[int, Hold]] = field(default_factory=dict)  # KV held by placements not yet answered
     _ids: Iterator[int] = field(default_factory=itertools.count)
+    pending: dict[str, dict[str, float]] = field(default_factory=dict)  # block hash -> when its prefill is done
 
     def backlog_s(self, endpoint: str) -> float:
         """Seconds of prefill placed on the endpoint that it has not had the time to do."""
         return max(0.0, self.free_at.get(endpoint, 0.0) - self.clock())
 
-    def wait_s(self, endpoint: str, tokens: float = 0.0, capacity: int | None = None) -> float:
+    def wait_s(self, endpoint: str, tokens: float = 0.0, capacity: int | None = None, in_use: float = 0.0) -> float:
         """Seconds before a request needing `tokens` of KV (of `capacity`, None: unbounded) starts its prefill:
-        admitted behind the placements ahead of it, once they leave it room, then when the lane is free."""
+        admitted behind the placements ahead of it, once they leave it room, then when the lane is free.
+        `in_use`: the tokens the engine's last scrape said its running requests hold, a floor under this
+        replica's own holds (another replica's work, or blocks an estimate missed), released only as they are."""
         now = self.clock()
-        return max(0.0, self._admission(endpoint, tokens, capacity, now) - now, self.backlog_s(endpoint))
+        return max(0.0, self._admission(endpoint, tokens, capacity, now, in_use) - now, self.backlog_s(endpoint))
 
-    def _admission(self, endpoint: str, tokens: float, capacity: int | None, now: float) -> float:
+    def _admission(self, endpoint: str, tokens: float, capacity: int | None, now: float, in_use: float = 0.0) -> float:
         start = max(now, self.admitted_at.get(endpoint, now))  # in arrival order: never before the one ahead
         if capacity is None:
             return start
         held = [
             (h.until if h.until > now else 2 * now - h.until, h.tokens) for h in self.holds.get(endpoint, {}).values()
         ]
-        room = capacity - sum(t for _, t in held)
+        own = sum(t for _, t in held)
+        room = capacity - max(own, in_use)
+        floor = max(0.0, in_use - own)  # held by what this replica did not place: when it ends is unknown
         need = min(tokens, capacity)  # a request larger than the cache waits for all of it, no longer
         for until, freed in sorted(held):
             if room >= need:
                 break
-            room += freed
+            room = min(capacity - floor, room + freed)
             start = max(start, until)
         return start
 
+    def computed(self, endpoint: str, hashes: list[str], hits: int) -> int:
+        """Of the `hits` leading prompt blocks the prefix index places on the endpoint, those already computed: a
+        block a placement still prefilling brings is not in the cache yet, so a request admitted now computes it
+        again (an agent's second turn sent while its first is still prefilling the shared system prompt)."""
+        pending = self.pending.get(endpoint)
+        if not pending:
+            return hits
+        now = self.clock()
+        for index, digest in enumerate(hashes[:hits]):
+            if pending.get(digest, 0.0) > now:
+                return index
+        return hits
+
+    def bringing(self, endpoint: str, hashes: list[str], prefill_done: float) -> None:
+        """A placement brings these blocks to the endpoint's cache once its prefill is done."""
+        now = self.clock()
+        pending = {h: t for h, t in self.pending.get(endpoint, {}).items() if t > now}
+        if prefill_done > now:
+            pending.update(dict.fromkeys(hashes, prefill_done))
+        if pending:
+            self.pending[endpoint] = pending
+        else:
+            self.pending.pop(endpoint, None)
+
+    def _computed_by(self, endpoint: str, prefill_done: float) -> None:
+        pending = self.pending.get(endpoint)
+        if pending:
+            self.pending[endpoint] = {h: t for h, t in pending.items() if t > prefill_done}
+            if not self.pending[endpoint]:
+                del self.pending[endpoint]
+
+    def held_tokens(self, endpoint: str) -> float:
+        """KV tokens this replica's placements on the endpoint hold now: their uncached prompts and answers."""
+        return sum(h.tokens for h in self.holds.get(endpoint, {}).values())
+
+    def resident(self, endpoint: str, cached: int, prompt_tokens: int, max_tokens: int, capacity: int | None) -> int:
+        """Of the `cached` prompt tokens the prefix index places on the endpoint, as many as its KV cache can
+        still hold idle beside the answers running there and this request's own allocation: an engine evicts
+        idle prefixes to admit work, so a long document cached before a burst of long answers is gone after it."""
+        if capacity is None or cached <= 0:
+            return max(0, cached)
+        room = capacity - self.held_tokens(endpoint) - (prompt_tokens - cached) - max(0, max_tokens)
+        return max(0, min(cached, int(room)))
+
     def placed(
-        self, endpoint: str, prefill_s: float, tokens: float = 0.0, decode_s: float = 0.0, capacity: int | None = None
+        self,
+        endpoint: str,
+        prefill_s: float,
+        tokens: float = 0.0,
+        decode_s: float = 0.0,
+        capacity: int | None = None,
+        in_use: float = 0.0,
     ) -> Ticket:
         """A request goes to the endpoint: it is admitted when the placements ahead leave it room, its prefill
         follows whatever the lane still holds, and it holds `tokens` of KV until `decode_s` after its first
         token. Returns its ticket for `done`."""
         now = self.clock()
-        admitted = self.admitted_at[endpoint] = self._admission(endpoint, tokens, capacity, now)
+        admitted = self.admitted_at[endpoint] = self._admission(endpoint, tokens, capacity, now, in_use)
         prefill_done = self.free_at[endpoint] = max(admitted, self.free_at.get(endpoint, now)) + prefill_s
         hold = next(self._ids)
         if capacity is not None and tokens > 0:
@@ -108,6 +167,7 @@ class Lanes:
         prefill was still predicted ahead, the engine is faster than its pool's `prefill_tokens_per_s` says, and
         everything after it moves up as much."""
         self.release(endpoint, ticket)
+        self._computed_by(endpoint, ticket.prefill_done)  # the lane is past it: so is every prefill before it
         now = self.clock()
         ahead = ticket.prefill_done - now
         if ahead > 0 and endpoint in self.free_at:

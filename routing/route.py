@@ -276,8 +276,11 @@ class Route(Step[RouteParams]):
         best = float("inf")
         for candidate, _ in ranked:
             name = candidate.endpoint.name
-            cached = int(min(tokens, candidate.prefix_blocks * self._tokens_per_block()))
-            wait = self.cluster.lanes.wait_s(name, kv_tokens(tokens, cached, answer), pool.kv_capacity_tokens)
+            lanes, capacity = self.cluster.lanes, pool.kv_capacity_tokens
+            hits = lanes.computed(name, view.hashes, candidate.prefix_blocks)
+            cached = lanes.resident(name, int(min(tokens, hits * self._tokens_per_block())), tokens, answer, capacity)
+            in_use = candidate.kv_usage * capacity if capacity else 0.0
+            wait = lanes.wait_s(name, kv_tokens(tokens, cached, answer), capacity, in_use)
             guess = estimate(pool, tokens, cached, answer, candidate.waiting, wait)
             decision.endpoint_cost[name] = guess.cost
             down = view.down(name)  # every endpoint down: never the fastest
@@ -309,15 +312,21 @@ class Route(Step[RouteParams]):
         name = first.endpoint.name
         distance = self.cluster.store.distance(name, view.hashes, first.prefix_blocks)
         self.cluster.store.placed(name, view.hashes, view.session)
-        cached = int(min(self._prompt_tokens(view), first.prefix_blocks * self._tokens_per_block()))
         pool, tokens, answer = chosen.pool.config, self._prompt_tokens(view), _max_tokens(decision.request.json())
-        ticket = self.cluster.lanes.placed(
+        lanes = self.cluster.lanes
+        hits = lanes.computed(name, view.hashes, first.prefix_blocks)
+        cached = lanes.resident(
+            name, int(min(tokens, hits * self._tokens_per_block())), tokens, answer, pool.kv_capacity_tokens
+        )
+        ticket = lanes.placed(
             name,
             prefill_s(pool, tokens - cached),
             kv_tokens(tokens, cached, answer),
             decode_s(pool, answer),
             pool.kv_capacity_tokens,
+            first.kv_usage * pool.kv_capacity_tokens if pool.kv_capacity_tokens else 0.0,
         )
+        lanes.bringing(name, view.hashes[hits:], ticket.prefill_done)
         tracker = Tracker(
             self.cluster, gate, name, view.hashes, view.session, first.prefix_blocks, distance, chosen.model
         )

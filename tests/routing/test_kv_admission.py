@@ -62,6 +62,45 @@ def test_a_fallback_that_failed_holds_no_room() -> None:
     assert lanes.wait_s("cheap-1", 9_000, 10_000) == 0.0
 
 
+def test_what_the_last_scrape_says_is_held_is_a_floor_under_this_replicas_own_holds() -> None:
+    clock = Clock()
+    lanes = Lanes(clock)
+    lanes.placed("cheap-0", 0.0, 2_000, 4.0, 10_000)  # this replica's only hold: room for 8,000 more
+    assert lanes.wait_s("cheap-0", 5_000, 10_000) == 0.0
+    # the engine says 9,000 are held (another replica's work): 5,000 fit only once this replica's answer ends
+    assert abs(lanes.wait_s("cheap-0", 5_000, 10_000, in_use=9_000) - 4.0) < 1e-9
+    assert lanes.wait_s("cheap-0", 500, 10_000, in_use=9_000) == 0.0
+
+
+def test_a_prefix_still_being_prefilled_is_not_cached_yet() -> None:
+    clock = Clock()
+    lanes = Lanes(clock)
+    system = ["s1", "s2", "s3"]
+    ticket = lanes.placed("cheap-0", 0.5, 3_000, 1.0, 10_000)
+    lanes.bringing("cheap-0", [*system, "t1"], ticket.prefill_done)  # the first turn brings the system prompt
+    assert lanes.computed("cheap-0", [*system, "t2"], 3) == 0, "the second turn, sent meanwhile, computes it again"
+    assert lanes.computed("cheap-1", [*system, "t2"], 3) == 3, "another endpoint: what the index says"
+    clock.now += 0.6  # the first turn's prefill is done: its blocks are in the cache
+    assert lanes.computed("cheap-0", [*system, "t2"], 3) == 3
+    lanes.bringing("cheap-0", ["x"], clock.now - 1.0)  # a prefill already done brings nothing pending
+    assert not lanes.pending
+    second = lanes.placed("cheap-0", 0.5, 3_000, 1.0, 10_000)
+    lanes.bringing("cheap-0", ["d1", "d2"], second.prefill_done)
+    lanes.done("cheap-0", second)  # answered before its predicted prefill end: the engine has computed them
+    assert lanes.computed("cheap-0", ["d1", "d2", "q"], 2) == 2
+
+
+def test_a_cached_prefix_counts_only_as_far_as_the_cache_can_hold_it_beside_the_running_answers() -> None:
+    clock = Clock()
+    lanes = Lanes(clock)
+    assert lanes.resident("cheap-0", 8_000, 8_200, 100, 10_000) == 8_000, "an idle engine keeps the document"
+    lanes.placed("cheap-0", 0.1, 4_000, 5.0, 10_000)
+    lanes.placed("cheap-0", 0.1, 3_000, 5.0, 10_000)
+    # 7,000 held, 300 of this request's own: at most 2,700 of the document can still be in the cache
+    assert lanes.resident("cheap-0", 8_000, 8_200, 100, 10_000) == 2_700
+    assert lanes.resident("cheap-0", 8_000, 8_200, 100, None) == 8_000, "no declared capacity: the index's word"
+
+
 async def test_interactive_turns_leave_a_cheap_engine_whose_cache_long_answers_fill_and_return_when_they_end(
     proxy: ProxyFactory, engines: StartEngines
 ) -> None:
