@@ -51,7 +51,7 @@ from .filters import BUILTIN as FILTERS
 from .filters import DEFAULT as DEFAULT_FILTERS
 from .parts import TIE, TOTAL, PartSpec, ScorerSpec, build_filters, build_picker, build_scorers
 from .pickers import BUILTIN as PICKERS
-from .predict import estimate, prefill_s
+from .predict import decode_s, estimate, kv_tokens, prefill_s
 from .scorers import BUILTIN as SCORERS
 from .topology import Offer
 from .tracker import Tracker
@@ -315,8 +315,12 @@ class Route(Step[RouteParams]):
         best = float("inf")
         for candidate, _ in ranked:
             name = candidate.endpoint.name
-            cached = int(min(tokens, candidate.prefix_blocks * self._tokens_per_block()))
-            guess = estimate(pool, tokens, cached, answer, candidate.waiting, self.cluster.lanes.backlog_s(name))
+            lanes, capacity = self.cluster.lanes, pool.kv_capacity_tokens
+            hits = lanes.computed(name, view.hashes, candidate.prefix_blocks)
+            cached = lanes.resident(name, int(min(tokens, hits * self._tokens_per_block())), tokens, answer, capacity)
+            in_use = candidate.kv_usage * capacity if capacity else 0.0
+            wait = lanes.wait_s(name, kv_tokens(tokens, cached, answer), capacity, in_use)
+            guess = estimate(pool, tokens, cached, answer, candidate.waiting, wait)
             decision.endpoint_cost[name] = guess.cost
             down = view.down(name)  # every endpoint down: never the fastest
             decision.endpoint_ttft_ms[name] = float("inf") if down else guess.ttft_ms
@@ -347,12 +351,25 @@ class Route(Step[RouteParams]):
         name = first.endpoint.name
         distance = self.cluster.store.distance(name, view.hashes, first.prefix_blocks)
         self.cluster.store.placed(name, view.hashes, view.session)
-        cached = int(min(self._prompt_tokens(view), first.prefix_blocks * self._tokens_per_block()))
-        ticket = self.cluster.lanes.placed(name, prefill_s(chosen.pool.config, self._prompt_tokens(view) - cached))
+        pool, tokens, answer = chosen.pool.config, self._prompt_tokens(view), _max_tokens(decision.request.json())
+        lanes = self.cluster.lanes
+        hits = lanes.computed(name, view.hashes, first.prefix_blocks)
+        cached = lanes.resident(
+            name, int(min(tokens, hits * self._tokens_per_block())), tokens, answer, pool.kv_capacity_tokens
+        )
+        ticket = lanes.placed(
+            name,
+            prefill_s(pool, tokens - cached),
+            kv_tokens(tokens, cached, answer),
+            decode_s(pool, answer),
+            pool.kv_capacity_tokens,
+            first.kv_usage * pool.kv_capacity_tokens if pool.kv_capacity_tokens else 0.0,
+        )
+        lanes.bringing(name, view.hashes[hits:], ticket.prefill_done)
         tracker = Tracker(
             self.cluster, gate, name, view.hashes, view.session, first.prefix_blocks, distance, chosen.model
         )
-        tracker.prompt_tokens, tracker.tickets[name] = self._prompt_tokens(view), ticket
+        tracker.prompt_tokens, tracker.answer_tokens, tracker.tickets[name] = tokens, answer, ticket
         tracker.foreground = not decision.idle_only
         details = self._details(decision, order[0][1])
         return Placement(first.endpoint, chosen.model, decision.reason, fallbacks, details, cached, tracker)

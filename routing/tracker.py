@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from taskgate.plugins import Endpoint
 
 from .admission import Gate
-from .predict import prefill_s
+from .predict import Ticket, decode_s, kv_tokens, prefill_s
 
 if TYPE_CHECKING:
     from .cluster import ClusterState
@@ -36,7 +36,8 @@ class Tracker:
         self.distance = distance
         self.model = model  # the name the engines know the model by
         self.prompt_tokens = 0  # estimated: what a fallback must prefill, holding none of it
-        self.tickets: dict[str, float] = {}  # per endpoint tried, when its prefill lane should be past this request
+        self.answer_tokens = 0  # the request's max_tokens: KV every endpoint tried allocates for it
+        self.tickets: dict[str, Ticket] = {}  # per endpoint tried: its prefill lane's and its KV's part in this request
         self.done = False
         self.foreground = True  # not a batch item: engines it runs on are not quiet for long prefills
 
@@ -48,8 +49,13 @@ class Tracker:
         self.cluster.breakers.attempting(endpoint.name)
         pool = self.cluster.topology.by_name.get(endpoint.pool)
         if endpoint.name != self.placed and pool is not None:  # the placement's own prefill is on its lane already
+            config = pool.config
             self.tickets[endpoint.name] = self.cluster.lanes.placed(
-                endpoint.name, prefill_s(pool.config, self.prompt_tokens)
+                endpoint.name,
+                prefill_s(config, self.prompt_tokens),
+                kv_tokens(self.prompt_tokens, 0, self.answer_tokens),
+                decode_s(config, self.answer_tokens),
+                config.kv_capacity_tokens,
             )
 
     def attempt_ended(self, endpoint: Endpoint, ok: bool, status: int | None) -> None:
@@ -72,10 +78,14 @@ class Tracker:
             return
         self.done = True
         self.gate.leave()
+        lanes = self.cluster.lanes
+        for name, ticket in self.tickets.items():  # it answered: its prefill is done, whatever the lane predicted
+            if endpoint is not None and name == endpoint.name:
+                lanes.done(name, ticket)
+            else:  # tried and failed, or never sent: it holds no KV there
+                lanes.release(name, ticket)
         if endpoint is None:
             return
-        if endpoint.name in self.tickets:  # it answered: its prefill is done, whatever the lane predicted
-            self.cluster.lanes.done(endpoint.name, self.tickets[endpoint.name])
         if endpoint.name != self.placed:  # a fallback answered: it now holds the prefix
             self.cluster.store.placed(endpoint.name, self.hashes, self.session)
         elif cached_tokens is not None:
