@@ -6,7 +6,8 @@ One loop per replica. It starts an item while fewer than `concurrency` run
 otherwise it looks again every `poll_s`, and at once when an item ends. Jobs
 go oldest deadline first; a job's items go group by group, so items that
 share a prefix run back to back, and each group is one routing session, so
-it stays on the endpoint that holds its prefix. Each item is authorized as a task
+it stays on the endpoint that holds its prefix; a group's first item runs alone,
+so the prefix is computed once before the rest follow. Each item is authorized as a task
 of its own, named for its job (`<batch id>-<hex>`). Routing checks again when it
 places the item; a pool that filled up meanwhile answers `pool_not_idle` and
 the item goes back to the head of its job's queue.
