@@ -205,7 +205,12 @@ class Scheduler:
         labels = {"batch_id": job.id, "custom_id": item.custom_id, "class": cls, "due": due}
         result: ItemResult | None = None
         try:
-            result = await self.items.run(self.callers.get(job.id), job.surface, item.body, headers, labels)
+            try:
+                result = await self.items.run(self.callers.get(job.id), job.surface, item.body, headers, labels)
+            except Exception:  # Items.run answers every refusal itself: this is a bug, and the item's error line
+                log.exception("batch_item_crashed", batch_id=job.id, custom_id=item.custom_id)
+                error = {"code": "internal_error", "message": "taskgate failed while running this item"}
+                result = ItemResult(500, {"error": error}, "")
         finally:
             job.inflight -= 1
             self.running -= 1

@@ -34,8 +34,10 @@ class ItemResult:
     @property
     def waits(self) -> bool:
         """Refused only because no pool had room for it yet: tried again later, never an error line."""
-        code = self.body.get("error", {}).get("code") if isinstance(self.body, dict) else None
-        return self.status == 429 and code in ("pool_not_idle", "pool_busy")
+        if self.status != 429 or not isinstance(self.body, dict):
+            return False
+        error = self.body.get("error")  # a Response carries `"error": null`
+        return isinstance(error, dict) and error.get("code") in ("pool_not_idle", "pool_busy")
 
 
 class Items(Protocol):

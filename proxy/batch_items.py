@@ -31,7 +31,7 @@ from .dispatch import Decision, decide, send
 from .errors import UpstreamUnavailable, error_body, upstream_error
 from .openai import PATHS
 from .relay import MAX_ERROR_BYTES, Dispatch, FilterChain, finite, record_failure, refuse_encoded, refused
-from .responses import CHAT_PATH
+from .responses import CHAT_PATH, response_head
 from .responses import PATH as RESPONSES_PATH
 from .responses_answer import Encoder, new_id
 from .responses_request import parse, translate
@@ -116,8 +116,8 @@ class GatewayItems:
         plan, path = surface, PATHS.get(surface, CHAT_PATH)
         if surface == "responses":
             translated = translate(parse(body), [])
-            head = {"id": new_id("resp"), "model": translated.ask.model, "metadata": translated.ask.metadata or {}}
-            encoder, plan, body = Encoder(head, False), "chat", translated.body
+            encoder = Encoder(response_head(translated, new_id("resp")), False)  # the fields a Response echoes
+            plan, body = "chat", translated.body
         body = {**body, "stream": False}
         raw = json.dumps(body).encode()
         context = RequestContext.parsed(evidence.request_id, plan, path, headers, raw, body)

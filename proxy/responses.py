@@ -175,7 +175,7 @@ async def _prepare(request: web.Request, gateway: Gateway, evidence: Evidence) -
     if previous is not None:
         note.previous_endpoint = previous.endpoint
     chain = previous.chain if previous is not None else note.response_id
-    encoder = Encoder(_head(translated, note.response_id), translated.stream)
+    encoder = Encoder(response_head(translated, note.response_id), translated.stream)
     body = translated.body
     context = RequestContext.parsed(
         evidence.request_id, "chat", CHAT_PATH, _headers(gateway, request, chain), json.dumps(body).encode(), body
@@ -202,7 +202,7 @@ def _headers(gateway: Gateway, request: web.Request, chain: str) -> CIMultiDict[
     return headers
 
 
-def _head(translated: Translated, response_id: str) -> dict[str, Any]:
+def response_head(translated: Translated, response_id: str) -> dict[str, Any]:
     """The Response's fields that echo the request."""
     ask = translated.ask
     return {

@@ -431,3 +431,41 @@ async def test_an_item_with_a_long_prefill_waits_for_an_engine_live_work_has_lef
     short, long = sim.bodies_with("offline hi")[0], sim.bodies_with("summarise")[0]
     assert short.came - live_left < 1.0  # a short prefill may start beside live work at once
     assert long.came - live_left >= 1.0  # a long one waits until the engine has been quiet for idle_quiet_s
+
+
+async def test_responses_items_are_translated_onto_the_chat_plan_and_answered_as_responses(
+    aiohttp_server: Any, proxy: ProxyFactory, tmp_path: Path
+) -> None:
+    sim = await engine(aiohttp_server)
+    client = await proxy(plain_config(sim.url, tmp_path))
+    items = [
+        json.dumps(
+            {
+                "custom_id": f"r{i}",
+                "method": "POST",
+                "url": "/v1/responses",
+                "body": {"model": "m", "input": f"respond {i}", "instructions": "Be brief.", "metadata": {"n": str(i)}},
+            }
+        )
+        for i in range(3)
+    ]
+    async with sdk(client) as api:
+        uploaded = await api.files.create(file=("in.jsonl", jsonl(*items)), purpose="batch")
+        batch = await api.batches.create(input_file_id=uploaded.id, endpoint="/v1/responses", completion_window="24h")
+        done = await until_ended(api, batch.id)
+        output = await lines_of(api, done.output_file_id)
+    assert done.status == "completed"
+    assert sorted(o["custom_id"] for o in output) == ["r0", "r1", "r2"]
+    for entry in output:
+        body = entry["response"]["body"]
+        assert body["object"] == "response"
+        assert body["status"] == "incomplete"  # the engine stopped at its token limit, as a Response says so
+        assert body["instructions"] == "Be brief."  # the fields a Response echoes, as /v1/responses gives them
+        assert body["metadata"] == {"n": entry["custom_id"][1:]}
+        assert body["output"][0]["content"][0]["text"]
+        assert body["usage"]["input_tokens"] > 0
+    sent = [s.body for s in sim.bodies_with("respond")]
+    assert len(sent) == 3
+    assert all(b["messages"][0] == {"role": "system", "content": "Be brief."} for b in sent)  # translated to chat
+    assert done.usage is not None
+    assert done.usage.input_tokens > 0  # the job sums a Responses answer's input and output tokens
