@@ -21,7 +21,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import structlog
 from multidict import CIMultiDict
 
 from taskgate.dag import Execution, Outcome, StepRecord
@@ -30,8 +29,6 @@ from taskgate.plugins import FAILURES, ClientError, Evidence
 from .config import WorkflowsConfig
 from .types import Caller, cut
 from .workflows import RUN, StepSpec, Workflow, resolve, resolved_chars
-
-logger = structlog.get_logger("taskgate")
 
 
 @dataclass
@@ -157,16 +154,14 @@ class Run:
             child.fail("cancelled", "the task ended while the step ran")
             raise
         except Exception as exc:
-            problem = FAILURES.explain(exc, child)
+            problem = FAILURES.settle(exc, child)
             status = problem.status
             if problem.unexpected:
-                logger.exception("task_step_failed", request_id=child.request_id)
                 state.status = "failed"
                 state.error = {"code": "internal_error", "message": "the step failed inside taskgate"}
             else:
                 state.status = "denied" if status in (401, 403) else "failed"
                 state.error = {"code": problem.code, "message": problem.message}
-                problem.record(child)
         finally:
             state.duration_ms = round((time.perf_counter() - started) * 1000.0, 3)
             self._trace(child, started, status, {"kind": f"{spec.kind}_step", "step": sid})

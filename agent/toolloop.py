@@ -256,9 +256,7 @@ class Loop:
         except Exception as exc:
             if self.reply.response is None:
                 raise  # nothing was sent yet: the client gets the error body
-            problem = FAILURES.explain(exc, self.evidence)
-            if problem.unexpected:
-                logger.exception("tool_loop_failed", request_id=self.evidence.request_id)
+            problem = FAILURES.settle(exc, self.evidence)
             return await self._broken(problem)  # never an error page written into a stream that already started
         finally:
             self._record()

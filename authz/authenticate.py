@@ -26,9 +26,10 @@ from pydantic import Field
 
 from taskgate.errors import TaskgateError
 from taskgate.plugins import REQUEST, Inputs, Params, Reject, Services, Step
+from taskgate.plugins.principals import KEEPER
 
 from .config import AuthzConfig, JwtConfig
-from .identity import IDENTITY, Identity, words
+from .identity import IDENTITY, Identity, IdentityKeeper, words
 from .jwks import RETRY_S, JwksUnavailable, RemoteJwks
 from .resource import challenge
 
@@ -201,6 +202,7 @@ def authenticator(services: Services) -> Authenticator:
     )
     if found.remote is not None:
         services.lifespan("authz.jwks", found.remote.running)
+    services.shared(KEEPER, IdentityKeeper)  # how its callers are kept for later work (a batch job's items)
     return found
 
 

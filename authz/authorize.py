@@ -24,6 +24,7 @@ from pydantic import Field, field_validator
 
 from taskgate.plugins import (
     GRANT,
+    MCP_ITEMS,
     META_APPROVAL,
     META_ASSERTION,
     META_PURPOSE,
@@ -51,13 +52,6 @@ log = structlog.get_logger("taskgate.authz")
 MAX_DECISIONS_KEPT = 100
 _HOST = re.compile(r"[A-Za-z0-9.\-]{1,253}(?::\d{1,5})?")  # a Host header fit for an approval link
 MCP = "mcp"
-FEATURE_METHODS = {  # MCP methods decided on the item they name: (policy action, the param naming it)
-    "resources/read": ("resource", "uri"),
-    "resources/subscribe": ("resource", "uri"),
-    "resources/unsubscribe": ("resource", "uri"),
-    "prompts/get": ("prompt", "name"),
-    "completion/complete": ("ref", "ref"),
-}
 INTENT = "intent"  # the classifier's key; read by name, its value duck-typed (`.profile`)
 
 
@@ -301,7 +295,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
 
     @staticmethod
     def _decide_feature(body: dict[str, Any], value: TaskGrant) -> None:
-        kind, field = FEATURE_METHODS[body["method"]]
+        _, kind, field = MCP_ITEMS[body["method"]]
         params = body.get("params")
         target = params.get(field) if isinstance(params, dict) else None
         if kind == "ref":  # completion/complete: of a prompt's argument, or of a resource template's
@@ -335,7 +329,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
         """Enforcement point (d): an MCP tools/call is decided on the tool and its arguments; a resource read
         or prompt get on the item it names."""
         body = context.json()
-        if isinstance(body, dict) and body.get("method") in FEATURE_METHODS:
+        if isinstance(body, dict) and body.get("method") in MCP_ITEMS:
             return self._decide_feature(body, value)
         if not isinstance(body, dict) or body.get("method") != "tools/call":
             return None

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from taskgate.plugins import IDENTITY
+from taskgate.plugins import IDENTITY, Principal
+from taskgate.plugins.principals import PlainKeeper
 
-__all__ = ["IDENTITY", "Identity", "words"]
+__all__ = ["IDENTITY", "Identity", "IdentityKeeper", "words"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,3 +46,23 @@ def words(value: Any) -> tuple[str, ...]:
     if isinstance(value, list | tuple):
         return tuple(str(v) for v in value if isinstance(v, str) and v)
     return ()
+
+
+class IdentityKeeper:
+    """How authz keeps its callers for later work (a batch job's items): every field, never the token."""
+
+    def seal(self, caller: Principal) -> dict[str, Any]:
+        if isinstance(caller, Identity):
+            return {"kind": "authz.identity", **dataclasses.asdict(caller)}
+        return PlainKeeper().seal(caller)  # a principal some other step vouched for: what the protocol says
+
+    def unseal(self, sealed: Mapping[str, Any]) -> Principal:
+        if sealed.get("kind") != "authz.identity" and "issuer" not in sealed:
+            return PlainKeeper().unseal(sealed)
+        try:
+            fields = {k: v for k, v in sealed.items() if k != "kind"}
+            fields |= {"roles": tuple(sealed["roles"]), "scopes": tuple(sealed["scopes"])}
+            fields["claims"] = tuple((str(k), str(v)) for k, v in sealed.get("claims", ()))
+            return Identity(**fields)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"the kept caller cannot be restored: {exc}") from None

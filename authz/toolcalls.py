@@ -63,11 +63,14 @@ def judge(decide: Decide, name: str, arguments: str) -> Decision:
 class ToolCallGuard:
     """A ResponseFilter for chat answers, whole or streamed."""
 
-    checks_tool_calls = True  # where taskgate runs the calls itself (the tool loop), it decides each as it runs
     decide: Decide
     _events: EventSplitter = field(default_factory=EventSplitter)
     _calls: dict[int, dict[int, _Call]] = field(default_factory=dict)  # choice -> call index (LEGACY) -> call
     _envelope: dict[str, Any] = field(default_factory=dict)
+
+    def checks_tool_calls(self) -> bool:
+        """Where taskgate runs the calls itself (the tool loop), it decides each as it runs: leave this guard out."""
+        return True
 
     # whole answers
     def whole(self, body: bytes) -> bytes:

@@ -13,6 +13,7 @@ dropped, and its item runs again.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import os
 import secrets
@@ -263,3 +264,36 @@ class Jobs:
     def forget(self, job: Job) -> None:
         self.by_id.pop(job.id, None)
         job.path.unlink(missing_ok=True)
+
+    def newest(self, limit: int) -> tuple[int, list[dict[str, Any]]]:
+        """How many jobs are held, and the newest `limit` as the dashboard shows them (`plugins.BATCH_JOBS`)."""
+        # created_at is in seconds: jobs made in the same one keep the order they were added in
+        order = enumerate(self.by_id.values())
+        newest = heapq.nlargest(limit, order, key=lambda kept: (kept[1].record["created_at"], kept[0]))
+        return len(self.by_id), [summary(job) for _, job in newest]
+
+
+def summary(job: Job) -> dict[str, Any]:
+    """What the dashboard shows of a job: its OpenAI object's progress and taskgate's facts, not its metadata,
+    files or the caller it keeps (`who` is the owner's subject and tenant, as a record's is)."""
+    shown = job.view()
+    ours, usage, owner = shown["taskgate"], shown["usage"], job.owner
+    return {
+        "id": job.id,
+        "status": job.status,
+        "endpoint": shown["endpoint"],
+        "class": ours.get("class"),
+        "who": f"{owner[0]}@{owner[1]}" if owner is not None else None,
+        "created_at": shown["created_at"],
+        "expires_at": shown["expires_at"],
+        "request_counts": shown["request_counts"],
+        "queued": len(job.pending),
+        "running": job.inflight,
+        "pools": ours["pools"],
+        "usage": {
+            "input_tokens": usage["input_tokens"],
+            "cached_tokens": usage["input_tokens_details"]["cached_tokens"],
+            "output_tokens": usage["output_tokens"],
+        },
+        "cost": ours["cost"],
+    }

@@ -24,7 +24,7 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
-from taskgate.plugins import EVIDENCE, FRONT, IDLE_CAPACITY, ClientError, Principal
+from taskgate.plugins import BATCH_JOBS, EVIDENCE, FRONT, IDLE_CAPACITY, ClientError, Principal
 
 from .config import BatchConfig, window_s
 from .files import PRIVATE, PURPOSES, Files, Owner, check_lines, new_file_id, public
@@ -52,7 +52,8 @@ def add_routes(app: web.Application) -> None:
     jobs = Jobs(directory, files)
     idle: list[IdleCheck] = front.services.shared(IDLE_CAPACITY, list)
     metrics = Metrics(front.services.metrics)
-    headers = task_headers(front.services.shared)
+    headers = task_headers(front.services)
+    front.services.shared(BATCH_JOBS, lambda: jobs.newest)  # the dashboard's view of them
     app[CONFIG], app[FILES], app[JOBS] = config, files, jobs
     app[SCHEDULER] = Scheduler(config, jobs, app[ITEMS], idle, metrics, front.publish, headers)
     app.router.add_post("/v1/files", upload)

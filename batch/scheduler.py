@@ -26,19 +26,15 @@ import contextlib
 import secrets
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
 
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from taskgate.plugins import (
     BATCH_HEADER,
-    DEFAULT_SESSION_HEADER,
-    DEFAULT_TASK_HEADERS,
-    SESSION_HEADER,
-    TASK_HEADERS,
     Evidence,
     Principal,
+    Services,
 )
 
 from .config import BatchConfig
@@ -293,8 +289,7 @@ class Scheduler:
             self.metrics.jobs.labels(status).set(statuses.get(status, 0))
 
 
-def task_headers(shared: Any) -> dict[str, str]:
+def task_headers(services: Services) -> dict[str, str]:
     """Where an item names its job's task and its routing session, as the steps that read them set them."""
-    task, _ = shared(TASK_HEADERS, lambda: DEFAULT_TASK_HEADERS)
-    session = shared(SESSION_HEADER, lambda: DEFAULT_SESSION_HEADER)
-    return {"task": task, "session": session}
+    task, _ = services.task_headers()
+    return {"task": task, "session": services.session_header()}

@@ -64,10 +64,10 @@ from report import Bars, save
 from taskgate import __version__
 from taskgate.authz.seal import seal
 from taskgate.demo.tools import serving
+from taskgate.gateway.config import parse_config
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.logs import configure_logging
 from taskgate.proxy.app import create_app, default_registry
-from taskgate.proxy.config import parse_config
-from taskgate.proxy.state import GATEWAY
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 from taskgate.sim.script import Rule, Script, ToolCall

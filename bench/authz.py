@@ -200,9 +200,9 @@ async def _compare(upstream_url: str, calls: int) -> list[dict[str, Any]]:
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
+    from taskgate.gateway.config import parse_config
+    from taskgate.gateway.gateway import GATEWAY
     from taskgate.proxy.app import create_app, default_registry
-    from taskgate.proxy.config import parse_config
-    from taskgate.proxy.state import GATEWAY
 
     secret = "bench-hmac-secret-of-thirty-two-characters!"
     os.environ.update({"BENCH_IDP_SECRET": secret, "TASKGATE_TASK_KEY": secret + "-tasks"})

@@ -49,12 +49,12 @@ from aiohttp import web
 from report import OURS, THEIRS, Bars, minus, save
 
 from taskgate.dag import Inputs
+from taskgate.gateway.config import parse_config
 from taskgate.guards.classifier import HELD_OUT, bundled
 from taskgate.guards.classify import ClassifyStep, trained_model
 from taskgate.guards.pii import PiiStep
 from taskgate.plugins import REQUEST, RequestContext, Services, StepOptions
 from taskgate.proxy.app import create_app, default_registry
-from taskgate.proxy.config import parse_config
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 from taskgate.sim.script import Rule, Script

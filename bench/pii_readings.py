@@ -38,11 +38,11 @@ from presidio_analyzer import RecognizerResult
 
 from guards import conversation  # bench/guards.py: the 20-turn conversation
 from taskgate.dag import Inputs
+from taskgate.gateway.config import parse_config
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.guards.pii import PiiStep
 from taskgate.plugins import REQUEST, RequestContext, Services, StepOptions
 from taskgate.proxy.app import create_app, default_registry
-from taskgate.proxy.config import parse_config
-from taskgate.proxy.state import GATEWAY
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 

@@ -22,10 +22,10 @@ import openai
 from aiohttp import web
 from openai.types.chat import ChatCompletionMessageParam
 
+from taskgate.gateway.config import parse_config
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.logs import configure_logging
 from taskgate.proxy.app import create_app, default_registry
-from taskgate.proxy.config import parse_config
-from taskgate.proxy.state import GATEWAY
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 from taskgate.sim.script import Rule, Script, ToolCall

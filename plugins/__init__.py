@@ -22,7 +22,6 @@ from .context import (
     META_TASK_TOKEN,
     PURPOSE_HEADER,
     REQUEST,
-    CallsAs,
     RequestContext,
     ToolCaller,
 )
@@ -31,6 +30,21 @@ from .errors import OutputRefused, ParamsError, PluginError, Reject
 from .evidence import Evidence
 from .failures import FAILURES, ClientError, Failures, Problem, halted_step
 from .front import EVIDENCE, FRONT, Front, Routes, Takeover
+from .hooks import (
+    AddsHeaders,
+    AddsMeta,
+    BodyEdit,
+    CallsAs,
+    ChecksToolCalls,
+    Flushes,
+    HasEvidence,
+    Meter,
+    ObservesResults,
+    OutputGuard,
+    Outputs,
+    hooks_of,
+)
+from .mcp_items import MCP_ITEMS, ItemMethod
 from .params import NoParams, Params
 from .registry import Registry
 from .scoring import (
@@ -48,9 +62,11 @@ from .scoring import (
 )
 from .services import Services
 from .step import Step, StepOptions
+from .surfaces import INFERENCE, Surface
 from .types import (
     ALLOWED_REGIONS,
     BATCH_HEADER,
+    BATCH_JOBS,
     DEFAULT_SESSION_HEADER,
     DEFAULT_TASK_HEADERS,
     ENDPOINT_READINGS,
@@ -64,12 +80,8 @@ from .types import (
     SERVED_MODELS,
     SESSION_HEADER,
     TASK_HEADERS,
-    BodyEdit,
     DispatchObserver,
     Endpoint,
-    HasEvidence,
-    Meter,
-    OutputGuard,
     Placement,
     Principal,
     ResponseFilter,
@@ -82,6 +94,7 @@ __all__ = [
     "AFFINITY",
     "ALLOWED_REGIONS",
     "BATCH_HEADER",
+    "BATCH_JOBS",
     "DEFAULT_SESSION_HEADER",
     "DEFAULT_TASK_HEADERS",
     "DISTRIBUTION",
@@ -93,6 +106,8 @@ __all__ = [
     "GROUP",
     "IDENTITY",
     "IDLE_CAPACITY",
+    "INFERENCE",
+    "MCP_ITEMS",
     "META_APPROVAL",
     "META_ASSERTION",
     "META_PURPOSE",
@@ -107,10 +122,13 @@ __all__ = [
     "SERVED_MODELS",
     "SESSION_HEADER",
     "TASK_HEADERS",
+    "AddsHeaders",
+    "AddsMeta",
     "BodyEdit",
     "CallsAs",
     "Candidate",
     "Category",
+    "ChecksToolCalls",
     "ClientError",
     "Demand",
     "Derive",
@@ -120,14 +138,18 @@ __all__ = [
     "Failure",
     "Failures",
     "Filter",
+    "Flushes",
     "Front",
     "Halt",
     "HasEvidence",
     "Inputs",
+    "ItemMethod",
     "Meter",
     "NoParams",
+    "ObservesResults",
     "OutputGuard",
     "OutputRefused",
+    "Outputs",
     "Params",
     "ParamsError",
     "Picker",
@@ -148,6 +170,7 @@ __all__ = [
     "Step",
     "StepOptions",
     "StepSpec",
+    "Surface",
     "Takeover",
     "TokenPrice",
     "ToolCaller",
@@ -155,5 +178,6 @@ __all__ = [
     "Usage",
     "describe",
     "halted_step",
+    "hooks_of",
     "load_plugins",
 ]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
+from .hooks import CallsAs
 from .jsonbody import loads
+from .surfaces import Surface
 
 REQUEST = "request"
 """The seed key under which every plan receives the RequestContext."""
@@ -24,14 +26,6 @@ META_ASSERTION = "io.taskgate/assertion"
 PURPOSE_HEADER = "x-taskgate-purpose"
 """The header that states a task's purpose on any surface, where the body has no place for it."""
 MAX_PURPOSE_HEADER = 8192  # characters of a purpose stated in a header; a longer one is not read
-
-
-class CallsAs(Protocol):
-    """Whom a tool call a step makes is for: the task's upstream session and its signed assertion."""
-
-    def upstream_session(self) -> tuple[str, str, str]: ...
-
-    def upstream_meta(self, audience: str, tool: str, arguments: Any) -> Mapping[str, str]: ...
 
 
 ToolCaller = Callable[[str, Mapping[str, Any], CallsAs], Awaitable[Mapping[str, Any]]]
@@ -84,7 +78,7 @@ class RequestContext:
         A surface whose body carries the instruction (a chat's first user
         message) reads it from there; this is for those that carry none.
         """
-        stated = self.meta(META_PURPOSE) if self.surface == "mcp" else None
+        stated = self.meta(META_PURPOSE) if self.surface == Surface.MCP else None
         if stated is None:
             header = self.headers.get(PURPOSE_HEADER)
             stated = header.strip() if header and len(header) <= MAX_PURPOSE_HEADER else None

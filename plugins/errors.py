@@ -28,7 +28,8 @@ class Reject(Halt):
     `status` is the HTTP status, `code` a stable machine-readable reason,
     `message` a sentence for the caller (never a secret or a matched value),
     `details` what the evidence record keeps about the decision (never sent to the client),
-    `public` what the client is given beside the message (an approval to ask for, say).
+    `public` what the client is given beside the message (an approval to ask for, say), `param` the field of the
+    request it is about.
     """
 
     def __init__(
@@ -40,8 +41,10 @@ class Reject(Halt):
         headers: Mapping[str, str] | None = None,
         details: Mapping[str, Any] | None = None,
         public: Mapping[str, Any] | None = None,
+        param: str | None = None,
     ):
         super().__init__(message)
+        self.param = param  # the request field the refusal is about, where one is
         self.status = status
         self.code = code
         self.message = message

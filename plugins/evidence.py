@@ -16,7 +16,7 @@ from typing import Any
 
 from taskgate.dag import StepRecord
 
-from .types import HasEvidence
+from .hooks import HasEvidence, hooks_of
 
 
 @dataclass
@@ -50,7 +50,7 @@ class Evidence:
         did to the answer is part of it.
         """
         for key, value in values.items():
-            if callable(getattr(value, "evidence", None)):  # HasEvidence; isinstance on a Protocol is slow
+            if HasEvidence in hooks_of(type(value)):
                 self.decisions[key] = value
 
     def fail(self, code: str, message: str, step: str | None = None, details: Mapping[str, Any] | None = None) -> None:
@@ -118,15 +118,20 @@ def _summed(total: dict[str, Any] | None, more: Mapping[str, Any]) -> dict[str, 
 
 
 class EvidenceLog:
-    """The most recent records, kept in memory for inspection (the demo, `taskgate.testing`, a test's assertions)."""
+    """The most recent records, kept in memory for inspection (the dashboard, the demo, `taskgate.testing`, a test's
+    assertions).
+
+    A finished `Evidence` is kept as it is and described the first time anyone reads it (the gateway's
+    flush, right after the answer went out, or a reader before that): its record is what it said then.
+    """
 
     def __init__(self, size: int):
-        self._records: deque[dict[str, Any]] = deque(maxlen=size)
+        self._records: deque[_Kept] = deque(maxlen=size)
         self.added = 0
         """Records ever added: a reader's cursor for `since`."""
 
-    def add(self, record: dict[str, Any]) -> None:
-        self._records.append(record)
+    def add(self, record: dict[str, Any] | Evidence) -> None:
+        self._records.append(_Kept(record))
         self.added += 1
 
     def since(self, cursor: int) -> list[dict[str, Any]]:
@@ -137,10 +142,24 @@ class EvidenceLog:
         """
         kept = len(self._records)
         new = kept if not 0 <= cursor <= self.added else min(self.added - cursor, kept)
-        return list(islice(self._records, kept - new, None))
+        return [k.record() for k in islice(self._records, kept - new, None)]
 
     def find(self, request_id: str) -> dict[str, Any] | None:
-        return next((r for r in reversed(self._records) if r["request_id"] == request_id), None)
+        return next((r for k in reversed(self._records) if (r := k.record())["request_id"] == request_id), None)
 
     def records(self) -> list[dict[str, Any]]:
-        return list(self._records)
+        return [k.record() for k in self._records]
+
+
+class _Kept:
+    """One kept record: an Evidence described on first read, then its description."""
+
+    __slots__ = ("_kept",)
+
+    def __init__(self, kept: dict[str, Any] | Evidence):
+        self._kept = kept
+
+    def record(self) -> dict[str, Any]:
+        if isinstance(self._kept, Evidence):
+            self._kept = self._kept.record()
+        return self._kept

@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import structlog
+
 from taskgate.dag import Halt, Outcome, StepFailed
 from taskgate.errors import TaskgateError
 
@@ -29,6 +31,7 @@ from .errors import Reject
 from .evidence import Evidence
 
 E = TypeVar("E", bound=BaseException)
+log = structlog.get_logger("taskgate")
 Explain = Callable[[Any, Evidence], "Problem"]
 
 
@@ -88,6 +91,15 @@ class Failures:
         return Problem(500, "internal_error", "internal error", "api_error", detail=type(exc).__name__, cite=True,
                        unexpected=True)  # fmt: skip
 
+    def settle(self, exc: BaseException, evidence: Evidence) -> Problem:
+        """Every surface's failure prologue, called in its `except` block: `exc` explained, logged with its
+        traceback if it is a bug, and recorded in `evidence` (unless a step said more); the Problem to render."""
+        problem = self.explain(exc, evidence)
+        if problem.unexpected:
+            log.exception("unhandled_error", request_id=evidence.request_id, path=evidence.path)
+        problem.record(evidence)
+        return problem
+
 
 FAILURES = Failures()
 
@@ -115,7 +127,7 @@ def _client(exc: ClientError, evidence: Evidence) -> Problem:
 
 @FAILURES.explains(Reject)
 def _reject(exc: Reject, evidence: Evidence) -> Problem:
-    return Problem(exc.status, exc.code, exc.message, exc.kind, None, exc.headers, None, halted_step(evidence),
+    return Problem(exc.status, exc.code, exc.message, exc.kind, exc.param, exc.headers, None, halted_step(evidence),
                    exc.details, public=exc.public)  # fmt: skip
 
 

@@ -13,6 +13,8 @@ from pydantic import BaseModel
 
 from taskgate.errors import TaskgateError
 
+from .types import DEFAULT_SESSION_HEADER, DEFAULT_TASK_HEADERS, SESSION_HEADER, TASK_HEADERS
+
 S = TypeVar("S", bound=BaseModel)
 T = TypeVar("T")
 Lifespan = Callable[[], AbstractAsyncContextManager[None]]
@@ -38,6 +40,10 @@ class Services:
             self._shared[key] = factory()
         return self._shared[key]  # type: ignore[no-any-return]
 
+    def found(self, key: str) -> Any:
+        """What a room shared under `key`, if one did (None otherwise); nothing is created."""
+        return self._shared.get(key)
+
     def lifespan(self, key: str, run: Lifespan) -> None:
         """Run `run()` (an async context manager) while the app runs; registered once per key.
 
@@ -52,6 +58,17 @@ class Services:
         if not isinstance(value, model):
             raise TaskgateError(f"config section {name!r} is not loaded; register it before building steps")
         return value
+
+    def task_headers(self) -> tuple[str, str]:
+        """Where a task's id and its token travel, lower case: as the step that grants tasks set them (else the
+        defaults)."""
+        found: tuple[str, str] = self.shared(TASK_HEADERS, lambda: DEFAULT_TASK_HEADERS)
+        return found
+
+    def session_header(self) -> str:
+        """The header, lower case, that names a client's session for routing (routing sets it; else the default)."""
+        found: str = self.shared(SESSION_HEADER, lambda: DEFAULT_SESSION_HEADER)
+        return found
 
     @property
     def http(self) -> aiohttp.ClientSession:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -48,6 +48,10 @@ IDLE_CAPACITY = "idle_capacity"
 whether a pool that serves it is under its idle watermark now (None: it serves no such model). The batch room
 releases an item only while one says True (routing adds its cluster's; none registered: always idle)."""
 
+BATCH_JOBS = "batch_jobs"
+"""The `Services.shared` key of the batch jobs as the dashboard shows them: a callable taking a limit and returning
+how many jobs are held and the newest that many, each a JSON-ready summary (the batch room sets it)."""
+
 SERVED_MODELS = "served_models"
 """The `Services.shared` key of the model names the gateway serves, in config order (routing sets it)."""
 READINESS = "readiness"
@@ -80,34 +84,12 @@ class ToolGate(Protocol):
     def allows(self, name: str, kind: str = "tool") -> bool: ...
 
 
-class BodyEdit(Protocol):
-    """A step output that changes the JSON body before it is sent upstream.
-
-    Every such value in a request's results is applied, in plan order, to one
-    shallow copy of the client's body. Replace nested values (a new `messages`
-    list) rather than mutating them: the parsed original is shared. Return
-    whether anything changed; when nothing did, the client's bytes go as sent.
-    """
-
-    def edit_body(self, body: dict[str, Any]) -> bool: ...
-
-
 class ResponseFilter(Protocol):
     """Rewrites one answer on its way back to the client.
 
-    A filter that judges the tool calls of an answer for a client that will
-    run them sets a class attribute `checks_tool_calls = True`: where taskgate
-    runs the calls itself (the tool loop), each is decided when it runs, and
-    such filters are left out.
-
-    A filter that holds streamed text back may also offer `flush() -> bytes`
-    (optional, looked up by name: filters without it work as before, their
-    held text waits for the next chunk or the end). When the next chunk is
-    later than the filter's `flush_after_s` attribute (seconds; 0.05 if it has
-    none, None to opt out), the relay calls `flush()` and sends what it
-    returns: what the filter holds, checked as it stands, as if the stream had
-    paused there; it must not refuse text it would let through at `end()`.
-    Chunks keep arriving after a flush, to `chunk()` as before.
+    A filter may also implement `plugins.hooks.Flushes` (it holds streamed
+    text back and can release it when the next chunk is late) or
+    `plugins.hooks.ChecksToolCalls` (it judges tool calls a client will run).
     """
 
     def whole(self, body: bytes) -> bytes:
@@ -121,18 +103,6 @@ class ResponseFilter(Protocol):
     def end(self) -> bytes:
         """The stream ended: whatever was held back."""
         ...
-
-
-class OutputGuard(Protocol):
-    """A step output that wants to see the answer: gives a filter per response, or None."""
-
-    def response_filter(self, surface: str) -> ResponseFilter | None: ...
-
-
-class HasEvidence(Protocol):
-    """A step output that can describe itself in the evidence record."""
-
-    def evidence(self) -> Mapping[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,17 +139,6 @@ class TokenPrice:
         cached_rate = self.input_per_mtok if self.cached_input_per_mtok is None else self.cached_input_per_mtok
         fresh = (usage.prompt_tokens - cached) * self.input_per_mtok
         return (fresh + cached * cached_rate + usage.completion_tokens * self.output_per_mtok) / 1_000_000
-
-
-class Meter(Protocol):
-    """A step output told what an answer took once it is known (a budget charges it).
-
-    `charge` records what it must at once (the request's evidence is written
-    next) and returns the rest as an awaitable, which the proxy runs in the
-    background so no answer waits for it; that must not raise.
-    """
-
-    def charge(self, usage: Usage, cost: float | None) -> Awaitable[None]: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,24 +20,27 @@ from typing import Any
 
 from multidict import CIMultiDict
 
+from taskgate import mcp_gateway
 from taskgate.agent import toolloop
 from taskgate.agent.config import ToolLoopConfig
 from taskgate.dag import Execution, Halt, StepFailed
 from taskgate.errors import TaskgateError
-from taskgate.plugins import PLACEMENT, REQUEST, Reject, RequestContext
+from taskgate.gateway.config import Config, load_config
+from taskgate.gateway.gateway import GATEWAY, Gateway, release
+from taskgate.gateway.plans import Wanted, build_plans
+from taskgate.llm.routes import PATHS
+from taskgate.mcp_gateway.config import SECTION as MCP_SECTION
+from taskgate.mcp_gateway.config import McpConfig
+from taskgate.plugins import PLACEMENT, REQUEST, HasEvidence, Reject, RequestContext, hooks_of
 
 from .app import create_app, default_registry
-from .config import load_config
-from .openai import PATHS
-from .plans import build_plans
-from .state import GATEWAY, Gateway, release
 
 
 def check(path: str) -> list[str]:
     """Lines describing the plugins, step instances and compiled plans."""
     registry = default_registry()
     config = load_config(path, registry)
-    plans = build_plans(config, registry, registry.services(config.sections))
+    plans = build_plans(config, registry, registry.services(config.sections), _wanted(config))
     instances: dict[str, Any] = {name: step for plan in plans.values() for name, step in plan.steps.items()}
     lines = [f"{path}: ok"]
     types = sorted({(registry.origin(t), t) for t in registry.steps})
@@ -47,6 +50,10 @@ def check(path: str) -> list[str]:
         lines.append(f"  {name}: {step.type} {json.dumps(step.params.model_dump(mode='json'), sort_keys=True)}")
     lines.extend(line for plan in plans.values() for line in plan.describe())
     return lines
+
+
+def _wanted(config: Config) -> list[Wanted]:
+    return mcp_gateway.wanted(config.section(MCP_SECTION, McpConfig))
 
 
 def probe(path: str) -> tuple[list[str], int]:
@@ -116,7 +123,7 @@ def explain(config_path: str, request: str, surface: str, headers: dict[str, str
         report["outcome"] = f"step {exc.step!r} could not decide: {exc}"
     report["steps"] = [r.as_dict() for r in run.records]
     report["decisions"] = {
-        key: dict(value.evidence()) for key, value in run.values.items() if callable(getattr(value, "evidence", None))
+        key: dict(value.evidence()) for key, value in run.values.items() if HasEvidence in hooks_of(type(value))
     }
     release(run.values.get(PLACEMENT))  # nothing was sent: release what placing reserved
     return report
@@ -128,7 +135,8 @@ def _tool_loop(gateway: Gateway, body: Any) -> dict[str, Any] | None:
     settings = gateway.services.sections.get("tool_loop")
     if asked is None or not isinstance(settings, ToolLoopConfig):
         return None
-    return toolloop.preview(asked, settings, [s.name for s in gateway.config.mcp.servers])
+    servers = gateway.config.section(MCP_SECTION, McpConfig).servers
+    return toolloop.preview(asked, settings, [s.name for s in servers])
 
 
 def _read(source: str) -> bytes:

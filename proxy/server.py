@@ -12,11 +12,11 @@ from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_request import BaseRequest
 
 from taskgate.errors import TaskgateError
+from taskgate.gateway.config import load_config
+from taskgate.gateway.errors import error_body
 from taskgate.logs import configure_logging
 
 from .app import create_app, default_registry
-from .config import load_config
-from .errors import error_body
 
 logger = structlog.get_logger("taskgate")
 
@@ -66,7 +66,7 @@ def _run(app: web.Application, host: str, port: int) -> None:
 
 
 async def _serve_until_stopped(app: web.Application, host: str, port: int) -> None:
-    runner = _Runner(app, handler_cancellation=True, access_log=None, shutdown_timeout=10.0)
+    runner = _Runner(app, handle_signals=True, handler_cancellation=True, access_log=None, shutdown_timeout=10.0)
     await runner.setup()  # a client that leaves cancels its upstream call (handler_cancellation)
     try:
         await web.TCPSite(runner, host, port).start()

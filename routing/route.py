@@ -146,7 +146,9 @@ class Route(Step[RouteParams]):
         cls, idle_only = self._class(inputs, request)
         if idle_only:
             offers = self._idle(offers, request)
-        tokens = self._prompt_tokens(view) + _max_tokens(request.json())
+        prompt, answer = self._prompt_tokens(view), _max_tokens(request.json())
+        tokens = prompt + answer
+        _fits_some_context(offers, prompt, answer)
         regions, pools = inputs.get(ALLOWED_REGIONS), self.cluster.topology.facts
         decision = Decision(request, tokens, regions, pools, cls, self.targets[cls])
         decision.idle_only = idle_only
@@ -165,7 +167,6 @@ class Route(Step[RouteParams]):
             message = f"no pool can serve model {request.model!r}: {reasons}"
             raise Reject(503, "no_pool_satisfies", message, "api_error")
         self.cluster.turn += 1  # once per request: ties rotate across requests
-        answer = _max_tokens(request.json())
         for offer in fits:
             ranked = decision.ranked[offer.pool.name] = self._rank(usable[offer.pool.name], view)
             decision.predicted_ttft_ms[offer.pool.name] = self._predict(offer, ranked, view, answer, decision)
@@ -422,6 +423,20 @@ def _pool_reason(reasons: dict[str, str]) -> str:
 
 def _rounded(scores: dict[str, float]) -> dict[str, float]:
     return {k: round(v, 4) for k, v in scores.items()}
+
+
+def _fits_some_context(offers: list[Offer], prompt: int, answer: int) -> None:
+    """A request longer than the context of every pool that serves its model is the client's to shorten (400, as
+    OpenAI says it), never a 503: no capacity will ever fit it."""
+    largest = max(offer.pool.config.max_context for offer in offers)
+    if prompt + answer <= largest:
+        return
+    message = (
+        f"This model's maximum context length is {largest} tokens. However, you requested about "
+        f"{prompt + answer} tokens ({prompt} in the messages, {answer} in the completion). "
+        "Please reduce the length of the messages or completion."
+    )
+    raise Reject(400, "context_length_exceeded", message, param="messages")
 
 
 def _max_tokens(body: dict[str, Any]) -> int:

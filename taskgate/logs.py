@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from collections.abc import MutableMapping
@@ -46,7 +47,16 @@ def configure_logging(level: str = "info") -> None:
 
 
 def _dumps(event: Any, default: Any = None) -> bytes:
-    return orjson.dumps(event, default=default, option=orjson.OPT_NON_STR_KEYS)
+    return dumps(event, default)
+
+
+def dumps(value: Any, default: Any = None) -> bytes:
+    """JSON bytes of anything a log line or a record holds: orjson, else the standard library for what orjson
+    refuses (an integer past 64 bits that a client sent), so no record is ever lost to its own contents."""
+    try:
+        return orjson.dumps(value, default=default, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        return json.dumps(value, default=default or repr, separators=(",", ":")).encode()
 
 
 def _route_standard_logging(level: str) -> None:

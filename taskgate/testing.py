@@ -29,6 +29,9 @@ from opentelemetry.trace import TracerProvider
 
 from taskgate.dag import Execution, PlanError, StepFailed, compile_plan
 from taskgate.errors import TaskgateError
+from taskgate.gateway.config import parse_config
+from taskgate.gateway.gateway import GATEWAY
+from taskgate.llm.routes import PATHS
 from taskgate.plugins import (
     REQUEST,
     Candidate,
@@ -43,9 +46,6 @@ from taskgate.plugins import (
 )
 from taskgate.plugins.evidence import Evidence, EvidenceLog
 from taskgate.proxy.app import create_app
-from taskgate.proxy.config import parse_config
-from taskgate.proxy.openai import PATHS
-from taskgate.proxy.state import GATEWAY
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_engine
 
@@ -206,9 +206,9 @@ def _publish(record: dict[str, Any]) -> None:
 class _CapturedLog(EvidenceLog):
     """The gateway's evidence log, which also hands every record to the open captures."""
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: dict[str, Any] | Evidence) -> None:
         super().add(record)
-        _publish(record)
+        _publish(record if isinstance(record, dict) else record.record())
 
 
 @asynccontextmanager

@@ -18,9 +18,9 @@ import pytest
 import redis
 from aiohttp.test_utils import TestClient
 
+from taskgate.gateway.config import parse_config
 from taskgate.plugins import Registry
 from taskgate.proxy.app import create_app, default_registry
-from taskgate.proxy.config import parse_config
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 

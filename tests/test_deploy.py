@@ -13,8 +13,8 @@ import yaml
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from taskgate.gateway.config import parse_config
 from taskgate.proxy.app import create_app, default_registry
-from taskgate.proxy.config import parse_config
 
 ROOT = Path(__file__).resolve().parent.parent
 MANIFESTS = sorted((ROOT / "deploy" / "kubernetes").glob("*.yaml"))

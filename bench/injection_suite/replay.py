@@ -152,7 +152,7 @@ class GatewayCaller:
 
     def profile(self) -> str | None:
         """The intent profile the classifier gave the latest tools/call (from the gateway's evidence)."""
-        from taskgate.proxy.state import GATEWAY
+        from taskgate.gateway.gateway import GATEWAY
 
         for record in reversed(self.app[GATEWAY].evidence.records()):
             if record.get("model") == "tools/call":
@@ -319,8 +319,8 @@ async def gateway(policy_csv: Path, urls: dict[str, str]) -> AsyncIterator[Gatew
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
+    from taskgate.gateway.config import parse_config
     from taskgate.proxy.app import create_app, default_registry
-    from taskgate.proxy.config import parse_config
 
     os.environ.setdefault(IDP_ENV, secrets.token_urlsafe(32))
     os.environ.setdefault(TASK_ENV, secrets.token_urlsafe(32) + "-task")

@@ -41,9 +41,9 @@ from servers import ATTACKER_IBAN, ELECTRIC_IBAN, LANDLORD_IBAN, SERVERS  # noqa
 
 from taskgate.authz.seal import seal, unseal  # noqa: E402
 from taskgate.demo.tools import serving_on  # noqa: E402
+from taskgate.gateway.config import parse_config  # noqa: E402
 from taskgate.logs import configure_logging  # noqa: E402
 from taskgate.proxy.app import create_app, default_registry  # noqa: E402
-from taskgate.proxy.config import parse_config  # noqa: E402
 
 PURPOSE = f"pay my electricity bill, pay the rent of 1500 to {LANDLORD_IBAN}, and tell bob it is done"
 

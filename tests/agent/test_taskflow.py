@@ -6,7 +6,7 @@ import asyncio
 import json
 from typing import Any
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.sim.script import Rule, Script
 from tests.authz.conftest import Keys
 from tests.proxy.agents import ANSWER, SUMMARISE

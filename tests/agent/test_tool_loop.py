@@ -9,7 +9,7 @@ import openai
 import pytest
 from aiohttp import web
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.sim.script import Rule, Script, ToolCall
 from tests.authz.conftest import Keys
 from tests.proxy.agents import ANSWER, FILES_S, MAIL_S, RECOVERED, SUMMARISE, script

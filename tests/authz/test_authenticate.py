@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from ..conftest import StartEngines
 from .conftest import HS_SECRET, Keys, jwt_section
@@ -134,7 +134,7 @@ async def test_a_missing_or_non_bearer_header_is_refused(proxy: Any, engines: St
 
 
 async def test_config_errors_name_the_key(proxy: Any, keys: Keys, tmp_path: Any) -> None:
-    from taskgate.proxy.errors import ConfigError
+    from taskgate.gateway.errors import ConfigError
 
     section = jwt_section(keys)
     section["keys"][0]["public_key_file"] = str(tmp_path / "missing.pem")

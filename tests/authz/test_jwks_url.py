@@ -12,7 +12,7 @@ from typing import Any
 import jwt
 import pytest
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from ..conftest import StartEngines
 from .idp import Idp, ec_key

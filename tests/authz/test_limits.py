@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from taskgate.proxy.errors import ConfigError
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.errors import ConfigError
+from taskgate.gateway.gateway import GATEWAY
 
 from ..conftest import ProxyFactory, RedisServer, StartEngines
 from .conftest import Keys, jwt_section
@@ -203,8 +203,8 @@ async def test_a_cost_budget_counts_the_pools_price(
 
 
 def test_a_limit_that_limits_nothing_is_a_config_error_naming_its_key(registry: Any) -> None:
+    from taskgate.gateway.config import parse_config
     from taskgate.proxy.app import create_app
-    from taskgate.proxy.config import parse_config
 
     raw = {
         "steps": [{"name": "limits", "type": "authz.limits", "params": {"tenants": {"acme": {"window_s": 60}}}}],

@@ -13,8 +13,8 @@ from mcp import Client, MCPError
 from mcp.client.client import ConnectMode
 from mcp.client.streamable_http import streamable_http_client
 
-from taskgate.proxy.mcp import UPSTREAMS
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
+from taskgate.mcp_gateway import UPSTREAMS
 
 from .conftest import Keys
 from .mcp_servers import files_server, mail_server, serving

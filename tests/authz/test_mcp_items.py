@@ -14,7 +14,7 @@ from mcp import Client, MCPError
 from mcp.server import MCPServer
 from mcp.types import TextResourceContents
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from .conftest import Keys
 from .mcp_servers import docs_server, mail_server, serving

@@ -17,7 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import CreateMessageResult, ElicitResult, LoggingMessageNotificationParams, TextContent
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from ..conformance.processes import everything_server
 from .conftest import Keys

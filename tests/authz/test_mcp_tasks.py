@@ -16,8 +16,8 @@ import pytest
 from mcp import MCPError
 from mcp.types import RequestParamsMeta
 
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.plugins import META_PURPOSE, META_TASK, META_TASK_TOKEN
-from taskgate.proxy.state import GATEWAY
 
 from .conftest import Keys
 from .mcp_servers import files_server, mail_server, serving

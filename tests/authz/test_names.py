@@ -14,7 +14,7 @@ from mcp.server import MCPServer
 from taskgate.authz.grant import Grant, GrantSpec
 from taskgate.authz.labels import Seen
 from taskgate.authz.policy import load
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from .conftest import Keys
 from .mcp_servers import mail_server, serving

@@ -16,7 +16,7 @@ from taskgate.authz.grant import Grant, GrantSpec
 from taskgate.authz.labels import Seen, Where
 from taskgate.authz.policy import PolicyError, load
 from taskgate.authz.seal import seal
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from .conftest import Keys
 from .policy import POLICY, authz_config, write_policy

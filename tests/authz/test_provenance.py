@@ -22,8 +22,8 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 
 from taskgate.authz.holds import call_digest
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.plugins import META_APPROVAL, META_PURPOSE, META_TASK, META_TASK_TOKEN
-from taskgate.proxy.state import GATEWAY
 
 from .agent_servers import ATTACKER_IBAN, ELECTRIC_IBAN, LANDLORD_IBAN, bank_server, mail_server, work_server
 from .conftest import Keys, jwt_section

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from ..conftest import RedisServer
 from .conftest import Keys

@@ -26,11 +26,11 @@ from mcp.shared.auth import (
     ProtectedResourceMetadata,
 )
 
+from taskgate.gateway.config import parse_config
+from taskgate.gateway.errors import ConfigError
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.plugins import Registry
 from taskgate.proxy.app import create_app
-from taskgate.proxy.config import parse_config
-from taskgate.proxy.errors import ConfigError
-from taskgate.proxy.state import GATEWAY
 
 from ..conftest import closed_port
 from .conftest import Keys

@@ -12,9 +12,9 @@ import pytest
 
 from taskgate.authz.policy import PolicyError, load
 from taskgate.authz.seal import seal
+from taskgate.gateway.errors import ConfigError
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.proxy.cli import main
-from taskgate.proxy.errors import ConfigError
-from taskgate.proxy.state import GATEWAY
 
 from .conftest import Keys
 from .policy import POLICY, authz_config

@@ -10,7 +10,7 @@ from typing import Any
 
 import redis
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from ..conftest import SentinelGroup
 from .conftest import Keys

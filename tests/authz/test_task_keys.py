@@ -15,7 +15,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from structlog.testing import capture_logs
 
-from taskgate.proxy.errors import ConfigError
+from taskgate.gateway.errors import ConfigError
 
 from ..conftest import RedisServer
 from .conftest import Keys

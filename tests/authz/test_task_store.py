@@ -13,7 +13,7 @@ from mcp import MCPError
 
 from taskgate.authz.authorizer import MAX_PURPOSE_CHARS
 from taskgate.authz.tasks import MemoryTaskStore, TaskInfo
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from ..conftest import RedisServer
 from .conftest import Keys

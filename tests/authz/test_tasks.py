@@ -9,7 +9,7 @@ from typing import Any
 import openai
 import pytest
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from .conftest import Keys
 from .policy import POLICY, authz_config, write_policy

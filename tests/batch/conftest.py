@@ -13,7 +13,7 @@ from typing import Any
 import openai
 from aiohttp import web
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 from tests.authz.conftest import key_pairs, keys  # noqa: F401  (fixtures the authenticated tests use)

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.guards.classifier import HELD_OUT, bundled
 from taskgate.guards.classify import trained_model
-from taskgate.proxy.state import GATEWAY
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 from taskgate.sim.script import Rule, Script

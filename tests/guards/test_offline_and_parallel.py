@@ -9,7 +9,7 @@ import sys
 import textwrap
 from typing import Any
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 from taskgate.sim.script import Rule, Script
@@ -29,7 +29,7 @@ OFFLINE = textwrap.dedent(
     socket.create_connection = refuse
 
     from taskgate.proxy.app import create_app, default_registry
-    from taskgate.proxy.config import parse_config
+    from taskgate.gateway.config import parse_config
 
     registry = default_registry()
     raw = {
@@ -40,7 +40,7 @@ OFFLINE = textwrap.dedent(
         "pipelines": {"chat": ["classify", "pii", "state", "route"]},
     }
     app = create_app(parse_config(raw, "<offline>", registry), registry)
-    from taskgate.proxy.state import GATEWAY
+    from taskgate.gateway.gateway import GATEWAY
     plan = app[GATEWAY].plans["chat"]
     text = "Write to Dana Whitfield at dana.whitfield@mail.example.co.uk or +44 20 7946 0958."
     findings = plan.steps["pii"].scanner.analyze(text)

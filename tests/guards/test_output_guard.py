@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from taskgate.gateway.filters import FilterChain
 from taskgate.guards.output import StreamRedactor, WholeRedactor
 from taskgate.guards.pii_params import PiiParams
 from taskgate.guards.scan import Finding, Scanner, redact
-from taskgate.proxy.relay import FilterChain
 
 SCANNER = Scanner("patterns", ["EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD"], 0.4, 0)
 PLACEHOLDERS: dict[str, str | None] = {

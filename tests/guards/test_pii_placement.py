@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from ..conftest import StartEngines
 

@@ -11,7 +11,7 @@ import openai
 import pytest
 import yaml
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from .conftest import PII_PROMPT, Scripted, pii_config
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.guards.normalize import normalize
 from taskgate.guards.scan import Scanner
 from taskgate.guards.views import Decoding, decoded
-from taskgate.proxy.state import GATEWAY
 
 from .conftest import PII_BLOCKING, Scripted, pii_config
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from mcp import MCPError
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from .conftest import PII_BLOCKING, McpGateway, Scripted, pii_config
 

@@ -16,9 +16,9 @@ from typing import Any
 
 from presidio_analyzer import RecognizerResult
 
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.guards.lanes import Lane, Ticket
 from taskgate.guards.scan import Analyzer
-from taskgate.proxy.state import GATEWAY
 
 from .conftest import Scripted, pii_config
 

@@ -6,10 +6,10 @@ import asyncio
 import json
 from typing import Any
 
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.guards.body import request_texts
 from taskgate.guards.presidio import entities_of
 from taskgate.guards.scan import CHUNK_CHARS, Scanner, name_parts
-from taskgate.proxy.state import GATEWAY
 
 from .conftest import Scripted, pii_config
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from taskgate.gateway.config import parse_config
+from taskgate.gateway.errors import ConfigError
 from taskgate.plugins import Registry
 from taskgate.plugins.redis import SentinelUrl, check_url, connect, parse_sentinel, redacted
-from taskgate.proxy.config import parse_config
-from taskgate.proxy.errors import ConfigError
 
 from ..conftest import RedisServer
 

@@ -9,9 +9,9 @@ from aiohttp import web
 
 from taskgate import agent, authz, guards, routing
 from taskgate.errors import ConfigError
+from taskgate.gateway.config import parse_config
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.plugins import EVIDENCE, FAILURES, FRONT, Evidence, Problem, Registry, RequestContext
-from taskgate.proxy.config import parse_config
-from taskgate.proxy.state import GATEWAY
 from tests.authz.conftest import Keys, key_pairs, keys
 from tests.authz.policy import authz_config
 from tests.conftest import ProxyFactory, upstreams

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from taskgate.gateway.config import load_config, parse_config
+from taskgate.gateway.errors import ConfigError
 from taskgate.plugins import Registry
 from taskgate.proxy.app import create_app
-from taskgate.proxy.config import load_config, parse_config
-from taskgate.proxy.errors import ConfigError
 
 GOOD = """
 routing:

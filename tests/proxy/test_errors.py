@@ -11,7 +11,7 @@ import pytest
 from aiohttp import web
 from structlog.testing import capture_logs
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from ..conftest import ProxyFactory, closed_port, upstreams
 from .upstream import Recorder, upstream_app

@@ -8,8 +8,8 @@ import pytest
 from aiohttp import web
 from pydantic import Field
 
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.plugins import PLACEMENT, REQUEST, Endpoint, Inputs, Params, Placement, Registry, Step, load_plugins
-from taskgate.proxy.state import GATEWAY
 
 from ..conftest import ProxyFactory, closed_port
 

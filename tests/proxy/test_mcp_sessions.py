@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from taskgate.proxy.mcp_sessions import RedisSessions, SessionStoreUnavailable
+from taskgate.mcp_gateway.sessions import RedisSessions, SessionStoreUnavailable
 from tests.authz.conftest import Keys
 from tests.authz.mcp_servers import mail_server, serving
 from tests.authz.policy import authz_config

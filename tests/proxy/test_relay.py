@@ -6,7 +6,7 @@ import asyncio
 import time
 from typing import Any
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from ..conftest import ProxyFactory, upstreams
 from ..routing.conftest import cluster_of

@@ -8,7 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from ..conftest import ProxyFactory, upstreams
 

@@ -15,7 +15,7 @@ from typing import Any
 import openai
 import pytest
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 from taskgate.sim.script import Rule, Script, ToolCall

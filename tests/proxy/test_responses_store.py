@@ -10,7 +10,7 @@ import openai
 import pytest
 import redis
 
-from taskgate.proxy.responses_store import Kept, MemoryStore, RedisStore, ResponsesConfig
+from taskgate.llm.responses_store import Kept, MemoryStore, RedisStore, ResponsesConfig
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 

@@ -10,8 +10,8 @@ from openai.lib.streaming.responses._responses import ResponseStreamState
 from openai.types.responses import ResponseStreamEvent
 from pydantic import TypeAdapter
 
-from taskgate.proxy.responses_answer import Encoder
-from taskgate.proxy.responses_request import parse, translate
+from taskgate.llm.responses_answer import Encoder
+from taskgate.llm.responses_request import parse, translate
 
 EVENTS: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
 

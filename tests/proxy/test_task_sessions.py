@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from taskgate.proxy.config import McpConfig
-from taskgate.proxy.mcp_upstream import Upstreams
+from taskgate.mcp_gateway.config import McpConfig
+from taskgate.mcp_gateway.upstream import Upstreams
 
 from ..conftest import closed_port
 

@@ -6,9 +6,9 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from taskgate.proxy.history import FIELDS, History
-from taskgate.proxy.state import GATEWAY
-from taskgate.proxy.ui_view import view
+from taskgate.dashboard.history import FIELDS, History
+from taskgate.dashboard.view import view
+from taskgate.gateway.gateway import GATEWAY
 from tests.authz.conftest import Keys
 
 from ..conftest import ProxyFactory, StartEngines

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, async_playwright
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 from tests.authz.conftest import Keys
 
 from ..conftest import ProxyFactory, StartEngines

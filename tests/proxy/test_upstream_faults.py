@@ -12,7 +12,7 @@ import openai
 import pytest
 from aiohttp import web
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.routing.breaker import OPEN
 
 from ..conftest import ProxyFactory, upstreams

@@ -10,9 +10,9 @@ import openai
 import pytest
 from aiohttp.test_utils import TestClient
 
+from taskgate.gateway.gateway import GATEWAY
+from taskgate.gateway.usage import UsageKept, splice, usage_of
 from taskgate.plugins import Usage
-from taskgate.proxy.state import GATEWAY
-from taskgate.proxy.usage import UsageKept, splice, usage_of
 
 from ..conftest import ProxyFactory, StartEngines
 from .upstream import Recorder, upstream_app

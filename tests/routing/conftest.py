@@ -10,7 +10,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.routing import ClusterState
 
 from ..conftest import Engine, RedisServer, StartEngines, redis_server

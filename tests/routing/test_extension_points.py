@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 
 import pytest
 
+from taskgate.gateway.config import parse_config
+from taskgate.gateway.errors import ConfigError
 from taskgate.plugins import (
     AFFINITY,
     DISTRIBUTION,
@@ -20,8 +22,6 @@ from taskgate.plugins import (
     load_plugins,
 )
 from taskgate.proxy.app import create_app
-from taskgate.proxy.config import parse_config
-from taskgate.proxy.errors import ConfigError
 
 from ..conftest import ProxyFactory
 from .conftest import StartEngines, chat, cluster_of, pool, record_of, routing, saturated

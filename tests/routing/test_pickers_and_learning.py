@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.routing.scrape import scrape
 
 from ..conftest import ProxyFactory

@@ -6,8 +6,8 @@ import asyncio
 import time
 from typing import Any
 
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.plugins import ENDPOINT_READINGS
-from taskgate.proxy.state import GATEWAY
 from taskgate.routing.breaker import Breakers
 
 from ..conftest import ProxyFactory, StartEngines

@@ -18,9 +18,9 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from taskgate.gateway.config import parse_config
 from taskgate.plugins import Registry
 from taskgate.proxy.app import create_app
-from taskgate.proxy.config import parse_config
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 from taskgate.sim.script import Script

@@ -10,10 +10,10 @@ from aiohttp import web
 from multidict import CIMultiDict
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from taskgate.gateway.config import parse_config
+from taskgate.gateway.errors import ConfigError
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.plugins import Registry
-from taskgate.proxy.config import parse_config
-from taskgate.proxy.errors import ConfigError
-from taskgate.proxy.state import GATEWAY
 
 from .conftest import Seen, TracedProxy, pool, sim_engine
 

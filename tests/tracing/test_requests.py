@@ -12,13 +12,13 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 from opentelemetry.trace import SpanKind, StatusCode
 
+from taskgate.gateway.config import TracingConfig
+from taskgate.gateway.dispatch import Dispatch
+from taskgate.gateway.gateway import GATEWAY
+from taskgate.gateway.tracing import Tracing
 from taskgate.plugins import Registry, load_plugins
 from taskgate.plugins.evidence import Evidence
 from taskgate.plugins.types import Endpoint, Placement
-from taskgate.proxy.config import TracingConfig
-from taskgate.proxy.relay import Dispatch
-from taskgate.proxy.state import GATEWAY
-from taskgate.proxy.tracing import Tracing
 
 from ..conftest import closed_port
 from ..proxy.test_fallback import Ordered

@@ -7,7 +7,7 @@ from typing import Any
 
 from opentelemetry.trace import SpanKind, StatusCode
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 from taskgate.sim.script import Rule, Script, ToolCall
 from tests.authz.conftest import Keys
 from tests.authz.test_tasks import bearer

@@ -1,4 +1,5 @@
-"""The front door's errors, their entries in the failure table, and the bodies every surface renders them in."""
+"""The gateway's errors, their entries in the failure table, and OpenAI-compatible error bodies (what engines and
+the OpenAI surfaces speak)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ UPSTREAM_MESSAGES = {
     "upstream_auth_failed": "the upstream refused taskgate's own credential; the operator must fix it",
     "upstream_encoded": "the upstream compressed an answer that an output guard must read",
     "output_refused": "an output guard could not check the answer, so it was withheld",
+    "upstream_malformed": "the upstream's answer could not be read",
 }
 
 
@@ -140,22 +142,6 @@ def error_response(
 ) -> web.Response:
     body = error_body(status, code, message, kind, param, extra)
     return web.Response(status=status, body=body, content_type="application/json")
-
-
-def rpc_error_response(
-    status: int,
-    code: int,
-    message: str,
-    data: Any = None,
-    message_id: Any = None,
-    headers: Mapping[str, str] | None = None,
-) -> web.Response:
-    """A JSON-RPC 2.0 error: what the MCP surface answers with."""
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    body = {"jsonrpc": "2.0", "id": message_id, "error": error}
-    return web.json_response(body, status=status, headers=headers)
 
 
 def sse_error(code: str, message: str) -> bytes:

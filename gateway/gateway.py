@@ -1,4 +1,13 @@
-"""Typed keys for app and request state, and the gateway's shared wiring: the `Front` rooms' routes see."""
+"""The gateway: compiled plans, shared services, metrics, evidence; the `Front` rooms' routes see.
+
+Built once by the front door's app factory. It runs a surface's plan
+(`run_plan`: steps, decisions and metrics recorded however the run ends),
+says who calls (`authenticate`: the plans' authenticate step and nothing
+else), and publishes evidence records off the answer's path: a finished
+record is kept and logged right after its answer goes out (`publish`
+schedules it; `flush` writes what is pending, and runs at shutdown, so a
+graceful stop loses none).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +15,7 @@ import asyncio
 from collections.abc import Awaitable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from aiohttp import web
@@ -18,6 +27,7 @@ from taskgate.plugins import (
     PLACEMENT,
     REQUEST,
     ClientError,
+    Outputs,
     Placement,
     Principal,
     RequestContext,
@@ -29,7 +39,9 @@ from taskgate.plugins.jsonbody import BodyError, loads
 from .body import read as read_body
 from .config import Config
 from .metrics import Metrics
-from .tracing import Tracing
+
+if TYPE_CHECKING:
+    from .tracing import Tracing  # the OpenTelemetry SDK: imported only where tracing is on
 
 IDENTIFY = "identity"
 """The plan that only authenticates: the step providing `identity` and what it needs (absent: no authentication)."""
@@ -51,15 +63,20 @@ class Gateway:
     seeded: dict[str, Plan] = field(default_factory=dict)
     """Per surface, its plan with the caller as a seed (no authenticate step): batch items, whose caller was
     authenticated when their job was created (plans.seeded_plans)."""
-    outputs: dict[str, tuple[str, ...]] = field(init=False)
-    """Per surface, the keys its steps provide, in plan order: where body edits and output guards come from."""
+    provided: dict[str, tuple[str, ...]] = field(init=False)
+    """Per surface, the keys its steps provide, in plan order: where the hooks the gateway reads come from."""
     _background: set[asyncio.Task[None]] = field(default_factory=set, init=False, repr=False)
+    _unpublished: list[Evidence] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.outputs = {
+        self.provided = {
             surface: tuple(key for name in plan.order if (key := plan.steps[name].spec.provides) is not None)
             for surface, plan in self.plans.items()
         }
+
+    def outputs(self, surface: str, values: dict[str, Any]) -> Outputs:
+        """What `surface`'s plan provided, in plan order, sorted by hook."""
+        return Outputs(values[key] for key in self.provided[surface] if key in values)
 
     def spawn(self, work: Awaitable[None]) -> None:
         """Run `work` beside the request (a budget's charge), kept until it ends; `drain` awaits what is left."""
@@ -68,12 +85,19 @@ class Gateway:
         task.add_done_callback(self._background.discard)
 
     async def drain(self) -> None:
-        """Let the work `spawn` started finish (at shutdown, before the stores it writes to close)."""
+        """Let the work `spawn` started finish, and write every record still pending (at shutdown, before the
+        stores they write to close)."""
         while self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
+        self.flush()
 
     async def run_plan(
-        self, surface: str, context: RequestContext, evidence: Evidence, caller: Any = None, seeded: bool = False
+        self,
+        surface: str,
+        context: RequestContext,
+        evidence: Evidence,
+        caller: Principal | None = None,
+        seeded: bool = False,
     ) -> dict[str, Any]:
         """Run `surface`'s plan; the steps, decisions and metrics are recorded whether it finishes or stops.
 
@@ -112,14 +136,23 @@ class Gateway:
             raise ClientError(exc.status, exc.code, exc.message) from None
 
     def publish(self, evidence: Evidence) -> None:
-        """Keep an evidence record for inspection and write it as one log line (when configured); a quiet one is
-        neither."""
+        """Keep a finished record for inspection and write it as one log line (when configured), right after the
+        answer goes out; a quiet one is neither."""
         if evidence.quiet:
             return
-        record = evidence.record()
-        self.evidence.add(record)
-        if self.config.core.logging.evidence:
-            log.info("evidence", **record)
+        if not self._unpublished:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._unpublished.append(evidence)
+
+    def flush(self) -> None:
+        """Write the records `publish` left pending."""
+        pending, self._unpublished = self._unpublished, []
+        logged = self.config.core.logging.evidence
+        for evidence in pending:
+            record = evidence.record()
+            self.evidence.add(record)
+            if logged:
+                log.info("evidence", **record)
 
 
 async def _logged(work: Awaitable[None]) -> None:

@@ -42,13 +42,14 @@ def usage_of(data: bytes) -> Usage | None:
                 usage = json.loads(found.group(1))
             except ValueError:
                 usage = None
-            if isinstance(usage, dict) and (counted := _counted(usage)) is not None:
-                return counted
+            if isinstance(usage, dict) and (usable := counted(usage)) is not None:
+                return usable
         end = at
     return None
 
 
-def _counted(usage: Mapping[str, Any]) -> Usage | None:
+def counted(usage: Mapping[str, Any]) -> Usage | None:
+    """An OpenAI `usage` object as counts; None if it does not count prompt and completion tokens."""
     prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens") or 0
     if not isinstance(prompt, int) or not isinstance(completion, int):
         return None

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, Field, HttpUrl, ValidationError, field_validator
@@ -14,13 +14,11 @@ from pydantic import BaseModel, Field, HttpUrl, ValidationError, field_validator
 from taskgate.dag import Failure
 from taskgate.plugins import Params, Registry
 from taskgate.plugins.params import problems
-from taskgate.plugins.redis import RedisUrl
 
 from .errors import ConfigError
 
-SURFACES = ("chat", "completions", "embeddings")
-CORE_SECTIONS = ("server", "logging", "usage", "steps", "pipelines", "mcp", "ui", "tracing")
-MCP = "mcp"
+CORE_SECTIONS = ("server", "logging", "usage", "steps", "pipelines")
+M = TypeVar("M", bound=BaseModel)
 
 
 class FirstByte(Params):
@@ -29,6 +27,12 @@ class FirstByte(Params):
     interactive: float = Field(default=120.0, gt=0)
     batch: float = Field(default=600.0, gt=0)
     background: float = Field(default=600.0, gt=0)
+
+    def of(self, request_class: object) -> float:
+        """The bound for a request of `request_class` (interactive when it names none of these)."""
+        if request_class == "batch":
+            return self.batch
+        return self.background if request_class == "background" else self.interactive
 
 
 class ServerConfig(Params):
@@ -76,90 +80,7 @@ def _variables_set(headers: dict[str, str]) -> dict[str, str]:
     return headers
 
 
-class McpServerConfig(Params):
-    """An upstream MCP server (Streamable HTTP). taskgate uses its own credentials, never the caller's."""
-
-    name: str = Field(pattern=r"^[a-z][a-z0-9-]*$")  # the prefix of its tools: NAME__tool
-    url: HttpUrl
-    headers_env: dict[str, str] = Field(default_factory=dict)  # header -> environment variable holding its value
-    timeout_s: float = Field(default=30.0, gt=0)
-    audience: str | None = None  # of the per-task assertions it receives; default: its URL
-    sessions: Literal["shared", "per_task"] = "shared"  # per_task: a stateful server gets a session per task
-    prefix: bool = True  # its tools, prompts and resources served as NAME__name; false: as it names them
-    names: dict[str, str] = Field(default_factory=dict)  # its name -> the name served (no prefix added)
-
-    @field_validator("names")
-    @classmethod
-    def _served_names(cls, names: dict[str, str]) -> dict[str, str]:
-        served = list(names.values())
-        twice = next((n for n in served if served.count(n) > 1), None)
-        if twice is not None:
-            raise ValueError(f"two of its names are served as {twice!r}")
-        bad = next((n for n in served if not n or not n.isprintable() or len(n) > 128), None)
-        if bad is not None:
-            raise ValueError(f"{bad!r} is not a name to serve (1-128 printable characters)")
-        return names
-
-    _env_set = field_validator("headers_env")(lambda cls, headers: _variables_set(headers))
-
-    def headers(self) -> dict[str, str]:
-        return {header: os.environ[variable] for header, variable in self.headers_env.items()}
-
-
-class McpConfig(Params):
-    """The MCP gateway at /mcp: upstream servers whose tools it aggregates, authorizes and forwards."""
-
-    servers: list[McpServerConfig] = Field(default_factory=list)
-    catalog_ttl_s: float = Field(default=30.0, ge=0)  # how long an upstream's tool list is reused
-    max_task_sessions: int = Field(default=256, ge=1)  # per_task servers: sessions kept open, least recent closed
-    task_sessions_per_caller: int = Field(default=16, ge=1)  # of those, one caller's: its own oldest close first
-    max_sessions: int = Field(default=10_000, ge=1)
-    session_ttl_s: float = Field(default=86_400.0, gt=0)
-    sessions_per_caller: int = Field(default=64, ge=1)  # a caller's oldest session closes past this
-    relay_timeout_s: float = Field(default=120.0, gt=0)  # how long an upstream's request waits for the client
-    session_store: Literal["memory", "redis"] = "memory"  # redis: every replica serves every handshake session
-    redis_url: RedisUrl = "redis://127.0.0.1:6379/0"  # or redis+sentinel://HOST:PORT[,...]/SERVICE[/DB]
-    key_prefix: str = Field(default="taskgate:mcp:", min_length=1)
-    # DNS rebinding protection (proxy/origins.py): None derives them from server.host
-    allowed_hosts: list[str] | None = None
-    allowed_origins: list[str] | None = None
-
-    @field_validator("servers")
-    @classmethod
-    def _unique(cls, servers: list[McpServerConfig]) -> list[McpServerConfig]:
-        names = [s.name for s in servers]
-        duplicate = next((n for n in names if names.count(n) > 1), None)
-        if duplicate:
-            raise ValueError(f"two MCP servers are named {duplicate!r}")
-        unprefixed = [s.name for s in servers if not s.prefix]
-        if len(unprefixed) > 1:
-            raise ValueError(
-                f"servers {unprefixed} both serve names unprefixed, so their names can collide; keep `prefix` on "
-                "for all but one and map the names you want bare with `names`"
-            )
-        claimed: dict[str, str] = {}
-        for server in servers:
-            for served in server.names.values():
-                owner = claimed.setdefault(served, server.name)
-                prefixed = served.partition("__")[0] if "__" in served else None
-                if owner != server.name:
-                    raise ValueError(f"servers {owner!r} and {server.name!r} both serve a name {served!r}")
-                if prefixed in names and prefixed != server.name:
-                    raise ValueError(f"server {server.name!r} serves {served!r}, a name of server {prefixed!r}")
-        return servers
-
-
-class UiConfig(Params):
-    """The dashboard at /ui (docs/dashboard.md): its page is static, its data only for callers with `role`."""
-
-    enabled: bool = True
-    role: str = Field(default="admin", min_length=1)  # the role (the token's roles claim) that may read its data
-    # serve its data to anyone when no plan authenticates callers: only on a network where everyone may see it
-    allow_anonymous: bool = False
-    poll_interval_s: float = Field(default=2.0, ge=0.5, le=60)  # how often the page asks, and endpoints are sampled
-    history_minutes: float = Field(default=10.0, gt=0, le=120)  # the endpoints' samples kept
-    records: int = Field(default=200, ge=1, le=1000)  # the most recent records a page that opens is sent
-    batches: int = Field(default=50, ge=1, le=500)  # the newest batch jobs every poll is sent (whole: they change)
+TRACING = "tracing"
 
 
 class TracingConfig(Params):
@@ -188,9 +109,6 @@ class CoreConfig(Params):
     usage: UsageConfig = Field(default_factory=UsageConfig)
     steps: list[StepConfig] = Field(default_factory=list)
     pipelines: dict[Literal["chat", "completions", "embeddings", "mcp"], list[str]] = Field(default_factory=dict)
-    mcp: McpConfig = Field(default_factory=McpConfig)
-    ui: UiConfig = Field(default_factory=UiConfig)
-    tracing: TracingConfig = Field(default_factory=TracingConfig)
 
 
 @dataclass(frozen=True)
@@ -219,17 +137,15 @@ class Config:
         default = [name for name, _ in self.defaults]
         return list(self.core.pipelines.get(surface, default))  # type: ignore[call-overload]
 
-    @property
-    def mcp(self) -> McpConfig:
-        return self.core.mcp
-
-    @property
-    def ui(self) -> UiConfig:
-        return self.core.ui
-
-    @property
-    def tracing(self) -> TracingConfig:
-        return self.core.tracing
+    def section(self, name: str, model: type[M]) -> M:
+        """A room's validated section: its defaults when the file has none, or when a registry built by hand left
+        the room out (a test's, an embedding application's)."""
+        found = self.sections.get(name)
+        if found is None:
+            return model()
+        if not isinstance(found, model):
+            raise TypeError(f"section {name!r} is a {type(found).__name__}, not a {model.__name__}")
+        return found
 
 
 def load_config(path: str | Path | None, registry: Registry) -> Config:

@@ -1,36 +1,30 @@
-"""The OpenAI-compatible surface: /v1/chat/completions, /v1/completions, /v1/embeddings, /v1/models."""
+"""/v1/chat/completions, /v1/completions, /v1/embeddings: run the surface's plan, send, relay the answer."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-import aiohttp
 from aiohttp import web
 
-from taskgate.plugins import RequestContext, ResponseFilter, Takeover, shapes
+from taskgate.gateway.body import read as read_body
+from taskgate.gateway.decide import decide
+from taskgate.gateway.errors import ClientError
+from taskgate.gateway.gateway import GATEWAY
+from taskgate.gateway.send import outgoing, send
+from taskgate.gateway.usage import UsageKept, usage_override
+from taskgate.plugins import EVIDENCE, RequestContext, Surface, Takeover, shapes
 from taskgate.plugins.evidence import Evidence
 from taskgate.plugins.jsonbody import BodyError
 
-from .body import read as read_body
-from .dispatch import decide, send
-from .errors import ClientError
-from .relay import (
-    Dispatch,
-    FilterChain,
-    record_failure,
-    refuse_encoded,
-    relay_error,
-    relay_stream,
-    relay_whole,
-    response_headers,
-)
-from .state import EVIDENCE, GATEWAY
-from .stream_errors import StreamErrors
-from .usage import UsageKept, usage_override
+from .relay import relay
 
 MAX_MODEL_CHARS = 256
-PATHS = {"chat": "/v1/chat/completions", "completions": "/v1/completions", "embeddings": "/v1/embeddings"}
+PATHS: dict[str, str] = {
+    Surface.CHAT: "/v1/chat/completions",
+    Surface.COMPLETIONS: "/v1/completions",
+    Surface.EMBEDDINGS: "/v1/embeddings",
+}
 
 
 def add_routes(app: web.Application, takeovers: Mapping[str, Mapping[str, Takeover]]) -> None:
@@ -58,22 +52,11 @@ async def serve(request: web.Request, surface: str, takeovers: Mapping[str, Take
     decision = await decide(gateway, surface, context, evidence, asked)
     if asked is not None:  # the client did not ask for the stream's usage: it does not get it
         decision.filters.insert(0, UsageKept())
-    headers = {
-        "Content-Type": "application/json",
-        "Accept": request.headers.get("Accept", "*/*"),
-        # bodies pass through as sent, unless an output guard must read them or a budget count their usage
-        "Accept-Encoding": "identity"
-        if decision.filters or decision.meters
-        else request.headers.get("Accept-Encoding", "identity"),
-        "X-Request-Id": evidence.request_id,
-    }
-
-    async def relay(upstream: aiohttp.ClientResponse, ours: dict[str, str], log: Dispatch) -> web.StreamResponse:
-        response = await _relay(request, upstream, ours, log, decision.filters)
-        record_failure(evidence, log)
-        return response
-
-    return await send(gateway, evidence, decision, request.path, headers, relay)
+    # bodies pass through as sent, unless an output guard must read them or a budget count their usage
+    encoding = "identity" if decision.filters or decision.meters else request.headers.get("Accept-Encoding")
+    headers = outgoing(evidence, request.headers.get("Accept", "*/*"), encoding or "identity")
+    async with send(gateway, evidence, decision, request.path, headers) as answer:
+        return await relay(request, answer)
 
 
 async def read_context(request: web.Request, surface: str, evidence: Evidence) -> RequestContext:
@@ -95,23 +78,3 @@ async def read_context(request: web.Request, surface: str, evidence: Evidence) -
     evidence.model = context.model
     shapes.check(surface, parsed)
     return context
-
-
-async def _relay(
-    request: web.Request,
-    upstream: aiohttp.ClientResponse,
-    headers: dict[str, str],
-    log: Dispatch,
-    filters: list[ResponseFilter],
-) -> web.StreamResponse:
-    if upstream.status >= 400:
-        return await relay_error(upstream, headers, log)
-    out_headers = response_headers(upstream, headers)
-    if filters:
-        refuse_encoded(upstream, log)
-    chain = FilterChain(filters) if filters else None
-    if upstream.content_type != "text/event-stream":
-        return await relay_whole(upstream, out_headers, log, chain)
-    if "Content-Encoding" not in upstream.headers:  # an engine's error event gets a stable code
-        chain = FilterChain([StreamErrors(log), *filters])
-    return await relay_stream(request, upstream, out_headers, log, chain)

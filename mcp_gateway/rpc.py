@@ -1,4 +1,5 @@
-"""The MCP gateway's words: JSON-RPC errors from the failure table, the dispatch record, running the plan."""
+"""The MCP gateway's words: JSON-RPC errors (from the failure table, and as the front door renders them), the
+dispatch record, running the plan."""
 
 from __future__ import annotations
 
@@ -8,23 +9,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import structlog
-from mcp.types import INTERNAL_ERROR
+from aiohttp import web
+from mcp.types import INTERNAL_ERROR, INVALID_REQUEST
 from mcp.types.methods import MONOLITH_RESULTS, serialize_server_result
 from pydantic import TypeAdapter
 
-from taskgate.dag import Halt, StepFailed
-from taskgate.plugins import FAILURES, Problem, RequestContext
+from taskgate.dag import StepFailed
+from taskgate.gateway.gateway import Gateway
+from taskgate.plugins import FAILURES, Halt, Outputs, Problem, RequestContext, Surface
 from taskgate.plugins.evidence import Evidence
-
-from .config import MCP
-from .dispatch import added
-from .state import Gateway
 
 FORBIDDEN = -32003  # implementation-defined: the caller may not do this
 APPROVAL_REQUIRED = -32044  # implementation-defined: held until the task's user approves (data.approval)
 UNAUTHENTICATED = -32001
-log = structlog.get_logger("taskgate")
 
 
 @dataclass
@@ -55,11 +52,8 @@ class RpcError(Exception):
 
 
 def explained(exc: BaseException, evidence: Evidence) -> RpcError:
-    problem = FAILURES.explain(exc, evidence)
-    if problem.unexpected:
-        log.exception("unhandled_error", request_id=evidence.request_id, path=evidence.path)
-    problem.record(evidence)
-    return as_rpc(problem, evidence)
+    """`exc` through the failure prologue every surface shares, in JSON-RPC's words; call it in an except block."""
+    return as_rpc(FAILURES.settle(exc, evidence), evidence)
 
 
 def as_rpc(problem: Problem, evidence: Evidence) -> RpcError:
@@ -85,15 +79,41 @@ def _rule(details: Mapping[str, Any]) -> dict[str, Any]:
 async def run_mcp_plan(gateway: Gateway, context: RequestContext, evidence: Evidence) -> dict[str, Any]:
     """Run the `mcp` plan; a refusal becomes the RpcError the caller gets, recorded in `evidence`."""
     try:
-        return await gateway.run_plan(MCP, context, evidence)
+        return await gateway.run_plan(Surface.MCP, context, evidence)
     except (Halt, StepFailed) as exc:
         raise explained(exc, evidence) from None
 
 
-def with_meta(result: dict[str, Any], outputs: list[Any]) -> dict[str, Any]:
+def with_meta(result: dict[str, Any], outputs: Outputs) -> dict[str, Any]:
     """A result with what the plan's steps add to its `_meta`: a task opened by this request, its id and token."""
-    meta = added(outputs, "response_meta")
+    meta: dict[str, str] = {}
+    for adds in outputs.meta:
+        meta.update(adds.response_meta())
     return {**result, "_meta": {**(result.get("_meta") or {}), **meta}} if meta else result
+
+
+def rpc_error_response(
+    status: int,
+    code: int,
+    message: str,
+    data: Any = None,
+    message_id: Any = None,
+    headers: Mapping[str, str] | None = None,
+) -> web.Response:
+    """A JSON-RPC 2.0 error: what the MCP surface answers with."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    body = {"jsonrpc": "2.0", "id": message_id, "error": error}
+    return web.json_response(body, status=status, headers=headers)
+
+
+def render(problem: Problem, evidence: Evidence) -> web.Response:
+    """How the front door answers a request to /mcp that never reached the gateway's handler (an unknown path, a
+    method not allowed, a header too long): a JSON-RPC error with the HTTP status of the problem."""
+    code = INVALID_REQUEST if problem.status < 500 else INTERNAL_ERROR
+    data = {"reason": problem.code, **problem.public}
+    return rpc_error_response(problem.status, code, problem.cited(evidence.request_id), data, None, problem.headers)
 
 
 def shaped(method: str, version: str, data: Mapping[str, Any]) -> dict[str, Any]:

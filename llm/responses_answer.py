@@ -23,11 +23,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from taskgate.gateway.errors import error_body
+from taskgate.gateway.stream_errors import MESSAGE, stable_code
 from taskgate.plugins import OutputRefused, sse
 from taskgate.plugins.sse import EventSplitter
-
-from .errors import error_body
-from .stream_errors import MESSAGE, stable_code
 
 INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}  # chat finish -> Responses reason
 

@@ -21,16 +21,25 @@ from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, CallToolRequestParams
 from mcp.types.methods import serialize_server_result
 from pydantic import ValidationError
 
-from taskgate.plugins import GRANT, IDENTITY, CallsAs, Principal, RequestContext, ToolGate
+from taskgate.gateway.decide import apply_edits, filters
+from taskgate.gateway.filters import FilterChain
+from taskgate.gateway.gateway import Gateway
+from taskgate.plugins import (
+    GRANT,
+    IDENTITY,
+    MCP_ITEMS,
+    CallsAs,
+    Outputs,
+    Principal,
+    RequestContext,
+    Surface,
+    ToolGate,
+)
 from taskgate.plugins.evidence import Evidence
 
-from .config import MCP
-from .dispatch import apply_edits, response_filters, step_outputs
-from .mcp_relay import Relay
-from .mcp_rpc import McpDispatch, RpcError, dump, ms, run_mcp_plan, shaped, with_meta
-from .mcp_upstream import KINDS, Upstream, UpstreamDown, Upstreams
-from .relay import FilterChain
-from .state import Gateway
+from .relay import Relay
+from .rpc import McpDispatch, RpcError, dump, ms, run_mcp_plan, shaped, with_meta
+from .upstream import KINDS, Upstream, UpstreamDown, Upstreams
 
 # A listing: the kind it lists, the policy action that shows an item, the result's field.
 LISTINGS = {
@@ -39,14 +48,7 @@ LISTINGS = {
     "resources/templates/list": ("resource_templates", "resource", "resourceTemplates"),
     "prompts/list": ("prompts", "prompt", "prompts"),
 }
-# A request for one item, but a tool call: the kind of item and the param that names it.
-ITEMS = {
-    "resources/read": ("resources", "uri"),
-    "resources/subscribe": ("resources", "uri"),
-    "resources/unsubscribe": ("resources", "uri"),
-    "prompts/get": ("prompts", "name"),
-    "completion/complete": ("ref", "ref"),
-}
+ITEMS = MCP_ITEMS  # a request for one item, but a tool call (plugins.mcp)
 GUARDED = frozenset({"resources/read", "prompts/get", "completion/complete"})  # results with content
 
 
@@ -62,7 +64,7 @@ async def list_items(
     visible = [i for i in items if grant.allows(getattr(i, named), action)]
     log.ms, log.tools_listed, log.servers_missing, log.outcome = ms(started), len(visible), missing, "completed"
     listing = shaped(method, version, {field: [dump(i) for i in visible]})
-    return with_meta(listing, step_outputs(gateway, MCP, values))
+    return with_meta(listing, gateway.outputs(Surface.MCP, values))
 
 
 async def forward_item(
@@ -82,9 +84,9 @@ async def forward_item(
     values = await run_mcp_plan(gateway, context, evidence)
     check(values.get(IDENTITY))
     evidence.dispatch = log
-    outputs = step_outputs(gateway, MCP, values)
+    outputs = gateway.outputs(Surface.MCP, values)
     edited = dict(body)
-    apply_edits(edited, outputs)  # the pii step's redactions: a prompt's arguments, a completion's value
+    apply_edits(edited, outputs.edits)  # the pii step's redactions: a prompt's arguments, a completion's value
     forwarded = _renamed({k: v for k, v in (edited.get("params") or {}).items() if k != "_meta"}, path, own)
     started = time.perf_counter()
     try:
@@ -111,7 +113,7 @@ async def find_item(
     upstreams: Upstreams, method: str, params: Any, log: McpDispatch
 ) -> tuple[Upstream, str, tuple[str, ...]]:
     """The upstream serving what a request names, its own name for it, and where the name sits in params."""
-    kind, field = ITEMS[method]
+    kind, _, field = ITEMS[method]
     path: tuple[str, ...] = (field,)
     if kind == "ref":  # completion/complete names a prompt or a resource template in its `ref`
         ref = params.get("ref") if isinstance(params, dict) else None
@@ -191,13 +193,13 @@ def _served_uris(result: dict[str, Any], own: str, served: Any) -> dict[str, Any
     return {**result, "contents": contents}
 
 
-def _guarded(result: dict[str, Any], outputs: list[Any], log: McpDispatch) -> dict[str, Any]:
+def _guarded(result: dict[str, Any], outputs: Outputs, log: McpDispatch) -> dict[str, Any]:
     """A result through the plan's output guards (pii): what cannot be checked is withheld."""
-    filters = response_filters(outputs, MCP)
-    if not filters:
+    guards = filters(outputs, Surface.MCP)
+    if not guards:
         return result
     try:
-        return dict(json.loads(FilterChain(filters).whole(json.dumps(result).encode())))
+        return dict(json.loads(FilterChain(guards).whole(json.dumps(result).encode())))
     except Exception:
         log.outcome = "output_refused"
         raise RpcError(INTERNAL_ERROR, "the result could not be checked, so it was withheld") from None
@@ -222,8 +224,8 @@ async def forward_call(
     if check is not None:
         check(values.get(IDENTITY))
     evidence.dispatch = log
-    outputs = step_outputs(gateway, MCP, values)
-    owner = next((o.upstream_session() for o in outputs if hasattr(o, "upstream_session")), None)
+    outputs = gateway.outputs(Surface.MCP, values)
+    owner = next((speaker.upstream_session() for speaker in outputs.speakers), None)
     target = (upstreams.for_task(target[0], owner), target[1])  # a stateful server: the task's own session
     return with_meta(await call_tool(target, context, outputs, log, version, relay), outputs)
 
@@ -267,14 +269,14 @@ async def find_tool(upstreams: Upstreams, params: Any, log: McpDispatch) -> tupl
 async def call_tool(
     target: tuple[Upstream, str],
     context: RequestContext,
-    outputs: list[Any],
+    outputs: Outputs,
     log: McpDispatch,
     version: str,
     relay: Relay | None = None,
 ) -> dict[str, Any]:
     """Forward a tools/call the plan allowed: arguments as the plan's steps left them, result through the guards."""
     body = dict(context.json())
-    apply_edits(body, outputs)  # the pii step's redactions, applied to the arguments the upstream will see
+    apply_edits(body, outputs.edits)  # the pii step's redactions, applied to the arguments the upstream sees
     try:
         params = CallToolRequestParams.model_validate(body.get("params") or {})
     except ValidationError:
@@ -282,10 +284,8 @@ async def call_tool(
     upstream, tool = target
     started = time.perf_counter()
     meta: dict[str, Any] = {}
-    for output in outputs:  # the task's signed assertion, for this upstream and this call
-        assert_call = getattr(output, "upstream_meta", None)
-        if assert_call is not None:
-            meta.update(assert_call(upstream.audience, params.name, params.arguments or {}))
+    for speaker in outputs.speakers:  # the task's signed assertion, for this upstream and this call
+        meta.update(speaker.upstream_meta(upstream.audience, params.name, params.arguments or {}))
     if relay is not None:  # what the upstream says to the client on the way passes the same guards
         relay.guard = functools.partial(_guarded, outputs=outputs, log=log)
     try:
@@ -301,8 +301,6 @@ async def call_tool(
         log.relayed = dict(relay.counts) if relay is not None else {}
     log.outcome = "completed" if not result.is_error else "tool_error"
     data = serialize_server_result("tools/call", version, dump(result))
-    for output in outputs:  # what the task has seen: its later calls are judged with it
-        observe = getattr(output, "observe_result", None)
-        if observe is not None:
-            await observe(params.name, context.id, data, params.arguments or {})
+    for observer in outputs.observers:  # what the task has seen: its later calls are judged with it
+        await observer.observe_result(params.name, context.id, data, params.arguments or {})
     return _guarded(data, outputs, log)

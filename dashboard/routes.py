@@ -16,22 +16,21 @@ watching the buffer does not fill it; a refused one does.
 from __future__ import annotations
 
 import hashlib
-import heapq
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import orjson
 import structlog
 from aiohttp import web
 
-from taskgate.batch.jobs import Job
-from taskgate.batch.routes import JOBS
-from taskgate.plugins import ENDPOINT_READINGS, EVIDENCE, ClientError, Reject
+from taskgate.gateway.gateway import GATEWAY, IDENTIFY, Gateway
+from taskgate.logs import dumps
+from taskgate.plugins import BATCH_JOBS, ENDPOINT_READINGS, EVIDENCE, ClientError, Reject
 
+from .config import SECTION, UiConfig
 from .history import History
-from .state import GATEWAY, IDENTIFY, Gateway
-from .ui_view import view
+from .view import view
 
 log = structlog.get_logger("taskgate")
 STATIC = Path(__file__).parent / "static" / "ui"
@@ -63,12 +62,13 @@ ASSETS = {
     "/ui/icon.svg": ("icon.svg", "image/svg+xml"),
 }
 HISTORY = web.AppKey("taskgate.ui.history", History)
+UI = web.AppKey("taskgate.ui", UiConfig)
 LOADED = web.AppKey("taskgate.ui.assets", dict[str, Asset])
 
 
 def add_routes(app: web.Application, gateway: Gateway) -> None:
     """The page, its assets and its API, and the endpoints' sampler, when `ui.enabled`."""
-    ui = gateway.config.ui
+    ui = app[UI] = gateway.config.section(SECTION, UiConfig)
     if not ui.enabled:
         return
     app[LOADED] = {path: Asset.read(name, kind) for path, (name, kind) in ASSETS.items()}
@@ -113,7 +113,7 @@ async def access(request: web.Request) -> web.Response:
     in says no (its data is anyone's already)."""
     request[EVIDENCE].quiet = True
     gateway = request.app[GATEWAY]
-    anyone = IDENTIFY not in gateway.plans and gateway.config.ui.allow_anonymous
+    anyone = IDENTIFY not in gateway.plans and request.app[UI].allow_anonymous
     return _json({"token": "none" if anyone else "required"})
 
 
@@ -121,7 +121,7 @@ async def requests(request: web.Request) -> web.Response:
     """Records kept since the cursor `after` (at most `ui.records`), oldest first, and the cursor to send next."""
     gateway = await _admitted(request)
     log = gateway.evidence
-    found = log.since(_cursor(request))[-gateway.config.ui.records :]
+    found = log.since(_cursor(request))[-request.app[UI].records :]
     return _json({"cursor": log.added, "records": [view(r) for r in found]})
 
 
@@ -133,55 +133,27 @@ async def endpoints(request: web.Request) -> web.Response:
 
 async def batches(request: web.Request) -> web.Response:
     """The newest `ui.batches` jobs this replica holds, whole (no cursor: a job changes in place), and how many it
-    holds; `enabled` false, and no jobs, where the batch room is not on the app (`batch.enabled: false`)."""
+    holds; `enabled` false, and no jobs, where no batch room serves jobs (`batch.enabled: false`)."""
     gateway = await _admitted(request)
-    if JOBS not in request.app:
+    jobs: Callable[[int], tuple[int, list[dict[str, Any]]]] | None = gateway.services.found(BATCH_JOBS)
+    if jobs is None:
         return _json({"enabled": False, "held": 0, "batches": []})
-    held = request.app[JOBS].by_id
-    # created_at is in seconds: jobs made in the same one keep the order they were added in
-    order = enumerate(held.values())
-    newest = heapq.nlargest(gateway.config.ui.batches, order, key=lambda kept: (kept[1].record["created_at"], kept[0]))
-    return _json({"enabled": True, "held": len(held), "batches": [_batch(job) for _, job in newest]})
-
-
-def _batch(job: Job) -> dict[str, object]:
-    """What the page shows of a job: its OpenAI object's progress and taskgate's facts, not its metadata, files
-    or the caller it keeps (`who` is the owner's subject and tenant, as a record's is)."""
-    shown = job.view()
-    ours, usage, owner = shown["taskgate"], shown["usage"], job.owner
-    return {
-        "id": job.id,
-        "status": job.status,
-        "endpoint": shown["endpoint"],
-        "class": ours.get("class"),
-        "who": f"{owner[0]}@{owner[1]}" if owner is not None else None,
-        "created_at": shown["created_at"],
-        "expires_at": shown["expires_at"],
-        "request_counts": shown["request_counts"],
-        "queued": len(job.pending),
-        "running": job.inflight,
-        "pools": ours["pools"],
-        "usage": {
-            "input_tokens": usage["input_tokens"],
-            "cached_tokens": usage["input_tokens_details"]["cached_tokens"],
-            "output_tokens": usage["output_tokens"],
-        },
-        "cost": ours["cost"],
-    }
+    held, newest = jobs(request.app[UI].batches)
+    return _json({"enabled": True, "held": held, "batches": newest})
 
 
 async def _admitted(request: web.Request) -> Gateway:
     """The gateway, once the caller is known to hold the dashboard's role; a Reject (401, 403) otherwise."""
     gateway, evidence = request.app[GATEWAY], request[EVIDENCE]
     evidence.surface = "ui"
-    ui = gateway.config.ui
+    ui = request.app[UI]
     identity = await gateway.authenticate(request, evidence)  # a missing or bad token: the step's 401
     # anonymous only where no plan authenticates at all: an authenticate step that let a caller through without
     # an identity (skipped, failed open) is not a gateway that authenticates nobody
     anyone = IDENTIFY not in gateway.plans and ui.allow_anonymous
     if identity is None and not anyone:
         raise Reject(403, "ui_unauthenticated", _NOBODY, "permission_error")
-    if identity is not None and ui.role not in getattr(identity, "roles", ()):
+    if identity is not None and ui.role not in identity.roles:
         message = f"the dashboard's data is for callers with the role {ui.role!r} (ui.role); this token has not got it"
         raise Reject(403, "ui_role_required", message, "permission_error")
     evidence.quiet = True
@@ -204,7 +176,7 @@ def _cursor(request: web.Request) -> int:
 
 def _json(payload: object) -> web.Response:
     headers = {**SECURITY, "Cache-Control": "no-store"}
-    return _compressed(web.Response(body=orjson.dumps(payload), content_type="application/json", headers=headers))
+    return _compressed(web.Response(body=dumps(payload), content_type="application/json", headers=headers))
 
 
 def _compressed(response: web.Response) -> web.Response:

@@ -26,28 +26,18 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import aiohttp
 import structlog
 from aiohttp import web
 from multidict import CIMultiDict
 
-from taskgate.plugins import (
-    DEFAULT_SESSION_HEADER,
-    DEFAULT_TASK_HEADERS,
-    SESSION_HEADER,
-    TASK_HEADERS,
-    ClientError,
-    Registry,
-    RequestContext,
-    ResponseFilter,
-    Takeover,
-)
+from taskgate.gateway.answer import Answer
+from taskgate.gateway.decide import Decision, decide
+from taskgate.gateway.gateway import GATEWAY, Gateway
+from taskgate.gateway.send import outgoing, send
+from taskgate.plugins import EVIDENCE, ClientError, RequestContext, Surface, Takeover
 from taskgate.plugins.evidence import Evidence
 
-from .dispatch import Decision, decide, send
-from .openai import read_context
-from .relay import Dispatch, FilterChain, record_failure, refuse_encoded, relay_error, relay_stream, relay_whole
-from .relay import response_headers as upstream_headers
+from .relay import error_answer, stream
 from .responses_answer import Encoder, new_id
 from .responses_request import TOOL_LOOP, Translated, parse, translate
 from .responses_store import (
@@ -60,12 +50,11 @@ from .responses_store import (
     owner_of,
     too_long,
 )
-from .state import EVIDENCE, GATEWAY, Gateway
-from .stream_errors import StreamErrors
+from .routes import read_context
 
 PATH = "/v1/responses"
 CHAT_PATH = "/v1/chat/completions"
-SURFACE = "responses"
+SURFACE = Surface.RESPONSES
 logger = structlog.get_logger("taskgate")
 
 
@@ -78,19 +67,12 @@ class Responses:
     takeovers: Mapping[str, Takeover]
 
 
-RESPONSES = web.AppKey("taskgate.proxy.responses", Responses)
-
-
-def register(registry: Registry) -> None:
-    """The surface's config section (the front door's own, beside the core sections)."""
-    with registry.loading("taskgate.proxy"):
-        registry.add_section(SECTION, ResponsesConfig)
+RESPONSES = web.AppKey("taskgate.llm.responses", Responses)
 
 
 def add_routes(app: web.Application, takeovers: Mapping[str, Mapping[str, Takeover]]) -> None:
-    config = app[GATEWAY].config.sections.get(SECTION)
-    config = config if isinstance(config, ResponsesConfig) else ResponsesConfig()
-    app[RESPONSES] = Responses(config, open_store(config), takeovers.get("chat", {}))
+    config = app[GATEWAY].config.section(SECTION, ResponsesConfig)
+    app[RESPONSES] = Responses(config, open_store(config), takeovers.get(Surface.CHAT, {}))
     app.cleanup_ctx.append(_store)
     app.router.add_post(PATH, create)
     app.router.add_get(PATH + "/{response_id}", retrieve)
@@ -132,23 +114,12 @@ async def create(request: web.Request) -> web.StreamResponse:
     exchange, context = await _prepare(request, gateway, evidence)
     if TOOL_LOOP in exchange.translated.body and TOOL_LOOP in request.app[RESPONSES].takeovers:
         return await _loop(request, exchange, context)
-    decision = await decide(gateway, "chat", context, evidence)
-    sent = {
-        "Content-Type": "application/json",
-        "Accept": "text/event-stream" if exchange.translated.stream else "application/json",
-        "Accept-Encoding": "identity",  # the translation reads the answer
-        "X-Request-Id": evidence.request_id,
-    }
-
-    async def relay(upstream: aiohttp.ClientResponse, ours: dict[str, str], log: Dispatch) -> web.StreamResponse:
-        if upstream.status >= 400:
-            response: web.StreamResponse = await relay_error(upstream, ours, log)
-        else:
-            response = await _answer(request, upstream, ours, log, decision, exchange, context)
-        record_failure(evidence, log)
-        return response
-
-    return await send(gateway, evidence, decision, CHAT_PATH, sent, relay)
+    decision = await decide(gateway, Surface.CHAT, context, evidence)
+    accept = "text/event-stream" if exchange.translated.stream else "application/json"
+    async with send(gateway, evidence, decision, CHAT_PATH, outgoing(evidence, accept)) as answer:
+        if answer.status >= 400:
+            return error_answer(await answer.error(), answer.headers)
+        return await _answer(request, answer, decision, exchange, context)
 
 
 async def retrieve(request: web.Request) -> web.Response:
@@ -196,7 +167,7 @@ async def _previous(store: Store, owner: str, response_id: str | None) -> Kept |
 def _headers(gateway: Gateway, request: web.Request, chain: str) -> CIMultiDict[str]:
     """The client's headers, naming the chain as the routing session unless the client names its own."""
     headers = CIMultiDict(request.headers)
-    session: str = gateway.services.shared(SESSION_HEADER, lambda: DEFAULT_SESSION_HEADER)
+    session = gateway.services.session_header()
     if session not in headers:
         headers[session] = chain
     return headers
@@ -225,29 +196,21 @@ def response_head(translated: Translated, response_id: str) -> dict[str, Any]:
 
 
 async def _answer(
-    request: web.Request,
-    upstream: aiohttp.ClientResponse,
-    ours: dict[str, str],
-    log: Dispatch,
-    decision: Decision,
-    exchange: Exchange,
-    context: RequestContext,
+    request: web.Request, answer: Answer, decision: Decision, exchange: Exchange, context: RequestContext
 ) -> web.StreamResponse:
     """The chat answer through the plan's output guards, then the translation, to the client; kept once done."""
-    refuse_encoded(upstream, log)
-    headers = upstream_headers(upstream, ours)
-    headers["Content-Type"] = "text/event-stream" if exchange.encoder.stream else "application/json"
-    filters: list[ResponseFilter] = [*decision.filters, exchange.encoder]
-    chain = FilterChain(filters if upstream.content_type != "text/event-stream" else [StreamErrors(log), *filters])
+    answer.filters.append(exchange.encoder)  # the translation is the last filter: it reads what the guards let out
 
     async def settle() -> None:
-        await _keep(request, exchange, _sent(decision, context), log.endpoint, ours)
+        await _keep(request, exchange, _sent(decision, context), answer.log.endpoint, answer.headers)
 
-    if upstream.content_type != "text/event-stream":
-        response = await relay_whole(upstream, headers, log, chain)
+    headers = answer.client_headers()
+    headers["Content-Type"] = "text/event-stream" if exchange.encoder.stream else "application/json"
+    if not answer.streamed:
+        body = await answer.whole()
         await settle()
-        return response
-    return await relay_stream(request, upstream, headers, log, chain, exchange.encoder.failed, settle)
+        return web.Response(status=answer.status, body=body, headers=headers)
+    return await stream(request, answer, exchange.encoder.failed, settle, headers)
 
 
 def _sent(decision: Decision, context: RequestContext) -> list[dict[str, Any]]:
@@ -285,7 +248,7 @@ async def _keep(
 
 
 def _task(request: web.Request, ours: Mapping[str, str]) -> str | None:
-    header, _ = request.app[GATEWAY].services.shared(TASK_HEADERS, lambda: DEFAULT_TASK_HEADERS)
+    header, _ = request.app[GATEWAY].services.task_headers()
     return next((value for name, value in ours.items() if name.lower() == header), None)
 
 
@@ -306,4 +269,4 @@ async def _loop(request: web.Request, exchange: Exchange, context: RequestContex
     return web.Response(body=translated, headers={**headers, "Content-Type": kind})
 
 
-__all__ = ["PATH", "RESPONSES", "add_routes", "create", "register", "retrieve"]
+__all__ = ["PATH", "RESPONSES", "add_routes", "create", "retrieve"]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
@@ -10,19 +11,43 @@ import networkx as nx
 from taskgate.dag import Failure, Plan, PlanError, compile_plan
 from taskgate.dag.errors import describe
 from taskgate.errors import TaskgateError
-from taskgate.plugins import GRANT, IDENTITY, PLACEMENT, REQUEST, ParamsError, Registry, Services, Step, StepOptions
+from taskgate.plugins import (
+    IDENTITY,
+    INFERENCE,
+    PLACEMENT,
+    REQUEST,
+    ParamsError,
+    Registry,
+    Services,
+    Step,
+    StepOptions,
+    Surface,
+)
 
-from .config import MCP, SURFACES, Config, StepConfig
+from .config import Config, StepConfig
 from .errors import ConfigError
-from .state import IDENTIFY
+from .gateway import IDENTIFY
 
 
-def build_plans(config: Config, registry: Registry, services: Services) -> dict[str, Plan]:
-    """Every surface's plan, compiled; any problem is a ConfigError with its key path."""
+@dataclass(frozen=True, slots=True)
+class Wanted:
+    """A plan a surface needs beside the inference surfaces': what it must provide, and, when the default steps
+    cannot do, why a pipeline must be configured for it."""
+
+    surface: str
+    outputs: tuple[str, ...]
+    configure: str | None = None
+
+
+def build_plans(
+    config: Config, registry: Registry, services: Services, wanted: Sequence[Wanted] = ()
+) -> dict[str, Plan]:
+    """Every inference surface's plan and each `wanted` one, compiled; any problem is a ConfigError with its key
+    path."""
     steps = _build_steps(config, registry, services)
-    plans = {surface: _compile(config, surface, steps) for surface in SURFACES}
-    if config.mcp.servers:
-        plans[MCP] = _compile_mcp(config, steps)
+    plans = {surface: _compile(config, surface, steps) for surface in INFERENCE}
+    for want in wanted:
+        plans[want.surface] = _compile_wanted(config, steps, want)
     identify = _identify(plans)
     if identify is not None:
         plans[IDENTIFY] = identify
@@ -33,7 +58,7 @@ def seeded_plans(plans: Mapping[str, Plan]) -> dict[str, Plan]:
     """Each OpenAI surface's plan without the step that authenticates, its `identity` a seed instead: for work
     whose caller was authenticated before it runs (a batch job's items). Where no step authenticates, the plan."""
     seeded = {}
-    for surface in SURFACES:
+    for surface in INFERENCE:
         plan = plans[surface]
         provider = next((n for n, s in plan.steps.items() if s.spec.provides == IDENTITY), None)
         if provider is None:
@@ -44,12 +69,10 @@ def seeded_plans(plans: Mapping[str, Plan]) -> dict[str, Plan]:
     return seeded
 
 
-def _compile_mcp(config: Config, steps: Mapping[str, Step[Any]]) -> Plan:
-    """The MCP gateway's plan must decide who may call what: it has to provide an identity and a grant."""
-    if MCP not in config.core.pipelines:
-        reason = "the MCP gateway needs a pipeline that authorizes tool calls, e.g. [authn, authorize, pii]"
-        raise ConfigError(config.source, "pipelines.mcp", reason)
-    return _compile(config, MCP, steps, outputs=[IDENTITY, GRANT])
+def _compile_wanted(config: Config, steps: Mapping[str, Step[Any]], want: Wanted) -> Plan:
+    if want.configure is not None and want.surface not in config.core.pipelines:
+        raise ConfigError(config.source, f"pipelines.{want.surface}", want.configure)
+    return _compile(config, want.surface, steps, outputs=want.outputs)
 
 
 def _identify(plans: Mapping[str, Plan]) -> Plan | None:
@@ -59,7 +82,7 @@ def _identify(plans: Mapping[str, Plan]) -> Plan | None:
     plan (an MCP session, a token exchange, a task's owner) runs this one, so
     authentication happens in the authenticate step and nowhere else.
     """
-    for surface in (MCP, *SURFACES):
+    for surface in (Surface.MCP, *INFERENCE):
         plan = plans.get(surface)
         provider = next((n for n, s in plan.steps.items() if IDENTITY in s.spec.keys), None) if plan else None
         if plan is not None and provider is not None:

@@ -44,7 +44,7 @@ from pydantic import ValidationError
 
 from taskgate.plugins.evidence import Evidence
 
-from .mcp_rpc import DUMP, RpcError, explained
+from .rpc import DUMP, RpcError, explained
 
 Answer = Mapping[str, Any]  # a JSON-RPC response or error, as the client posted it
 BACK_CHANNEL = ("sampling", "elicitation", "roots")  # client capabilities that take the upstream's requests

@@ -36,11 +36,11 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from taskgate.dag.errors import describe
 from taskgate.errors import TaskgateError
+from taskgate.gateway.spans import failed
+from taskgate.gateway.tracing import Tracing
 
 from .config import McpConfig, McpServerConfig
-from .mcp_relay import Relay
-from .spans import failed
-from .tracing import Tracing
+from .relay import Relay
 
 log = structlog.get_logger("taskgate.mcp")
 SEPARATOR = "__"

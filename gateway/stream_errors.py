@@ -21,8 +21,8 @@ from typing import Any
 
 from taskgate.plugins import sse
 
+from .dispatch import MAX_KEPT_ERROR, Dispatch
 from .errors import sse_error
-from .relay import MAX_KEPT_ERROR, Dispatch
 
 MARKER = b'"error"'
 MESSAGE = "the upstream failed while answering; the answer is incomplete"
