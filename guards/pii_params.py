@@ -10,7 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from taskgate.plugins import Params
 
-from .presidio import Backend, entities_of
+from .entities import Backend, entities_of
 
 Action = Literal["allow", "redact", "block", "restrict"]
 

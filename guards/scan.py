@@ -15,17 +15,18 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from presidio_analyzer import RecognizerResult
 from spacy.lang.en.stop_words import STOP_WORDS
 
+from .findings import Finding, redact, resolve_overlaps
 from .normalize import Mapped, normalize
 from .presidio import NER_ENTITIES, PATTERN_ENTITIES, Backend, analyzer, zones
 from .views import Decoding, Regions, decoded, joined
 from .zones import Zones
 
+__all__ = ["CHUNK_CHARS", "Analyzer", "Finding", "Scanner", "name_parts", "redact", "resolve_overlaps"]
 Path = tuple[str | int, ...]
 # a long text is read in chunks of about this size, cut at a sentence's end where there is one: each call stays
 # well under spaCy's limit (E088), and an analysis past its budget stops within one chunk's time (~0.4 s)
@@ -35,22 +36,6 @@ JOINED_ENTITIES = ("CREDIT_CARD", "IBAN_CODE", "US_SSN")  # read again with digi
 Checkpoint = Callable[[], None]
 NerScope = Literal["capitalised", "all"]
 Part = tuple[int, int]
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One entity found in one text: its type, span, the analyzer's confidence, and the reading that found it.
-
-    `via` is empty for the text as written (normalised); `separators`, `base64`,
-    `hex` or `escaped` for a further reading; `joined` for a piece of a value that
-    continues in a neighbouring text.
-    """
-
-    entity: str
-    start: int
-    end: int
-    score: float
-    via: str = ""
 
 
 class Analyzer(Protocol):
@@ -166,28 +151,6 @@ class Scanner:
 def _touching(regions: Regions, start: int, end: int) -> str | None:
     """How the region a span touches was read, or None if it touches none."""
     return next((how for a, b, how in regions if a < end and start < b), None)
-
-
-def resolve_overlaps(found: Sequence[Finding]) -> tuple[Finding, ...]:
-    """Where findings overlap, keep the most confident (then the longest); in text order."""
-    kept: list[Finding] = []
-    for f in sorted(found, key=lambda f: (-f.score, f.start - f.end, f.start)):
-        if all(f.end <= k.start or f.start >= k.end for k in kept):
-            kept.append(f)
-    return tuple(sorted(kept, key=lambda f: f.start))
-
-
-def redact(text: str, findings: Sequence[Finding], replacement: dict[str, str | None]) -> str:
-    """`text` with each finding's span replaced: `replacement[entity]`, None to mask with '*', absent: <ENTITY>."""
-    parts: list[str] = []
-    last = 0
-    for f in findings:
-        parts.append(text[last : f.start])
-        placeholder = replacement.get(f.entity, f"<{f.entity}>")
-        parts.append(placeholder if placeholder is not None else "*" * (f.end - f.start))
-        last = f.end
-    parts.append(text[last:])
-    return "".join(parts)
 
 
 def _digest(text: str) -> bytes:
