@@ -170,6 +170,8 @@ class PiiStep(Step[PiiParams]):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
+        from .lexicons import lexicons
+        from .names import Names
         from .presidio import warm
         from .scan import Scanner
 
@@ -178,7 +180,10 @@ class PiiStep(Step[PiiParams]):
         warm("patterns")  # further readings and the boundaries between texts use the pattern analyzer
         self.precision = Precision(p)  # per-type floors and allow-lists, applied to what the analyzer found
         low = self.precision.lowest
-        self.scanner = Scanner(p.backend, entities_of(p.backend), low, p.cache_entries, self._decoding(), p.ner_scope)
+        names = Names(lexicons()) if p.backend == "ner" and p.names == "lexicon" else None
+        self.scanner = Scanner(
+            p.backend, entities_of(p.backend), low, p.cache_entries, self._decoding(), p.ner_scope, names
+        )
         checked = [e for e in PATTERN_ENTITIES if self._action(e) != "allow"]  # values across texts: these types
         self.seam_scanner = Scanner("patterns", checked, low, p.cache_entries) if checked else None
         self.replacement: dict[str, str | None] = {
