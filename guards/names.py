@@ -44,13 +44,17 @@ class Names:
         """The names in `text`; `ner` is asked about the runs the lexicons and cues cannot decide."""
         out: list[Span] = []
         unsure: list[list[Token]] = []
-        for run in cues.runs(text):
-            for piece in self._pieces(run):
-                decided = self._decide(text, piece)
-                if decided is None:
-                    unsure.append(piece)
-                else:
-                    out.extend(decided)
+        pieces = [piece for run in cues.runs(text) for piece in self._pieces(run)]
+        # one sense per text: a word named as a system anywhere in it ("Alma 9") is not a person elsewhere
+        systems = {p[0].key for p in pieces if len(p) == 1 and cues.tech_after(text, p[0].end)}
+        for piece in pieces:
+            if len(piece) == 1 and piece[0].key in systems:
+                continue
+            decided = self._decide(text, piece)
+            if decided is None:
+                unsure.append(piece)
+            else:
+                out.extend(decided)
         if unsure and ner is not None:
             labels = ner(text, [(p[0].start, p[-1].end) for p in unsure])
             for piece in unsure:
