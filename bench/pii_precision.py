@@ -1,14 +1,25 @@
-"""What the PII step gets right: precision and recall per entity type on a labelled set.
+"""What the PII step gets right: precision and recall per entity type on labelled sets, and clean text flagged.
 
-    python bench/pii_precision.py                          # ner and patterns, the step's defaults (about 30 s here)
-    python bench/pii_precision.py --backend ner
-    python bench/pii_precision.py --config examples/taskgate.yaml [--step pii]
-    python bench/pii_precision.py --backend ner --ner-scope all   # NER on every sentence, not only capitalised ones
+    python bench/pii_precision.py                  # every set and split, the step's defaults and the example config
+    python bench/pii_precision.py --split tune     # the technical set's tune split (and the first set) only
+    python bench/pii_precision.py --config examples/taskgate.yaml [--step pii]   # that config alone
+    python bench/pii_precision.py --names ner      # names as the NER model finds them, as before guards/names.py
+    python bench/pii_precision.py --backend patterns
+    python bench/pii_precision.py --ner-scope all  # with --names ner: NER on every sentence
 
-The set is bench/pii_labelled/sentences.jsonl (written by make.py there): prose,
-code, log lines, technical prose and chat with pasted technical material, each
-sentence with its labelled spans of PERSON, LOCATION, EMAIL_ADDRESS,
-PHONE_NUMBER, IBAN_CODE, CREDIT_CARD and US_SSN; most have none.
+Two sets. bench/pii_labelled/sentences.jsonl (`labelled`, written by make.py
+there): prose, code, log lines, technical prose and chat with pasted
+technical material. bench/pii_labelled/technical.jsonl (technical.md there),
+written apart by someone who did not see the scanner's rules: code, logs,
+configs, tickets, chat about systems, some prose; split by its writer into
+`tune` (what the step was adjusted on) and `held` (reported as it comes out,
+never adjusted on). Each sentence has its labelled spans of PERSON, LOCATION,
+EMAIL_ADDRESS, PHONE_NUMBER, IBAN_CODE, CREDIT_CARD and US_SSN; most have none.
+
+"Clean technical sentences flagged": of the sentences of a technical kind
+(not `prose`) with nothing labelled, the share in which the step would act on
+something (a finding whose type's action is not `allow` under the params:
+redact, block or restrict), and the share with any finding at all.
 
 Each sentence goes through the scanner the `guards.pii` step builds
 (`Scanner(backend, entities_of(backend), threshold, ...)`, with the decoded
@@ -49,6 +60,8 @@ import yaml
 from pydantic import ValidationError
 from report import Bars, save
 
+from taskgate.guards.lexicons import lexicons
+from taskgate.guards.names import Names
 from taskgate.guards.pii_params import PiiParams, Precision, action_of
 from taskgate.guards.presidio import PATTERN_ENTITIES, Backend, entities_of, warm
 from taskgate.guards.scan import Finding, Scanner
@@ -56,11 +69,11 @@ from taskgate.guards.views import Decoding
 
 HERE = Path(__file__).resolve().parent
 SET = HERE / "pii_labelled" / "sentences.jsonl"
+TECHNICAL = HERE / "pii_labelled" / "technical.jsonl"
+EXAMPLE = HERE.parent / "examples" / "taskgate.yaml"
 RESULTS = HERE / "results"
 LABELLED = ("PERSON", "LOCATION", "EMAIL_ADDRESS", "PHONE_NUMBER", "IBAN_CODE", "CREDIT_CARD", "US_SSN")
 STRUCTURED = tuple(t for t in LABELLED if t in PATTERN_ENTITIES)
-KINDS = ("prose", "code", "log", "tech", "mixed")
-BACKENDS: tuple[Backend, ...] = ("ner", "patterns")
 TOP = 15
 
 
@@ -76,6 +89,7 @@ class Sentence:
     text: str
     kind: str
     spans: tuple[Span, ...]
+    split: str = ""
 
 
 def load(path: Path) -> list[Sentence]:
@@ -86,7 +100,19 @@ def load(path: Path) -> list[Sentence]:
         for s in spans:
             if s.entity not in LABELLED or not 0 <= s.start < s.end <= len(row["text"]):
                 raise SystemExit(f"{path.name}:{number}: bad span {s}")
-        out.append(Sentence(row["text"], row["kind"], spans))
+        out.append(Sentence(row["text"], row["kind"], spans, row.get("split", "")))
+    return out
+
+
+def sets(split: str, path: Path | None) -> dict[str, list[Sentence]]:
+    """The sets to measure, by name: one `--set`, or the labelled set and the technical set's splits."""
+    if path is not None:
+        return {path.stem: load(path)}
+    technical = load(TECHNICAL)
+    out = {"labelled": load(SET)}
+    for name in ("tune", "held"):
+        if split in (name, "all"):
+            out[f"technical {name}"] = [s for s in technical if s.split == name]
     return out
 
 
@@ -127,6 +153,7 @@ def describe(params: PiiParams) -> dict[str, Any]:
         "allow_per_type": {e: len(r.allow) for e, r in rules.items() if r.allow},
         "allow_patterns": {e: len(r.allow_patterns) for e, r in rules.items() if r.allow_patterns},
         "ner_scope": params.ner_scope,
+        "names": params.names,
     }
 
 
@@ -135,7 +162,14 @@ def scanner_for(params: PiiParams, precision: Precision) -> Scanner:
     blocked = tuple(e for e in PATTERN_ENTITIES if action_of(params.entities, params.default_action, e) == "block")
     d = params.decode
     decode = Decoding(blocked, d.max_runs, d.max_chars) if d.enabled and blocked else None
-    return Scanner(params.backend, entities_of(params.backend), precision.lowest, 0, decode, params.ner_scope)
+    names = Names(lexicons()) if params.backend == "ner" and params.names == "lexicon" else None
+    low = precision.lowest
+    return Scanner(params.backend, entities_of(params.backend), low, 0, decode, params.ner_scope, names)
+
+
+def acting(params: PiiParams) -> frozenset[str]:
+    """The entity types the step acts on under these params (redact, block, restrict): not `allow`."""
+    return frozenset(e for e in LABELLED if action_of(params.entities, params.default_action, e) != "allow")
 
 
 # measuring
@@ -153,7 +187,7 @@ def run(backend: Backend, sentences: list[Sentence], raw: dict[str, Any]) -> dic
         kept = [f for f in scanner.analyze(s.text) if precision.keeps(f.entity, s.text[f.start : f.end], f.score)]
         found.append(kept)
     seconds = time.perf_counter() - started
-    result = score(backend, sentences, found)
+    result = score(backend, sentences, found, acting(params))
     result |= {"seconds": round(seconds, 2), "params": describe(params)}
     return result
 
@@ -188,13 +222,15 @@ def counts(tp: int, fp: int, fn: int, matched: int, found: int, stp: int, sfound
     }
 
 
-def score(backend: Backend, sentences: list[Sentence], found: list[list[Finding]]) -> dict[str, Any]:
+def score(
+    backend: Backend, sentences: list[Sentence], found: list[list[Finding]], acts: frozenset[str]
+) -> dict[str, Any]:
     looked_for = set(entities_of(backend))
     tally: dict[str, Counter[str]] = defaultdict(Counter)
     false_positives: list[dict[str, Any]] = []
     false_negatives: list[dict[str, Any]] = []
     unscored: dict[str, Counter[str]] = defaultdict(Counter)
-    by_kind: dict[str, Counter[str]] = {k: Counter() for k in KINDS}
+    by_kind: dict[str, Counter[str]] = {k: Counter() for k in sorted({s.kind for s in sentences})}
     for index, (s, findings) in enumerate(zip(sentences, found, strict=True)):
         kind = by_kind[s.kind]
         kind["sentences"] += 1
@@ -244,6 +280,7 @@ def score(backend: Backend, sentences: list[Sentence], found: list[list[Finding]
                 )
         kind["fp"] += wrong
         kind["clean_flagged"] += bool(wrong) and not s.spans
+        kind["clean_acted"] += not s.spans and any(f.entity in acts for f in findings)
         kind["clean"] += not s.spans
     types = {
         e: counts(t["tp"], t["fp"], t["fn"], t["matched"], t["found"], t["strict_tp"], t["strict_found"])
@@ -256,8 +293,16 @@ def score(backend: Backend, sentences: list[Sentence], found: list[list[Finding]
     kinds_of: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for fp in false_positives:
         kinds_of[(fp["value"], fp["entity"])][fp["kind"]] += 1
+    technical = [c for k, c in by_kind.items() if k != "prose"]
+    clean = sum(c["clean"] for c in technical)
     return {
         "backend": backend,
+        "clean_technical": {
+            "sentences": clean,
+            "acted": sum(c["clean_acted"] for c in technical),
+            "flagged": sum(c["clean_flagged"] for c in technical),
+            "acted_share": _ratio(sum(c["clean_acted"] for c in technical), clean),
+        },
         "types": types,
         "overall": overall,
         "by_kind": {k: dict(v) for k, v in by_kind.items()},
@@ -286,6 +331,7 @@ def _pct(x: float | None) -> str:
 
 
 def table(result: dict[str, Any]) -> str:
+    """One run (a config, a backend, a set) in full: every type, the kinds, the most frequent false positives."""
     backend = result["backend"]
     head = (
         f"{'type':14s} {'spans':>5s} {'found':>5s} {'TP':>4s} {'FP':>4s} {'FN':>4s}   {'P%':>4s} {'R%':>4s} {'F1%':>4s}"
@@ -307,12 +353,15 @@ def table(result: dict[str, Any]) -> str:
         lines.append(row(e, m, "" if m["looked_for"] else "   (not looked for by this backend)"))
     lines.append(row("all", result["overall"]["all"]))
     lines.append(row("structured", result["overall"]["structured"], "   (the pattern types)"))
-    lines.append(f"\n{'kind':6s} {'sentences':>9s} {'with PII':>8s} {'FP':>4s} {'clean sentences flagged':>24s}")
+    lines.append(f"\n{'kind':7s} {'sentences':>9s} {'with PII':>8s} {'FP':>4s} {'clean, any finding':>19s} "
+                 f"{'clean, acted on':>16s}")  # fmt: skip
     for k, c in result["by_kind"].items():
         clean = c.get("clean", 0)
         share = f"{c.get('clean_flagged', 0)}/{clean} ({_pct(_ratio(c.get('clean_flagged', 0), clean)).strip()}%)"
+        acted = f"{c.get('clean_acted', 0)}/{clean} ({_pct(_ratio(c.get('clean_acted', 0), clean)).strip()}%)"
         lines.append(
-            f"{k:6s} {c.get('sentences', 0):9d} {c.get('with_entities', 0):8d} {c.get('fp', 0):4d} {share:>24s}"
+            f"{k:7s} {c.get('sentences', 0):9d} {c.get('with_entities', 0):8d} {c.get('fp', 0):4d} {share:>19s} "
+            f"{acted:>16s}"
         )
     if result["top_false_positives"]:
         lines.append(f"\nmost frequent false positives ({backend}):")
@@ -327,6 +376,25 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def side_by_side(config: str, runs: dict[str, dict[str, Any]]) -> str:
+    """Each set (split) in a column: precision and recall per type, and clean technical sentences acted on."""
+    names = list(runs)
+    lines = [f"\n== {config}: precision / recall % per type (overlap match), by set", f"{'type':14s}" + "".join(
+        f" {n:>20s}" for n in names)]  # fmt: skip
+    for e in [*LABELLED, "structured"]:
+        cells = []
+        for n in names:
+            m = runs[n]["overall"]["structured"] if e == "structured" else runs[n]["types"][e]
+            cells.append(f"{_pct(m['precision']).strip():>4s} / {_pct(m['recall']).strip():>4s}  (n={m['spans']:3d})")
+        lines.append(f"{e:14s}" + "".join(f" {c:>20s}" for c in cells))
+    acted = []
+    for n in names:
+        c = runs[n]["clean_technical"]
+        acted.append(f"{c['acted']}/{c['sentences']} ({_pct(c['acted_share']).strip()}%)")
+    lines.append(f"{'clean tech.':14s}" + "".join(f" {a:>20s}" for a in acted) + "   acted on (redact/block/restrict)")
+    return "\n".join(lines)
+
+
 def summary(sentences: list[Sentence]) -> dict[str, Any]:
     kinds = Counter(s.kind for s in sentences)
     with_entities = Counter(s.kind for s in sentences if s.spans)
@@ -334,66 +402,69 @@ def summary(sentences: list[Sentence]) -> dict[str, Any]:
     return {
         "sentences": len(sentences),
         "with_entities": sum(with_entities.values()),
-        "kinds": {k: {"sentences": kinds[k], "with_entities": with_entities[k]} for k in KINDS},
+        "kinds": {k: {"sentences": kinds[k], "with_entities": with_entities[k]} for k in sorted(kinds)},
         "spans": {e: spans[e] for e in LABELLED},
     }
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
-    """Precision and recall per entity type, then false positives by sentence kind, every bar labelled."""
-    runs = result["runs"]
-    names = [*LABELLED, "all"]
+    """Per config: precision and recall per name type and the structured types by set, and clean text acted on."""
+    panels = []
+    for config, runs in result["configs"].items():
+        names = list(runs)
+        groups = [f"{e} {m}" for e in ("PERSON", "LOCATION", "structured") for m in ("precision", "recall")]
 
-    def percent(backend: str, entity: str, metric: str) -> float | None:
-        m = runs[backend]["overall"]["all"] if entity == "all" else runs[backend]["types"][entity]
-        looked = entity == "all" or m["looked_for"]
-        return 100 * m[metric] if looked and m[metric] is not None else None
+        def value(run: dict[str, Any], group: str) -> float | None:
+            entity, metric = group.split()
+            m = run["overall"]["structured"] if entity == "structured" else run["types"][entity]
+            return None if m[metric] is None else 100 * m[metric]
 
-    scores = {
-        f"{b} {metric}": [percent(b, e, metric) for e in names] for b in runs for metric in ("precision", "recall")
-    }
-    kinds = [f"{k} ({result['set']['kinds'][k]['sentences']} sentences)" for k in KINDS]
-    false = {b: [r["by_kind"][k].get("fp", 0) for k in KINDS] for b, r in runs.items()}
-    panels = [
-        Bars("Precision and recall per entity type (overlap match)", "%  (n/a: not looked for by the backend)", names,
-             scores, "{:.0f}"),
-        Bars("False positives by sentence kind", "false-positive findings", kinds, false, "{:.0f}"),
-    ]  # fmt: skip
-    config = result["config"] or "the step's defaults"
-    title = f"taskgate guards.pii on {result['set']['sentences']} labelled sentences ({config}, {platform.machine()})"
+        series = {n: [value(runs[n], g) for g in groups] for n in names}
+        panels.append(Bars(f"{config}: precision and recall by set", "%", groups, series, "{:.0f}"))
+        shares = {n: [100 * (runs[n]["clean_technical"]["acted_share"] or 0)] for n in names}
+        panels.append(
+            Bars(f"{config}: clean technical sentences acted on", "% of clean technical sentences",
+                 ["acted on"], shares, "{:.1f}")
+        )  # fmt: skip
+    title = f"taskgate guards.pii on labelled sets ({platform.machine()})"
     save(path, title, panels, columns=2)
 
 
 def main() -> int:
     needs.plotting()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--backend", choices=("ner", "patterns", "both"), default="both")
-    parser.add_argument("--config", type=Path, help="a taskgate config: use its guards.pii step's params")
+    parser.add_argument("--backend", choices=("ner", "patterns"), default="ner")
+    parser.add_argument("--config", type=Path, help="a taskgate config: its guards.pii step's params, alone")
     parser.add_argument("--step", help="the guards.pii step's name, when the config has more than one")
-    parser.add_argument("--set", type=Path, default=SET, help="the labelled sentences (JSON lines)")
+    parser.add_argument("--set", type=Path, help="one labelled set (JSON lines) instead of the two")
+    parser.add_argument("--split", choices=("tune", "held", "all"), default="all", help="the technical set's splits")
     parser.add_argument("--ner-scope", choices=("capitalised", "all"), help="override the params' ner_scope")
+    parser.add_argument("--names", choices=("lexicon", "ner"), help="override the params' names")
+    parser.add_argument("--details", action="store_true", help="print each run in full, not only the summary")
     args = parser.parse_args()
-    sentences = load(args.set)
-    raw = pii_step_params(args.config, args.step) if args.config else {}
-    if args.ner_scope:
-        raw = {**raw, "ner_scope": args.ner_scope}
-    backends = BACKENDS if args.backend == "both" else (args.backend,)
-    result: dict[str, Any] = {
-        "set": summary(sentences),
-        "config": str(args.config) if args.config else None,
-        "runs": {},
-    }
-    s = result["set"]
-    print(
-        f"{s['sentences']} sentences, {s['with_entities']} with labelled entities; spans: "
-        + ", ".join(f"{e} {n}" for e, n in s["spans"].items())
+    configs: dict[str, dict[str, Any]] = (
+        {str(args.config): pii_step_params(args.config, args.step)}
+        if args.config
+        else {"the step's defaults": {}, str(EXAMPLE.relative_to(HERE.parent)): pii_step_params(EXAMPLE, None)}
     )
-    for backend in backends:
-        result["runs"][backend] = run(backend, sentences, raw)
-        print("\n" + table(result["runs"][backend]))
+    measured = sets(args.split, args.set)
+    result: dict[str, Any] = {"sets": {n: summary(s) for n, s in measured.items()}, "configs": {}}
+    for name, s in result["sets"].items():
+        print(f"{name}: {s['sentences']} sentences, {s['with_entities']} with labelled entities; spans: "
+              + ", ".join(f"{e} {n}" for e, n in s["spans"].items()))  # fmt: skip
+    for config, raw in configs.items():
+        overrides = {k: v for k, v in (("ner_scope", args.ner_scope), ("names", args.names)) if v}
+        raw = {**raw, **overrides}
+        runs = {name: run(args.backend, sentences, raw) for name, sentences in measured.items()}
+        result["configs"][config] = runs
+        if args.details:
+            for name, r in runs.items():
+                print(f"\n--- {config}, {name}\n" + table(r))
+        print(side_by_side(config, runs))
     RESULTS.mkdir(exist_ok=True)
     stem = "pii_precision" if args.config is None else f"pii_precision-{args.config.stem}"
-    stem += f"-{args.ner_scope}" if args.ner_scope else ""
+    stem += "".join(f"-{v}" for v in (args.backend if args.backend != "ner" else None, args.names, args.ner_scope,
+                                      args.split if args.split != "all" else None) if v)  # fmt: skip
     (RESULTS / f"{stem}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
     plot(result, RESULTS / f"{stem}.png")
     print(f"\nsaved {RESULTS / stem}.png and {stem}.json")

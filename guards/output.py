@@ -35,7 +35,7 @@ from taskgate.plugins import sse
 from taskgate.plugins.sse import EventSplitter
 
 from .body import replace_strings, strings, where
-from .scan import Finding
+from .findings import Finding
 
 Analyze = Callable[[str], tuple[Finding, ...]]
 Redact = Callable[[str, tuple[Finding, ...]], str]

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, ClassVar, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import structlog
 from prometheus_client import Counter as PromCounter
@@ -38,6 +38,8 @@ from taskgate.plugins import (
 )
 
 from .body import KEY_KINDS, Path, TooDeep, replace_strings, request_texts, where
+from .entities import PATTERN_ENTITIES, entities_of
+from .findings import Finding, redact, resolve_overlaps
 from .lanes import Abandoned, Lane, LaneStalled, Ticket
 from .output import StreamRedactor, WholeRedactor, answer_contents
 from .pii_params import (
@@ -50,10 +52,11 @@ from .pii_params import (
     Precision,
     action_of,
 )
-from .presidio import PATTERN_ENTITIES, entities_of, warm
-from .scan import Finding, Scanner, redact, resolve_overlaps
 from .seams import Split, Window, splits, windows
-from .views import Decoding
+
+if TYPE_CHECKING:  # the analyzer (presidio, spaCy) loads when a step is built, not when taskgate.guards is imported
+    from .scan import Scanner
+    from .views import Decoding
 
 __all__ = ["DEFAULT_RULES", "PII", "Action", "DecodeParams", "EntityRule", "OutputParams", "PiiParams", "PiiStep",
            "PiiVerdict"]  # fmt: skip
@@ -167,12 +170,20 @@ class PiiStep(Step[PiiParams]):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
+        from .lexicons import lexicons
+        from .names import Names
+        from .presidio import warm
+        from .scan import Scanner
+
         p = self.params
         warm(p.backend)  # loaded at start-up: the first request does not pay for the model
         warm("patterns")  # further readings and the boundaries between texts use the pattern analyzer
         self.precision = Precision(p)  # per-type floors and allow-lists, applied to what the analyzer found
         low = self.precision.lowest
-        self.scanner = Scanner(p.backend, entities_of(p.backend), low, p.cache_entries, self._decoding(), p.ner_scope)
+        names = Names(lexicons()) if p.backend == "ner" and p.names == "lexicon" else None
+        self.scanner = Scanner(
+            p.backend, entities_of(p.backend), low, p.cache_entries, self._decoding(), p.ner_scope, names
+        )
         checked = [e for e in PATTERN_ENTITIES if self._action(e) != "allow"]  # values across texts: these types
         self.seam_scanner = Scanner("patterns", checked, low, p.cache_entries) if checked else None
         self.replacement: dict[str, str | None] = {
@@ -195,6 +206,8 @@ class PiiStep(Step[PiiParams]):
             )  # fmt: skip
 
     def _decoding(self) -> Decoding | None:
+        from .views import Decoding
+
         d = self.params.decode
         blocked = tuple(e for e in PATTERN_ENTITIES if self._action(e) == "block")
         return Decoding(blocked, d.max_runs, d.max_chars) if d.enabled and blocked else None

@@ -10,7 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from taskgate.plugins import Params
 
-from .presidio import Backend, entities_of
+from .entities import Backend, entities_of
 
 Action = Literal["allow", "redact", "block", "restrict"]
 
@@ -92,6 +92,10 @@ class PiiParams(Params):
     # capitalised: NER (backend ner) reads only the sentences with a capitalised word that is not a stop word, or
     # a letter of a script without case (the pattern types: every sentence); all: every sentence
     ner_scope: Literal["capitalised", "all"] = "capitalised"
+    # lexicon: names (PERSON, LOCATION) are decided by lexicons of given names, places, products and English
+    # words and the words around them; the NER model reads only what they leave open (guards/names.py).
+    # ner: the NER model's names as it finds them, in the sentences ner_scope says
+    names: Literal["lexicon", "ner"] = "lexicon"
     stall_s: float = Field(
         default=1.0, gt=0
     )  # small lane: a call running this long while requests wait is set aside (large lane: timeout_s)

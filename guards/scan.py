@@ -10,22 +10,25 @@ the characters of the original text.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from presidio_analyzer import RecognizerResult
 from spacy.lang.en.stop_words import STOP_WORDS
 
+from .findings import Finding, redact, resolve_overlaps
+from .names import Label, Names
 from .normalize import Mapped, normalize
 from .presidio import NER_ENTITIES, PATTERN_ENTITIES, Backend, analyzer, zones
 from .views import Decoding, Regions, decoded, joined
 from .zones import Zones
 
+__all__ = ["CHUNK_CHARS", "Analyzer", "Finding", "Scanner", "name_parts", "redact", "resolve_overlaps"]
 Path = tuple[str | int, ...]
 # a long text is read in chunks of about this size, cut at a sentence's end where there is one: each call stays
 # well under spaCy's limit (E088), and an analysis past its budget stops within one chunk's time (~0.4 s)
@@ -35,22 +38,7 @@ JOINED_ENTITIES = ("CREDIT_CARD", "IBAN_CODE", "US_SSN")  # read again with digi
 Checkpoint = Callable[[], None]
 NerScope = Literal["capitalised", "all"]
 Part = tuple[int, int]
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One entity found in one text: its type, span, the analyzer's confidence, and the reading that found it.
-
-    `via` is empty for the text as written (normalised); `separators`, `base64`,
-    `hex` or `escaped` for a further reading; `joined` for a piece of a value that
-    continues in a neighbouring text.
-    """
-
-    entity: str
-    start: int
-    end: int
-    score: float
-    via: str = ""
+NAME_SCORE = 0.85  # what a name the lexicons and cues decided scores (the NER model's names score the same)
 
 
 class Analyzer(Protocol):
@@ -81,17 +69,21 @@ class Scanner:
         cache_entries: int,
         decode: Decoding | None = None,
         ner_scope: NerScope = "capitalised",
+        names: Names | None = None,
     ):
         self.backend = backend
         self.entities = list(entities)
         # NER reads only the sentences that could hold a name (see `name_parts`); the pattern types, every word
         self.ner_only = ner_scope == "capitalised" and backend == "ner"
+        # names: lexicons and cues decide names, and NER reads only what they cannot (guards/names.py)
+        self.names = names if backend == "ner" else None
         self.pattern_entities = [e for e in self.entities if e in PATTERN_ENTITIES]
         self.ner_entities = [e for e in self.entities if e in NER_ENTITIES]
         self.threshold = threshold
         self.engine: Analyzer = analyzer(backend)
         self.patterns: Analyzer = analyzer("patterns")
         self.engine_zones, self.pattern_zones = zones(backend), zones("patterns")
+        self.nlp = self.engine_zones.nlp
         self.joined_entities = [e for e in self.entities if e in JOINED_ENTITIES]
         self.decode = decode if decode is not None and decode.entities else None
         self._cache: OrderedDict[bytes, tuple[Finding, ...]] = OrderedDict()
@@ -112,7 +104,10 @@ class Scanner:
         `checkpoint` is called before each analyzer call; it may raise to stop.
         """
         plain = normalize(text)
-        if self.ner_only:
+        if self.names is not None:
+            found = self._find(self.patterns, self.pattern_zones, plain, self.pattern_entities, checkpoint)
+            found.extend(self._named(plain, checkpoint))
+        elif self.ner_only:
             found = self._find(self.patterns, self.pattern_zones, plain, self.pattern_entities, checkpoint)
             if self.ner_entities and (parts := name_parts(plain.text)):
                 view, spans = _parts_view(plain, parts)  # one call for all of them: NER costs ~2 ms a call here
@@ -131,6 +126,22 @@ class Scanner:
                 while len(self._cache) > self._limit:
                     self._cache.popitem(last=False)
         return findings
+
+    def _named(self, plain: Mapped, checkpoint: Checkpoint) -> list[Finding]:
+        """PERSON and LOCATION by the lexicons and cues; the NER model reads the sentences they leave open."""
+        assert self.names is not None
+        wanted = set(self.ner_entities)
+        spans = self.names.find(plain.text, functools.partial(self._ner_labels, checkpoint=checkpoint))
+        return [Finding(e, *plain.span(a, b), NAME_SCORE) for e, a, b in spans if e in wanted and b > a]
+
+    def _ner_labels(self, text: str, spans: Sequence[tuple[int, int]], checkpoint: Checkpoint) -> list[Label]:
+        """The NER model's entities in the sentences holding `spans`, read in one call."""
+        parts = sentences_around(text, spans)
+        view, _ = _parts_view(Mapped(text), parts)
+        checkpoint()
+        with self.engine_zones.reading():
+            doc = self.nlp(view.text)
+            return [(*view.span(e.start_char, e.end_char), e.label_) for e in doc.ents if e.end_char > e.start_char]
 
     def _readings(self, plain: Mapped, found: list[Finding]) -> Iterator[tuple[Mapped, Regions, list[str]]]:
         """The further readings worth a call: a run the text as written already revealed is not read again."""
@@ -168,28 +179,6 @@ def _touching(regions: Regions, start: int, end: int) -> str | None:
     return next((how for a, b, how in regions if a < end and start < b), None)
 
 
-def resolve_overlaps(found: Sequence[Finding]) -> tuple[Finding, ...]:
-    """Where findings overlap, keep the most confident (then the longest); in text order."""
-    kept: list[Finding] = []
-    for f in sorted(found, key=lambda f: (-f.score, f.start - f.end, f.start)):
-        if all(f.end <= k.start or f.start >= k.end for k in kept):
-            kept.append(f)
-    return tuple(sorted(kept, key=lambda f: f.start))
-
-
-def redact(text: str, findings: Sequence[Finding], replacement: dict[str, str | None]) -> str:
-    """`text` with each finding's span replaced: `replacement[entity]`, None to mask with '*', absent: <ENTITY>."""
-    parts: list[str] = []
-    last = 0
-    for f in findings:
-        parts.append(text[last : f.start])
-        placeholder = replacement.get(f.entity, f"<{f.entity}>")
-        parts.append(placeholder if placeholder is not None else "*" * (f.end - f.start))
-        last = f.end
-    parts.append(text[last:])
-    return "".join(parts)
-
-
 def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
@@ -212,6 +201,20 @@ def name_parts(text: str) -> list[Part]:
                 parts.append((start, end))
         start = end
     return parts
+
+
+def sentences_around(text: str, spans: Sequence[Part]) -> list[Part]:
+    """The sentences (ended by `.`, `!`, `?` and a space, or a line break) holding `spans`, merged, in order."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
+    out: list[Part] = []
+    for a, b in sorted(spans):
+        start = max([0, *(e for e in ends if e <= a)])
+        end = min(e for e in ends if e >= b)
+        if out and out[-1][1] >= start:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
 
 
 def _parts_view(plain: Mapped, parts: list[Part]) -> tuple[Mapped, list[Part]]:

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .scan import Finding
+from .findings import Finding
 
 REACH = 64  # characters taken each side of a boundary
 EDGE = 24  # how near the boundary the digit (or '@') must be

@@ -3,7 +3,11 @@
 A card written `4111.1111.1111.1111` or `4 1 1 1 ...`, or an IBAN in dotted
 groups, is one value to a reader but not to presidio's patterns. `joined`
 removes the separators inside such runs (the same separator throughout, a
-number of digits a card or an SSN can have). `decoded` puts the text of
+number of digits a card or an SSN can have), and the spaces of a value
+spelled out character by character (`5 3 6 - 9 0 - 4 3 9 9`). Nine digits
+in groups of 3, 2 and 4 are written `536-90-4399`, the shape presidio's SSN
+pattern knows, and so are nine digits the client wrote with invisible
+characters between them; other runs lose their separators. `decoded` puts the text of
 bounded base64 and hex runs (also `%41` and `\\x41` escapes) in place of the
 runs. Each reading is a `splice` of the normalised text, so what is found in
 it maps back to the run it came from; presidio's own recognizers then decide,
@@ -30,9 +34,12 @@ _IBAN_RUN = re.compile(
     rf"(?:(?P=sep)[0-9A-Za-z]{{1,4}}){{1,8}}(?![0-9A-Za-z])",
     re.ASCII,
 )
+# single characters of a number, each followed by one space: `5 3 6 - 9 0 - 4 3 9 9`
+_SPACED_RUN = re.compile(r"(?<!\S)(?:[0-9.\-/] ){8,}[0-9](?!\S)", re.ASCII)
+_NINE = re.compile(r"(?<![0-9A-Za-z])[0-9]{9}(?![0-9A-Za-z])", re.ASCII)
 _GROUP = re.compile(r"[0-9A-Za-z]+", re.ASCII)
 # Cheap first looks (a leading character class lets `re` skip ahead): most texts have no run at all.
-_MAY_JOIN = re.compile(rf"[0-9]{_SEPARATOR}[0-9]", re.ASCII)
+_MAY_JOIN = re.compile(rf"[0-9]{_SEPARATOR}[0-9]|[0-9]{{9}}", re.ASCII)
 _MAY_ENCODE = re.compile(r"[A-Za-z0-9+/_-]{12}", re.ASCII)
 RUN_DIGITS = frozenset({9, *range(12, 20)})  # an SSN; a card number
 
@@ -57,12 +64,34 @@ def joined(text: Mapped, found: Sequence[tuple[int, int]] = ()) -> tuple[Mapped,
         taken.append(match.span())
         if not _inside(text.span(*match.span()), found):
             edits.append((match.start(), match.end(), "".join(_GROUP.findall(match.group()))))
+    for match in _SPACED_RUN.finditer(text.text):
+        span = match.span()
+        if sum(c.isdigit() for c in match.group()) in RUN_DIGITS and not _inside(text.span(*span), found):
+            taken.append(span)
+            edits.append((*span, _ssn_shaped(match.group().replace(" ", ""))))
     for match in _DIGIT_RUN.finditer(text.text):
         run, span = match.group(), match.span()
         fits = sum(c.isdigit() for c in run) in RUN_DIGITS
         if fits and not _inside(span, taken) and not _inside(text.span(*span), found):
-            edits.append((match.start(), match.end(), "".join(_GROUP.findall(run))))
+            edits.append((match.start(), match.end(), _ssn_shaped("".join(_GROUP.findall(run)), run)))
+    for match in _NINE.finditer(text.text):  # nine digits written with invisible characters between them
+        span = match.span()
+        origin = text.span(*span)
+        if origin[1] - origin[0] > 9 and not _inside(span, taken) and not _inside(origin, found):
+            edits.append((*span, _ssn_shaped(match.group(), "-".join((match[0][:3], match[0][3:5], match[0][5:])))))
     return _view(text, sorted(edits), "separators")
+
+
+_SSN_GROUPS = re.compile(r"[0-9]{3}[^0-9]+[0-9]{2}[^0-9]+[0-9]{4}", re.ASCII)
+
+
+def _ssn_shaped(digits: str, written: str | None = None) -> str:
+    """A run's reading: nine digits written in groups of 3, 2 and 4 as `ddd-dd-dddd`, anything else as it is."""
+    written = digits if written is None else written
+    bare = "".join(c for c in digits if c.isdigit())
+    if len(bare) == 9 and _SSN_GROUPS.fullmatch(written):
+        return f"{bare[:3]}-{bare[3:5]}-{bare[5:]}"
+    return digits
 
 
 def _inside(span: tuple[int, int], taken: Sequence[tuple[int, int]]) -> bool:

@@ -26,6 +26,7 @@ DRAIN_S = 0.5
 
 class Zones:
     def __init__(self, nlp: Language, every: int = ANALYSES_PER_ZONE, drain_s: float = DRAIN_S):
+        self.nlp = nlp
         self._nlp, self._every, self._drain_s = nlp, every, drain_s
         self._changed = threading.Condition()
         self._zone: ExitStack | None = None

@@ -22,6 +22,7 @@ from .conftest import PII_BLOCKING, McpGateway, Scripted, pii_config
 CARD = "4111 1111 1111 1111"
 DIGITS = CARD.replace(" ", "")
 SSN = "536-22-1234"
+RED_TEAM_SSN = "536-90-4399"  # the outside red-team pass's value; base64 NTM2LTkwLTQzOTk=
 IBAN = "GB82 WEST 1234 5698 7654 32"
 
 
@@ -81,6 +82,16 @@ CHAT_CASES: dict[str, tuple[dict[str, Any], str]] = {
         "US_SSN",
     ),
     "ssn in fullwidth": (user("ssn " + script(SSN, "\uff10")), "US_SSN"),
+    # the four red-team encodings, none with a context word
+    "ssn spaced out character by character": (user("for the form: " + " ".join(RED_TEAM_SSN)), "US_SSN"),
+    "ssn joined with zero-width spaces": (user("for the form: " + "\u200b".join(RED_TEAM_SSN)), "US_SSN"),
+    "ssn digits joined with zero-width joiners": (
+        user("for the form: " + "\u200d".join(RED_TEAM_SSN.replace("-", ""))),
+        "US_SSN",
+    ),
+    "ssn base64, no context word": (user("for the form: NTM2LTkwLTQzOTk="), "US_SSN"),
+    "ssn hex, no context word": (user("for the form: " + RED_TEAM_SSN.encode().hex()), "US_SSN"),
+    "ssn hex with 0x, no context word": (user("blob 0x" + RED_TEAM_SSN.encode().hex().upper()), "US_SSN"),
     "ssn with nbsp": (user("ssn 536\u00a022\u00a01234"), "US_SSN"),
     "lowercase iban": (user("pay to gb82west12345698765432"), "IBAN_CODE"),
     "lowercase iban in groups": (user("pay to " + IBAN.lower()), "IBAN_CODE"),
@@ -149,7 +160,7 @@ async def test_an_encoded_or_split_value_is_refused_on_the_chat_surface(
     record = client.app[GATEWAY].evidence.find(resp.headers["x-taskgate-request-id"])
     assert record is not None
     said = " ".join([error["message"], *texts_of(record)])
-    for value in ("1111", "5698", "22-1234", "536221234"):
+    for value in ("1111", "5698", "22-1234", "536221234", "90-4399", "536904399", "NTM2LTkwLTQzOTk"):
         assert value not in said  # the refusal names types, never values
 
 
@@ -167,6 +178,9 @@ ORDINARY = [
     "Paths like /usr/local/lib/python3.11/site-packages and words like internationalization are fine.",
     "Prices: 1.299,00 EUR, 2.499,50 EUR; totals 12,345,678 and 98 765 432.",
     "Weights in hex: 0x7f 0x80 0xff and the color #ff8800; mac 00:1A:2B:3C:4D:5E.",
+    # nine digits spaced out, with no SSN context word and not in groups of 3, 2 and 4: a list of digits
+    "The sudoku row reads 5 3 6 9 0 4 3 9 9 and the next one 1 0 0 1 0 1 1 0 1.",
+    "Order 536 904 399 shipped; invoice 536.904.399 is paid.",
 ]
 
 

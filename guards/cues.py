@@ -1,0 +1,215 @@
+"""What the text around a capitalised word says it is: runs of such words outside code, and the cues around them.
+
+Used by guards/names.py. A cue is a word next to a run: before a person
+(`Thanks`, `ask`, `her brother`, `Assignee:`, `name=`), after one (`said`,
+`asked`, `'s mother`, `is on leave`), before a place (`in`, `from`, `city:`),
+or after a system (`cluster`, `upgrade`, a version number) or before one
+(`bump`, `deploy`, `the`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from .lexicons import fold
+
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
+_GLUE_BEFORE = frozenset("_./\\@#$%&*+~<>[{|`")
+_GLUE_AFTER = frozenset("_/\\@#$%&*+~<>[{(=|`")
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+_SENTENCE_START = re.compile(r"(?:\A|[.!?:]\s+|\n)[\s\-*#>\"'(\[•]*\Z")
+_VERSION_AFTER = re.compile(r"\s*(?:v?\d|[-:/]\s*\d)")
+_WORD_BEFORE = re.compile(r"([\w'’\-]+)[\s:,=\"'({\[\-.!]*\Z")
+_NEXT_WORD = re.compile(r"[\s\-]*([\w\-]+)")
+_SENTENCE_END = re.compile(r"[.!?](?:\s|\Z)|\n")
+_PAIR_BEFORE = re.compile(r"([^\W\d_]+)\s*(?:,\s*|\s+)(?:and|&)\s+\Z")
+_PAIR_AFTER = re.compile(r"\s*(?:,\s*|\s+)(?:and|&)\s+([^\W\d_]+)")
+
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+PARTICLES = _set("van von der den de da di del la le du dos das bin ibn al el ter ten af")
+TITLES = _set("dr mr mrs ms mx prof sir dame aunt uncle auntie grandma grandpa lord lady")
+CALENDAR = _set(
+    "january february march april may june july august september october november december monday tuesday "
+    "wednesday thursday friday saturday sunday"
+)
+# before a person: greetings, family and work roles, record fields; IMPERATIVE: verbs said to people and,
+# as often, to assistants and tools ("ask Gemini"); WEAK: words as often before a system ("migrate to")
+_GREETING = _set(
+    "hi hey hello yo thanks thank thx ty dear cc congrats congratulations welcome cheers bye sorry birthday "
+    "brother sister mother father mom mum dad son daughter wife husband partner friend colleague coworker "
+    "neighbour neighbor boss manager teammate intern customer client twin cousin nephew niece fiance fiancee "
+    "boyfriend girlfriend grandmother grandfather assignee reporter reviewer author owner maintainer approver "
+    "signed-off-by co-authored-by name first_name last_name full_name user_name display_name contact "
+    "requester requested"
+)
+_IMPERATIVE = _set(
+    "ask tell ping page call text email message dm remind invite introduce meet pay refund thank loop sync "
+    "check talk reach escalate assign hand pairing can could would should did does"
+)
+_WEAK = _set("from with and to per via for by")
+_PLACE_BEFORE = _set(
+    "in from to near at across around outside via visiting visit visited toward towards into between of on "
+    "city town country location hometown address moved flying flew drove trip"
+)
+_AFTER = re.compile(
+    r"['’]s?\s+(?!\w+\s+(?:cluster|node|broker|server|instance|api|sdk|plugin|chart|release|version)s?\b)(?-i:(?=[a-z]))"
+    r"|\s+(?:just\s+|also\s+|already\s+|still\s+)?(?:said|says|asked|asks|wrote|writes|thinks|thought|suggested|"
+    r"suggests|mentioned|approved|agreed|replied|confirmed|promised|pinged|presented|took|sent|moved|spent|"
+    r"cycled|drove|turned|works|worked|lives|lived|left|joined|called|texted|emailed|messaged|reviewed|rotated|"
+    r"reported|noticed|wants|needs|grew|runs|can't|cannot|won't|will\s+(?:pick|chair|be|cover|take|join|run|demo|"
+    r"send|review)|takes|is\s+(?:on\s+(?:leave|call|holiday|vacation|pto)|out|off|away|back|moving|working|"
+    r"applying|presenting|joining|walking|migrating|rewriting|pairing|stuck|sick|travell?ing|flying)|from\s+"
+    r"(?:the\s+\w+\s+(?:team|office)|accounts|legal|support|finance|sales|marketing|hr|it|ops|security|billing)|"
+    r"and\s+(?:her|his|their|I)\s)\b",
+    re.IGNORECASE,
+)
+_VOCATIVE = re.compile(r",\s*(?:can|could|would|will|please|the|thanks|are|do|did|is)\b", re.IGNORECASE)
+_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|himself|herself)\b", re.IGNORECASE)
+_TECH_AFTER = _set(
+    "cluster clusters node nodes broker brokers topic topics consumer consumers producer producers server "
+    "servers instance instances pod pods job jobs plugin plugins upgrade upgrades version versions dashboard "
+    "dashboards panel panels alert alerts rule rules config configs client clients api sdk cli agent agents "
+    "deployment deployments db database databases queue queues index indexes keyspace keyspaces compaction "
+    "migration migrations chart charts values operator controller box host hosts service services repo repos "
+    "image images container containers build builds pipeline pipelines worker workers endpoint endpoints "
+    "region regions zone zones datacenter dc proxy gateway mesh install installs setup model models eval "
+    "evals notebook notebooks prompt prompts weights checkpoint release releases sink source connector "
+    "connectors table tables schema query queries driver drivers library libraries package packages module "
+    "modules dependency extension extensions theme themes font fonts integration integrations policies policy "
+    "logs metrics traces exporter scraper rollout ingestion retention responses response output outputs "
+    "tokens token fine-tune fine-tuning run runs cpu cpus gpu gpus chip chips processor processors family ami "
+    "scheduler"
+)
+_STATE_AFTER = re.compile(
+    r"\s+(?:is|was|keeps|kept)\s+(?:still\s+|now\s+)?(?:running|down|up|failing|broken|deployed|rebalancing|"
+    r"crashing|restarting|queueing|timing\s+out|green|red|healthy|unhealthy|degraded)\b"
+)
+_TECH_BEFORE = _set(
+    "bump bumped upgrade upgraded upgrading install installed installing deploy deployed deploying run "
+    "running restart restarted migrate migrated migrating train training trained fine-tune finetune serve "
+    "serving query querying the our a an new old self-hosted managed"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    start: int
+    end: int
+    key: str  # folded
+    initial: bool  # the first word of its sentence
+
+
+def runs(text: str) -> list[list[Token]]:
+    """Runs of capitalised words joined by one space (or a name particle), outside code and identifiers."""
+    code = [m.span() for m in _CODE.finditer(text)] if "`" in text else []
+    out: list[list[Token]] = []
+    last_end = -1
+    for m in _TOKEN.finditer(text):
+        a, b = m.span()
+        word = m.group()
+        if word[-2:] in ("'s", "’s"):  # a possessive is not part of the name
+            word, b = word[:-2], b - 2
+        if not word or not capitalised(word) or _glued(text, a, b) or any(s <= a < e for s, e in code):
+            if not (word.lower() in PARTICLES and out and last_end == a - 1):
+                last_end = -1
+            continue
+        token = Token(a, b, fold(word), bool(_SENTENCE_START.search(text, 0, a)))
+        if out and last_end >= 0 and _joins(text[last_end:a]):
+            out[-1].append(token)
+        else:
+            out.append([token])
+        last_end = b
+    return out
+
+
+def _joins(gap: str) -> bool:
+    return gap.startswith(" ") and gap.endswith(" ") and all(w in PARTICLES for w in gap.split())
+
+
+def capitalised(word: str) -> bool:
+    """`Priya`, `O'Brien`, `McAllister`, `Jean-Baptiste`, `Seo-yeon`; not `JSON`, `iPhone`, `GitHub`, `eu`."""
+    if len(word) < 2 or not word[0].isupper():
+        return False
+    for i, part in enumerate(re.split(r"['’\-]", word)):
+        if not part or (i == 0 and not part[0].isupper()):
+            return False
+        skip = 3 if part.startswith("Mac") else 2 if part.startswith("Mc") else 1
+        if any(c.isupper() for c in part[skip:]) or not any(c.islower() for c in part):
+            return False
+    return True
+
+
+def _glued(text: str, a: int, b: int) -> bool:
+    """Part of an identifier, path, handle or call: `query_db`, `kafka.Message`, `@mwebb`, `PathPrefix(`."""
+    before = text[a - 1] if a > 0 else " "
+    after = text[b] if b < len(text) else " "
+    following = text[b + 1] if b + 1 < len(text) else " "
+    if before in _GLUE_BEFORE or before.isdigit() or after in _GLUE_AFTER or after.isdigit():
+        return True
+    return after in ".:" and not (following.isspace() or following in "\"')]},;")
+
+
+def word_before(text: str, a: int) -> str:
+    match = _WORD_BEFORE.search(text, max(0, a - 40), a)
+    return match.group(1).lower() if match else ""
+
+
+def title_before(text: str, a: int) -> bool:
+    return word_before(text, a) in TITLES
+
+
+def place_before(text: str, a: int) -> bool:
+    before = word_before(text, a)
+    if before in ("the", "our", "their", "her", "his", "my"):  # "in the Kraków office"
+        before = word_before(text, text.rfind(before, max(0, a - 40), a))
+    return before in _PLACE_BEFORE
+
+
+def person(text: str, a: int, b: int, strict: bool = False, imperative: bool = True, pronoun: bool = False) -> bool:
+    """A cue for a person around text[a:b]. `strict`: not the words as often before a system (`from`, `with`);
+    `imperative`: verbs said to assistants as often as to people (`ask`, `tell`) count; `pronoun`: so does a
+    `he` or `her` later in the sentence."""
+    before = word_before(text, a)
+    if before in _GREETING or (imperative and before in _IMPERATIVE) or (not strict and before in _WEAK):
+        return True
+    if _AFTER.match(text, b) or (imperative and _VOCATIVE.match(text, b)):
+        return True
+    end = _SENTENCE_END.search(text, b)
+    return (pronoun or not strict) and bool(_PRONOUN.search(text, b, end.start() if end else len(text)))
+
+
+def pair(text: str, a: int, b: int) -> str | None:
+    """The other name in `X and Y` around text[a:b], folded, if it is capitalised."""
+    before = _PAIR_BEFORE.search(text, max(0, a - 40), a)
+    after = _PAIR_AFTER.match(text, b)
+    for match in (before, after):
+        if match is not None and capitalised(match.group(1)):
+            return fold(match.group(1))
+    return None
+
+
+def tech_after(text: str, b: int) -> bool:
+    """A version number, a system's noun or state after text[:b] (`Kafka 3.7`, `Cassandra cluster`, `Hudson is
+    still running`)."""
+    if _VERSION_AFTER.match(text, b) or _STATE_AFTER.match(text, b):
+        return True
+    match = _NEXT_WORD.match(text, b)
+    return match is not None and match.group(1).lower() in _TECH_AFTER
+
+
+def tech_before(text: str, a: int) -> bool:
+    """A verb done to systems, or an article, before text[a:]: `bump Grafana`, `the Aurora`."""
+    return word_before(text, a) in _TECH_BEFORE
+
+
+def product_next(text: str, a: int, b: int, products: Collection[str]) -> bool:
+    """A capitalised product word right before text[a:] or after text[:b]: `EPYC Milan`, `Phoenix LiveView`."""
+    before = re.search(r"(\S+)\s+\Z", text[max(0, a - 40) : a])
+    after = re.match(r"\s+(\S+)", text[b : b + 40])
+    return any(m is not None and fold(m.group(1)) in products and not m.group(1).islower() for m in (before, after))

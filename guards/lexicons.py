@@ -1,0 +1,89 @@
+"""The word lists guards/names.py decides with: given names, surnames, places, product names, English words.
+
+Built from pinned packages by guards/data/lexicon/build.py (sources and licences
+in its README.md) and shipped as package data: nothing is fetched, and loading
+them is a read of about 3 MB of sorted text, once per process, when the first
+`guards.pii` step with `names: lexicon` is built.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib.resources import files
+
+_FOLD = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i", "ð": "d", "þ": "th",
+                       "’": "'"})  # fmt: skip
+
+
+def fold(word: str) -> str:
+    """Lower case, accents off (`Bjørn` -> `bjorn`, `Kraków` -> `krakow`): the key of every lexicon."""
+    lowered = word.lower().translate(_FOLD)
+    if lowered.isascii():
+        return lowered
+    return "".join(c for c in unicodedata.normalize("NFKD", lowered) if not unicodedata.combining(c))
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    kind: str  # country, state, continent, city
+    population: int
+
+
+@dataclass(frozen=True)
+class Lexicons:
+    given: dict[str, int]  # given name -> how many people carry it
+    given_sources: dict[str, int]  # given name -> in how many of nomquamgender's sources it occurs
+    surnames: dict[str, int]  # surname -> rank in the US census list (1: the most common)
+    places: dict[str, Place]  # place name, one or more words -> what it is
+    products: frozenset[str]  # every word of a product, service or language name
+    words: dict[str, int]  # English word -> frequency in running text
+    place_words: int  # the most words a place name has
+
+    def wordiness(self, key: str) -> float:
+        """How much more often `key` is an ordinary word than a given name: its frequency as a word against a
+        hundredth of the people called so (`chase` 19, `grace` 3.7, `john` 0.1)."""
+        people = self.given.get(key, 0)
+        return self.words.get(key, 0) / (people / 100 + 1)
+
+
+def _rows(name: str) -> Iterator[list[str]]:
+    text = files("taskgate.guards").joinpath("data", "lexicon", f"{name}.txt").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        yield line.split("\t")
+
+
+@functools.cache
+def lexicons() -> Lexicons:
+    """The lexicons, read once per process."""
+    places = {row[0]: Place(row[1], int(row[2])) for row in _rows("places")}
+    given = list(_rows("given"))
+    products = _product_words([row[0] for row in _rows("products")], {row[0] for row in given if int(row[1]) >= 1000})
+    return Lexicons(
+        given={row[0]: int(row[1]) for row in given},
+        given_sources={row[0]: int(row[2]) for row in given},
+        surnames={row[0]: int(row[1]) for row in _rows("surnames")},
+        places=places,
+        products=products,
+        words={row[0]: int(row[1]) for row in _rows("words")},
+        place_words=max(len(p.split()) for p in places),
+    )
+
+
+def _product_words(titles: list[str], names: set[str]) -> frozenset[str]:
+    """Every word of every title, but a common given name only where it is the product's own name: a title by
+    itself or after a maker's name (`Claude`, `Apache Cassandra`), not a word in one (`Aston Martin`)."""
+    firsts: dict[str, int] = {}
+    for title in titles:
+        words = title.split()
+        if len(words) > 1:
+            firsts[words[0]] = firsts.get(words[0], 0) + 1
+    makers = {w for w, n in firsts.items() if n >= 3}
+    out: set[str] = set()
+    for title in titles:
+        words = title.split()
+        own = words[1] if len(words) == 2 and words[0] in makers else words[0] if len(words) == 1 else None
+        out.update(w for w in words if w not in names or w == own)
+    return frozenset(out)

@@ -1,0 +1,184 @@
+"""Names of people and places in technical text: capitalised words, decided by lexicons and their neighbours.
+
+NER alone takes product names for people ("Grafana", "Kafka") and misses
+names it has not seen in that position ("Jake and Emily are backpacking").
+Here each run of capitalised words outside code (not glued to `_`, `.`, `(`,
+digits; not in backticks; not ALL CAPS) is looked up: a given name, a
+surname, a place, a word of a product's name, an ordinary English word
+(guards/lexicons.py). Most runs are decided by that alone: `Priya`,
+`Bjørn Håland` and `Ho Chi Minh City` are what they look like; `Grafana` and
+`Convert` are not names. The words around a run decide the rest (cues.py): a
+name that is also a product or an ordinary word (`Cassandra`, `Chase`,
+`June`) is a person only next to a person's cue (`said`, `Thanks`, `her
+brother`, `name=`) and never next to a system's (`cluster`, `upgrade`, a
+version number); a place that is also a name is a place after `in`, `from`,
+`to`. A word no lexicon knows, or a rare given name, is read by the NER model,
+and only then: that is the only NER call, and a cue must agree with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from . import cues
+from .cues import Token
+from .lexicons import Lexicons
+
+Label = tuple[int, int, str]  # (start, end, label) of one of the NER model's entities
+Ner = Callable[[str, Sequence[tuple[int, int]]], list[Label]]  # the entities around the spans asked about
+Span = tuple[str, int, int]  # entity type, start, end
+STRONG_PEOPLE = 1000  # a given name this many people carry (in 8 or more sources) is taken as one on sight
+STRONG_SOURCES = 8
+BIG_PLACE = 1_000_000  # a city this large (or a country, state, continent) is a place unless a cue says otherwise
+WORDY = 3.0  # Lexicons.wordiness from which a name is an ordinary word first ("chase", "grace", "will")
+INITIAL_WORD = 1000  # a word this frequent, more a word than a name, starting a sentence: "Jack up", "Patience,"
+
+
+class Names:
+    """PERSON and LOCATION spans in a text, decided by the lexicons, the words around, and NER for the rest."""
+
+    def __init__(self, lexicons: Lexicons):
+        self.lex = lexicons
+
+    def find(self, text: str, ner: Ner | None = None) -> list[Span]:
+        """The names in `text`; `ner` is asked about the runs the lexicons and cues cannot decide."""
+        out: list[Span] = []
+        unsure: list[list[Token]] = []
+        pieces = [piece for run in cues.runs(text) for piece in self._pieces(run)]
+        # one sense per text: a word named as a system anywhere in it ("Alma 9") is not a person elsewhere
+        systems = {p[0].key for p in pieces if len(p) == 1 and cues.tech_after(text, p[0].end)}
+        for piece in pieces:
+            if len(piece) == 1 and piece[0].key in systems:
+                continue
+            decided = self._decide(text, piece)
+            if decided is None:
+                unsure.append(piece)
+            else:
+                out.extend(decided)
+        if unsure and ner is not None:
+            labels = ner(text, [(p[0].start, p[-1].end) for p in unsure])
+            for piece in unsure:
+                a, b = piece[0].start, piece[-1].end
+                label = next((lab for s, e, lab in labels if s < b and a < e), None)
+                out.extend(self._by_ner(text, piece, label))
+        return sorted(out, key=lambda s: s[1])
+
+    # what a word is
+    def given(self, key: str) -> int:
+        """2: a given name on sight; 1: a rarer one, or one of the lexicon's stray entries; 0: none."""
+        people = self.lex.given.get(key, 0)
+        if not people:
+            return 0
+        return 2 if people >= STRONG_PEOPLE and self._sources_ok(key) else 1
+
+    def _sources_ok(self, key: str) -> bool:
+        return self.lex.given_sources.get(key, 0) >= STRONG_SOURCES
+
+    def wordy(self, token: Token) -> bool:
+        lex = self.lex
+        wordiness = lex.wordiness(token.key)
+        return wordiness >= WORDY or (token.initial and wordiness >= 1 and lex.words.get(token.key, 0) >= INITIAL_WORD)
+
+    def big_place(self, key: str) -> bool:
+        place = self.lex.places.get(key)
+        return place is not None and (place.kind != "city" or place.population >= BIG_PLACE)
+
+    # a run cut into names and places
+    def _pieces(self, run: list[Token]) -> list[list[Token]]:
+        """Places by the longest match; a given name and the surnames after it as one piece; other words alone."""
+        pieces: list[list[Token]] = []
+        i = 0
+        while i < len(run):
+            size = self._place_at(run, i)
+            if size > 1:
+                pieces.append(run[i : i + size])
+                i += size
+            elif pieces and self._continues(pieces[-1], run[i]):
+                pieces[-1].append(run[i])
+                i += 1
+            else:
+                pieces.append([run[i]])
+                i += 1
+        return pieces
+
+    def _place_at(self, run: list[Token], i: int) -> int:
+        for size in range(min(self.lex.place_words, len(run) - i), 0, -1):
+            if " ".join(t.key for t in run[i : i + size]) in self.lex.places:
+                return size
+        return 0
+
+    def _continues(self, piece: list[Token], token: Token) -> bool:
+        """Whether `token` goes on the name `piece` began ("Thandiwe Moyo", "Sarah Jenkins")."""
+        lex = self.lex
+        head = piece[0]
+        key = token.key
+        if head.key in cues.TITLES or not self.given(head.key) or head.key in cues.CALENDAR:
+            return False
+        surname = key in lex.surnames and key not in lex.products and lex.wordiness(key) < 1
+        if len(piece) == 1 and (self.wordy(head) or head.key in lex.products) and not surname:
+            return False  # "Grace period", "Ruby Sinatra": an ordinary word or a product before a word
+        if (key in lex.products and key not in lex.surnames) or key in cues.CALENDAR:
+            return False
+        if self.big_place(key):
+            return surname  # "Fernanda Lima", not "Priya London"
+        return key in lex.surnames or key in lex.given or key in lex.places or lex.words.get(key, 0) < INITIAL_WORD
+
+    # deciding
+    def _decide(self, text: str, piece: list[Token]) -> list[Span] | None:
+        """The piece's spans, or None when only the NER model can say."""
+        lex = self.lex
+        a, b = piece[0].start, piece[-1].end
+        if piece[0].key in cues.TITLES:  # "Dr. Okafor": the title is the cue, and not part of the name
+            return [("PERSON", piece[1].start, b)] if len(piece) > 1 else []
+        key = " ".join(t.key for t in piece)
+        if key in lex.places:
+            return self._place(text, piece, key, a, b)
+        tech = cues.tech_after(text, b) or cues.tech_before(text, a)
+        if len(piece) > 1:
+            return [] if tech and not cues.person(text, a, b) else [("PERSON", a, b)]
+        token = piece[0]
+        given = self.given(key)
+        if key in cues.CALENDAR or key in lex.products or self.wordy(token):  # "June", "Cassandra", "Chase"
+            product = key in lex.products
+            cue = cues.person(text, a, b, strict=True, imperative=not product) or self._pair(text, token)
+            return [("PERSON", a, b)] if given and cue and not tech else []
+        if given == 2:
+            return [] if tech and not cues.person(text, a, b, strict=True) else [("PERSON", a, b)]
+        if cues.title_before(text, a) and key not in lex.words:
+            return [("PERSON", a, b)]
+        if lex.words.get(key, 0) >= INITIAL_WORD:
+            return []
+        if given and not tech and (cues.person(text, a, b, strict=True, pronoun=True) or self._pair(text, token)):
+            return [("PERSON", a, b)]  # a rarer given name next to a cue: "Thandiwe suggested"
+        return None  # a rare given name, a surname alone, a word no lexicon knows: the NER model reads it
+
+    def _place(self, text: str, piece: list[Token], key: str, a: int, b: int) -> list[Span]:
+        lex = self.lex
+        if key in cues.CALENDAR or cues.tech_after(text, b) or cues.product_next(text, a, b, lex.products):
+            return []  # "in March", "the Frankfurt region", "EPYC Milan"
+        person = self.given(key) and cues.person(text, a, b, strict=True, imperative=False)
+        if self.big_place(key):
+            return [("PERSON" if person else "LOCATION", a, b)]
+        if cues.place_before(text, a):
+            return [("LOCATION", a, b)]
+        if self.given(key) == 2 and key not in lex.products and lex.wordiness(key) < 1:
+            return [("PERSON", a, b)]  # a small town's name that is a common given name: "Fatima", "Mariana"
+        named = key in lex.given or key in lex.products or key in lex.surnames or lex.wordiness(key) >= 1
+        return [("LOCATION", a, b)] if not named else [("PERSON", a, b)] if person else []
+
+    def _by_ner(self, text: str, piece: list[Token], label: str | None) -> list[Span]:
+        """A piece the lexicons could not decide: a person or a place if the NER model says so and a cue agrees."""
+        a, b = piece[0].start, piece[-1].end
+        if label is None or cues.tech_after(text, b) or cues.tech_before(text, a):
+            return []
+        place = label in ("GPE", "LOC", "FAC") or (label == "PERSON" and not self.given(piece[0].key))
+        if place and cues.place_before(text, a):
+            return [("LOCATION", a, b)]
+        if label in ("PERSON", "ORG", "GPE") and cues.person(text, a, b, strict=True, pronoun=True):
+            return [("PERSON", a, b)]
+        return []
+
+    def _pair(self, text: str, token: Token) -> bool:
+        """`Grace and Will`: two given names joined by `and` or `&`, each other's cue."""
+        other = cues.pair(text, token.start, token.end)
+        return other is not None and bool(self.given(other))
