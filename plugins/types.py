@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 PLACEMENT = "placement"
 """The key the OpenAI surfaces need: where the request is dispatched (a Placement)."""
@@ -192,3 +192,9 @@ class Placement:
             "fallbacks": [e.name for e in self.fallbacks],
             **self.details,
         }
+
+
+if TYPE_CHECKING:  # the hooks the gateway reads from a placement (plugins.hooks)
+    from .hooks import HasEvidence
+
+    _: type[HasEvidence] = Placement
