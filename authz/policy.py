@@ -28,7 +28,9 @@ from taskgate.plugins.redis import connect
 from .constraints import KINDS, ArgumentRule, Constraint, ConstraintError, compile_row, group
 from .errors import PolicyError
 from .seal import seal, unseal
-from .trust import TrustMap, TrustRule, field_of
+from .flow import SECRET
+from .labels import UNTRUSTED
+from .trust import TrustMap, TrustRule, field_form
 
 __all__ = [
     "KINDS", "ArgumentRule", "Constraint", "Policy", "PolicyError", "PolicyStore", "Rule", "load", "parse",
@@ -62,6 +64,7 @@ class Policy:
     source: str
     governs_models: bool = False  # any `use` rows: without one, models are not restricted
     trust: TrustMap = field(default_factory=lambda: TrustMap(()))
+    rows: tuple[str, ...] = ()  # the rows as sealed: a reload logs what changed
 
     def roles(self, principal: str, tenant: str) -> list[str]:
         """Every role `principal` holds in `tenant`, inherited ones included."""
@@ -123,7 +126,7 @@ def parse(policy: Path, text: str, model_text: str, generation: int, require_sea
         rule = Rule(*row)
         rules.setdefault(rule.subject, []).append(rule)
     trust = _trust(policy, enforcer, sealed.text())
-    labels = {r.label for r in trust.rules}
+    labels = {r.label for r in trust.rules}  # trust labels, and `secret:NAME` for the flow kind
     rows = enforcer.get_named_policy("p2")
     compiled = [_constraint(policy, number, row, labels) for number, row in enumerate(rows, 1)]
     try:
@@ -142,7 +145,7 @@ def parse(policy: Path, text: str, model_text: str, generation: int, require_sea
     except Exception as exc:
         raise PolicyError(f"{policy}: the model's matcher fails: {exc}") from None
     governs = any(r.action == "use" for subject in rules.values() for r in subject)
-    return Policy(enforcer, generation, rules, constraints, str(policy), governs, trust)
+    return Policy(enforcer, generation, rules, constraints, str(policy), governs, trust, sealed.rows)
 
 
 def seal_file(policy: Path, model: Path | None = None) -> Policy:
@@ -210,17 +213,25 @@ def _trust(policy: Path, enforcer: casbin.Enforcer, text: str) -> TrustMap:
         if len(row) != 4:
             raise PolicyError(f"{policy}: p3 row {number} has {len(row)} fields, not 4 (obj, field, label, id): {row}")
         tools, raw_field, label, rule_id = row
-        if not label or not label.replace("-", "").replace("_", "").isalnum():
-            raise PolicyError(f"{policy}: p3 row {number} ({rule_id}): a label is a word (letters, digits, - and _)")
+        word = label.removeprefix(SECRET)
+        if not word or not word.replace("-", "").replace("_", "").isalnum():
+            raise PolicyError(
+                f"{policy}: p3 row {number} ({rule_id}): a label is a word (letters, digits, - and _), or "
+                "`secret:WORD` for confidential data"
+            )
+        if word in ("instruction", "claims", UNTRUSTED) and label != word:
+            raise PolicyError(f"{policy}: p3 row {number} ({rule_id}): {label!r}: name a confidential kind of data")
         if label in ("instruction", "claims"):
             raise PolicyError(f"{policy}: p3 row {number} ({rule_id}): {label!r} is taskgate's own label, not a tool's")
-        field, free_text = field_of(raw_field)
-        if field and _FIELD.fullmatch(field) is None:
+        field, prefixes = field_form(raw_field)
+        if (field and _FIELD.fullmatch(field) is None) or ("keys:" in prefixes and not field):
             raise PolicyError(
                 f"{policy}: p3 row {number} ({rule_id}): bad field {raw_field!r}: names, each optionally followed "
-                "by [], joined by dots (`messages[].sender`), `*` for the whole result; `text:` before it for free text"
+                "by [], joined by dots (`messages[].sender`), `*` for the whole result; before it `text:` for free "
+                "text, `keys:` for the keys of a map (`keys:shared_with`), `yaml:` for a field of a YAML answer"
             )
-        rules.append(TrustRule(tools, field, label, rule_id, free_text))
+        rules.append(TrustRule(tools, field, label, rule_id, "text:" in prefixes, "keys:" in prefixes,
+                               "yaml:" in prefixes))  # fmt: skip
     return TrustMap(rules)
 
 
