@@ -70,6 +70,22 @@ def _yaml(data: Any, keys: frozenset[str]) -> list[tuple[str, Any]] | None:
 
 
 REFERENCE_CALL = "taskgate:reference"  # the call id of a result authorize read from a reference source itself
+REFERENCE_SEARCH = "taskgate:reference-search:"  # then the digest of the search's tool and arguments
+
+
+def searched(records: Iterable[str]) -> set[str]:
+    """The digests of the searches taskgate made of the task's searching references."""
+    found = set()
+    for record in records:
+        if REFERENCE_SEARCH in record:
+            try:
+                parsed = json.loads(record)
+            except ValueError:
+                continue
+            call = parsed.get("call") if isinstance(parsed, dict) else None
+            if isinstance(call, str) and call.startswith(REFERENCE_SEARCH):
+                found.add(call.removeprefix(REFERENCE_SEARCH))
+    return found
 
 
 def consulted(records: Iterable[str]) -> set[str]:

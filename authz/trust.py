@@ -101,6 +101,11 @@ class ToolTrust:
         generic = _INDEX.sub("[]", path)
         return [rule for rule in self._secrets if _covers(rule, generic)]
 
+    def declares(self, path: str) -> bool:
+        """Whether a field declaration (not the whole result's) gives the value at `path` a trusted label."""
+        rule = self._rule(path)
+        return rule is not None and bool(rule.field) and rule.label != UNTRUSTED
+
     def is_text(self, path: str) -> bool:
         rule = self._rule(path)
         return rule is not None and rule.text
@@ -165,13 +170,32 @@ class TrustMap:
         parsed = _pairs(record.get("yaml")) if "yaml" in record else None
         if trust.yaml and parsed is not None:
             pairs = parsed
-        if not trust.reads(pairs):
-            why = "the tool's declarations are YAML fields, and this result is not YAML" if trust.yaml else (
-                "the result is text, not the structured fields the declarations name" if parsed is not None
-                or [p for p, _ in pairs] == [""] else "none of the declared fields is in the result")  # fmt: skip
-            if len(seen.unread) < 64:
-                seen.unread.append({"tool": tool, "call": call, "reason": why})
+        why = self.unreadable(record)
+        if why is not None and len(seen.unread) < 64:
+            seen.unread.append({"tool": tool, "call": call, "reason": UNREAD[why]})
         self.label_leaves(seen, tool, call if isinstance(call, str) else None, pairs)
+
+    def unreadable(self, record: Mapping[str, Any]) -> str | None:
+        """Why the tool's field declarations cannot read a kept result (`text`, `yaml`, `shape`), or None."""
+        trust = self.for_tool(str(record.get("tool")))
+        if not trust.fields:
+            return None
+        pairs = _pairs(record.get("leaves"))
+        parsed = _pairs(record.get("yaml")) if "yaml" in record else None
+        if trust.yaml and parsed is not None:
+            pairs = parsed
+        if trust.reads(pairs):
+            return None
+        if trust.yaml:
+            return "yaml"
+        return "text" if parsed is not None or [p for p, _ in pairs] == [""] else "shape"
+
+
+UNREAD = {
+    "yaml": "the tool's declarations are YAML fields (yaml:), and this result is not a YAML document",
+    "text": "the result is text, not the structured fields the declarations name (declare yaml: or text:)",
+    "shape": "none of the declared fields is in the result",
+}
 
 
 def _pairs(raw: Any) -> list[tuple[str, Any]]:
