@@ -40,8 +40,11 @@ def result_record(
         return None
     data = result_data(result)
     record: dict[str, Any] = {"tool": tool, "call": call}
+    text = _only_text(result)
+    if text is not None:
+        record["format"] = "text"  # the answer is text, not JSON (whatever structure an SDK wrapped it in)
     size = 0
-    for name, values in (("leaves", [*result_leaves(data), *key_leaves(data, keys)]), ("yaml", _yaml(data, keys))):
+    for name, values in (("leaves", [*result_leaves(data), *key_leaves(data, keys)]), ("yaml", _yaml(text, keys))):
         if values is None:
             continue
         pairs: list[list[Any]] = []
@@ -55,9 +58,18 @@ def result_record(
     return json.dumps(record, separators=(",", ":"))
 
 
-def _yaml(data: Any, keys: frozenset[str]) -> list[tuple[str, Any]] | None:
+def _only_text(result: Mapping[str, Any]) -> str | None:
+    """The text of a result whose one text item is not JSON (plain text, YAML), else None."""
+    items = [i for i in result.get("content") or () if isinstance(i, Mapping) and i.get("type") == "text"]
+    if len(items) != 1 or not isinstance(items[0].get("text"), str):
+        return None
+    text: str = items[0]["text"]
+    return text if isinstance(_maybe_json(text), str) else None
+
+
+def _yaml(data: str | None, keys: frozenset[str]) -> list[tuple[str, Any]] | None:
     """The leaves of a text result read as YAML, when it is a YAML map or list (None otherwise)."""
-    if not isinstance(data, str) or len(data) > MAX_RECORD_CHARS:
+    if data is None or len(data) > MAX_RECORD_CHARS:
         return None
     try:
         parsed = yaml.safe_load(data)

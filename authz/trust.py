@@ -188,7 +188,7 @@ class TrustMap:
             return None
         if trust.yaml:
             return "yaml"
-        return "text" if parsed is not None or [p for p, _ in pairs] == [""] else "shape"
+        return "text" if record.get("format") == "text" or [p for p, _ in pairs] == [""] else "shape"
 
 
 UNREAD = {
