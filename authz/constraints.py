@@ -102,6 +102,7 @@ class Constraint:
     listing: tuple[str, str] = ("", "")  # choice: the listing tool (pattern) and the field of its items
     picks: tuple[tuple[str, str], ...] = ()  # choice: (property, max|min) an item may be chosen by
     untrusted_deny: bool = False  # a hold rule whose refused value's only source is untrusted data denies
+    untrusted_alike: frozenset[str] = frozenset()  # labels whose data counts as untrusted for that
 
     @property
     def label_text(self) -> str:
@@ -188,18 +189,20 @@ class Constraint:
         )
 
     def _text(self, item: Any, seen: Seen) -> Unmet | None:
-        """Agent-written text: no value, and no run of `run` words, that the task saw only in untrusted data."""
+        """Agent-written text: no value, and no run of `run` words, that the task saw only outside the rule's
+        labels (in untrusted data, or under a label the rule does not accept)."""
         if not isinstance(item, str):
             return Unmet("is not text")
-        for value in values_inside(item):
-            where = seen.untrusted_only(value, self.labels)
+        for value in values_inside(item, dates=False):
+            where = seen.outside(value, self.labels)
             if where is not None:
-                return Unmet(f"carries {value[:60]!r}, seen only in untrusted data", Match(value, where))
+                return Unmet(f"carries {value[:60]!r}, seen only in {where.label} data", Match(value, where))
         trusted: list[list[str]] | None = None
-        for run, where, _ in seen.untrusted_runs.copies(item, self.run):
+        for run, where, _ in seen.runs.copies(item, self.run, lambda tag: tag not in self.labels):
             trusted = trusted if trusted is not None else seen.trusted_words(self.labels)
             if not contains_run(trusted, run):
-                return Unmet(f"copies {self.run} words in a row from untrusted data ({run[:80]!r})", Match(run, where))
+                return Unmet(f"copies {self.run} words in a row from {where.label} data ({run[:80]!r})",
+                             Match(run, where))  # fmt: skip
         return None
 
     def _choice(self, item: Any, seen: Seen, matches: list[Match]) -> Unmet | None:
@@ -352,6 +355,19 @@ class ArgumentRule:
     def untrusted_deny(self) -> bool:
         return any(r.untrusted_deny for r in self.rows)
 
+    def only_untrusted(self, match: Match, seen: Seen | None) -> bool:
+        """Whether the refused value was seen, and only in untrusted data (or data under labels the rule counts
+        as such); for a `text` rule, whether the run it copied stood in such data."""
+        if seen is None:
+            return False
+        alike = frozenset({UNTRUSTED}.union(*(r.untrusted_alike for r in self.rows)))
+        if all(r.kind == "text" for r in self.rows):
+            return match.where is not None and match.where.label in alike
+        value = match.value
+        if seen.find(value, frozenset(seen.labels) - alike) is not None:
+            return False
+        return seen.find(value, alike - {UNTRUSTED}) is not None or seen.anywhere(value) is not None
+
 
 def compile_row(row: Sequence[str], labels: Iterable[str]) -> Constraint:
     """One p2 row, checked; a ConstraintError says what is wrong with it."""
@@ -391,9 +407,14 @@ def compile_row(row: Sequence[str], labels: Iterable[str]) -> Constraint:
     elif kind in LABELLED:
         spec["labels"] = _labels(main, set(labels), kind)
     if "untrusted" in options:
-        if options["untrusted"] not in ("deny", "hold"):
-            raise ConstraintError("option untrusted is `deny` (a value seen only in untrusted data) or `hold`")
-        spec["untrusted_deny"] = options["untrusted"] == "deny"
+        setting, _, alike = options["untrusted"].partition(":")
+        if setting not in ("deny", "hold"):
+            raise ConstraintError(
+                "option untrusted is `deny` (a value seen only in untrusted data is denied, not held), "
+                "`deny:LABEL|LABEL` (data under those labels counts as untrusted too) or `hold`"
+            )
+        spec["untrusted_deny"] = setting == "deny"
+        spec["untrusted_alike"] = _labels(alike, set(labels), "links") if alike else frozenset()
     if kind == "text":
         spec["run"] = int(_number("run", options.get("run", str(RUN_WORDS))))
         if spec["run"] < 2:

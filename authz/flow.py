@@ -33,26 +33,31 @@ MAX_RUN_TEXTS = 4_096
 RUN_WORDS = 6  # the default run length a `text` rule refuses (words copied in a row)
 SECRET_RUN = 8  # runs of a confidential text: this many words in a row carry it
 _WORD = re.compile(r"\w+")
+_SEPARATORS = re.compile(r"[\W_]+")
 _LONG_NUMBER = re.compile(r"(?<![\w])\d[\d \-./]{4,}\d(?![\w])")
+_DATE = re.compile(r"\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}")
 
 
 def compact(value: str) -> str:
     """An identifier's characters without separators, in capitals: how digits-bearing secrets are compared."""
-    return "".join(c for c in value.upper() if c.isalnum())
+    return _SEPARATORS.sub("", value).upper()
 
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text.casefold())
 
 
-def values_inside(text: str) -> Iterator[str]:
-    """The identifiers inside free text: addresses, links, IBANs and long numbers (phone, card, account)."""
+def values_inside(text: str, dates: bool = True) -> Iterator[str]:
+    """The identifiers inside free text: addresses, links, IBANs and long numbers (phone, card, account; with
+    `dates=False`, not a date and at least seven digits)."""
     yield from emails_in(text)
     yield from urls_in(text)
     for match in IBAN.finditer(text):
         yield match.group(0)
     for match in _LONG_NUMBER.finditer(text):
-        yield match.group(0)
+        found = match.group(0)
+        if dates or (sum(c.isdigit() for c in found) >= 7 and not _DATE.fullmatch(found)):
+            yield found
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from typing import Any
 from casbin.util import key_match
 
 from .constraints import ArgumentRule, Match
-from .labels import UNTRUSTED, Seen
+from .labels import Seen
 from .names import PolicyNames
 from .policy import Policy, Rule
 
@@ -254,8 +254,9 @@ class Rules:
                 accepted += matches
                 continue
             reason = f"{unmet.reason} (rule {rule.id})"
-            where = unmet.match.where if unmet.match is not None else None
-            hold = rule.effect == "hold" and not (rule.untrusted_deny and where is not None and where.label == UNTRUSTED)
+            hold = rule.effect == "hold" and not (
+                rule.untrusted_deny and unmet.match is not None and rule.only_untrusted(unmet.match, seen)
+            )
             if rule.effect == "hold" and not hold:
                 reason += "; its only source is untrusted data, so it is denied rather than held"
             decision = Decision(

@@ -210,7 +210,7 @@ class Seen:
         from .flow import Runs, Secrets  # flow.py reads this module's patterns
 
         self.secrets: Secrets = Secrets()  # confidential values (`secret:` declarations), for `flow` rules
-        self.untrusted_runs: Runs = Runs()  # the words of untrusted texts, for `text` rules
+        self.runs: Runs = Runs()  # the words of every text seen, tagged with its label, for `text` rules
         self.results: list[tuple[str, str | None, list[tuple[str, Any]]]] = []  # (tool, call, leaves): listings
         self.unread: list[dict[str, Any]] = []  # results a field declaration could not read (a warning)
 
@@ -233,6 +233,8 @@ class Seen:
             return
         self.labels.add(where.label)
         self._texts.append((text, where))
+        if where.label != INSTRUCTION:
+            self.runs.add(text, where, tag=where.label)
         for email in emails_in(text):
             self._put(email, where)
         for url in urls_in(text):
@@ -253,7 +255,7 @@ class Seen:
                 self._untrusted.append((value, where))
                 self._aside = None
             if isinstance(value, str) and any(c.isspace() for c in value.strip()):
-                self.untrusted_runs.add(value[:MAX_TEXT_CHARS], where)
+                self.runs.add(value[:MAX_TEXT_CHARS], where, tag=UNTRUSTED)
             return
         self._add(value, where)
 
@@ -356,12 +358,11 @@ class Seen:
         texts += [words(key) for key, found in self._exact.items() if any(w.label in labels for w in found)]
         return texts
 
-    def untrusted_only(self, value: Any, labels: frozenset[str]) -> Where | None:
-        """Where `value` was seen in untrusted data, if it was never seen under `labels`."""
+    def outside(self, value: Any, labels: frozenset[str]) -> Where | None:
+        """Where `value` was seen, if only in data outside `labels` (untrusted data, or other labels)."""
         if self.find(value, labels) is not None:
             return None
-        found = self.anywhere(value)
-        return found if found is not None and found.label == UNTRUSTED else None
+        return self.anywhere(value)
 
     def untrusted_number(self, number: float, tolerance: float, relative: bool) -> Where | None:
         return next(
