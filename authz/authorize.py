@@ -43,10 +43,9 @@ from taskgate.plugins import (
 
 from .authorizer import Authorizer, authorizer, profile_scopes, tool_scopes
 from .grant import PROFILE_JOIN, Decision, Grant, GrantSpec, ToolVerdict
+from .holds import call_digest
 from .identity import IDENTITY, Identity
 from .labels import Seen
-from .trust import UNREAD
-from .holds import call_digest
 from .provenance import (
     REFERENCE_CALL,
     REFERENCE_SEARCH,
@@ -59,6 +58,7 @@ from .provenance import (
 )
 from .tasks import TaskTokenError, new_task_id
 from .toolcalls import ToolCallGuard
+from .trust import UNREAD
 
 log = structlog.get_logger("taskgate.authz")
 MAX_DECISIONS_KEPT = 100

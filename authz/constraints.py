@@ -527,7 +527,9 @@ def _labels(main: str, declared: set[str], kind: str) -> frozenset[str]:
 
 def _secret_labels(main: str, declared: set[str]) -> frozenset[str]:
     """A flow rule's VALUE: the confidential labels that may flow into the argument (none: `-`)."""
-    labels = frozenset(label.strip().removeprefix(SECRET) for label in main.split("|") if label.strip() not in ("", "-"))
+    labels = frozenset(
+        label.strip().removeprefix(SECRET) for label in main.split("|") if label.strip() not in ("", "-")
+    )
     known = {label.removeprefix(SECRET) for label in declared if label.startswith(SECRET)}
     unknown = sorted(labels - known)
     if unknown:

@@ -74,7 +74,6 @@ class Secrets:
         self._codes: dict[str, Secret] = {}  # compact form of an identifier with digits
         self._phrases: dict[str, Secret] = {}  # value_key of any other value
         self._runs = Runs()
-        self._run_labels: dict[int, str] = {}  # a run text's index -> its label
         self.labels: set[str] = set()
 
     def __bool__(self) -> bool:
@@ -99,7 +98,6 @@ class Secrets:
         for value in values_inside(text):
             self.add(value, label, where)
         if len(words(text)) >= SECRET_RUN:
-            self._run_labels[len(self._run_labels)] = label
             self._runs.add(text, where, tag=label)
         else:
             self.add(text, label, where)
@@ -109,8 +107,8 @@ class Secrets:
         if not self:
             return None
         code = compact(value)
-        for key, secret in self._codes.items():
-            if secret.label not in allowed and key in code:
+        for digits, secret in self._codes.items():
+            if secret.label not in allowed and digits in code:
                 return secret
         if self._phrases:
             key = value_key(value)
@@ -124,8 +122,8 @@ class Secrets:
                     return secret
         run = self._runs.copied(value, SECRET_RUN, lambda tag: tag not in allowed)
         if run is not None:
-            text, where, tag = run
-            return Secret(tag or "", text, where)
+            text, found, tag = run
+            return Secret(tag or "", text, found)
         return None
 
 

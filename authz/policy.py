@@ -27,9 +27,9 @@ from taskgate.plugins.redis import connect
 
 from .constraints import KINDS, ArgumentRule, Constraint, ConstraintError, compile_row, group
 from .errors import PolicyError
-from .seal import seal, unseal
 from .flow import SECRET
 from .labels import UNTRUSTED
+from .seal import seal, unseal
 from .trust import TrustMap, TrustRule, field_form
 from .writers import SETTLE_S, check_settled, signature, writers
 

@@ -110,8 +110,11 @@ def seen_data() -> tuple[str, list[str]]:
     inbox = {"messages": [{"sender": f"peer{n}@partner.example",
                            "body": f"Numbers attached, see https://files.partner.example/{n} or ping me."}
                           for n in range(20)]}  # fmt: skip
-    profile = {"name": "Alice", "passport": "X4471902",
-               "cards": [{"number": f"4111 1111 1111 {1000 + n}", "expires": "12/29"} for n in range(5)]}
+    profile = {
+        "name": "Alice",
+        "passport": "X4471902",
+        "cards": [{"number": f"4111 1111 1111 {1000 + n}", "expires": "12/29"} for n in range(5)],
+    }
     private = {"content": " ".join(f"Private note line {n}: the settlement with Northwind stays between us."
                                    for n in range(40))}  # fmt: skip
     records = [result_record("contacts__search", "c1", {"structuredContent": book}),
@@ -169,7 +172,8 @@ def bench_policy(lines: int, quick: bool) -> dict[str, Any]:
             grant.check("notify__send", call, seen)
             labelled.append((time.perf_counter() - started) * 1e6)
         long_body = {**call, "body": " ".join(["The Q3 numbers are final and the slides are on the wiki."] * 36)}
-        assert len(long_body["body"]) > 2_000 and grant.check("notify__send", long_body, seen).allowed
+        assert len(long_body["body"]) > 2_000
+        assert grant.check("notify__send", long_body, seen).allowed
         flows = []
         for _ in range(5_000 if not quick else 500):
             started = time.perf_counter()

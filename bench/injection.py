@@ -431,13 +431,22 @@ def classifier_table(measured: dict[str, Any] | None) -> list[str]:
     """The classifier's accuracy on the held-aside phrasings, per profile they need."""
     if not measured:
         return []
-    lines = ["", "classifier on held-aside phrasings (injection_suite/phrasings_heldout.jsonl, written apart, not tuned on)",
-             "needed profile    phrasings   right (exactly)   enough (at least)   short (a write missing)"]  # fmt: skip
+    lines = [
+        "",
+        "classifier on held-aside phrasings (injection_suite/phrasings_heldout.jsonl: written apart, not tuned on)",
+        "needed profile    phrasings   right (exactly)   enough (at least)   short (a write missing)",
+    ]
     for profile, counts in measured["profiles"].items():
         n = sum(counts.values())
-        right, enough = counts.get("right", 0), counts.get("right", 0) + counts.get("enough", 0)
-        lines.append(f"{profile:16} {n:>10}   {right:>4} {100 * right / n:5.1f}%      {enough:>4} {100 * enough / n:5.1f}%"
-                     f"        {counts.get('short', 0):>4} {100 * counts.get('short', 0) / n:5.1f}%")  # fmt: skip
+        right, enough, short = (
+            counts.get("right", 0),
+            counts.get("right", 0) + counts.get("enough", 0),
+            counts.get("short", 0),
+        )
+        lines.append(
+            f"{profile:16} {n:>10}   {right:>4} {100 * right / n:5.1f}%      {enough:>4} {100 * enough / n:5.1f}%"
+            f"        {short:>4} {100 * short / n:5.1f}%"
+        )
     return lines
 
 

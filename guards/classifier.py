@@ -18,6 +18,7 @@ times, dates, numbers and channel names become one token each (`emailaddr`,
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import re
@@ -102,7 +103,7 @@ def normalise(text: str) -> str:
 def words(text: str) -> list[str]:
     """Word unigrams and bigrams of the normalised text (as scikit-learn's `word` analyzer would make them)."""
     tokens = _TOKEN.findall(normalise(text))
-    return tokens + [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
+    return tokens + [f"{a} {b}" for a, b in itertools.pairwise(tokens)]
 
 
 def chars(text: str) -> list[str]:
@@ -154,9 +155,17 @@ class LocalModel:
         from sklearn.pipeline import FeatureUnion, Pipeline
 
         union = FeatureUnion(
-            [(name, TfidfVectorizer(analyzer=analyzer, sublinear_tf=True, min_df=2)) for name, analyzer in ANALYZERS.items()]
+            [
+                (name, TfidfVectorizer(analyzer=analyzer, sublinear_tf=True, min_df=2))
+                for name, analyzer in ANALYZERS.items()
+            ]
         )
-        pipeline = Pipeline([("features", union), ("model", LogisticRegression(C=10.0, solver="saga", max_iter=200, tol=1e-3, random_state=0))])
+        pipeline = Pipeline(
+            [
+                ("features", union),
+                ("model", LogisticRegression(C=10.0, solver="saga", max_iter=200, tol=1e-3, random_state=0)),
+            ]
+        )
         fit: dict[str, object] = {"model__sample_weight": list(weights)} if weights is not None else {}
         pipeline.fit([e.text[:MAX_CHARS] for e in examples], [e.label for e in examples], **fit)
         model = pipeline.named_steps["model"]

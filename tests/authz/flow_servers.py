@@ -57,7 +57,10 @@ def mail_server(effects: Effects) -> MCPServer:
     def search_contacts(query: str) -> dict[str, Any]:
         """Search the user's address book (names and addresses)."""
         effects.searches.append(query)
-        book = [{"name": "Dmitri Volkov", "email": "dmitri@volkov.example"}, {"name": "Bob", "email": "bob@acme.example"}]
+        book = [
+            {"name": "Dmitri Volkov", "email": "dmitri@volkov.example"},
+            {"name": "Bob", "email": "bob@acme.example"},
+        ]
         found = [c for c in book if query.lower() in (c["name"] + " " + c["email"]).lower()]
         return {"query": query, "contacts": found}
 

@@ -105,9 +105,12 @@ async def gateway(proxy: Any, keys: Keys, tmp_path: Path) -> AsyncIterator[Gatew
         "steps": [
             {"name": "authn", "type": "authz.authenticate"},
             {"name": "classify", "type": "guards.classify", "params": {"examples": [str(examples)]}},
-            {"name": "authorize", "type": "authz.authorize",
-             "params": {"references": [search], "reference_searches": 2}},
-        ],  # fmt: skip
+            {
+                "name": "authorize",
+                "type": "authz.authorize",
+                "params": {"references": [search], "reference_searches": 2},
+            },
+        ],
         "pipelines": {"mcp": ["authn", "classify", "authorize"]},
         "logging": {"evidence": False},
     }
@@ -127,8 +130,8 @@ async def test_a_secret_from_a_labelled_source_is_refused_inside_a_mail_body_to_
         task = Task(mcp, "mail my travel details to bob@acme.example")
         await task.call("profile__get", {})
         spaced = CARD.replace(" ", "-")  # written with other separators: still the card
-        passport = await task.refused("mail__send", {"to": "bob@acme.example", "subject": "trip",
-                                                     "body": f"Passport {PASSPORT.lower()}, flight on Friday"})  # fmt: skip
+        body = f"Passport {PASSPORT.lower()}, flight on Friday"
+        passport = await task.refused("mail__send", {"to": "bob@acme.example", "subject": "trip", "body": body})
         card = await task.refused("mail__send", {"to": "bob@acme.example", "subject": f"card {spaced}", "body": "x"})
         fine = await task.call("mail__send", {"to": "bob@acme.example", "subject": "trip", "body": "I land at 9"})
     assert (passport.code, passport.data["rule"]) == (-32003, "f-mail")
@@ -148,8 +151,8 @@ async def test_an_event_titled_after_an_injected_instruction_is_refused(gateway:
     assert copied.data["rule"] == "c-title"
     assert "copies 6 words in a row from untrusted data" in copied.message
     refusal = next(r["error"]["decision"] for r in gateway.records() if "decision" in (r.get("error") or {}))
-    assert refusal["refused"]["seen"] == {"label": "untrusted", "source": "tool mail__inbox",
-                                          "call": refusal["refused"]["seen"]["call"], "field": "messages[0].body"}  # fmt: skip
+    seen = refusal["refused"]["seen"]
+    assert (seen["label"], seen["source"], seen["field"]) == ("untrusted", "tool mail__inbox", "messages[0].body")
     assert not own.is_error
     assert gateway.effects.events == [{"title": "Security review", "start": "2026-12-04"}]
 

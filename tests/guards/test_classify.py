@@ -39,7 +39,10 @@ def test_the_packaged_model_is_fitted_on_the_bundled_examples_as_they_are_now() 
     assert packaged.fitted_on == digest(bundled()), "stale: run python -m taskgate.guards.classifier"
     fresh = LocalModel.train(bundled())
     texts = [e.text for e in bundled(HELD_OUT)][:60]
-    assert np.abs(np.array([packaged.probabilities(t) for t in texts]) - [fresh.probabilities(t) for t in texts]).max() < 1e-6
+    assert (
+        np.abs(np.array([packaged.probabilities(t) for t in texts]) - [fresh.probabilities(t) for t in texts]).max()
+        < 1e-6
+    )
 
 
 def test_importing_the_guards_does_not_import_scikit_learn() -> None:
