@@ -225,7 +225,8 @@ class Constraint:
             return Unmet(f"was neither named ({self.label_text}) nor listed by {self.listing[0]}",
                          Match(item, seen.anywhere(item)))  # fmt: skip
         how = " or ".join(f"the {'largest' if d == 'max' else 'smallest'} {p}" for p, d in self.picks) or "named"
-        return Unmet(f"was not named ({self.label_text}) and is not {how} of its listing", Match(item, None))
+        return Unmet(f"was not named ({self.label_text}) and is not {how} of its listing",
+                     Match(item, seen.anywhere(item)))  # fmt: skip
 
     def _provenance(self, item: Any, seen: Seen, matches: list[Match]) -> Unmet | None:
         if not isinstance(item, str) and number_of(item) is None:

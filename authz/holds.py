@@ -87,8 +87,10 @@ def question(decision: Decision) -> str:
         source = "the task has not seen it anywhere"
     else:
         field = f", field {where.field}" if where.field else ""
-        kind = "untrusted data: anyone could have written it" if where.label == UNTRUSTED else f"{where.label} data"
-        source = f"the task saw it only in {where.source}{field} ({kind})"
+        if where.label == UNTRUSTED:
+            source = f"the task saw it only in {where.source}{field} (untrusted data: anyone could have written it)"
+        else:
+            source = f"the task saw it in {where.source}{field} ({where.label} data)"
     missing = " or ".join(_place(label) for label in decision.accepts) or "anything the rule trusts"
     return f"Run {decision.tool} with {value!r}? It is new: {source}; it is not in {missing}."
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -18,7 +19,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -135,7 +136,9 @@ class ClassifyStep(Step[ClassifyParams]):
         p = self.params
         extra = tuple(str(path) for path in p.examples)
         labels = tuple(sorted({*LocalModel.packaged().labels, *(e.label for x in extra for e in read_examples(x))}))
-        self._fitted = fitting(extra, p.example_weight)  # the operator's examples are fitted off the start-up path
+        self._fitted = fitting(extra, p.example_weight)  # fitted in a thread while the rest of the app starts
+        if not self._fitted.done():
+            self.services.lifespan(f"guards.classify.fit:{self.name}", self._ready)
         if p.heldout:
             kept_apart = [e for path in p.heldout for e in read_examples(path)]
             self._fitted.add_done_callback(lambda done: _log_accuracy(self.name, done, kept_apart))
@@ -154,6 +157,13 @@ class ClassifyStep(Step[ClassifyParams]):
     def local(self) -> LocalModel:
         """The local model (waits for its fit, for callers outside the event loop)."""
         return self._fitted.result()
+
+    @contextlib.asynccontextmanager
+    async def _ready(self) -> AsyncIterator[None]:
+        """Serve once the operator's examples are fitted (they fit while the app's other parts start)."""
+        if not self._fitted.done():
+            await asyncio.wrap_future(self._fitted)
+        yield
 
     async def _model(self) -> LocalModel:
         """The local model; the first requests after start-up wait for the operator's examples to be fitted."""

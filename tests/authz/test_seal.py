@@ -277,3 +277,26 @@ async def test_a_refused_file_is_read_again_until_it_loads_even_if_its_timestamp
         await asyncio.sleep(0.05)
     assert store.current.generation == 2
     assert store.reloads["refused"] == 1  # the unfinished file was refused (and logged) once, not at every check
+
+
+async def test_a_generation_that_allows_what_the_last_denied_is_named_in_the_log(tmp_path: Path) -> None:
+    from structlog.testing import capture_logs
+
+    from taskgate.authz.policy import PolicyStore
+
+    path = tmp_path / "policy.csv"
+    path.write_text(seal(POLICY))
+    store = PolicyStore(None, path, 0, None, "taskgate:policy")
+    loose = POLICY.replace("p2, files__read, *, path, prefix, /home/alice, c-home-only\n", "")
+    path.write_text(seal(loose + EXTRA))  # the home-only rule gone, summarise may send mail
+    with capture_logs() as logs:
+        assert await store.reload()
+    widened = next(e for e in logs if e["event"] == "policy_widened")
+    assert widened["rows_removed"] == ["p2, files__read, *, path, prefix, /home/alice, c-home-only"]
+    assert widened["rows_added"] == [EXTRA.strip()]
+    assert not store.current.enforcer.has_policy("files__read", "*", "path", "prefix", "/home/alice", "c-home-only")
+    path.write_text(seal(loose))  # only narrows: named as a change, not as a widening
+    with capture_logs() as logs:
+        assert await store.reload()
+    assert [e["event"] for e in logs] == ["policy_reloaded"]
+    assert logs[0]["removed"] == [EXTRA.strip()]
