@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from taskgate.proxy.state import GATEWAY
+from taskgate.gateway.gateway import GATEWAY
 
 from .conftest import Keys, jwt_section
 from .flow_servers import (
