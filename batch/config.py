@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import Field, field_validator
 
 from taskgate.plugins import Params
+from taskgate.plugins.redis import RedisUrl
 
 WINDOW = re.compile(r"(\d{1,6})([smh])")
 UNIT_S = {"s": 1, "m": 60, "h": 3600}
@@ -39,6 +41,12 @@ class BatchConfig(Params):
     due_after: float = Field(default=0.5, gt=0, le=1)
     due_always: float = Field(default=0.9, gt=0, le=1)
     keep_s: float = Field(default=7 * 24 * 3600, gt=0)  # ended jobs and their files are removed this long after
+    # memory: jobs run on the replica that holds `directory`; redis: every replica runs every job (job state, the
+    # items' queue and claims in Redis, files in `directory`, which every replica must reach: docs/batch.md)
+    store: Literal["memory", "redis"] = "memory"
+    redis_url: RedisUrl = "redis://127.0.0.1:6379/0"  # or redis+sentinel://HOST:PORT[,...]/SERVICE[/DB]
+    key_prefix: str = Field(default="taskgate:batch:", min_length=1)
+    lease_s: float = Field(default=15.0, ge=0.5, le=600)  # a claim on an item lasts this long unless renewed
 
     @field_validator("windows")
     @classmethod

@@ -16,7 +16,7 @@ watching the buffer does not fill it; a refused one does.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,10 +135,10 @@ async def batches(request: web.Request) -> web.Response:
     """The newest `ui.batches` jobs this replica holds, whole (no cursor: a job changes in place), and how many it
     holds; `enabled` false, and no jobs, where no batch room serves jobs (`batch.enabled: false`)."""
     gateway = await _admitted(request)
-    jobs: Callable[[int], tuple[int, list[dict[str, Any]]]] | None = gateway.services.found(BATCH_JOBS)
+    jobs: Callable[[int], Awaitable[tuple[int, list[dict[str, Any]]]]] | None = gateway.services.found(BATCH_JOBS)
     if jobs is None:
         return _json({"enabled": False, "held": 0, "batches": []})
-    held, newest = jobs(request.app[UI].batches)
+    held, newest = await jobs(request.app[UI].batches)
     return _json({"enabled": True, "held": held, "batches": newest})
 
 
