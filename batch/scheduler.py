@@ -90,6 +90,7 @@ class Scheduler:
         self.held: dict[str, list[Claim]] = {}  # claimed, not started: per job, in the order they run
         self.tasks: dict[tuple[str, str], tuple[Claim, asyncio.Task[None]]] = {}  # running here
         self.warm: set[tuple[str, str]] = set()
+        self.lost: set[tuple[str, str]] = set()  # running here, its claim known lost (counted once)
         self._refreshed = 0.0
         self._wake = asyncio.Event()
         self._loops: list[asyncio.Task[None]] = []
@@ -255,6 +256,7 @@ class Scheduler:
                 await self._commit(claim, kind, line, result.pool or "")
         finally:  # cut off (shutdown, or its claim lost): nothing is written, and it runs again elsewhere
             self.tasks.pop((job.id, claim.entry), None)
+            self.lost.discard((job.id, claim.entry))
             self.wake()
 
     async def _known(self, job: Job) -> bool:
@@ -286,7 +288,8 @@ class Scheduler:
                     return
                 await asyncio.sleep(0.2)
         if not written:
-            self.metrics.lost.inc()
+            if (claim.job, claim.entry) not in self.lost:
+                self.metrics.lost.inc()
             log.warning("batch_claim_lost", batch_id=claim.job, custom_id=claim.item.custom_id, why="line refused")
             return
         error = line.get("error")
@@ -374,6 +377,7 @@ class Scheduler:
             held.remove(claim)
         running = self.tasks.get((claim.job, claim.entry))
         if running is not None:
+            self.lost.add((claim.job, claim.entry))
             running[1].cancel()  # its answer would be refused: stop spending the engine on it
 
     async def _reclaim(self) -> None:
