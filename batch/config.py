@@ -33,7 +33,7 @@ class BatchConfig(Params):
     max_items: int = Field(default=50_000, ge=1, le=1_000_000)  # lines in a batch's input file
     max_jobs_per_caller: int = Field(default=16, ge=1)  # jobs not yet ended, per caller
     concurrency: int = Field(default=8, ge=1, le=1024)  # items in flight at once, every job together (per replica)
-    per_job: int = Field(default=4, ge=1, le=1024)  # of which one job's at most
+    per_job: int = Field(default=4, ge=1, le=1024)  # of one job at most (with store: redis, across every replica)
     poll_s: float = Field(default=0.1, gt=0, le=10)  # how soon an item waiting for idle capacity looks again
     windows: list[str] = Field(default_factory=lambda: ["24h"], min_length=1)  # completion windows clients may ask
     # the aging rule: past `due_after` of its window, a job whose pace would not finish in time has its items

@@ -75,8 +75,9 @@ class Ledger(Protocol):
         """Move `job` to `status` if its status is one of `allowed` now; None (nothing changed) otherwise."""
         ...
 
-    async def take(self, job: Job, count: int) -> list[Claim]:
-        """Claim up to `count` of the job's items no replica has claimed yet, in the order they run."""
+    async def take(self, job: Job, count: int, bounded: bool = True) -> list[Claim]:
+        """Claim up to `count` of the job's items no replica has claimed yet, in the order they run; `bounded`:
+        while fewer than `batch.per_job` of its items are claimed, by every replica together."""
         ...
 
     async def reclaim(self, job: Job, count: int) -> list[Claim]:

@@ -165,7 +165,7 @@ class DirectoryLedger:
         kept.job.record = marked(kept.job.record, status, **fields)
         kept.save()
 
-    async def take(self, job: Job, count: int) -> list[Claim]:
+    async def take(self, job: Job, count: int, bounded: bool = True) -> list[Claim]:
         kept = self.by_id[job.id]
         claims: list[Claim] = []
         while kept.pending and len(claims) < count:

@@ -303,7 +303,7 @@ class Scheduler:
         while True:
             for claim in held:
                 await self._commit(claim, "errors", expired_line(claim.item), "")
-            held = await self.ledger.take(job, 256)
+            held = await self.ledger.take(job, 256, bounded=False)
             if not held:
                 return
 

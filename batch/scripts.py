@@ -13,9 +13,15 @@ end
 """
 
 CLAIM = """
--- KEYS: job, items; ARGV: consumer, count. The next items no replica has claimed, while the job runs.
+-- KEYS: job, items; ARGV: consumer, count, most (0: no bound). The next items no replica has claimed, while the
+-- job runs and fewer than `most` of its items are claimed by all replicas together.
 if redis.call('HGET', KEYS[1], 'status') ~= 'in_progress' then return {} end
-local read = redis.call('XREADGROUP', 'GROUP', 'run', ARGV[1], 'COUNT', ARGV[2], 'STREAMS', KEYS[2], '>')
+local count, most = tonumber(ARGV[2]), tonumber(ARGV[3])
+if most > 0 then
+  count = math.min(count, most - redis.call('XPENDING', KEYS[2], 'run')[1])
+  if count < 1 then return {} end
+end
+local read = redis.call('XREADGROUP', 'GROUP', 'run', ARGV[1], 'COUNT', count, 'STREAMS', KEYS[2], '>')
 if not read then return {} end
 return read[1][2]
 """
@@ -53,20 +59,26 @@ return lost
 COMMIT = (
     HELD
     + """
--- KEYS: job, items, lines, warm; ARGV: consumer, entry id, token, line, group made warm ('' none), then
--- (counter, amount) pairs. Appends the line and ends the claim, only if the claim is still held.
+-- KEYS: job, items, lines, warm, written; ARGV: consumer, entry id, token, line, group made warm ('' none),
+-- the line's id, then (counter, amount) pairs. Appends the line and ends the claim, only if the claim is still
+-- held: 1. 2: this very line was written already (an answer lost on its way back, asked again). 0: refused.
+if redis.call('SISMEMBER', KEYS[5], ARGV[6]) == 1 then return 2 end
 local s = redis.call('HGET', KEYS[1], 'status')
 if s ~= 'in_progress' and s ~= 'cancelling' then return 0 end
 if not held(KEYS[2], ARGV[1], ARGV[2], ARGV[3]) then return 0 end
 redis.call('XACK', KEYS[2], 'run', ARGV[2])
 local ttl = redis.call('TTL', KEYS[1])
 redis.call('RPUSH', KEYS[3], ARGV[4])
-if ttl > 0 then redis.call('EXPIRE', KEYS[3], ttl) end
+redis.call('SADD', KEYS[5], ARGV[6])
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[3], ttl)
+  redis.call('EXPIRE', KEYS[5], ttl)
+end
 if ARGV[5] ~= '' then
   redis.call('SADD', KEYS[4], ARGV[5])
   if ttl > 0 then redis.call('EXPIRE', KEYS[4], ttl) end
 end
-for i = 6, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[1], ARGV[i], ARGV[i + 1]) end
+for i = 7, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[1], ARGV[i], ARGV[i + 1]) end
 return 1
 """
 )

@@ -6,8 +6,8 @@ Per job, under `batch.key_prefix`:
   pool), and who is ending it (`finalizer`);
 - `items:<id>`: a stream, one entry per item in the order they run (its `custom_id`, where its line is in
   the input file, its prefix group), read by the consumer group `run`;
-- `output:<id>`, `errors:<id>`: lists, the lines written so far; `warm:<id>`: the prefix groups whose
-  first item has ended;
+- `output:<id>`, `errors:<id>`: lists, the lines written so far (`written:<id>`: their ids); `warm:<id>`:
+  the prefix groups whose first item has ended;
 - `active`, `all`, `owner:<hash>`: sorted sets of job ids: not ended (by deadline), every job, and each
   caller's (by creation).
 
@@ -79,7 +79,7 @@ class StreamLedger:
         self.config, self.store = config, files
         self.lease_s = config.lease_s
         self.consumer = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        self._redis = connect(config.redis_url, decode_responses=True)
+        self._redis = connect(config.redis_url, timeout_s=2.0, decode_responses=True)  # nothing here is a request's
         self._p = config.key_prefix
         self._scripts = {
             name: self._redis.register_script(text)
@@ -194,10 +194,13 @@ class StreamLedger:
             )
         return Job(record, job.totals, job.queued, job.running) if changed else None
 
-    async def take(self, job: Job, count: int) -> list[Claim]:
+    async def take(self, job: Job, count: int, bounded: bool = True) -> list[Claim]:
+        """`bounded`: within `batch.per_job` claims of the job across the fleet (a job's parallelism does not grow
+        with the replicas)."""
+        most = self.config.per_job if bounded else 0
         with _reached():
             entries = await self._scripts["claim"](
-                keys=[self._key("job", job.id), self._key("items", job.id)], args=[self.consumer, count]
+                keys=[self._key("job", job.id), self._key("items", job.id)], args=[self.consumer, count, most]
             )
         return await self._claims(job, [(entry_id, fields, 1) for entry_id, fields in entries or []])
 
@@ -234,8 +237,9 @@ class StreamLedger:
 
     async def commit(self, claim: Claim, kind: str, line: dict[str, Any]) -> bool:
         counters = [part for name, amount in deltas(line, kind == "errors").items() for part in (name, amount)]
-        keys = [self._key(name, claim.job) for name in ("job", "items", kind, "warm")]
-        args = [self.consumer, claim.entry, claim.token, json.dumps(line), claim.item.group if claim.item.first else ""]
+        keys = [self._key(name, claim.job) for name in ("job", "items", kind, "warm", "written")]
+        warm = claim.item.group if claim.item.first else ""
+        args = [self.consumer, claim.entry, claim.token, json.dumps(line), warm, line["id"]]
         with _reached():
             return bool(await self._scripts["commit"](keys=keys, args=[*args, *counters]))
 
@@ -275,7 +279,8 @@ class StreamLedger:
             args = ["finalizing", self.consumer, status, json.dumps(ended), job.id, 1, ""]
             if not await self._scripts["mark"](keys=keys, args=args):
                 return None
-            await self._redis.delete(*(self._key(kind, job.id) for kind in ("items", "output", "errors", "warm")))
+            ended_keys = ("items", "output", "errors", "warm", "written")
+            await self._redis.delete(*(self._key(kind, job.id) for kind in ended_keys))
             await self._redis.expire(self._key("job", job.id), max(1, int(self.config.keep_s)))
         return Job(ended, fresh.totals)
 

@@ -21,6 +21,7 @@ OVERRIDES: dict[str, tuple[str, bool, float]] = {
     "prefill_tps": ("prefill_tokens_per_s", False, 1.0),
     "tpot_ms": ("tpot_s", True, 0.001),
     "block_size": ("block_size", False, 1.0),
+    "prefill_chunk_tokens": ("prefill_chunk_tokens", True, 1.0),
 }
 
 
@@ -111,6 +112,9 @@ def add_command(sub: Any) -> None:
     tuning.add_argument("--prefill-tps", type=float, help="prefill throughput, tokens per second")
     tuning.add_argument("--tpot-ms", type=float, help="milliseconds per output token, alone")
     tuning.add_argument("--block-size", type=int, help="tokens per KV block")
+    tuning.add_argument(
+        "--prefill-chunk-tokens", type=int, help="prefill long prompts in chunks of this many tokens (0: whole)"
+    )
     sim.set_defaults(run=_run)
 
 

@@ -40,7 +40,7 @@ async def test_two_replicas_share_one_job_and_every_line_is_written_once(
     redis_server: RedisServer, aiohttp_server: Any, proxy: ProxyFactory, tmp_path: Path
 ) -> None:
     sim = await engine(aiohttp_server, time_scale=1.0, tpot_s=0.05, default_max_tokens=4)  # 0.2 s an item
-    config = shared_config(sim.url, tmp_path / "shared", redis_server.url, concurrency=2, per_job=2)
+    config = shared_config(sim.url, tmp_path / "shared", redis_server.url, concurrency=2, per_job=4)
     first, second = await proxy(config), await proxy(config)
     items = 24
     async with sdk(first) as made_here, sdk(second) as seen_there:
@@ -117,7 +117,8 @@ async def test_a_claim_whose_lease_lapsed_cannot_write_its_line(tmp_path: Path, 
         assert not await paused.commit(claim, kind, first_line)  # the paused replica writes nothing
         kind, second_line = result_line(taken.item, answer)
         assert await other.commit(taken, kind, second_line)
-        assert not await other.commit(taken, kind, second_line)  # and never twice
+        assert await other.commit(taken, kind, second_line)  # asked again (its answer lost): written already, once
+        assert not await other.commit(taken, *result_line(taken.item, answer))  # another line for it: refused
         fresh = await other.get(job.id)
         assert fresh is not None
         assert (fresh.totals.completed, fresh.queued, fresh.running) == (1, 0, 0)
