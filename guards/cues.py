@@ -46,11 +46,11 @@ _SOCIAL = _set(
     "dad son daughter wife husband partner friend colleague coworker neighbour neighbor boss manager teammate "
     "intern customer client twin cousin nephew niece fiance fiancee boyfriend girlfriend grandmother grandfather"
 )
-_GREETING = _SOCIAL | _set(
-    "thanks thank thx ty cc cheers sorry assignee reporter reviewer author owner maintainer approver "
-    "signed-off-by co-authored-by name first_name last_name full_name user_name display_name contact "
-    "requester requested"
+_FIELDS = _set(
+    "assignee reporter reviewer author owner maintainer approver signed-off-by co-authored-by name first_name "
+    "last_name full_name user_name display_name contact requester requested"
 )
+_GREETING = _SOCIAL | _FIELDS | _set("thanks thank thx ty cc cheers sorry")
 _IMPERATIVE = _set(
     "ask tell ping page call text email message dm remind invite introduce meet pay refund thank loop sync "
     "check talk reach escalate assign hand pairing can could would should did does"
@@ -94,11 +94,15 @@ _TECH_AFTER = _set(
     "modules dependency extension extensions theme themes font fonts integration integrations policies policy "
     "logs metrics traces exporter scraper rollout ingestion retention responses response output outputs "
     "tokens token fine-tune fine-tuning run runs cpu cpus gpu gpus chip chips processor processors family ami "
-    "scheduler cloud clouds"
+    "scheduler cloud clouds card cards fleet boxes"
 )
 _STATE_AFTER = re.compile(
-    r"\s+(?:is|was|keeps|kept)\s+(?:still\s+|now\s+)?(?:running|down|up|failing|broken|deployed|rebalancing|"
-    r"crashing|restarting|queueing|timing\s+out|green|red|healthy|unhealthy|degraded)\b"
+    r"\s+(?:(?:is|was|keeps|kept|stopped)\s+(?:still\s+|now\s+)?(?:running|down|up|failing|broken|deployed|"
+    r"rebalancing|crashing|restarting|queueing|timing\s+out|green|red|healthy|unhealthy|degraded|responding|"
+    r"hallucinating|leaking|ooming|hanging|erroring|retrying|flapping|indexing|scraping)"
+    r"|crashed|crashes|segfaulted|segfaults|panicked|panics|hallucinated|hallucinates|deadlocked|timed\s+out|"
+    r"times\s+out|errored|oomed|oom-killed|rebalanced|evicted|compacted|reconciled|reconciles"
+    r"|(?:threw|throws|raised|raises|returned|returns)\s+(?:an?\s+|the\s+)?\w*(?:exception|error|errors|null|nil))\b"
 )
 _TECH_BEFORE = _set(
     "bump bumped upgrade upgraded upgrading install installed installing deploy deployed deploying run "
@@ -163,6 +167,11 @@ def _glued(text: str, a: int, b: int) -> bool:
     if before in _GLUE_BEFORE or before.isdigit() or after in _GLUE_AFTER or after.isdigit():
         return True
     return after in ".:" and not (following.isspace() or following in "\"')]},;")
+
+
+def greeting(key: str) -> bool:
+    """`hi`, `hey`, `thanks`, `dear`, `tell`, `ask`: said before a name, never part of it."""
+    return (key in _GREETING and key not in _FIELDS) or key in _IMPERATIVE
 
 
 def word_before(text: str, a: int) -> str:
@@ -238,7 +247,8 @@ def product_next(text: str, a: int, b: int, products: Collection[str]) -> bool:
     """A capitalised product word right before text[a:] or after text[:b]: `EPYC Milan`, `Phoenix LiveView`."""
     before = re.search(r"(\S+)\s+\Z", text[max(0, a - 40) : a])
     after = re.match(r"\s+(\S+)", text[b : b + 40])
-    return any(m is not None and fold(m.group(1)) in products and not m.group(1).islower() for m in (before, after))
+    words = [fold(m.group(1)) for m in (before, after) if m is not None and not m.group(1).islower()]
+    return any(w in products and not greeting(w) for w in words)
 
 
 # cloud regions: a place beside one is where a system is deployed, not where a person is
@@ -251,9 +261,10 @@ _REGION_ID = re.compile(
 )
 _REGION_WORDS = _set("region regions zone zones az azs datacenter datacentre dc dcs pop pops aws_region location")
 _DEPLOY_BEFORE = re.compile(
-    r"\b(?:deploy\w*|fail(?:ing|ed|s)?[\s\-]?over|replicat\w+|provision\w*|hosted|host|served|serve|launch\w*|"
-    r"rolled\s+out|roll\s+out|promot\w+|pinned|pin|shard\w*)\s+(?:\S+\s+){0,3}?(?:to|in|into|from)\s+"
-    r"(?:the\s+)?\Z",
+    r"\b(?:(?:deploy\w*|fail(?:ing|ed|s)?[\s\-]?over|replicat\w+|provision\w*|hosted|host|served|serve|launch\w*|"
+    r"rolled\s+out|roll\s+out|promot\w+|pinned|pin|shard\w*|upgrad\w*)\b\s*|(?:move|moved|moving|migrat\w*)\s+(?:the|"
+    r"our|a|an|this|that|all)\s+)(?:\S+\s+){0,3}?(?:to|in|into|from|out\s+of)\s+"
+    r"(?:the\s+)?(?-i:[A-Z][^\s,]*(?:\s+[A-Z][^\s,]*)*(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+))*\Z",
     re.IGNORECASE,
 )
 _LINE = re.compile(r"[^\n]*")

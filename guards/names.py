@@ -184,7 +184,7 @@ class Names:
         lex = self.lex
         head = piece[0]
         key = token.key
-        if head.key in cues.TITLES or not self.given(head.key) or head.key in cues.CALENDAR:
+        if head.key in cues.TITLES or not self.given(head.key) or head.key in cues.CALENDAR or cues.greeting(head.key):
             return False
         surname = key in lex.surnames and key not in lex.products and lex.wordiness(key) < 1
         if len(piece) == 1 and (self.wordy(head) or head.key in lex.products) and not surname:
