@@ -1,4 +1,4 @@
-"""The word lists guards/names.py decides with: given names, surnames, places, product names, English words.
+"""The word lists guards/names.py decides with: given names, surnames, places, products, codenames, English words.
 
 Built from pinned packages by guards/data/lexicon/build.py (sources and licences
 in its README.md) and shipped as package data: nothing is fetched, and loading
@@ -8,6 +8,7 @@ them is a read of about 3 MB of sorted text, once per process, when the first
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import unicodedata
 from collections.abc import Iterator
@@ -41,6 +42,7 @@ class Lexicons:
     products: frozenset[str]  # every word of a product, service or language name
     words: dict[str, int]  # English word -> frequency in running text
     place_words: int  # the most words a place name has
+    codenames: dict[str, str] = dataclasses.field(default_factory=dict)  # release codename -> its family
 
     def wordiness(self, key: str) -> float:
         """How much more often `key` is an ordinary word than a given name: its frequency as a word against a
@@ -69,6 +71,7 @@ def lexicons() -> Lexicons:
         products=products,
         words={row[0]: int(row[1]) for row in _rows("words")},
         place_words=max(len(p.split()) for p in places),
+        codenames={row[0]: row[1] for row in _rows("codenames")},
     )
 
 

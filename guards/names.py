@@ -44,10 +44,13 @@ class Names:
         """The names in `text`; `ner` is asked about the runs the lexicons and cues cannot decide."""
         out: list[Span] = []
         unsure: list[list[Token]] = []
-        pieces = [piece for run in cues.runs(text) for piece in self._pieces(run)]
+        named = cues.families(text)
+        runs = [part for run in cues.runs(text) for part in self._unnamed(run, named)]
+        pieces = [piece for run in runs for piece in self._pieces(run)]
         # one sense per text: a word named as a system anywhere in it ("Alma 9") is not a person elsewhere
         systems = {p[0].key for p in pieces if len(p) == 1 and cues.tech_after(text, p[0].end)}
-        for piece in pieces:
+        kept = self._systems_listed(text, pieces, systems)
+        for piece in kept:
             if len(piece) == 1 and piece[0].key in systems:
                 continue
             decided = self._decide(text, piece)
@@ -62,6 +65,75 @@ class Names:
                 label = next((lab for s, e, lab in labels if s < b and a < e), None)
                 out.extend(self._by_ner(text, piece, label))
         return sorted(out, key=lambda s: s[1])
+
+    def _unnamed(self, run: list[Token], named: frozenset[str]) -> list[list[Token]]:
+        """The run's parts around what names a product: a release codename of a family the text names (`macOS
+        Big Sur`, `Ubuntu Jammy`), words that joined make a product's name (`Victoria Metrics`), and a word
+        right after a product's that is no one's name (`Grafana Mimir`, `Apache Hudson`; not `Claude Monet`)."""
+        lex = self.lex
+        parts: list[list[Token]] = [[]]
+        i = 0
+        while i < len(run):
+            skip = 0
+            for size in range(min(3, len(run) - i), 0, -1):
+                keys = [t.key for t in run[i : i + size]]
+                if lex.codenames.get(" ".join(keys)) in named or (size > 1 and "".join(keys) in lex.products):
+                    skip = size
+                    break
+            if not skip and i > 0 and self._maker(run[i - 1].key):
+                skip = 1
+            if skip:
+                parts.append([])
+                i += skip
+            else:
+                parts[-1].append(run[i])
+                i += 1
+        return [p for p in parts if p]
+
+    def _maker(self, key: str) -> bool:
+        """A product's name that is no one's name nor a common word, so the word after it is its product's."""
+        return self.product(key) and not self.given(key) and self.lex.words.get(key, 0) < INITIAL_WORD
+
+    def _systems_listed(self, text: str, pieces: list[list[Token]], systems: set[str]) -> list[list[Token]]:
+        """The pieces less those listed with a system and no person's cue of their own: `Jenkins, Hudson, Travis,
+        Drone`, `Grafana and Loki`, `Victoria, Wallaby and Xena clouds`, `from Luigi to Airflow`."""
+        groups: list[list[list[Token]]] = []
+        for piece in pieces:
+            last = groups[-1][-1] if groups else None
+            joined = last is not None and (
+                cues.listed(text, last[-1].end, piece[0].start)
+                or cues.moved(text, last[0].start, last[-1].end, piece[0].start)
+            )
+            if joined:
+                groups[-1].append(piece)
+            else:
+                groups.append([piece])
+        out: list[list[Token]] = []
+        for group in groups:
+            # a system's noun after the last one is every one's (`Victoria, Wallaby and Xena clouds`)
+            shared = len(group) > 1 and len(group[-1]) == 1 and cues.tech_after(text, group[-1][-1].end)
+            system = len(group) > 1 and any(self._system(text, p, systems) for p in group)
+            for piece in group:
+                a, b = piece[0].start, piece[-1].end
+                listed = shared or (system and not self._system(text, piece, systems) and not self._placed(piece))
+                if not listed or cues.person(text, a, b, strict=True):
+                    out.append(piece)
+        return out
+
+    def _system(self, text: str, piece: list[Token], systems: set[str]) -> bool:
+        """A product that is not also a common name (`Grafana`, `Drone`), or a word named as a system here."""
+        if len(piece) != 1:
+            return False
+        key = piece[0].key
+        if self._placed(piece):  # `Madrid`, `Canada`: a place first, whatever brand carries the name
+            return False
+        return key in systems or (self.product(key) and self.given(key) < 2) or cues.tech_after(text, piece[0].end)
+
+    def _placed(self, piece: list[Token]) -> bool:
+        return self.big_place(" ".join(t.key for t in piece))
+
+    def product(self, key: str) -> bool:
+        return key in self.lex.products or (key in self.lex.codenames and self.given(key) < 2)
 
     # what a word is
     def given(self, key: str) -> int:
@@ -112,7 +184,7 @@ class Names:
         lex = self.lex
         head = piece[0]
         key = token.key
-        if head.key in cues.TITLES or not self.given(head.key) or head.key in cues.CALENDAR:
+        if head.key in cues.TITLES or not self.given(head.key) or head.key in cues.CALENDAR or cues.greeting(head.key):
             return False
         surname = key in lex.surnames and key not in lex.products and lex.wordiness(key) < 1
         if len(piece) == 1 and (self.wordy(head) or head.key in lex.products) and not surname:
@@ -131,6 +203,8 @@ class Names:
         if piece[0].key in cues.TITLES:  # "Dr. Okafor": the title is the cue, and not part of the name
             return [("PERSON", piece[1].start, b)] if len(piece) > 1 else []
         key = " ".join(t.key for t in piece)
+        if key in cues.WEEKDAYS:
+            return []
         if key in lex.places:
             return self._place(text, piece, key, a, b)
         tech = cues.tech_after(text, b) or cues.tech_before(text, a)
@@ -138,10 +212,15 @@ class Names:
             return [] if tech and not cues.person(text, a, b) else [("PERSON", a, b)]
         token = piece[0]
         given = self.given(key)
-        if key in cues.CALENDAR or key in lex.products or self.wordy(token):  # "June", "Cassandra", "Chase"
-            product = key in lex.products
-            cue = cues.person(text, a, b, strict=True, imperative=not product) or self._pair(text, token)
+        if key in cues.CALENDAR or self.product(key) or self.wordy(token):  # "June", "Cassandra", "Chase"
+            product = self.product(key)
+            # a product's name is a person's only by what is said of people alone: a `she` counts, `wrote` not
+            pronoun = product and given == 2 and not self.wordy(token)
+            cue = cues.person(text, a, b, strict=True, imperative=not product, pronoun=pronoun, social=product)
+            cue = cue or self._pair(text, token)
             return [("PERSON", a, b)] if given and cue and not tech else []
+        if cues.inside(text, a):
+            return None  # "a small town in Brittany": no one is in a person; the NER model says if it is a place
         if given == 2:
             return [] if tech and not cues.person(text, a, b, strict=True) else [("PERSON", a, b)]
         if cues.title_before(text, a) and key not in lex.words:
@@ -156,6 +235,8 @@ class Names:
         lex = self.lex
         if key in cues.CALENDAR or cues.tech_after(text, b) or cues.product_next(text, a, b, lex.products):
             return []  # "in March", "the Frankfurt region", "EPYC Milan"
+        if cues.deployment(text, a):
+            return []  # "us-east-2 (Ohio)", "fail over to Ohio"
         person = self.given(key) and cues.person(text, a, b, strict=True, imperative=False)
         if self.big_place(key):
             return [("PERSON" if person else "LOCATION", a, b)]
@@ -172,7 +253,7 @@ class Names:
         if label is None or cues.tech_after(text, b) or cues.tech_before(text, a):
             return []
         place = label in ("GPE", "LOC", "FAC") or (label == "PERSON" and not self.given(piece[0].key))
-        if place and cues.place_before(text, a):
+        if place and cues.place_before(text, a) and not cues.deployment(text, a):
             return [("LOCATION", a, b)]
         if label in ("PERSON", "ORG", "GPE") and cues.person(text, a, b, strict=True, pronoun=True):
             return [("PERSON", a, b)]

