@@ -41,6 +41,7 @@ from taskgate.plugins import (
 )
 
 from .authorizer import Authorizer, authorizer, profile_scopes, tool_scopes
+from .binding import Binder, Binding, Recognised, answer_message, judge_others
 from .grant import PROFILE_JOIN, Decision, Grant, GrantSpec, ToolVerdict
 from .identity import IDENTITY, Identity
 from .labels import Seen
@@ -52,6 +53,8 @@ log = structlog.get_logger("taskgate.authz")
 MAX_DECISIONS_KEPT = 100
 _HOST = re.compile(r"[A-Za-z0-9.\-]{1,253}(?::\d{1,5})?")  # a Host header fit for an approval link
 MCP = "mcp"
+REMOVED_HEADER = "x-taskgate-tools-removed"  # the request's tools the model was not offered, named
+MAX_REMOVED_HEADER = 2048
 INTENT = "intent"  # the classifier's key; read by name, its value duck-typed (`.profile`)
 
 
@@ -62,6 +65,9 @@ class AuthorizeParams(Params):
     # refuses an MCP call and the rule accepts a label their results carry: the user's contacts, payees
     references: list[str] = Field(default_factory=list, max_length=32)
     reference_timeout_s: float = Field(default=5.0, gt=0, le=60)
+    # when the chat guard blocks every tool call of a whole answer, the model is given the refusals as the calls'
+    # results and asked again, at most this many times, so the client gets its next step; 0: the note, as before
+    ask_again: int = Field(default=2, ge=0, le=8)
 
     @field_validator("references")
     @classmethod
@@ -97,6 +103,11 @@ class TaskGrant:
     body: Any = None  # a chat request's body: its user turns and tool results are seen too
     references: list[dict[str, str]] = field(default_factory=list)  # reference sources read for this request
     _seen: Seen | None = None
+    # binding.py: how a request without a task token was recognised, and what its answer binds to the task
+    recognised: Recognised | None = None
+    binder: Binder | None = None
+    ask_again: int = 0
+    _guard: ToolCallGuard | None = None
 
     def allows(self, name: str, kind: str = "tool") -> bool:
         """Whether the tool `name` (or the `resource` or `prompt`) is in the task's grant at all (a tool's
@@ -145,8 +156,10 @@ class TaskGrant:
         record = result_record(tool, call, result, arguments)
         if record is None:
             return
+        also = self.recognised.also if self.recognised is not None else []  # other tasks that emitted the call
         try:
-            await self.authorizer.observe(self.spec, [record])
+            for spec in (self.spec, *(task.spec for task in also)):
+                await self.authorizer.observe(spec, [record])
         except TaskTokenError as exc:
             log.warning("task_result_not_kept", task=self.spec.task, tool=tool, reason=exc.message)
 
@@ -194,11 +207,30 @@ class TaskGrant:
         return True
 
     def response_filter(self, surface: str) -> ResponseFilter | None:
-        return ToolCallGuard(self.decide) if surface == "chat" else None
+        if surface != "chat":
+            return None
+        self._guard = ToolCallGuard(self.decide, recording=self.binder is not None)
+        return self._guard
+
+    async def settle(self, answer: bytes | None) -> None:
+        """The client's answer is complete (`answer`: a whole one, as it got it; None: a stream the guard saw):
+        bind it to the task, so the runtime's next calls are recognised (binding.py)."""
+        if self.binder is not None:
+            guard = self._guard
+            await self.binder.settle(answer_message(answer) if answer else guard.answered() if guard else None)
+
+    def refusals(self, turn: int) -> list[dict[str, Any]] | None:
+        """A whole answer whose every tool call the guard blocked: the messages to ask the model again with (for the
+        `turn`th time, within `ask_again`)."""
+        blocked = self._guard.blocked if self._guard is not None and turn <= self.ask_again else None
+        return blocked.messages() if blocked is not None else None
 
     def response_headers(self) -> Mapping[str, str]:
         tasks = self.authorizer.tasks
-        return {tasks.header: self.spec.task, tasks.token_header: self.token}
+        headers = {tasks.header: self.spec.task, tasks.token_header: self.token}
+        if self.removed_tools:  # never silently: the client learns which of its tools the model was not offered
+            headers[REMOVED_HEADER] = ", ".join(dict.fromkeys(self.removed_tools))[:MAX_REMOVED_HEADER]
+        return headers
 
     def response_meta(self) -> Mapping[str, str]:
         """An MCP result's `_meta`: the task and its token, so a client that opened it there carries it on."""
@@ -225,6 +257,8 @@ class TaskGrant:
             out["decisions"] = [d.evidence() for d in self.decisions]
         if self.references:
             out["references"] = self.references
+        if self.recognised is not None:
+            out["binding"] = self.recognised.evidence()
         return out
 
 
@@ -239,6 +273,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
         super().__init__(*args, **kwargs)
         self.authorizer = authorizer(self.services)
         tasks = self.authorizer.tasks
+        self.binding = Binding(self.authorizer, tasks.conversations)
         self.services.shared(TASK_HEADERS, lambda: (tasks.header.lower(), tasks.token_header.lower()))
 
     async def run(self, inputs: Inputs) -> TaskGrant:
@@ -247,16 +282,22 @@ class AuthorizeStep(Step[AuthorizeParams]):
         tasks = self.authorizer.tasks
         narrowing = self._narrowing(context.headers.get(tasks.narrow_header))
         presented = context.headers.get(tasks.token_header) or context.meta(META_TASK_TOKEN)
+        binds = not presented and self.binding.wanted(context)  # the cheap check: a runtime's task, recognised?
         try:
             data: tuple[str, ...] = ()
             uncertain = False
+            recognised = await self.binding.recognise(context, identity) if binds else None
             if presented:
                 task = await self.authorizer.task_for_token(presented, identity)
                 spec, expires, purpose, data = task.spec, task.expires, task.info.purpose, task.data
                 asked = context.headers.get(tasks.header) or context.meta(META_TASK)
                 if asked and asked != spec.task:
                     raise TaskTokenError(403, "task_token_mismatch", "the task token belongs to another task")
-                token, new_task = presented, False
+                token, new_task, epoch = presented, False, task.epoch
+            elif recognised is not None:
+                found = recognised.task
+                spec, expires, purpose, data = found.spec, found.expires, found.info.purpose, found.data
+                token, new_task, epoch = recognised.token, False, found.epoch
             else:
                 spec, purpose, source = self._new_spec(context, identity, inputs.get(INTENT))
                 uncertain = bool(getattr(inputs.get(INTENT), "uncertain", False)) and source == "classifier"
@@ -271,16 +312,33 @@ class AuthorizeStep(Step[AuthorizeParams]):
             spec = spec.narrowed(narrowing)
         grant = self.authorizer.grant(spec)
         value = TaskGrant(grant, spec, token, expires, purpose, new_task, context.surface, self.authorizer)
-        value.profile_source = None if presented else source
-        value.profile_uncertain = not presented and uncertain
+        value.profile_source = source if new_task else None
+        value.profile_uncertain = new_task and uncertain
         value.identity, value.data = identity, data
         value.body = context.json() if context.surface == "chat" else None
+        value.ask_again = self.params.ask_again if context.surface == "chat" else 0
+        if binds:
+            await self._bind(context, value, recognised, epoch)
         self._check_model(context, value)
         self._narrow_tools(context, value)
         if context.surface == MCP:
             await self._user_turn(context, value, presented)
             await self._decide_mcp_call(context, value)
         return value
+
+    async def _bind(self, context: RequestContext, value: TaskGrant, recognised: Recognised | None, epoch: str) -> None:
+        """binding.py: how the task was recognised, a continued conversation's new instructions kept with it, a
+        stated purpose bound to a new task, and what a chat answer will bind."""
+        value.recognised = recognised
+        try:
+            if recognised is not None and recognised.turns:
+                value.data = (*value.data, *await self.binding.new_turns(recognised))
+            elif recognised is None and context.surface == MCP:
+                await self.binding.bind_purpose(context, value.spec, epoch)
+        except TaskTokenError as exc:
+            raise exc.reject() from None
+        if context.surface == "chat":
+            value.binder = self.binding.binder(context, value.spec, epoch)
 
     async def _user_turn(self, context: RequestContext, value: TaskGrant, presented: str | None) -> None:
         """A later MCP call's stated purpose is a new user turn of the task: kept, and trusted as instruction."""
@@ -342,6 +400,8 @@ class AuthorizeStep(Step[AuthorizeParams]):
         decision = value.decide(name, arguments)
         if not decision.allowed and await self._consult(context, value, decision):
             decision = value.decide(name, arguments)
+        if decision.allowed and value.recognised is not None and value.recognised.also:  # emitted by several tasks
+            decision = judge_others(value, name, arguments, decision)
         if decision.allowed:
             context.vouched.update(value.admitted_values())  # trusted and admitted: the pii step keeps them
             return

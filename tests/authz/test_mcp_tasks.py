@@ -21,7 +21,7 @@ from taskgate.plugins import META_PURPOSE, META_TASK, META_TASK_TOKEN
 
 from .conftest import Keys
 from .mcp_servers import files_server, mail_server, serving
-from .policy import authz_config
+from .policy import AS_ERRORS, authz_config
 from .test_mcp import connect
 from .test_tasks import bearer
 
@@ -34,7 +34,7 @@ async def gateway(proxy: Any, keys: Keys, tmp_path: Path) -> AsyncIterator[tuple
     async with serving(mail_server()) as mail, serving(files_server()) as files:
         config = authz_config(keys, tmp_path, "http://127.0.0.1:9")
         config["routing"] = {"pools": []}
-        config["mcp"] = {"servers": [{"name": "mail", "url": mail}, {"name": "files", "url": files}]}
+        config["mcp"] = {"servers": [{"name": "mail", "url": mail}, {"name": "files", "url": files}], **AS_ERRORS}
         config["steps"].append({"name": "pii", "type": "guards.pii", "params": {"backend": "patterns"}})
         config["pipelines"] = {"mcp": ["authn", "classify", "authorize", "pii"]}
         client = await proxy(config)
@@ -144,13 +144,13 @@ async def test_a_profile_pinned_by_the_callers_token_beats_the_classifier(gatewa
     client, keys = gateway
     pinned = {"Authorization": f"Bearer {keys.token(roles=[], scope='profile:summarise')}"}
     async with connect(client, pinned) as mcp:
+        read = await mcp.call_tool("mail__read", {"folder": "inbox"}, meta=meta(META_PURPOSE, "clean up my inbox"))
         with pytest.raises(MCPError) as caught:  # "clean up" would pick mail_cleanup; the token says summarise
             await mcp.call_tool(
                 "mail__delete",
                 {"message_id": "42", "older_than_days": 90},
                 meta=meta(META_PURPOSE, "clean up my inbox"),
             )
-        read = await mcp.call_tool("mail__read", {"folder": "inbox"}, meta=meta(META_PURPOSE, "clean up my inbox"))
     assert caught.value.error.code == -32003
     assert "intent profile 'summarise' does not need it" in caught.value.error.message
     assert not read.is_error
