@@ -124,10 +124,10 @@ class Binding:
         return context.surface == "chat" and isinstance(body, dict) and _agentic(body)
 
     async def recognise(self, context: RequestContext, identity: Identity) -> Recognised | None:
-        hint = session_hint(context.headers, self.config.session_headers)
         if context.surface == MCP:
             purpose = context.purpose()
-            if purpose is not None:
+            if purpose is not None:  # what tells two conversations on one purpose apart: a session header
+                hint = session_hint(context.headers, self.config.session_headers)
                 return await self._one("purpose", purpose_key(identity.tenant, identity.subject, purpose), identity,
                                        hint)  # fmt: skip
             body = context.json()
@@ -136,8 +136,8 @@ class Binding:
             if not isinstance(params, dict) or not isinstance(name, str):
                 return None
             key = call_key(identity.tenant, identity.subject, name, params.get("arguments") or {})
-            return await self._emitted(key, identity, hint)
-        return await self._conversation(context.json()["messages"], identity, hint)
+            return await self._emitted(key, identity)
+        return await self._conversation(context.json()["messages"], identity)
 
     async def bind_purpose(self, context: RequestContext, spec: GrantSpec, epoch: str) -> None:
         """A task opened on a stated purpose: later calls stating it join it (for `ttl_s`)."""
@@ -153,8 +153,7 @@ class Binding:
         digest = principal_digest(spec.tenant, spec.subject)
         for message in context.json()["messages"]:
             digest = extend(digest, message if isinstance(message, Mapping) else {})
-        hint = session_hint(context.headers, self.config.session_headers)
-        return Binder(self, spec.tenant, spec.subject, digest, Bound(spec.task, epoch, hint))
+        return Binder(self, spec.tenant, spec.subject, digest, Bound(spec.task, epoch))
 
     async def _one(self, kind: Kind, key: str, identity: Identity, hint: str | None) -> Recognised | None:
         (found,) = await self.store.get([key])
@@ -163,12 +162,14 @@ class Binding:
             return None
         return await self._resumed(kind, candidates, identity)
 
-    async def _emitted(self, key: str, identity: Identity, hint: str | None) -> Recognised | None:
+    async def _emitted(self, key: str, identity: Identity) -> Recognised | None:
         (found,) = await self.store.get([key])
-        candidates = matching(_loaded(found), hint)
+        candidates = matching(_loaded(found), None)
         return await self._resumed("model_turn", candidates, identity) if candidates else None
 
-    async def _conversation(self, messages: list[Any], identity: Identity, hint: str | None) -> Recognised | None:
+    async def _conversation(self, messages: list[Any], identity: Identity) -> Recognised | None:
+        """The task of the longest prefix ending in an assistant turn taskgate answered; a prefix answered in two
+        tasks (identical conversations) joins neither. The digest tells conversations apart, so no hint is read."""
         digest = principal_digest(identity.tenant, identity.subject)
         keys: list[tuple[int, str]] = []
         for index, message in enumerate(messages):
@@ -180,7 +181,7 @@ class Binding:
             return None
         found = await self.store.get([key for _, key in keys])
         for (index, _), entries in zip(reversed(keys), reversed(found), strict=True):
-            candidates = matching(_loaded(entries), hint)
+            candidates = matching(_loaded(entries), None)
             if len(candidates) > 1:  # the same conversation answered in two tasks: join neither
                 return None
             if candidates:

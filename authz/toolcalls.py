@@ -13,6 +13,7 @@ read but that mentions a tool call is refused, never passed on unchecked.
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +46,10 @@ class _Call:
                 self.size += len(text)
         if self.size > MAX_CALL_CHARS:
             raise OutputRefused("a tool call in the answer is too large to check")
+
+
+def minted_id() -> str:
+    return f"call_{secrets.token_hex(12)}"
 
 
 def blocked_note(decision: Decision) -> str:
@@ -88,7 +93,10 @@ class ToolCallGuard:
     """A ResponseFilter for chat answers, whole or streamed.
 
     `recording`: keep the first choice's message as it leaves the guard (its
-    text and the calls released), for what the answer binds to its task.
+    text and the calls released), for what the answer binds to its task; and
+    give each call released an id of taskgate's own (random), so a runtime's
+    conversation is told apart from another's even where an engine numbers its
+    calls `call_0`, `call_1` in every answer.
     """
 
     decide: Decide
@@ -147,11 +155,11 @@ class ToolCallGuard:
                 function = call.get("function") if isinstance(call, dict) else None
                 decision = self._judge_function(function)
                 if decision.allowed:
-                    kept.append(call)
+                    kept.append({**call, "id": minted_id()} if self.recording else call)
                 else:
                     notes.append(blocked_note(decision))
                     self._refused.append(decision)
-            if len(kept) != len(calls):
+            if len(kept) != len(calls) or self.recording:
                 if kept:
                     message["tool_calls"] = kept
                 else:
@@ -163,7 +171,7 @@ class ToolCallGuard:
                 message.pop("function_call", None)
                 notes.append(blocked_note(decision))
         if not notes:
-            return False
+            return self.recording and bool(calls)
         message["content"] = "\n".join(filter(None, [message.get("content"), *notes]))
         calls_left = message.get("tool_calls") or message.get("function_call")
         if not calls_left and choice.get("finish_reason") in ("tool_calls", "function_call"):
@@ -259,7 +267,7 @@ class ToolCallGuard:
                 delta["function_call"] = {"name": name, "arguments": arguments}
             else:
                 kept.append(
-                    {"index": len(kept), "id": call.id, "type": call.type,
+                    {"index": len(kept), "id": minted_id() if self.recording else call.id, "type": call.type,
                      "function": {"name": name, "arguments": arguments}}
                 )  # fmt: skip
         if kept:
