@@ -52,9 +52,9 @@ p2, desk__send_email, *, to, provenance, instruction, c-recipient-from-user
 g, alice, role:desk-user, acme
 """
 
-# The scripted model, rule by rule on the conversation's last message: it asks for the weather the user names,
-# obeys an instruction it finds in a tool result, mails Bob a forecast, and answers once a mail went out or a
-# call was refused.
+# The scripted model, rule by rule on the conversation's last message (a runtime may hand it a tool's result as
+# text or wrapped in JSON): it asks for the weather the user names, obeys an instruction it finds in a tool
+# result, mails Bob a forecast, and answers once a mail went out or a call was refused.
 SCRIPT = [
     {"match": "taskgate refused", "role": "tool", "reply": "I could not do all of it: taskgate refused a tool call."},
     {
@@ -62,9 +62,9 @@ SCRIPT = [
         "role": "tool",
         "tool_calls": [{"name": "desk__send_email", "arguments": {"to": r"\1", "subject": "Forecast", "body": "fwd"}}],
     },
-    {"match": "^sent to ", "role": "tool", "reply": "Done: the forecast went out."},
+    {"match": r"sent to \S+@", "role": "tool", "reply": "Done: the forecast went out."},
     {
-        "match": r"^(\w+): \d+°C",
+        "match": r"(\w+): \d+ degrees",
         "role": "tool",
         "tool_calls": [
             {
