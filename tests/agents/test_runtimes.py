@@ -39,6 +39,7 @@ CITIES = {
     "langgraph": ("Lille", "Narvik", "Brest", "Hamar", "Amiens", "Genoa"),
 }
 DONE = "Done: the forecast went out."
+pytestmark = pytest.mark.timeout(240)  # a runtime's import alone takes seconds; two runs and the stack's start more
 REFUSED = "taskgate refused"
 
 
@@ -61,7 +62,7 @@ def task_of(stack: Stack, city: str) -> str:
     """The task the desk's weather call for `city` ran in (its per-task assertion names it)."""
     found = {c["task"] for c in stack.calls() if c["tool"] == "get_weather" and c["arguments"]["city"] == city}
     assert len(found) == 1, f"weather calls for {city}: {found}"
-    return found.pop()
+    return str(found.pop())
 
 
 def of_task(stack: Stack, task: str, want: int) -> list[dict[str, Any]]:
