@@ -400,7 +400,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
         decision = value.decide(name, arguments)
         if not decision.allowed and await self._consult(context, value, decision):
             decision = value.decide(name, arguments)
-        if decision.allowed and value.recognised is not None and value.recognised.also:  # emitted by several tasks
+        if value.recognised is not None and value.recognised.also:  # several tasks emitted it: all must allow it
             decision = judge_others(value, name, arguments, decision)
         if decision.allowed:
             context.vouched.update(value.admitted_values())  # trusted and admitted: the pii step keeps them

@@ -228,27 +228,32 @@ class Binding:
 
 
 def judge_others(value: TaskGrant, tool: str, arguments: Any, decision: Decision) -> Decision:
-    """A call several tasks' model turns emitted runs only if every one of their grants allows it (with what each
-    task has seen); otherwise the first refusal stands, a hold included, and both decisions are in the evidence."""
+    """A call several tasks' model turns emitted runs only if every one of their grants allows it (each with what
+    its task has seen): the first refusal, a hold included, refuses it, naming how many tasks emitted it and
+    whose grant refused; the evidence keeps each decision."""
     recognised, authorizer = value.recognised, value.authorizer
-    if recognised is None:
+    if recognised is None or not recognised.also:
         return decision
     policy = authorizer.policy.current
     claims = value.identity.claims if value.identity is not None else ()
-    for other in recognised.also:
+    refused = None if decision.allowed else (value.spec.task, decision)
+    for other in recognised.also if refused is None else ():
         grant = authorizer.grant(other.spec)
         needs = any(rule.needs_data() for rule in grant.tool(tool).constraints)
         seen = gather(policy.trust, other.info.purpose, other.data, claims, None, other.spec.labels) if needs else None
         theirs = authorizer.decide(grant, tool, arguments, seen, value.surface)
         if not theirs.allowed:
-            reason = (
-                f"{1 + len(recognised.also)} tasks emitted this call, and task {other.spec.task}'s grant does not "
-                f"allow it: {theirs.reason}"
-            )
-            refused = dataclasses.replace(theirs, reason=reason, held=False)
-            value.decisions.append(refused)
-            return refused
-    return decision
+            refused = (other.spec.task, theirs)
+            break
+    if refused is None:
+        return decision
+    task, why = refused
+    reason = (
+        f"{1 + len(recognised.also)} tasks emitted this call, and task {task}'s grant does not allow it: {why.reason}"
+    )
+    out = dataclasses.replace(why, reason=reason, held=False)
+    value.decisions.append(out)
+    return out
 
 
 def tool_calls(message: Mapping[str, Any]) -> list[tuple[str, Any]]:
