@@ -46,6 +46,7 @@ from .grant import PROFILE_JOIN, Decision, Grant, GrantSpec, ToolVerdict
 from .identity import IDENTITY, Identity
 from .labels import Seen
 from .provenance import REFERENCE_CALL, consulted, gather, message_text, result_record, turn_record
+from .removed import why_removed
 from .tasks import TaskTokenError, new_task_id
 from .toolcalls import ToolCallGuard
 
@@ -251,6 +252,7 @@ class TaskGrant:
             out["profile_uncertain"] = True
         if self.removed_tools:
             out["tools_removed"] = self.removed_tools
+            out["tools_removed_why"] = {n: why_removed(self.grant, n) for n in dict.fromkeys(self.removed_tools)}
         if self.model_verdict is not None and self.model_verdict.sources:
             out["model"] = {"name": self.model_verdict.tool, **self.model_verdict.sources}
         if self.decisions:
