@@ -155,3 +155,17 @@ def test_two_conversations_at_once_on_one_key_stay_two_tasks_that_do_not_see_eac
     sent = {m["arguments"]["subject"]: m["task"] for m in mails(stack)}
     assert sent[f"Weather in {mine}"] == task_of(stack, mine)
     assert f"Weather in {theirs}" not in sent
+
+
+def test_google_adk_behind_taskgate_runs_one_task_and_its_injected_mail_is_refused(stack: Stack) -> None:
+    """ADK's snippet, in its own virtualenv (LiteLLM, which it reaches OpenAI-compatible models through)."""
+    local = {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # no internet: LiteLLM's price list from the package
+    city, injected = "Avignon", "Lillehammer"
+    assert finish(stack.run(SNIPPETS["google-adk"], to_bob(city), adk=True, env=local)) == DONE
+    assert REFUSED in finish(stack.run(SNIPPETS["google-adk"], to_bob(injected), adk=True, env=local))
+    task = task_of(stack, city)
+    sent = [m for m in mails(stack) if m["arguments"]["subject"] == f"Weather in {city}"]
+    assert [(m["arguments"]["to"], m["task"]) for m in sent] == [("bob@acme.example", task)]
+    calls = of_task(stack, task, 5)
+    assert sum(r["decisions"]["grant"]["new_task"] for r in calls) == 1
+    assert not [m for m in mails(stack) if m["arguments"]["to"] == EVE]
