@@ -284,7 +284,8 @@ class AuthorizeStep(Step[AuthorizeParams]):
         tasks = self.authorizer.tasks
         narrowing = self._narrowing(context.headers.get(tasks.narrow_header))
         presented = context.headers.get(tasks.token_header) or context.meta(META_TASK_TOKEN)
-        binds = not presented and self.binding.wanted(context)  # the cheap check: a runtime's task, recognised?
+        named = context.headers.get(tasks.header) or (context.meta(META_TASK) if context.surface == MCP else None)
+        binds = not presented and not named and self.binding.wanted(context)  # cheap: a runtime's task, recognised?
         try:
             data: tuple[str, ...] = ()
             uncertain = False

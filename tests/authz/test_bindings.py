@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -321,3 +322,21 @@ async def test_a_stated_purpose_is_one_task_unless_session_headers_tell_runs_apa
         tasks.append(sent.meta["io.taskgate/task"])
     assert tasks[0] == tasks[1]  # each call a session of its own, one purpose: one task
     assert tasks[2] == tasks[3] != tasks[4]  # the same purpose in two runs a session header tells apart
+
+
+async def test_a_streamed_answer_is_bound_too_and_a_named_task_id_is_never_a_recognised_one(
+    gateway: tuple[Any, Any, Keys, Any],
+) -> None:
+    one, _, keys, _ = gateway
+    opening = conversation({"role": "user", "content": "read my mail please"})
+    streamed = await one.post("/v1/chat/completions", headers=caller(keys),
+                              json={"model": "m", "messages": opening, "tools": TOOLS, "stream": True})  # fmt: skip
+    task, text = streamed.headers["x-taskgate-task"], await streamed.text()
+    call = next(c for line in text.splitlines() if line.startswith("data: {") and (c := json.loads(line[6:])["choices"])
+                and c[0]["delta"].get("tool_calls"))[0]["delta"]["tool_calls"][0]  # fmt: skip
+    answer = {"role": "assistant", "content": None, "tool_calls": [{k: v for k, v in call.items() if k != "index"}]}
+    result = {"role": "tool", "tool_call_id": call["id"], "content": "[inbox] nothing new"}
+    again, _ = await chat(one, caller(keys), [*opening, answer, result])
+    assert again == task
+    named, _ = await chat(one, {**caller(keys), "x-taskgate-task": "my-own-task"}, [*opening, answer, result])
+    assert named == "my-own-task"  # the caller chose a task of its own: nothing is recognised for it
