@@ -118,7 +118,7 @@ def test_a_mail_a_tool_result_asked_for_is_refused_and_the_run_still_ends_in_an_
     assert blocked["task"]["trace"][0]["refused"] == ["desk__send_email"]
 
 
-@pytest.mark.parametrize("runtime", [r for r in RUNTIMES if r != "openai-agents-responses"])
+@pytest.mark.parametrize("runtime", RUNTIMES)
 def test_with_the_model_called_directly_the_purpose_header_makes_one_task_and_refuses_the_injected_mail_at_mcp(
     stack: Stack, runtime: str
 ) -> None:
