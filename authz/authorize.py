@@ -289,7 +289,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
         try:
             data: tuple[str, ...] = ()
             uncertain = False
-            recognised = await self.binding.recognise(context, identity) if binds else None
+            recognised, digest = await self.binding.recognise(context, identity) if binds else (None, None)
             if presented:
                 task = await self.authorizer.task_for_token(presented, identity)
                 spec, expires, purpose, data = task.spec, task.expires, task.info.purpose, task.data
@@ -321,7 +321,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
         value.body = context.json() if context.surface == "chat" else None
         value.ask_again = self.params.ask_again if context.surface == "chat" else 0
         if binds:
-            await self._bind(context, value, recognised, epoch)
+            await self._bind(context, value, recognised, epoch, digest)
         self._check_model(context, value)
         self._narrow_tools(context, value)
         if context.surface == MCP:
@@ -329,7 +329,9 @@ class AuthorizeStep(Step[AuthorizeParams]):
             await self._decide_mcp_call(context, value)
         return value
 
-    async def _bind(self, context: RequestContext, value: TaskGrant, recognised: Recognised | None, epoch: str) -> None:
+    async def _bind(
+        self, context: RequestContext, value: TaskGrant, recognised: Recognised | None, epoch: str, digest: bytes | None
+    ) -> None:
         """binding.py: how the task was recognised, a continued conversation's new instructions kept with it, a
         stated purpose bound to a new task, and what a chat answer will bind."""
         value.recognised = recognised
@@ -340,8 +342,8 @@ class AuthorizeStep(Step[AuthorizeParams]):
                 await self.binding.bind_purpose(context, value.spec, epoch)
         except TaskTokenError as exc:
             raise exc.reject() from None
-        if context.surface == "chat":
-            value.binder = self.binding.binder(context, value.spec, epoch)
+        if digest is not None:  # a chat request: its answer will be bound to the task
+            value.binder = self.binding.binder(value.spec, epoch, digest)
 
     async def _user_turn(self, context: RequestContext, value: TaskGrant, presented: str | None) -> None:
         """A later MCP call's stated purpose is a new user turn of the task: kept, and trusted as instruction."""

@@ -123,7 +123,14 @@ class Binding:
             return context.path == MCP_PATH and isinstance(body, dict) and isinstance(body.get("method"), str)
         return context.surface == "chat" and isinstance(body, dict) and _agentic(body)
 
-    async def recognise(self, context: RequestContext, identity: Identity) -> Recognised | None:
+    async def recognise(self, context: RequestContext, identity: Identity) -> tuple[Recognised | None, bytes | None]:
+        """The task `context` belongs to (None: a new one), and a chat request's conversation digest (reused for
+        what its answer binds, so the messages are read once)."""
+        if context.surface != MCP:
+            return await self._conversation(context.json()["messages"], identity)
+        return await self._mcp(context, identity), None
+
+    async def _mcp(self, context: RequestContext, identity: Identity) -> Recognised | None:
         if context.surface == MCP:
             purpose = context.purpose()
             if purpose is not None:  # what tells two conversations on one purpose apart: a session header
@@ -137,7 +144,7 @@ class Binding:
                 return None
             key = call_key(identity.tenant, identity.subject, name, params.get("arguments") or {})
             return await self._emitted(key, identity)
-        return await self._conversation(context.json()["messages"], identity)
+        return None
 
     async def bind_purpose(self, context: RequestContext, spec: GrantSpec, epoch: str) -> None:
         """A task opened on a stated purpose: later calls stating it join it (for `ttl_s`)."""
@@ -148,11 +155,8 @@ class Binding:
         entry = Bound(spec.task, epoch, hint).dump()
         await self.store.add([(purpose_key(spec.tenant, spec.subject, purpose), entry, self.config.ttl_s)])
 
-    def binder(self, context: RequestContext, spec: GrantSpec, epoch: str) -> Binder:
-        """What this chat request's answer will bind to its task."""
-        digest = principal_digest(spec.tenant, spec.subject)
-        for message in context.json()["messages"]:
-            digest = extend(digest, message if isinstance(message, Mapping) else {})
+    def binder(self, spec: GrantSpec, epoch: str, digest: bytes) -> Binder:
+        """What a chat request's answer will bind to its task (`digest`: of its messages, from `recognise`)."""
         return Binder(self, spec.tenant, spec.subject, digest, Bound(spec.task, epoch))
 
     async def _one(self, kind: Kind, key: str, identity: Identity, hint: str | None) -> Recognised | None:
@@ -167,9 +171,10 @@ class Binding:
         candidates = matching(_loaded(found), None)
         return await self._resumed("model_turn", candidates, identity) if candidates else None
 
-    async def _conversation(self, messages: list[Any], identity: Identity) -> Recognised | None:
-        """The task of the longest prefix ending in an assistant turn taskgate answered; a prefix answered in two
-        tasks (identical conversations) joins neither. The digest tells conversations apart, so no hint is read."""
+    async def _conversation(self, messages: list[Any], identity: Identity) -> tuple[Recognised | None, bytes]:
+        """The task of the longest prefix ending in an assistant turn taskgate answered (a prefix answered in two
+        tasks, identical conversations, joins neither), and the digest of all the messages. The digest tells
+        conversations apart, so no session hint is read."""
         digest = principal_digest(identity.tenant, identity.subject)
         keys: list[tuple[int, str]] = []
         for index, message in enumerate(messages):
@@ -177,20 +182,18 @@ class Binding:
             digest = extend(digest, message)
             if message.get("role") == "assistant":
                 keys.append((index, conversation_key(digest)))
-        if not keys:
-            return None
-        found = await self.store.get([key for _, key in keys])
+        found = await self.store.get([key for _, key in keys]) if keys else []
         for (index, _), entries in zip(reversed(keys), reversed(found), strict=True):
             candidates = matching(_loaded(entries), None)
             if len(candidates) > 1:  # the same conversation answered in two tasks: join neither
-                return None
+                return None, digest
             if candidates:
                 recognised = await self._resumed("conversation", candidates, identity)
                 if recognised is not None:
                     recognised.at = index
                     recognised.turns = _user_turns(messages[index + 1 :])
-                return recognised
-        return None
+                return recognised, digest
+        return None, digest
 
     async def _resumed(self, kind: Kind, candidates: list[Bound], identity: Identity) -> Recognised | None:
         resumed = [found for bound in candidates if (found := await self.resume(bound, identity)) is not None]

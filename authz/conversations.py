@@ -37,6 +37,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import orjson
 from pydantic import Field
 
 from taskgate.plugins import Params
@@ -133,7 +134,7 @@ def canonical_message(message: Mapping[str, Any]) -> bytes:
         calls.append(["", str(legacy.get("name") or ""), canonical_arguments(legacy.get("arguments"))])
     answered = message.get("tool_call_id")
     parts = [role, text_of(message.get("content")).strip(), calls, answered if isinstance(answered, str) else ""]
-    return json.dumps(parts, separators=(",", ":"), ensure_ascii=False).encode()
+    return orjson.dumps(parts)
 
 
 def _call(call: Mapping[str, Any]) -> list[str]:
@@ -149,14 +150,14 @@ def canonical_arguments(arguments: Any) -> str:
             return "{}"
         text = arguments
         try:
-            arguments = json.loads(text)
-        except (ValueError, RecursionError):
+            arguments = orjson.loads(text)
+        except orjson.JSONDecodeError:
             return text
     if arguments is None:
         return "{}"
     try:
-        return json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
+        return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:  # not JSON (too deep, a key that is not a string): as Python prints it
         return str(arguments)
 
 
