@@ -7,8 +7,9 @@ digest of such a thing to the task it belongs to:
 
 - a **conversation turn**: the digest of the whole conversation up to and
   including an assistant turn taskgate answered (every message, in order:
-  system prompt, user turns, assistant turns with their tool-call ids and
-  arguments, tool results), chained from the caller's principal. A later
+  user turns, assistant turns with their tool-call ids and arguments, tool
+  results; system messages, which runtimes rewrite, are left out), chained
+  from the caller's principal. A later
   request whose messages start with that prefix continues the task; change
   one message, reorder two, invent a tool-call id, or send it as another
   caller, and the digest is another;
@@ -105,7 +106,11 @@ def principal_digest(tenant: str, subject: str) -> bytes:
 
 
 def extend(digest: bytes, message: Mapping[str, Any]) -> bytes:
-    """The conversation digest `digest` followed by `message`."""
+    """The conversation digest `digest` followed by `message`; a system (or developer) message leaves it as it is:
+    runtimes rewrite their instructions from turn to turn (a date, dynamic context), a Responses follow-up sends
+    its own or none, and they are not the user's words (never labelled `instruction`)."""
+    if message.get("role") in ("system", "developer"):
+        return digest
     return _digest(digest, canonical_message(message))
 
 

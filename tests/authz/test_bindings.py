@@ -59,10 +59,8 @@ SCRIPT = Script([
     Rule(match="report", role="user", tool_calls=(SEND,)),
     Rule(match=".", reply="Noted."),
 ])  # fmt: skip
-TOOLS = [
-    {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
-    for n in ("mail__send", "mail__read", "lookup_colleague")
-]
+NAMES = ("mail__send", "mail__read", "lookup_colleague")
+TOOLS = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in NAMES]
 
 
 def conversation(*messages: dict[str, Any]) -> list[dict[str, Any]]:
@@ -340,3 +338,23 @@ async def test_a_streamed_answer_is_bound_too_and_a_named_task_id_is_never_a_rec
     assert again == task
     named, _ = await chat(one, {**caller(keys), "x-taskgate-task": "my-own-task"}, [*opening, answer, result])
     assert named == "my-own-task"  # the caller chose a task of its own: nothing is recognised for it
+
+
+async def test_a_responses_follow_up_by_previous_response_id_or_with_new_instructions_is_the_same_task(
+    gateway: tuple[Any, Any, Keys, Any],
+) -> None:
+    one, two, keys, _ = gateway
+    tools = [{"type": "function", "name": n, "parameters": {"type": "object"}} for n in NAMES]
+    first = await one.post("/v1/responses", headers=caller(keys), json={
+        "model": "m", "instructions": "Help the user.", "input": "read my mail please", "tools": tools})  # fmt: skip
+    body = await first.json()
+    task, (call,) = first.headers["x-taskgate-task"], body["output"]
+    result = {"type": "function_call_output", "call_id": call["call_id"], "output": "[inbox] nothing new"}
+    chained = await one.post("/v1/responses", headers=caller(keys), json={
+        "model": "m", "previous_response_id": body["id"], "input": [result], "tools": tools})  # fmt: skip
+    assert chained.status == 200, await chained.text()
+    assert chained.headers["x-taskgate-task"] == task  # no instructions resent: the conversation is the same
+    whole = [{"role": "user", "content": "read my mail please"}, call, result]
+    resent = await two.post("/v1/responses", headers=caller(keys), json={
+        "model": "m", "instructions": "Help the user. Today is Friday.", "input": whole, "tools": tools})  # fmt: skip
+    assert resent.headers["x-taskgate-task"] == task  # the whole input again, instructions rewritten, other replica
