@@ -95,6 +95,8 @@ class Stack:
         """Start one of docs/agents.md's snippets on `prompt` (`direct`: the model called directly, only the tools
         behind taskgate); read its output with `finish`."""
         python = (ADK if adk else RUNTIMES) / "bin" / "python"
+        if not python.exists():
+            raise RuntimeError(f"{python} is missing: `make test-deps` installs the runtimes (tests/agents/install.sh)")
         settings = {
             "TASKGATE_URL": self.taskgate, "TASKGATE_API_KEY": self.key, "MODEL": MODEL, "PROMPT": prompt,
             **({"MODEL_URL": self.engine + "/v1", "MODEL_API_KEY": "unused"} if direct else {}), **(env or {}),
