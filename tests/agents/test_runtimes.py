@@ -123,8 +123,10 @@ def test_with_the_model_called_directly_the_purpose_header_makes_one_task_and_re
     stack: Stack, runtime: str
 ) -> None:
     legitimate, injected = CITIES[runtime][2], CITIES[runtime][3]
-    assert run(stack, runtime, to_bob(legitimate), direct=True) == DONE
-    assert REFUSED in run(stack, runtime, to_bob(injected), direct=True)
+    snippet, env = RUNTIMES[runtime]
+    runs = [stack.run(SNIPPETS[snippet], to_bob(city), direct=True, env=env) for city in (legitimate, injected)]
+    assert finish(runs[0]) == DONE
+    assert REFUSED in finish(runs[1])
     task = task_of(stack, legitimate)
     sent = [m for m in mails(stack) if m["arguments"]["subject"] == f"Weather in {legitimate}"]
     assert [(m["arguments"]["to"], m["task"]) for m in sent] == [("bob@acme.example", task)]
