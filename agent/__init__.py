@@ -9,7 +9,7 @@ the `/v1/tasks` routes, and takes over chat requests that carry a
 
 from aiohttp import web
 
-from taskgate.plugins import Registry
+from taskgate.plugins import Registry, Surface
 
 from . import tasks, toolloop
 from .config import ToolLoopConfig, WorkflowsConfig
@@ -22,7 +22,7 @@ def register(registry: Registry) -> None:
     """Built-in plugin entry point: the agent room's sections, routes and the chat takeover."""
     registry.add_section("tool_loop", ToolLoopConfig)
     registry.add_section("workflows", WorkflowsConfig)
-    registry.add_takeover("chat", toolloop.FIELD, toolloop.serve)
+    registry.add_takeover(Surface.CHAT, toolloop.FIELD, toolloop.serve)
     registry.add_routes(_routes)
 
 

@@ -13,6 +13,7 @@ stops waits for its user's approval (holds.py).
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from collections.abc import Mapping
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
+from casbin.util import key_match
 from pydantic import Field, field_validator
 
 from taskgate.plugins import (
@@ -43,12 +45,23 @@ from taskgate.plugins import (
 from .authorizer import Authorizer, authorizer, profile_scopes, tool_scopes
 from .binding import Binder, Binding, Recognised, answer_message, judge_others
 from .grant import PROFILE_JOIN, Decision, Grant, GrantSpec, ToolVerdict
+from .holds import call_digest
 from .identity import IDENTITY, Identity
 from .labels import Seen
-from .provenance import REFERENCE_CALL, consulted, gather, message_text, result_record, turn_record
+from .provenance import (
+    REFERENCE_CALL,
+    REFERENCE_SEARCH,
+    consulted,
+    gather,
+    message_text,
+    result_record,
+    searched,
+    turn_record,
+)
 from .removed import why_removed
 from .tasks import TaskTokenError, new_task_id
 from .toolcalls import ToolCallGuard
+from .trust import UNREAD
 
 log = structlog.get_logger("taskgate.authz")
 MAX_DECISIONS_KEPT = 100
@@ -57,26 +70,45 @@ MCP = "mcp"
 REMOVED_HEADER = "x-taskgate-tools-removed"  # the request's tools the model was not offered, named
 MAX_REMOVED_HEADER = 2048
 INTENT = "intent"  # the classifier's key; read by name, its value duck-typed (`.profile`)
+PLACEHOLDER = "{value}"  # in a searching reference's arguments: the value the rule refused
+CONSULT_ROUNDS = 4  # reference reads for one call: each may vouch for one more refused value
+
+
+class ReferenceSearch(Params):
+    """A reference that is searched: `arguments` with `{value}` standing for the value the rule refused."""
+
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("arguments")
+    @classmethod
+    def _placeholder(cls, arguments: dict[str, Any]) -> dict[str, Any]:
+        if PLACEHOLDER not in json.dumps(arguments):
+            raise ValueError(f"a searching reference's arguments name the value searched for as {PLACEHOLDER!r}")
+        return arguments
 
 
 class AuthorizeParams(Params):
     default_profile: str = "default"  # the task's profile when no classifier ran
     max_narrowing: int = Field(default=64, ge=1)  # patterns a caller may list in the narrowing header
-    # tools (SERVER__TOOL, called with no arguments) taskgate reads for a task itself when a provenance rule
-    # refuses an MCP call and the rule accepts a label their results carry: the user's contacts, payees
-    references: list[str] = Field(default_factory=list, max_length=32)
+    # tools taskgate reads for a task itself when a provenance rule refuses an MCP call and the rule accepts a
+    # label their results carry: a name (called with no arguments: the user's contacts, payees), or
+    # {tool, arguments} searched for the refused value (`{value}`): look the recipient up
+    references: list[str | ReferenceSearch] = Field(default_factory=list, max_length=32)
     reference_timeout_s: float = Field(default=5.0, gt=0, le=60)
+    reference_searches: int = Field(default=8, ge=0, le=256)  # searches one task may have taskgate make
     # when the chat guard blocks every tool call of a whole answer, the model is given the refusals as the calls'
     # results and asked again, at most this many times, so the client gets its next step; 0: the note, as before
     ask_again: int = Field(default=2, ge=0, le=8)
 
     @field_validator("references")
     @classmethod
-    def _tool_names(cls, names: list[str]) -> list[str]:
+    def _tool_names(cls, found: list[str | ReferenceSearch]) -> list[str | ReferenceSearch]:
+        names = [r if isinstance(r, str) else r.tool for r in found]
         bad = [n for n in names if "__" not in n or any(c in n for c in "*?{[") or not n.isprintable()]
         if bad:
             raise ValueError(f"references are tool names as the gateway lists them (SERVER__TOOL), not {bad}")
-        return names
+        return found
 
 
 @dataclass
@@ -102,7 +134,8 @@ class TaskGrant:
     identity: Identity | None = None
     data: tuple[str, ...] = ()  # what the task had seen before this request (the store's records)
     body: Any = None  # a chat request's body: its user turns and tool results are seen too
-    references: list[dict[str, str]] = field(default_factory=list)  # reference sources read for this request
+    references: list[dict[str, Any]] = field(default_factory=list)  # reference sources read for this request
+    warnings: list[dict[str, Any]] = field(default_factory=list)  # results a field declaration could not read
     _seen: Seen | None = None
     # binding.py: how a request without a task token was recognised, and what its answer binds to the task
     recognised: Recognised | None = None
@@ -154,9 +187,15 @@ class TaskGrant:
         The call has run: a store that cannot keep it now only means later calls
         cannot count on what it showed (they fail closed), so this never raises.
         """
-        record = result_record(tool, call, result, arguments)
+        trust = self.authorizer.policy.current.trust
+        record = result_record(tool, call, result, arguments, trust.for_tool(tool).key_fields)
         if record is None:
             return
+        unread = trust.unreadable(json.loads(record))
+        if unread is not None:  # a field declaration that cannot read the result vouches for nothing: say so
+            self.authorizer.unread.labels(unread).inc()
+            log.warning("result_unread", task=self.spec.task, tool=tool, reason=UNREAD[unread])
+            self.warnings.append({"tool": tool, "call": call, "reason": UNREAD[unread]})
         also = self.recognised.also if self.recognised is not None else []  # other tasks that emitted the call
         try:
             for spec in (self.spec, *(task.spec for task in also)):
@@ -259,6 +298,9 @@ class TaskGrant:
             out["decisions"] = [d.evidence() for d in self.decisions]
         if self.references:
             out["references"] = self.references
+        warnings = [*self.warnings, *(w for w in (self._seen.unread if self._seen else ()) if w not in self.warnings)]
+        if warnings:
+            out["warnings"] = warnings[:16]
         if self.recognised is not None:
             out["binding"] = self.recognised.evidence()
         return out
@@ -403,7 +445,9 @@ class AuthorizeStep(Step[AuthorizeParams]):
         arguments = params.get("arguments") if isinstance(params, dict) else None
         arguments = arguments if arguments is not None else {}
         decision = value.decide(name, arguments)
-        if not decision.allowed and await self._consult(context, value, decision):
+        for _ in range(CONSULT_ROUNDS):  # each read may vouch for one refused value; the next may need another
+            if decision.allowed or not await self._consult(context, value, decision):
+                break
             decision = value.decide(name, arguments)
         if value.recognised is not None and value.recognised.also:  # several tasks emitted it: all must allow it
             decision = judge_others(value, name, arguments, decision)
@@ -433,8 +477,8 @@ class AuthorizeStep(Step[AuthorizeParams]):
         base = tasks.public_url or f"http://{host if _HOST.fullmatch(host) else '127.0.0.1'}"
         raise Reject(
             403, "approval_required",
-            f"tool {name!r} is held until the task's user approves it: {decision.reason}; approve it at "
-            f"{hold.public(base)['url']}, then retry the call with {META_APPROVAL!r} = {hold.id!r} in _meta",
+            f"{hold.question} Tool {name!r} is held until the task's user approves it: {decision.reason}; approve "
+            f"it at {hold.public(base)['url']}, then retry the call with {META_APPROVAL!r} = {hold.id!r} in _meta",
             "permission_error", details={**details, "hold": hold.evidence()},
             public={"approval": hold.public(base), **opened},
         )  # fmt: skip
@@ -445,7 +489,9 @@ class AuthorizeStep(Step[AuthorizeParams]):
 
         A reference is read once per task, as the task (its grant must allow the
         call; the upstream gets the task's assertion), and its result is kept like
-        any the task saw. One that fails or times out is left out: the refusal stands.
+        any the task saw. A searching reference is called with the refused value,
+        once per value, at most `reference_searches` times per task. One that fails
+        or times out is left out: the refusal stands.
         """
         call = context.call_tool
         if call is None or decision.rule is None or not self.params.references:
@@ -455,18 +501,28 @@ class AuthorizeStep(Step[AuthorizeParams]):
             for row in rule.rows for label in row.labels
         }  # fmt: skip
         trust, read = self.authorizer.policy.current.trust, consulted(value.data)
-        wanted = [r for r in self.params.references if r not in read and trust.for_tool(r).labels & accepted]
-        wanted = [r for r in wanted if value.decide(r, {}).allowed]
+        plain = [r for r in self.params.references if isinstance(r, str)]
+        wanted: list[tuple[str, dict[str, Any], str]] = [
+            (r, {}, REFERENCE_CALL) for r in plain if r not in read and trust.for_tool(r).labels & accepted
+        ]
+        wanted += self._searches(value, decision, accepted)
+        wanted = [w for w in wanted if value.decide(w[0], w[1]).allowed]
         if not wanted:
             return False
         timeout = self.params.reference_timeout_s
         results = await asyncio.gather(
-            *(asyncio.wait_for(call(r, {}, value), timeout) for r in wanted), return_exceptions=True
+            *(asyncio.wait_for(call(tool, arguments, value), timeout) for tool, arguments, _ in wanted),
+            return_exceptions=True,
         )
         records = []
-        for tool, result in zip(wanted, results, strict=True):
-            record = None if isinstance(result, BaseException) else result_record(tool, REFERENCE_CALL, result, {})
-            value.references.append({"tool": tool, "outcome": "read" if record else "failed"})
+        for (tool, arguments, call_id), result in zip(wanted, results, strict=True):
+            record = None
+            if not isinstance(result, BaseException):
+                tool_trust = trust.for_tool(tool)
+                kept = tool_trust.declares if arguments else None  # a search's declared fields may hold its query
+                record = result_record(tool, call_id, result, arguments, tool_trust.key_fields, kept)
+            entry: dict[str, Any] = {"tool": tool, "outcome": "read" if record else "failed"}
+            value.references.append({**entry, "arguments": arguments} if arguments else entry)
             if record is None:
                 why = type(result).__name__ if isinstance(result, BaseException) else "an error result"
                 log.warning("reference_not_read", task=value.spec.task, tool=tool, reason=why)
@@ -481,6 +537,31 @@ class AuthorizeStep(Step[AuthorizeParams]):
         value.data, value._seen = (*value.data, *records), None
         return True
 
+    def _searches(
+        self, value: TaskGrant, decision: Decision, accepted: set[str]
+    ) -> list[tuple[str, dict[str, Any], str]]:
+        """The searching references to call for the value `decision` refused: not searched for it before in
+        this task, and within the task's budget."""
+        refused = decision.refused.value if decision.refused is not None else None
+        searches = [r for r in self.params.references if isinstance(r, ReferenceSearch)]
+        if not isinstance(refused, str) or not refused.strip() or not searches:
+            return []
+        done = searched(value.data)
+        left = self.params.reference_searches - len(done)
+        trust = self.authorizer.policy.current.trust
+        out = []
+        for search in searches:
+            if left <= 0 or not trust.for_tool(search.tool).labels & accepted:
+                continue
+            arguments = json.loads(json.dumps(search.arguments).replace(PLACEHOLDER, json.dumps(refused)[1:-1]))
+            digest = call_digest(search.tool, arguments)[:24]
+            if digest not in done:
+                out.append((search.tool, arguments, f"{REFERENCE_SEARCH}{digest}"))
+                left -= 1
+        if left <= 0 and not out:
+            value.references.append({"tool": searches[0].tool, "outcome": "over_budget"})
+        return out
+
     def _new_spec(self, context: RequestContext, identity: Identity, intent: Any) -> tuple[GrantSpec, str | None, str]:
         task = context.headers.get(self.authorizer.tasks.header) or context.meta(META_TASK) or new_task_id()
         if len(task) > 128 or not task.isprintable():
@@ -490,7 +571,14 @@ class AuthorizeStep(Step[AuthorizeParams]):
         source = "token"
         if not pinned:
             pinned, source = self.authorizer.pinned(identity), "policy"
-        profile, source = _profile(tuple(str(p) for p in classified), pinned, source, self.params.default_profile)
+        found = tuple(str(p) for p in classified)
+        base = () if pinned else self.authorizer.pinned(identity, "base")
+        if base:  # a base profile, plus what the classifier adds (of the profiles `add` rows name, if any)
+            addable = self.authorizer.pinned(identity, "add")
+            added = [p for p in found if p not in base and (not addable or any(key_match(p, a) for a in addable))]
+            profile, source = PROFILE_JOIN.join((*base, *added)), "base+classifier" if added else "base"
+        else:
+            profile, source = _profile(found, pinned, source, self.params.default_profile)
         spec = GrantSpec(task, identity.subject, identity.tenant, profile, identity.roles, tool_scopes(identity))
         return spec, _instruction(context), source
 

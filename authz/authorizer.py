@@ -97,6 +97,10 @@ class Authorizer:
         self.assertions = Assertions(config.assertions) if config.assertions.enabled else None
         self.jwks = _published(self.tokens, self.assertions)
         self.held = Counter("taskgate_authz_holds", "Held calls by what became of them", ["event"], registry=registry)
+        self.unread = Counter(
+            "taskgate_authz_results_unread", "Tool results a field declaration could not read, by why (text, yaml, "
+            "shape)", ["reason"], registry=registry,
+        )  # fmt: skip
         generation = Gauge("taskgate_authz_policy_generation", "The policy generation in use", registry=registry)
         generation.set_function(lambda: self.policy.current.generation)
 
@@ -152,13 +156,14 @@ class Authorizer:
             narrowed = narrowed.narrowed(scopes)
         return PresentedTask(narrowed, verified.expires, verified.epoch, info, state.data)
 
-    def pinned(self, identity: Identity) -> tuple[str, ...]:
-        """The profiles a policy rule (`p, SUBJECT, TENANT, profile:NAME, pin, ID`) pins the caller's tasks to."""
+    def pinned(self, identity: Identity, action: str = "pin") -> tuple[str, ...]:
+        """The profiles a policy rule (`p, SUBJECT, TENANT, profile:NAME, pin, ID`) pins the caller's tasks to;
+        `base`: the profiles they start from, to which the classifier's are added; `add`: which it may add."""
         policy = self.policy.current
         principals = [identity.subject, *(f"role:{r}" for r in identity.roles)]
         for principal in list(principals):
             principals += [r for r in policy.roles(principal, identity.tenant) if r not in principals]
-        return policy.pinned(tuple(principals), identity.tenant)
+        return policy.pinned(tuple(principals), identity.tenant, action)
 
     async def observe(self, spec: GrantSpec, records: list[str]) -> None:
         """Keep what the task has seen (tool results, user turns) for its later decisions."""

@@ -21,6 +21,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from casbin.util import key_match
+
+from .flow import RUN_WORDS, SECRET, contains_run, values_inside
 from .labels import (
     CLAIMS,
     INSTRUCTION,
@@ -30,16 +33,23 @@ from .labels import (
     Where,
     emails_in,
     hosts_match,
+    leaves,
     number_of,
     url_key,
     urls_in,
 )
 
-KINDS = ("prefix", "regex", "min", "max", "in", "provenance", "amount", "links", "addresses")
+KINDS = ("prefix", "regex", "min", "max", "in", "provenance", "amount", "links", "addresses", "flow", "text",
+         "choice")  # fmt: skip
 EFFECTS = ("deny", "hold")
 BUILT_IN_LABELS = (INSTRUCTION, CLAIMS)
-OPTIONS = {"prefix": ("base",), "amount": ("tolerance",), "links": ("allow",), "addresses": ("allow",)}
-LABELLED = ("provenance", "amount", "links", "addresses")
+OPTIONS = {
+    "prefix": ("base",), "amount": ("tolerance", "untrusted"), "links": ("allow", "untrusted"),
+    "addresses": ("allow", "untrusted"), "provenance": ("untrusted",), "text": ("run", "untrusted"),
+    "choice": ("list", "pick", "untrusted"),
+}  # fmt: skip
+LABELLED = ("provenance", "amount", "links", "addresses", "flow", "text", "choice")
+EVERY = "*"  # the argument path of every value of the call (a flow or text rule over all arguments)
 MAX_VALUES = 256  # of one argument path, checked one by one; more fail the rule
 _PART = re.compile(r"[^.\[\]]+(?:\[\])*|(?:\[\])+")
 _EACH = None
@@ -88,6 +98,11 @@ class Constraint:
     pattern: re.Pattern[str] | None = field(default=None, compare=False)
     bound: float = math.nan
     choices: frozenset[str] = frozenset()
+    run: int = RUN_WORDS  # text: the words in a row copied from untrusted data that fail it
+    listing: tuple[str, str] = ("", "")  # choice: the listing tool (pattern) and the field of its items
+    picks: tuple[tuple[str, str], ...] = ()  # choice: (property, max|min) an item may be chosen by
+    untrusted_deny: bool = False  # a hold rule whose refused value's only source is untrusted data denies
+    untrusted_alike: frozenset[str] = frozenset()  # labels whose data counts as untrusted for that
 
     @property
     def label_text(self) -> str:
@@ -101,7 +116,7 @@ class Constraint:
     def judge_present(self, arguments: Any, seen: Seen | None, matches: list[Match]) -> tuple[Unmet | None, bool]:
         """(why the row fails or None, whether it had anything to check): an optional row whose argument is
         absent holds without checking anything."""
-        read = values_at(arguments, self.path)
+        read = every_value(arguments) if self.argument.rstrip("?") == EVERY else values_at(arguments, self.path)
         if isinstance(read, str):
             return Unmet(read), True
         found, missing = read
@@ -150,7 +165,68 @@ class Constraint:
             return self._provenance(item, seen, matches)
         if kind == "amount":
             return self._amount(item, seen, matches)
+        if kind == "flow":
+            return self._flow(item, seen)
+        if kind == "text":
+            return self._text(item, seen)
+        if kind == "choice":
+            return self._choice(item, seen, matches)
         return self._content(item, seen, matches)
+
+    def _flow(self, item: Any, seen: Seen) -> Unmet | None:
+        """No confidential value whose label this argument does not accept, as a value or inside text."""
+        if number_of(item) is not None:
+            item = str(int(item)) if float(item).is_integer() else str(item)
+        if not isinstance(item, str):
+            return None
+        secret = seen.secrets.carried(item, self.labels)
+        if secret is None:
+            return None
+        return Unmet(
+            f"carries a value labelled secret:{secret.label} ({secret.where.source}"
+            f"{', field ' + secret.where.field if secret.where.field else ''}), which may not flow here",
+            Match(secret.shown, secret.where),
+        )
+
+    def _text(self, item: Any, seen: Seen) -> Unmet | None:
+        """Agent-written text: no value, and no run of `run` words, that the task saw only outside the rule's
+        labels (in untrusted data, or under a label the rule does not accept)."""
+        if not isinstance(item, str):
+            return Unmet("is not text")
+        for value in values_inside(item, dates=False):
+            where = seen.outside(value, self.labels)
+            if where is not None:
+                return Unmet(f"carries {value[:60]!r}, seen only in {where.label} data", Match(value, where))
+        trusted: list[list[str]] | None = None
+        for run, where, _ in seen.runs.copies(item, self.run, lambda tag: tag not in self.labels):
+            trusted = trusted if trusted is not None else seen.trusted_words(self.labels)
+            if not contains_run(trusted, run):
+                return Unmet(f"copies {self.run} words in a row from {where.label} data ({run[:80]!r})",
+                             Match(run, where))  # fmt: skip
+        return None
+
+    def _choice(self, item: Any, seen: Seen, matches: list[Match]) -> Unmet | None:
+        """A target the user named (under the labels), or the item of a listing a declared property picks."""
+        if not isinstance(item, str) and number_of(item) is None:
+            return Unmet("is neither a string nor a number")
+        where = seen.find(item, self.labels) if self.labels else None
+        if where is not None:
+            matches.append(Match(item, where))
+            return None
+        listed = False
+        for tool, call, pairs in seen.results:
+            if key_match(tool, self.listing[0]):
+                found = picked(pairs, self.listing[1], self.picks, item)
+                listed = listed or found is not None
+                if found:
+                    matches.append(Match(item, Where("listing", f"tool {tool}", call, found)))
+                    return None
+        if not listed:
+            return Unmet(f"was neither named ({self.label_text}) nor listed by {self.listing[0]}",
+                         Match(item, seen.anywhere(item)))  # fmt: skip
+        how = " or ".join(f"the {'largest' if d == 'max' else 'smallest'} {p}" for p, d in self.picks) or "named"
+        return Unmet(f"was not named ({self.label_text}) and is not {how} of its listing",
+                     Match(item, seen.anywhere(item)))  # fmt: skip
 
     def _provenance(self, item: Any, seen: Seen, matches: list[Match]) -> Unmet | None:
         if not isinstance(item, str) and number_of(item) is None:
@@ -203,6 +279,39 @@ class Constraint:
                 yield email, email.rpartition("@")[2].lower(), f"the address {email}"
 
 
+def every_value(arguments: Any) -> tuple[list[Any], bool]:
+    """Every leaf value of a call's arguments (the `*` argument path)."""
+    return [value for _, value in leaves(arguments) if value is not None], False
+
+
+def picked(pairs: list[tuple[str, Any]], field_path: str, picks: tuple[tuple[str, str], ...], item: Any) -> str | None:
+    """In one listing result: None if `item` is not an item's `field_path` value; "" if it is but no pick
+    chooses it; else the field that says why (`files[3].size, the largest`)."""
+    head, _, tail = field_path.rpartition("[].")
+    pattern = re.escape(head).replace(r"\[\]", r"\[\d+\]")
+    prefix = re.compile(rf"({pattern}\[\d+\])\.(.+)") if head else None
+    items: dict[str, dict[str, Any]] = {}
+    for path, value in pairs:
+        found = prefix.fullmatch(path) if prefix is not None else None
+        if found is not None:
+            items.setdefault(found.group(1), {})[found.group(2)] = value
+    chosen = [key for key, fields in items.items() if fields.get(tail) == item or str(fields.get(tail)) == str(item)]
+    if not chosen:
+        return None
+    for name, direction in picks:
+        ranked = [(fields[name], key) for key, fields in items.items() if _comparable(fields.get(name))]
+        if ranked:
+            best = (max if direction == "max" else min)(ranked, key=lambda pair: pair[0])[0]
+            for key in chosen:
+                if items[key].get(name) == best:
+                    return f"{key}.{name}, the {'largest' if direction == 'max' else 'smallest'}"
+    return ""
+
+
+def _comparable(value: Any) -> bool:
+    return number_of(value) is not None or isinstance(value, str)
+
+
 @dataclass(frozen=True)
 class ArgumentRule:
     """The p2 rows of one id: alternatives; the rule holds when one of them does."""
@@ -239,6 +348,27 @@ class ArgumentRule:
     def needs_data(self) -> bool:
         return any(r.kind in LABELLED for r in self.rows)
 
+    @property
+    def labels(self) -> frozenset[str]:
+        return frozenset(label for row in self.rows if row.kind != "flow" for label in row.labels)
+
+    @property
+    def untrusted_deny(self) -> bool:
+        return any(r.untrusted_deny for r in self.rows)
+
+    def only_untrusted(self, match: Match, seen: Seen | None) -> bool:
+        """Whether the refused value was seen, and only in untrusted data (or data under labels the rule counts
+        as such); for a `text` rule, whether the run it copied stood in such data."""
+        if seen is None:
+            return False
+        alike = frozenset({UNTRUSTED}.union(*(r.untrusted_alike for r in self.rows)))
+        if all(r.kind == "text" for r in self.rows):
+            return match.where is not None and match.where.label in alike
+        value = match.value
+        if seen.find(value, frozenset(seen.labels) - alike) is not None:
+            return False
+        return seen.find(value, alike - {UNTRUSTED}) is not None or seen.anywhere(value) is not None
+
 
 def compile_row(row: Sequence[str], labels: Iterable[str]) -> Constraint:
     """One p2 row, checked; a ConstraintError says what is wrong with it."""
@@ -273,8 +403,25 @@ def compile_row(row: Sequence[str], labels: Iterable[str]) -> Constraint:
             raise ConstraintError(f"prefix {main!r} is relative: give an absolute one, or `; base=/ABSOLUTE`")
         spec["base"] = base
         main = posixpath.join(base, main) if base is not None else main
-    if kind in LABELLED:
+    if kind == "flow":
+        spec["labels"] = _secret_labels(main, set(labels))
+    elif kind in LABELLED:
         spec["labels"] = _labels(main, set(labels), kind)
+    if "untrusted" in options:
+        setting, _, alike = options["untrusted"].partition(":")
+        if setting not in ("deny", "hold"):
+            raise ConstraintError(
+                "option untrusted is `deny` (a value seen only in untrusted data is denied, not held), "
+                "`deny:LABEL|LABEL` (data under those labels counts as untrusted too) or `hold`"
+            )
+        spec["untrusted_deny"] = setting == "deny"
+        spec["untrusted_alike"] = _labels(alike, set(labels), "links") if alike else frozenset()
+    if kind == "text":
+        spec["run"] = int(_number("run", options.get("run", str(RUN_WORDS))))
+        if spec["run"] < 2:
+            raise ConstraintError("run is a number of words, at least 2")
+    if kind == "choice":
+        spec["listing"], spec["picks"] = _listing(options)
     if "allow" in options:
         spec["allow"] = tuple(h.strip().lower() for h in options["allow"].split("|") if h.strip())
     if kind == "amount":
@@ -377,6 +524,35 @@ def _labels(main: str, declared: set[str], kind: str) -> frozenset[str]:
             f"unknown label(s) {', '.join(unknown)}; known: {', '.join(sorted(known))} (p3 rows declare labels)" + hint
         )
     return labels
+
+
+def _secret_labels(main: str, declared: set[str]) -> frozenset[str]:
+    """A flow rule's VALUE: the confidential labels that may flow into the argument (none: `-`)."""
+    labels = frozenset(
+        label.strip().removeprefix(SECRET) for label in main.split("|") if label.strip() not in ("", "-")
+    )
+    known = {label.removeprefix(SECRET) for label in declared if label.startswith(SECRET)}
+    unknown = sorted(labels - known)
+    if unknown:
+        raise ConstraintError(
+            f"unknown confidential label(s) {', '.join(unknown)}; declared: {', '.join(sorted(known)) or 'none'} "
+            "(p3 rows with the label secret:NAME declare them)"
+        )
+    return labels
+
+
+def _listing(options: dict[str, str]) -> tuple[tuple[str, str], tuple[tuple[str, str], ...]]:
+    """A choice rule's `list=TOOL:FIELD` (the listing and its items' field) and `pick=PROP:max|PROP:min`."""
+    tool, colon, field_path = options.get("list", "").partition(":")
+    if not colon or not tool.strip() or "[]." not in field_path:
+        raise ConstraintError("choice needs `list=TOOL:ITEMS[].FIELD` (the listing the target is chosen from)")
+    picks = []
+    for pick in (p.strip() for p in options.get("pick", "").split("|") if p.strip()):
+        name, _, direction = pick.partition(":")
+        if direction not in ("max", "min") or not name:
+            raise ConstraintError(f"pick {pick!r}: a property of the listed items and max or min (`size:max`)")
+        picks.append((name, direction))
+    return (tool.strip(), field_path.strip()), tuple(picks)
 
 
 def _number(what: str, text: str) -> float:

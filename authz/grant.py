@@ -80,6 +80,7 @@ class Decision:
     refused: Match | None = None
     approval: Mapping[str, Any] | None = None  # a held call its user approved: who, when
     kind: str = "tool"  # or `resource`, `prompt`: what was asked for
+    accepts: tuple[str, ...] = ()  # the labels the failed rule accepts: where the value was not found
 
     def approved(self, approval: Mapping[str, Any]) -> Decision:
         """This held decision, allowed by its user's approval."""
@@ -253,9 +254,14 @@ class Rules:
                 accepted += matches
                 continue
             reason = f"{unmet.reason} (rule {rule.id})"
+            hold = rule.effect == "hold" and not (
+                rule.untrusted_deny and unmet.match is not None and rule.only_untrusted(unmet.match, seen)
+            )
+            if rule.effect == "hold" and not hold:
+                reason += "; its only source is untrusted data, so it is denied rather than held"
             decision = Decision(
-                name, False, reason, rule.id, rule.condition, verdict.sources, rule.effect == "hold",
-                refused=unmet.match,
+                name, False, reason, rule.id, rule.condition, verdict.sources, hold, refused=unmet.match,
+                accepts=tuple(sorted(rule.labels)),
             )  # fmt: skip
             if not decision.held:
                 return decision

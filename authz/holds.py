@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from .errors import TaskTokenError
 from .grant import Decision, GrantSpec
+from .labels import UNTRUSTED
 from .tasks import MemoryTaskStore, RedisTaskStore, task_key
 
 State = Literal["pending", "approved", "refused", "used"]
@@ -43,6 +44,10 @@ class Hold:
     decided_at: float | None = None
     used_at: float | None = None
     preview: str = ""  # the call's arguments, cut to PREVIEW_CHARS: what its user approves (never in evidence)
+    value: Any = None  # what is new in the call: the value the rule could not vouch for
+    seen: dict[str, Any] | None = None  # where the task saw it (tool, field, label), None: nowhere
+    accepts: tuple[str, ...] | list[str] = ()  # where it was looked for and not found (the rule's labels)
+    question: str = ""  # the sentence a person judges the call by
 
     def dumps(self) -> str:
         return json.dumps(dataclasses.asdict(self), sort_keys=True)
@@ -63,11 +68,37 @@ class Hold:
         return {
             "id": self.id, "task": self.task, "tool": self.tool, "rule": self.rule, "state": self.state,
             "url": f"{base_url.rstrip('/')}/v1/tasks/{self.task}/approvals/{self.id}",
-            "expires_at": int(self.expires),
+            "expires_at": int(self.expires), "question": self.question, "value": self.value, "seen": self.seen,
+            "not_in": list(self.accepts), "reason": self.reason,
         }  # fmt: skip
 
     def evidence(self) -> dict[str, Any]:
         return {k: v for k, v in dataclasses.asdict(self).items() if v is not None and k not in ("digest", "preview")}
+
+
+def question(decision: Decision) -> str:
+    """What a person is asked, in one sentence: the new value, where the task saw it, where it is not."""
+    refused = decision.refused
+    if refused is None:
+        return f"Run {decision.tool}? It was held because {decision.reason}."
+    where = refused.where
+    value = refused.evidence()["value"]
+    if where is None:
+        source = "the task has not seen it anywhere"
+    else:
+        field = f", field {where.field}" if where.field else ""
+        if where.label == UNTRUSTED:
+            source = f"the task saw it only in {where.source}{field} (untrusted data: anyone could have written it)"
+        else:
+            source = f"the task saw it in {where.source}{field} ({where.label} data)"
+    missing = " or ".join(_place(label) for label in decision.accepts) or "anything the rule trusts"
+    return f"Run {decision.tool} with {value!r}? It is new: {source}; it is not in {missing}."
+
+
+def _place(label: str) -> str:
+    return {"instruction": "your instruction", "claims": "your account's details"}.get(
+        label, f"your {label.replace('-', ' ').replace('_', ' ')}"
+    )
 
 
 def call_digest(tool: str, arguments: Any) -> str:
@@ -87,9 +118,13 @@ class Holds:
     async def hold(self, spec: GrantSpec, decision: Decision, arguments: Any) -> Hold:
         now = time.time()
         preview = json.dumps(arguments, ensure_ascii=False, default=str)[:PREVIEW_CHARS]
+        refused = decision.refused
         hold = Hold(
             uuid.uuid4().hex, spec.task, decision.tool, call_digest(decision.tool, arguments), decision.rule,
             decision.reason, now, now + self.ttl_s, preview=preview,
+            value=refused.evidence()["value"] if refused is not None else None,
+            seen=refused.where.evidence() if refused is not None and refused.where is not None else None,
+            accepts=decision.accepts, question=question(decision),
         )  # fmt: skip
         key = self._key(spec.tenant, spec.subject, spec.task, hold.id)
         await self.store.put_hold(key, hold.dumps(), self.ttl_s + KEEP_EXPIRED_S)

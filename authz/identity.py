@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taskgate.plugins import IDENTITY, Principal
 from taskgate.plugins.principals import PlainKeeper
@@ -66,3 +66,9 @@ class IdentityKeeper:
             return Identity(**fields)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"the kept caller cannot be restored: {exc}") from None
+
+
+if TYPE_CHECKING:  # the hooks the gateway reads from the step's value (plugins.hooks)
+    from taskgate.plugins import HasEvidence
+
+    _: type[HasEvidence] = Identity

@@ -33,8 +33,11 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from .flow import Runs, Secrets
 
 INSTRUCTION = "instruction"
 CLAIMS = "claims"
@@ -204,6 +207,12 @@ class Seen:
         self.limit: frozenset[str] | None = None  # a subtask's: the labels it may count at all
         self._untrusted: list[tuple[Any, Where]] = []
         self._aside: Seen | None = None  # the untrusted values, indexed on first need
+        from .flow import Runs, Secrets  # flow.py reads this module's patterns
+
+        self.secrets: Secrets = Secrets()  # confidential values (`secret:` declarations), for `flow` rules
+        self.runs: Runs = Runs()  # the words of every text seen, tagged with its label, for `text` rules
+        self.results: list[tuple[str, str | None, list[tuple[str, Any]]]] = []  # (tool, call, leaves): listings
+        self.unread: list[dict[str, Any]] = []  # results a field declaration could not read (a warning)
 
     @classmethod
     def instruction(cls, text: str) -> Seen:
@@ -224,6 +233,8 @@ class Seen:
             return
         self.labels.add(where.label)
         self._texts.append((text, where))
+        if where.label != INSTRUCTION:
+            self.runs.add(text, where, tag=where.label)
         for email in emails_in(text):
             self._put(email, where)
         for url in urls_in(text):
@@ -243,6 +254,8 @@ class Seen:
             if len(self._untrusted) < MAX_UNTRUSTED:
                 self._untrusted.append((value, where))
                 self._aside = None
+            if isinstance(value, str) and any(c.isspace() for c in value.strip()):
+                self.runs.add(value[:MAX_TEXT_CHARS], where, tag=UNTRUSTED)
             return
         self._add(value, where)
 
@@ -335,6 +348,21 @@ class Seen:
                         self._aside._add(item, where)
             found = self._aside.find(value, frozenset({UNTRUSTED}))
         return found
+
+    def trusted_words(self, labels: frozenset[str]) -> list[list[str]]:
+        """The words of every text and string value seen under `labels` (for `text` rules)."""
+        from .flow import words
+
+        labels = labels if self.limit is None else labels & self.limit
+        texts = [words(text) for text, where in self._texts if where.label in labels]
+        texts += [words(key) for key, found in self._exact.items() if any(w.label in labels for w in found)]
+        return texts
+
+    def outside(self, value: Any, labels: frozenset[str]) -> Where | None:
+        """Where `value` was seen, if only in data outside `labels` (untrusted data, or other labels)."""
+        if self.find(value, labels) is not None:
+            return None
+        return self.anywhere(value)
 
     def untrusted_number(self, number: float, tolerance: float, relative: bool) -> Where | None:
         return next(

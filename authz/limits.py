@@ -24,7 +24,7 @@ import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import structlog
 from prometheus_client import Counter
@@ -426,3 +426,9 @@ def _reached() -> Iterator[None]:
         yield
     except redis.RedisError as exc:
         raise StoreUnavailable(f"redis: {type(exc).__name__}: {exc}"[:300]) from None
+
+
+if TYPE_CHECKING:  # the hooks the gateway reads from the step's value (plugins.hooks)
+    from taskgate.plugins import HasEvidence, Meter
+
+    _: tuple[type[Meter], type[HasEvidence]] = (Allowance, Allowance)

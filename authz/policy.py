@@ -27,8 +27,11 @@ from taskgate.plugins.redis import connect
 
 from .constraints import KINDS, ArgumentRule, Constraint, ConstraintError, compile_row, group
 from .errors import PolicyError
+from .flow import SECRET
+from .labels import UNTRUSTED
 from .seal import seal, unseal
-from .trust import TrustMap, TrustRule, field_of
+from .trust import TrustMap, TrustRule, field_form
+from .writers import SETTLE_S, check_settled, signature, writers
 
 __all__ = [
     "KINDS", "ArgumentRule", "Constraint", "Policy", "PolicyError", "PolicyStore", "Rule", "load", "parse",
@@ -37,6 +40,7 @@ __all__ = [
 log = structlog.get_logger("taskgate.authz")
 DEFAULT_MODEL = files("taskgate.authz") / "model.conf"
 ROWS = ("p", "p2", "p3", "g")
+PROFILE_ACTIONS = ("pin", "base", "add")  # p rows whose object is profile:NAME
 _FIELD = re.compile(r"[^.\[\]\s]+(?:\[\])*(?:\.[^.\[\]\s]+(?:\[\])*)*")
 
 
@@ -62,6 +66,7 @@ class Policy:
     source: str
     governs_models: bool = False  # any `use` rows: without one, models are not restricted
     trust: TrustMap = field(default_factory=lambda: TrustMap(()))
+    rows: tuple[str, ...] = ()  # the rows as sealed: a reload logs what changed
 
     def roles(self, principal: str, tenant: str) -> list[str]:
         """Every role `principal` holds in `tenant`, inherited ones included."""
@@ -76,9 +81,11 @@ class Policy:
             if key_match(tool, c.tools) and (c.profile == "*" or any(key_match(p, c.profile) for p in profiles))
         ]  # fmt: skip
 
-    def pinned(self, principals: tuple[str, ...], tenant: str) -> tuple[str, ...]:
-        """The profiles `p, SUBJECT, TENANT, profile:NAME, pin, ID` rows pin these principals' tasks to."""
-        found = (r.tools.removeprefix("profile:") for p in principals for r in self.rules_for(p, tenant, "pin"))
+    def pinned(self, principals: tuple[str, ...], tenant: str, action: str = "pin") -> tuple[str, ...]:
+        """The profiles `p, SUBJECT, TENANT, profile:NAME, pin, ID` rows pin these principals' tasks to; with
+        `base`, the base profiles their tasks start from; with `add`, the (patterns of) profiles the classifier
+        may add to a base."""
+        found = (r.tools.removeprefix("profile:") for p in principals for r in self.rules_for(p, tenant, action))
         return tuple(dict.fromkeys(found))
 
 
@@ -123,7 +130,7 @@ def parse(policy: Path, text: str, model_text: str, generation: int, require_sea
         rule = Rule(*row)
         rules.setdefault(rule.subject, []).append(rule)
     trust = _trust(policy, enforcer, sealed.text())
-    labels = {r.label for r in trust.rules}
+    labels = {r.label for r in trust.rules}  # trust labels, and `secret:NAME` for the flow kind
     rows = enforcer.get_named_policy("p2")
     compiled = [_constraint(policy, number, row, labels) for number, row in enumerate(rows, 1)]
     try:
@@ -132,8 +139,10 @@ def parse(policy: Path, text: str, model_text: str, generation: int, require_sea
         raise PolicyError(f"{policy}: p2 rows: {exc}") from None
     for subject in rules.values():
         for rule in subject:
-            if rule.action == "pin" and not rule.tools.startswith("profile:"):
-                raise PolicyError(f"{policy}: pin row {rule.id}: its object must be profile:NAME, not {rule.tools!r}")
+            if rule.action in PROFILE_ACTIONS and not rule.tools.startswith("profile:"):
+                raise PolicyError(
+                    f"{policy}: {rule.action} row {rule.id}: its object must be profile:NAME, not {rule.tools!r}"
+                )
     for number, row in enumerate(enforcer.get_named_grouping_policy("g"), 1):
         if len(row) != 3:
             raise PolicyError(f"{policy}: g row {number} has {len(row)} fields, not 3 (user, role, tenant): {row}")
@@ -142,15 +151,18 @@ def parse(policy: Path, text: str, model_text: str, generation: int, require_sea
     except Exception as exc:
         raise PolicyError(f"{policy}: the model's matcher fails: {exc}") from None
     governs = any(r.action == "use" for subject in rules.values() for r in subject)
-    return Policy(enforcer, generation, rules, constraints, str(policy), governs, trust)
+    return Policy(enforcer, generation, rules, constraints, str(policy), governs, trust, sealed.rows)
 
 
-def seal_file(policy: Path, model: Path | None = None) -> Policy:
+def seal_file(policy: Path, model: Path | None = None, settle_s: float = SETTLE_S) -> Policy:
     """Check `policy` and rewrite it with a seal over its rows, atomically (a rename into place).
 
     A file with a broken row is refused before anything is written: a seal
-    vouches for a policy that loads.
+    vouches for a policy that loads. So is a file still being written (open
+    for writing, or changing for `settle_s`), and one that changes between
+    the read and the rename.
     """
+    settled = check_settled(policy, settle_s)
     sealed = seal(read(policy))
     checked = parse(policy, sealed, _model_text(policy, model), 1)
     folder = policy.resolve().parent
@@ -162,10 +174,14 @@ def seal_file(policy: Path, model: Path | None = None) -> Policy:
             os.fsync(out.fileno())
         with contextlib.suppress(OSError):
             os.chmod(temporary, policy.stat().st_mode & 0o7777)
+        if signature(policy) != settled or writers(policy):
+            raise PolicyError(f"{policy}: not sealed: it changed while it was being sealed (a writer is at work)")
         os.replace(temporary, policy.resolve())
-    except OSError as exc:
+    except (OSError, PolicyError) as exc:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        if isinstance(exc, PolicyError):
+            raise
         raise PolicyError(f"{policy}: cannot write the sealed policy: {exc}") from None
     return checked
 
@@ -210,18 +226,55 @@ def _trust(policy: Path, enforcer: casbin.Enforcer, text: str) -> TrustMap:
         if len(row) != 4:
             raise PolicyError(f"{policy}: p3 row {number} has {len(row)} fields, not 4 (obj, field, label, id): {row}")
         tools, raw_field, label, rule_id = row
-        if not label or not label.replace("-", "").replace("_", "").isalnum():
-            raise PolicyError(f"{policy}: p3 row {number} ({rule_id}): a label is a word (letters, digits, - and _)")
+        word = label.removeprefix(SECRET)
+        if not word or not word.replace("-", "").replace("_", "").isalnum():
+            raise PolicyError(
+                f"{policy}: p3 row {number} ({rule_id}): a label is a word (letters, digits, - and _), or "
+                "`secret:WORD` for confidential data"
+            )
+        if word in ("instruction", "claims", UNTRUSTED) and label != word:
+            raise PolicyError(f"{policy}: p3 row {number} ({rule_id}): {label!r}: name a confidential kind of data")
         if label in ("instruction", "claims"):
             raise PolicyError(f"{policy}: p3 row {number} ({rule_id}): {label!r} is taskgate's own label, not a tool's")
-        field, free_text = field_of(raw_field)
-        if field and _FIELD.fullmatch(field) is None:
+        field, prefixes = field_form(raw_field)
+        if (field and _FIELD.fullmatch(field) is None) or ("keys:" in prefixes and not field):
             raise PolicyError(
                 f"{policy}: p3 row {number} ({rule_id}): bad field {raw_field!r}: names, each optionally followed "
-                "by [], joined by dots (`messages[].sender`), `*` for the whole result; `text:` before it for free text"
+                "by [], joined by dots (`messages[].sender`), `*` for the whole result; before it `text:` for free "
+                "text, `keys:` for the keys of a map (`keys:shared_with`), `yaml:` for a field of a YAML answer"
             )
-        rules.append(TrustRule(tools, field, label, rule_id, free_text))
+        rules.append(TrustRule(tools, field, label, rule_id, "text:" in prefixes, "keys:" in prefixes,
+                               "yaml:" in prefixes))  # fmt: skip
     return TrustMap(rules)
+
+
+MAX_ROWS_LOGGED = 50
+
+
+def changes(before: Policy, after: Policy) -> dict[str, object]:
+    """The rows a new generation removed and added (at most MAX_ROWS_LOGGED of each named)."""
+    old, new = set(before.rows), set(after.rows)
+    removed = [r for r in before.rows if r not in new]
+    added = [r for r in after.rows if r not in old]
+    return {"rows_removed": len(removed), "rows_added": len(added), "removed": removed[:MAX_ROWS_LOGGED],
+            "added": added[:MAX_ROWS_LOGGED], "previous_generation": before.generation}  # fmt: skip
+
+
+def widening(before: Policy, after: Policy) -> dict[str, object]:
+    """The changed rows that can allow what `before` denied: grants and roles added (p, g), argument rules
+    removed (p2), trust declared (p3 added) or carved-out fields un-carved (p3 untrusted removed); empty when
+    the new generation only narrows."""
+    old, new = set(before.rows), set(after.rows)
+
+    def kind(row: str) -> str:
+        return row.partition(",")[0].strip()
+
+    removed = [r for r in before.rows if r not in new and (kind(r) == "p2" or (kind(r) == "p3" and "untrusted" in r))]
+    added = [r for r in after.rows if r not in old and kind(r) in ("p", "g", "p3") and "untrusted" not in r]
+    if not removed and not added:
+        return {}
+    return {"rows_removed": removed[:MAX_ROWS_LOGGED], "rows_added": added[:MAX_ROWS_LOGGED],
+            "previous_generation": before.generation}  # fmt: skip
 
 
 Signature = tuple[int, int, int]  # the file's mtime (ns), size and inode; -1s when it cannot be read
@@ -281,10 +334,14 @@ class PolicyStore:
             return False
         if fresh is None:
             return False  # the file refused last time, unchanged: already logged and counted
+        before = self.current
         self.current, self._loaded, self._refused = fresh, signature, None
         self.reloads["ok"] += 1
         self._on_reload("ok")
-        log.warning("policy_reloaded", file=str(self.path), generation=fresh.generation)
+        log.warning("policy_reloaded", file=str(self.path), generation=fresh.generation, **changes(before, fresh))
+        widened = widening(before, fresh)
+        if widened:  # what the last generation denied may be allowed now: name the rows that did it
+            log.warning("policy_widened", file=str(self.path), generation=fresh.generation, **widened)
         if announce and self.redis_url:
             await self._announce()
         return True

@@ -18,30 +18,86 @@ from __future__ import annotations
 import json
 import re
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+import yaml
 
 from .labels import CLAIMS, INSTRUCTION, MIN_CHARS, UNTRUSTED, Seen, Where
 from .tasks import MAX_RECORD_CHARS
-from .trust import TrustMap, result_leaves
+from .trust import TrustMap, key_leaves, result_leaves
 
 
-def result_record(tool: str, call: str | None, result: Mapping[str, Any], arguments: Any = None) -> str | None:
-    """An MCP tools/call result as the task store keeps it: its leaves, cut to MAX_RECORD_CHARS; None for an
-    error result (a trusted tool's "no contact named eve@evil.example" vouches for nothing)."""
+def result_record(
+    tool: str, call: str | None, result: Mapping[str, Any], arguments: Any = None,
+    keys: frozenset[str] = frozenset(), kept: Callable[[str], bool] | None = None,
+) -> str | None:  # fmt: skip
+    """An MCP tools/call result as the task store keeps it: its leaves (and the keys of the maps at `keys`, and
+    a YAML reading of a text result), cut to MAX_RECORD_CHARS; None for an error result (a trusted tool's
+    "no contact named eve@evil.example" vouches for nothing). `kept` says which fields keep a value that
+    repeats the call's arguments (a searching reference's declared fields); by default none does."""
     if result.get("isError"):
         return None
-    pairs, size = [], 0
-    for path, value in unechoed(result_leaves(result_data(result)), arguments):
-        if isinstance(value, str | int | float) and not isinstance(value, bool):
-            size += len(path) + len(str(value)) + 8
-            if size > MAX_RECORD_CHARS:
-                break
-            pairs.append([path, value])
-    return json.dumps({"tool": tool, "call": call, "leaves": pairs}, separators=(",", ":"))
+    data = result_data(result)
+    record: dict[str, Any] = {"tool": tool, "call": call}
+    text = _only_text(result)
+    if text is not None:
+        record["format"] = "text"  # the answer is text, not JSON (whatever structure an SDK wrapped it in)
+    size = 0
+    for name, values in (("leaves", [*result_leaves(data), *key_leaves(data, keys)]), ("yaml", _yaml(text, keys))):
+        if values is None:
+            continue
+        pairs: list[list[Any]] = []
+        for path, value in unechoed(values, arguments, kept):
+            if isinstance(value, str | int | float) and not isinstance(value, bool):
+                size += len(path) + len(str(value)) + 8
+                if size > MAX_RECORD_CHARS:
+                    break
+                pairs.append([path, value])
+        record[name] = pairs
+    return json.dumps(record, separators=(",", ":"))
+
+
+def _only_text(result: Mapping[str, Any]) -> str | None:
+    """The text of a result whose one text item is not JSON (plain text, YAML), else None."""
+    items = [i for i in result.get("content") or () if isinstance(i, Mapping) and i.get("type") == "text"]
+    if len(items) != 1 or not isinstance(items[0].get("text"), str):
+        return None
+    text: str = items[0]["text"]
+    return text if isinstance(_maybe_json(text), str) else None
+
+
+def _yaml(data: str | None, keys: frozenset[str]) -> list[tuple[str, Any]] | None:
+    """The leaves of a text result read as YAML, when it is a YAML map or list (None otherwise)."""
+    if data is None or len(data) > MAX_RECORD_CHARS:
+        return None
+    try:
+        parsed = yaml.safe_load(data)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(parsed, dict | list):
+        return None
+    parsed = json.loads(json.dumps(parsed, default=str))  # dates and other YAML types as their text
+    return [*result_leaves(parsed), *key_leaves(parsed, keys)]
 
 
 REFERENCE_CALL = "taskgate:reference"  # the call id of a result authorize read from a reference source itself
+REFERENCE_SEARCH = "taskgate:reference-search:"  # then the digest of the search's tool and arguments
+
+
+def searched(records: Iterable[str]) -> set[str]:
+    """The digests of the searches taskgate made of the task's searching references."""
+    found = set()
+    for record in records:
+        if REFERENCE_SEARCH in record:
+            try:
+                parsed = json.loads(record)
+            except ValueError:
+                continue
+            call = parsed.get("call") if isinstance(parsed, dict) else None
+            if isinstance(call, str) and call.startswith(REFERENCE_SEARCH):
+                found.add(call.removeprefix(REFERENCE_SEARCH))
+    return found
 
 
 def consulted(records: Iterable[str]) -> set[str]:
@@ -58,9 +114,12 @@ def consulted(records: Iterable[str]) -> set[str]:
     return tools
 
 
-def unechoed(pairs: Iterable[tuple[str, Any]], arguments: Any) -> list[tuple[str, Any]]:
+def unechoed(
+    pairs: Iterable[tuple[str, Any]], arguments: Any, kept: Callable[[str], bool] | None = None
+) -> list[tuple[str, Any]]:
     """A result's values without those that repeat the call's own arguments: a trusted tool that echoes its
-    query (`{"query": "eve@evil.example", "results": []}`) must not launder it into a trusted value."""
+    query (`{"query": "eve@evil.example", "results": []}`) must not launder it into a trusted value. A value
+    at a path `kept` accepts stays when it is exactly an argument (a searching reference's declared field)."""
     given = [v.strip() for _, v in result_leaves(arguments) if isinstance(v, str) and len(v.strip()) >= MIN_CHARS]
     if not given:
         return list(pairs)
@@ -72,7 +131,7 @@ def unechoed(pairs: Iterable[tuple[str, Any]], arguments: Any) -> list[tuple[str
         text = value.strip()
         return text in given or any(code in text for code in codes)
 
-    return [(p, v) for p, v in pairs if not echo(v)]
+    return [(p, v) for p, v in pairs if not echo(v) or (kept is not None and kept(p) and v.strip() in given)]
 
 
 _IDENTIFIER = re.compile(r"(?=\S*[\d@./:])\S{6,}")  # no spaces, and a digit, @, dot, slash or colon
@@ -126,8 +185,7 @@ def add_records(seen: Seen, trust: TrustMap, records: Iterable[str]) -> None:
         if isinstance(record, dict) and isinstance(record.get("turn"), str):
             seen.add_text(record["turn"], Where(INSTRUCTION, "user turn"))
         elif isinstance(record, dict) and isinstance(record.get("tool"), str):
-            pairs = [(str(p[0]), p[1]) for p in record.get("leaves") or () if isinstance(p, list) and len(p) == 2]
-            trust.label_leaves(seen, record["tool"], record.get("call"), pairs)
+            trust.label_record(seen, record)
 
 
 class SeenCache:
@@ -192,8 +250,10 @@ def _chat(seen: Seen, trust: TrustMap, body: Mapping[str, Any], purpose: str | N
             text = message_text(message.get("content"))
             if text and found is not None:
                 tool, arguments = found
-                pairs = unechoed(result_leaves(_maybe_json(text)), arguments)
-                trust.label_leaves(seen, tool, str(call_id), pairs)
+                record = result_record(tool, str(call_id), {"content": [{"type": "text", "text": text}]},
+                                       arguments, trust.for_tool(tool).key_fields)  # fmt: skip
+                if record is not None:
+                    trust.label_record(seen, json.loads(record))
             elif text:  # a result of no call the conversation shows: nobody vouches for it
                 seen.add_json(_maybe_json(text), Where(UNTRUSTED, "tool message without a call"))
 

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from taskgate.plugins import Surface
+
 from .files import PRIVATE, Files, Owner, read_json, write_json
 from .types import SURFACES, ItemResult
 
@@ -102,7 +104,7 @@ class Job:
 
     @property
     def surface(self) -> str:
-        return SURFACES.get(str(self.record["endpoint"]), "responses")
+        return SURFACES.get(str(self.record["endpoint"]), Surface.RESPONSES)
 
     def view(self) -> dict[str, Any]:
         """The batch object as OpenAI shows it, with taskgate's own facts under `taskgate`."""

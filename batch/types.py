@@ -12,9 +12,13 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
-from taskgate.plugins import Principal
+from taskgate.plugins import Principal, Surface
 
-SURFACES = {"/v1/chat/completions": "chat", "/v1/completions": "completions", "/v1/embeddings": "embeddings"}
+SURFACES = {
+    "/v1/chat/completions": Surface.CHAT,
+    "/v1/completions": Surface.COMPLETIONS,
+    "/v1/embeddings": Surface.EMBEDDINGS,
+}
 """The endpoints a batch may target, and the surface whose plan runs each of its items."""
 RESPONSES = "/v1/responses"
 

@@ -7,9 +7,11 @@
    role memberships, argument rules, trust declarations): the time to load
    one, the time to compute a task's grant (40 tools judged), a per-call
    check on that grant (a memoised verdict plus the tool's argument rules),
-   a check with provenance labels (a `notify__send` under any-of, when-present,
-   list and links rules, against what the task has seen: its instruction, an
-   address book of 200 trusted contacts, 20 untrusted messages), the time to
+   a check with provenance labels and flow rules (a `notify__send` under
+   any-of, when-present, list, links, flow and text rules, against what the
+   task has seen: its instruction, an address book of 200 trusted contacts, 20
+   untrusted messages, a profile with a passport and five card numbers, a
+   private file), the same with a 2 KB body, the time to
    gather that data for a decision, and, for scale, pycasbin's own `enforce`
    per check.
 2. MCP `tools/call` through the gateway (authenticate, authorize, pii on the
@@ -81,7 +83,7 @@ def policy_text(lines: int, seed: int = 3) -> str:
             rows.append(f"p2, {tool}, *, ref, provenance, instruction|contacts, c{i}")
     rows += ["p, role:r1, t0, mail__*, call, r-main", "p, profile:p0, *, mail__*, call, p-main"]
     rows += ["p, role:r1, t0, notify__send, call, r-notify", "p, profile:p0, *, notify__send, call, p-notify"]
-    rows += PROVENANCE
+    rows += PROVENANCE + FLOW
     return "\n".join(rows) + "\n"
 
 
@@ -93,6 +95,15 @@ PROVENANCE = [  # the rules a notify__send meets: labelled, any-of, when present
     "p2, notify__send, *, cc?, provenance, instruction|contacts, s-cc",
     "p2, notify__send, *, attachments[].path?, prefix, /home/alice, s-attach",
     "p2, notify__send, *, body, links, instruction; allow=*.acme.example, s-links",
+]
+FLOW = [  # confidential values (a profile's passport and cards, a private file) kept out of every argument,
+    # and a subject that may not copy six words in a row from others' messages
+    "p3, profile__get, *, trusted, t-profile",
+    "p3, profile__get, passport, secret:identity, s-passport",
+    "p3, profile__get, cards[].number, secret:card, s-card",
+    "p3, files__read_private, text:content, secret:private, s-private",
+    "p2, notify__send, *, *, flow, -, f-notify",
+    "p2, notify__send, *, subject?, text, instruction|contacts|trusted, x-subject",
 ]
 
 
@@ -106,8 +117,17 @@ def seen_data() -> tuple[str, list[str]]:
     inbox = {"messages": [{"sender": f"peer{n}@partner.example",
                            "body": f"Numbers attached, see https://files.partner.example/{n} or ping me."}
                           for n in range(20)]}  # fmt: skip
+    profile = {
+        "name": "Alice",
+        "passport": "X4471902",
+        "cards": [{"number": f"4111 1111 1111 {1000 + n}", "expires": "12/29"} for n in range(5)],
+    }
+    private = {"content": " ".join(f"Private note line {n}: the settlement with Northwind stays between us."
+                                   for n in range(40))}  # fmt: skip
     records = [result_record("contacts__search", "c1", {"structuredContent": book}),
-               result_record("mail__inbox", "c2", {"structuredContent": inbox})]  # fmt: skip
+               result_record("mail__inbox", "c2", {"structuredContent": inbox}),
+               result_record("profile__get", "c3", {"structuredContent": profile}),
+               result_record("files__read_private", "c4", {"structuredContent": private})]  # fmt: skip
     return said, [r for r in records if r is not None]
 
 
@@ -148,14 +168,24 @@ def bench_policy(lines: int, quick: bool) -> dict[str, Any]:
             cache.get(("t",), policy.trust, said, tuple(records), (), ())
             increments.append((time.perf_counter() - started) * 1e6)
         call = {"to": "contact7@friends.example", "cc": ["contact150@friends.example"],
-                "attachments": [{"path": "/home/alice/q3.pdf"}],
+                "attachments": [{"path": "/home/alice/q3.pdf"}], "subject": "Q3 summary",
                 "body": "The Q3 summary; slides at https://wiki.acme.example/q3"}  # fmt: skip
         assert grant.check("notify__send", call, seen).allowed, grant.check("notify__send", call, seen).reason
         assert not grant.check("notify__send", {**call, "to": "peer3@partner.examplx"}, seen).allowed
+        leak = {**call, "body": "card 4111-1111-1111-1003, ok?"}
+        assert grant.check("notify__send", leak, seen).rule == "f-notify", grant.check("notify__send", leak, seen)
         for _ in range(20_000 if not quick else 2_000):
             started = time.perf_counter()
             grant.check("notify__send", call, seen)
             labelled.append((time.perf_counter() - started) * 1e6)
+        long_body = {**call, "body": " ".join(["The Q3 numbers are final and the slides are on the wiki."] * 36)}
+        assert len(long_body["body"]) > 2_000
+        assert grant.check("notify__send", long_body, seen).allowed
+        flows = []
+        for _ in range(5_000 if not quick else 500):
+            started = time.perf_counter()
+            grant.check("notify__send", long_body, seen)
+            flows.append((time.perf_counter() - started) * 1e6)
         enforcer = casbin.Enforcer(str(Path(__file__).resolve().parents[1] / "authz" / "model.conf"), str(path))
         n = 50 if lines >= 10_000 else 300
         started = time.perf_counter()
@@ -170,6 +200,8 @@ def bench_policy(lines: int, quick: bool) -> dict[str, Any]:
         "check_us_p99": pct(checks, 0.99),
         "labelled_check_us_p50": pct(labelled, 0.5),
         "labelled_check_us_p99": pct(labelled, 0.99),
+        "flow_long_body_us_p50": pct(flows, 0.5),
+        "flow_long_body_us_p99": pct(flows, 0.99),
         "gather_us_p50": pct(gathers, 0.5),
         "next_call_us_p50": pct(increments, 0.5),
         "casbin_enforce_us": enforce_us,
@@ -353,12 +385,15 @@ def tables(result: dict[str, Any]) -> str:
         )
     lines += [
         "",
-        "with provenance labels (notify__send: 5 rules, 6 rows; seen: instruction, 200 contacts, 20 messages)",
-        "policy lines   check us p50   check us p99   gather all us p50   next call: +20 messages us p50",
+        "with provenance labels and flow rules (notify__send: 7 rules, 8 rows, a flow rule over every argument and",
+        "a text rule; seen: instruction, 200 contacts, 20 messages, a profile with a passport and 5 cards, a private",
+        "file of 40 lines)",
+        "policy lines   check us p50   check us p99   2 KB body us p50   p99   gather all us p50   next call us p50",
     ]
     for row in result["policy"]:
         lines.append(f"{row['lines']:>12} {row['labelled_check_us_p50']:14.2f} {row['labelled_check_us_p99']:14.2f} "
-                     f"{row['gather_us_p50']:19.0f} {row['next_call_us_p50']:31.0f}")  # fmt: skip
+                     f"{row['flow_long_body_us_p50']:18.1f} {row['flow_long_body_us_p99']:5.0f} "
+                     f"{row['gather_us_p50']:19.0f} {row['next_call_us_p50']:16.0f}")  # fmt: skip
     lines += ["", "MCP tools/call, one at a time     p50 ms   p99 ms"]
     for row in result["mcp"]:
         lines.append(f"{row['target']:32} {row['p50_ms']:8.2f} {row['p99_ms']:8.2f}")

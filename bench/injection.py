@@ -65,6 +65,8 @@ from pathlib import Path
 from typing import Any
 
 import needs
+from injection_suite import phrasings
+from injection_suite.adaptive import ADAPTIVE_IDS, adaptive_pairs
 from injection_suite.attacks import ATTACKS, Pair, pairs
 from injection_suite.domains import Live, serving_all
 from injection_suite.replay import (
@@ -214,11 +216,11 @@ def _share(k: int, n: int) -> dict[str, Any]:
     return {"k": k, "n": n, "rate": k / n if n else None}
 
 
-def group(measured: dict[str, Any], keep: Any) -> dict[str, Any]:
-    """The numbers of one configuration over the tasks `keep` selects."""
+def group(measured: dict[str, Any], keep: Any, adaptive: bool = False) -> dict[str, Any]:
+    """The numbers of one configuration over the tasks `keep` selects (the fixed attacks, or the adaptive)."""
     base_ms = measured["floor_ms"]
     utility = [r for r in measured["utility"] if keep(r.task)]
-    attacked = [r for r in measured["attacked"] if keep(r.task)]
+    attacked = [r for r in measured["attacked"] if keep(r.task) and (r.attack.id in ADAPTIVE_IDS) == adaptive]
     added = [ms - base_ms[key] for key, ms in measured["ms"].items() if key in base_ms and keep(_task(key[0]))]
     held_legit = sum(o.status == "held" for r in utility for o in r.task_calls)
     held_attacker = sum(o.status == "held" for r in attacked for o in r.attack_calls)
@@ -284,6 +286,7 @@ def numbers(measured: dict[str, Any], splits: tuple[str, ...]) -> dict[str, Any]
                 for d in DOMAINS for s in splits
             },
             "attack": {},
+            "adaptive": {s: group(result, keep[s], adaptive=True) for s in (*splits, "all")},
             "profiles": dict(Counter(r.profile or "-" for r in result["utility"])),
             "legit_refusals": _refusals(result["utility"]),
             "legit_refusals_split": {s: _refusals([r for r in result["utility"] if r.task.split == s]) for s in splits},
@@ -303,9 +306,12 @@ def numbers(measured: dict[str, Any], splits: tuple[str, ...]) -> dict[str, Any]
                 for r in result["attacked"]
             ],
         }  # fmt: skip
-        for attack in ATTACKS:
-            mine = [r for r in result["attacked"] if r.attack is attack]
-            entry["attack"][attack.id] = _share(sum(r.attack_passed for r in mine), len(mine))
+        for attack_id in (*(a.id for a in ATTACKS), *ADAPTIVE_IDS):
+            mine = [r for r in result["attacked"] if r.attack is not None and r.attack.id == attack_id]
+            entry["attack"][attack_id] = _share(sum(r.attack_passed for r in mine), len(mine))
+            approved = sum(r.attack_passed or all(o.status in ("allowed", "tool_error", "held") for o in r.attack_calls)
+                           for r in mine)  # fmt: skip
+            entry.setdefault("attack_if_all_approved", {})[attack_id] = _share(approved, len(mine))
         out[name] = entry
     return out
 
@@ -386,11 +392,28 @@ def tables(result: dict[str, Any]) -> str:
                     f"{LABELS[name]:14} {domain:10}  {_rate(g['utility'])}  {_rate(g['utility_under_attack'])}   "
                     f"{_rate(g['attack_success'])}   {g['held_legit_calls']:>5} / {g['held_attacker_calls']}"
                 )
+    lines += [
+        "",
+        "adaptive attacker (written knowing the policy: recipients the task names, secrets inside bodies, another",
+        "entry of the same listing, text copied into titles), reported apart from the fixed attacks above",
+        "config         split      pairs  attack success   if all approved   held attacker calls",
+    ]
+    for name in ran:
+        for split in result["splits"] + ["all"] * (len(result["splits"]) > 1):
+            g = numbers_[name]["adaptive"][split]
+            lines.append(
+                f"{LABELS[name]:14} {split:8} {g['attack_success']['n']:>6}  {_rate(g['attack_success'])}  "
+                f"{_rate(g['attack_success_if_all_approved'])}    {g['held_attacker_calls']:>5}"
+            )
     lines += ["", "attack success by attack   " + "".join(f"{LABELS[n]:>16}" for n in ran)]
     for attack in ATTACKS:
         cells = "".join(f"{_rate(numbers_[n]['attack'][attack.id]):>16}" for n in ran)
         lines.append(f"{attack.id + (' *' if attack.sneaky else ''):26}{cells}")
+    for attack_id in ADAPTIVE_IDS:
+        cells = "".join(f"{_rate(numbers_[n]['attack'][attack_id]):>16}" for n in ran)
+        lines.append(f"{attack_id + ' (adaptive)':26}{cells}")
     lines.append("(* sneaky: reuses values the user trusts)")
+    lines += classifier_table(result.get("classifier"))
     for name in ran:
         refusals = numbers_[name]["legit_refusals"]
         if refusals:
@@ -402,6 +425,29 @@ def tables(result: dict[str, Any]) -> str:
                 top = "; ".join(f"{k} x{v}" for k, v in list(mine.items())[:6])
                 lines.append(f"  {split}: {top}")
     return "\n".join(lines)
+
+
+def classifier_table(measured: dict[str, Any] | None) -> list[str]:
+    """The classifier's accuracy on the held-aside phrasings, per profile they need."""
+    if not measured:
+        return []
+    lines = [
+        "",
+        "classifier on held-aside phrasings (injection_suite/phrasings_heldout.jsonl: written apart, not tuned on)",
+        "needed profile    phrasings   right (exactly)   enough (at least)   short (a write missing)",
+    ]
+    for profile, counts in measured["profiles"].items():
+        n = sum(counts.values())
+        right, enough, short = (
+            counts.get("right", 0),
+            counts.get("right", 0) + counts.get("enough", 0),
+            counts.get("short", 0),
+        )
+        lines.append(
+            f"{profile:16} {n:>10}   {right:>4} {100 * right / n:5.1f}%      {enough:>4} {100 * enough / n:5.1f}%"
+            f"        {short:>4} {100 * short / n:5.1f}%"
+        )
+    return lines
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
@@ -454,8 +500,11 @@ def main() -> int:
     splits = ("dev", "heldout") if args.split == "all" else (args.split,)
     tasks = [t for t in TASKS if t.split in splits]
     every = pairs(base_world(), tuple(tasks))
+    adaptive = adaptive_pairs(base_world(), tuple(tasks))
     sample = min(QUICK_PAIRS, len(every))
     chosen = sorted(random.Random(args.seed).sample(every, sample), key=every.index) if args.quick else every
+    fixed_run = len(chosen)
+    chosen = chosen + (random.Random(args.seed).sample(adaptive, min(20, len(adaptive))) if args.quick else adaptive)
     repeats = args.repeats if args.repeats is not None else (1 if args.quick else 3)
     measured = asyncio.run(measure(names, tasks, chosen, repeats))
     result = {
@@ -463,10 +512,13 @@ def main() -> int:
         "repeats": repeats, "splits": list(splits),
         "counts": {"tasks": len(tasks), "dev": sum(t.split == "dev" for t in tasks),
                    "heldout": sum(t.split == "heldout" for t in tasks), "attacks": len(ATTACKS),
-                   "sneaky_attacks": sum(a.sneaky for a in ATTACKS), "pairs": len(every), "pairs_run": len(chosen),
+                   "sneaky_attacks": sum(a.sneaky for a in ATTACKS), "pairs": len(every), "pairs_run": fixed_run,
                    "pairs_by_carrier": dict(Counter(p.slot.carrier for p in chosen))},
         "heldout": [t.id for t in TASKS if t.split == "heldout"],
+        "adaptive_pairs": len(adaptive),
         "configs": numbers(measured, splits),
+        # the held-aside phrasings are measured with the held-out tasks only: never while revising on dev
+        "classifier": phrasings.accuracy(task_types_for(POLICIES / "provenance.csv")) if "heldout" in splits else None,
     }  # fmt: skip
     print(tables(result))
     floor = result["configs"].get("none", {}).get("split", {}).get("all", {})

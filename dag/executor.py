@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Generator, Mapping
 from concurrent.futures import Executor
 from typing import Any
 
@@ -98,10 +98,12 @@ class Execution:
         inputs = Inputs({k: self.values[k] for k in step.spec.requires + step.spec.optional if k in self.values})
         self._ready.append((step, inputs, record))  # run() starts it: inline when it is alone, else as a task
 
-    async def _call(self, step: Runnable, inputs: Inputs, record: StepRecord) -> Result:
-        if self._gate is None:
-            return await self._timed(step, inputs, record)
-        async with self._gate:
+    def _call(self, step: Runnable, inputs: Inputs, record: StepRecord) -> Coroutine[Any, Any, Result]:
+        gate = self._gate
+        return self._timed(step, inputs, record) if gate is None else self._gated(gate, step, inputs, record)
+
+    async def _gated(self, gate: asyncio.Semaphore, step: Runnable, inputs: Inputs, record: StepRecord) -> Result:
+        async with gate:
             return await self._timed(step, inputs, record)
 
     async def _timed(self, step: Runnable, inputs: Inputs, record: StepRecord) -> Result:
@@ -111,11 +113,10 @@ class Execution:
             if spec.when is not None and not spec.when(inputs):
                 record.outcome = Outcome.SKIPPED
                 return _SKIP, None
-            if spec.timeout is None:
-                value = await self._invoke(step, inputs, record)
-            else:
-                async with asyncio.timeout(spec.timeout):
-                    value = await self._invoke(step, inputs, record)
+            # the step's own coroutine when it runs once on the loop (the common case): no layer in between
+            alone = spec.fan_out is None and not spec.cpu_bound
+            work = step.run(inputs) if alone else self._invoke(step, inputs, record)
+            value = await work if spec.timeout is None else await _within(work, spec.timeout)
             record.outcome = Outcome.OK
             return value, None
         except asyncio.CancelledError:
@@ -243,6 +244,49 @@ def _decisive(errors: BaseExceptionGroup[BaseException]) -> BaseException:
     while isinstance(chosen, BaseExceptionGroup):
         chosen = chosen.exceptions[0]
     return chosen
+
+
+async def _within(work: Coroutine[Any, Any, Any], limit_s: float) -> Any:
+    """`work` bounded by `limit_s`; a step that finishes before it first waits costs no timer.
+
+    The step runs eagerly up to its first wait (as `asyncio.eager_task_factory`
+    runs a task); only a step that does wait goes on under the timeout, resumed
+    where it stopped.
+    """
+    try:
+        pending = work.send(None)
+    except StopIteration as done:
+        return done.value
+    async with asyncio.timeout(limit_s):
+        return await _Resumed(work, pending)
+
+
+class _Resumed:
+    """Awaits what a started coroutine waits for, then drives it on: `yield from` it, from its first wait on."""
+
+    __slots__ = ("_pending", "_work")
+
+    def __init__(self, work: Coroutine[Any, Any, Any], pending: Any):
+        self._work, self._pending = work, pending
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        work, pending = self._work, self._pending
+        while True:
+            try:
+                sent = yield pending
+            except GeneratorExit:
+                work.close()
+                raise
+            except BaseException as exc:  # thrown in: a cancellation, the timeout
+                try:
+                    pending = work.throw(exc)
+                except StopIteration as done:
+                    return done.value
+            else:
+                try:
+                    pending = work.send(sent)
+                except StopIteration as done:
+                    return done.value
 
 
 def _hard_inputs(step: Runnable) -> tuple[str, ...]:

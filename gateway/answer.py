@@ -143,10 +143,13 @@ class Answer:
         An answer that breaks off, is not JSON (unless compressed), is longer
         than `limit`, or that a guard cannot check is an upstream failure.
         """
-        log = self.log
+        log, content = self.log, self.upstream.content
         try:
-            async with asyncio.timeout(finite(log.timeouts.idle_s)):
-                body = await (self.upstream.read() if limit is None else self.upstream.content.read(limit))
+            if content.is_eof():  # every byte has arrived: nothing left to wait for
+                body = await (self.upstream.read() if limit is None else content.read(limit))
+            else:
+                async with asyncio.timeout(finite(log.timeouts.idle_s)):
+                    body = await (self.upstream.read() if limit is None else content.read(limit))
         except (aiohttp.ClientError, TimeoutError) as exc:
             log.outcome = f"{BROKE}: {describe(exc)}"
             message = f"upstream {log.endpoint!r} failed while sending its answer: {describe(exc)}"

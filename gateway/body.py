@@ -31,8 +31,11 @@ async def read(request: web.Request, max_bytes: int, timeout_s: float) -> bytes:
             415,
         )  # fmt: skip
     try:
-        async with asyncio.timeout(timeout_s):
+        if request.content.is_eof():  # the whole body came with the headers: nothing left to wait for
             raw = await request.read()
+        else:
+            async with asyncio.timeout(timeout_s):
+                raw = await request.read()
     except TimeoutError:
         _drop_connection(request)
         raise BodyError(

@@ -21,6 +21,7 @@ import structlog
 from aiohttp import web
 
 from taskgate.dag import Execution, Plan
+from taskgate.logs import write_evidence
 from taskgate.plugins import (
     EVIDENCE,
     IDENTITY,
@@ -33,7 +34,7 @@ from taskgate.plugins import (
     RequestContext,
     Services,
 )
-from taskgate.plugins.evidence import Evidence, EvidenceLog
+from taskgate.plugins.evidence import Evidence, EvidenceLog, Kept
 from taskgate.plugins.jsonbody import BodyError, loads
 
 from .body import read as read_body
@@ -66,7 +67,7 @@ class Gateway:
     provided: dict[str, tuple[str, ...]] = field(init=False)
     """Per surface, the keys its steps provide, in plan order: where the hooks the gateway reads come from."""
     _background: set[asyncio.Task[None]] = field(default_factory=set, init=False, repr=False)
-    _unpublished: list[Evidence] = field(default_factory=list, init=False, repr=False)
+    _unpublished: list[Kept] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.provided = {
@@ -142,17 +143,14 @@ class Gateway:
             return
         if not self._unpublished:
             asyncio.get_running_loop().call_soon(self.flush)
-        self._unpublished.append(evidence)
+        self._unpublished.append(self.evidence.add(evidence))
 
     def flush(self) -> None:
-        """Write the records `publish` left pending."""
+        """Render the records `publish` left pending and write their log lines, in one write."""
         pending, self._unpublished = self._unpublished, []
-        logged = self.config.core.logging.evidence
-        for evidence in pending:
-            record = evidence.record()
-            self.evidence.add(record)
-            if logged:
-                log.info("evidence", **record)
+        rendered = [kept.rendered() for kept in pending]
+        if rendered and self.config.core.logging.evidence:
+            write_evidence(rendered)
 
 
 async def _logged(work: Awaitable[None]) -> None:

@@ -94,7 +94,7 @@ async def _open(
         upstream, endpoint = await _attempts(gateway.services.http, placement, path, body, headers, log)
     finally:
         for attempt in log.attempts:
-            metrics.child(metrics.attempts, attempt["endpoint"], str(attempt.get("status", "error"))).inc()
+            metrics.attempt(attempt["endpoint"], str(attempt.get("status", "error")))
     if upstream.status == 401:  # clients' credentials are never forwarded, so this is taskgate's own
         upstream.release()
         log.outcome = "upstream_auth_failed"
@@ -102,7 +102,7 @@ async def _open(
             placement.observer.attempt_ended(endpoint, False, 401)
         message = f"upstream {endpoint.name!r} answered 401 to taskgate's credential"
         raise UpstreamUnavailable(message, code="upstream_auth_failed")
-    metrics.child(metrics.ttfb, endpoint.name).observe((log.ttfb_ms or 0.0) / 1000.0)
+    metrics.first_byte(endpoint.name, (log.ttfb_ms or 0.0) / 1000.0)
     return upstream, endpoint
 
 
@@ -183,7 +183,7 @@ def _account(
     if used is None:
         if decision.meters and log.outcome == "completed" and (log.status or 0) < 400:
             log.usage_missing = True  # the upstream said nothing a budget can count: visible, not silent
-            gateway.metrics.usage_missing.inc()
+            gateway.metrics.usage_missing += 1
         return
     cost = priced(used, endpoint)
     evidence.usage = described(used, cost)

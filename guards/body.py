@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from taskgate.plugins import Surface
+
 Path = tuple[str | int, ...]
 
 # Keys whose strings are protocol, not content: never scanned (a model name is not personal data).
@@ -33,7 +35,7 @@ def request_texts(surface: str, body: dict[str, Any]) -> Iterator[tuple[Path, st
     (any other object key that is not a plain field name, see `strings`).
     Keys come after all values.
     """
-    if surface == "mcp":  # a JSON-RPC message: a tool call's arguments are all content, keys included
+    if surface == Surface.MCP:  # a JSON-RPC message: a tool call's arguments are all content, keys included
         params = body.get("params")
         arguments = params.get("arguments") if isinstance(params, dict) else None
         base: Path = ("params", "arguments")

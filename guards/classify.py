@@ -10,6 +10,8 @@ local model when that call fails, times out or answers out of bounds.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -17,7 +19,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -132,20 +134,42 @@ class ClassifyStep(Step[ClassifyParams]):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         p = self.params
-        self.local = trained_model(tuple(str(path) for path in p.examples), p.example_weight)
+        extra = tuple(str(path) for path in p.examples)
+        labels = tuple(sorted({*LocalModel.packaged().labels, *(e.label for x in extra for e in read_examples(x))}))
+        self._fitted = fitting(extra, p.example_weight)  # fitted in a thread while the rest of the app starts
+        if not self._fitted.done():
+            self.services.lifespan(f"guards.classify.fit:{self.name}", self._ready)
         if p.heldout:
             kept_apart = [e for path in p.heldout for e in read_examples(path)]
-            log.info("classifier_accuracy", step=self.name, heldout=len(kept_apart),
-                     accuracy=round(self.local.accuracy(kept_apart), 4))  # fmt: skip
-        unknown = [label for label in p.task_types if label not in DEFAULT_TYPES and label not in self.local.labels]
+            self._fitted.add_done_callback(lambda done: _log_accuracy(self.name, done, kept_apart))
+        unknown = [label for label in p.task_types if label not in DEFAULT_TYPES and label not in labels]
         if unknown:
             raise TaskgateError(f"task_types {unknown} are neither built in nor labels of the examples")
+        self.labels = labels
         self.types = {**DEFAULT_TYPES, **p.task_types}
         self.targets = _targets(p.model, self.services) if p.mode == "model" and p.model is not None else []
-        self.prompt = _system_prompt(self.local.labels)
+        self.prompt = _system_prompt(labels)
         self._answers: dict[bytes, str] = {}  # model answers by instruction digest, oldest first
         self._by = f"model:{p.model.model}" if p.model is not None else "local"
         self.metrics = self.services.shared("guards.classify.metrics", lambda: _metrics(self.services))
+
+    @property
+    def local(self) -> LocalModel:
+        """The local model (waits for its fit, for callers outside the event loop)."""
+        return self._fitted.result()
+
+    @contextlib.asynccontextmanager
+    async def _ready(self) -> AsyncIterator[None]:
+        """Serve once the operator's examples are fitted (they fit while the app's other parts start)."""
+        if not self._fitted.done():
+            await asyncio.wrap_future(self._fitted)
+        yield
+
+    async def _model(self) -> LocalModel:
+        """The local model; the first requests after start-up wait for the operator's examples to be fitted."""
+        if not self._fitted.done():
+            await asyncio.wrap_future(self._fitted)
+        return self._fitted.result()
 
     def declare(self, spec: StepSpec) -> StepSpec:
         model = self.params.model
@@ -172,6 +196,7 @@ class ClassifyStep(Step[ClassifyParams]):
             task, confidence, by = "long_document", 1.0, "rules"
         else:
             task, confidence, by, fallback = await self._instruction(instruction)
+        model = await self._model() if by == "local" and self.params.parts and task not in STRUCTURAL else None
         kind = self.types.get(task, TaskType())
         if tool_turn and task not in STRUCTURAL:
             # a turn that returns a tool's result belongs to its task: it keeps the task's class and profile
@@ -187,33 +212,17 @@ class ClassifyStep(Step[ClassifyParams]):
         uncertain = by == "local" and task not in STRUCTURAL and confidence < self.params.min_confidence
         if uncertain:
             profile = self.params.uncertain_profile
-        elif by == "local" and self.params.parts and task not in STRUCTURAL:
-            profiles = self._parts(instruction, profile)
+        elif model is not None:
+            profiles = parts_of(model, self.types, instruction, profile, self.params.part_confidence)
         return Intent(
             task, request_class, profile, prompt_tokens, output_tokens, confidence, by,
             source, fallback, (time.perf_counter() - started) * 1000.0, instruction_type, profiles, uncertain,
         )  # fmt: skip
 
-    def _parts(self, instruction: str, whole: str) -> tuple[str, ...]:
-        """The profiles of a request with several parts ("check my mail, then pay the bill"): each part
-        classified on its own, those the model is sure enough of; empty when one profile covers it all."""
-        found = [whole]
-        own = OWN_WORDS.split(instruction[:MAX_PART_CHARS], maxsplit=1)[0]
-        parts = [p for p in PARTS.split(own) if len(p.split()) >= 3]
-        if len(parts) < 2:
-            return ()
-        for part in parts[:MAX_PARTS]:
-            label, confidence = self.local.predict(part)
-            if confidence >= self.params.part_confidence and label not in STRUCTURAL:
-                kind = self.types.get(label, TaskType())
-                found.append(kind.profile or label)
-        unique = tuple(dict.fromkeys(found))
-        return unique if len(unique) > 1 else ()
-
     async def _instruction(self, text: str) -> tuple[str, float, str, str | None]:
         """The task type of the conversation's instruction: (type, confidence, classifier, fallback reason)."""
         if not self.targets:
-            label, confidence = self.local.predict(text)
+            label, confidence = (await self._model()).predict(text)
             return label, confidence, "local", None
         key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         known = self._answers.get(key)
@@ -221,7 +230,7 @@ class ClassifyStep(Step[ClassifyParams]):
             return known, 1.0, self._by, None
         answer, fallback = await self._ask_model(text)
         if answer is None:
-            label, confidence = self.local.predict(text)
+            label, confidence = (await self._model()).predict(text)
             return label, confidence, "local", fallback
         self._answers[key] = answer
         if len(self._answers) > ANSWERS_KEPT:
@@ -260,7 +269,7 @@ class ClassifyStep(Step[ClassifyParams]):
                             if r.status != 200:
                                 problems.append(f"{url} answered {r.status}")
                                 continue
-                            answer = _label(await r.read(), self.local.labels)
+                            answer = _label(await r.read(), self.labels)
                     except aiohttp.ClientError as exc:
                         problems.append(f"{url}: {describe(exc)}")
                         continue
@@ -307,13 +316,58 @@ def _targets(mode: ModelMode, services: Services) -> list[tuple[str, dict[str, s
     return out
 
 
+def parts_of(
+    model: LocalModel, types: Mapping[str, TaskType], instruction: str, whole: str, part_confidence: float
+) -> tuple[str, ...]:
+    """The profiles of a request with several parts ("check my mail, then pay the bill"): each part
+    classified on its own, those the model is sure enough of; empty when one profile covers it all."""
+    found = [whole]
+    own = OWN_WORDS.split(instruction[:MAX_PART_CHARS], maxsplit=1)[0]
+    parts = [p for p in PARTS.split(own) if len(p.split()) >= 3]
+    if len(parts) < 2:
+        return ()
+    for part in parts[:MAX_PARTS]:
+        label, confidence = model.predict(part)
+        if confidence >= part_confidence and label not in STRUCTURAL:
+            kind = types.get(label, TaskType())
+            found.append(kind.profile or label)
+    unique = tuple(dict.fromkeys(found))
+    return unique if len(unique) > 1 else ()
+
+
 @functools.cache
 def trained_model(extra: tuple[str, ...], weight: float = 0.0) -> LocalModel:
-    """The bundled examples plus the operator's (which outweigh them), fitted once per process per set of files."""
+    """The bundled examples plus the operator's (which outweigh them), fitted once per process per set of files;
+    without the operator's, the model packaged at build time."""
     examples: list[Example] = []
     for path in extra:
         examples.extend(read_examples(path))
     return LocalModel.with_operator(examples, weight)
+
+
+_FITTER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="classifier-fit")
+_FITS: dict[tuple[tuple[str, ...], float], concurrent.futures.Future[LocalModel]] = {}
+
+
+def fitting(extra: tuple[str, ...], weight: float = 0.0) -> concurrent.futures.Future[LocalModel]:
+    """The model for these example files, fitted in a thread of its own (once per process): start-up does not
+    wait for it, the first requests that need it do. Without examples it is the packaged model, at once."""
+    key = (extra, weight)
+    found = _FITS.get(key)
+    if found is None:
+        if not extra:
+            found = concurrent.futures.Future()
+            found.set_result(trained_model(extra, weight))
+        else:
+            found = _FITTER.submit(trained_model, extra, weight)
+        _FITS[key] = found
+    return found
+
+
+def _log_accuracy(step: str, done: concurrent.futures.Future[LocalModel], kept_apart: list[Example]) -> None:
+    if done.exception() is None:
+        log.info("classifier_accuracy", step=step, heldout=len(kept_apart),
+                 accuracy=round(done.result().accuracy(kept_apart), 4))  # fmt: skip
 
 
 def _read(surface: str, body: dict[str, Any], redactions: Mapping[str, str]) -> tuple[str, int, bool]:

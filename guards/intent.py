@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 INTENT = "intent"
 CLASSES = ("interactive", "batch", "background")  # most urgent first, as routing orders them
@@ -58,3 +58,9 @@ class Intent:
         if self.uncertain:
             out["profile_uncertain"] = True
         return out
+
+
+if TYPE_CHECKING:  # the hooks the gateway reads from the step's value (plugins.hooks)
+    from taskgate.plugins import HasEvidence
+
+    _: type[HasEvidence] = Intent

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from taskgate.plugins import sse
+from taskgate.plugins import Surface, sse
 from taskgate.plugins.sse import EventSplitter
 
 from .body import replace_strings, strings, where
@@ -114,7 +114,7 @@ class StreamRedactor(_Guard):
     """A ResponseFilter for server-sent events of chat and text completions."""
 
     window: int = 128
-    surface: str = "chat"
+    surface: str = Surface.CHAT
     flush_after_s: float | None = 0.05  # how long held text waits for the next chunk; None: until it comes
     _events: EventSplitter = field(default_factory=EventSplitter)
     _slots: dict[tuple[int, str | int], _Slot] = field(default_factory=dict)
@@ -138,7 +138,7 @@ class StreamRedactor(_Guard):
         grow stays as context for the text that follows. An event cut in the
         middle stays unread until its end arrives; tool call arguments stay held.
         """
-        names = ("text",) if self.surface != "chat" else _HELD_FIELDS
+        names = ("text",) if self.surface != Surface.CHAT else _HELD_FIELDS
         events = []
         for index in sorted({choice for choice, _ in self._slots}):
             released: dict[str, str] = {}
@@ -150,7 +150,7 @@ class StreamRedactor(_Guard):
             if not released:
                 continue
             choice: dict[str, Any] = {"index": index, "finish_reason": None}
-            if self.surface != "chat":
+            if self.surface != Surface.CHAT:
                 choice.update(released)
             else:
                 choice["delta"] = released
@@ -208,7 +208,7 @@ class StreamRedactor(_Guard):
             out["logprobs"] = None
             self.withheld(f"choices[{index}].logprobs")
             self.dirty = True
-        if self.surface != "chat":
+        if self.surface != Surface.CHAT:
             self._held_field(out, "text", (index, "text"), final, f"choices[{index}].text")
         else:
             delta = out.get("delta")
@@ -327,7 +327,7 @@ class StreamRedactor(_Guard):
             if not any(s.held for (c, _), s in self._slots.items() if c == index):
                 continue
             choice: dict[str, Any] = {"index": index, "finish_reason": None}
-            if self.surface != "chat":
+            if self.surface != Surface.CHAT:
                 self._held_field(choice, "text", (index, "text"), True, f"choices[{index}].text")
             else:
                 choice["delta"] = self._delta(index, {}, True)
@@ -340,7 +340,7 @@ class StreamRedactor(_Guard):
 class WholeRedactor(_Guard):
     """A ResponseFilter for complete answers: every string scanned and redacted; log probabilities withheld."""
 
-    surface: str = "chat"
+    surface: str = Surface.CHAT
 
     def whole(self, body: bytes) -> bytes:
         try:
@@ -355,7 +355,7 @@ class WholeRedactor(_Guard):
             return clean.encode() if self.dirty else body
         try:
             # a tool's result is all content; a chat answer's ids, roles and model names are protocol
-            clean_answer = self.scrub_json(self._withhold_logprobs(answer), structural=self.surface != "mcp")
+            clean_answer = self.scrub_json(self._withhold_logprobs(answer), structural=self.surface != Surface.MCP)
         except (ValueError, RecursionError):  # nested past any real answer: refused, not passed unread
             return _UNREADABLE
         return json.dumps(clean_answer).encode() if self.dirty else body

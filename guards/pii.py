@@ -35,6 +35,7 @@ from taskgate.plugins import (
     Services,
     Step,
     StepSpec,
+    Surface,
 )
 
 from .body import KEY_KINDS, Path, TooDeep, replace_strings, request_texts, where
@@ -384,7 +385,7 @@ class PiiStep(Step[PiiParams]):
     # the output guard
     def filter_for(self, verdict: PiiVerdict, surface: str) -> ResponseFilter | None:
         scanner = self.output_scanner
-        if scanner is None or surface not in ("chat", "completions", "mcp"):
+        if scanner is None or surface not in (Surface.CHAT, Surface.COMPLETIONS, Surface.MCP):
             return None
 
         def found(place: str, f: Finding) -> None:
@@ -403,13 +404,13 @@ class PiiStep(Step[PiiParams]):
 
         window = self.params.output.window_chars
         whole = WholeRedactor(scanner.analyze, scrub, found, withheld, surface=surface)
-        if surface == "mcp":  # tool results: one JSON result per call
+        if surface == Surface.MCP:  # tool results: one JSON result per call
             return whole
         flush_after_s = self.params.output.flush_after_s
         stream = StreamRedactor(
             scanner.analyze, scrub, found, withheld, window=window, surface=surface, flush_after_s=flush_after_s
         )
-        return _Either(stream, whole, self._learn if self.params.learn_answers and surface == "chat" else None)
+        return _Either(stream, whole, self._learn if self.params.learn_answers and surface == Surface.CHAT else None)
 
     # answers analysed ahead of the turn that resends them
     def _learn(self, answer: bytes, streamed: bool) -> None:
@@ -496,3 +497,9 @@ class _Either:
             else:
                 self._sent.append(out)
         return out
+
+
+if TYPE_CHECKING:  # the hooks the gateway reads from the step's value (plugins.hooks)
+    from taskgate.plugins import BodyEdit, HasEvidence, OutputGuard
+
+    _: tuple[type[BodyEdit], type[OutputGuard], type[HasEvidence]] = (PiiVerdict, PiiVerdict, PiiVerdict)

@@ -62,7 +62,7 @@ class GatewayItems:
         evidence = Evidence(uuid.uuid4().hex, path, surface=surface, model=str(body.get("model")))
         evidence.batch = dict(labels)
         gateway = self.gateway
-        gateway.metrics.inflight.inc()
+        gateway.metrics.inflight += 1
         endpoint: Endpoint | None = None
         try:
             status, answer, endpoint = await self._run(caller, surface, body, headers, evidence)
@@ -71,7 +71,7 @@ class GatewayItems:
             status, cited = problem.status, problem.cited(evidence.request_id)
             answer = json.loads(error_body(status, problem.code, cited, problem.kind, problem.param, problem.public))
         finally:
-            gateway.metrics.inflight.dec()
+            gateway.metrics.inflight -= 1
         result = _result(status, answer, evidence, endpoint)
         evidence.quiet = result.waits  # an item only told to wait for room runs again: its last attempt is the record
         evidence.finish(status)

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from mcp import MCPError
 from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, CallToolRequestParams
 from mcp.types.methods import serialize_server_result
 from pydantic import ValidationError
@@ -96,8 +97,7 @@ async def forward_item(
         raise RpcError(INTERNAL_ERROR, str(exc)) from None
     except Exception as exc:  # the upstream's own JSON-RPC error stays the upstream's
         log.outcome = f"upstream_error: {type(exc).__name__}"
-        error = getattr(exc, "error", None)
-        code, message = getattr(error, "code", INTERNAL_ERROR), getattr(error, "message", "the request failed")
+        code, message = (exc.code, exc.message) if isinstance(exc, MCPError) else (INTERNAL_ERROR, "the request failed")
         raise RpcError(code, f"MCP server {upstream.name!r}: {message}"[:512]) from None
     finally:
         log.ms = ms(started)

@@ -15,6 +15,7 @@ from itertools import islice
 from typing import Any
 
 from taskgate.dag import StepRecord
+from taskgate.logs import dumps, loads
 
 from .hooks import HasEvidence, hooks_of
 
@@ -121,18 +122,21 @@ class EvidenceLog:
     """The most recent records, kept in memory for inspection (the dashboard, the demo, `taskgate.testing`, a test's
     assertions).
 
-    A finished `Evidence` is kept as it is and described the first time anyone reads it (the gateway's
-    flush, right after the answer went out, or a reader before that): its record is what it said then.
+    A finished `Evidence` is kept as it is until it is rendered (the gateway's flush, right after the answer went
+    out, or a reader before that), then as the JSON bytes of its record: the log line is the same bytes, and an
+    old record leaves the ring as one object, not a tree of them.
     """
 
     def __init__(self, size: int):
-        self._records: deque[_Kept] = deque(maxlen=size)
+        self._records: deque[Kept] = deque(maxlen=size)
         self.added = 0
         """Records ever added: a reader's cursor for `since`."""
 
-    def add(self, record: dict[str, Any] | Evidence) -> None:
-        self._records.append(_Kept(record))
+    def add(self, record: dict[str, Any] | Evidence) -> Kept:
+        kept = Kept(record)
+        self._records.append(kept)
         self.added += 1
+        return kept
 
     def since(self, cursor: int) -> list[dict[str, Any]]:
         """The records added after `cursor` (an earlier `added`) that are still kept, oldest first.
@@ -151,15 +155,27 @@ class EvidenceLog:
         return [k.record() for k in self._records]
 
 
-class _Kept:
-    """One kept record: an Evidence described on first read, then its description."""
+class Kept:
+    """One kept record: an Evidence until it is rendered, then its record's JSON bytes."""
 
     __slots__ = ("_kept",)
 
     def __init__(self, kept: dict[str, Any] | Evidence):
-        self._kept = kept
+        self._kept: dict[str, Any] | Evidence | bytes = kept
+
+    def rendered(self) -> bytes:
+        """The record as JSON bytes, rendered once."""
+        kept = self._kept
+        if isinstance(kept, bytes):
+            return kept
+        rendered = dumps(kept.record() if isinstance(kept, Evidence) else kept)
+        if isinstance(kept, Evidence):
+            self._kept = rendered
+        return rendered
 
     def record(self) -> dict[str, Any]:
-        if isinstance(self._kept, Evidence):
-            self._kept = self._kept.record()
-        return self._kept
+        kept = self._kept
+        if isinstance(kept, dict):
+            return kept
+        record: dict[str, Any] = loads(self.rendered())
+        return record

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 PLACEMENT = "placement"
 """The key the OpenAI surfaces need: where the request is dispatched (a Placement)."""
@@ -169,7 +169,10 @@ class Placement:
     """Where a request goes and why; `fallbacks` are tried in order before the first byte.
 
     `model` is the name the engine knows; when it differs from what the client
-    asked for (an alias), the proxy rewrites the body's model field.
+    asked for (an alias), the gateway rewrites the body's model field.
+    `details` is what others read on the way (the request's `class`);
+    `explain`, if given, adds what only the evidence needs (scores, candidates,
+    predictions), computed when the record is written rather than on the path.
     """
 
     endpoint: Endpoint
@@ -179,6 +182,7 @@ class Placement:
     details: dict[str, Any] = field(default_factory=dict)
     predicted_cached_tokens: int = 0
     observer: DispatchObserver | None = None
+    explain: Callable[[], Mapping[str, Any]] | None = None
 
     def evidence(self) -> Mapping[str, Any]:
         return {
@@ -191,4 +195,11 @@ class Placement:
             "predicted_cached_tokens": self.predicted_cached_tokens,
             "fallbacks": [e.name for e in self.fallbacks],
             **self.details,
+            **(self.explain() if self.explain is not None else {}),
         }
+
+
+if TYPE_CHECKING:  # the hooks the gateway reads from a placement (plugins.hooks)
+    from .hooks import HasEvidence
+
+    _: type[HasEvidence] = Placement

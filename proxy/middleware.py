@@ -48,7 +48,7 @@ async def front_door(request: web.Request, handler: Handler) -> web.StreamRespon
 
 async def _served(request: web.Request, handler: Handler, engine: Gateway, evidence: Evidence) -> web.StreamResponse:
     metrics = engine.metrics
-    metrics.inflight.inc()
+    metrics.inflight += 1
     try:
         response = _oversized(request, engine, evidence) or await _guarded(request, handler, evidence)
     except asyncio.CancelledError:
@@ -56,7 +56,7 @@ async def _served(request: web.Request, handler: Handler, engine: Gateway, evide
         _finish(engine, evidence, 499)
         raise
     finally:
-        metrics.inflight.dec()
+        metrics.inflight -= 1
     _finish(engine, evidence, response.status)
     return response
 

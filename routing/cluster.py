@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taskgate.plugins import (
     ENDPOINT_READINGS,
@@ -27,6 +27,7 @@ from taskgate.plugins import (
     Services,
     Step,
     StepOptions,
+    Surface,
 )
 from taskgate.plugins.params import NoParams
 
@@ -310,7 +311,7 @@ class ClusterStateStep(Step[NoParams]):
         request: RequestContext = inputs[REQUEST]
         body = request.json()
         classes = self.cluster.config.classes
-        text = canonical(body) if request.surface in ("chat", "completions") else ""
+        text = canonical(body) if request.surface in (Surface.CHAT, Surface.COMPLETIONS) else ""
         hashes = block_hashes(text, self.cluster.config.prefix.block_chars)
         session = session_key(request.headers.get(classes.session_header))
         endpoints = self.cluster.topology.endpoint_names(request.model or "")
@@ -319,3 +320,9 @@ class ClusterStateStep(Step[NoParams]):
         return ClusterView(
             hashes, len(text), session, self.cluster.loads, shared, time.monotonic(), state.stale_after_s
         )
+
+
+if TYPE_CHECKING:  # the hooks the gateway reads from the step's value (plugins.hooks)
+    from taskgate.plugins import HasEvidence
+
+    _: type[HasEvidence] = ClusterView

@@ -18,6 +18,7 @@ start-up (`routing/parts.py`).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -372,8 +373,9 @@ class Route(Step[RouteParams]):
         )
         tracker.prompt_tokens, tracker.answer_tokens, tracker.tickets[name] = tokens, answer, ticket
         tracker.foreground = not decision.idle_only
-        details = self._details(decision, order[0][1])
-        return Placement(first.endpoint, chosen.model, decision.reason, fallbacks, details, cached, tracker)
+        details = {"class": decision.request_class, "picker": self.params.picker.label}
+        explain = functools.partial(self._details, decision, order[0][1])  # for the evidence, off the path
+        return Placement(first.endpoint, chosen.model, decision.reason, fallbacks, details, cached, tracker, explain)
 
     def _order(self, decision: Decision, pick: Candidate) -> tuple[Offer, Ranked]:
         """The picked endpoint's pool, and its ranking with the pick first."""
@@ -389,8 +391,6 @@ class Route(Step[RouteParams]):
 
     def _details(self, decision: Decision, scores: dict[str, float]) -> dict[str, Any]:
         return {
-            "class": decision.request_class,
-            "picker": self.params.picker.label,
             "scores": _rounded(scores),
             "candidates": {c.endpoint.name: _rounded(s) for ranked in decision.ranked.values() for c, s in ranked},
             "predicted_ttft_ms": {p: ms if math.isfinite(ms) else None for p, ms in decision.predicted_ttft_ms.items()},

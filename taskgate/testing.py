@@ -44,7 +44,7 @@ from taskgate.plugins import (
     StepOptions,
     load_plugins,
 )
-from taskgate.plugins.evidence import Evidence, EvidenceLog
+from taskgate.plugins.evidence import Evidence, EvidenceLog, Kept
 from taskgate.proxy.app import create_app
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_engine
@@ -206,9 +206,10 @@ def _publish(record: dict[str, Any]) -> None:
 class _CapturedLog(EvidenceLog):
     """The gateway's evidence log, which also hands every record to the open captures."""
 
-    def add(self, record: dict[str, Any] | Evidence) -> None:
-        super().add(record)
-        _publish(record if isinstance(record, dict) else record.record())
+    def add(self, record: dict[str, Any] | Evidence) -> Kept:
+        kept = super().add(record)
+        _publish(kept.record())
+        return kept
 
 
 @asynccontextmanager

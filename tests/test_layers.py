@@ -41,7 +41,38 @@ def test_the_package_as_it_is_keeps_every_contract(tree: Path) -> None:
     [
         ("routing/_extra.py", "import taskgate.authz", "taskgate.routing is not allowed to import taskgate.authz"),
         ("guards/_extra.py", "import taskgate.proxy.app", "taskgate.guards is not allowed to import taskgate.proxy"),
-        ("agent/_extra.py", "import taskgate.proxy.state", "taskgate.agent is not allowed to import taskgate.proxy"),
+        ("agent/_extra.py", "import taskgate.proxy.app", "taskgate.agent is not allowed to import taskgate.proxy"),
+        # the front door above the surfaces, the surfaces independent of each other and above the gateway
+        ("llm/_extra.py", "import taskgate.proxy.app", "taskgate.llm is not allowed to import taskgate.proxy"),
+        (
+            "mcp_gateway/_extra.py",
+            "import taskgate.llm.routes",
+            "taskgate.mcp_gateway is not allowed to import taskgate.llm",
+        ),
+        (
+            "llm/_extra.py",
+            "import taskgate.mcp_gateway.forward",
+            "taskgate.llm is not allowed to import taskgate.mcp_gateway",
+        ),
+        ("dashboard/_extra.py", "import taskgate.llm", "taskgate.dashboard is not allowed to import taskgate.llm"),
+        ("gateway/_extra.py", "import taskgate.llm.relay", "taskgate.gateway is not allowed to import taskgate.llm"),
+        (
+            "gateway/_extra.py",
+            "import taskgate.dashboard",
+            "taskgate.gateway is not allowed to import taskgate.dashboard",
+        ),
+        # the gateway above agent and batch, and above the step rooms
+        ("agent/_extra.py", "import taskgate.gateway.send", "taskgate.agent is not allowed to import taskgate.gateway"),
+        (
+            "batch/_extra.py",
+            "import taskgate.gateway.decide",
+            "taskgate.batch is not allowed to import taskgate.gateway",
+        ),
+        (
+            "authz/_extra.py",
+            "import taskgate.gateway.answer",
+            "taskgate.authz is not allowed to import taskgate.gateway",
+        ),
         ("dag/_extra.py", "import taskgate.plugins", "taskgate.dag is not allowed to import taskgate.plugins"),
     ],
 )

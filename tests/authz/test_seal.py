@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from taskgate.authz.policy import PolicyError, load
+from taskgate.authz.policy import PolicyError, load, seal_file
 from taskgate.authz.seal import seal
 from taskgate.gateway.errors import ConfigError
 from taskgate.gateway.gateway import GATEWAY
@@ -143,7 +144,49 @@ def test_the_policy_command_seals_a_file_only_if_it_loads_and_verifies_it(
     assert "p row 1 has 4 fields" in capsys.readouterr().err
     assert path.read_text() == broken  # nothing is sealed that would not load
     assert main(["policy", "verify", str(path)]) == 2
-    assert "is not sealed" in capsys.readouterr().err
+    assert "p row 1 has 4 fields" in capsys.readouterr().err  # verify checks the rows of an unsealed file too
+    path.write_text(POLICY)
+    assert main(["policy", "verify", str(path)]) == 1  # rows that load, but no seal: not served yet
+    assert "rows ok: 11 rows load, but the file is not sealed" in capsys.readouterr().err
+
+
+def test_sealing_a_file_its_writer_still_holds_open_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "policy.csv"
+    with path.open("w") as editor:  # an editor that has written whole rows, and is still writing
+        editor.write(POLICY.split("p2,")[0])
+        editor.flush()
+        with pytest.raises(PolicyError, match=r"process \d+ has it open for writing"):
+            seal_file(path, settle_s=0.1)
+        editor.write("p2" + POLICY.split("p2", 1)[1])
+    assert "taskgate-seal" not in path.read_text()  # nothing was sealed: the cut would have dropped the p2 rows
+    seal_file(path, settle_s=0.1)  # the writer closed the file: now it seals
+    assert sorted(loaded_rows(path)) == casbin_rows(POLICY)
+
+
+def test_sealing_a_file_that_is_still_changing_is_refused(tmp_path: Path) -> None:
+    """A writer that reopens the file for each row (no open handle while sealing looks) is caught by the change."""
+    path = tmp_path / "policy.csv"
+    lines = POLICY.splitlines(keepends=True)
+    path.write_text("".join(lines[:3]))
+    stop = False
+
+    def slow_writer() -> None:
+        for line in lines[3:]:
+            if stop:
+                return
+            time.sleep(0.05)
+            with path.open("a") as out:
+                out.write(line)
+
+    thread = threading.Thread(target=slow_writer)
+    thread.start()
+    try:
+        with pytest.raises(PolicyError, match="changed while taskgate watched it"):
+            seal_file(path, settle_s=0.3)
+    finally:
+        stop = True
+        thread.join()
+    assert "taskgate-seal" not in path.read_text()
 
 
 async def test_start_up_with_an_unsealed_policy_is_an_error_that_says_how_to_fix_it(
@@ -234,3 +277,26 @@ async def test_a_refused_file_is_read_again_until_it_loads_even_if_its_timestamp
         await asyncio.sleep(0.05)
     assert store.current.generation == 2
     assert store.reloads["refused"] == 1  # the unfinished file was refused (and logged) once, not at every check
+
+
+async def test_a_generation_that_allows_what_the_last_denied_is_named_in_the_log(tmp_path: Path) -> None:
+    from structlog.testing import capture_logs
+
+    from taskgate.authz.policy import PolicyStore
+
+    path = tmp_path / "policy.csv"
+    path.write_text(seal(POLICY))
+    store = PolicyStore(None, path, 0, None, "taskgate:policy")
+    loose = POLICY.replace("p2, files__read, *, path, prefix, /home/alice, c-home-only\n", "")
+    path.write_text(seal(loose + EXTRA))  # the home-only rule gone, summarise may send mail
+    with capture_logs() as logs:
+        assert await store.reload()
+    widened = next(e for e in logs if e["event"] == "policy_widened")
+    assert widened["rows_removed"] == ["p2, files__read, *, path, prefix, /home/alice, c-home-only"]
+    assert widened["rows_added"] == [EXTRA.strip()]
+    assert not store.current.enforcer.has_policy("files__read", "*", "path", "prefix", "/home/alice", "c-home-only")
+    path.write_text(seal(loose))  # only narrows: named as a change, not as a widening
+    with capture_logs() as logs:
+        assert await store.reload()
+    assert [e["event"] for e in logs] == ["policy_reloaded"]
+    assert logs[0]["removed"] == [EXTRA.strip()]

@@ -62,6 +62,68 @@ async def test_timeout_is_enforced_and_reported_as_timeout() -> None:
     assert run.records[0].outcome is Outcome.TIMEOUT
 
 
+async def test_a_bounded_step_that_waits_after_a_first_wait_is_still_bounded_and_its_value_arrives() -> None:
+    waits: list[str] = []
+
+    async def twice(inputs: Inputs) -> str:
+        await asyncio.sleep(0)  # a first wait: from here on the step runs under its bound
+        waits.append("first")
+        await asyncio.sleep(0.01)
+        waits.append("second")
+        return "done"
+
+    async def stuck(inputs: Inputs) -> str:
+        await asyncio.sleep(0)
+        await asyncio.Event().wait()  # never set: only the bound ends it
+        return "never"
+
+    plan = compile_plan("p", [FnStep(StepSpec("twice", provides="k", timeout=1.0), twice)])
+    assert await execute(plan, {}) == {"k": "done"}
+    assert waits == ["first", "second"]
+    run = Execution(compile_plan("p", [FnStep(StepSpec("stuck", provides="k", timeout=0.05), stuck)]), {})
+    with Stopwatch() as watch, pytest.raises(StepFailed) as info:
+        await run.run()
+    assert watch.seconds < 0.5
+    assert info.value.outcome is Outcome.TIMEOUT
+
+
+async def test_a_bounded_step_that_never_waits_finishes_and_one_that_raises_first_fails_by_its_policy() -> None:
+    async def instant(inputs: Inputs) -> str:
+        return "now"
+
+    async def broken(inputs: Inputs) -> str:
+        raise ValueError("no")
+
+    plan = compile_plan("p", [FnStep(StepSpec("instant", provides="k", timeout=0.01), instant)])
+    assert await execute(plan, {}) == {"k": "now"}
+    run = Execution(compile_plan("p", [FnStep(StepSpec("broken", provides="k", timeout=0.01), broken)]), {})
+    with pytest.raises(StepFailed) as info:
+        await run.run()
+    assert info.value.outcome is Outcome.FAILED
+    assert run.records[0].detail == "ValueError: no"
+
+
+async def test_a_bounded_step_cancelled_while_it_waits_is_cancelled_all_the_way_down() -> None:
+    cleaned = asyncio.Event()
+
+    async def waiting(inputs: Inputs) -> str:
+        await asyncio.sleep(0)
+        try:
+            await asyncio.sleep(5)
+        finally:
+            cleaned.set()
+        return "never"
+
+    run = Execution(compile_plan("p", [FnStep(StepSpec("waiting", provides="k", timeout=10.0), waiting)]), {})
+    task = asyncio.create_task(run.run())
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert cleaned.is_set()
+    assert run.records[0].outcome is Outcome.CANCELLED
+
+
 async def test_fail_open_step_gives_its_declared_fallback_to_consumers() -> None:
     steps = [failing("flaky", provides="kf", failure=Failure.OPEN, fallback="default"), echo("use", ("kf",), "ku")]
     run = Execution(compile_plan("p", steps), {})

@@ -30,8 +30,35 @@ def test_the_local_model_keeps_its_measured_accuracy_on_the_held_out_split() -> 
     assert not training & {e.text for e in held_out}  # no example is in both
 
 
+def test_the_packaged_model_is_fitted_on_the_bundled_examples_as_they_are_now() -> None:
+    """The model shipped in data/ is fitted at build time; a change of the examples or of the features makes it
+    stale: refit it with `python -m taskgate.guards.classifier`."""
+    from taskgate.guards.classifier import LocalModel, digest
+
+    packaged = LocalModel.packaged()
+    assert packaged.fitted_on == digest(bundled()), "stale: run python -m taskgate.guards.classifier"
+    fresh = LocalModel.train(bundled())
+    texts = [e.text for e in bundled(HELD_OUT)][:60]
+    assert (
+        np.abs(np.array([packaged.probabilities(t) for t in texts]) - [fresh.probabilities(t) for t in texts]).max()
+        < 1e-6
+    )
+
+
+def test_importing_the_guards_does_not_import_scikit_learn() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, taskgate.guards; from taskgate.guards.classify import trained_model; trained_model(()); " \
+        "print(sorted(m for m in sys.modules if m.startswith('sklearn')))"  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[]"
+
+
 def test_fast_prediction_is_the_fitted_pipeline_exactly_and_faster() -> None:
-    model = trained_model(())
+    from taskgate.guards.classifier import LocalModel
+
+    model = LocalModel.train(bundled())
     texts = [e.text for e in bundled(HELD_OUT)]
     reference = model.pipeline.predict_proba(texts)
     ours = np.array([model.probabilities(t) for t in texts])

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -15,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 
 from ..conftest import closed_port
@@ -41,15 +44,19 @@ def post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, str], dict[str,
         return err.code, dict(err.headers), json.loads(err.read())
 
 
-def spawn(*args: str) -> subprocess.Popen[str]:
+def spawn(*args: str, log: Path | None = None) -> subprocess.Popen[str]:
+    """A `taskgate` process; its stderr in a pipe, or in `log` (a pipe nobody reads fills, and its writer waits)."""
     cmd = [sys.executable, "-m", "taskgate", *args]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if log is None:
+        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with log.open("w") as stderr:  # the child keeps its own descriptor
+        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=stderr, text=True)
 
 
-def stop(proc: subprocess.Popen[str]) -> str:
+def stop(proc: subprocess.Popen[str], log: Path | None = None) -> str:
     proc.terminate()
     _, err = proc.communicate(timeout=15)
-    return err
+    return err if log is None else log.read_text()
 
 
 @pytest.fixture
@@ -61,6 +68,14 @@ def sim() -> Iterator[str]:
     stop(proc)
 
 
+_SERVED: dict[str, subprocess.Popen[str]] = {}
+
+
+def served_process(url: str) -> subprocess.Popen[str]:
+    """The `taskgate serve` process behind a URL `served` yielded."""
+    return _SERVED[url]
+
+
 @contextmanager
 def served(sim: str, tmp_path: Path, header: str = "") -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """`taskgate serve` in front of the sim; after the block, the list holds its JSON log lines."""
@@ -68,13 +83,17 @@ def served(sim: str, tmp_path: Path, header: str = "") -> Iterator[tuple[str, li
     config = tmp_path / "taskgate.yaml"
     pool = f"{{name: p, endpoints: [{{name: sim, url: '{sim}'}}], models: [{{name: cli-model}}]}}"
     config.write_text(f"{header}routing:\n  pools:\n    - {pool}\n")
-    proc = spawn("serve", "-c", str(config), "--port", str(port))
+    log = tmp_path / "serve.log"
+    proc = spawn("serve", "-c", str(config), "--port", str(port), log=log)
     lines: list[dict[str, Any]] = []
+    url = f"http://127.0.0.1:{port}/v1/chat/completions"
+    _SERVED[url] = proc
     try:
         wait_ready(f"http://127.0.0.1:{port}/readyz", proc)
-        yield f"http://127.0.0.1:{port}/v1/chat/completions", lines
+        yield url, lines
     finally:
-        stderr = stop(proc)
+        _SERVED.pop(url, None)
+        stderr = stop(proc, log)
         assert "Traceback" not in stderr
         lines.extend(json.loads(line) for line in stderr.splitlines() if line.startswith("{"))
 
@@ -154,3 +173,44 @@ def test_what_cannot_be_read_as_http_gets_a_json_error_that_echoes_nothing(
     assert b"SECRET" not in answer
     assert json.loads(body)["error"]["code"] == "bad_http_request"
     assert [line["event"] for line in lines if line.get("level") == "warning"] == ["unreadable_http_request"]
+
+
+async def test_a_graceful_stop_under_load_answers_what_it_took_and_loses_no_evidence(tmp_path: Path) -> None:
+    """SIGTERM mid-load: requests in flight are answered, and every answered request has its evidence line (records
+    are written just after their answers go out, the last ones as the gateway stops)."""
+    port = closed_port()
+    slow = spawn("sim", "instant", "--port", str(port), "--model", "cli-model", "--tpot-ms", "20", "--time-scale", "1")
+    wait_ready(f"http://127.0.0.1:{port}/health", slow)
+    answered: list[tuple[str, float]] = []
+    signalled = float("inf")
+    try:
+        with served(f"http://127.0.0.1:{port}", tmp_path) as (url, lines):
+            loaded, stopping = asyncio.Event(), asyncio.Event()
+
+            async def client(session: aiohttp.ClientSession) -> None:
+                while not stopping.is_set():
+                    try:
+                        async with session.post(url, json={**HELLO, "max_tokens": 8}) as resp:
+                            await resp.read()
+                    except aiohttp.ClientError:
+                        return  # the server stopped taking requests
+                    answered.append((resp.headers["x-taskgate-request-id"], time.monotonic()))
+                    if len(answered) >= 64:
+                        loaded.set()
+
+            async with aiohttp.ClientSession() as session:
+                clients = [asyncio.create_task(client(session)) for _ in range(16)]
+                await loaded.wait()
+                proc = served_process(url)
+                signalled = time.monotonic()
+                proc.send_signal(signal.SIGTERM)  # under load: 16 requests in flight, each ~160 ms at the engine
+                await asyncio.to_thread(proc.wait, 20)
+                stopping.set()
+                await asyncio.gather(*clients)
+    finally:
+        stop(slow)
+    logged = {line["request_id"] for line in lines if line["event"] == "evidence"}
+    after = [request for request, at in answered if at > signalled + 0.05]  # an answer takes ~160 ms at the engine
+    assert after, "requests in flight when the signal came were answered"
+    missing = {request for request, _ in answered} - logged
+    assert not missing, f"{len(missing)} of {len(answered)} answered requests have no evidence line"
