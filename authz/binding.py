@@ -3,8 +3,10 @@
 The first that applies wins (a task token, handled by the authorize step,
 always wins over all of these):
 
-1. MCP, a stated purpose (`x-taskgate-purpose`, `_meta`): the task this caller
-   opened on that purpose, or a new one bound to it;
+1. MCP, a purpose stated in the `x-taskgate-purpose` header (a runtime's MCP
+   client is configured once for a conversation): the task this caller opened
+   on that purpose, or a new one bound to it. A purpose stated in `_meta` is a
+   client written for taskgate opening a task: it is always a new one;
 2. MCP `tools/call`: the task whose model turn emitted this call (same caller,
    tool and arguments, within `call_ttl_s`). Several tasks emitted it: the call
    runs in the newest, and every one of their grants must allow it;
@@ -29,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from taskgate.plugins import RequestContext
+from taskgate.plugins import META_PURPOSE, PURPOSE_HEADER, RequestContext
+from taskgate.plugins.context import MAX_PURPOSE_HEADER
 
 from .authorizer import Authorizer, PresentedTask, tool_scopes
 from .conversations import (
@@ -132,7 +135,7 @@ class Binding:
 
     async def _mcp(self, context: RequestContext, identity: Identity) -> Recognised | None:
         if context.surface == MCP:
-            purpose = context.purpose()
+            purpose = configured_purpose(context)
             if purpose is not None:  # what tells two conversations on one purpose apart: a session header
                 hint = session_hint(context.headers, self.config.session_headers)
                 return await self._one("purpose", purpose_key(identity.tenant, identity.subject, purpose), identity,
@@ -148,7 +151,7 @@ class Binding:
 
     async def bind_purpose(self, context: RequestContext, spec: GrantSpec, epoch: str) -> None:
         """A task opened on a stated purpose: later calls stating it join it (for `ttl_s`)."""
-        purpose = context.purpose()
+        purpose = configured_purpose(context)
         if purpose is None:
             return
         hint = session_hint(context.headers, self.config.session_headers)
@@ -228,6 +231,16 @@ class Binding:
         if records:
             await self.authorizer.observe(recognised.task.spec, records)
         return records
+
+
+def configured_purpose(context: RequestContext) -> str | None:
+    """A purpose stated in the `x-taskgate-purpose` header, as a runtime's MCP client is configured once for a
+    whole conversation; None where the request states one in `_meta` (a client written for taskgate opening a
+    task, which carries its token on) or none at all."""
+    if context.meta(META_PURPOSE) is not None:
+        return None
+    stated = context.headers.get(PURPOSE_HEADER)
+    return stated.strip() or None if stated and len(stated) <= MAX_PURPOSE_HEADER else None
 
 
 def judge_others(value: TaskGrant, tool: str, arguments: Any, decision: Decision) -> Decision:

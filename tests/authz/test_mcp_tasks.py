@@ -144,13 +144,13 @@ async def test_a_profile_pinned_by_the_callers_token_beats_the_classifier(gatewa
     client, keys = gateway
     pinned = {"Authorization": f"Bearer {keys.token(roles=[], scope='profile:summarise')}"}
     async with connect(client, pinned) as mcp:
-        read = await mcp.call_tool("mail__read", {"folder": "inbox"}, meta=meta(META_PURPOSE, "clean up my inbox"))
         with pytest.raises(MCPError) as caught:  # "clean up" would pick mail_cleanup; the token says summarise
             await mcp.call_tool(
                 "mail__delete",
                 {"message_id": "42", "older_than_days": 90},
                 meta=meta(META_PURPOSE, "clean up my inbox"),
             )
+        read = await mcp.call_tool("mail__read", {"folder": "inbox"}, meta=meta(META_PURPOSE, "clean up my inbox"))
     assert caught.value.error.code == -32003
     assert "intent profile 'summarise' does not need it" in caught.value.error.message
     assert not read.is_error
