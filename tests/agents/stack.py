@@ -174,27 +174,31 @@ def config(workdir: Path, port: int, engine: str, desk: str, redis: str) -> Path
 
 @contextlib.contextmanager
 def desk_stack(workdir: Path) -> Iterator[Stack]:
-    """Redis, the desk, the scripted engine and taskgate, each a process on a free port; stopped after."""
+    """Redis, the desk, the scripted engine and taskgate, each a process on a free port; stopped after. Each port is
+    picked right before its process starts, so another test's server has the least time to take it meanwhile."""
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "script.yaml").write_text(yaml.safe_dump(SCRIPT, allow_unicode=True))
     record, log = workdir / "desk.jsonl", workdir / "taskgate.log"
-    redis_port, desk_port, engine_port, port = free_port(), free_port(), free_port(), free_port()
     redis_server = shutil.which("redis-server") or "redis-server"
-    redis_argv = [redis_server, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    desk_argv = [PYTHON, "-m", "tests.agents.desk", "--port", str(desk_port), "--record", str(record)]
-    engine_argv = [
-        PYTHON, "-m", "taskgate", "sim", "instant", "--port", str(engine_port), "--model", MODEL,
-        "--script", str(workdir / "script.yaml"), "--default-max-tokens", "512",
-    ]  # fmt: skip
-    engine, desk = f"http://127.0.0.1:{engine_port}", f"http://127.0.0.1:{desk_port}/mcp"
-    redis = f"redis://127.0.0.1:{redis_port}/0"
-    argv = [PYTHON, "-m", "taskgate", "serve", "-c", str(config(workdir, port, engine, desk, redis))]
-    with (
-        started("redis", redis_argv, redis_port, workdir / "redis.log"),
-        started("the desk", desk_argv, desk_port, workdir / "desk.log"),
-        started("the scripted engine", engine_argv, engine_port, workdir / "engine.log"),
-        started("taskgate", argv, port, log, env=SECRETS),
-    ):
+    with contextlib.ExitStack() as running:
+        port = free_port()
+        argv = [redis_server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        running.enter_context(started("redis", argv, port, workdir / "redis.log"))
+        redis = f"redis://127.0.0.1:{port}/0"
+        port = free_port()
+        argv = [PYTHON, "-m", "tests.agents.desk", "--port", str(port), "--record", str(record)]
+        running.enter_context(started("the desk", argv, port, workdir / "desk.log"))
+        desk = f"http://127.0.0.1:{port}/mcp"
+        port = free_port()
+        argv = [
+            PYTHON, "-m", "taskgate", "sim", "instant", "--port", str(port), "--model", MODEL,
+            "--script", str(workdir / "script.yaml"), "--default-max-tokens", "512",
+        ]  # fmt: skip
+        running.enter_context(started("the scripted engine", argv, port, workdir / "engine.log"))
+        engine = f"http://127.0.0.1:{port}"
+        port = free_port()
+        argv = [PYTHON, "-m", "taskgate", "serve", "-c", str(config(workdir, port, engine, desk, redis))]
+        running.enter_context(started("taskgate", argv, port, log, env=SECRETS))
         yield Stack(f"http://127.0.0.1:{port}", engine, token(), log, record)
 
 
