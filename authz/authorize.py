@@ -18,7 +18,7 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from casbin.util import key_match
@@ -40,6 +40,7 @@ from taskgate.plugins import (
     RequestContext,
     ResponseFilter,
     Step,
+    Surface,
 )
 
 from .authorizer import Authorizer, authorizer, profile_scopes, tool_scopes
@@ -66,7 +67,7 @@ from .trust import UNREAD
 log = structlog.get_logger("taskgate.authz")
 MAX_DECISIONS_KEPT = 100
 _HOST = re.compile(r"[A-Za-z0-9.\-]{1,253}(?::\d{1,5})?")  # a Host header fit for an approval link
-MCP = "mcp"
+MCP = Surface.MCP
 REMOVED_HEADER = "x-taskgate-tools-removed"  # the request's tools the model was not offered, named
 MAX_REMOVED_HEADER = 2048
 INTENT = "intent"  # the classifier's key; read by name, its value duck-typed (`.profile`)
@@ -247,7 +248,7 @@ class TaskGrant:
         return True
 
     def response_filter(self, surface: str) -> ResponseFilter | None:
-        if surface != "chat":
+        if surface != Surface.CHAT:
             return None
         self._guard = ToolCallGuard(self.decide, recording=self.binder is not None)
         return self._guard
@@ -360,8 +361,8 @@ class AuthorizeStep(Step[AuthorizeParams]):
         value.profile_source = source if new_task else None
         value.profile_uncertain = new_task and uncertain
         value.identity, value.data = identity, data
-        value.body = context.json() if context.surface == "chat" else None
-        value.ask_again = self.params.ask_again if context.surface == "chat" else 0
+        value.body = context.json() if context.surface == Surface.CHAT else None
+        value.ask_again = self.params.ask_again if context.surface == Surface.CHAT else 0
         if binds:
             await self._bind(context, value, recognised, epoch, digest)
         self._check_model(context, value)
@@ -592,7 +593,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
 
     def _narrow_tools(self, context: RequestContext, value: TaskGrant) -> None:
         """Enforcement point (a): the model only sees the tools the grant allows (`tools`, and legacy `functions`)."""
-        if context.surface != "chat":
+        if context.surface != Surface.CHAT:
             return
         body = context.json()
         if not isinstance(body, dict):
@@ -651,7 +652,7 @@ def _instruction(context: RequestContext) -> str | None:
     if context.surface == MCP:
         return context.purpose()
     body = context.json()
-    if context.surface == "chat":
+    if context.surface == Surface.CHAT:
         turns = [
             message_text(m.get("content")) for m in body.get("messages") or [] if isinstance(m, dict)
             and m.get("role") == "user"
@@ -659,3 +660,22 @@ def _instruction(context: RequestContext) -> str | None:
         return "\n".join(t for t in turns if t) or None
     prompt = body.get("prompt") if isinstance(body, dict) else None
     return prompt if isinstance(prompt, str) else None
+
+
+if TYPE_CHECKING:  # the hooks the gateway reads from a grant (plugins.hooks), checked by mypy
+    from taskgate.plugins import (
+        AddsHeaders,
+        AddsMeta,
+        AsksAgain,
+        BodyEdit,
+        CallsAs,
+        HasEvidence,
+        ObservesResults,
+        OutputGuard,
+        Settles,
+    )
+
+    _: tuple[
+        type[BodyEdit], type[OutputGuard], type[AddsHeaders], type[AddsMeta], type[HasEvidence], type[CallsAs],
+        type[ObservesResults], type[Settles], type[AsksAgain],
+    ] = (TaskGrant, TaskGrant, TaskGrant, TaskGrant, TaskGrant, TaskGrant, TaskGrant, TaskGrant, TaskGrant)  # fmt: skip

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from taskgate.plugins import META_PURPOSE, PURPOSE_HEADER, RequestContext
+from taskgate.plugins import META_PURPOSE, PURPOSE_HEADER, RequestContext, Surface
 from taskgate.plugins.context import MAX_PURPOSE_HEADER
 
 from .authorizer import Authorizer, PresentedTask, tool_scopes
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from .authorize import TaskGrant
 
 log = structlog.get_logger("taskgate.authz")
-MCP = "mcp"
+MCP = Surface.MCP
 MCP_PATH = "/mcp"
 
 
@@ -124,7 +124,7 @@ class Binding:
         body = context.json()
         if context.surface == MCP:  # at /mcp (opening a task explicitly, POST /v1/tasks/open, always opens one)
             return context.path == MCP_PATH and isinstance(body, dict) and isinstance(body.get("method"), str)
-        return context.surface == "chat" and isinstance(body, dict) and _agentic(body)
+        return context.surface == Surface.CHAT and isinstance(body, dict) and _agentic(body)
 
     async def recognise(self, context: RequestContext, identity: Identity) -> tuple[Recognised | None, bytes | None]:
         """The task `context` belongs to (None: a new one), and a chat request's conversation digest (reused for

@@ -31,7 +31,7 @@ from taskgate.gateway.answer import Answer
 from taskgate.gateway.decide import Decision, decide
 from taskgate.gateway.gateway import Gateway
 from taskgate.gateway.send import outgoing, send
-from taskgate.plugins import RequestContext, Surface
+from taskgate.plugins import FAILURES, RequestContext, Surface
 from taskgate.plugins.evidence import Evidence
 
 from .relay import relay
@@ -107,9 +107,7 @@ async def _ask(
                 failed = await answer.error()
                 child.fail(failed.code, failed.message)
     except Exception as exc:  # the answer the client would have had before this turn still stands
-        code = getattr(exc, "code", type(exc).__name__)
-        child.fail(str(code), str(getattr(exc, "message", exc))[:300])
-        status = int(getattr(exc, "status", 502))
+        status = FAILURES.settle(exc, child).status
     entry = evidence.trace_entry(child, started, status, {"kind": "ask_again", "turn": turn, "refused": tools})
     trace: list[dict[str, Any]] = (evidence.task or {}).get("trace", [])
     evidence.task = {"asked_again": turn, "trace": [*trace, entry]}
