@@ -251,41 +251,6 @@ def product_next(text: str, a: int, b: int, products: Collection[str]) -> bool:
     return any(w in products and not greeting(w) for w in words)
 
 
-# cloud regions: a place beside one is where a system is deployed, not where a person is
-_REGION_ID = re.compile(
-    r"\b(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)(?:-gov)?-(?:east|west|north|south|central|northeast|northwest|"
-    r"southeast|southwest)-\d|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:east|west|"
-    r"north|south|central|northeast|northwest|southeast|southwest)\d{1,2}|(?:east|west|north|south|central|"
-    r"northcentral|southcentral|westcentral)(?:us|europe|asia)\d?)(?:-?[a-z])?\b",
-    re.IGNORECASE,
-)
-_REGION_WORDS = _set("region regions zone zones az azs datacenter datacentre dc dcs pop pops aws_region location")
-_DEPLOY_BEFORE = re.compile(
-    r"\b(?:(?:deploy\w*|fail(?:ing|ed|s)?[\s\-]?over|replicat\w+|provision\w*|hosted|host|served|serve|launch\w*|"
-    r"rolled\s+out|roll\s+out|promot\w+|pinned|pin|shard\w*|upgrad\w*)\b\s*|(?:move|moved|moving|migrat\w*)\s+(?:the|"
-    r"our|a|an|this|that|all)\s+)(?:\S+\s+){0,3}?(?:to|in|into|from|out\s+of)\s+"
-    r"(?:the\s+)?(?-i:[A-Z][^\s,]*(?:\s+[A-Z][^\s,]*)*(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+))*\Z",
-    re.IGNORECASE,
-)
-_LINE = re.compile(r"[^\n]*")
-_COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|;)\s")
-
-
-def deployment(text: str, a: int) -> bool:
-    """A place named as where a system runs: beside a cloud region's id on its line (`us-east-2 (Ohio)`, `sa-east-1
-    # São Paulo`, unless a place's cue says a person is there: `the only one in São Paulo with access to the
-    sa-east-1 bastion`), after a region's word (`regions: Ohio`), or after a deploy verb (`fail over to Ohio`)."""
-    line_start = text.rfind("\n", 0, a) + 1
-    line = _LINE.match(text, line_start)
-    if line is not None and _REGION_ID.search(line.group()):
-        comment = _COMMENT.search(text, line_start, a) is not None
-        if comment or not place_before(text, a):
-            return True
-    if word_before(text, a) in _REGION_WORDS:
-        return True
-    return _DEPLOY_BEFORE.search(text, max(0, a - 80), a) is not None
-
-
 # a list of names: `A, B and C`, `A or B`, `A/B`; `from A to B`
 _LIST_GAP = re.compile(r"\s*(?:,\s*(?:(?:and|or|&)\s+)?|\s(?:and|or|&|nor|vs\.?|versus)\s+|\s*/\s*)")
 _FROM_BEFORE = re.compile(r"\bfrom\s+\Z", re.IGNORECASE)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from . import cues
+from . import cues, deployments
 from .cues import Token
 from .lexicons import Lexicons
 
@@ -235,8 +235,8 @@ class Names:
         lex = self.lex
         if key in cues.CALENDAR or cues.tech_after(text, b) or cues.product_next(text, a, b, lex.products):
             return []  # "in March", "the Frankfurt region", "EPYC Milan"
-        if cues.deployment(text, a):
-            return []  # "us-east-2 (Ohio)", "fail over to Ohio"
+        if deployments.deployment(text, a, b, self.lex.products):
+            return []  # "us-east-2 (Ohio)", "fail over to Ohio", "the Ohio ring", "Thanos in Frankfurt"
         person = self.given(key) and cues.person(text, a, b, strict=True, imperative=False)
         if self.big_place(key):
             return [("PERSON" if person else "LOCATION", a, b)]
@@ -253,7 +253,7 @@ class Names:
         if label is None or cues.tech_after(text, b) or cues.tech_before(text, a):
             return []
         place = label in ("GPE", "LOC", "FAC") or (label == "PERSON" and not self.given(piece[0].key))
-        if place and cues.place_before(text, a) and not cues.deployment(text, a):
+        if place and cues.place_before(text, a) and not deployments.deployment(text, a, b, self.lex.products):
             return [("LOCATION", a, b)]
         if label in ("PERSON", "ORG", "GPE") and cues.person(text, a, b, strict=True, pronoun=True):
             return [("PERSON", a, b)]
