@@ -63,6 +63,7 @@ NPM = {"macos-release": "3.5.1", "iconify-json-logos": "1.2.19", "devicon": "2.1
 RANKED = 5_000  # names-dataset ranks a country's first names this far
 RANK_ADDED = 1_000  # a name nomquamgender lacks is added when it is among a country's first this many
 BIG_TOWN = 100_000  # a place this large is not a package's word
+COMMON_PEOPLE = 1_000  # a given name this many people carry (in 8 sources) is no word of a newer source's brand
 _LINGUIST = re.compile(r"""^  name: (['"])(.*?)\1,\n  type: '(\w+)'""", re.MULTILINE)
 _SLUG_TAILS = ("-icon", "-monochrome", "-wordmark")
 WORDS = 20_000
@@ -142,19 +143,26 @@ def places() -> list[str]:
     return sorted(f"{key}\t{kind}\t{population}" for key, (population, kind) in best.items())
 
 
-def products(npm: Path) -> list[str]:
+def products(npm: Path, common: set[str]) -> list[str]:
+    """simple-icons' titles as they are; the other sources' less every common given name (`hudson`, `travis`,
+    `grace`: a brand named after a person there is too often a person's name in text)."""
     import simple_icons_pack
 
     titles: list[str] = [getattr(simple_icons_pack, a).title for a in dir(simple_icons_pack) if a.startswith("SI_")]
     logos = json.loads((_npm(npm, "iconify-json-logos") / "icons.json").read_text(encoding="utf-8"))
     slugs = [*logos["icons"], *logos.get("aliases", {})]
-    titles += [s.replace("-", " ") for s in slugs if not s.endswith(_SLUG_TAILS)]
+    more = [s.replace("-", " ") for s in slugs if not s.endswith(_SLUG_TAILS)]
     devicon = json.loads((_npm(npm, "devicon") / "devicon.json").read_text(encoding="utf-8"))
-    titles += [name for icon in devicon for name in (icon["name"], *icon.get("altnames", []))]
+    more += [name for icon in devicon for name in (icon["name"], *icon.get("altnames", []))]
     for path in sorted((_npm(npm, "linguist-languages") / "data").glob("*.js")):
         found = _LINGUIST.finditer(path.read_text(encoding="utf-8"))
-        titles += [m.group(2) for m in found if m.group(3) == "programming"]
-    return sorted({fold(t).strip() for t in titles if t.strip()})
+        more += [m.group(2) for m in found if m.group(3) == "programming"]
+    out = {fold(t).strip() for t in titles if t.strip()}
+    for title in more:
+        words = [w for w in fold(title).split() if w not in common]
+        if words:
+            out.add(" ".join(words))
+    return sorted(out)
 
 
 def packages(known: set[str], big: set[str]) -> list[str]:
@@ -212,10 +220,11 @@ def main() -> int:
     check_versions()
     names, towns = given(), places()
     known = {row.split("\t")[0] for row in names} | set(first_name_ranks())
+    common = {r[0] for r in (row.split("\t") for row in names) if int(r[1]) >= COMMON_PEOPLE and int(r[2]) >= 8}
     big = {row.split("\t")[0] for row in towns if int(row.split("\t")[2]) >= BIG_TOWN}
     macos = _npm(args.npm, "macos-release") / "index.js"
     built: dict[str, Iterable[str]] = {"given": names, "surnames": surnames(), "places": towns,
-                                       "products": products(args.npm), "packages": packages(known, big),
+                                       "products": products(args.npm, common), "packages": packages(known, big),
                                        "words": words(), "codenames": codenames(macos)}  # fmt: skip
     stale = []
     for name, lines in built.items():
