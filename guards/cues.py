@@ -84,7 +84,7 @@ _AFTER_SOCIAL = re.compile(
     re.IGNORECASE,
 )
 _AFTER_SHARED = re.compile(
-    r"\s*<[\w.+\-]+@|\s+(?:just\s+|also\s+|already\s+|still\s+)?(?:said|says|asked|asks|wrote|writes|thinks|thought|suggested|"
+    r"\s*<[\w.+\-]+@|\s+here[,.!:;]|\s+(?:just\s+|also\s+|already\s+|still\s+)?(?:said|says|asked|asks|wrote|writes|thinks|thought|suggested|"
     r"suggests|mentioned|replied|confirmed|pinged|sent|works|worked|reviewed|rotated|reported|noticed|wants|needs|"
     r"runs|can't|cannot|won't|will\s+(?:pick|be|take|run|demo|send|review)|takes|is\s+(?:working|migrating|"
     r"rewriting|pairing|stuck))\b",
@@ -105,8 +105,9 @@ _TECH_AFTER = _set(
     "modules dependency extension extensions theme themes font fonts integration integrations policies policy "
     "logs metrics traces exporter scraper rollout ingestion retention responses response output outputs "
     "tokens token fine-tune fine-tuning run runs cpu cpus gpu gpus chip chips processor processors family ami "
-    "scheduler cloud clouds card cards fleet boxes ci skill skills runner runners topology bundle"
+    "scheduler cloud clouds card cards fleet boxes ci skill skills runner runners topology bundle pool pools"
 )
+TECH_WORDS = _TECH_AFTER
 _STATE_AFTER = re.compile(
     r"\s+(?:(?:is|was|keeps|kept|stopped)\s+(?:still\s+|now\s+)?(?:running|down|up|failing|broken|deployed|"
     r"rebalancing|crashing|restarting|queueing|timing\s+out|green|red|healthy|unhealthy|degraded|responding|"
@@ -295,7 +296,7 @@ def product_next(text: str, a: int, b: int, products: Collection[str]) -> bool:
     if after is not None and _CAMEL.fullmatch(after.group(1).rstrip(".,;:")):
         return True
     words = [fold(m.group(1)) for m in (before, after) if m is not None and not m.group(1).islower()]
-    return any(w in products and not greeting(w) for w in words)
+    return any(w in products and not greeting(w) and w not in _LEADING for w in words)
 
 
 # a list of names: `A, B and C`, `A or B`, `A/B`; `from A to B`

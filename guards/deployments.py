@@ -18,6 +18,10 @@ city or a state is a deployment target. What says so, on the place's own line:
 - a system before `in`, `at` or `on` before it: a system's noun (`the canary
   namespace in Oregon`, `Nomad clients in Oregon`) or a product's name
   (`Thanos in Frankfurt`, `Postgres in Dublin`).
+
+And in a text about systems that names no person (no name found, no `I`,
+`my`, `she`, `his`), a place is a system's too: `shows no data for Sydney
+since the Mimir upgrade`, `deployed to au-syd (Sydney)`; no one is there.
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ INFRA = _set(
     "balancers circuit circuits backbone pod pods primary secondary standby failover deployment deployments "
     "servers server hosts host vms vm db dbs database databases cache caches queue queues broker brokers site "
     "sites plan plans tier prod production staging canary topology bundle bundles link links uplink probes "
-    "probe exit"
+    "probe exit pool pools box boxes machine machines"
 )
 # a system's noun before `in`: `the canary namespace in Oregon`, `Nomad clients in Oregon`
 _SYSTEM_BEFORE_IN = INFRA | _set(
@@ -96,6 +100,31 @@ def deployment(text: str, a: int, b: int, products: Collection[str] = frozenset(
         if word.lower() in _SYSTEM_BEFORE_IN or (word[:1].isupper() and fold(word) in products):
             return True
     return _DEPLOY_BEFORE.search(text, max(0, a - 80), a) is not None
+
+
+_PERSONAL = re.compile(r"\b(?:I|I'm|I'll|I've|I'd|me|my|mine|myself|he|she|him|her|his|hers)\b")
+_TECHNICAL = re.compile(
+    r"[a-z0-9]+_[a-z0-9_]+|\w+\.\w+\(|\b\d+(?:\.\d+)?\s?(?:ms|s|%|[KMGT]i?B)\b|https?://|\b[a-z]+-[a-z0-9]+-\d+\b|"
+    r"\b(?:HTTPS?|API|CPU|GPU|VPN|DNS|TLS|SSO|CI|CD|PR|MR|SLO|SLA|ASG|VPC|CDN|K8s|p\d\d)\b|[{}<>\[\]=]"
+)
+_WORD = re.compile(r"[A-Za-z][\w\-]*")
+
+
+def personal(text: str) -> bool:
+    """A person's pronoun in text: `I`, `my`, `she`, `his`."""
+    return _PERSONAL.search(text) is not None
+
+
+def technical(text: str, systems: Collection[str], tech_words: Collection[str]) -> bool:
+    """Text about systems: an identifier, a unit, a protocol's acronym, markup, a system's noun (`cluster`,
+    `replica`), or a capitalised name in `systems` (products that are not people's or places' names)."""
+    if _TECHNICAL.search(text):
+        return True
+    for word in _WORD.findall(text):
+        lower = word.lower()
+        if lower in INFRA or lower in tech_words or (word[0].isupper() and fold(word) in systems):
+            return True
+    return False
 
 
 def infra_after(text: str, b: int) -> bool:

@@ -46,6 +46,11 @@ class Lexicons:
     codenames: dict[str, str] = dataclasses.field(default_factory=dict)  # release codename -> its family
     packages: frozenset[str] = frozenset()  # words of popular packages' names that are no one's given name
 
+    @functools.cached_property
+    def systems(self) -> frozenset[str]:
+        """Product and package words that are no one's given name and no place's name: `grafana`, `patroni`."""
+        return frozenset(w for w in self.products | self.packages if w not in self.given and w not in self.places)
+
     def wordiness(self, key: str) -> float:
         """How much more often `key` is an ordinary word than a given name: its frequency as a word against a
         hundredth of the people called so (`chase` 19, `grace` 3.7, `john` 0.1)."""

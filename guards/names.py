@@ -68,7 +68,15 @@ class Names:
                 a, b = piece[0].start, piece[-1].end
                 label = next((lab for s, e, lab in labels if s < b and a < e), None)
                 out.extend(self._by_ner(text, piece, label))
+        if any(e == "LOCATION" for e, _, _ in out) and self._no_one_there(text, out):
+            out = [span for span in out if span[0] != "LOCATION"]
         return sorted(out, key=lambda s: s[1])
+
+    def _no_one_there(self, text: str, spans: list[Span]) -> bool:
+        """Text about systems that names no person: its places are where systems run (deployments.py)."""
+        if any(e == "PERSON" for e, _, _ in spans) or deployments.personal(text):
+            return False
+        return deployments.technical(text, self.lex.systems, cues.TECH_WORDS)
 
     def _unnamed(self, run: list[Token], named: frozenset[str]) -> list[list[Token]]:
         """The run's parts around what names a product: a release codename of a family the text names (`macOS
@@ -116,7 +124,8 @@ class Names:
         out: list[list[Token]] = []
         for group in groups:
             # a system's noun after the last one is every one's (`Victoria, Wallaby and Xena clouds`)
-            shared = len(group) > 1 and len(group[-1]) == 1 and cues.tech_after(text, group[-1][-1].end)
+            end = group[-1][-1].end
+            shared = len(group) > 1 and (cues.tech_after(text, end) or deployments.infra_after(text, end))
             system = len(group) > 1 and any(self._system(text, p, systems) for p in group)
             for piece in group:
                 a, b = piece[0].start, piece[-1].end
@@ -201,8 +210,8 @@ class Names:
         lex = self.lex
         head = piece[0]
         key = token.key
-        if self.unknown(head.key) and not head.initial:  # `name: "Ngaio Parata"`: two words no lexicon knows
-            return self.unknown(key) or (key in lex.surnames and not self.product(key) and key not in lex.places)
+        if self.unknown(head.key):  # `name: "Ngaio Parata"`: two words no lexicon knows
+            return self.unknown(key) or (key in lex.surnames and not self.product(key) and not self.big_place(key))
         if head.key in cues.TITLES or not self.given(head.key) or head.key in cues.CALENDAR or cues.greeting(head.key):
             return False
         surname = key in lex.surnames and key not in lex.products and lex.wordiness(key) < 1
