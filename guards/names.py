@@ -164,7 +164,8 @@ class Names:
         people = self.lex.given.get(key)
         if people is None:
             parts = key.split("-")  # `Hyun-woo`, `Seo-yeon`, `Jean-Luc`: a given name of given names
-            return min(self.given(p) for p in parts) if len(parts) == 2 and all(parts) else 0
+            levels = [self.given(p) for p in parts] if len(parts) == 2 and all(parts) else [0]
+            return max(levels) if min(levels) else 0
         if people >= STRONG_PEOPLE and self._sources_ok(key):
             return 2
         return 2 if 0 < self.lex.given_rank.get(key, 0) <= STRONG_RANK else 1
