@@ -21,6 +21,7 @@ test-deps: system-deps $(BIN)/python
 	$(PIP) -e '.[test]'
 	$(PIP) ./examples/keyword-guard
 	bash tests/conformance/install.sh
+	bash tests/agents/install.sh
 
 # Redis backs shared cluster state (redis-sentinel: the failover test), haproxy balances replicas, chromium
 # renders the dashboard (the suite starts its own servers on 127.0.0.1); npm fetches Node 22 and the MCP
@@ -50,4 +51,4 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 clean:
-	rm -rf $(VENV) build *.egg-info bench/results .conformance
+	rm -rf $(VENV) build *.egg-info bench/results .conformance .agents .agents-adk

@@ -9,8 +9,9 @@ present; `nbf` is honoured; `leeway_s` absorbs clock skew. Verified tokens are
 remembered by digest until they expire, so an agent's hundredth call does
 not pay for an RSA verification again; one verified with a fetched key is
 checked again when the fetched set changes, and refused while no set within
-its time can be had. Every 401 names the resource's metadata
-(`resource_metadata`, RFC 9728) when `authz.resource` is set.
+its time can be had. Every 401's challenge says what to send (`error`,
+`error_description`) and names the resource's metadata (`resource_metadata`,
+RFC 9728) when `authz.resource` is set.
 """
 
 from __future__ import annotations
@@ -52,7 +53,9 @@ _REASONS: list[tuple[type[Exception], str, str]] = [
 
 class Unauthenticated(Reject):
     def __init__(self, code: str, message: str, detail: str, metadata_url: str | None = None):
-        error = None if code == "token_missing" else "invalid_token"  # RFC 6750: no error when no token was sent
+        # RFC 6750 would leave a request that sent no token without an error code; a client that meets the 401 (an
+        # agent runtime shows "HTTP 401" and nothing else) is better told what to send: invalid_request, and how
+        error = "invalid_request" if code == "token_missing" else "invalid_token"
         super().__init__(
             401, code, message, "authentication_error",
             headers={"WWW-Authenticate": challenge(metadata_url, error, message)},

@@ -18,7 +18,7 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from casbin.util import key_match
@@ -40,9 +40,11 @@ from taskgate.plugins import (
     RequestContext,
     ResponseFilter,
     Step,
+    Surface,
 )
 
 from .authorizer import Authorizer, authorizer, profile_scopes, tool_scopes
+from .binding import Binder, Binding, Recognised, answer_message, judge_others
 from .grant import PROFILE_JOIN, Decision, Grant, GrantSpec, ToolVerdict
 from .holds import call_digest
 from .identity import IDENTITY, Identity
@@ -57,6 +59,7 @@ from .provenance import (
     searched,
     turn_record,
 )
+from .removed import why_removed
 from .tasks import TaskTokenError, new_task_id
 from .toolcalls import ToolCallGuard
 from .trust import UNREAD
@@ -64,7 +67,9 @@ from .trust import UNREAD
 log = structlog.get_logger("taskgate.authz")
 MAX_DECISIONS_KEPT = 100
 _HOST = re.compile(r"[A-Za-z0-9.\-]{1,253}(?::\d{1,5})?")  # a Host header fit for an approval link
-MCP = "mcp"
+MCP = Surface.MCP
+REMOVED_HEADER = "x-taskgate-tools-removed"  # the request's tools the model was not offered, named
+MAX_REMOVED_HEADER = 2048
 INTENT = "intent"  # the classifier's key; read by name, its value duck-typed (`.profile`)
 PLACEHOLDER = "{value}"  # in a searching reference's arguments: the value the rule refused
 CONSULT_ROUNDS = 4  # reference reads for one call: each may vouch for one more refused value
@@ -93,6 +98,9 @@ class AuthorizeParams(Params):
     references: list[str | ReferenceSearch] = Field(default_factory=list, max_length=32)
     reference_timeout_s: float = Field(default=5.0, gt=0, le=60)
     reference_searches: int = Field(default=8, ge=0, le=256)  # searches one task may have taskgate make
+    # when the chat guard blocks every tool call of a whole answer, the model is given the refusals as the calls'
+    # results and asked again, at most this many times, so the client gets its next step; 0: the note, as before
+    ask_again: int = Field(default=2, ge=0, le=8)
 
     @field_validator("references")
     @classmethod
@@ -130,6 +138,11 @@ class TaskGrant:
     references: list[dict[str, Any]] = field(default_factory=list)  # reference sources read for this request
     warnings: list[dict[str, Any]] = field(default_factory=list)  # results a field declaration could not read
     _seen: Seen | None = None
+    # binding.py: how a request without a task token was recognised, and what its answer binds to the task
+    recognised: Recognised | None = None
+    binder: Binder | None = None
+    ask_again: int = 0
+    _guard: ToolCallGuard | None = None
 
     def allows(self, name: str, kind: str = "tool") -> bool:
         """Whether the tool `name` (or the `resource` or `prompt`) is in the task's grant at all (a tool's
@@ -184,8 +197,10 @@ class TaskGrant:
             self.authorizer.unread.labels(unread).inc()
             log.warning("result_unread", task=self.spec.task, tool=tool, reason=UNREAD[unread])
             self.warnings.append({"tool": tool, "call": call, "reason": UNREAD[unread]})
+        also = self.recognised.also if self.recognised is not None else []  # other tasks that emitted the call
         try:
-            await self.authorizer.observe(self.spec, [record])
+            for spec in (self.spec, *(task.spec for task in also)):
+                await self.authorizer.observe(spec, [record])
         except TaskTokenError as exc:
             log.warning("task_result_not_kept", task=self.spec.task, tool=tool, reason=exc.message)
 
@@ -233,11 +248,30 @@ class TaskGrant:
         return True
 
     def response_filter(self, surface: str) -> ResponseFilter | None:
-        return ToolCallGuard(self.decide) if surface == "chat" else None
+        if surface != Surface.CHAT:
+            return None
+        self._guard = ToolCallGuard(self.decide, recording=self.binder is not None)
+        return self._guard
+
+    async def settle(self, answer: bytes | None) -> None:
+        """The client's answer is complete (`answer`: a whole one, as it got it; None: a stream the guard saw):
+        bind it to the task, so the runtime's next calls are recognised (binding.py)."""
+        if self.binder is not None:
+            guard = self._guard
+            await self.binder.settle(answer_message(answer) if answer else guard.answered() if guard else None)
+
+    def refusals(self, turn: int) -> list[dict[str, Any]] | None:
+        """A whole answer whose every tool call the guard blocked: the messages to ask the model again with (for the
+        `turn`th time, within `ask_again`)."""
+        blocked = self._guard.blocked if self._guard is not None and turn <= self.ask_again else None
+        return blocked.messages() if blocked is not None else None
 
     def response_headers(self) -> Mapping[str, str]:
         tasks = self.authorizer.tasks
-        return {tasks.header: self.spec.task, tasks.token_header: self.token}
+        headers = {tasks.header: self.spec.task, tasks.token_header: self.token}
+        if self.removed_tools:  # never silently: the client learns which of its tools the model was not offered
+            headers[REMOVED_HEADER] = ", ".join(dict.fromkeys(self.removed_tools))[:MAX_REMOVED_HEADER]
+        return headers
 
     def response_meta(self) -> Mapping[str, str]:
         """An MCP result's `_meta`: the task and its token, so a client that opened it there carries it on."""
@@ -258,6 +292,7 @@ class TaskGrant:
             out["profile_uncertain"] = True
         if self.removed_tools:
             out["tools_removed"] = self.removed_tools
+            out["tools_removed_why"] = {n: why_removed(self.grant, n) for n in dict.fromkeys(self.removed_tools)}
         if self.model_verdict is not None and self.model_verdict.sources:
             out["model"] = {"name": self.model_verdict.tool, **self.model_verdict.sources}
         if self.decisions:
@@ -267,6 +302,8 @@ class TaskGrant:
         warnings = [*self.warnings, *(w for w in (self._seen.unread if self._seen else ()) if w not in self.warnings)]
         if warnings:
             out["warnings"] = warnings[:16]
+        if self.recognised is not None:
+            out["binding"] = self.recognised.evidence()
         return out
 
 
@@ -281,6 +318,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
         super().__init__(*args, **kwargs)
         self.authorizer = authorizer(self.services)
         tasks = self.authorizer.tasks
+        self.binding = Binding(self.authorizer, tasks.conversations)
         self.services.shared(TASK_HEADERS, lambda: (tasks.header.lower(), tasks.token_header.lower()))
 
     async def run(self, inputs: Inputs) -> TaskGrant:
@@ -289,16 +327,23 @@ class AuthorizeStep(Step[AuthorizeParams]):
         tasks = self.authorizer.tasks
         narrowing = self._narrowing(context.headers.get(tasks.narrow_header))
         presented = context.headers.get(tasks.token_header) or context.meta(META_TASK_TOKEN)
+        named = context.headers.get(tasks.header) or (context.meta(META_TASK) if context.surface == MCP else None)
+        binds = not presented and not named and self.binding.wanted(context)  # cheap: a runtime's task, recognised?
         try:
             data: tuple[str, ...] = ()
             uncertain = False
+            recognised, digest = await self.binding.recognise(context, identity) if binds else (None, None)
             if presented:
                 task = await self.authorizer.task_for_token(presented, identity)
                 spec, expires, purpose, data = task.spec, task.expires, task.info.purpose, task.data
                 asked = context.headers.get(tasks.header) or context.meta(META_TASK)
                 if asked and asked != spec.task:
                     raise TaskTokenError(403, "task_token_mismatch", "the task token belongs to another task")
-                token, new_task = presented, False
+                token, new_task, epoch = presented, False, task.epoch
+            elif recognised is not None:
+                found = recognised.task
+                spec, expires, purpose, data = found.spec, found.expires, found.info.purpose, found.data
+                token, new_task, epoch = recognised.token, False, found.epoch
             else:
                 spec, purpose, source = self._new_spec(context, identity, inputs.get(INTENT))
                 uncertain = bool(getattr(inputs.get(INTENT), "uncertain", False)) and source == "classifier"
@@ -313,16 +358,35 @@ class AuthorizeStep(Step[AuthorizeParams]):
             spec = spec.narrowed(narrowing)
         grant = self.authorizer.grant(spec)
         value = TaskGrant(grant, spec, token, expires, purpose, new_task, context.surface, self.authorizer)
-        value.profile_source = None if presented else source
-        value.profile_uncertain = not presented and uncertain
+        value.profile_source = source if new_task else None
+        value.profile_uncertain = new_task and uncertain
         value.identity, value.data = identity, data
-        value.body = context.json() if context.surface == "chat" else None
+        value.body = context.json() if context.surface == Surface.CHAT else None
+        value.ask_again = self.params.ask_again if context.surface == Surface.CHAT else 0
+        if binds:
+            await self._bind(context, value, recognised, epoch, digest)
         self._check_model(context, value)
         self._narrow_tools(context, value)
         if context.surface == MCP:
             await self._user_turn(context, value, presented)
             await self._decide_mcp_call(context, value)
         return value
+
+    async def _bind(
+        self, context: RequestContext, value: TaskGrant, recognised: Recognised | None, epoch: str, digest: bytes | None
+    ) -> None:
+        """binding.py: how the task was recognised, a continued conversation's new instructions kept with it, a
+        stated purpose bound to a new task, and what a chat answer will bind."""
+        value.recognised = recognised
+        try:
+            if recognised is not None and recognised.turns:
+                value.data = (*value.data, *await self.binding.new_turns(recognised))
+            elif recognised is None and context.surface == MCP:
+                await self.binding.bind_purpose(context, value.spec, epoch)
+        except TaskTokenError as exc:
+            raise exc.reject() from None
+        if digest is not None:  # a chat request: its answer will be bound to the task
+            value.binder = self.binding.binder(value.spec, epoch, digest)
 
     async def _user_turn(self, context: RequestContext, value: TaskGrant, presented: str | None) -> None:
         """A later MCP call's stated purpose is a new user turn of the task: kept, and trusted as instruction."""
@@ -386,6 +450,8 @@ class AuthorizeStep(Step[AuthorizeParams]):
             if decision.allowed or not await self._consult(context, value, decision):
                 break
             decision = value.decide(name, arguments)
+        if value.recognised is not None and value.recognised.also:  # several tasks emitted it: all must allow it
+            decision = judge_others(value, name, arguments, decision)
         if decision.allowed:
             context.vouched.update(value.admitted_values())  # trusted and admitted: the pii step keeps them
             return
@@ -527,7 +593,7 @@ class AuthorizeStep(Step[AuthorizeParams]):
 
     def _narrow_tools(self, context: RequestContext, value: TaskGrant) -> None:
         """Enforcement point (a): the model only sees the tools the grant allows (`tools`, and legacy `functions`)."""
-        if context.surface != "chat":
+        if context.surface != Surface.CHAT:
             return
         body = context.json()
         if not isinstance(body, dict):
@@ -586,7 +652,7 @@ def _instruction(context: RequestContext) -> str | None:
     if context.surface == MCP:
         return context.purpose()
     body = context.json()
-    if context.surface == "chat":
+    if context.surface == Surface.CHAT:
         turns = [
             message_text(m.get("content")) for m in body.get("messages") or [] if isinstance(m, dict)
             and m.get("role") == "user"
@@ -594,3 +660,22 @@ def _instruction(context: RequestContext) -> str | None:
         return "\n".join(t for t in turns if t) or None
     prompt = body.get("prompt") if isinstance(body, dict) else None
     return prompt if isinstance(prompt, str) else None
+
+
+if TYPE_CHECKING:  # the hooks the gateway reads from a grant (plugins.hooks), checked by mypy
+    from taskgate.plugins import (
+        AddsHeaders,
+        AddsMeta,
+        AsksAgain,
+        BodyEdit,
+        CallsAs,
+        HasEvidence,
+        ObservesResults,
+        OutputGuard,
+        Settles,
+    )
+
+    _: tuple[
+        type[BodyEdit], type[OutputGuard], type[AddsHeaders], type[AddsMeta], type[HasEvidence], type[CallsAs],
+        type[ObservesResults], type[Settles], type[AsksAgain],
+    ] = (TaskGrant, TaskGrant, TaskGrant, TaskGrant, TaskGrant, TaskGrant, TaskGrant, TaskGrant, TaskGrant)  # fmt: skip

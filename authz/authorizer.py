@@ -16,6 +16,7 @@ from taskgate.plugins import Services
 
 from .assertion import Assertions
 from .config import AuthzConfig, TaskConfig
+from .conversations import Bindings, MemoryBindings, RedisBindings
 from .grant import Decision, Grant, GrantSpec, Rules
 from .holds import Holds
 from .identity import Identity
@@ -91,6 +92,7 @@ class Authorizer:
             ["surface", "outcome", "reason"], registry=registry,
         )  # fmt: skip
         self.holds = Holds(self.store, config.tasks.hold_ttl_s)
+        self.bindings = _bindings(config.tasks)  # what runtimes send back, recognised as their tasks (binding.py)
         self.seen = SeenCache()
         self.assertions = Assertions(config.assertions) if config.assertions.enabled else None
         self.jwks = _published(self.tokens, self.assertions)
@@ -213,7 +215,8 @@ class Authorizer:
     async def revoke(self, identity: Identity, task: str) -> bool:
         """Revoke the caller's own task until any token of it has expired; whether the task was known."""
         key = task_key(identity.tenant, identity.subject, task)
-        return await self.store.revoke(key, time.time() + self.tasks.ttl_s + 60)
+        lasts = max(self.tasks.ttl_s, self.tasks.conversations.ttl_s)  # past every token and every binding of it
+        return await self.store.revoke(key, time.time() + lasts + 60)
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -222,6 +225,7 @@ class Authorizer:
                 yield
             finally:
                 await self.store.close()
+                await self.bindings.close()
 
 
 def _usable(token: TaskToken, state: TaskState) -> TaskInfo:
@@ -243,6 +247,13 @@ def _usable(token: TaskToken, state: TaskState) -> TaskInfo:
             details={"task_store": {"token_epoch": token.epoch, "task_record": "missing"}},
         )  # fmt: skip
     return state.info
+
+
+def _bindings(tasks: TaskConfig) -> Bindings:
+    """Bindings live where tasks do: in Redis beside them (every replica recognises every conversation), or here."""
+    if tasks.store == "redis":
+        return RedisBindings(tasks.redis_url, tasks.key_prefix + "bind:")
+    return MemoryBindings(tasks.conversations.max_entries)
 
 
 def _published(tokens: TaskTokens, assertions: Assertions | None) -> dict[str, object]:

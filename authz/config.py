@@ -15,6 +15,7 @@ from pydantic import Field, PrivateAttr, field_validator, model_validator
 from taskgate.plugins import Params
 from taskgate.plugins.redis import RedisUrl
 
+from .conversations import ConversationConfig
 from .jwks import JwksError, Key, usable_keys
 from .keys import SigningAlgorithm, SigningKey, asymmetric, load_private, load_public, secret
 from .resource import ResourceConfig
@@ -221,6 +222,7 @@ class TaskConfig(Params):
     approval_scope: str | None = "taskgate:approve"  # a hold is answered only with a token carrying it; None: any
     hold_ttl_s: float = Field(default=600, gt=0, le=86_400)  # a held call waits this long for its user's answer
     public_url: str | None = None  # where clients reach taskgate, for approval links; default: the request's host
+    conversations: ConversationConfig = Field(default_factory=ConversationConfig)  # runtimes' tasks recognised
 
     _keys: list[SigningKey] = PrivateAttr(default_factory=list)
 

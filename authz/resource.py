@@ -71,7 +71,7 @@ class ResourceConfig(Params):
 
 
 def challenge(metadata_url: str | None, error: str | None, description: str | None) -> str:
-    """A Bearer challenge (RFC 6750 section 3, RFC 9728 section 5.1); no error for a request that sent no token."""
+    """A Bearer challenge (RFC 6750 section 3, RFC 9728 section 5.1): the metadata's URL, the error and what to do."""
     params = [f'resource_metadata="{metadata_url}"'] if metadata_url else []
     if error:
         params += [f'error="{error}"', f'error_description="{description}"']

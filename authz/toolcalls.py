@@ -13,6 +13,7 @@ read but that mentions a tool call is refused, never passed on unchecked.
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +48,10 @@ class _Call:
             raise OutputRefused("a tool call in the answer is too large to check")
 
 
+def minted_id() -> str:
+    return f"call_{secrets.token_hex(12)}"
+
+
 def blocked_note(decision: Decision) -> str:
     return f"[taskgate] the tool call {decision.tool!r} was blocked: {decision.reason}."
 
@@ -59,14 +64,62 @@ def judge(decide: Decide, name: str, arguments: str) -> Decision:
     return decide(name, parsed)
 
 
+def refusal_text(decision: Decision) -> str:
+    """What a model is told, as a blocked call's result, when it is asked again."""
+    rule = f" (rule {decision.rule})" if decision.rule else ""
+    return f"taskgate refused this tool call: {decision.reason}{rule}. Do not retry it; take another way or answer."
+
+
+@dataclass
+class Blocked:
+    """A whole answer whose every tool call the guard blocked: the turn as the model emitted it, and why."""
+
+    content: str | None
+    calls: list[dict[str, Any]]
+    decisions: list[Decision]
+
+    def messages(self) -> list[dict[str, Any]]:
+        """The model's turn and each call's refusal as its result: what the model reads when asked again."""
+        turn = {"role": "assistant", "content": self.content, "tool_calls": self.calls}
+        refusals = [
+            {"role": "tool", "tool_call_id": c.get("id"), "content": refusal_text(d)}
+            for c, d in zip(self.calls, self.decisions, strict=True)
+        ]
+        return [turn, *refusals]
+
+
 @dataclass
 class ToolCallGuard:
-    """A ResponseFilter for chat answers, whole or streamed."""
+    """A ResponseFilter for chat answers, whole or streamed.
+
+    `recording`: keep the first choice's message as it leaves the guard (its
+    text and the calls released), for what the answer binds to its task; and
+    give each call released an id of taskgate's own (random), so a runtime's
+    conversation is told apart from another's even where an engine numbers its
+    calls `call_0`, `call_1` in every answer.
+    """
 
     decide: Decide
+    recording: bool = False
+    blocked: Blocked | None = None  # a whole answer of one choice whose every tool call was blocked
     _events: EventSplitter = field(default_factory=EventSplitter)
     _calls: dict[int, dict[int, _Call]] = field(default_factory=dict)  # choice -> call index (LEGACY) -> call
     _envelope: dict[str, Any] = field(default_factory=dict)
+    _refused: list[Decision] = field(default_factory=list)  # of the whole answer's choice being judged
+    _message: dict[str, Any] | None = None  # with `recording`, a whole answer's first choice as released
+    _text: list[str] = field(default_factory=list)  # with `recording`, a stream's: its first choice's text
+    _released: list[dict[str, Any]] = field(default_factory=list)  # and the calls released in it
+
+    def answered(self) -> dict[str, Any] | None:
+        """With `recording`: the first choice's message as the guard released it (None before an answer)."""
+        if self._message is not None:
+            return self._message
+        if not self._text and not self._released:
+            return None
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(self._text) or None}
+        if self._released:
+            message["tool_calls"] = self._released
+        return message
 
     def checks_tool_calls(self) -> bool:
         """Where taskgate runs the calls itself (the tool loop), it decides each as it runs: leave this guard out."""
@@ -84,22 +137,29 @@ class ToolCallGuard:
         for choice in choices:
             message = choice.get("message") if isinstance(choice, dict) else None
             if isinstance(message, dict):
+                content, calls = message.get("content"), message.get("tool_calls")
                 changed = self._whole_choice(choice, message) or changed
+                if len(choices) == 1 and isinstance(calls, list) and calls and len(self._refused) == len(calls):
+                    self.blocked = Blocked(content if isinstance(content, str) else None, calls, self._refused)
+        if self.recording and isinstance(choices[0], dict) and isinstance(choices[0].get("message"), dict):
+            self._message = dict(choices[0]["message"])
         return json.dumps(answer).encode() if changed else body
 
     def _whole_choice(self, choice: dict[str, Any], message: dict[str, Any]) -> bool:
         notes: list[str] = []
         calls = message.get("tool_calls")
+        self._refused = []
         if isinstance(calls, list) and calls:
             kept = []
             for call in calls:
                 function = call.get("function") if isinstance(call, dict) else None
                 decision = self._judge_function(function)
                 if decision.allowed:
-                    kept.append(call)
+                    kept.append({**call, "id": minted_id()} if self.recording else call)
                 else:
                     notes.append(blocked_note(decision))
-            if len(kept) != len(calls):
+                    self._refused.append(decision)
+            if len(kept) != len(calls) or self.recording:
                 if kept:
                     message["tool_calls"] = kept
                 else:
@@ -111,7 +171,7 @@ class ToolCallGuard:
                 message.pop("function_call", None)
                 notes.append(blocked_note(decision))
         if not notes:
-            return False
+            return self.recording and bool(calls)
         message["content"] = "\n".join(filter(None, [message.get("content"), *notes]))
         calls_left = message.get("tool_calls") or message.get("function_call")
         if not calls_left and choice.get("finish_reason") in ("tool_calls", "function_call"):
@@ -148,12 +208,23 @@ class ToolCallGuard:
             return event
         choices = chunk.get("choices") if isinstance(chunk, dict) else None
         if not isinstance(choices, list) or not any(_has_calls(c) or _finished(c) for c in choices):
+            if self.recording and isinstance(choices, list):
+                self._record(choices)
             return event
         self._envelope = {k: v for k, v in chunk.items() if k in ("id", "object", "created", "model")}
         for choice in choices:
             if isinstance(choice, dict):
                 self._choice(choice)
+        if self.recording:
+            self._record(choices)
         return sse.format_event(fields, json.dumps(chunk, separators=(",", ":")).encode())
+
+    def _record(self, choices: list[Any]) -> None:
+        """The first choice's text, as it leaves the guard (notes of blocked calls included)."""
+        for choice in choices:
+            delta = choice.get("delta") if isinstance(choice, dict) and choice.get("index", 0) == 0 else None
+            if isinstance(delta, dict) and isinstance(delta.get("content"), str):
+                self._text.append(delta["content"])
 
     def _choice(self, choice: dict[str, Any]) -> None:
         index = choice.get("index", 0) if isinstance(choice.get("index", 0), int) else 0
@@ -196,11 +267,13 @@ class ToolCallGuard:
                 delta["function_call"] = {"name": name, "arguments": arguments}
             else:
                 kept.append(
-                    {"index": len(kept), "id": call.id, "type": call.type,
+                    {"index": len(kept), "id": minted_id() if self.recording else call.id, "type": call.type,
                      "function": {"name": name, "arguments": arguments}}
                 )  # fmt: skip
         if kept:
             delta["tool_calls"] = kept
+            if self.recording and index == 0:
+                self._released += [{k: v for k, v in c.items() if k != "index"} for c in kept]
         if notes:
             delta["content"] = "\n".join(filter(None, [delta.get("content"), *notes]))
             if (

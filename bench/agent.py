@@ -18,6 +18,10 @@ C. as B, the two calls in parallel (asyncio.gather).
 D. the floor, no taskgate: the model direct, the two calls direct to their
    MCP servers in parallel, the model direct (openai and MCP SDK clients).
 Ds. as D, both model calls streamed, as taskgate's loop dispatches its turns.
+E. as C, but the client never reads the task token, as agent runtimes do:
+   taskgate recognises the second turn and the MCP calls as the task's from
+   what it answered (authz/binding.py). E − C is what binding costs per model
+   turn and per tool call.
 
 Scenarios: a simulated model that answers at once (the `instant` sim profile,
 so what remains is the proxy and the tools) with tools taking 0 ms and
@@ -93,6 +97,7 @@ VARIANTS = {
     "C": "client loop via taskgate, calls parallel",
     "D": "direct floor, no taskgate",
     "Ds": "direct floor, model calls streamed",
+    "E": "as C, no task token: binding (a runtime)",
 }
 DELAY = {"s": 0.0}  # what each tool takes, set per scenario
 
@@ -230,8 +235,10 @@ async def server_loop(rig: Rig) -> dict[str, Any]:
     }
 
 
-async def client_loop(rig: Rig, parallel: bool) -> dict[str, Any]:
-    variant = "C" if parallel else "B"
+async def client_loop(rig: Rig, parallel: bool, bound: bool = False) -> dict[str, Any]:
+    """B and C: a client that carries the task token; E (`bound`): one that never reads it, as agent runtimes, whose
+    turns and calls taskgate recognises from what it answered (authz/binding.py)."""
+    variant = "E" if bound else "C" if parallel else "B"
     started = time.perf_counter()
     messages = question()
     raw = await rig.gateway.chat.completions.with_raw_response.create(
@@ -240,7 +247,10 @@ async def client_loop(rig: Rig, parallel: bool) -> dict[str, Any]:
     first = raw.parse().choices[0].message
     token = raw.headers[TASK_TOKEN]
     asked = time.perf_counter()
-    rig.mcp_http.headers[TASK_TOKEN] = token  # the same MCP session, this task's token
+    if bound:
+        rig.mcp_http.headers.pop(TASK_TOKEN, None)
+    else:
+        rig.mcp_http.headers[TASK_TOKEN] = token  # the same MCP session, this task's token
 
     async def call(tool_call: Any) -> dict[str, Any]:
         result = await rig.mcp.call_tool(tool_call.function.name, json.loads(tool_call.function.arguments))
@@ -251,7 +261,11 @@ async def client_loop(rig: Rig, parallel: bool) -> dict[str, Any]:
     ran = time.perf_counter()
     messages += [first.model_dump(exclude_none=True), *results]
     answer = await rig.gateway.chat.completions.create(
-        model="m", max_tokens=200, messages=messages, tools=rig.offered, extra_headers={TASK_TOKEN: token}
+        model="m",
+        max_tokens=200,
+        messages=messages,
+        tools=rig.offered,
+        extra_headers={} if bound else {TASK_TOKEN: token},
     )
     done = time.perf_counter()
     check_answer(answer.choices[0].message.content, variant)
@@ -366,6 +380,7 @@ async def measure(
         "C": lambda r: client_loop(r, parallel=True),
         "D": direct,
         "Ds": lambda r: direct(r, stream=True),
+        "E": lambda r: client_loop(r, parallel=True, bound=True),
     }
     samples: dict[str, list[dict[str, Any]]] = {key: [] for key in runs}
     async with rig(scenario, tools, folder) as r:
@@ -419,6 +434,11 @@ def summarise(scenario: Scenario, samples: dict[str, list[dict[str, Any]]]) -> d
         "loop_glue_ms": glue,
         "client_hop_ms": hop,
     }
+    c, e = samples["C"], samples["E"]
+    attribution["binding_per_turn_ms"] = med([m for row in e for m in row["model_ms"]]) - med(
+        [m for row in c for m in row["model_ms"]]
+    )
+    attribution["binding_per_call_ms"] = (med([row["tools_ms"] for row in e]) - med([row["tools_ms"] for row in c])) / 2
     attribution["parts_sum_ms"] = 2 * attribution["per_model_turn_ms"] + attribution["tool_round_ms"] + glue + hop
     rounds = {
         "wall_ms": round_wall,
@@ -476,6 +496,8 @@ def tables(scenarios: list[dict[str, Any]], repeat: int) -> str:
         ("loop glue (request − turns − round)", "loop_glue_ms"),
         ("client ↔ taskgate (client − request)", "client_hop_ms"),
         ("2 × turn + round + glue + hop", "parts_sum_ms"),
+        ("binding, per model turn: E − C", "binding_per_turn_ms"),
+        ("binding, per tool call: (E − C) / 2", "binding_per_call_ms"),
     ]
     for label, key in rows:
         lines.append(f"{label:44}" + "".join(f"{s['attribution'][key]:26.2f}" for s in scenarios))

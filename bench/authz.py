@@ -21,6 +21,13 @@
    authenticates and carries its task), and a call with a progress token (its
    own upstream connection, so its progress can be relayed).
 
+3. Binding (authz/conversations.py, binding.py): what recognising a runtime's
+   task adds to a request that presents no token, by conversation length
+   (4, 16 and 64 messages of about 300 characters): the conversation's
+   digest (every message, chained), the lookup of its assistant turns in the
+   memory store, what a chat answer binds (its digest and its calls), and an
+   MCP call's key and lookup.
+
 Everything runs in this process on loopback. Prints tables and saves
 bench/results/authz.png and authz.json. Not a test.
 """
@@ -203,6 +210,64 @@ def bench_policy(lines: int, quick: bool) -> dict[str, Any]:
     }
 
 
+def conversation(length: int) -> list[dict[str, Any]]:
+    """A runtime's conversation: a system prompt, a user turn, then assistant calls and tool results in turn."""
+    out: list[dict[str, Any]] = [
+        {"role": "system", "content": "You help the user with mail. " * 10},
+        {"role": "user", "content": "Summarise my mail from this week and reply to Bob. " * 6},
+    ]
+    while len(out) < length:
+        n = len(out)
+        arguments = json.dumps({"folder": "inbox", "page": n})
+        call = {"id": f"call_{n:024x}", "type": "function", "function": {"name": "mail__read", "arguments": arguments}}
+        out.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        out.append({"role": "tool", "tool_call_id": call["id"], "content": "From bob@acme.example: hi. " * 10})
+    return out[:length]
+
+
+def bench_binding(quick: bool) -> list[dict[str, Any]]:
+    """Microseconds per request of each part of binding, by conversation length."""
+    return [asyncio.run(binding_row(length, 300 if quick else 3000)) for length in (4, 16, 64)]
+
+
+async def binding_row(length: int, repeat: int) -> dict[str, Any]:
+    from taskgate.authz.conversations import Bound, MemoryBindings, call_key, conversation_key, extend
+    from taskgate.authz.conversations import principal_digest as start
+
+    messages, store, entry = conversation(length), MemoryBindings(100_000), Bound("t", "e").dump()
+    answer = {"role": "assistant", "content": "Bob wrote hi; I replied."}
+
+    def digests() -> tuple[bytes, list[str]]:
+        digest, keys = start("acme", "alice"), []
+        for m in messages:
+            digest = extend(digest, m)
+            if m["role"] == "assistant":
+                keys.append(conversation_key(digest))
+        return digest, keys
+
+    digest, keys = digests()
+    await store.add([(k, entry, 60) for k in keys])
+    samples: dict[str, list[float]] = {"digest": [], "lookup": [], "bind": [], "call": []}
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        digests()
+        t1 = time.perf_counter()
+        await store.get(keys)
+        t2 = time.perf_counter()
+        await store.add([(conversation_key(extend(digest, answer)), entry, 60)])
+        t3 = time.perf_counter()
+        call_key("acme", "alice", "mail__read", {"folder": "inbox", "page": 3})
+        t4 = time.perf_counter()
+        for key, (a, b) in zip(samples, ((t0, t1), (t1, t2), (t2, t3), (t3, t4)), strict=True):
+            samples[key].append((b - a) * 1e6)
+    p50 = {key: pct(values, 0.5) for key, values in samples.items()}
+    return {
+        "messages": length, "chars": sum(len(json.dumps(m)) for m in messages), "digest_us_p50": p50["digest"],
+        "lookup_us_p50": p50["lookup"], "bind_us_p50": p50["bind"], "call_key_us_p50": p50["call"],
+        "total_us_p50": p50["digest"] + p50["lookup"] + p50["bind"],
+    }  # fmt: skip
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -336,6 +401,13 @@ def tables(result: dict[str, Any]) -> str:
     added = (gateway["p50_ms"] - direct["p50_ms"], gateway["p99_ms"] - direct["p99_ms"])
     lines.append(f"{'taskgate adds':32} {added[0]:8.2f} {added[1]:8.2f}")
     lines.append(f"{'  of which its upstream call':32} {gateway['upstream_leg_p50_ms']:8.2f}")
+    lines += ["", "binding, per request without a token (us p50)",
+              "messages    chars   digest   lookup   bind answer   total   MCP call key"]  # fmt: skip
+    for row in result["binding"]:
+        lines.append(
+            f"{row['messages']:>8} {row['chars']:>8} {row['digest_us_p50']:8.1f} {row['lookup_us_p50']:8.1f} "
+            f"{row['bind_us_p50']:13.1f} {row['total_us_p50']:7.1f} {row['call_key_us_p50']:14.1f}"
+        )
     return "\n".join(lines)
 
 
@@ -363,7 +435,13 @@ def plot(result: dict[str, Any], path: Path) -> None:
         "load the policy (once)": column("load_ms", policy, 1000),
     }
     totals = {q: column(f"{q}_ms", mcp) for q in ("p50", "p99")}
+    binding = result["binding"]
+    parts = {label: [r[key] for r in binding] for label, key in (
+        ("digest of the conversation", "digest_us_p50"), ("lookup of its assistant turns", "lookup_us_p50"),
+        ("bind the answer", "bind_us_p50"), ("in all", "total_us_p50"))}  # fmt: skip
     panels = [
+        Bars("What binding adds to a request without a token", "µs per request, p50",
+             [f"{r['messages']} messages" for r in binding], parts, "{:.1f}"),
         Bars("What taskgate adds to an MCP tools/call", "ms per call, through taskgate − direct", targets[1:], added,
              "{:+.2f}"),
         Bars("MCP tools/call, one at a time", "ms per call", targets, totals),
@@ -383,6 +461,7 @@ def main() -> int:
     result = {
         "policy": [bench_policy(n, args.quick) for n in (100, 1_000, 10_000)],
         "mcp": asyncio.run(bench_mcp(50 if args.quick else 300)),
+        "binding": bench_binding(args.quick),
     }
     print(tables(result))
     (RESULTS / "authz.json").write_text(json.dumps(result, indent=2))

@@ -181,8 +181,16 @@ async def mcp_calls(base_url: str, token: str, task_token: str) -> list[tuple[st
         text = result.content[0].text if result.content and hasattr(result.content[0], "text") else ""
         out.append(("mcp: mail__read", 200, text[:60]))
         try:
-            await client.call_tool("mail__delete", {"message_id": "42"})
-            out.append(("mcp: mail__delete", 200, "allowed"))
-        except MCPError as exc:
+            deleted = await client.call_tool("mail__delete", {"message_id": "42"})
+            refused = deleted.is_error and "io.taskgate/refusal" in (deleted.meta or {})
+            why = deleted.content[0].text if refused and hasattr(deleted.content[0], "text") else "allowed"
+            out.append(
+                (
+                    "mcp: mail__delete",
+                    403 if refused else 200,
+                    why.removeprefix("taskgate refused this tool call: ")[:90],
+                )
+            )
+        except MCPError as exc:  # a gateway answering refusals as JSON-RPC errors (mcp.refusals: error)
             out.append(("mcp: mail__delete", 403, exc.error.message[:90]))
     return out

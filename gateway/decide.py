@@ -19,6 +19,7 @@ from taskgate.plugins import (
     IDENTITY,
     PAYLOAD,
     PLACEMENT,
+    AsksAgain,
     BodyEdit,
     Meter,
     Outputs,
@@ -26,6 +27,7 @@ from taskgate.plugins import (
     Principal,
     RequestContext,
     ResponseFilter,
+    Settles,
 )
 from taskgate.plugins.evidence import Evidence
 
@@ -44,6 +46,8 @@ class Decision:
     headers: dict[str, str]  # what the plan's steps add to the answer
     tenant: str | None = None  # who pays: the caller's tenant, for usage metrics
     meters: list[Meter] = field(default_factory=list)  # step outputs told what the answer took (budgets)
+    settlers: list[Settles] = field(default_factory=list)  # told the client's answer once complete (authz binds it)
+    askers: list[AsksAgain] = field(default_factory=list)  # after a whole chat answer: what to ask the model again
 
 
 async def decide(
@@ -77,6 +81,8 @@ async def decide(
         added_headers(outputs),
         identity.tenant if identity is not None else None,
         outputs.meters,
+        outputs.settlers,
+        outputs.askers,
     )
 
 

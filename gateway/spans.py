@@ -130,8 +130,12 @@ def _outcome(span: Span, evidence: Evidence, rpc_code: str | None) -> None:
     if not error:
         return
     code = str(error.get("code", "error"))
+    if rpc_code is None and error.get("answered_as") == "isError result":  # a refusal the model reads: a tool error
+        rpc_code = "tool_error"
     failed(span, rpc_code or code, str(error.get("message", ""))[:200])
-    if rpc_code is not None or code.lstrip("-").isdigit():
+    if rpc_code == "tool_error":
+        span.set_attribute("taskgate.error.code", code)
+    elif rpc_code is not None or code.lstrip("-").isdigit():
         span.set_attribute("rpc.response.status_code", rpc_code or code)
         span.set_attribute("taskgate.error.code", code)
     decision = error.get("decision")

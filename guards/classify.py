@@ -40,6 +40,7 @@ from taskgate.plugins import (
     Services,
     Step,
     StepSpec,
+    Surface,
     describe,
 )
 
@@ -185,12 +186,12 @@ class ClassifyStep(Step[ClassifyParams]):
         instruction, total_chars, tool_turn = _read(
             context.surface, body, redactions if isinstance(redactions, dict) else {}
         )
-        stated = context.purpose() if context.surface == "mcp" else None
+        stated = context.purpose() if context.surface == Surface.MCP else None
         if stated is not None:  # an MCP task states its purpose; the call itself is no instruction
             instruction, total_chars, tool_turn = stated, len(stated), False
         prompt_tokens = int(total_chars / self.params.chars_per_token) + 1
         fallback = None
-        if context.surface == "embeddings":
+        if context.surface == Surface.EMBEDDINGS:
             task, confidence, by = "embedding", 1.0, "rules"
         elif prompt_tokens > self.params.long_document_tokens:
             task, confidence, by = "long_document", 1.0, "rules"
@@ -373,14 +374,14 @@ def _log_accuracy(step: str, done: concurrent.futures.Future[LocalModel], kept_a
 def _read(surface: str, body: dict[str, Any], redactions: Mapping[str, str]) -> tuple[str, int, bool]:
     """The task's instruction (a conversation's first user message), the prompt's size in characters,
     and whether this turn returns a tool's result."""
-    if surface == "chat":
+    if surface == Surface.CHAT:
         raw = body.get("messages")
         messages = [m for m in raw if isinstance(m, dict)] if isinstance(raw, list) else []
         texts = [_text(m.get("content"), redactions) for m in messages]
         first_user = next((t for m, t in zip(messages, texts, strict=True) if m.get("role") == "user"), "")
         tool_turn = bool(messages) and messages[-1].get("role") in ("tool", "function")
         return first_user, sum(len(t) for t in texts), tool_turn
-    value = body.get("prompt" if surface == "completions" else "input")
+    value = body.get("prompt" if surface == Surface.COMPLETIONS else "input")
     if isinstance(value, list):
         value = " ".join(redactions.get(v, v) for v in value if isinstance(v, str))
     text = redactions.get(value, value) if isinstance(value, str) else ""

@@ -20,7 +20,7 @@ _GLUE_BEFORE = frozenset("_./\\@#$%&*+~<>[{|`")
 _GLUE_AFTER = frozenset("_/\\@#$%&*+~<>[{(=|`")
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 _SENTENCE_START = re.compile(r"(?:\A|[.!?:]\s+|\n)[\s\-*#>\"'(\[•]*\Z")
-_VERSION_AFTER = re.compile(r"\s*(?:v?\d|[-:/]\s*\d)")
+_VERSION_AFTER = re.compile(r"(?!\s+\d{4}-\d\d-\d\d)\s*(?:v?\d|[-:/]\s*\d)")  # a date is no version: `(José 2023-11-30`
 _WORD_BEFORE = re.compile(r"([\w'’\-]+)[\s:,=\"'({\[\-.!]*\Z")
 _NEXT_WORD = re.compile(r"[\s\-]*([\w\-]+)")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|\Z)|\n")
@@ -34,20 +34,23 @@ def _set(words: str) -> frozenset[str]:
 
 PARTICLES = _set("van von der den de da di del la le du dos das bin ibn al el ter ten af")
 TITLES = _set("dr mr mrs ms mx prof sir dame aunt uncle auntie grandma grandpa lord lady")
-CALENDAR = _set(
-    "january february march april may june july august september october november december monday tuesday "
-    "wednesday thursday friday saturday sunday"
-)
+MONTHS = _set("january february march april may june july august september october november december")
+WEEKDAYS = _set("monday tuesday wednesday thursday friday saturday sunday")  # never a person, nor a place
+CALENDAR = MONTHS | WEEKDAYS
 # before a person: greetings, family and work roles, record fields; IMPERATIVE: verbs said to people and,
 # as often, to assistants and tools ("ask Gemini"); WEAK: words as often before a system ("migrate to")
-_GREETING = _set(
-    "hi hey hello yo thanks thank thx ty dear cc congrats congratulations welcome cheers bye sorry birthday "
-    "brother sister mother father mom mum dad son daughter wife husband partner friend colleague coworker "
-    "neighbour neighbor boss manager teammate intern customer client twin cousin nephew niece fiance fiancee "
-    "boyfriend girlfriend grandmother grandfather assignee reporter reviewer author owner maintainer approver "
-    "signed-off-by co-authored-by name first_name last_name full_name user_name display_name contact "
-    "requester requested"
+# SOCIAL: said to or of people only, never to an assistant or a tool ("her brother", "Dear"); the rest of
+# _GREETING as often names a bot or a model ("Thanks Claude", "Co-authored-by: Claude", "Reviewer: Renovate")
+_SOCIAL = _set(
+    "hi hey hello yo dear congrats congratulations welcome bye birthday brother sister mother father mom mum "
+    "dad son daughter wife husband partner friend colleague coworker neighbour neighbor boss manager teammate "
+    "intern customer client twin cousin nephew niece fiance fiancee boyfriend girlfriend grandmother grandfather"
 )
+_FIELDS = _set(
+    "assignee reporter reviewer author owner maintainer approver signed-off-by co-authored-by name first_name "
+    "last_name full_name user_name display_name contact requester requested"
+)
+_GREETING = _SOCIAL | _FIELDS | _set("thanks thank thx ty cc cheers sorry")
 _IMPERATIVE = _set(
     "ask tell ping page call text email message dm remind invite introduce meet pay refund thank loop sync "
     "check talk reach escalate assign hand pairing can could would should did does"
@@ -57,16 +60,34 @@ _PLACE_BEFORE = _set(
     "in from to near at across around outside via visiting visit visited toward towards into between of on "
     "city town country location hometown address moved flying flew drove trip"
 )
-_AFTER = re.compile(
-    r"['’]s?\s+(?!\w+\s+(?:cluster|node|broker|server|instance|api|sdk|plugin|chart|release|version)s?\b)(?-i:(?=[a-z]))"
-    r"|\s+(?:just\s+|also\s+|already\s+|still\s+)?(?:said|says|asked|asks|wrote|writes|thinks|thought|suggested|"
-    r"suggests|mentioned|approved|agreed|replied|confirmed|promised|pinged|presented|took|sent|moved|spent|"
-    r"cycled|drove|turned|works|worked|lives|lived|left|joined|called|texted|emailed|messaged|reviewed|rotated|"
-    r"reported|noticed|wants|needs|grew|runs|can't|cannot|won't|will\s+(?:pick|chair|be|cover|take|join|run|demo|"
-    r"send|review)|takes|is\s+(?:on\s+(?:leave|call|holiday|vacation|pto)|out|off|away|back|moving|working|"
-    r"applying|presenting|joining|walking|migrating|rewriting|pairing|stuck|sick|travell?ing|flying)|from\s+"
-    r"(?:the\s+\w+\s+(?:team|office)|accounts|legal|support|finance|sales|marketing|hr|it|ops|security|billing)|"
-    r"and\s+(?:her|his|their|I)\s)\b",
+# after a person: SOCIAL, what only people do or are ("'s mother", "is on leave", "lives in", "from the
+# billing team"); SHARED, what models, bots and tools are said to do too ("said", "wrote", "suggested")
+# what a language or a product has, after its possessive: `Ada's tooling`, `Ruby's GC` (not a person's cue)
+_OWNED_BY_SYSTEMS = sorted(
+    _set(
+        "tooling toolchain compiler compilers runtime runtimes syntax docs documentation stdlib gc ecosystem bindings "
+        "binding interpreter types generics macros scheduler parser linter formatter repl package packages module "
+        "modules plugin plugins api apis sdk sdks cli client clients driver drivers cluster clusters node nodes "
+        "broker brokers server servers instance instances chart charts release releases version versions config "
+        "configs default defaults changelog license codebase maintainers community skill skills"
+    )
+)
+_AFTER_SOCIAL = re.compile(
+    r"['’]s?\s+(?!\w+\s+(?:cluster|node|broker|server|instance|api|sdk|plugin|chart|release|version)s?\b)"
+    r"(?!(?:" + "|".join(_OWNED_BY_SYSTEMS) + r")\b)"
+    r"(?-i:(?=[a-z]|(?:PR|MR|CL)\b))"
+    r"|\s+(?:just\s+|also\s+|already\s+|still\s+)?(?:agreed|promised|approved|took|moved|spent|cycled|drove|"
+    r"turned|lives|lived|left|joined|called|texted|emailed|messaged|grew|presented|will\s+(?:chair|join|cover)|"
+    r"is\s+(?:on\s+(?:leave|call|holiday|vacation|pto)|out|off|away|back|moving|applying|presenting|joining|"
+    r"walking|sick|travell?ing|flying)|from\s+(?:the\s+\w+\s+(?:team|office)|accounts|legal|support|finance|sales|"
+    r"marketing|hr|it|ops|security|billing)|and\s+(?:her|his|their|I)\s)\b",
+    re.IGNORECASE,
+)
+_AFTER_SHARED = re.compile(
+    r"\s*<[\w.+\-]+@|\s+here[,.!:;]|\s+(?:just\s+|also\s+|already\s+|still\s+)?(?:said|says|asked|asks|wrote|writes|thinks|thought|suggested|"
+    r"suggests|mentioned|replied|confirmed|pinged|sent|works|worked|reviewed|rotated|reported|noticed|wants|needs|"
+    r"runs|can't|cannot|won't|will\s+(?:pick|be|take|run|demo|send|review)|takes|is\s+(?:working|migrating|"
+    r"rewriting|pairing|stuck))\b",
     re.IGNORECASE,
 )
 _VOCATIVE = re.compile(r",\s*(?:can|could|would|will|please|the|thanks|are|do|did|is)\b", re.IGNORECASE)
@@ -84,17 +105,40 @@ _TECH_AFTER = _set(
     "modules dependency extension extensions theme themes font fonts integration integrations policies policy "
     "logs metrics traces exporter scraper rollout ingestion retention responses response output outputs "
     "tokens token fine-tune fine-tuning run runs cpu cpus gpu gpus chip chips processor processors family ami "
-    "scheduler"
+    "scheduler cloud clouds card cards fleet boxes ci skill skills runner runners topology bundle pool pools"
 )
+TECH_WORDS = _TECH_AFTER
 _STATE_AFTER = re.compile(
-    r"\s+(?:is|was|keeps|kept)\s+(?:still\s+|now\s+)?(?:running|down|up|failing|broken|deployed|rebalancing|"
-    r"crashing|restarting|queueing|timing\s+out|green|red|healthy|unhealthy|degraded)\b"
+    r"\s+(?:(?:is|was|keeps|kept|stopped)\s+(?:still\s+|now\s+)?(?:running|down|up|failing|broken|deployed|"
+    r"rebalancing|crashing|restarting|queueing|timing\s+out|green|red|healthy|unhealthy|degraded|responding|"
+    r"hallucinating|leaking|ooming|hanging|erroring|retrying|flapping|indexing|scraping)"
+    r"|crashed|crashes|segfaulted|segfaults|panicked|panics|hallucinated|hallucinates|deadlocked|timed\s+out|"
+    r"times\s+out|errored|oomed|oom-killed|rebalanced|evicted|compacted|reconciled|reconciles"
+    r"|(?:threw|throws|raised|raises|returned|returns)\s+(?:an?\s+|the\s+)?\w*(?:exception|error|errors|null|nil))\b"
 )
 _TECH_BEFORE = _set(
     "bump bumped upgrade upgraded upgrading install installed installing deploy deployed deploying run "
     "running restart restarted migrate migrated migrating train training trained fine-tune finetune serve "
     "serving query querying the our a an new old self-hosted managed"
 )
+
+
+# capitalised at a sentence's start, never a name's first word: `The Marseille PoP`, `If Priya`
+_LEADING = _set(
+    "the a an this that these those our my your his her their its some any every each all no both another if "
+    "when while after before since as at by for from in into of on to with and but or so then also not please"
+)
+
+
+# system nouns that are also verbs a person does (`Sunita runs a clinic`); a noun when no object follows
+_VERBS = _set(
+    "run runs build builds release releases query queries index indexes install installs setup prompt prompts"
+)
+_OBJECT = re.compile(
+    r"\s+(?:a|an|the|our|his|her|their|my|your|this|that|these|those|it|them|us|me|him|some|every|all)\b",
+    re.IGNORECASE,
+)
+_CAMEL = re.compile(r"[A-Z][a-z]+[A-Z]\w*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +159,8 @@ def runs(text: str) -> list[list[Token]]:
         word = m.group()
         if word[-2:] in ("'s", "’s"):  # a possessive is not part of the name
             word, b = word[:-2], b - 2
-        if not word or not capitalised(word) or _glued(text, a, b) or any(s <= a < e for s, e in code):
+        leading = word.lower() in _LEADING and bool(_SENTENCE_START.search(text, 0, a))
+        if not word or leading or not capitalised(word) or _glued(text, a, b) or any(s <= a < e for s, e in code):
             if not (word.lower() in PARTICLES and out and last_end == a - 1):
                 last_end = -1
             continue
@@ -155,13 +200,32 @@ def _glued(text: str, a: int, b: int) -> bool:
     return after in ".:" and not (following.isspace() or following in "\"')]},;")
 
 
+def greeting(key: str) -> bool:
+    """`hi`, `hey`, `thanks`, `dear`, `tell`, `ask`: said before a name, never part of it."""
+    return (key in _GREETING and key not in _FIELDS) or key in _IMPERATIVE
+
+
 def word_before(text: str, a: int) -> str:
+    """The word before text[a:], across punctuation and a flag's dashes (`--author="`, `Assignee: `)."""
     match = _WORD_BEFORE.search(text, max(0, a - 40), a)
-    return match.group(1).lower() if match else ""
+    return match.group(1).lower().lstrip("-") if match else ""
+
+
+def field_before(text: str, a: int) -> bool:
+    """A record's field for a person's name right before text[a:]: `name: "`, `last_name="`, `--author="`."""
+    return word_before(text, a) in _FIELDS
 
 
 def title_before(text: str, a: int) -> bool:
     return word_before(text, a) in TITLES
+
+
+_INSIDE = _set("in near inside outside around across throughout")
+
+
+def inside(text: str, a: int) -> bool:
+    """A word where a person is not but a place is: `in`, `near`, `across` right before text[a:]."""
+    return word_before(text, a) in _INSIDE and not re.match(r"[\w\-]*['’]s\b", text[a : a + 40])
 
 
 def place_before(text: str, a: int) -> bool:
@@ -171,14 +235,22 @@ def place_before(text: str, a: int) -> bool:
     return before in _PLACE_BEFORE
 
 
-def person(text: str, a: int, b: int, strict: bool = False, imperative: bool = True, pronoun: bool = False) -> bool:
+def person(
+    text: str, a: int, b: int, strict: bool = False, imperative: bool = True, pronoun: bool = False,
+    social: bool = False,
+) -> bool:  # fmt: skip
     """A cue for a person around text[a:b]. `strict`: not the words as often before a system (`from`, `with`);
     `imperative`: verbs said to assistants as often as to people (`ask`, `tell`) count; `pronoun`: so does a
-    `he` or `her` later in the sentence."""
+    `he` or `her` later in the sentence; `social`: only what is said of people alone (for a product's name:
+    `Thanks Claude`, `Claude wrote` are said of the model)."""
     before = word_before(text, a)
-    if before in _GREETING or (imperative and before in _IMPERATIVE) or (not strict and before in _WEAK):
+    if before in (_SOCIAL if social else _GREETING):
         return True
-    if _AFTER.match(text, b) or (imperative and _VOCATIVE.match(text, b)):
+    if (imperative and before in _IMPERATIVE) or (not strict and before in _WEAK):
+        return True
+    if _AFTER_SOCIAL.match(text, b) or (not social and _AFTER_SHARED.match(text, b)):
+        return True
+    if imperative and _VOCATIVE.match(text, b):
         return True
     end = _SENTENCE_END.search(text, b)
     return (pronoun or not strict) and bool(_PRONOUN.search(text, b, end.start() if end else len(text)))
@@ -200,16 +272,57 @@ def tech_after(text: str, b: int) -> bool:
     if _VERSION_AFTER.match(text, b) or _STATE_AFTER.match(text, b):
         return True
     match = _NEXT_WORD.match(text, b)
-    return match is not None and match.group(1).lower() in _TECH_AFTER
+    if match is None or match.group(1).lower() not in _TECH_AFTER:
+        return False
+    # `Sunita runs a clinic`, `Priya builds the image`: a verb there, with its object after it
+    return not (match.group(1).lower() in _VERBS and _OBJECT.match(text, match.end()))
+
+
+_SPACED_BEFORE = re.compile(r"([\w\-]+)[ \t]+\Z")
 
 
 def tech_before(text: str, a: int) -> bool:
-    """A verb done to systems, or an article, before text[a:]: `bump Grafana`, `the Aurora`."""
-    return word_before(text, a) in _TECH_BEFORE
+    """A verb done to systems, or an article, right before text[a:]: `bump Grafana`, `the Aurora`; not across
+    punctuation (`the Istio upgrade: Zoë does the control plane`)."""
+    match = _SPACED_BEFORE.search(text, max(0, a - 40), a)
+    return match is not None and match.group(1).lower() in _TECH_BEFORE
 
 
 def product_next(text: str, a: int, b: int, products: Collection[str]) -> bool:
-    """A capitalised product word right before text[a:] or after text[:b]: `EPYC Milan`, `Phoenix LiveView`."""
+    """A capitalised product word right before text[a:] or after text[:b] (`EPYC Milan`), or a CamelCase word
+    after it (`Phoenix LiveView`)."""
     before = re.search(r"(\S+)\s+\Z", text[max(0, a - 40) : a])
     after = re.match(r"\s+(\S+)", text[b : b + 40])
-    return any(m is not None and fold(m.group(1)) in products and not m.group(1).islower() for m in (before, after))
+    if after is not None and _CAMEL.fullmatch(after.group(1).rstrip(".,;:")):
+        return True
+    words = [fold(m.group(1)) for m in (before, after) if m is not None and not m.group(1).islower()]
+    return any(w in products and not greeting(w) and w not in _LEADING for w in words)
+
+
+# a list of names: `A, B and C`, `A or B`, `A/B`; `from A to B`
+_LIST_GAP = re.compile(r"\s*(?:,\s*(?:(?:and|or|&)\s+)?|\s(?:and|or|&|nor|vs\.?|versus)\s+|\s*/\s*)")
+_FROM_BEFORE = re.compile(r"\bfrom\s+\Z", re.IGNORECASE)
+_TO_GAP = re.compile(r"\s+(?:to|into|onto)\s+", re.IGNORECASE)
+
+
+def listed(text: str, b: int, a: int) -> bool:
+    """Whether text[b:a], between two capitalised words, joins them in one list (`, `, ` and `, `/`)."""
+    return _LIST_GAP.fullmatch(text, b, a) is not None
+
+
+def moved(text: str, first: int, b: int, a: int) -> bool:
+    """`from A to B`: text[first:b] is A, text[b:a] the gap before B."""
+    return (
+        _TO_GAP.fullmatch(text, b, a) is not None and _FROM_BEFORE.search(text, max(0, first - 10), first) is not None
+    )
+
+
+# families whose releases have codenames (lexicon codenames.txt), by the words that name the family
+FAMILIES = {"macos": _set("macos osx mac xcode"), "ubuntu": _set("ubuntu"), "debian": _set("debian apt")}
+_WORDS = re.compile(r"[a-z]+")
+
+
+def families(text: str) -> frozenset[str]:
+    """The codename families a text names (`macOS`, `Ubuntu`, `Debian`)."""
+    words = set(_WORDS.findall(text.lower()))
+    return frozenset(f for f, names in FAMILIES.items() if words & names)

@@ -11,6 +11,7 @@ from pydantic import Field, field_validator, model_validator
 from taskgate.plugins import Params
 
 from .entities import Backend, entities_of
+from .mailboxes import is_role
 
 Action = Literal["allow", "redact", "block", "restrict"]
 
@@ -96,6 +97,9 @@ class PiiParams(Params):
     # words and the words around them; the NER model reads only what they leave open (guards/names.py).
     # ner: the NER model's names as it finds them, in the sentences ner_scope says
     names: Literal["lexicon", "ner"] = "lexicon"
+    # role and service mailboxes (noreply@, alerts@, support@, git@: the local part names a function, not a
+    # person; guards/mailboxes.py) are not personal data; false: every address is an EMAIL_ADDRESS
+    role_addresses: bool = True
     stall_s: float = Field(
         default=1.0, gt=0
     )  # small lane: a call running this long while requests wait is set aside (large lane: timeout_s)
@@ -139,7 +143,8 @@ class PiiParams(Params):
 
 class Precision:
     """What the operator says is not personal data: a score floor per type, terms and patterns never taken for
-    one. Compiled once; applied to findings after the analysis (its cache does not depend on these).
+    one, role mailboxes (`role_addresses`). Compiled once; applied to findings after the analysis (its cache
+    does not depend on these).
 
     A finding that contains an allowed term as a whole word (case-insensitive) is dropped: NER's span around a
     product name often takes the word before it ("Restart Grafana"). A pattern must match the whole finding.
@@ -155,9 +160,12 @@ class Precision:
             if r.allow_patterns
         }  # fmt: skip
         self.lowest = min([self.floor, *self._floors.values()])  # what the analyzer is asked for
+        self.role_addresses = params.role_addresses
 
     def keeps(self, entity: str, value: str, score: float) -> bool:
         if score < self._floors.get(entity, self.floor):
+            return False
+        if entity == "EMAIL_ADDRESS" and self.role_addresses and is_role(value):
             return False
         terms = self._terms.get(entity, self._common)
         if terms is not None and terms.search(value):

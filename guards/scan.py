@@ -21,6 +21,7 @@ from typing import Literal, Protocol
 from presidio_analyzer import RecognizerResult
 from spacy.lang.en.stop_words import STOP_WORDS
 
+from . import mailboxes
 from .findings import Finding, redact, resolve_overlaps
 from .names import Label, Names
 from .normalize import Mapped, normalize
@@ -38,6 +39,9 @@ JOINED_ENTITIES = ("CREDIT_CARD", "IBAN_CODE", "US_SSN")  # read again with digi
 Checkpoint = Callable[[], None]
 NerScope = Literal["capitalised", "all"]
 Part = tuple[int, int]
+MIN_PHONE_DIGITS = 7  # fewer digits than any subscriber number with its area code
+SSN_MEDIUM = 0.5  # presidio's score for an SSN in its own shape; below: a bare number a context word raised
+_SSN_CONTEXT = re.compile(r"ssn|social|security|ssid", re.IGNORECASE)
 NAME_SCORE = 0.85  # what a name the lexicons and cues decided scores (the NER model's names score the same)
 
 
@@ -117,7 +121,7 @@ class Scanner:
             found = self._find(self.engine, self.engine_zones, plain, self.entities, checkpoint)
         for view, regions, entities in self._readings(plain, found):
             found.extend(self._find(self.patterns, self.pattern_zones, view, entities, checkpoint, regions))
-        findings = resolve_overlaps(found)
+        findings = resolve_overlaps(_fixed(text, found))
         if self._limit:
             key = _digest(text)
             with self._lock:
@@ -172,6 +176,29 @@ class Scanner:
                 if via is not None and end > start:
                     out.append(Finding(r.entity_type, *text.span(start, end), float(r.score), via))
         return out
+
+
+def _fixed(text: str, found: list[Finding]) -> list[Finding]:
+    """What the recognizers take too much of: an email finding cut to the address (`ALERT_EMAIL=` off) and a
+    URL's user part (`https://key@host`) dropped (mailboxes.py); a phone number of fewer than 7 digits (an id:
+    `order=382061`); a bare number taken for an SSN by a context word that an SSN before it answered
+    (`ssn=044-35-2683 tenant=382192373`)."""
+    out = []
+    ssn_end = -1
+    for f in sorted(found, key=lambda f: f.start):
+        kept: Finding | None = f
+        if f.entity == "EMAIL_ADDRESS" and f.via == "":
+            kept = mailboxes.trim(text, f)
+        elif f.entity == "PHONE_NUMBER" and sum(c.isdigit() for c in text[f.start : f.end]) < MIN_PHONE_DIGITS:
+            kept = None
+        elif f.entity == "US_SSN" and f.via == "":
+            if f.score < SSN_MEDIUM and 0 <= ssn_end <= f.start and not _SSN_CONTEXT.search(text, ssn_end, f.start):
+                kept = None
+            else:
+                ssn_end = f.end
+        if kept is not None:
+            out.append(kept)
+    return out
 
 
 def _touching(regions: Regions, start: int, end: int) -> str | None:

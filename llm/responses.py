@@ -37,6 +37,7 @@ from taskgate.gateway.send import outgoing, send
 from taskgate.plugins import EVIDENCE, ClientError, RequestContext, Surface, Takeover
 from taskgate.plugins.evidence import Evidence
 
+from .reask import settling, whole
 from .relay import error_answer, stream
 from .responses_answer import Encoder, new_id
 from .responses_request import TOOL_LOOP, Translated, parse, translate
@@ -198,18 +199,21 @@ def response_head(translated: Translated, response_id: str) -> dict[str, Any]:
 async def _answer(
     request: web.Request, answer: Answer, decision: Decision, exchange: Exchange, context: RequestContext
 ) -> web.StreamResponse:
-    """The chat answer through the plan's output guards, then the translation, to the client; kept once done."""
-    answer.filters.append(exchange.encoder)  # the translation is the last filter: it reads what the guards let out
+    """The chat answer through the plan's output guards (a whole one asked again while every call it made was
+    blocked: reask.py), then the translation, to the client; kept and settled once done."""
 
-    async def settle() -> None:
+    async def settle(chat: bytes | None = None) -> None:
+        await settling(decision, chat)()
         await _keep(request, exchange, _sent(decision, context), answer.log.endpoint, answer.headers)
 
     headers = answer.client_headers()
     headers["Content-Type"] = "text/event-stream" if exchange.encoder.stream else "application/json"
     if not answer.streamed:
-        body = await answer.whole()
-        await settle()
+        chat = await whole(request.app[GATEWAY], request[EVIDENCE], context, decision, answer)
+        body = exchange.encoder.whole(chat)  # the translation reads what the guards let out
+        await settle(chat)
         return web.Response(status=answer.status, body=body, headers=headers)
+    answer.filters.append(exchange.encoder)  # the translation is the last filter: it reads what the guards let out
     return await stream(request, answer, exchange.encoder.failed, settle, headers)
 
 

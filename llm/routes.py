@@ -17,6 +17,7 @@ from taskgate.plugins import EVIDENCE, RequestContext, Surface, Takeover, shapes
 from taskgate.plugins.evidence import Evidence
 from taskgate.plugins.jsonbody import BodyError
 
+from . import reask
 from .relay import relay
 
 MAX_MODEL_CHARS = 256
@@ -56,6 +57,8 @@ async def serve(request: web.Request, surface: str, takeovers: Mapping[str, Take
     encoding = "identity" if decision.filters or decision.meters else request.headers.get("Accept-Encoding")
     headers = outgoing(evidence, request.headers.get("Accept", "*/*"), encoding or "identity")
     async with send(gateway, evidence, decision, request.path, headers) as answer:
+        if reask.wanted(decision):  # a step settles the answer (a task binds it) or asks the model again
+            return await reask.answered(request, gateway, evidence, context, decision, answer)
         return await relay(request, answer)
 
 

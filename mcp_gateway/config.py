@@ -62,6 +62,9 @@ class McpConfig(Params):
     session_ttl_s: float = Field(default=86_400.0, gt=0)
     sessions_per_caller: int = Field(default=64, ge=1)  # a caller's oldest session closes past this
     relay_timeout_s: float = Field(default=120.0, gt=0)  # how long an upstream's request waits for the client
+    # a tools/call the policy refuses or holds: a result with isError true that the model reads and can act on
+    # (MCP's tool execution errors), or a JSON-RPC error (-32003, -32044) for clients written against those
+    refusals: Literal["result", "error"] = "result"
     session_store: Literal["memory", "redis"] = "memory"  # redis: every replica serves every handshake session
     redis_url: RedisUrl = "redis://127.0.0.1:6379/0"  # or redis+sentinel://HOST:PORT[,...]/SERVICE[/DB]
     key_prefix: str = Field(default="taskgate:mcp:", min_length=1)

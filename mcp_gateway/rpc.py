@@ -16,7 +16,7 @@ from pydantic import TypeAdapter
 
 from taskgate.dag import StepFailed
 from taskgate.gateway.gateway import Gateway
-from taskgate.plugins import FAILURES, Halt, Outputs, Problem, RequestContext, Surface
+from taskgate.plugins import FAILURES, META_TASK, META_TASK_TOKEN, Halt, Outputs, Problem, RequestContext, Surface
 from taskgate.plugins.evidence import Evidence
 
 FORBIDDEN = -32003  # implementation-defined: the caller may not do this
@@ -74,6 +74,27 @@ def _rule(details: Mapping[str, Any]) -> dict[str, Any]:
     """The rule id of a denial, for the caller; the rest of the policy stays inside."""
     decision = details.get("decision")
     return {"rule": decision["rule"]} if isinstance(decision, dict) and decision.get("rule") else {}
+
+
+REFUSALS = frozenset({"tool_denied", "pii_blocked", "approval_required", "approval_pending", "approval_refused",
+                      "approval_mismatch", "approval_expired", "approval_used"})  # fmt: skip
+"""Why a tools/call may be refused that a model can act on: the policy's, the PII step's, a hold's."""
+META_REFUSAL = "io.taskgate/refusal"
+
+
+def refused_result(exc: RpcError, version: str) -> dict[str, Any] | None:
+    """A refused tools/call as MCP reports a tool execution error: a result with `isError` true whose text says why
+    and which rule (the model reads it and can take another way); its `_meta` carries the error's data (reason,
+    rule, an approval) and a task the call opened. None for an error that is not such a refusal."""
+    data = exc.data if isinstance(exc.data, dict) else {}
+    if data.get("reason") not in REFUSALS:
+        return None
+    rule = f" (rule {data['rule']})" if data.get("rule") else ""
+    text = f"taskgate refused this tool call: {exc.message}{rule}"
+    opened = {k: data[k] for k in (META_TASK, META_TASK_TOKEN) if k in data}
+    meta = {META_REFUSAL: {k: v for k, v in data.items() if k not in opened}, **opened}
+    result = {"content": [{"type": "text", "text": text}], "isError": True, "_meta": meta}
+    return shaped("tools/call", version, result)
 
 
 async def run_mcp_plan(gateway: Gateway, context: RequestContext, evidence: Evidence) -> dict[str, Any]:

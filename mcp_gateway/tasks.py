@@ -19,7 +19,7 @@ from taskgate.plugins import EVIDENCE, META_TASK_TOKEN, Halt, Principal, Request
 
 from .forward import forward_call
 from .relay import Relay
-from .rpc import APPROVAL_REQUIRED, FORBIDDEN, RpcError, explained
+from .rpc import APPROVAL_REQUIRED, FORBIDDEN, RpcError, explained, refused_result
 from .sessions import Session
 from .state import MCP, Mcp
 
@@ -94,6 +94,9 @@ async def call(
             await _carry_on(mcp, session, opened if isinstance(opened, str) else token or session.task_token)
         if session.elicits_url and exc.code == APPROVAL_REQUIRED:
             raise _elicitation(exc) from None
+        if mcp.config.refusals == "result" and (refused := refused_result(exc, session.version)) is not None:
+            request[EVIDENCE].error = {**(request[EVIDENCE].error or {}), "answered_as": "isError result"}
+            return refused
         raise
     await _carry_on(mcp, session, (result.get("_meta") or {}).get(META_TASK_TOKEN) or token)
     return result

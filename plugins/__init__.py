@@ -33,6 +33,7 @@ from .front import EVIDENCE, FRONT, Front, Routes, Takeover
 from .hooks import (
     AddsHeaders,
     AddsMeta,
+    AsksAgain,
     BodyEdit,
     CallsAs,
     ChecksToolCalls,
@@ -42,6 +43,7 @@ from .hooks import (
     ObservesResults,
     OutputGuard,
     Outputs,
+    Settles,
     hooks_of,
 )
 from .mcp_items import MCP_ITEMS, ItemMethod
@@ -126,6 +128,7 @@ __all__ = [
     "TASK_HEADERS",
     "AddsHeaders",
     "AddsMeta",
+    "AsksAgain",
     "BodyEdit",
     "CallsAs",
     "Candidate",
@@ -168,6 +171,7 @@ __all__ = [
     "Routes",
     "Scorer",
     "Services",
+    "Settles",
     "Slate",
     "Step",
     "StepOptions",

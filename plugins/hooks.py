@@ -99,6 +99,23 @@ class ObservesResults(Protocol):
 
 
 @runtime_checkable
+class Settles(Protocol):
+    """Told the answer a client got, once it is complete and before its last bytes go out (authz binds it to the
+    task, so an agent runtime's next calls are recognised): a whole chat answer's bytes as the client got them, or
+    None for a stream (the value saw it through its own filter). It must not raise."""
+
+    def settle(self, answer: bytes | None) -> Awaitable[None]: ...
+
+
+@runtime_checkable
+class AsksAgain(Protocol):
+    """After a whole chat answer: the messages to append before asking the model again for the `turn`th time (the
+    refusals of tool calls a guard blocked, each as its call's result), or None (nothing blocked, or past its bound)."""
+
+    def refusals(self, turn: int) -> list[dict[str, Any]] | None: ...
+
+
+@runtime_checkable
 class Flushes(Protocol):
     """A ResponseFilter that holds streamed text back and can release it early.
 
@@ -122,7 +139,9 @@ class ChecksToolCalls(Protocol):
     def checks_tool_calls(self) -> bool: ...
 
 
-HOOKS: tuple[type, ...] = (BodyEdit, OutputGuard, AddsHeaders, AddsMeta, Meter, HasEvidence, CallsAs, ObservesResults)
+HOOKS: tuple[type, ...] = (
+    BodyEdit, OutputGuard, AddsHeaders, AddsMeta, Meter, HasEvidence, CallsAs, ObservesResults, Settles, AsksAgain,
+)  # fmt: skip
 """The hooks of step outputs."""
 _KNOWN: dict[type, frozenset[type]] = {}
 
@@ -178,6 +197,14 @@ class Outputs:
     @property
     def observers(self) -> list[ObservesResults]:
         return self._of(ObservesResults)
+
+    @property
+    def settlers(self) -> list[Settles]:
+        return self._of(Settles)
+
+    @property
+    def askers(self) -> list[AsksAgain]:
+        return self._of(AsksAgain)
 
 
 NONE = Outputs(())

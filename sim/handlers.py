@@ -6,7 +6,7 @@ from contextlib import aclosing
 
 from aiohttp import web
 
-from taskgate.sim import responses
+from taskgate.sim import responses, responses_api
 from taskgate.sim.embeddings import embed
 from taskgate.sim.engine import CapacityError, Engine
 from taskgate.sim.errors import bad_request
@@ -44,6 +44,19 @@ class Api:
         last = messages[-1] if isinstance(messages, list) and messages and isinstance(messages[-1], dict) else {}
         role = last.get("role") if isinstance(last.get("role"), str) else None
         return await self._complete(request, req, message_text(last.get("content")), role)
+
+    async def responses(self, request: web.Request) -> web.StreamResponse:
+        """``POST /v1/responses``: the chat generation, asked and answered in the Responses API's shapes."""
+        body = parse_body(await request.read())
+        if body.get("stream"):
+            raise bad_request("this engine answers the Responses API whole only; leave out stream", "stream")
+        chat = responses_api.as_chat(body)
+        req = chat_request(chat, self.profile.models, self.profile.default_max_tokens)
+        last = chat["messages"][-1] if chat["messages"] else {}
+        answer = await self._complete(request, req, message_text(last.get("content")), last.get("role"))
+        if not isinstance(answer, web.Response) or answer.status != 200 or not isinstance(answer.body, bytes):
+            return answer
+        return web.json_response(responses_api.as_response(json.loads(answer.body), body))
 
     async def completions(self, request: web.Request) -> web.StreamResponse:
         """``POST /v1/completions``."""

@@ -73,7 +73,7 @@ def token_chunk(env: Envelope, seq: EngineSequence, include_usage: bool) -> Body
     if env.chat and kind is not None and kind.call is not None:
         call: Body = {"index": kind.call, "function": {"arguments": text}}
         if kind.name:
-            call = {"index": kind.call, "id": f"call_{kind.call}", "type": "function",
+            call = {"index": kind.call, "id": seq.call_id(kind.call), "type": "function",
                     "function": {"name": kind.name, "arguments": text}}  # fmt: skip
         delta: Body = {"tool_calls": [call]}
         if index == 0:

@@ -1,11 +1,13 @@
 """Scripted replies: a rule whose pattern matches the last message answers with a fixed text.
 
 Tests and demos need an engine that says something in particular (a label,
-an email address to redact). A rule changes only the text; timing, the KV
+an email address to redact, a tool call with what the user asked for: a
+pattern's groups fill `\\1` in the reply and in tool calls' arguments). A rule changes only the text; timing, the KV
 cache and metrics behave as for any other request. The reply is emitted in
 pieces of at most four characters, so words, and addresses, span chunks.
 """
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable
@@ -50,9 +52,21 @@ class Script:
         self._compiled = [(re.compile(rule.match), rule) for rule in self.rules]
 
     def find(self, text: str, role: str | None = None) -> Rule | None:
-        return next(
-            (r for pattern, r in self._compiled if (r.role is None or r.role == role) and pattern.search(text)), None
-        )
+        """The first rule that matches; a pattern with groups fills `\\1` (or `\\g<name>`) in its reply and in
+        its tool calls' string arguments with what they matched."""
+        for pattern, rule in self._compiled:
+            found = pattern.search(text) if rule.role is None or rule.role == role else None
+            if found is not None:
+                return _expanded(rule, found) if pattern.groups else rule
+        return None
+
+
+def _expanded(rule: Rule, found: re.Match[str]) -> Rule:
+    calls = tuple(
+        ToolCall(c.name, {k: found.expand(v) if isinstance(v, str) else v for k, v in c.arguments.items()})
+        for c in rule.tool_calls
+    )
+    return dataclasses.replace(rule, reply=found.expand(rule.reply) if rule.reply else "", tool_calls=calls)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """One generation request as the engine sees it."""
 
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,11 @@ class Sequence:
     scripted: list[str] | None = None  # a scripted reply's pieces, emitted verbatim instead of generated text
     kinds: list[Any] | None = None  # per scripted piece: content (None) or a tool call's Piece
     delay_s: float = 0.0  # a scripted extra wait before the prefill
+    calls_key: str = field(default_factory=lambda: uuid.uuid4().hex[:12])  # tool call ids, unique as an engine's are
+
+    def call_id(self, index: int) -> str:
+        """The id of this answer's tool call `index`: `call_<answer>_<index>`, never repeated across answers."""
+        return f"call_{self.calls_key}_{index}"
 
     @property
     def tokens(self) -> list[str]:
@@ -42,7 +48,7 @@ class Sequence:
         for text, kind in zip(self.output, self.kinds or [], strict=False):
             if kind.call is None:
                 continue
-            call = calls.setdefault(kind.call, {"id": f"call_{kind.call}", "type": "function",
+            call = calls.setdefault(kind.call, {"id": self.call_id(kind.call), "type": "function",
                                                 "function": {"name": "", "arguments": ""}})  # fmt: skip
             if kind.name:
                 call["function"]["name"] = kind.name

@@ -24,6 +24,7 @@ def create_app(profile: EngineProfile, name: str = "sim", script: Script | None 
     app.on_response_prepare.append(_name_engine)
     app.router.add_post("/v1/chat/completions", api.chat)
     app.router.add_post("/v1/completions", api.completions)
+    app.router.add_post("/v1/responses", api.responses)
     app.router.add_post("/v1/embeddings", api.embeddings)
     app.router.add_get("/v1/models", api.models)
     app.router.add_get("/health", api.health)

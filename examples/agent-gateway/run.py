@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import httpx2
@@ -90,7 +91,11 @@ class Agent:
             outcome, detail = "allowed", ""
             if not self.token and result.meta:
                 self.task, self.token = result.meta["io.taskgate/task"], result.meta["io.taskgate/task-token"]
-        except MCPError as exc:
+            refusal = (result.meta or {}).get("io.taskgate/refusal") if result.is_error else None
+            if refusal is not None:  # a refusal is a result the model reads (isError), its why in _meta
+                outcome = "held" if refusal.get("reason") == "approval_required" else "denied"
+                detail, result = result.content[0].text, SimpleNamespace(data=refusal)
+        except MCPError as exc:  # a client of `mcp.refusals: error`, or a protocol fault
             result = exc.error
             data = exc.error.data or {}
             if not self.token and "io.taskgate/task-token" in data:

@@ -36,6 +36,11 @@ CLEANUP_EXAMPLES = [
 ]  # fmt: skip
 
 
+AS_ERRORS = {"refusals": "error"}
+"""The MCP section's option these tests read a refusal by: its JSON-RPC error (-32003, -32044, with data). The
+default, a result with isError true, is read by test_refusals.py and tests/agents."""
+
+
 def write_policy(tmp_path: Path, text: str = POLICY) -> Path:
     """`text` as tmp_path/policy.csv, sealed as `taskgate policy seal` would (any seal it had is replaced)."""
     path = tmp_path / "policy.csv"

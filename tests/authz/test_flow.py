@@ -33,7 +33,7 @@ from .flow_servers import (
     shop_server,
 )
 from .mcp_servers import serving
-from .policy import CLEANUP_EXAMPLES, write_policy
+from .policy import AS_ERRORS, CLEANUP_EXAMPLES, write_policy
 from .test_mcp import connect
 from .test_provenance import Task
 
@@ -101,7 +101,7 @@ async def gateway(proxy: Any, keys: Keys, tmp_path: Path) -> AsyncIterator[Gatew
             "policy": {"file": str(write_policy(tmp_path, POLICY.lstrip())), "reload_interval_s": 0},
             "tasks": {"hold_ttl_s": 60},
         },
-        "mcp": {"servers": [{"name": n, "url": u} for n, u in zip(builders, urls, strict=True)]},
+        "mcp": {"servers": [{"name": n, "url": u} for n, u in zip(builders, urls, strict=True)], **AS_ERRORS},
         "steps": [
             {"name": "authn", "type": "authz.authenticate"},
             {"name": "classify", "type": "guards.classify", "params": {"examples": [str(examples)]}},

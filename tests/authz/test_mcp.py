@@ -18,7 +18,7 @@ from taskgate.mcp_gateway import UPSTREAMS
 
 from .conftest import Keys
 from .mcp_servers import files_server, mail_server, serving
-from .policy import authz_config, write_policy
+from .policy import AS_ERRORS, authz_config, write_policy
 from .test_tasks import ask, bearer
 from .upstream import ToolCaller
 
@@ -28,7 +28,7 @@ async def gateway(proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path) -
     model = await aiohttp_server(ToolCaller().app())
     async with serving(mail_server()) as mail, serving(files_server()) as files:
         config = authz_config(keys, tmp_path, str(model.make_url("")).rstrip("/"))
-        config["mcp"] = {"servers": [{"name": "mail", "url": mail}, {"name": "files", "url": files}]}
+        config["mcp"] = {"servers": [{"name": "mail", "url": mail}, {"name": "files", "url": files}], **AS_ERRORS}
         config["steps"].append({"name": "pii", "type": "guards.pii", "params": {"backend": "patterns"}})
         config["pipelines"]["mcp"] = ["authn", "authorize", "pii"]
         client = await proxy(config)

@@ -21,7 +21,7 @@ from taskgate.plugins import META_PURPOSE, META_TASK, META_TASK_TOKEN
 
 from .conftest import Keys
 from .mcp_servers import files_server, mail_server, serving
-from .policy import authz_config
+from .policy import AS_ERRORS, authz_config
 from .test_mcp import connect
 from .test_tasks import bearer
 
@@ -34,7 +34,7 @@ async def gateway(proxy: Any, keys: Keys, tmp_path: Path) -> AsyncIterator[tuple
     async with serving(mail_server()) as mail, serving(files_server()) as files:
         config = authz_config(keys, tmp_path, "http://127.0.0.1:9")
         config["routing"] = {"pools": []}
-        config["mcp"] = {"servers": [{"name": "mail", "url": mail}, {"name": "files", "url": files}]}
+        config["mcp"] = {"servers": [{"name": "mail", "url": mail}, {"name": "files", "url": files}], **AS_ERRORS}
         config["steps"].append({"name": "pii", "type": "guards.pii", "params": {"backend": "patterns"}})
         config["pipelines"] = {"mcp": ["authn", "classify", "authorize", "pii"]}
         client = await proxy(config)

@@ -18,7 +18,7 @@ from taskgate.gateway.gateway import GATEWAY
 
 from .conftest import Keys
 from .mcp_servers import mail_server, serving
-from .policy import authz_config, write_policy
+from .policy import AS_ERRORS, authz_config, write_policy
 from .test_mcp import connect
 from .test_tasks import bearer
 from .upstream import ToolCaller
@@ -47,7 +47,7 @@ async def mcp_gateway(proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Pat
     model = await aiohttp_server(ToolCaller().app())
     async with serving(lenient_mail_server()) as mail:
         config = authz_config(keys, tmp_path, str(model.make_url("")).rstrip("/"))
-        config["mcp"] = {"servers": [{"name": "mail", "url": mail}]}
+        config["mcp"] = {"servers": [{"name": "mail", "url": mail}], **AS_ERRORS}
         config["pipelines"]["mcp"] = ["authn", "authorize"]
         client = await proxy(config)
         yield client, keys

@@ -28,7 +28,7 @@ from taskgate.plugins import META_APPROVAL, META_PURPOSE, META_TASK, META_TASK_T
 from .agent_servers import ATTACKER_IBAN, ELECTRIC_IBAN, LANDLORD_IBAN, bank_server, mail_server, work_server
 from .conftest import Keys, jwt_section
 from .mcp_servers import serving
-from .policy import write_policy
+from .policy import AS_ERRORS, write_policy
 from .test_mcp import connect
 from .test_mcp_tasks import meta
 
@@ -127,7 +127,7 @@ def config(
             "policy": {"file": str(write_policy(tmp_path, POLICY.lstrip())), "reload_interval_s": 0},
             "tasks": {"hold_ttl_s": hold_ttl_s, **(store or {})},
         },
-        "mcp": {"servers": [{"name": name, "url": url} for name, url in servers.items()]},
+        "mcp": {"servers": [{"name": name, "url": url} for name, url in servers.items()], **AS_ERRORS},
         "steps": steps,
         "pipelines": {"mcp": pipeline},
         "logging": {"evidence": False},

@@ -119,7 +119,7 @@ async def test_a_client_finds_the_metadata_from_the_401_and_a_token_for_the_reso
             assert refused.status_code == 401
             metadata_url = extract_field_from_www_auth(refused, "resource_metadata")
             assert metadata_url == f"{mcp_url.removesuffix('/mcp')}{WELL_KNOWN}/mcp"  # absolute, path-suffixed
-            assert extract_field_from_www_auth(refused, "error") is None  # no token was sent (RFC 6750)
+            assert extract_field_from_www_auth(refused, "error") == "invalid_request"  # no token: say send one
             assert build_protected_resource_metadata_discovery_urls(metadata_url, mcp_url)[0] == metadata_url
             prm = ProtectedResourceMetadata.model_validate_json((await http.get(metadata_url)).content)
             assert str(prm.resource) == mcp_url
@@ -193,19 +193,22 @@ async def test_the_metadata_is_served_at_both_well_known_paths_and_every_401_poi
     assert documents[0]["authorization_servers"] == ["https://as.example"]
     challenge = f'resource_metadata="{mcp_url.removesuffix("/mcp")}{WELL_KNOWN}/mcp"'
     assert chat.status == 401
-    assert chat.headers["WWW-Authenticate"] == f"Bearer {challenge}"
+    missing = 'error="invalid_request", error_description="send a bearer token in the Authorization header"'
+    assert chat.headers["WWW-Authenticate"] == f"Bearer {challenge}, {missing}"
     assert bad.status == 401
     assert bad.headers["WWW-Authenticate"].startswith(f'Bearer {challenge}, error="invalid_token", error_description=')
 
 
-async def test_without_a_resource_there_is_no_metadata_and_challenges_name_none(
+async def test_without_a_resource_there_is_no_metadata_and_a_challenge_still_says_what_to_send(
     proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path
 ) -> None:
     model = str((await aiohttp_server(ToolCaller().app())).make_url("")).rstrip("/")
     client = await proxy(authz_config(keys, tmp_path, model))
     assert (await client.get(WELL_KNOWN)).status == 404
     resp = await client.post("/v1/chat/completions", json=CHAT)
-    assert resp.headers["WWW-Authenticate"] == "Bearer"
+    assert resp.headers["WWW-Authenticate"] == (
+        'Bearer error="invalid_request", error_description="send a bearer token in the Authorization header"'
+    )
 
 
 @pytest.mark.parametrize(

@@ -249,12 +249,12 @@ async def test_terms_the_operator_allows_are_not_taken_for_people(proxy: Any, sc
     assert "<PERSON>" in upstream.bodies[-1]["messages"][0]["content"]  # Maria Garcia is a person
     assert "Grafana" in upstream.bodies[-1]["messages"][0]["content"]  # a product, even without the allow list
     tuned = await proxy(pii_config(url, {"entities": rules, "allow": ["grafana", "Django"]}))
-    mail = {"role": "user", "content": "Write to help@ourco.com and jane@elsewhere.com."}
+    mail = {"role": "user", "content": "Write to maria@ourco.com and jane@elsewhere.com."}
     resp = await tuned.post("/v1/chat/completions", json={**body, "messages": [body["messages"][0], mail]})
     assert resp.status == 200
     sent = [m["content"] for m in upstream.bodies[-1]["messages"]]
     assert sent[0] == "Restart Grafana and Django after the deploy, then ask <PERSON> to check the dashboards."
-    assert sent[1] == "Write to help@ourco.com and <EMAIL_ADDRESS>."
+    assert sent[1] == "Write to maria@ourco.com and <EMAIL_ADDRESS>."
 
 
 ANSWER = (

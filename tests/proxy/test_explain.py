@@ -129,3 +129,48 @@ def test_explain_shows_the_rule_the_labels_and_where_a_refused_value_was_seen(tm
     assert decision["rule"] == "c-to"
     assert "was not seen in data labelled contacts|instruction" in decision["reason"]
     assert decision["refused"] == {"value": "mallory@evil.example", "seen": None}  # a name is not an address
+
+
+def test_explain_names_a_removed_tool_and_the_policy_rows_that_would_grant_it(tmp_path: Path) -> None:
+    import os
+    import time
+
+    import jwt
+
+    from taskgate.authz.seal import seal
+
+    from ..authz.conftest import AUDIENCE, HS_SECRET, ISSUER
+
+    policy = tmp_path / "policy.csv"
+    policy.write_text(seal("p, role:staff, acme, mail__*, call, r-mail\np, profile:default, *, mail__read, call, p\n"))
+    config = {
+        "routing": {"pools": [{"name": "p", "models": [{"name": "m"}], "endpoints": [{"name": "e", "url": "URL"}]}]},
+        "authz": {
+            "jwt": {"issuer": ISSUER, "audience": AUDIENCE, "algorithms": ["HS256"],
+                    "keys": [{"algorithm": "HS256", "secret_env": "IDP_HS_SECRET"}]},
+            "policy": {"file": str(policy), "reload_interval_s": 0}, "tasks": {},
+        },
+        "steps": [{"name": "authn", "type": "authz.authenticate"}, {"name": "authorize", "type": "authz.authorize"}],
+        "pipelines": {"chat": ["authn", "authorize", "state", "route"]},
+    }  # fmt: skip
+    path = tmp_path / "taskgate.yaml"
+    path.write_text(yaml.safe_dump(config).replace("URL", f"http://127.0.0.1:{closed_port()}"))
+    tools = [{"type": "function", "function": {"name": n}} for n in ("mail__read", "mail__send", "calendar__add")]
+    request = tmp_path / "chat.json"
+    request.write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": tools}))
+    claims = {"iss": ISSUER, "aud": AUDIENCE, "sub": "alice", "tenant": "acme", "roles": ["staff"],
+              "exp": int(time.time()) + 300}  # fmt: skip
+    token = jwt.encode(claims, HS_SECRET, algorithm="HS256")
+    argv = [sys.executable, "-m", "taskgate", "explain", "-c", str(path), str(request)]
+    done = subprocess.run(
+        [*argv, "-H", f"Authorization: Bearer {token}"], capture_output=True, text=True, timeout=60, check=False,
+        env={**os.environ, "IDP_HS_SECRET": HS_SECRET, "TASKGATE_TASK_KEY": "k" * 40},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    grant = json.loads(done.stdout)["decisions"]["grant"]
+    assert grant["tools_removed"] == ["mail__send", "calendar__add"]
+    why = grant["tools_removed_why"]
+    assert why["mail__send"]["would_grant"] == ["p, profile:default, *, mail__send, call, RULE_ID"]
+    assert why["calendar__add"]["would_grant"] == [
+        "p, role:staff, acme, calendar__add, call, RULE_ID", "p, profile:default, *, calendar__add, call, RULE_ID",
+    ]  # fmt: skip

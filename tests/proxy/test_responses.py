@@ -260,19 +260,22 @@ async def test_a_function_call_the_grant_allows_reaches_the_client(granted: Any,
 async def test_a_function_call_outside_the_grant_is_refused_before_the_client_sees_it(
     granted: Any, stream: bool
 ) -> None:
-    _, api = granted
+    client, api = granted
     ask = {"model": "m", "input": "summarise my email from this week, quickly", "tools": MAIL}
-    if stream:
+    if stream:  # its text has gone out: the stream ends with the note
         stream_ = await api.responses.create(**ask, stream=True)
         events = [event async for event in stream_]
         assert all("mail__delete" not in getattr(e, "delta", "") for e in events if "arguments" in e.type)
         assert not any(e.type.startswith("response.function_call") for e in events)
         response = events[-1].response
-    else:
+        assert "the tool call 'mail__delete' was blocked" in response.output_text
+        assert response.status == "completed"
+    else:  # whole: the model is told, as the call's result, and asked again; the client gets its next step
         response = await api.responses.create(**ask)
+        record = client.server.app[GATEWAY].evidence.records()[-1]
+        assert record["task"]["trace"][0]["refused"] == ["mail__delete"]
+        assert "mail__delete" not in response.output_text  # the sim's next step: text of its own
     assert [item.type for item in response.output] == ["message"]  # no function call left to run
-    assert "the tool call 'mail__delete' was blocked" in response.output_text
-    assert response.status == "completed"
 
 
 @pytest.mark.parametrize("stream", [False, True])

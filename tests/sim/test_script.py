@@ -55,6 +55,7 @@ def test_a_script_file_is_read_and_every_problem_names_the_file_and_rule(tmp_pat
 
 
 async def test_a_rule_can_emit_tool_calls_and_another_answer_the_tool_results(aiohttp_server: Any) -> None:
+
     from taskgate.sim.script import ToolCall
 
     script = Script(
@@ -89,4 +90,34 @@ async def test_a_rule_can_emit_tool_calls_and_another_answer_the_tool_results(ai
                      {"role": "tool", "tool_call_id": "call_0", "content": "18 °C"}]  # fmt: skip
     final = await client.chat.completions.create(model="m", messages=answered, max_tokens=100)
     assert final.choices[0].message.content == "Paris 18 °C, Rome 24 °C."
+    await client.close()
+
+
+async def test_a_rule_s_groups_fill_its_tool_call_and_the_responses_api_answers_with_unique_call_ids(
+    aiohttp_server: Any,
+) -> None:
+    from openai.types.responses import ResponseFunctionToolCall
+
+    from taskgate.sim.script import ToolCall
+
+    rules = [
+        Rule(r"weather in (\w+)", tool_calls=(ToolCall("get_weather", {"city": r"\1"}),), role="user"),
+        Rule(r"(\w+): sunny", r"It is sunny in \1.", role="tool"),
+    ]
+    profile = dataclasses.replace(PROFILES["instant"], models=("m",), default_max_tokens=64)
+    server = await aiohttp_server(create_app(profile, "s", Script(rules)))
+    client = openai.AsyncOpenAI(base_url=str(server.make_url("/v1")), api_key="x")
+    first = await client.responses.create(model="m", input="the weather in Lyon, please")
+    again = await client.responses.create(model="m", input="the weather in Lyon, please")
+    call, repeated = first.output[0], again.output[0]
+    assert isinstance(call, ResponseFunctionToolCall)
+    assert isinstance(repeated, ResponseFunctionToolCall)
+    assert (call.name, json.loads(call.arguments)) == ("get_weather", {"city": "Lyon"})
+    assert call.call_id != repeated.call_id  # never call_0 twice
+    done = await client.responses.create(model="m", instructions="be brief", input=[
+        {"role": "user", "content": "the weather in Lyon, please"},
+        {"type": "function_call", "call_id": call.call_id, "name": call.name, "arguments": call.arguments},
+        {"type": "function_call_output", "call_id": call.call_id, "output": "Lyon: sunny"},
+    ])  # fmt: skip
+    assert done.output_text == "It is sunny in Lyon."
     await client.close()

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-from mcp import MCPError
 from opentelemetry import context, trace
 from opentelemetry.trace import SpanKind, StatusCode
 
@@ -70,18 +68,17 @@ async def one_call(client: Any, traces: Traces, headers: dict[str, str], mode: A
     assert meta["traceparent"].startswith(traceparent_of(upstream))
 
 
-async def test_a_refused_tools_call_is_an_error_span_with_the_json_rpc_code(
-    tools: Any, traces: Traces, keys: Keys
-) -> None:
+async def test_a_refused_tools_call_is_an_error_span_of_a_tool_error(tools: Any, traces: Traces, keys: Keys) -> None:
+    """The refusal is a result with isError true (MCP's tool execution error): `error.type` is `tool_error`."""
     client = await tools(Script([Rule(match=".", reply="ok")]))
     headers = {**bearer(keys), "x-taskgate-task-token": await summary_token(client, keys)}
     async with connect(client, headers, "legacy") as mcp:
-        with pytest.raises(MCPError) as refused:
-            await mcp.call_tool("files__read", {"path": "/etc/passwd"})
+        refused = await mcp.call_tool("files__read", {"path": "/etc/passwd"})
+    assert refused.is_error
     served = traces.one("tools/call files__read")
     assert served.status.status_code is StatusCode.ERROR
-    assert attrs(served)["error.type"] == str(refused.value.error.code)
-    assert attrs(served)["rpc.response.status_code"] == str(refused.value.error.code)
+    assert attrs(served)["error.type"] == "tool_error"
+    assert "rpc.response.status_code" not in attrs(served)  # the JSON-RPC answer was a result
     assert attrs(served)["taskgate.error.code"] == "tool_denied"  # taskgate's own, as the evidence says
     assert attrs(served)["taskgate.authz.rule"] == "c-home-only"
     assert "tools/call read" not in [s.name for s in traces.spans()]  # nothing reached the files server

@@ -1,0 +1,72 @@
+"""Addresses that are not a person's: role and service mailboxes, and the user part of a URL or a git remote.
+
+An email address found in technical text is often a system's: `noreply@` in a
+mailer's log, `alerts@` in a config, `git@github.com:org/repo.git` in a remote,
+the key in `https://abc123@o4504.ingest.sentry.io/4505`. The labelled sets
+(bench/pii_labelled) count none of these as personal data, and redacting them
+changes what an agent does with a log or a config. A person's work address
+(`jane.doe@company.com`) is still personal.
+
+- `trim` and `in_url` fix what the email recognizer's pattern takes too much
+  of: its local part admits `=`, `/` and `:` (`ALERT_EMAIL=alerts@...`), and an
+  address right after `scheme://` is a URL's user part, not an address.
+- `is_role` is applied by the step's precision filter (pii_params.Precision)
+  while `role_addresses` is on: the local part, cut at `.`, `-`, `_` and `+`,
+  is role words (ROLES, at least one) and qualifiers (QUALIFIERS, digits) only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from .findings import Finding
+
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+# a mailbox that names a function, not a person
+ROLES = _set(
+    "noreply no-reply donotreply do-not-reply reply replies bounce bounces bouncer postmaster hostmaster webmaster "
+    "mailer mailer-daemon daemon mailerdaemon abuse admin admins administrator root sysadmin alerts alert "
+    "alerting alarms notifications notification notify notifier support helpdesk help servicedesk desk service "
+    "services info contact hello sales billing invoices invoice payments payment accounts accounting finance "
+    "orders receipts security secops devops ops noc sre oncall on-call pager pagerduty incidents incident "
+    "monitoring status updates news newsletter marketing press media legal privacy compliance careers jobs "
+    "recruiting hr feedback team staff office reports report git ci cd build builds builder deploy deploys "
+    "release releases bot bots robot automation cron scheduler system systems backup backups mail email inbox "
+    "queue handler dev devs engineering eng it platform infra infrastructure data analytics"
+)
+# words that qualify a role: where, which environment, which team
+QUALIFIERS = _set(
+    "prod production staging stage test qa dev eu us uk apac emea internal external global the team group all "
+    "no do not on call"
+)
+_PARTS = re.compile(r"[.\-_+]+")
+_URL_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s/@]*\Z")
+_LOCAL_CUT = "=/:'\"`"
+
+
+def is_role(address: str) -> bool:
+    """`noreply@acme.io`, `bounce-handler@`, `platform-alerts+prod@`, `git@github.com`; not `jane.doe@`."""
+    local = address.rpartition("@")[0].lower()
+    parts = [p for p in _PARTS.split(local) if p and not p.isdigit()]
+    return bool(parts) and all(p in ROLES or p in QUALIFIERS for p in parts) and any(p in ROLES for p in parts)
+
+
+def trim(text: str, finding: Finding) -> Finding | None:
+    """An email finding without what is not part of the address (`ALERT_EMAIL=`), or None for a URL's user."""
+    value = text[finding.start : finding.end]
+    local = value.rpartition("@")[0]
+    cut = max(local.rfind(c) for c in _LOCAL_CUT)
+    start = finding.start + cut + 1
+    if cut + 1 >= len(local) or in_url(text, start):
+        return None
+    return finding if start == finding.start else dataclasses.replace(finding, start=start)
+
+
+def in_url(text: str, start: int) -> bool:
+    """Whether text[start:] begins a URL's user part: `https://abc123@host/...`."""
+    return _URL_BEFORE.search(text, max(0, start - 200), start) is not None
