@@ -87,7 +87,8 @@ class Fleet:
         servers = "\n".join(f"    server r{i} 127.0.0.1:{p} check inter 500ms" for i, p in enumerate(self.ports))
         config = self.logs / f"{self.label}-haproxy.cfg"
         config.write_text(
-            "defaults\n    mode http\n    option http-no-delay\n    timeout connect 2s\n    timeout client 900s\n    timeout server 900s\n"
+            "defaults\n    mode http\n    option http-no-delay\n    timeout connect 2s\n"
+            "    timeout client 900s\n    timeout server 900s\n"
             f"frontend front\n    bind 127.0.0.1:{port}\n    default_backend replicas\n"
             "backend replicas\n    balance roundrobin\n    option httpchk GET /readyz\n"
             f"    http-check expect status 200\n{servers}\n"

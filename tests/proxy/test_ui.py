@@ -132,8 +132,8 @@ async def test_replicas_sharing_a_fleet_stream_each_show_every_replicas_records_
             break
         await asyncio.sleep(0.02)
     assert [(r["id"], r["replica"]) for r in new["records"]] == [(later, "b")]
-    assert first.server.app[GATEWAY].evidence.find(made[0]) is not None  # each replica still keeps its own
-    assert second.server.app[GATEWAY].evidence.find(made[0]) is None
+    assert first.app[GATEWAY].evidence.find(made[0]) is not None  # each replica still keeps its own
+    assert second.app[GATEWAY].evidence.find(made[0]) is None
 
 
 async def test_with_the_fleet_stream_away_requests_are_answered_and_the_page_is_told_it_is_away(
@@ -144,7 +144,7 @@ async def test_with_the_fleet_stream_away_requests_are_answered_and_the_page_is_
     client = await proxy(dashboard_config(keys, url, fleet=away))
     sent = await client.post("/v1/chat/completions", json=chat(), headers=bearer(keys.token()))
     assert sent.status == 200  # publishing is off the answer's path
-    assert client.server.app[GATEWAY].evidence.find(sent.headers["x-taskgate-request-id"]) is not None
+    assert client.app[GATEWAY].evidence.find(sent.headers["x-taskgate-request-id"]) is not None
     answer = await client.get("/ui/api/requests", headers=bearer(keys.token(roles=["admin"])))
     await openai_error(answer, 503, "fleet_unavailable")
 
