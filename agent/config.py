@@ -32,6 +32,10 @@ class WorkflowsConfig(Params):
     max_input_chars: int = Field(default=200_000, ge=1024)  # a step whose resolved inputs are longer fails
     keep: int = Field(default=256, ge=1)  # finished tasks kept for polling (per replica), oldest forgotten first
     keep_s: float = Field(default=3600.0, gt=0)  # and for at most this long after they end
-    store: Literal["memory", "redis"] = "memory"  # redis: runs' state shared, so any replica answers a poll
+    # redis: runs' state shared, so any replica answers a poll, and a run whose replica stops is taken over
+    store: Literal["memory", "redis"] = "memory"
     redis_url: RedisUrl = "redis://127.0.0.1:6379/0"  # or redis+sentinel://HOST:PORT[,...]/SERVICE[/DB]
     key_prefix: str = Field(default="taskgate:workflow:", min_length=1)
+    # tool steps (SERVER__TOOL patterns) safe to call again when a run taken over was cut off in one; model
+    # steps always are, other tool steps end the run `interrupted` instead
+    repeatable_tools: list[str] = Field(default_factory=list)

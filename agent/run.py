@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,12 +50,17 @@ class NotCompleted(Exception):
     """A step ended without its output (failed, denied): the engine skips the steps that reference it."""
 
 
+async def _nothing(run: Run) -> None:
+    return None
+
+
 class Run:
     """One workflow's execution, observable while it runs (for polling and server-sent events)."""
 
     def __init__(self, caller: Caller, limits: WorkflowsConfig, workflow: Workflow, evidence: Evidence):
         self.caller, self.limits, self.evidence = caller, limits, evidence
         self.specs = workflow.steps  # dropped when the task ends: a kept task holds only its results
+        self.spec = workflow.spec  # what was submitted: another replica resumes the run from it
         self.plan, self.layers, self.purpose = workflow.plan, workflow.layers, workflow.spec.purpose
         self.task: str = evidence.request_id
         self.owner: tuple[str, str] | None = None
@@ -69,6 +74,14 @@ class Run:
         self.ended_at: float | None = None
         self.ended_mono: float | None = None  # time.monotonic() when it ended, for how long it is kept
         self.on_change: Callable[[Run], None] = lambda run: None  # its view changed (the shared store listens)
+        # awaited as a step starts, before it does anything: the shared store records it (it raises if another
+        # replica has taken the run over)
+        self.on_start: Callable[[Run], Awaitable[None]] = _nothing
+        self.moved = False  # another replica took the run over: this one stops, and its view is not the run's
+        self.epoch: int | None = None  # its fencing token in the shared store (None: not recorded there yet)
+        self.deadline = 0.0  # wall clock: when it must have ended (its timeout), wherever it runs
+        self.parallel = limits.max_parallel  # steps at once
+        self._task: asyncio.Task[Any] | None = None
 
     def view(self) -> dict[str, Any]:
         return {
@@ -108,6 +121,7 @@ class Run:
 
     async def execute(self, max_parallel: int, timeout_s: float) -> None:
         """Run the workflow's plan: each step as soon as the steps it needs are done; at most `max_parallel` at once."""
+        self._task = asyncio.current_task()
         execution = Execution(self.plan, {RUN: self}, limit=max_parallel, on_settle=self._settled)
         with self.caller.trace_task(self.evidence, "workflow") as trace:  # every step's call is the task's child
             try:
@@ -127,6 +141,10 @@ class Run:
                 self._close()
                 trace.outcome(self.status, self.task, None if self.status == "completed" else self.status)
 
+    def end(self) -> None:
+        """Settle a run that ends without executing here (resumed, then found unsafe to go on)."""
+        self._close()
+
     def _settled(self, record: StepRecord) -> None:
         """The engine settled a step: one it skipped names the step it needed that did not complete."""
         if record.outcome is Outcome.SKIPPED:
@@ -137,13 +155,23 @@ class Run:
         self.updates.put_nowait(record.name)
         self.on_change(self)
 
+    def cut_off(self) -> None:
+        """Another replica has taken this run over: stop it here; what it does from now on is not recorded."""
+        self.moved = True
+        if self._task is not None:
+            self._task.cancel()
+
     async def step(self, sid: str) -> str:
         """Run one step (called by the engine when its inputs exist); raises NotCompleted unless it completed."""
         spec, state = self.specs[sid], self.steps[sid]
+        if state.status != "pending":  # settled before this run was resumed here: it is not run again
+            if state.status != "completed":
+                raise NotCompleted(state.status)
+            return state.output or ""
         outputs = {k: s.output or "" for k, s in self.steps.items() if s.status == "completed"}
         child, started = self.evidence.child(sid), time.perf_counter()
         state.status, state.started_ms = "running", self.evidence.offset_ms(started)
-        self.on_change(self)
+        await self.on_start(self)  # recorded as running before it runs: a replica that resumes the run knows
         status = 500
         try:
             _check_inputs(spec, outputs, self.limits.max_input_chars)

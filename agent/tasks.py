@@ -17,17 +17,18 @@ import contextlib
 import json
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from aiohttp import web
 
-from taskgate.plugins import EVIDENCE, FRONT, ClientError, Reject
+from taskgate.plugins import EVIDENCE, FRONT, ClientError, Evidence, Reject
 
 from .config import WorkflowsConfig
+from .resume import resumed
 from .run import Run
 from .shared import SharedRuns
-from .types import CALLER
+from .types import CALLER, Caller
 from .workflows import Workflow, WorkflowError, parse
 
 Owner = tuple[str, str] | None  # (subject, tenant); None where no authentication is configured
@@ -37,14 +38,20 @@ class Runs:
     """Tasks kept for polling, bounded in number and age; those still running in the background end at shutdown.
 
     With `workflows.store: redis` each run's view is shared as it changes (shared.py), so any replica answers
-    a poll; the runs themselves, and the running limits, are this replica's.
+    a poll, and a run whose replica stopped is resumed by another; the runs running here, and the running
+    limits, are this replica's.
     """
 
-    def __init__(self, limits: WorkflowsConfig):
+    def __init__(self, limits: WorkflowsConfig, caller: Caller, publish: Callable[[Evidence], None]):
         self._runs: OrderedDict[tuple[Owner, str], Run] = OrderedDict()  # in the owner's namespace
-        self._limits = limits
+        self._limits, self._caller, self._publish = limits, caller, publish
         self._background: set[asyncio.Task[None]] = set()
         self.shared = SharedRuns(limits) if limits.store == "redis" else None
+        if self.shared is not None:
+            self.shared.room, self.shared.adopt = self._room, self._adopt
+
+    def _room(self) -> bool:
+        return sum(1 for r in self._runs.values() if r.status == "running") < self._limits.max_running
 
     def admit(self, run: Run) -> None:
         """Keep `run` for polling; past the running limits, refuse it (429) before any step runs."""
@@ -56,10 +63,27 @@ class Runs:
                 429, "too_many_tasks", "too many workflows are running; retry shortly", "rate_limit_error",
                 headers={"Retry-After": "1"},
             )  # fmt: skip
+        self._keep(run)
+
+    def _keep(self, run: Run) -> None:
         self._runs[(run.owner, run.task)] = run
         if self.shared is not None:
-            run.on_change = self.shared.changed
+            run.on_change, run.on_start = self.shared.changed, self.shared.started
             self.shared.changed(run)
+
+    def _adopt(self, record: dict[str, Any]) -> None:
+        """Resume here a run another replica stopped holding (or end it, if a step cut off mid-way is not safe
+        to repeat)."""
+        run = resumed(self._caller, self._limits, record)
+        run.epoch, run.deadline = int(record["epoch"]), float(record["deadline"])
+        asked = run.spec.limits.max_parallel
+        run.parallel = min(self._limits.max_parallel, asked or self._limits.max_parallel)
+        self._keep(run)
+        if run.status == "running":
+            self.background(self.in_background(run, max(0.0, run.deadline - time.time())))
+        else:
+            run.evidence.finish(200)
+            self._publish(run.evidence)
 
     def _forget(self) -> None:
         """Drop ended tasks past `keep` (oldest first) or `keep_s` after they ended; running ones stay."""
@@ -72,6 +96,8 @@ class Runs:
 
     def get(self, owner: Owner, task: str) -> Run | None:
         run = self._runs.get((owner, task))
+        if run is not None and run.moved:  # another replica runs it now: its view is theirs
+            return None
         if run is not None and run.ended_mono is not None and time.monotonic() - run.ended_mono > self._limits.keep_s:
             return None
         return run
@@ -88,6 +114,15 @@ class Runs:
         if self.shared is not None:
             await self.shared.saved(run)
 
+    async def in_background(self, run: Run, wall_s: float) -> None:
+        """A task the client polls: its evidence is written again, complete, when it ends (or is cut short)."""
+        try:
+            await run.execute(run.parallel, wall_s)
+        finally:
+            await self.saved(run)
+            run.evidence.finish(200)
+            self._publish(run.evidence)
+
     async def start(self) -> None:
         if self.shared is not None:
             await self.shared.start()
@@ -98,6 +133,11 @@ class Runs:
         job.add_done_callback(self._background.discard)
 
     async def close(self) -> None:
+        """Stop the runs in the background. Where runs are shared they are handed over, not ended: their state
+        stays as recorded, and another replica resumes them once this one's lease is gone."""
+        if self.shared is not None:
+            for run in self._runs.values():
+                run.moved = run.moved or run.status == "running"
         for job in list(self._background):
             job.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
@@ -113,7 +153,7 @@ LIMITS = web.AppKey("taskgate.agent.workflows", WorkflowsConfig)
 
 def add_routes(app: web.Application) -> None:
     limits = app[FRONT].services.section("workflows", WorkflowsConfig)
-    app[LIMITS], app[RUNS] = limits, Runs(limits)
+    app[LIMITS], app[RUNS] = limits, Runs(limits, app[CALLER], app[FRONT].publish)
     app.router.add_post("/v1/tasks", submit)
     app.router.add_get("/v1/tasks/{task}", state)
     app.cleanup_ctx.append(_runs)
@@ -131,13 +171,14 @@ async def submit(request: web.Request) -> web.StreamResponse:
     workflow = _workflow(await request.app[FRONT].read_json(request), limits.max_steps)
     run = Run(request.app[CALLER], limits, workflow, evidence)
     await run.open(request.headers)  # a refusal (authentication, PII, grant) stops the task before any step
-    request.app[RUNS].admit(run)
     asked = workflow.spec.limits
-    parallel = min(limits.max_parallel, asked.max_parallel or limits.max_parallel)
+    parallel = run.parallel = min(limits.max_parallel, asked.max_parallel or limits.max_parallel)
     wall_s = min(limits.timeout_s, asked.timeout_s or limits.timeout_s)
+    run.deadline = time.time() + wall_s
+    request.app[RUNS].admit(run)
     headers = _task_headers(run)
     if not workflow.spec.wait:
-        request.app[RUNS].background(_in_background(request.app, run, parallel, wall_s))
+        request.app[RUNS].background(request.app[RUNS].in_background(run, wall_s))
         await request.app[RUNS].saved(run)  # a poll that reaches another replica next finds the task
         body = {"task": run.task, "status": run.status, "poll": f"/v1/tasks/{run.task}"}
         return web.json_response(body, status=202, headers=headers)
@@ -162,16 +203,6 @@ def _task_headers(run: Run) -> dict[str, str]:
     task_header, token_header = run.caller.task_header, run.caller.token_header
     token = run.headers.get(token_header)
     return {task_header: run.task, **({token_header: token} if token else {})}
-
-
-async def _in_background(app: web.Application, run: Run, parallel: int, wall_s: float) -> None:
-    """A task the client polls: its evidence is written again, complete, when it ends (or is cut short)."""
-    try:
-        await run.execute(parallel, wall_s)
-    finally:
-        await app[RUNS].saved(run)
-        run.evidence.finish(200)
-        app[FRONT].publish(run.evidence)
 
 
 async def _stream(

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import Field, field_validator
 
 from taskgate.plugins import Params
+from taskgate.plugins.redis import RedisUrl
 
 WINDOW = re.compile(r"(\d{1,6})([smh])")
 UNIT_S = {"s": 1, "m": 60, "h": 3600}
@@ -31,7 +33,7 @@ class BatchConfig(Params):
     max_items: int = Field(default=50_000, ge=1, le=1_000_000)  # lines in a batch's input file
     max_jobs_per_caller: int = Field(default=16, ge=1)  # jobs not yet ended, per caller
     concurrency: int = Field(default=8, ge=1, le=1024)  # items in flight at once, every job together (per replica)
-    per_job: int = Field(default=4, ge=1, le=1024)  # of which one job's at most
+    per_job: int = Field(default=4, ge=1, le=1024)  # of one job at most (with store: redis, across every replica)
     poll_s: float = Field(default=0.1, gt=0, le=10)  # how soon an item waiting for idle capacity looks again
     windows: list[str] = Field(default_factory=lambda: ["24h"], min_length=1)  # completion windows clients may ask
     # the aging rule: past `due_after` of its window, a job whose pace would not finish in time has its items
@@ -39,6 +41,12 @@ class BatchConfig(Params):
     due_after: float = Field(default=0.5, gt=0, le=1)
     due_always: float = Field(default=0.9, gt=0, le=1)
     keep_s: float = Field(default=7 * 24 * 3600, gt=0)  # ended jobs and their files are removed this long after
+    # memory: jobs run on the replica that holds `directory`; redis: every replica runs every job (job state, the
+    # items' queue and claims in Redis, files in `directory`, which every replica must reach: docs/batch.md)
+    store: Literal["memory", "redis"] = "memory"
+    redis_url: RedisUrl = "redis://127.0.0.1:6379/0"  # or redis+sentinel://HOST:PORT[,...]/SERVICE[/DB]
+    key_prefix: str = Field(default="taskgate:batch:", min_length=1)
+    lease_s: float = Field(default=15.0, ge=0.5, le=600)  # a claim on an item lasts this long unless renewed
 
     @field_validator("windows")
     @classmethod

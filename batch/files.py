@@ -155,6 +155,15 @@ class Files:
     def discard(self, path: Path) -> None:
         path.unlink(missing_ok=True)
 
+    def sweep(self, keep_s: float, purposes: tuple[str, ...]) -> None:
+        """Files of `purposes` made more than `keep_s` ago, removed (blocking: run it on a thread)."""
+        now = time.time()
+        for path in self.directory.glob("file-*.json"):
+            record = read_json(path)
+            old = isinstance(record, dict) and now - float(record.get("created_at") or now) > keep_s
+            if old and record.get("purpose") in purposes:
+                self.delete(str(record["id"]))
+
 
 def new_file_id() -> str:
     return f"file-{secrets.token_hex(12)}"

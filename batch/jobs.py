@@ -1,13 +1,11 @@
-"""A batch job: its object, its items, and what is done of them, kept so that a restart loses and repeats nothing.
+"""A batch job as every part of the room sees it: its object, what its ended items took, its items and their lines.
 
-`batches/<id>.json` holds the job's object (rewritten whole on every change
-of status, and as items end). Its output and error files are the truth of
-what is done: each ended item is one line appended to one of them, with a
-single write, before the item counts as done. On start-up a job that had
-not ended is read back: the lines already written are its finished items
-(never run again), the rest of its input runs, an item that was in flight
-when the process stopped among them. A last line cut short by a crash is
-dropped, and its item runs again.
+Where a job is kept, and how its items are claimed and its lines written,
+is its ledger's business (`batch.ledger`): a directory on one replica
+(`local`), or Redis and a directory every replica reaches (`streams`).
+This module holds what both share: the job's snapshot and how it is shown,
+an item and the group of items that share its prefix, and an ended item's
+line.
 """
 
 from __future__ import annotations
@@ -15,10 +13,8 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
-import os
 import secrets
 import time
-from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +22,7 @@ from typing import Any
 
 from taskgate.plugins import Surface
 
-from .files import PRIVATE, Files, Owner, read_json, write_json
+from .files import Owner
 from .types import SURFACES, ItemResult
 
 ENDED = frozenset({"failed", "completed", "expired", "cancelled"})
@@ -38,6 +34,7 @@ class Item:
     custom_id: str
     body: dict[str, Any]
     group: str  # items with the same leading prompt share it: they run back to back, on one endpoint
+    first: bool = False  # the first of its group: it runs alone, and the rest follow once it has ended
 
 
 @dataclass
@@ -46,6 +43,7 @@ class Totals:
 
     completed: int = 0
     failed: int = 0
+    expired: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
@@ -54,35 +52,55 @@ class Totals:
     pools: dict[str, int] = field(default_factory=dict)
 
     def add(self, line: Mapping[str, Any], failed: bool) -> None:
-        if failed:
-            self.failed += 1
+        for name, amount in deltas(line, failed).items():
+            self.bump(name, amount)
+
+    def bump(self, name: str, amount: float) -> None:
+        """One counter of `deltas` (or of a store that kept them) added to."""
+        if name.startswith("pool:"):
+            self.pools[name[5:]] = self.pools.get(name[5:], 0) + int(amount)
+        elif name == "cost":
+            self.cost += amount
+        elif name == "priced":
+            self.priced = self.priced or amount > 0
         else:
-            self.completed += 1
-        ours = line.get("taskgate") or {}
-        pool = ours.get("pool")
-        if pool:
-            self.pools[pool] = self.pools.get(pool, 0) + 1
-        if ours.get("cost") is not None:
-            self.cost += float(ours["cost"])
-            self.priced = True
-        usage = ((line.get("response") or {}).get("body") or {}).get("usage")
-        if isinstance(usage, dict):
-            self.input_tokens += _int(usage.get("prompt_tokens", usage.get("input_tokens")))
-            self.output_tokens += _int(usage.get("completion_tokens", usage.get("output_tokens")))
-            details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}
-            self.cached_tokens += _int(details.get("cached_tokens") if isinstance(details, dict) else None)
+            setattr(self, name, getattr(self, name) + int(amount))
 
 
+COUNTERS = frozenset(
+    {"completed", "failed", "expired", "input_tokens", "output_tokens", "cached_tokens", "cost", "priced"}
+)
+
+
+def deltas(line: Mapping[str, Any], failed: bool) -> dict[str, float]:
+    """What one ended item's line adds to its job's totals, counter by counter (`Totals.bump` takes them)."""
+    out: dict[str, float] = {"failed" if failed else "completed": 1}
+    error = line.get("error") or {}
+    if error.get("code") == "batch_expired":
+        out["expired"] = 1
+    ours = line.get("taskgate") or {}
+    if ours.get("pool"):
+        out[f"pool:{ours['pool']}"] = 1
+    if ours.get("cost") is not None:
+        out["cost"], out["priced"] = float(ours["cost"]), 1
+    usage = ((line.get("response") or {}).get("body") or {}).get("usage")
+    if isinstance(usage, dict):
+        details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}
+        out["input_tokens"] = _int(usage.get("prompt_tokens", usage.get("input_tokens")))
+        out["output_tokens"] = _int(usage.get("completion_tokens", usage.get("output_tokens")))
+        out["cached_tokens"] = _int(details.get("cached_tokens") if isinstance(details, dict) else None)
+    return {name: amount for name, amount in out.items() if amount}
+
+
+@dataclass
 class Job:
-    """One batch: its object (`record`), the items still to run, and its open output and error files."""
+    """A job as its ledger knows it now: its object (`record`), its totals, and its items not yet ended
+    (`queued`: waiting to be claimed; `running`: claimed, by any replica)."""
 
-    def __init__(self, record: dict[str, Any], path: Path, files: Path):
-        self.record, self.path, self.files = record, path, files
-        self.pending: deque[Item] = deque()
-        self.inflight = 0
-        self.totals = Totals()
-        self.started_mono = time.monotonic()
-        self._out: dict[str, Any] = {}
+    record: dict[str, Any]
+    totals: Totals = field(default_factory=Totals)
+    queued: int = 0
+    running: int = 0
 
     @property
     def id(self) -> str:
@@ -106,6 +124,10 @@ class Job:
     def surface(self) -> str:
         return SURFACES.get(str(self.record["endpoint"]), Surface.RESPONSES)
 
+    @property
+    def done(self) -> int:
+        return self.totals.completed + self.totals.failed
+
     def view(self) -> dict[str, Any]:
         """The batch object as OpenAI shows it, with taskgate's own facts under `taskgate`."""
         totals = self.totals
@@ -127,73 +149,77 @@ class Job:
         }
         return record
 
-    def save(self) -> None:
-        write_json(self.path, self.record)
 
-    def mark(self, status: str, **times: int) -> None:
-        self.record["status"] = status
-        now = int(time.time())
-        self.record[f"{status}_at" if status != "in_progress" else "in_progress_at"] = now
-        for name, when in times.items():
-            self.record[name] = when
-        self.save()
+def marked(record: dict[str, Any], status: str, **fields: Any) -> dict[str, Any]:
+    """`record` with a new status, the time it took it (`<status>_at`), and `fields` set."""
+    return {**record, "status": status, f"{status}_at": int(time.time()), **fields}
 
-    def file_path(self, kind: str) -> Path:
-        return self.files / f"{self.ours[kind]}.jsonl"
 
-    def load(self, inputs: Path) -> None:
-        """Read back what is done (the lines already written) and queue the rest of the input, grouped by prefix."""
-        done: set[str] = set()
-        for kind in ("output", "errors"):
-            for line in _lines(self.file_path(kind), repair=True):
-                done.add(str(line.get("custom_id")))
-                self.totals.add(line, failed=kind == "errors")
-        todo = [item for item in _items(inputs) if item.custom_id not in done]
-        self.ours["total"] = len(done) + len(todo)
-        order: dict[str, int] = {}  # groups in order of their first item; items keep their order within one
-        for item in todo:
-            order.setdefault(item.group, len(order))
-        self.pending = deque(sorted(todo, key=lambda item: order[item.group]))
+def summary(job: Job) -> dict[str, Any]:
+    """What the dashboard shows of a job: its OpenAI object's progress and taskgate's facts, not its metadata,
+    files or the caller it keeps (`who` is the owner's subject and tenant, as a record's is)."""
+    shown = job.view()
+    ours, usage, owner = shown["taskgate"], shown["usage"], job.owner
+    return {
+        "id": job.id,
+        "status": job.status,
+        "endpoint": shown["endpoint"],
+        "class": ours.get("class"),
+        "who": f"{owner[0]}@{owner[1]}" if owner is not None else None,
+        "created_at": shown["created_at"],
+        "expires_at": shown["expires_at"],
+        "request_counts": shown["request_counts"],
+        "queued": job.queued,
+        "running": job.running,
+        "pools": ours["pools"],
+        "usage": {
+            "input_tokens": usage["input_tokens"],
+            "cached_tokens": usage["input_tokens_details"]["cached_tokens"],
+            "output_tokens": usage["output_tokens"],
+        },
+        "cost": ours["cost"],
+    }
 
-    def write(self, item: Item, result: ItemResult) -> None:
-        """The item's line, in one write: after it, the item is done and never runs again."""
-        failed = result.status >= 400
-        error = None
-        if failed and isinstance(result.body, dict):
-            found = result.body.get("error") or {}
-            error = {"code": found.get("code"), "message": found.get("message")}
-        line = {
-            "id": f"batch_req_{secrets.token_hex(12)}",
-            "custom_id": item.custom_id,
-            "response": {"status_code": result.status, "request_id": result.request_id, "body": result.body},
-            "error": error,
-            "taskgate": {"pool": result.pool, "endpoint": result.endpoint, "cost": result.cost},
-        }
-        self.append("errors" if failed else "output", line)
-        self.totals.add(line, failed)
 
-    def expire(self, item: Item) -> None:
-        """An item the window closed on: an error line, as OpenAI writes one."""
-        message = "This request could not be executed before the completion window expired."
-        line = {
-            "id": f"batch_req_{secrets.token_hex(12)}",
-            "custom_id": item.custom_id,
-            "response": None,
-            "error": {"code": "batch_expired", "message": message},
-        }
-        self.append("errors", line)
-        self.totals.add(line, failed=True)
+def newest(jobs: list[Job], limit: int) -> list[dict[str, Any]]:
+    """The newest `limit` jobs as the dashboard shows them; jobs made in the same second keep the order given."""
+    order = enumerate(jobs)
+    found = heapq.nlargest(limit, order, key=lambda kept: (kept[1].record["created_at"], kept[0]))
+    return [summary(job) for _, job in found]
 
-    def append(self, kind: str, line: Mapping[str, Any]) -> None:
-        handle = self._out.get(kind)
-        if handle is None:
-            handle = self._out[kind] = os.open(self.file_path(kind), os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE)
-        os.write(handle, (json.dumps(line) + "\n").encode())
 
-    def close(self) -> None:
-        for handle in self._out.values():
-            os.close(handle)
-        self._out.clear()
+# an ended item's line
+
+
+def result_line(item: Item, result: ItemResult) -> tuple[str, dict[str, Any]]:
+    """The line an item's answer is, and the file it goes to (`output`, or `errors` for a refusal)."""
+    failed = result.status >= 400
+    error = None
+    if failed and isinstance(result.body, dict):
+        found = result.body.get("error") or {}
+        error = {"code": found.get("code"), "message": found.get("message")}
+    line = {
+        "id": f"batch_req_{secrets.token_hex(12)}",
+        "custom_id": item.custom_id,
+        "response": {"status_code": result.status, "request_id": result.request_id, "body": result.body},
+        "error": error,
+        "taskgate": {"pool": result.pool, "endpoint": result.endpoint, "cost": result.cost},
+    }
+    return ("errors" if failed else "output"), line
+
+
+def expired_line(item: Item) -> dict[str, Any]:
+    """An item the window closed on: an error line, as OpenAI writes one."""
+    message = "This request could not be executed before the completion window expired."
+    return {
+        "id": f"batch_req_{secrets.token_hex(12)}",
+        "custom_id": item.custom_id,
+        "response": None,
+        "error": {"code": "batch_expired", "message": message},
+    }
+
+
+# the input
 
 
 def group_of(body: Mapping[str, Any]) -> str:
@@ -206,13 +232,47 @@ def group_of(body: Mapping[str, Any]) -> str:
     return hashlib.blake2b(f"{body.get('model')}\0{lead[:PREFIX_CHARS]}".encode(), digest_size=8).hexdigest()
 
 
-def _items(path: Path) -> Iterator[Item]:
-    for line in _lines(path):
-        body = line["body"]
-        yield Item(str(line["custom_id"]), body, group_of(body))
+@dataclass(slots=True)
+class Placed:
+    """An input line and where it is in its file: how a ledger that shares the file finds it again."""
+
+    item: Item
+    offset: int
+    length: int
 
 
-def _lines(path: Path, repair: bool = False) -> Iterator[dict[str, Any]]:
+def grouped(placed: list[Placed]) -> list[Placed]:
+    """Items in the order they run: groups one after another in the order of their first item, file order within
+    one; the first of each group marked."""
+    order: dict[str, int] = {}
+    for entry in placed:
+        order.setdefault(entry.item.group, len(order))
+    ordered = sorted(placed, key=lambda entry: order[entry.item.group])
+    seen: set[str] = set()
+    for entry in ordered:
+        entry.item.first = entry.item.group not in seen
+        seen.add(entry.item.group)
+    return ordered
+
+
+def read_input(path: Path, skip: set[str] | None = None) -> list[Placed]:
+    """An input file's items (but those in `skip`), where each line is; CPU work for a large file: run it on a
+    thread."""
+    found: list[Placed] = []
+    offset = 0
+    with path.open("rb") as lines:
+        for raw in lines:
+            length = len(raw)
+            if raw.strip():
+                line = json.loads(raw)
+                custom_id = str(line["custom_id"])
+                if skip is None or custom_id not in skip:
+                    found.append(Placed(Item(custom_id, line["body"], group_of(line["body"])), offset, length))
+            offset += length
+    return found
+
+
+def jsonl(path: Path, repair: bool = False) -> Iterator[dict[str, Any]]:
     """A JSONL file's lines. `repair` (an output or error file): a last line with no newline, a write cut
     short, is dropped from the file."""
     try:
@@ -231,71 +291,3 @@ def _lines(path: Path, repair: bool = False) -> Iterator[dict[str, Any]]:
 
 def _int(value: Any) -> int:
     return value if isinstance(value, int) else 0
-
-
-class Jobs:
-    """Every job this directory holds, by id."""
-
-    def __init__(self, directory: Path, files: Files):
-        self.directory, self.store = directory / "batches", files
-        self.files = files.directory
-        self.by_id: dict[str, Job] = {}
-
-    def prepare(self) -> None:
-        """Every job the directory holds (none if it does not exist yet)."""
-        for path in sorted(self.directory.glob("batch_*.json")):
-            record = read_json(path)
-            if isinstance(record, dict) and isinstance(record.get("taskgate"), dict):
-                self.by_id[str(record["id"])] = Job(record, path, self.files)
-
-    def new(self, record: dict[str, Any]) -> Job:
-        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        job = Job(record, self.directory / f"{record['id']}.json", self.files)
-        self.by_id[job.id] = job
-        return job
-
-    def get(self, owner: Owner, batch_id: str) -> Job | None:
-        job = self.by_id.get(batch_id)
-        return job if job is not None and job.owner == owner else None
-
-    def keep_file(self, job: Job, kind: str) -> None:
-        """The job's output or error file, recorded as a file its caller may read."""
-        purpose = "batch_output" if kind == "output" else "batch_errors"
-        self.store.keep(job.ours[kind], job.owner, purpose, f"{job.id}_{kind}.jsonl")
-
-    def forget(self, job: Job) -> None:
-        self.by_id.pop(job.id, None)
-        job.path.unlink(missing_ok=True)
-
-    def newest(self, limit: int) -> tuple[int, list[dict[str, Any]]]:
-        """How many jobs are held, and the newest `limit` as the dashboard shows them (`plugins.BATCH_JOBS`)."""
-        # created_at is in seconds: jobs made in the same one keep the order they were added in
-        order = enumerate(self.by_id.values())
-        newest = heapq.nlargest(limit, order, key=lambda kept: (kept[1].record["created_at"], kept[0]))
-        return len(self.by_id), [summary(job) for _, job in newest]
-
-
-def summary(job: Job) -> dict[str, Any]:
-    """What the dashboard shows of a job: its OpenAI object's progress and taskgate's facts, not its metadata,
-    files or the caller it keeps (`who` is the owner's subject and tenant, as a record's is)."""
-    shown = job.view()
-    ours, usage, owner = shown["taskgate"], shown["usage"], job.owner
-    return {
-        "id": job.id,
-        "status": job.status,
-        "endpoint": shown["endpoint"],
-        "class": ours.get("class"),
-        "who": f"{owner[0]}@{owner[1]}" if owner is not None else None,
-        "created_at": shown["created_at"],
-        "expires_at": shown["expires_at"],
-        "request_counts": shown["request_counts"],
-        "queued": len(job.pending),
-        "running": job.inflight,
-        "pools": ours["pools"],
-        "usage": {
-            "input_tokens": usage["input_tokens"],
-            "cached_tokens": usage["input_tokens_details"]["cached_tokens"],
-            "output_tokens": usage["output_tokens"],
-        },
-        "cost": ours["cost"],
-    }

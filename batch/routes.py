@@ -28,13 +28,15 @@ from taskgate.plugins import BATCH_JOBS, EVIDENCE, FRONT, IDLE_CAPACITY, ClientE
 
 from .config import BatchConfig, window_s
 from .files import PRIVATE, PURPOSES, Files, Owner, check_lines, new_file_id, public
-from .jobs import ENDED, Jobs
+from .jobs import ENDED, Job
+from .ledger import Ledger
+from .local import DirectoryLedger
 from .scheduler import IdleCheck, Metrics, Scheduler, task_headers
 from .types import ITEMS, SURFACES
 
 CONFIG = web.AppKey("taskgate.batch.config", BatchConfig)
 FILES = web.AppKey("taskgate.batch.files", Files)
-JOBS = web.AppKey("taskgate.batch.jobs", Jobs)
+LEDGER = web.AppKey("taskgate.batch.ledger", Ledger)
 SCHEDULER = web.AppKey("taskgate.batch.scheduler", Scheduler)
 CHUNK = 1024 * 1024
 MAX_FIELD = 256  # a form field that is not the file (purpose)
@@ -49,13 +51,13 @@ def add_routes(app: web.Application) -> None:
         return
     directory = Path(config.directory)
     files = Files(directory)
-    jobs = Jobs(directory, files)
+    ledger = _ledger(config, directory, files)
     idle: list[IdleCheck] = front.services.shared(IDLE_CAPACITY, list)
     metrics = Metrics(front.services.metrics)
     headers = task_headers(front.services)
-    front.services.shared(BATCH_JOBS, lambda: jobs.newest)  # the dashboard's view of them
-    app[CONFIG], app[FILES], app[JOBS] = config, files, jobs
-    app[SCHEDULER] = Scheduler(config, jobs, app[ITEMS], idle, metrics, front.publish, headers)
+    front.services.shared(BATCH_JOBS, lambda: ledger.newest)  # the dashboard's view of them
+    app[CONFIG], app[FILES], app[LEDGER] = config, files, ledger
+    app[SCHEDULER] = Scheduler(config, ledger, app[ITEMS], idle, metrics, front.publish, headers)
     app.router.add_post("/v1/files", upload)
     app.router.add_get("/v1/files", list_files)
     app.router.add_get("/v1/files/{file_id}", get_file)
@@ -68,24 +70,18 @@ def add_routes(app: web.Application) -> None:
     app.cleanup_ctx.append(_running)
 
 
+def _ledger(config: BatchConfig, directory: Path, files: Files) -> Ledger:
+    if config.store == "redis":
+        from .streams import StreamLedger  # the Redis client: only where replicas share jobs
+
+        return StreamLedger(config, files)
+    return DirectoryLedger(directory, files, config.keep_s)
+
+
 async def _running(app: web.Application) -> AsyncIterator[None]:
-    files, jobs, config = app[FILES], app[JOBS], app[CONFIG]
-    jobs.prepare()
-    _sweep(jobs, files, config.keep_s)
     await app[SCHEDULER].start()
     yield
     await app[SCHEDULER].close()
-
-
-def _sweep(jobs: Jobs, files: Files, keep_s: float) -> None:
-    """Ended jobs past `keep_s`, and their files, are removed at start-up."""
-    now = time.time()
-    for job in list(jobs.by_id.values()):
-        ended = job.record.get(f"{job.status}_at")  # completed_at, failed_at, expired_at, cancelled_at
-        if job.status in ENDED and isinstance(ended, int) and now - ended > keep_s:
-            for kind in ("output", "errors"):
-                files.delete(job.ours[kind])
-            jobs.forget(job)
 
 
 async def _identity(request: web.Request, surface: str) -> Principal | None:
@@ -203,7 +199,7 @@ async def content(request: web.Request) -> web.FileResponse:
 async def create(request: web.Request) -> web.Response:
     identity = await _identity(request, "batches")
     owner = owner_of(identity)
-    front, config, jobs = request.app[FRONT], request.app[CONFIG], request.app[JOBS]
+    front, config, ledger = request.app[FRONT], request.app[CONFIG], request.app[LEDGER]
     body = await front.read_json(request)
     if not isinstance(body, dict):
         raise ClientError(400, "invalid_request", "the request body must be a JSON object")
@@ -227,7 +223,7 @@ async def create(request: web.Request) -> web.Response:
     if record.get("endpoint") != endpoint:
         message = f"the file's lines target {record.get('endpoint')}, not {endpoint}"
         raise ClientError(400, "endpoint_mismatch", message, "endpoint")
-    mine = [job for job in jobs.by_id.values() if job.owner == owner and job.status not in ENDED]
+    mine = [job for job in await ledger.owned(owner) if job.status not in ENDED]
     if len(mine) >= config.max_jobs_per_caller:
         message = f"you have {len(mine)} batches that have not ended (batch.max_jobs_per_caller)"
         raise ClientError(429, "too_many_batches", message)
@@ -238,22 +234,20 @@ async def create(request: web.Request) -> web.Response:
     seconds = window_s(str(window)) or 0
     now = int(time.time())
     batch_id = f"batch_{secrets.token_hex(12)}"
-    job = jobs.new(
-        {
-            "id": batch_id, "object": "batch", "endpoint": endpoint, "errors": None, "input_file_id": file_id,
-            "completion_window": window, "status": "validating", "output_file_id": None, "error_file_id": None,
-            "created_at": now, "in_progress_at": None, "expires_at": now + seconds, "finalizing_at": None,
-            "completed_at": None, "failed_at": None, "expired_at": None, "cancelling_at": None, "cancelled_at": None,
-            "metadata": metadata,
-            "taskgate": {
-                "owner": list(owner) if owner is not None else None, "caller": sealed, "class": cls,
-                "window_s": seconds, "output": new_file_id(), "errors": new_file_id(),
-            },
-        }
-    )  # fmt: skip
-    job.save()
+    made = {
+        "id": batch_id, "object": "batch", "endpoint": endpoint, "errors": None, "input_file_id": file_id,
+        "completion_window": window, "status": "validating", "output_file_id": None, "error_file_id": None,
+        "created_at": now, "in_progress_at": None, "expires_at": now + seconds, "finalizing_at": None,
+        "completed_at": None, "failed_at": None, "expired_at": None, "cancelling_at": None, "cancelled_at": None,
+        "metadata": metadata,
+        "taskgate": {
+            "owner": list(owner) if owner is not None else None, "caller": sealed, "class": cls,
+            "window_s": seconds, "output": new_file_id(), "errors": new_file_id(),
+        },
+    }  # fmt: skip
+    job = await ledger.create(made, request.app[FILES].content(str(file_id)))
     request[EVIDENCE].batch = {"batch_id": batch_id, "input_file_id": file_id, "items": record.get("lines")}
-    await request.app[SCHEDULER].resume(job)
+    request.app[SCHEDULER].add(job)
     return web.json_response(job.view())
 
 
@@ -267,7 +261,7 @@ def _metadata(value: Any) -> bool:
 
 async def list_batches(request: web.Request) -> web.Response:
     owner = await _owner(request, "batches")
-    mine = [job for job in request.app[JOBS].by_id.values() if job.owner == owner]
+    mine = await request.app[LEDGER].owned(owner)
     mine.sort(key=lambda job: (job.record["created_at"], job.id), reverse=True)
     after = request.query.get("after")
     if after is not None:
@@ -288,21 +282,22 @@ async def list_batches(request: web.Request) -> web.Response:
 
 async def get_batch(request: web.Request) -> web.Response:
     owner = await _owner(request, "batches")
-    return web.json_response(_job(request, owner).view())
+    return web.json_response((await _job(request, owner)).view())
 
 
 async def cancel(request: web.Request) -> web.Response:
     owner = await _owner(request, "batches")
-    job = _job(request, owner)
-    if job.status in ENDED or job.status == "cancelling":
-        raise ClientError(409, "batch_not_cancellable", f"the batch is {job.status}; it cannot be cancelled")
-    request.app[SCHEDULER].cancel(job)
-    return web.json_response(job.view())
+    job = await _job(request, owner)
+    cancelled = await request.app[SCHEDULER].cancel(job) if job.status not in ENDED else None
+    if cancelled is None:
+        status = (await request.app[LEDGER].get(job.id) or job).status
+        raise ClientError(409, "batch_not_cancellable", f"the batch is {status}; it cannot be cancelled")
+    return web.json_response(cancelled.view())
 
 
-def _job(request: web.Request, owner: Owner) -> Any:
+async def _job(request: web.Request, owner: Owner) -> Job:
     batch_id = request.match_info["batch_id"]
-    job = request.app[JOBS].get(owner, batch_id)
-    if job is None:
+    job = await request.app[LEDGER].get(batch_id)
+    if job is None or job.owner != owner:
         raise ClientError(404, "batch_not_found", f"No batch with id {batch_id[:128]!r} exists here.")
     return job

@@ -1,16 +1,24 @@
-"""Releasing jobs' items into idle capacity: the scheduler.
+"""Releasing jobs' items into idle capacity: the scheduler, one loop per replica.
 
-One loop per replica. It starts an item while fewer than `concurrency` run
-(`per_job` of one job) and a pool serving the item's model has idle capacity
-(`IDLE_CAPACITY`: routing's pools under their idle watermark, nothing waiting);
-otherwise it looks again every `poll_s`, and at once when an item ends. Jobs
-go oldest deadline first; a job's items go group by group, so items that
-share a prefix run back to back, and each group is one routing session, so
-it stays on the endpoint that holds its prefix; a group's first item runs alone,
-so the prefix is computed once before the rest follow. Each item is authorized as a task
-of its own, named for its job (`<batch id>-<hex>`). Routing checks again when it
-places the item; a pool that filled up meanwhile answers `pool_not_idle` and
-the item goes back to the head of its job's queue.
+It claims an item from its ledger only when it could start one: fewer than
+`concurrency` run here (`per_job` of one job) and a pool serving the job's
+models has idle capacity (`IDLE_CAPACITY`: routing's pools under their idle
+watermark, nothing waiting). An item that cannot start yet stays claimed,
+at the head of its job's queue here, and is looked at again every `poll_s`,
+and at once when an item ends. Jobs go oldest deadline first; a job's items
+go in the order its ledger queued them: group by group, so items that share
+a prefix run back to back, and each group is one routing session, so it
+stays on the endpoint that holds its prefix. A group's first item runs
+alone; the rest follow once it has ended (on any replica), so the prefix is
+computed once. Each item is authorized as a task of its own, named for its
+job (`<batch id>-<hex>`). Routing checks again when it places the item; a
+pool that filled up meanwhile answers `pool_not_idle` and the item waits
+again.
+
+Where replicas share jobs, the claims are leases: a keeper renews this
+replica's several times within `lease_s` and takes over items whose claims
+lapsed; an item whose claim was lost is cut off, and its line, if it comes,
+is refused by the ledger (`taskgate_batch_claims_lost_total`).
 
 The aging rule: past `due_after` of its window, a job whose pace would not
 finish it in time is due, and so is every job past `due_always`: its items
@@ -22,6 +30,7 @@ the error file as `batch_expired`.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import secrets
 import time
@@ -30,19 +39,17 @@ from collections.abc import Callable, Mapping
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
-from taskgate.plugins import (
-    BATCH_HEADER,
-    Evidence,
-    Principal,
-    Services,
-)
+from taskgate.plugins import BATCH_HEADER, Evidence, Principal, Services
 
 from .config import BatchConfig
-from .jobs import ENDED, Item, Job, Jobs
+from .jobs import Job, expired_line, result_line
+from .ledger import Claim, Ledger
 from .types import ItemResult, Items
 
 log = structlog.get_logger("taskgate.batch")
 IdleCheck = Callable[[str], bool | None]
+LIVE = frozenset({"in_progress", "cancelling"})
+REFRESH_S = 0.5  # how often a replica that shares jobs reads them again (a cancel, a new job elsewhere)
 
 
 class Metrics:
@@ -54,6 +61,11 @@ class Metrics:
             "taskgate_batch_items_ended_total", "Batch items ended, by pool and outcome (completed, failed, expired)",
             ["pool", "outcome"], registry=registry,
         )  # fmt: skip
+        self.lost = Counter(
+            "taskgate_batch_claims_lost_total",
+            "Items whose claim this replica lost to another (its lease lapsed): cut off, their lines refused",
+            registry=registry,
+        )
         self.jobs = Gauge("taskgate_batch_jobs", "Batch jobs by status", ["status"], registry=registry)
 
 
@@ -63,95 +75,138 @@ class Scheduler:
     def __init__(
         self,
         config: BatchConfig,
-        jobs: Jobs,
+        ledger: Ledger,
         items: Items,
         idle: list[IdleCheck],
         metrics: Metrics,
         publish: Callable[[Evidence], None],
         headers: Mapping[str, str],
     ):
-        self.config, self.jobs, self.items, self.idle_checks = config, jobs, items, idle
+        self.config, self.ledger, self.items, self.idle_checks = config, ledger, items, idle
         self.metrics, self.publish = metrics, publish
         self.task_header, self.session_header = headers["task"], headers["session"]
         self.callers: dict[str, Principal | None] = {}
-        self.running = 0
+        self.jobs: dict[str, Job] = {}
+        self.held: dict[str, list[Claim]] = {}  # claimed, not started: per job, in the order they run
+        self.tasks: dict[tuple[str, str], tuple[Claim, asyncio.Task[None]]] = {}  # running here
+        self.warm: set[tuple[str, str]] = set()
+        self.lost: set[tuple[str, str]] = set()  # running here, its claim known lost (counted once)
+        self._refreshed = 0.0
         self._wake = asyncio.Event()
-        self._loop: asyncio.Task[None] | None = None
-        self._items: set[asyncio.Task[None]] = set()
-        # (job, group): a group's first item runs alone, so its prefix is computed once and is cached for the rest
-        self._leading: set[tuple[str, str]] = set()
-        self._warm: set[tuple[str, str]] = set()
+        self._loops: list[asyncio.Task[None]] = []
+
+    @property
+    def running(self) -> int:
+        return len(self.tasks)
 
     async def start(self) -> None:
-        """Resume every job that had not ended (an interrupted item runs again, a finished one never twice)."""
-        for job in list(self.jobs.by_id.values()):
-            if job.status in ENDED:
-                continue
-            try:
-                await self.resume(job)
-            except (OSError, ValueError) as exc:
-                self._fail(job, "resume_failed", f"the job could not be resumed: {exc}")
-        self._loop = asyncio.create_task(self._run(), name="batch-scheduler")
-
-    async def resume(self, job: Job) -> None:
-        self.callers[job.id] = self.items.unseal(job.ours.get("caller"))
-        inputs = self.jobs.files / f"{job.record['input_file_id']}.jsonl"
-        await asyncio.to_thread(job.load, inputs)  # a large input is parsed off the event loop
-        if job.status in ("validating", "finalizing"):
-            job.mark("in_progress")
-        if job.status == "cancelling":  # cancelled before the restart: nothing more starts
-            job.pending.clear()
-        job.started_mono = time.monotonic()
-        self._count()
-        self.wake()
+        for job in await self.ledger.start():
+            self._evidence(job)
+        self._loops = [asyncio.create_task(self._run(), name="batch-scheduler")]
+        if self.ledger.shared:
+            self._loops.append(asyncio.create_task(self._keep(), name="batch-leases"))
 
     def wake(self) -> None:
         self._wake.set()
 
-    def cancel(self, job: Job) -> None:
-        """Stop starting the job's items; it is cancelled once those in flight have ended (and been written)."""
-        job.mark("cancelling")
-        job.pending.clear()
-        self._count()
+    def add(self, job: Job) -> None:
+        """A job made here: run it now, without waiting for the next read of the ledger."""
+        self.jobs[job.id] = job
         self.wake()
 
+    async def cancel(self, job: Job) -> Job | None:
+        """Stop starting the job's items (on every replica); it is cancelled once those in flight have ended and
+        been written. None if it had ended or was being cancelled already."""
+        cancelled = await self.ledger.mark(job, frozenset({"validating", "in_progress"}), "cancelling")
+        if cancelled is not None:
+            self.jobs[job.id] = cancelled
+            self.wake()
+        return cancelled
+
     async def close(self) -> None:
-        """Stop: items in flight are cut off, not written, so they run again after a restart."""
-        if self._loop is not None:
-            self._loop.cancel()
-        for task in list(self._items):
+        """Stop: items in flight are cut off, not written; another replica (or this one, restarted) runs them."""
+        for loop in self._loops:
+            loop.cancel()
+        running = [task for _, task in self.tasks.values()]
+        for task in running:
             task.cancel()
-        await asyncio.gather(*([self._loop] if self._loop else []), *self._items, return_exceptions=True)
-        for job in self.jobs.by_id.values():
-            job.close()
+        await asyncio.gather(*self._loops, *running, return_exceptions=True)
+        unended = [claim for held in self.held.values() for claim in held] + [c for c, _ in self.tasks.values()]
+        with contextlib.suppress(Exception):  # the store may be gone: the claims lapse by themselves
+            await self.ledger.close(unended)
 
     async def _run(self) -> None:
         while True:
             self._wake.clear()
-            self._release()
-            self._end_jobs()
-            if not any(job.status not in ENDED for job in self.jobs.by_id.values()):
-                await self._wake.wait()  # nothing to run: sleep until a job comes
-                continue
+            try:
+                await self._tick()
+            except Exception as exc:  # the store went away for a moment: try again at the next tick
+                log.warning("batch_store_unavailable", reason=f"{type(exc).__name__}: {exc}")
+            wait = self.config.poll_s if self.jobs else (REFRESH_S if self.ledger.shared else None)
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.config.poll_s):
+                async with asyncio.timeout(wait):
                     await self._wake.wait()
 
-    def _release(self) -> None:
-        """Start what may start now: oldest deadline first, each job's items in order, into idle capacity."""
-        active = [job for job in self.jobs.by_id.values() if job.status == "in_progress" and job.pending]
-        for job in sorted(active, key=lambda j: j.record["expires_at"]):
-            due = self._due(job)
-            while job.pending and self.running < self.config.concurrency and job.inflight < self.config.per_job:
-                item = job.pending[0]
-                if not due and not self._idle(str(item.body.get("model"))):
-                    break  # this job waits; another job's model may have room
-                if (job.id, item.group) in self._leading:
-                    break  # the rest of a group waits for its first item, which fills the cache with their prefix
-                job.pending.popleft()
-                self._start(job, item, due)
-            if self.running >= self.config.concurrency:
-                return
+    async def _tick(self) -> None:
+        await self._refresh()
+        for job in sorted(self.jobs.values(), key=lambda j: j.record["expires_at"]):
+            if job.status == "cancelling":
+                await self._drop_held(job)
+            elif job.status == "in_progress" and time.time() >= job.record["expires_at"]:
+                await self._expire(job)
+            elif job.status == "in_progress":
+                await self._release(job)
+            if self._ended(job):
+                await self._finish(job)
+        self._count()
+
+    async def _refresh(self) -> None:
+        """Every job not ended, as the ledger has it now (read at most every REFRESH_S where jobs are shared)."""
+        now = time.monotonic()
+        if self.ledger.shared and now - self._refreshed < REFRESH_S:
+            return
+        self._refreshed = now
+        self.jobs = {job.id: job for job in await self.ledger.active()}
+        for gone in set(self.held) - set(self.jobs):
+            self.held.pop(gone, None)
+
+    async def _release(self, job: Job) -> None:
+        """Start what may start now: the job's items in order, into idle capacity."""
+        if not await self._known(job):
+            return
+        due = self._due(job)
+        held = self.held.setdefault(job.id, [])
+        while self.running < self.config.concurrency and self._inflight(job) < self.config.per_job:
+            if not held:
+                models = job.ours.get("models") or []
+                if not due and models and not any(self._idle(str(model)) for model in models):
+                    return  # no pool of the job's has room: claim nothing another replica could run
+                claims = await self.ledger.take(job, 1)
+                if not claims:
+                    return
+                self._hold(claims)
+            claim = held[0]
+            if not due and not self._idle(str(claim.item.body.get("model"))):
+                return  # this job waits; another job's model may have room
+            if not claim.item.first and not await self._warm(job, claim.item.group):
+                return  # the rest of a group waits for its first item, which fills the cache with their prefix
+            held.pop(0)
+            self._start(job, claim, due)
+
+    def _hold(self, claims: list[Claim]) -> None:
+        for claim in claims:
+            bisect.insort(self.held.setdefault(claim.job, []), claim, key=lambda c: c.order)
+
+    async def _warm(self, job: Job, group: str) -> bool:
+        if (job.id, group) in self.warm:
+            return True
+        if await self.ledger.warm(job, group):
+            self.warm.add((job.id, group))
+            return True
+        return False
+
+    def _inflight(self, job: Job) -> int:
+        return sum(1 for job_id, _ in self.tasks if job_id == job.id)
 
     def _idle(self, model: str) -> bool:
         answers = [check(model) for check in self.idle_checks]
@@ -161,37 +216,22 @@ class Scheduler:
     def _due(self, job: Job) -> bool:
         """The aging rule: whether the job must queue for slots now to finish within its window."""
         window_s = float(job.ours["window_s"])
-        elapsed = time.time() - job.record["created_at"]
+        now = time.time()
+        elapsed = now - job.record["created_at"]
         if elapsed >= self.config.due_always * window_s:
             return True
         if elapsed < self.config.due_after * window_s:
             return False
-        done = job.totals.completed + job.totals.failed
-        ran_s = max(1e-3, time.monotonic() - job.started_mono)
-        remaining_s = job.record["expires_at"] - time.time()
-        return done == 0 or len(job.pending) * ran_s / max(done, 1) > remaining_s
+        ran_s = max(1e-3, now - (job.record.get("in_progress_at") or job.record["created_at"]))
+        remaining_s = job.record["expires_at"] - now
+        return job.done == 0 or (job.queued + job.running) * ran_s / job.done > remaining_s
 
-    def _start(self, job: Job, item: Item, due: bool) -> None:
-        job.inflight += 1
-        self.running += 1
-        self._count()
-        task = asyncio.create_task(self._item(job, item, due))
-        self._items.add(task)
-        task.add_done_callback(self._items.discard)
-        key = (job.id, item.group)
-        if key not in self._warm:
-            self._leading.add(key)
-            task.add_done_callback(lambda _: self._led(job, item))
+    def _start(self, job: Job, claim: Claim, due: bool) -> None:
+        task = asyncio.create_task(self._item(job, claim, due))
+        self.tasks[(job.id, claim.entry)] = (claim, task)
 
-    def _led(self, job: Job, item: Item) -> None:
-        """A group's first item ended: the rest may follow, together, unless it went back to wait (it leads again)."""
-        self._leading.discard((job.id, item.group))
-        if not (job.pending and job.pending[0] is item):
-            self._warm.add((job.id, item.group))
-        self.wake()
-
-    async def _item(self, job: Job, item: Item, due: bool) -> None:
-        cls = str(job.ours["class"])
+    async def _item(self, job: Job, claim: Claim, due: bool) -> None:
+        cls, item = str(job.ours["class"]), claim.item
         headers = {
             BATCH_HEADER: f"{cls}; due" if due else cls,
             self.session_header: f"batch-{job.id}-{item.group}",  # a group stays where its prefix is cached
@@ -199,7 +239,6 @@ class Scheduler:
             self.task_header: f"{job.id}-{secrets.token_hex(6)}",
         }
         labels = {"batch_id": job.id, "custom_id": item.custom_id, "class": cls, "due": due}
-        result: ItemResult | None = None
         try:
             try:
                 result = await self.items.run(self.callers.get(job.id), job.surface, item.body, headers, labels)
@@ -207,56 +246,90 @@ class Scheduler:
                 log.exception("batch_item_crashed", batch_id=job.id, custom_id=item.custom_id)
                 error = {"code": "internal_error", "message": "taskgate failed while running this item"}
                 result = ItemResult(500, {"error": error}, "")
-        finally:
-            job.inflight -= 1
-            self.running -= 1
-            if result is None:  # cut off (shutdown): it runs again
-                job.pending.appendleft(item)
-            elif result.waits and job.status == "in_progress":
-                job.pending.appendleft(item)  # a pool filled up since it was released: it waits again
-            elif job.status in ("in_progress", "cancelling"):
-                self._ended(job, item, result)
-            self._count()
+            status = self.jobs.get(job.id, job).status
+            if result.waits and status == "in_progress":
+                self._hold([claim])  # a pool filled up since it was released: it waits again, still claimed
+            elif result.waits:
+                await self.ledger.drop(claim)  # it never ran, and its job was cancelled meanwhile
+            else:
+                kind, line = result_line(item, result)
+                await self._commit(claim, kind, line, result.pool or "")
+        finally:  # cut off (shutdown, or its claim lost): nothing is written, and it runs again elsewhere
+            self.tasks.pop((job.id, claim.entry), None)
+            self.lost.discard((job.id, claim.entry))
             self.wake()
 
-    def _ended(self, job: Job, item: Item, result: ItemResult) -> None:
-        job.write(item, result)
-        outcome = "failed" if result.status >= 400 else "completed"
-        self.metrics.ended.labels(result.pool or "", outcome).inc()
+    async def _known(self, job: Job) -> bool:
+        """Whether the caller the job keeps can be restored to run its items; if not, the job fails."""
+        if job.id in self.callers:
+            return True
+        try:
+            self.callers[job.id] = self.items.unseal(job.ours.get("caller"))
+            return True
+        except ValueError as exc:
+            errors = [{"code": "resume_failed", "message": f"the job's caller cannot be restored: {exc}", "line": None}]
+            failed = await self.ledger.mark(job, LIVE, "failed", errors={"object": "list", "data": errors})
+            log.warning("batch_failed", batch_id=job.id, code="resume_failed", reason=str(exc))
+            self.jobs.pop(job.id, None)
+            if failed is not None:
+                self._evidence(failed)
+            return False
 
-    def _end_jobs(self) -> None:
-        now = time.time()
-        for job in list(self.jobs.by_id.values()):
-            if job.status == "in_progress" and job.pending and now >= job.record["expires_at"]:
-                for item in job.pending:
-                    job.expire(item)
-                    self.metrics.ended.labels("", "expired").inc()
-                job.pending.clear()
-                job.ours["expired"] = True
-            if job.status in ("in_progress", "cancelling") and not job.pending and job.inflight == 0:
-                self._finish(job)
+    async def _commit(self, claim: Claim, kind: str, line: dict[str, object], pool: str) -> None:
+        """Write the item's line if its claim still holds; a store that fails is asked again within the lease."""
+        deadline = time.monotonic() + self.ledger.lease_s / 2
+        while True:
+            try:
+                written = await self.ledger.commit(claim, kind, line)
+                break
+            except Exception as exc:
+                if time.monotonic() > deadline:  # the claim lapses and another replica runs the item
+                    log.warning("batch_line_not_written", batch_id=claim.job, reason=f"{type(exc).__name__}: {exc}")
+                    return
+                await asyncio.sleep(0.2)
+        if not written:
+            if (claim.job, claim.entry) not in self.lost:
+                self.metrics.lost.inc()
+            log.warning("batch_claim_lost", batch_id=claim.job, custom_id=claim.item.custom_id, why="line refused")
+            return
+        error = line.get("error")
+        expired = isinstance(error, dict) and error.get("code") == "batch_expired"
+        outcome = "expired" if expired else "failed" if kind == "errors" else "completed"
+        self.metrics.ended.labels(pool, outcome).inc()
 
-    def _finish(self, job: Job) -> None:
+    async def _expire(self, job: Job) -> None:
+        """The window closed: every item not started yet, here and unclaimed, is written as expired."""
+        held = self.held.pop(job.id, [])
+        while True:
+            for claim in held:
+                await self._commit(claim, "errors", expired_line(claim.item), "")
+            held = await self.ledger.take(job, 256, bounded=False)
+            if not held:
+                return
+
+    async def _drop_held(self, job: Job) -> None:
+        for claim in self.held.pop(job.id, []):
+            await self.ledger.drop(claim)
+
+    def _ended(self, job: Job) -> bool:
+        """Nothing of the job left anywhere: no item unclaimed (or it is cancelled) and none claimed."""
+        if job.status == "finalizing":  # its finisher stopped before it ended the job: take it over
+            since = job.record.get("finalizing_at") or 0
+            return bool(self.ledger.shared and time.time() - since > self.ledger.lease_s)
+        mine = self._inflight(job) + len(self.held.get(job.id, []))
+        unclaimed = job.queued if job.status == "in_progress" else 0
+        return job.status in LIVE and unclaimed == 0 and job.running == 0 and mine == 0
+
+    async def _finish(self, job: Job) -> None:
         """Publish the job's files and its record: completed, expired or cancelled."""
-        job.close()
-        self._warm = {key for key in self._warm if key[0] != job.id}
-        ended = "cancelled" if job.status == "cancelling" else "expired" if job.ours.get("expired") else "completed"
-        job.mark("finalizing")
-        for kind, field in (("output", "output_file_id"), ("errors", "error_file_id")):
-            path = job.file_path(kind)
-            if path.exists() and path.stat().st_size > 0:
-                self.jobs.keep_file(job, kind)
-                job.record[field] = job.ours[kind]
-        job.mark(ended)
-        self._count()
-        self._evidence(job)
-
-    def _fail(self, job: Job, code: str, message: str) -> None:
-        job.record["errors"] = {"object": "list", "data": [{"code": code, "message": message, "line": None}]}
-        job.pending.clear()
-        job.mark("failed")
-        self._evidence(job)
-        log.warning("batch_failed", batch_id=job.id, code=code, reason=message)
+        status = "cancelled" if job.status == "cancelling" else "expired" if job.totals.expired else "completed"
+        ended = await self.ledger.finish(job, status)
+        self.jobs.pop(job.id, None)
+        self.held.pop(job.id, None)
+        self.warm = {key for key in self.warm if key[0] != job.id}
+        self.callers.pop(job.id, None)
+        if ended is not None:
+            self._evidence(ended)
 
     def _evidence(self, job: Job) -> None:
         """One record per job, beside its items' records: who, what, how it ended, what it took."""
@@ -278,14 +351,57 @@ class Scheduler:
         evidence.finish(200 if job.status != "failed" else 500)
         self.publish(evidence)
 
+    async def _keep(self) -> None:
+        """Where replicas share jobs: renew this replica's claims, and take over items whose claims lapsed."""
+        while True:
+            await asyncio.sleep(self.ledger.lease_s / 3)
+            try:
+                await self._renew()
+                await self._reclaim()
+            except Exception as exc:  # the claims lapse if this goes on; another replica takes the items
+                log.warning("batch_leases_not_renewed", reason=f"{type(exc).__name__}: {exc}")
+
+    async def _renew(self) -> None:
+        mine: dict[str, list[Claim]] = {job: list(held) for job, held in self.held.items() if held}
+        for claim, _ in self.tasks.values():
+            mine.setdefault(claim.job, []).append(claim)
+        for job, claims in mine.items():
+            for claim in await self.ledger.renew(job, claims):
+                self._lost(claim)
+
+    def _lost(self, claim: Claim) -> None:
+        self.metrics.lost.inc()
+        log.warning("batch_claim_lost", batch_id=claim.job, custom_id=claim.item.custom_id, why="lease lapsed")
+        held = self.held.get(claim.job, [])
+        if claim in held:
+            held.remove(claim)
+        running = self.tasks.get((claim.job, claim.entry))
+        if running is not None:
+            self.lost.add((claim.job, claim.entry))
+            running[1].cancel()  # its answer would be refused: stop spending the engine on it
+
+    async def _reclaim(self) -> None:
+        room = self.config.concurrency - self.running - sum(len(held) for held in self.held.values())
+        for job in list(self.jobs.values()):
+            if room <= 0 or job.status not in LIVE:
+                continue
+            claims = await self.ledger.reclaim(job, min(room, self.config.per_job))
+            room -= len(claims)
+            if job.status == "cancelling":
+                for claim in claims:
+                    await self.ledger.drop(claim)
+            else:
+                self._hold(claims)
+        if room < self.config.concurrency:
+            self.wake()
+
     def _count(self) -> None:
-        queued = sum(len(job.pending) for job in self.jobs.by_id.values())
-        self.metrics.items.labels("queued").set(queued)
+        self.metrics.items.labels("queued").set(sum(job.queued for job in self.jobs.values()))
         self.metrics.items.labels("running").set(self.running)
         statuses: dict[str, int] = {}
-        for job in self.jobs.by_id.values():
+        for job in self.jobs.values():
             statuses[job.status] = statuses.get(job.status, 0) + 1
-        for status in ("in_progress", "cancelling", "completed", "failed", "expired", "cancelled"):
+        for status in ("in_progress", "cancelling", "finalizing"):
             self.metrics.jobs.labels(status).set(statuses.get(status, 0))
 
 

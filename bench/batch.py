@@ -1,11 +1,14 @@
 """A batch job beside interactive sessions: sent straight, through a client-side limit, or as a taskgate batch.
 
-    python bench/batch.py               # 2,000 batch items beside ~750 interactive requests (12-15 min here)
-    python bench/batch.py --quick       # 300 items beside ~250 interactive requests (3-4 min)
+    python bench/batch.py               # 2,000 batch items beside ~750 interactive requests, 3 replicas
+    python bench/batch.py --quick       # 300 items beside ~250 interactive requests
     python bench/batch.py --scenarios "no batch,taskgate batch" --items 500
+    python bench/batch.py --ablation    # no batch and taskgate batch under each variant (VARIANTS)
 
 Two `taskgate sim` engines (the h100 profile, 4 slots each, a small KV cache)
-form one pool behind one taskgate process; both are started fresh for every
+form one pool behind `--replicas` taskgate processes (3 by default: HAProxy
+in front, round robin, one Redis they share for the batch jobs and, as the
+variant says, routing's state); everything is started fresh for every
 scenario, so each starts with cold caches. The same seeded interactive
 sessions (bench/workload.py's agent tool loops, streamed) play through
 taskgate in every scenario, and beside them the same batch job:
@@ -21,8 +24,16 @@ taskgate in every scenario, and beside them the same batch job:
 Most items share a long prefix (an instruction and one of a few long
 documents); the file is shuffled, so only a scheduler that groups items by
 prefix runs each document's items back to back. Prints a table and saves
-bench/results/batch.png and batch.json. Not a test: the numbers belong to the
-machine and to what else runs on it.
+bench/results/batch.png and batch.json (with every interactive request's
+record, per scenario). Not a test: the numbers belong to the machine and to
+what else runs on it.
+
+A variant names what is on (`--variant`, default `all`; `--ablation` runs
+each): routing's state shared by the replicas in Redis (placements, the
+prefix index, in-flight counts) or each replica's own; the engines' chunked
+prefill (the sim's `--prefill-chunk-tokens`, as vLLM schedules a long prompt
+over several steps) or whole prefills; and the job's items claimed at once by
+the whole fleet (`batch.per_job`, 4) or three times that (each replica's 4).
 """
 
 from __future__ import annotations
@@ -32,7 +43,6 @@ import asyncio
 import json
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,10 +54,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aiohttp
 import needs
-from cluster import Cluster, Counters, Pool, env_offline, stop_on_signals, stop_process
+from cluster import Cluster, Counters, Pool, stop_on_signals
 from drive import Record, drive
+from fleet import REDIS, Fleet
 from report import Bars, highlight, minus, percentile, save
-from targets import free_port, wait_ready
 from workload import Shape, describe, generate, words
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -63,11 +73,36 @@ ITEM_MAX_TOKENS = 32
 CLIENT_LIMIT = 4
 # taskgate's settings for the run (see bench/README.md): the pool's max_inflight is its engines' slots
 MAX_INFLIGHT = POOL.engines * POOL.max_num_seqs
-BATCH = {"concurrency": 4, "per_job": 4, "poll_s": 0.05}
+BATCH: dict[str, Any] = {"concurrency": 4, "per_job": 4, "poll_s": 0.05}
 ADMISSION = {"idle_low": 0.5, "idle_high": 0.75}
 LOAD_SLACK = 2.0  # routing.route: affinity yields once an endpoint has 2 more requests than the least loaded
 CHARS_PER_TOKEN = 4.6  # the sim's tokenizer on this text (bench/policies.py)
 SCENARIOS = ("no batch", "straight", f"client limit {CLIENT_LIMIT}", "taskgate batch")
+CHUNK_TOKENS = 512  # the engines' prefill chunk where a variant chunks (25.6 ms of h100 prefill)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """What is on in a run: routing's state shared across replicas, the engines' chunked prefill, and how many of
+    the job's items the fleet claims at once (`batch.per_job`, a bound across replicas; 12 is what three
+    replicas of 4 each claimed when it bounded each replica alone)."""
+
+    shared_state: bool = True
+    chunked_prefill: bool = True
+    fleet_per_job: int = BATCH["per_job"]
+
+    @property
+    def sim_flags(self) -> tuple[str, ...]:
+        return ("--prefill-chunk-tokens", str(CHUNK_TOKENS)) if self.chunked_prefill else ()
+
+
+VARIANTS = {
+    "none": Variant(shared_state=False, chunked_prefill=False, fleet_per_job=3 * BATCH["per_job"]),
+    "no shared state": Variant(shared_state=False),
+    "no chunked": Variant(chunked_prefill=False),
+    "no fleet bound": Variant(fleet_per_job=3 * BATCH["per_job"]),
+    "all": Variant(),
+}
 
 
 # --- the batch job -------------------------------------------------------------------------------------------
@@ -226,8 +261,9 @@ async def run_job(base: str, items: Items, t0: float, outcome: BatchOutcome, dea
 # --- one scenario ----------------------------------------------------------------------------------------------
 
 
-def taskgate_config(engines: list[Any], port: int, directory: Path) -> dict[str, Any]:
-    """taskgate in front of the pool: its slots, prices and the batch settings this benchmark uses."""
+def taskgate_config(engines: list[Any], directory: Path, variant: Variant, replicas: int) -> dict[str, Any]:
+    """One replica's config: the pool's slots, prices and the batch settings this benchmark uses; the jobs (and,
+    if the variant shares it, routing's state) in the fleet's Redis, the files in one directory."""
     pool = {
         "name": POOL.name,
         "hardware": POOL.profile,
@@ -244,38 +280,23 @@ def taskgate_config(engines: list[Any], port: int, directory: Path) -> dict[str,
         "models": [{"name": MODEL}],
         "endpoints": [{"name": e.name, "url": e.url} for e in engines],
     }
+    state: dict[str, Any] = {"store": "memory", "scrape_interval_s": 0.25}
+    if variant.shared_state and replicas > 1:
+        state |= {"store": "redis", "redis_url": REDIS}
+    shared = {"store": "redis", "redis_url": REDIS, "lease_s": 15.0} if replicas > 1 else {}
+    batch: dict[str, Any] = {**BATCH, "per_job": variant.fleet_per_job}
     return {
-        "server": {"host": "127.0.0.1", "port": port},
         "logging": {"level": "warning", "evidence": False},
         "routing": {
-            "state": {"store": "memory", "scrape_interval_s": 0.25},
+            "state": state,
             "pools": [pool],
             "classes": {"interactive_ttft_ms": INTERACTIVE_TTFT_MS, "batch_ttft_ms": 30_000.0},
             "prefix": {"chars_per_token": CHARS_PER_TOKEN},
             "admission": ADMISSION,
         },
         "steps": [{"name": "route", "type": "routing.route", "params": {"load_slack": LOAD_SLACK}}],
-        "batch": {"directory": str(directory), "windows": [WINDOW, "24h"], **BATCH},
+        "batch": {"directory": str(directory), "windows": [WINDOW, "24h"], **batch, **shared},
     }
-
-
-def start_taskgate(engines: list[Any], logs: Path, directory: Path) -> tuple[subprocess.Popen[bytes], str]:
-    import yaml
-
-    port = free_port()
-    path = logs / "batch-taskgate.yaml"
-    path.write_text(yaml.safe_dump(taskgate_config(engines, port, directory), sort_keys=False))
-    log = (logs / "batch-taskgate.log").open("ab")
-    argv = [sys.executable, "-m", "taskgate", "serve", "-c", str(path)]
-    proc = subprocess.Popen(
-        argv, env=env_offline(), stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True
-    )
-    try:
-        wait_ready(f"http://127.0.0.1:{port}/readyz", 60.0, proc)
-    except BaseException:
-        stop_process(proc)
-        raise
-    return proc, f"http://127.0.0.1:{port}"
 
 
 async def play(scenario: str, base: str, sessions: list[Any], items: Items, deadline_s: float) -> tuple[Any, Any]:
@@ -298,18 +319,19 @@ async def play(scenario: str, base: str, sessions: list[Any], items: Items, dead
     return run, outcome
 
 
-def run_scenario(scenario: str, sessions: list[Any], items: Items, deadline_s: float) -> dict[str, Any]:
-    cluster = Cluster((POOL,), MODEL, 1.0, RESULTS)
+def run_scenario(
+    scenario: str, sessions: list[Any], items: Items, deadline_s: float, variant: Variant, replicas: int
+) -> dict[str, Any]:
+    cluster = Cluster((POOL,), MODEL, 1.0, RESULTS, label="batch", extra=variant.sim_flags)
     directory = Path(tempfile.mkdtemp(prefix="taskgate-bench-batch-"))
-    proc = None
     try:
         engines = cluster.start()
-        proc, base = start_taskgate(engines, RESULTS, directory)
-        run, outcome = asyncio.run(play(scenario, base, sessions, items, deadline_s))
-        time.sleep(0.3)  # the engines' bookkeeping of the last answers
-        counters = cluster.scrape()
+        configs = [taskgate_config(engines, directory, variant, replicas) for _ in range(replicas)]
+        with Fleet(configs, RESULTS, "batch") as base:
+            run, outcome = asyncio.run(play(scenario, base, sessions, items, deadline_s))
+            time.sleep(0.3)  # the engines' bookkeeping of the last answers
+            counters = cluster.scrape()
     finally:
-        stop_process(proc)
         cluster.stop()
         shutil.rmtree(directory, ignore_errors=True)
     return summarise(scenario, run, outcome, counters, items)
@@ -346,6 +368,11 @@ def summarise(
         "engine_requests": {name: c.requests for name, c in counters.items()},
         "batch_errors_sample": outcome.errors[:3],
         "interactive_errors_sample": sorted({r.error or "" for r in records if not r.ok})[:3],
+        "interactive": [
+            [r.session, r.turn, r.start_s, r.ttft_s, r.prompt_tokens, r.cached_tokens, r.engine]
+            for r in records
+            if r.kind == "interactive"
+        ],
     }
 
 
@@ -451,11 +478,23 @@ def main() -> int:
     parser.add_argument("--items", type=int, help="batch items (default 2000, quick 300)")
     parser.add_argument("--requests", type=int, help="interactive requests, at least (default 750, quick 250)")
     parser.add_argument("--scenarios", help=f"comma-separated, of: {', '.join(SCENARIOS)} (default: all)")
+    parser.add_argument("--replicas", type=int, default=3, help="taskgate processes behind HAProxy (default 3)")
+    parser.add_argument("--variant", default="all", help=f"one of: {', '.join(VARIANTS)} (default: all)")
+    parser.add_argument(
+        "--ablation", action="store_true", help="no batch and taskgate batch under every variant, in turn"
+    )
     args = parser.parse_args()
     chosen = [s.strip() for s in args.scenarios.split(",")] if args.scenarios else list(SCENARIOS)
+    if args.ablation and not args.scenarios:
+        chosen = ["no batch", "taskgate batch"]
     unknown = [s for s in chosen if s not in SCENARIOS]
     if unknown:
         raise SystemExit(f"unknown scenarios {unknown}; known: {', '.join(SCENARIOS)}")
+    if args.variant not in VARIANTS:
+        raise SystemExit(f"unknown variant {args.variant!r}; known: {', '.join(VARIANTS)}")
+    if args.replicas < 1:
+        raise SystemExit("--replicas must be at least 1")
+    variants = list(VARIANTS) if args.ablation else [args.variant]
     stop_on_signals()
     RESULTS.mkdir(exist_ok=True)
 
@@ -468,18 +507,21 @@ def main() -> int:
     print(
         f"interactive: {workload['interactive_requests']} requests in {workload['sessions']} sessions over "
         f"{workload['arrival_span_s']:.0f} s, TTFT target {INTERACTIVE_TTFT_MS:.0f} ms; batch: {len(items.lines)} "
-        f"items ({items.shared} on {items.documents} shared documents), window {WINDOW}",
+        f"items ({items.shared} on {items.documents} shared documents), window {WINDOW}; {args.replicas} "
+        f"replica(s); variant(s): {', '.join(variants)}",
         flush=True,
     )
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
     try:
-        for scenario in chosen:
-            print(f"running {scenario} ...", file=sys.stderr, flush=True)
-            try:
-                rows.append(run_scenario(scenario, SESSIONS, items, deadline_s))
-            except RuntimeError as exc:
-                skipped.append(f"{scenario}: {exc} (see bench/results/batch-taskgate.log)")
+        for name in variants:
+            for scenario in chosen:
+                print(f"running {scenario} ({name}) ...", file=sys.stderr, flush=True)
+                try:
+                    row = run_scenario(scenario, SESSIONS, items, deadline_s, VARIANTS[name], args.replicas)
+                    rows.append(row | {"variant": name})
+                except RuntimeError as exc:
+                    skipped.append(f"{scenario} ({name}): {exc} (see bench/results/batch-*.log)")
     except KeyboardInterrupt:
         print("interrupted; every engine and taskgate are stopped", file=sys.stderr)
         skipped.append("the rest: interrupted")
@@ -497,15 +539,20 @@ def report(
     items: Items,
     window_s: float,
 ) -> None:
-    if rows:
-        print(table(rows, window_s))
-        for row in rows:
+    variants = list(dict.fromkeys(row["variant"] for row in rows))
+    for name in variants:
+        mine = [row for row in rows if row["variant"] == name]
+        print(f"\nvariant: {name} ({VARIANTS[name]}), {args.replicas} replica(s)")
+        print(table(mine, window_s))
+        for row in mine:
             for key in ("batch_errors_sample", "interactive_errors_sample"):
                 if row[key]:
                     print(f"{row['scenario']}: {key.replace('_', ' ')}: {row[key]}")
             if row["batch_cost_taskgate_usd"] is not None:
                 print(f"{row['scenario']}: the job's own cost (taskgate.cost): ${row['batch_cost_taskgate_usd']:.3f}")
-        verdict(rows, window_s)
+        verdict(mine, window_s)
+    if len(variants) > 1:
+        print("\n" + ablation(rows, variants, window_s))
     for note in skipped:
         print(f"skipped {note}")
     settings = {
@@ -520,6 +567,9 @@ def report(
         "admission": ADMISSION,
         "load_slack": LOAD_SLACK,
         "window": WINDOW,
+        "replicas": args.replicas,
+        "chunk_tokens": CHUNK_TOKENS,
+        "variants": {name: vars(VARIANTS[name]) for name in variants},
     }
     summary = {
         "args": vars(args),
@@ -532,12 +582,31 @@ def report(
     }
     (RESULTS / "batch.json").write_text(json.dumps(summary, indent=2))
     if rows:
+        shown = [row for row in rows if row["variant"] == variants[-1]]
         title = (
             f"A {len(items.lines)}-item batch beside {workload['interactive_requests']} interactive requests, "
-            f"2 simulated engines with {POOL.max_num_seqs} slots each"
+            f"2 simulated engines with {POOL.max_num_seqs} slots each, {args.replicas} taskgate replica(s), "
+            f"variant {variants[-1]}"
         )
-        plot(rows, RESULTS / "batch.png", title)
+        plot(shown, RESULTS / "batch.png", title)
         print(f"plot: {RESULTS / 'batch.png'}")
+
+
+def ablation(rows: list[dict[str, Any]], variants: list[str], window_s: float) -> str:
+    """Per variant: interactive p99 alone and beside the taskgate batch, and how long the batch took."""
+    head = f"{'variant':<16} {'p99 alone':>9} {'p99 batch':>9} {'p99 vs base':>11} {'p50 vs base':>11} {'batch s':>8}"
+    lines = [head, "-" * len(head)]
+    for name in variants:
+        base = next((r for r in rows if r["variant"] == name and r["scenario"] == "no batch"), None)
+        ours = next((r for r in rows if r["variant"] == name and r["scenario"] == "taskgate batch"), None)
+        if base is None or ours is None:
+            continue
+        p99, p50 = ours["ttft_p99_ms"] / base["ttft_p99_ms"] - 1, ours["ttft_p50_ms"] / base["ttft_p50_ms"] - 1
+        lines.append(
+            f"{name:<16} {base['ttft_p99_ms']:>9.1f} {ours['ttft_p99_ms']:>9.1f} {p99:>+11.1%} {p50:>+11.1%} "
+            f"{_fmt(ours['batch_s'], '.1f'):>8}"
+        )
+    return "\n".join(lines)
 
 
 def verdict(rows: list[dict[str, Any]], window_s: float) -> None:

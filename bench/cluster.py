@@ -108,6 +108,7 @@ class Cluster:
     logs: Path
     engines: list[Engine] = field(default_factory=list)
     label: str = "routing"  # the benchmark's name: its engines log to logs/<label>-<engine>.log
+    extra: tuple[str, ...] = ()  # more `taskgate sim` flags for every engine (bench/batch.py: chunked prefill)
 
     def start(self, ready_s: float = 60.0) -> list[Engine]:
         self.engines = [
@@ -127,7 +128,7 @@ class Cluster:
         pool = engine.pool
         argv = [sys.executable, "-m", "taskgate", "sim", pool.profile, "--port", str(engine.port)]
         argv += ["--name", engine.name, "--model", self.model, "--time-scale", str(self.scale)]
-        argv += ["--kv-blocks", str(pool.kv_blocks), "--max-num-seqs", str(pool.max_num_seqs)]
+        argv += ["--kv-blocks", str(pool.kv_blocks), "--max-num-seqs", str(pool.max_num_seqs), *self.extra]
         log = (self.logs / f"{self.label}-{engine.name}.log").open("ab")
         return subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
 

@@ -2,7 +2,8 @@
 
 The page holds no data. It asks for a bearer token (kept in the tab's
 sessionStorage) and polls `/ui/api/requests` (recent evidence records, as
-`ui_view.view` shapes them) and `/ui/api/endpoints` (the endpoints' last
+`ui_view.view` shapes them: this replica's, or with `ui.fleet.store: redis`
+every replica's, each naming the replica that served it) and `/ui/api/endpoints` (the endpoints' last
 minutes, `history.History`) with it; each poll sends only what is new since
 the cursor the last one returned; and `/ui/api/batches`, the batch jobs this
 replica holds (the newest `ui.batches`, whole each time: a job's progress
@@ -16,7 +17,8 @@ watching the buffer does not fill it; a refused one does.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator, Callable
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,9 +28,10 @@ from aiohttp import web
 
 from taskgate.gateway.gateway import GATEWAY, IDENTIFY, Gateway
 from taskgate.logs import dumps
-from taskgate.plugins import BATCH_JOBS, ENDPOINT_READINGS, EVIDENCE, ClientError, Reject
+from taskgate.plugins import BATCH_JOBS, ENDPOINT_READINGS, EVIDENCE, EVIDENCE_SINKS, ClientError, Reject
 
 from .config import SECTION, UiConfig
+from .fleet import FleetLog, valid_cursor
 from .history import History
 from .view import view
 
@@ -64,6 +67,7 @@ ASSETS = {
 HISTORY = web.AppKey("taskgate.ui.history", History)
 UI = web.AppKey("taskgate.ui", UiConfig)
 LOADED = web.AppKey("taskgate.ui.assets", dict[str, Asset])
+FLEET = web.AppKey("taskgate.ui.fleet", FleetLog)
 
 
 def add_routes(app: web.Application, gateway: Gateway) -> None:
@@ -73,6 +77,12 @@ def add_routes(app: web.Application, gateway: Gateway) -> None:
         return
     app[LOADED] = {path: Asset.read(name, kind) for path, (name, kind) in ASSETS.items()}
     app[HISTORY] = History(gateway.services.shared(ENDPOINT_READINGS, list), ui.poll_interval_s, ui.history_minutes)
+    if ui.fleet.store == "redis":  # every replica's records, published from the gateway's flush
+        replica = ui.fleet.replica or f"{socket.gethostname()}:{gateway.config.server.port}"
+        app[FLEET] = FleetLog(ui.fleet, replica)
+        sinks: list[Callable[[list[bytes]], None]] = gateway.services.shared(EVIDENCE_SINKS, list)
+        sinks.append(app[FLEET].queue)
+        app.cleanup_ctx.append(_publishing)
     for path in ASSETS:
         app.router.add_get(path, asset)
     app.router.add_get("/", home)
@@ -90,6 +100,11 @@ def add_routes(app: web.Application, gateway: Gateway) -> None:
 
 async def _sampling(app: web.Application) -> AsyncIterator[None]:
     async with app[HISTORY].running():
+        yield
+
+
+async def _publishing(app: web.Application) -> AsyncIterator[None]:
+    async with app[FLEET].running():
         yield
 
 
@@ -118,11 +133,23 @@ async def access(request: web.Request) -> web.Response:
 
 
 async def requests(request: web.Request) -> web.Response:
-    """Records kept since the cursor `after` (at most `ui.records`), oldest first, and the cursor to send next."""
+    """Records kept since the cursor `after` (at most `ui.records`), oldest first, and the cursor to send next:
+    this replica's, or every replica's where they share a stream (each with the replica that served it)."""
     gateway = await _admitted(request)
-    log = gateway.evidence
-    found = log.since(_cursor(request))[-request.app[UI].records :]
-    return _json({"cursor": log.added, "records": [view(r) for r in found]})
+    limit, raw = request.app[UI].records, request.query.get("after", "0")
+    if not valid_cursor(raw):
+        raise ClientError(400, "invalid_cursor", "`after` must be the cursor a previous answer returned", "after")
+    if FLEET in request.app:
+        try:
+            cursor, found = await request.app[FLEET].since(raw, limit)
+        except Exception as exc:
+            log.warning("ui_fleet_unavailable", reason=f"{type(exc).__name__}: {exc}")
+            message = "the fleet's records cannot be read now (ui.fleet's Redis); poll again shortly"
+            raise Reject(503, "fleet_unavailable", message, "api_error", headers={"Retry-After": "1"}) from None
+        return _json({"cursor": cursor, "records": [view(r) | {"replica": who} for who, r in found]})
+    kept = gateway.evidence
+    found_here = kept.since(int(raw) if raw.isdigit() else 0)[-limit:]
+    return _json({"cursor": kept.added, "records": [view(r) for r in found_here]})
 
 
 async def endpoints(request: web.Request) -> web.Response:
@@ -135,10 +162,10 @@ async def batches(request: web.Request) -> web.Response:
     """The newest `ui.batches` jobs this replica holds, whole (no cursor: a job changes in place), and how many it
     holds; `enabled` false, and no jobs, where no batch room serves jobs (`batch.enabled: false`)."""
     gateway = await _admitted(request)
-    jobs: Callable[[int], tuple[int, list[dict[str, Any]]]] | None = gateway.services.found(BATCH_JOBS)
+    jobs: Callable[[int], Awaitable[tuple[int, list[dict[str, Any]]]]] | None = gateway.services.found(BATCH_JOBS)
     if jobs is None:
         return _json({"enabled": False, "held": 0, "batches": []})
-    held, newest = jobs(request.app[UI].batches)
+    held, newest = await jobs(request.app[UI].batches)
     return _json({"enabled": True, "held": held, "batches": newest})
 
 

@@ -5,14 +5,14 @@ Built once by the front door's app factory. It runs a surface's plan
 says who calls (`authenticate`: the plans' authenticate step and nothing
 else), and publishes evidence records off the answer's path: a finished
 record is kept and logged right after its answer goes out (`publish`
-schedules it; `flush` writes what is pending, and runs at shutdown, so a
-graceful stop loses none).
+schedules it; `flush` writes what is pending, hands it to the evidence
+sinks, and runs at shutdown, so a graceful stop loses none).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -24,6 +24,7 @@ from taskgate.dag import Execution, Plan
 from taskgate.logs import write_evidence
 from taskgate.plugins import (
     EVIDENCE,
+    EVIDENCE_SINKS,
     IDENTITY,
     PLACEMENT,
     REQUEST,
@@ -66,6 +67,8 @@ class Gateway:
     authenticated when their job was created (plans.seeded_plans)."""
     provided: dict[str, tuple[str, ...]] = field(init=False)
     """Per surface, the keys its steps provide, in plan order: where the hooks the gateway reads come from."""
+    sinks: list[Callable[[list[bytes]], None]] = field(init=False)
+    """Where each flush's records also go (`EVIDENCE_SINKS`: the dashboard's fleet stream); empty by default."""
     _background: set[asyncio.Task[None]] = field(default_factory=set, init=False, repr=False)
     _unpublished: list[Kept] = field(default_factory=list, init=False, repr=False)
 
@@ -74,6 +77,7 @@ class Gateway:
             surface: tuple(key for name in plan.order if (key := plan.steps[name].spec.provides) is not None)
             for surface, plan in self.plans.items()
         }
+        self.sinks = self.services.shared(EVIDENCE_SINKS, list)
 
     def outputs(self, surface: str, values: dict[str, Any]) -> Outputs:
         """What `surface`'s plan provided, in plan order, sorted by hook."""
@@ -151,6 +155,9 @@ class Gateway:
         rendered = [kept.rendered() for kept in pending]
         if rendered and self.config.core.logging.evidence:
             write_evidence(rendered)
+        if rendered:
+            for sink in self.sinks:  # each only keeps them: its own task sends them
+                sink(rendered)
 
 
 async def _logged(work: Awaitable[None]) -> None:

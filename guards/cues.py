@@ -20,7 +20,7 @@ _GLUE_BEFORE = frozenset("_./\\@#$%&*+~<>[{|`")
 _GLUE_AFTER = frozenset("_/\\@#$%&*+~<>[{(=|`")
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 _SENTENCE_START = re.compile(r"(?:\A|[.!?:]\s+|\n)[\s\-*#>\"'(\[•]*\Z")
-_VERSION_AFTER = re.compile(r"\s*(?:v?\d|[-:/]\s*\d)")
+_VERSION_AFTER = re.compile(r"(?!\s+\d{4}-\d\d-\d\d)\s*(?:v?\d|[-:/]\s*\d)")  # a date is no version: `(José 2023-11-30`
 _WORD_BEFORE = re.compile(r"([\w'’\-]+)[\s:,=\"'({\[\-.!]*\Z")
 _NEXT_WORD = re.compile(r"[\s\-]*([\w\-]+)")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|\Z)|\n")
@@ -62,8 +62,19 @@ _PLACE_BEFORE = _set(
 )
 # after a person: SOCIAL, what only people do or are ("'s mother", "is on leave", "lives in", "from the
 # billing team"); SHARED, what models, bots and tools are said to do too ("said", "wrote", "suggested")
+# what a language or a product has, after its possessive: `Ada's tooling`, `Ruby's GC` (not a person's cue)
+_OWNED_BY_SYSTEMS = sorted(
+    _set(
+        "tooling toolchain compiler compilers runtime runtimes syntax docs documentation stdlib gc ecosystem bindings "
+        "binding interpreter types generics macros scheduler parser linter formatter repl package packages module "
+        "modules plugin plugins api apis sdk sdks cli client clients driver drivers cluster clusters node nodes "
+        "broker brokers server servers instance instances chart charts release releases version versions config "
+        "configs default defaults changelog license codebase maintainers community skill skills"
+    )
+)
 _AFTER_SOCIAL = re.compile(
     r"['’]s?\s+(?!\w+\s+(?:cluster|node|broker|server|instance|api|sdk|plugin|chart|release|version)s?\b)"
+    r"(?!(?:" + "|".join(_OWNED_BY_SYSTEMS) + r")\b)"
     r"(?-i:(?=[a-z]|(?:PR|MR|CL)\b))"
     r"|\s+(?:just\s+|also\s+|already\s+|still\s+)?(?:agreed|promised|approved|took|moved|spent|cycled|drove|"
     r"turned|lives|lived|left|joined|called|texted|emailed|messaged|grew|presented|will\s+(?:chair|join|cover)|"
@@ -73,7 +84,7 @@ _AFTER_SOCIAL = re.compile(
     re.IGNORECASE,
 )
 _AFTER_SHARED = re.compile(
-    r"\s+(?:just\s+|also\s+|already\s+|still\s+)?(?:said|says|asked|asks|wrote|writes|thinks|thought|suggested|"
+    r"\s*<[\w.+\-]+@|\s+here[,.!:;]|\s+(?:just\s+|also\s+|already\s+|still\s+)?(?:said|says|asked|asks|wrote|writes|thinks|thought|suggested|"
     r"suggests|mentioned|replied|confirmed|pinged|sent|works|worked|reviewed|rotated|reported|noticed|wants|needs|"
     r"runs|can't|cannot|won't|will\s+(?:pick|be|take|run|demo|send|review)|takes|is\s+(?:working|migrating|"
     r"rewriting|pairing|stuck))\b",
@@ -94,8 +105,9 @@ _TECH_AFTER = _set(
     "modules dependency extension extensions theme themes font fonts integration integrations policies policy "
     "logs metrics traces exporter scraper rollout ingestion retention responses response output outputs "
     "tokens token fine-tune fine-tuning run runs cpu cpus gpu gpus chip chips processor processors family ami "
-    "scheduler cloud clouds card cards fleet boxes"
+    "scheduler cloud clouds card cards fleet boxes ci skill skills runner runners topology bundle pool pools"
 )
+TECH_WORDS = _TECH_AFTER
 _STATE_AFTER = re.compile(
     r"\s+(?:(?:is|was|keeps|kept|stopped)\s+(?:still\s+|now\s+)?(?:running|down|up|failing|broken|deployed|"
     r"rebalancing|crashing|restarting|queueing|timing\s+out|green|red|healthy|unhealthy|degraded|responding|"
@@ -109,6 +121,24 @@ _TECH_BEFORE = _set(
     "running restart restarted migrate migrated migrating train training trained fine-tune finetune serve "
     "serving query querying the our a an new old self-hosted managed"
 )
+
+
+# capitalised at a sentence's start, never a name's first word: `The Marseille PoP`, `If Priya`
+_LEADING = _set(
+    "the a an this that these those our my your his her their its some any every each all no both another if "
+    "when while after before since as at by for from in into of on to with and but or so then also not please"
+)
+
+
+# system nouns that are also verbs a person does (`Sunita runs a clinic`); a noun when no object follows
+_VERBS = _set(
+    "run runs build builds release releases query queries index indexes install installs setup prompt prompts"
+)
+_OBJECT = re.compile(
+    r"\s+(?:a|an|the|our|his|her|their|my|your|this|that|these|those|it|them|us|me|him|some|every|all)\b",
+    re.IGNORECASE,
+)
+_CAMEL = re.compile(r"[A-Z][a-z]+[A-Z]\w*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +159,8 @@ def runs(text: str) -> list[list[Token]]:
         word = m.group()
         if word[-2:] in ("'s", "’s"):  # a possessive is not part of the name
             word, b = word[:-2], b - 2
-        if not word or not capitalised(word) or _glued(text, a, b) or any(s <= a < e for s, e in code):
+        leading = word.lower() in _LEADING and bool(_SENTENCE_START.search(text, 0, a))
+        if not word or leading or not capitalised(word) or _glued(text, a, b) or any(s <= a < e for s, e in code):
             if not (word.lower() in PARTICLES and out and last_end == a - 1):
                 last_end = -1
             continue
@@ -175,8 +206,14 @@ def greeting(key: str) -> bool:
 
 
 def word_before(text: str, a: int) -> str:
+    """The word before text[a:], across punctuation and a flag's dashes (`--author="`, `Assignee: `)."""
     match = _WORD_BEFORE.search(text, max(0, a - 40), a)
-    return match.group(1).lower() if match else ""
+    return match.group(1).lower().lstrip("-") if match else ""
+
+
+def field_before(text: str, a: int) -> bool:
+    """A record's field for a person's name right before text[a:]: `name: "`, `last_name="`, `--author="`."""
+    return word_before(text, a) in _FIELDS
 
 
 def title_before(text: str, a: int) -> bool:
@@ -235,55 +272,31 @@ def tech_after(text: str, b: int) -> bool:
     if _VERSION_AFTER.match(text, b) or _STATE_AFTER.match(text, b):
         return True
     match = _NEXT_WORD.match(text, b)
-    return match is not None and match.group(1).lower() in _TECH_AFTER
+    if match is None or match.group(1).lower() not in _TECH_AFTER:
+        return False
+    # `Sunita runs a clinic`, `Priya builds the image`: a verb there, with its object after it
+    return not (match.group(1).lower() in _VERBS and _OBJECT.match(text, match.end()))
+
+
+_SPACED_BEFORE = re.compile(r"([\w\-]+)[ \t]+\Z")
 
 
 def tech_before(text: str, a: int) -> bool:
-    """A verb done to systems, or an article, before text[a:]: `bump Grafana`, `the Aurora`."""
-    return word_before(text, a) in _TECH_BEFORE
+    """A verb done to systems, or an article, right before text[a:]: `bump Grafana`, `the Aurora`; not across
+    punctuation (`the Istio upgrade: Zoë does the control plane`)."""
+    match = _SPACED_BEFORE.search(text, max(0, a - 40), a)
+    return match is not None and match.group(1).lower() in _TECH_BEFORE
 
 
 def product_next(text: str, a: int, b: int, products: Collection[str]) -> bool:
-    """A capitalised product word right before text[a:] or after text[:b]: `EPYC Milan`, `Phoenix LiveView`."""
+    """A capitalised product word right before text[a:] or after text[:b] (`EPYC Milan`), or a CamelCase word
+    after it (`Phoenix LiveView`)."""
     before = re.search(r"(\S+)\s+\Z", text[max(0, a - 40) : a])
     after = re.match(r"\s+(\S+)", text[b : b + 40])
-    words = [fold(m.group(1)) for m in (before, after) if m is not None and not m.group(1).islower()]
-    return any(w in products and not greeting(w) for w in words)
-
-
-# cloud regions: a place beside one is where a system is deployed, not where a person is
-_REGION_ID = re.compile(
-    r"\b(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)(?:-gov)?-(?:east|west|north|south|central|northeast|northwest|"
-    r"southeast|southwest)-\d|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:east|west|"
-    r"north|south|central|northeast|northwest|southeast|southwest)\d{1,2}|(?:east|west|north|south|central|"
-    r"northcentral|southcentral|westcentral)(?:us|europe|asia)\d?)(?:-?[a-z])?\b",
-    re.IGNORECASE,
-)
-_REGION_WORDS = _set("region regions zone zones az azs datacenter datacentre dc dcs pop pops aws_region location")
-_DEPLOY_BEFORE = re.compile(
-    r"\b(?:(?:deploy\w*|fail(?:ing|ed|s)?[\s\-]?over|replicat\w+|provision\w*|hosted|host|served|serve|launch\w*|"
-    r"rolled\s+out|roll\s+out|promot\w+|pinned|pin|shard\w*|upgrad\w*)\b\s*|(?:move|moved|moving|migrat\w*)\s+(?:the|"
-    r"our|a|an|this|that|all)\s+)(?:\S+\s+){0,3}?(?:to|in|into|from|out\s+of)\s+"
-    r"(?:the\s+)?(?-i:[A-Z][^\s,]*(?:\s+[A-Z][^\s,]*)*(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+))*\Z",
-    re.IGNORECASE,
-)
-_LINE = re.compile(r"[^\n]*")
-_COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|;)\s")
-
-
-def deployment(text: str, a: int) -> bool:
-    """A place named as where a system runs: beside a cloud region's id on its line (`us-east-2 (Ohio)`, `sa-east-1
-    # São Paulo`, unless a place's cue says a person is there: `the only one in São Paulo with access to the
-    sa-east-1 bastion`), after a region's word (`regions: Ohio`), or after a deploy verb (`fail over to Ohio`)."""
-    line_start = text.rfind("\n", 0, a) + 1
-    line = _LINE.match(text, line_start)
-    if line is not None and _REGION_ID.search(line.group()):
-        comment = _COMMENT.search(text, line_start, a) is not None
-        if comment or not place_before(text, a):
-            return True
-    if word_before(text, a) in _REGION_WORDS:
+    if after is not None and _CAMEL.fullmatch(after.group(1).rstrip(".,;:")):
         return True
-    return _DEPLOY_BEFORE.search(text, max(0, a - 80), a) is not None
+    words = [fold(m.group(1)) for m in (before, after) if m is not None and not m.group(1).islower()]
+    return any(w in products and not greeting(w) and w not in _LEADING for w in words)
 
 
 # a list of names: `A, B and C`, `A or B`, `A/B`; `from A to B`

@@ -2,7 +2,7 @@
 
 Built from pinned packages by guards/data/lexicon/build.py (sources and licences
 in its README.md) and shipped as package data: nothing is fetched, and loading
-them is a read of about 3 MB of sorted text, once per process, when the first
+them is a read of about 4 MB of sorted text, once per process, when the first
 `guards.pii` step with `names: lexicon` is built.
 """
 
@@ -37,12 +37,19 @@ class Place:
 class Lexicons:
     given: dict[str, int]  # given name -> how many people carry it
     given_sources: dict[str, int]  # given name -> in how many of nomquamgender's sources it occurs
+    given_rank: dict[str, int]  # given name -> its best rank among one country's first names (names-dataset)
     surnames: dict[str, int]  # surname -> rank in the US census list (1: the most common)
     places: dict[str, Place]  # place name, one or more words -> what it is
     products: frozenset[str]  # every word of a product, service or language name
     words: dict[str, int]  # English word -> frequency in running text
     place_words: int  # the most words a place name has
     codenames: dict[str, str] = dataclasses.field(default_factory=dict)  # release codename -> its family
+    packages: frozenset[str] = frozenset()  # words of popular packages' names that are no one's given name
+
+    @functools.cached_property
+    def systems(self) -> frozenset[str]:
+        """Product and package words that are no one's given name and no place's name: `grafana`, `patroni`."""
+        return frozenset(w for w in self.products | self.packages if w not in self.given and w not in self.places)
 
     def wordiness(self, key: str) -> float:
         """How much more often `key` is an ordinary word than a given name: its frequency as a word against a
@@ -66,12 +73,14 @@ def lexicons() -> Lexicons:
     return Lexicons(
         given={row[0]: int(row[1]) for row in given},
         given_sources={row[0]: int(row[2]) for row in given},
+        given_rank={row[0]: int(row[3]) for row in given if row[3] != "0"},
         surnames={row[0]: int(row[1]) for row in _rows("surnames")},
         places=places,
         products=products,
         words={row[0]: int(row[1]) for row in _rows("words")},
         place_words=max(len(p.split()) for p in places),
         codenames={row[0]: row[1] for row in _rows("codenames")},
+        packages=frozenset(row[0] for row in _rows("packages")),
     )
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from . import cues
+from . import cues, deployments
 from .cues import Token
 from .lexicons import Lexicons
 
@@ -29,7 +29,9 @@ Ner = Callable[[str, Sequence[tuple[int, int]]], list[Label]]  # the entities ar
 Span = tuple[str, int, int]  # entity type, start, end
 STRONG_PEOPLE = 1000  # a given name this many people carry (in 8 or more sources) is taken as one on sight
 STRONG_SOURCES = 8
+STRONG_RANK = 1000  # or a given name among one country's first this many (names-dataset: `Olumide`, `Nokuthula`)
 BIG_PLACE = 1_000_000  # a city this large (or a country, state, continent) is a place unless a cue says otherwise
+COMMON_SURNAME = 5000  # a surname this common goes on a given name even when it is a large place's name too
 WORDY = 3.0  # Lexicons.wordiness from which a name is an ordinary word first ("chase", "grace", "will")
 INITIAL_WORD = 1000  # a word this frequent, more a word than a name, starting a sentence: "Jack up", "Patience,"
 
@@ -50,10 +52,12 @@ class Names:
         # one sense per text: a word named as a system anywhere in it ("Alma 9") is not a person elsewhere
         systems = {p[0].key for p in pieces if len(p) == 1 and cues.tech_after(text, p[0].end)}
         kept = self._systems_listed(text, pieces, systems)
+        # a place named as a system (`the Genoa nodes`) makes places with no place's cue systems too (`the Milan ones`)
+        hosts = any(key in self.lex.places for key in systems)
         for piece in kept:
             if len(piece) == 1 and piece[0].key in systems:
                 continue
-            decided = self._decide(text, piece)
+            decided = self._decide(text, piece, hosts)
             if decided is None:
                 unsure.append(piece)
             else:
@@ -64,7 +68,15 @@ class Names:
                 a, b = piece[0].start, piece[-1].end
                 label = next((lab for s, e, lab in labels if s < b and a < e), None)
                 out.extend(self._by_ner(text, piece, label))
+        if any(e == "LOCATION" for e, _, _ in out) and self._no_one_there(text, out):
+            out = [span for span in out if span[0] != "LOCATION"]
         return sorted(out, key=lambda s: s[1])
+
+    def _no_one_there(self, text: str, spans: list[Span]) -> bool:
+        """Text about systems that names no person: its places are where systems run (deployments.py)."""
+        if any(e == "PERSON" for e, _, _ in spans) or deployments.personal(text):
+            return False
+        return deployments.technical(text, self.lex.systems, cues.TECH_WORDS)
 
     def _unnamed(self, run: list[Token], named: frozenset[str]) -> list[list[Token]]:
         """The run's parts around what names a product: a release codename of a family the text names (`macOS
@@ -92,7 +104,8 @@ class Names:
 
     def _maker(self, key: str) -> bool:
         """A product's name that is no one's name nor a common word, so the word after it is its product's."""
-        return self.product(key) and not self.given(key) and self.lex.words.get(key, 0) < INITIAL_WORD
+        lex = self.lex
+        return key in lex.products and not self.given(key) and lex.words.get(key, 0) < INITIAL_WORD
 
     def _systems_listed(self, text: str, pieces: list[list[Token]], systems: set[str]) -> list[list[Token]]:
         """The pieces less those listed with a system and no person's cue of their own: `Jenkins, Hudson, Travis,
@@ -111,7 +124,8 @@ class Names:
         out: list[list[Token]] = []
         for group in groups:
             # a system's noun after the last one is every one's (`Victoria, Wallaby and Xena clouds`)
-            shared = len(group) > 1 and len(group[-1]) == 1 and cues.tech_after(text, group[-1][-1].end)
+            end = group[-1][-1].end
+            shared = len(group) > 1 and (cues.tech_after(text, end) or deployments.infra_after(text, end))
             system = len(group) > 1 and any(self._system(text, p, systems) for p in group)
             for piece in group:
                 a, b = piece[0].start, piece[-1].end
@@ -129,19 +143,32 @@ class Names:
             return False
         return key in systems or (self.product(key) and self.given(key) < 2) or cues.tech_after(text, piece[0].end)
 
+    def unknown(self, key: str) -> bool:
+        """A word no lexicon knows: no given name, product, place, English word or codename."""
+        lex = self.lex
+        return not (
+            key in lex.given or self.product(key) or key in lex.places or key in lex.words or key in lex.codenames
+        )
+
     def _placed(self, piece: list[Token]) -> bool:
         return self.big_place(" ".join(t.key for t in piece))
 
     def product(self, key: str) -> bool:
-        return key in self.lex.products or (key in self.lex.codenames and self.given(key) < 2)
+        """A product's, a language's or a package's name (`Grafana`, `Ruby`, `Patroni`), or a release codename."""
+        lex = self.lex
+        return key in lex.products or key in lex.packages or (key in lex.codenames and self.given(key) < 2)
 
     # what a word is
     def given(self, key: str) -> int:
         """2: a given name on sight; 1: a rarer one, or one of the lexicon's stray entries; 0: none."""
-        people = self.lex.given.get(key, 0)
-        if not people:
-            return 0
-        return 2 if people >= STRONG_PEOPLE and self._sources_ok(key) else 1
+        people = self.lex.given.get(key)
+        if people is None:
+            parts = key.split("-")  # `Hyun-woo`, `Seo-yeon`, `Jean-Luc`: a given name of given names
+            levels = [self.given(p) for p in parts] if len(parts) == 2 and all(parts) else [0]
+            return max(levels) if min(levels) else 0
+        if people >= STRONG_PEOPLE and self._sources_ok(key):
+            return 2
+        return 2 if 0 < self.lex.given_rank.get(key, 0) <= STRONG_RANK else 1
 
     def _sources_ok(self, key: str) -> bool:
         return self.lex.given_sources.get(key, 0) >= STRONG_SOURCES
@@ -184,6 +211,8 @@ class Names:
         lex = self.lex
         head = piece[0]
         key = token.key
+        if self.unknown(head.key):  # `name: "Ngaio Parata"`: two words no lexicon knows
+            return self.unknown(key) or (key in lex.surnames and not self.product(key) and not self.big_place(key))
         if head.key in cues.TITLES or not self.given(head.key) or head.key in cues.CALENDAR or cues.greeting(head.key):
             return False
         surname = key in lex.surnames and key not in lex.products and lex.wordiness(key) < 1
@@ -191,12 +220,12 @@ class Names:
             return False  # "Grace period", "Ruby Sinatra": an ordinary word or a product before a word
         if (key in lex.products and key not in lex.surnames) or key in cues.CALENDAR:
             return False
-        if self.big_place(key):
-            return surname  # "Fernanda Lima", not "Priya London"
+        if self.big_place(key):  # "Fernanda Lima", "Jerome Washington", not "Priya London"
+            return surname or (0 < lex.surnames.get(key, 0) <= COMMON_SURNAME and self.given(head.key) == 2)
         return key in lex.surnames or key in lex.given or key in lex.places or lex.words.get(key, 0) < INITIAL_WORD
 
     # deciding
-    def _decide(self, text: str, piece: list[Token]) -> list[Span] | None:
+    def _decide(self, text: str, piece: list[Token], hosts: bool = False) -> list[Span] | None:
         """The piece's spans, or None when only the NER model can say."""
         lex = self.lex
         a, b = piece[0].start, piece[-1].end
@@ -206,14 +235,19 @@ class Names:
         if key in cues.WEEKDAYS:
             return []
         if key in lex.places:
+            if hosts and not cues.place_before(text, a) and not self.given(key):
+                return []
             return self._place(text, piece, key, a, b)
         tech = cues.tech_after(text, b) or cues.tech_before(text, a)
+        if len(piece) > 1 and self.unknown(piece[0].key):  # words no lexicon knows: a cue says, or the NER model
+            return [("PERSON", a, b)] if not tech and cues.person(text, a, b, strict=True) else None
         if len(piece) > 1:
-            return [] if tech and not cues.person(text, a, b) else [("PERSON", a, b)]
+            return [] if tech and not cues.person(text, a, b, strict=True) else [("PERSON", a, b)]
         token = piece[0]
         given = self.given(key)
-        if key in cues.CALENDAR or self.product(key) or self.wordy(token):  # "June", "Cassandra", "Chase"
-            product = self.product(key)
+        # a name written with its accents is a person's (`Lucía`, `Zoë`): products are spelled in ASCII
+        product = self.product(key) and (not given or text[a:b].isascii())
+        if key in cues.CALENDAR or product or self.wordy(token):  # "June", "Cassandra", "Chase"
             # a product's name is a person's only by what is said of people alone: a `she` counts, `wrote` not
             pronoun = product and given == 2 and not self.wordy(token)
             cue = cues.person(text, a, b, strict=True, imperative=not product, pronoun=pronoun, social=product)
@@ -227,6 +261,8 @@ class Names:
             return [("PERSON", a, b)]
         if lex.words.get(key, 0) >= INITIAL_WORD:
             return []
+        if cues.field_before(text, a) and not tech and key not in lex.words:
+            return [("PERSON", a, b)]  # `last_name="Iyer"`, `name: "Ngaio"`
         if given and not tech and (cues.person(text, a, b, strict=True, pronoun=True) or self._pair(text, token)):
             return [("PERSON", a, b)]  # a rarer given name next to a cue: "Thandiwe suggested"
         return None  # a rare given name, a surname alone, a word no lexicon knows: the NER model reads it
@@ -235,8 +271,8 @@ class Names:
         lex = self.lex
         if key in cues.CALENDAR or cues.tech_after(text, b) or cues.product_next(text, a, b, lex.products):
             return []  # "in March", "the Frankfurt region", "EPYC Milan"
-        if cues.deployment(text, a):
-            return []  # "us-east-2 (Ohio)", "fail over to Ohio"
+        if deployments.deployment(text, a, b, self.lex.products):
+            return []  # "us-east-2 (Ohio)", "fail over to Ohio", "the Ohio ring", "Thanos in Frankfurt"
         person = self.given(key) and cues.person(text, a, b, strict=True, imperative=False)
         if self.big_place(key):
             return [("PERSON" if person else "LOCATION", a, b)]
@@ -253,7 +289,14 @@ class Names:
         if label is None or cues.tech_after(text, b) or cues.tech_before(text, a):
             return []
         place = label in ("GPE", "LOC", "FAC") or (label == "PERSON" and not self.given(piece[0].key))
-        if place and cues.place_before(text, a) and not cues.deployment(text, a):
+        # `on` before a word no lexicon knows is as often a system's (`the cluster is on Karpenter`)
+        on = cues.word_before(text, a) == "on"
+        if (
+            place
+            and not on
+            and cues.place_before(text, a)
+            and not deployments.deployment(text, a, b, self.lex.products)
+        ):
             return [("LOCATION", a, b)]
         if label in ("PERSON", "ORG", "GPE") and cues.person(text, a, b, strict=True, pronoun=True):
             return [("PERSON", a, b)]

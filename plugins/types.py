@@ -49,8 +49,14 @@ whether a pool that serves it is under its idle watermark now (None: it serves n
 releases an item only while one says True (routing adds its cluster's; none registered: always idle)."""
 
 BATCH_JOBS = "batch_jobs"
-"""The `Services.shared` key of the batch jobs as the dashboard shows them: a callable taking a limit and returning
-how many jobs are held and the newest that many, each a JSON-ready summary (the batch room sets it)."""
+"""The `Services.shared` key of the batch jobs as the dashboard shows them: an async callable taking a limit and
+returning how many jobs are held and the newest that many, each a JSON-ready summary (the batch room sets it;
+where replicas share jobs, every replica's)."""
+
+EVIDENCE_SINKS = "evidence_sinks"
+"""The `Services.shared` key of a list of evidence sinks: each a callable taking the records one flush of the gateway
+wrote (their JSON bytes, the log line's), called right after answers go out. A sink only keeps them for a task of
+its own to send (the dashboard's fleet stream does); it must not raise, block or do I/O there."""
 
 SERVED_MODELS = "served_models"
 """The `Services.shared` key of the model names the gateway serves, in config order (routing sets it)."""

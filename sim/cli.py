@@ -21,6 +21,7 @@ OVERRIDES: dict[str, tuple[str, bool, float]] = {
     "prefill_tps": ("prefill_tokens_per_s", False, 1.0),
     "tpot_ms": ("tpot_s", True, 0.001),
     "block_size": ("block_size", False, 1.0),
+    "prefill_chunk_tokens": ("prefill_chunk_tokens", True, 1.0),
     "default_max_tokens": ("default_max_tokens", False, 1.0),
 }
 
@@ -112,6 +113,9 @@ def add_command(sub: Any) -> None:
     tuning.add_argument("--prefill-tps", type=float, help="prefill throughput, tokens per second")
     tuning.add_argument("--tpot-ms", type=float, help="milliseconds per output token, alone")
     tuning.add_argument("--block-size", type=int, help="tokens per KV block")
+    tuning.add_argument(
+        "--prefill-chunk-tokens", type=int, help="prefill long prompts in chunks of this many tokens (0: whole)"
+    )
     tuning.add_argument("--default-max-tokens", type=int, help="tokens a reply may take when the request sets none")
     sim.set_defaults(run=_run)
 

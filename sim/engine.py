@@ -84,10 +84,15 @@ class Engine:
         seq.cached_tokens = len(lease.pinned) * self.profile.block_size
         queued = time.monotonic() - seq.arrival
         self.metrics.admitted(len(seq.prompt), seq.cached_tokens, queued)
-        delay = self._scaled(self.profile.prefill_s(len(seq.prompt) - seq.cached_tokens))
-        if delay > 0:
-            async with self._prefill_lane:  # prefills share the compute
-                await asyncio.sleep(delay)
+        left = len(seq.prompt) - seq.cached_tokens
+        chunk = self.profile.prefill_chunk_tokens or left
+        while left > 0:  # prefills share the compute; chunked, each gives the lane up between chunks
+            tokens = min(chunk, left)
+            delay = self._scaled(self.profile.prefill_s(tokens))
+            if delay > 0:
+                async with self._prefill_lane:  # FIFO: a prefill that arrives mid-way runs its next chunk
+                    await asyncio.sleep(delay)
+            left -= tokens
         self.cache.commit(lease, block_hashes(seq.prompt, self.profile.block_size))
 
     async def _decode_step(self) -> None:

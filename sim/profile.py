@@ -22,6 +22,7 @@ class EngineProfile:
     embedding_dim: int = 256
     default_max_tokens: int = 16
     max_model_len: int = 32_768
+    prefill_chunk_tokens: int = 0  # 0: a prompt prefills in one piece; N: in chunks of N, interleaved (vLLM's way)
 
     def __post_init__(self) -> None:
         if not self.models:

@@ -1,15 +1,22 @@
 """Workflow runs shared through Redis: a run's view is there when the POST answers and when the run ends, in its
-owner's namespace and expiring; a store away leaves the run going here and makes a foreign poll a 503, not a 404."""
+owner's namespace and expiring; a store away leaves the run going here and makes a foreign poll a 503, not a 404;
+a replica that stops hands its running workflows to another, which finishes them without redoing settled steps."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from typing import Any
 
 import redis.asyncio as aioredis
 
+from taskgate.sim import PROFILES
+from taskgate.sim import create_app as create_sim
+from taskgate.sim.script import Rule, Script
 from tests.authz.conftest import Keys
+from tests.batch.conftest import Seen, recording
+from tests.proxy.agents import SUMMARISE
 
 from ..conftest import RedisServer, closed_port
 from .test_taskflow import PLANNER, bearer, diamond
@@ -25,14 +32,15 @@ async def test_a_runs_view_is_in_redis_as_the_202_goes_out_and_complete_when_it_
         assert resp.status == 202
         task = (await resp.json())["task"]
         [key] = [k for k in await store.keys("taskgate:workflow:run:*") if k.endswith(task)]
-        assert json.loads(str(await store.get(key)))["view"]["status"] == "running"  # before any poll
+        assert json.loads(str(await store.hget(key, "view")))["status"] == "running"  # before any poll
+        assert json.loads(str(await store.hget(key, "spec")))["purpose"] == diamond()["purpose"]  # to resume it
         assert "alice" not in key  # the owner's namespace, hashed
         for _ in range(100):
             view = await (await client.get(f"/v1/tasks/{task}", headers=bearer(keys))).json()
             if view["status"] != "running":
                 break
             await asyncio.sleep(0.1)
-        shared = json.loads(str(await store.get(key)))["view"]
+        shared = json.loads(str(await store.hget(key, "view")))
         ttl = await store.ttl(key)
     finally:
         await store.aclose()
@@ -54,3 +62,53 @@ async def test_with_the_run_store_away_a_run_goes_on_here_and_a_foreign_poll_is_
     assert foreign.status == 503
     assert body["error"]["code"] == "run_store_unavailable"
     assert foreign.headers["Retry-After"] == "1"
+
+
+async def test_a_replica_that_stops_hands_its_running_workflow_to_another_which_finishes_it(
+    redis_server: RedisServer, start: Any, keys: Keys
+) -> None:
+    store = {"store": "redis", "redis_url": redis_server.url}
+    script = Script([Rule(match="over slowly", role="user", reply="thought", delay_s=1.0), *PLANNER.rules])
+    engines: list[list[Seen]] = []
+
+    async def replica() -> Any:
+        seen: list[Seen] = []
+        engines.append(seen)
+        sim = create_sim(dataclasses.replace(PROFILES["instant"], models=("m",)), "sim", script)
+        sim.middlewares.append(recording(seen))
+        return await start(sim, lambda config: config["authz"]["tasks"].update(store), workflows=store)
+
+    first, second = await replica(), await replica()
+    workflow = {
+        "purpose": SUMMARISE, "wait": False,
+        "steps": [
+            {"id": "plan", "model": "m", "messages": [{"role": "user", "content": "which folder should I read?"}]},
+            {"id": "think", "model": "m", "messages": [{"role": "user", "content": "think ${plan} over slowly"}]},
+            {"id": "answer", "model": "m", "messages": [{"role": "user", "content": "summarise these: ${think}"}]},
+        ],
+    }  # fmt: skip
+    resp = await first.post("/v1/tasks", json=workflow, headers=bearer(keys))
+    assert resp.status == 202, await resp.text()
+    task = (await resp.json())["task"]
+
+    async def view(client: Any) -> dict[str, Any]:
+        found: dict[str, Any] = await (await client.get(f"/v1/tasks/{task}", headers=bearer(keys))).json()
+        return found
+
+    for _ in range(100):
+        if (await view(second))["steps"]["think"]["status"] == "running":
+            break
+        await asyncio.sleep(0.05)
+    await first.close()  # a graceful stop: the run is left as recorded, and its lease goes with the replica
+    for _ in range(100):
+        done = await view(second)
+        if done["status"] != "running":
+            break
+        await asyncio.sleep(0.1)
+    assert done["status"] == "completed", done
+    assert done["steps"]["answer"]["output"]
+    here, there = ([json.dumps(s.body) for s in seen] for seen in engines)
+    assert sum("which folder" in body for body in here + there) == 1  # what completed is not run again
+    assert any("over slowly" in body for body in here)  # cut off on the first replica...
+    assert sum("over slowly" in body for body in there) == 1  # ...and run again where the run was resumed
+    assert any("summarise these" in body for body in there)

@@ -28,6 +28,7 @@ class Seen:
     body: dict[str, Any]
     came: float
     went: float | None = None
+    answer: str | None = None  # the id of the completion it answered (a whole answer's)
 
     @property
     def text(self) -> str:
@@ -53,6 +54,8 @@ def recording(seen: list[Seen]) -> Callable[..., Awaitable[web.StreamResponse]]:
         seen.append(entry)
         try:
             answered: web.StreamResponse = await handler(request)
+            if isinstance(answered, web.Response) and isinstance(answered.body, bytes):
+                entry.answer = json.loads(answered.body).get("id")
             return answered
         finally:
             entry.went = time.monotonic()

@@ -1,5 +1,7 @@
 """Three `taskgate serve` replicas behind HAProxy (round robin, no stickiness) sharing one Redis: chat, an MCP
-handshake session and workflows spread over them; one replica is killed mid-run, and nothing of the tasks is lost."""
+handshake session and workflows spread over them; one replica is killed mid-run, and nothing of the tasks is lost:
+its workflows are taken over by another replica, one cut off in a model step finishes there, one cut off in a tool
+call ends `interrupted`, and no tool step runs twice."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +36,7 @@ from tests.authz.conftest import Keys, jwt_section
 from tests.authz.mcp_servers import serving
 from tests.authz.policy import task_key
 from tests.authz.test_tasks import bearer
+from tests.batch.conftest import Seen, recording
 
 from ..conftest import RedisServer, closed_port, haproxy, haproxy_states
 
@@ -44,28 +48,49 @@ p, role:mail-user, acme, mail__*, call, r-mail
 p, profile:default, *, mail__*, call, prof-default
 g, alice, role:mail-user, acme
 """
-WORKFLOW = {
-    "purpose": "brief me on my mail",
-    "wait": False,
-    "steps": [
-        {"id": "subjects", "tool": "mail__list", "arguments": {}},
-        {"id": "newest", "tool": "mail__read", "arguments": {"folder": "inbox"}, "after": ["subjects"]},
-        {"id": "brief", "model": "m", "messages": [{"role": "user", "content": "Brief me: ${newest}"}]},
-    ],
-}
 
 
-def mail() -> MCPServer:
+def reading(tag: str) -> dict[str, Any]:
+    """A workflow whose slow step is a tool call: cut off there, it cannot be resumed (a tool may not run twice)."""
+    return {
+        "purpose": "brief me on my mail",
+        "wait": False,
+        "steps": [
+            {"id": "subjects", "tool": "mail__list", "arguments": {"tag": tag}},
+            {"id": "newest", "tool": "mail__read", "arguments": {"folder": tag}, "after": ["subjects"]},
+            {"id": "brief", "model": "m", "messages": [{"role": "user", "content": "Brief me: ${newest}"}]},
+        ],
+    }
+
+
+def thinking(tag: str) -> dict[str, Any]:
+    """A workflow whose slow step is a model call: cut off there, it is resumed (a model call may run again)."""
+    ask = f"Think it over slowly ({tag}): ${{subjects}}"
+    return {
+        "purpose": "brief me on my mail",
+        "wait": False,
+        "steps": [
+            {"id": "subjects", "tool": "mail__list", "arguments": {"tag": tag}},
+            {"id": "think", "model": "m", "messages": [{"role": "user", "content": ask}]},
+            {"id": "brief", "model": "m", "messages": [{"role": "user", "content": "Brief me: ${think}"}]},
+        ],
+    }
+
+
+def mail(calls: Counter[str]) -> MCPServer:
+    """The mail server; `calls` counts each tool's calls by their argument."""
     server = MCPServer("mail")
 
     @server.tool(name="list")
-    def list_messages() -> list[str]:
+    def list_messages(tag: str = "") -> list[str]:
         """List message subjects."""
+        calls[f"list {tag}"] += 1
         return ["Q3 numbers", "offsite"]
 
     @server.tool()
     async def read(folder: str = "inbox") -> str:
         """Read the newest message of a folder (slowly)."""
+        calls[f"read {folder}"] += 1
         await asyncio.sleep(TOOL_S)
         return f"[{folder}] the Q3 numbers are in"
 
@@ -167,17 +192,26 @@ async def test_three_replicas_behind_haproxy_lose_no_task_state_when_one_is_kill
 ) -> None:
     profile = dataclasses.replace(PROFILES["instant"], models=("m",))
     script = Script([Rule(match="slowly", reply="took a while", delay_s=CHAT_S), Rule(match=".", reply="done")])
-    engine = str((await aiohttp_server(create_sim(profile, "sim", script))).make_url("")).rstrip("/")
+    sim = create_sim(profile, "sim", script)
+    seen: list[Seen] = []
+    sim.middlewares.append(recording(seen))
+    engine = str((await aiohttp_server(sim)).make_url("")).rstrip("/")
+    calls: Counter[str] = Counter()
     async with (
-        serving(mail()) as tools,
+        serving(mail(calls)) as tools,
         replicas(keys, tmp_path, engine, tools, redis_server.url) as started,
     ):
         with haproxy(tmp_path, [r.port for r in started], health="/readyz") as port:
-            await scenario(f"http://127.0.0.1:{port}", started, keys, tmp_path)
+            resumed = await scenario(f"http://127.0.0.1:{port}", started, keys, tmp_path, calls)
     await every_key_is_bounded(redis_server.url)
+    steps = {call: count for call, count in calls.items() if call.split(" ", 1)[1]}  # the workflows' tool steps
+    assert [call for call, count in steps.items() if count != 1] == []  # none ran twice, resumed or not
+    thought = [s for s in seen if f"slowly ({resumed})" in s.text]
+    assert len(thought) == 2  # the model step cut off on the killed replica ran again where the run was resumed
 
 
-async def scenario(base: str, started: list[Replica], keys: Keys, tmp_path: Path) -> None:
+async def scenario(base: str, started: list[Replica], keys: Keys, tmp_path: Path, calls: Counter[str]) -> str:
+    """The replicas at work, one killed; the tag of the workflow that was resumed after it."""
     await until(lambda: _all_up(tmp_path), 10, "haproxy sees every replica up")
     auth = bearer(keys)
     llm = openai.AsyncOpenAI(base_url=base + "/v1", api_key=auth["Authorization"][7:], max_retries=0, timeout=15)
@@ -218,20 +252,27 @@ async def scenario(base: str, started: list[Replica], keys: Keys, tmp_path: Path
             assert len({who for method, who in served if method == "POST"}) >= 2  # one session, several replicas
             victim = next(r for r in started if r.name == served[0][1])  # the replica that opened the session
 
-            # workflows until one runs on the victim and one elsewhere
+            # workflows of both shapes until one of each runs on the victim, and others elsewhere
             runs: dict[str, str] = {}  # task -> the replica running it
-            while victim.name not in runs.values() or len(set(runs.values())) < 2:
-                async with http.post(f"{base}/v1/tasks", json=WORKFLOW) as resp:
-                    assert resp.status == 202, await resp.text()
-                    runs[(await resp.json())["task"]] = resp.headers["x-served-by"]
-                assert len(runs) <= 2 * REPLICAS
-            doomed = next(task for task, who in runs.items() if who == victim.name)
+            tags: dict[str, str] = {}  # task -> its tag
+            for shape in (reading, thinking):
+                while victim.name not in [runs[t] for t in runs if tags[t].startswith(shape.__name__)]:
+                    tag = f"{shape.__name__}-{len(runs)}"
+                    async with http.post(f"{base}/v1/tasks", json=shape(tag)) as resp:
+                        assert resp.status == 202, await resp.text()
+                        task = (await resp.json())["task"]
+                        runs[task], tags[task] = resp.headers["x-served-by"], tag
+                    assert len(runs) <= 4 * REPLICAS
+            assert len(set(runs.values())) >= 2
+            doomed, resumed = (next(t for t, who in runs.items() if who == victim.name and tags[t].startswith(name))
+                               for name in ("reading", "thinking"))  # fmt: skip
 
             async def midway() -> bool:
-                steps = (await poll(doomed))["steps"]
-                return bool(steps["subjects"]["status"] == "completed" and steps["newest"]["status"] == "running")
+                steps, thought = (await poll(doomed))["steps"], (await poll(resumed))["steps"]
+                reading_now = steps["subjects"]["status"] == "completed" and steps["newest"]["status"] == "running"
+                return bool(reading_now and thought["think"]["status"] == "running")
 
-            await until(midway, 10, "the victim's workflow is in its slow step")  # polled through every replica
+            await until(midway, 10, "the victim's workflows are in their slow steps")  # polled through every replica
             in_flight = [asyncio.ensure_future(chat("answer slowly")) for _ in range(REPLICAS)]
             await asyncio.sleep(0.5)
             os.kill(victim.proc.pid, signal.SIGKILL)
@@ -256,7 +297,10 @@ async def scenario(base: str, started: list[Replica], keys: Keys, tmp_path: Path
             assert cut["status"] == "interrupted"
             assert cut["steps"]["subjects"]["status"] == "completed"  # what it did before it died is kept
             assert "Q3 numbers" in cut["steps"]["subjects"]["output"]
-            assert cut["steps"]["newest"]["error"] == {"code": "interrupted"}
+            assert cut["steps"]["newest"]["status"] == "cancelled"  # the tool may have run: it is not called again
+            assert cut["steps"]["newest"]["error"]["code"] == "interrupted"
+            assert "not run twice" in cut["steps"]["newest"]["error"]["message"]
+            assert cut["steps"]["brief"] == {**cut["steps"]["brief"], "status": "skipped"}
             for task in (t for t in runs if t != doomed):
                 done = await until(lambda t=task: _ended(poll, t), 15, f"workflow {task} ends")
                 assert done["status"] == "completed", done
@@ -265,6 +309,7 @@ async def scenario(base: str, started: list[Replica], keys: Keys, tmp_path: Path
         await http.close()
         await llm.close()
     assert out_s < 3
+    return tags[resumed]
 
 
 async def every_key_is_bounded(url: str) -> None:

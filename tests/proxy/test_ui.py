@@ -11,7 +11,7 @@ from taskgate.dashboard.view import view
 from taskgate.gateway.gateway import GATEWAY
 from tests.authz.conftest import Keys
 
-from ..conftest import ProxyFactory, StartEngines
+from ..conftest import ProxyFactory, RedisServer, StartEngines, closed_port
 from .dashboard import PROMPT, batch_config, chat, dashboard_config, submit
 from .test_errors import openai_error
 
@@ -97,6 +97,56 @@ async def test_each_poll_sends_only_what_is_new_since_its_cursor(
     for odd in ("-1", "²", "1e3", "9" * 19):
         bad = await client.get("/ui/api/requests", params={"after": odd}, headers=admin)
         assert (await openai_error(bad, 400, "invalid_cursor"))["param"] == "after"
+
+
+async def test_replicas_sharing_a_fleet_stream_each_show_every_replicas_records_once_named(
+    redis_server: RedisServer, proxy: ProxyFactory, engines: StartEngines, keys: Keys
+) -> None:
+    [(_, url, _)] = await engines("up")
+    fleet = {"store": "redis", "redis_url": redis_server.url, "max_records": 100}
+    first, second = [await proxy(dashboard_config(keys, url, fleet=fleet | {"replica": name})) for name in ("a", "b")]
+    admin, alice = bearer(keys.token(roles=["admin"])), bearer(keys.token())
+
+    async def shown(client: Any, after: str = "0") -> dict[str, Any]:
+        answer: dict[str, Any] = await (await client.get(f"/ui/api/requests?after={after}", headers=admin)).json()
+        return answer
+
+    async def sent(client: Any, text: str) -> str:
+        resp = await client.post("/v1/chat/completions", json=chat(text), headers=alice)
+        assert resp.status == 200
+        return str(resp.headers["x-taskgate-request-id"])
+
+    made = [await sent(first, "one"), await sent(second, "two"), await sent(first, "three")]
+    for _ in range(50):  # published right after each answer, by a writer of its own
+        seen = await shown(second)
+        if len(seen["records"]) == 3:
+            break
+        await asyncio.sleep(0.02)
+    assert [(r["id"], r["replica"]) for r in seen["records"]] == list(zip(made, "aba", strict=True))
+    assert (await shown(first))["records"] == seen["records"]  # the same page from either replica
+    assert (await shown(first, seen["cursor"]))["records"] == []  # the dashboard's own polls are not published
+    later = await sent(second, "four")
+    for _ in range(50):
+        new = await shown(first, seen["cursor"])
+        if new["records"]:
+            break
+        await asyncio.sleep(0.02)
+    assert [(r["id"], r["replica"]) for r in new["records"]] == [(later, "b")]
+    assert first.app[GATEWAY].evidence.find(made[0]) is not None  # each replica still keeps its own
+    assert second.app[GATEWAY].evidence.find(made[0]) is None
+
+
+async def test_with_the_fleet_stream_away_requests_are_answered_and_the_page_is_told_it_is_away(
+    proxy: ProxyFactory, engines: StartEngines, keys: Keys
+) -> None:
+    [(_, url, _)] = await engines("up")
+    away = {"store": "redis", "redis_url": f"redis://127.0.0.1:{closed_port()}/0"}
+    client = await proxy(dashboard_config(keys, url, fleet=away))
+    sent = await client.post("/v1/chat/completions", json=chat(), headers=bearer(keys.token()))
+    assert sent.status == 200  # publishing is off the answer's path
+    assert client.app[GATEWAY].evidence.find(sent.headers["x-taskgate-request-id"]) is not None
+    answer = await client.get("/ui/api/requests", headers=bearer(keys.token(roles=["admin"])))
+    await openai_error(answer, 503, "fleet_unavailable")
 
 
 async def test_the_endpoints_last_minutes_hold_load_breaker_and_the_engines_cache_hit_rate(

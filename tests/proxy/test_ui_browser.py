@@ -1,4 +1,5 @@
-"""The dashboard in a real headless Chromium: it loads cleanly, shows a request just made, and its parallel steps."""
+"""The dashboard in a real headless Chromium: it loads cleanly, shows a request just made, and its parallel steps;
+with replicas sharing a fleet stream, one replica's page shows the requests every replica served, each named."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from playwright.async_api import Page, async_playwright
 from taskgate.gateway.gateway import GATEWAY
 from tests.authz.conftest import Keys
 
-from ..conftest import ProxyFactory, StartEngines
+from ..conftest import ProxyFactory, RedisServer, StartEngines
 from .dashboard import batch_config, chat, dashboard_config, overlapping, submit
 
 
@@ -116,4 +117,36 @@ async def test_the_batch_section_is_absent_when_the_gateway_runs_no_batch_room(
     problems = await signed_in(page, str(client.make_url("/ui")), keys.token(roles=["admin"]))
     await page.wait_for_selector("#live.on")
     assert await page.locator("#jobs").is_hidden()
+    assert problems == []
+
+
+async def test_the_dashboard_shows_requests_served_by_two_replicas_each_named(
+    redis_server: RedisServer, page: Page, proxy: ProxyFactory, engines: StartEngines, keys: Keys
+) -> None:
+    [(_, url, _)] = await engines("up")
+    fleet = {"store": "redis", "redis_url": redis_server.url}
+    replicas = [await proxy(dashboard_config(keys, url, poll_interval_s=0.5, fleet=fleet | {"replica": name}))
+                for name in ("r0", "r1")]  # fmt: skip
+    served: dict[str, str] = {}
+    for name, client in zip(("r0", "r1"), replicas, strict=True):
+        sent = await client.post(
+            "/v1/chat/completions", json=chat(), headers={"Authorization": f"Bearer {keys.token()}"}
+        )
+        assert sent.status == 200
+        served[sent.headers["x-taskgate-request-id"]] = name
+
+    problems = await signed_in(page, str(replicas[0].make_url("/ui")), keys.token(roles=["admin"]))
+    for rid, name in served.items():  # the page of one replica shows the other's request too, and who served each
+        row = page.locator(f"#records li[data-id='{rid}']")
+        await row.wait_for()
+        assert await row.locator(".tag.replica").inner_text() == f"@ {name}"
+    other = next(rid for rid, name in served.items() if name == "r1")
+    await page.locator(f"#records li[data-id='{other}']").click()
+    facts = dict(
+        zip(await page.locator("#detail dl.facts dt").all_inner_texts(),
+            await page.locator("#detail dl.facts dd").all_inner_texts(), strict=False)
+    )  # fmt: skip
+    assert facts["Served by"] == "r1"
+    await page.fill("#filter", "r1")
+    assert await page.locator("#records li").count() == 1
     assert problems == []

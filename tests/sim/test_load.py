@@ -153,3 +153,17 @@ async def test_disconnect_frees_the_sequence_without_handler_cancellation() -> N
         await eventually(freed)
     finally:
         await runner.cleanup()
+
+
+async def test_a_short_prompt_waits_one_chunk_of_a_long_prefill_when_prefill_is_chunked(sim_client: MakeClient) -> None:
+    async def short_behind_long(client: SimClient) -> float:
+        long = asyncio.create_task(_first_token_and_usage(client, long_text(4000, "doc")))  # 0.4 s of prefill
+        await asyncio.sleep(0.05)
+        short, _ = await _first_token_and_usage(client, long_text(20, "q"))
+        await long
+        return short
+
+    whole = await short_behind_long(await sim_client(timed()))
+    chunked = await short_behind_long(await sim_client(timed(prefill_chunk_tokens=256)))  # 25.6 ms a chunk
+    assert whole > 0.3  # it waited for the rest of the long prompt's prefill
+    assert chunked < 0.15  # it waited for the chunk in progress, then ran its own

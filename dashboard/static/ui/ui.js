@@ -149,7 +149,7 @@
   function matches(record, words) {
     if (!words) return true;
     const placement = record.placement || {};
-    const text = [record.id, record.path, record.model, record.surface, record.status, placement.endpoint, placement.pool, (record.error || {}).code].join(" ").toLowerCase();
+    const text = [record.id, record.path, record.model, record.surface, record.status, placement.endpoint, placement.pool, (record.error || {}).code, record.replica].join(" ").toLowerCase();
     return words.split(/\s+/).every((word) => text.includes(word));
   }
 
@@ -165,6 +165,7 @@
   function row(record) {
     const where = record.placement ? record.placement.endpoint : record.upstream && record.upstream.server;
     const tags = [
+      record.replica && el("span", { class: "tag replica", "data-replica": record.replica, title: "the replica that served it", text: `@ ${record.replica}` }),
       record.task && el("span", { class: "tag task", text: `task: ${record.task.turns || (record.task.trace || []).length} turns` }),
       record.pii && el("span", { class: "tag pii", text: `PII: ${record.pii.map((f) => f.type.toLowerCase()).join(", ")}` }),
       record.error && el("span", { class: `tag ${refusal(record) ? "denied" : ""}`, text: record.error.code }),
@@ -220,6 +221,7 @@
     const pairs = [
       ["When", record.at ? `${new Date(record.at * 1000).toLocaleTimeString()} (${ago(record.at)})` : null],
       ["Caller", record.who],
+      ["Served by", record.replica],
       ["Surface", record.surface],
       ["Model", record.model],
       ["Took", ms(record.ms)],

