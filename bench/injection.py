@@ -481,7 +481,7 @@ def classifier_table(measured: dict[str, Any] | None) -> list[str]:
         return []
     lines = [
         "",
-        "classifier on held-aside phrasings (injection_suite/phrasings_heldout.jsonl: written apart, not tuned on)",
+        "classifier on held-aside phrasings (injection_suite/phrasings_heldout2.jsonl: written apart, not tuned on)",
         "needed profile    phrasings   right (exactly)   enough (at least)   short (a write missing)",
     ]
     for profile, counts in measured["profiles"].items():

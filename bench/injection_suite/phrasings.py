@@ -1,11 +1,11 @@
 """The classifier on request phrasings kept apart: how often a request gets the profile it needs.
 
-`phrasings_heldout.jsonl` holds 183 requests written from the tools and the
-world alone, before the classifier's examples, its code or any task of the
-suite were read, each labelled with the coarse profiles (provenance policy)
-it needs: `read`, `communicate`, `documents`, `payments`, several for a
-request with several parts. Nothing is tuned on them; bench/injection.py
-reports the accuracy per profile once per run.
+`phrasings_heldout2.jsonl` holds 200 requests written apart from the
+classifier's examples, each labelled with the coarse profiles (provenance
+policy) it needs: `read`, `communicate`, `documents`, `payments`, several for
+a request with several parts. Nothing is tuned on them; bench/injection.py
+reports the accuracy per profile once per run. `phrasings_heldout.jsonl` (183,
+held aside in the third round) is tuning data since the fourth (`TUNING`).
 
 A request is classified as the gateway does it (the whole request, then each
 part of a request with several); its profiles are the write profiles found
@@ -26,7 +26,7 @@ from taskgate.guards.classify import DEFAULT_TYPES, TaskType, parts_of, trained_
 from .replay import PART_CONFIDENCE, POLICIES
 
 TUNING = Path(__file__).with_name("phrasings_heldout.jsonl")  # held aside in the third round; tuned on since
-HELD_ASIDE = TUNING
+HELD_ASIDE = Path(__file__).with_name("phrasings_heldout2.jsonl")  # written apart, measured from the fourth round
 READ = "read"
 
 
