@@ -1,6 +1,6 @@
 """Prompt-injection replay: how well per-task authorization stops hijacked agents and lets users' tasks through.
 
-    python bench/injection.py            # every task and (task, attack) pair, each configuration (about 2 min here)
+    python bench/injection.py            # every task and (task, attack) pair, each configuration (about 8 min here)
     python bench/injection.py --quick    # every task, a seeded sample of 80 pairs, one latency pass (under 1 min)
     python bench/injection.py --configs none,profiles --seed 3
     python bench/injection.py --split dev   # only the dev tasks and their pairs (revising a policy)
