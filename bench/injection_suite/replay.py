@@ -151,9 +151,9 @@ class GatewayCaller:
         session.take(result.meta)
         refusal = _refusal(result)
         if refusal is not None:  # taskgate's refusal as MCP reports a tool execution error (`mcp.refusals: result`)
-            approval: dict[str, Any] = refusal["approval"] if isinstance(refusal.get("approval"), dict) else {}
+            asked = refusal.get("approval")
             status = "held" if refusal.get("reason") == "approval_required" else "denied"
-            rule = refusal.get("rule") or approval.get("rule")
+            rule = refusal.get("rule") or (asked.get("rule") if isinstance(asked, dict) else None)
             return Outcome(call.tool, status, ms, rule, refusal.get("reason"), _error_text(result))
         return Outcome(call.tool, "tool_error" if result.is_error else "allowed", ms, message=_error_text(result))
 
