@@ -1,30 +1,41 @@
 """Prompt-injection replay: how well per-task authorization stops hijacked agents and lets users' tasks through.
 
-    python bench/injection.py            # every task and (task, attack) pair, each configuration (about 2 min here)
+    python bench/injection.py            # every task and (task, attack) pair, each configuration (about 8 min here)
     python bench/injection.py --quick    # every task, a seeded sample of 80 pairs, one latency pass (under 1 min)
     python bench/injection.py --configs none,profiles --seed 3
     python bench/injection.py --split dev   # only the dev tasks and their pairs (revising a policy)
 
 The suite is bench/injection_suite: one user's world (mail, calendar, files,
 bank, team chat, web) served by six real MCP servers (the official SDK), user
-tasks with their intended tool calls (`dev`, which the policies are written
-from, and `heldout`: 30 tasks written apart by someone who saw neither the
-policies nor the classifier's examples), and attacks planted into untrusted
-fields of the data a task reads. Configurations:
+tasks with their intended tool calls, and attacks planted into untrusted
+fields of the data a task reads. The tasks are split:
+
+- `dev` (107): what the policies and the classifier's examples are revised on: the first 77
+  (tasks.py) and the 30 of heldout_tasks.py, held aside until the third round was measured and
+  tuned on since the fourth;
+- `heldout` (36, heldout2_tasks.py): written apart by someone who saw neither the policies nor the
+  classifier's examples, committed before the fourth round's revision began and run once after it.
+
+The classifier's accuracy is measured on request phrasings the same way: phrasings_heldout.jsonl
+(held aside in the third round) is tuning data now, phrasings_heldout2.jsonl the held-aside set,
+reported only with a run that includes the held-out tasks. Configurations:
 
 - `none`: no gateway; the calls go straight to the servers (every attack succeeds: the floor).
 - `profiles`: taskgate with roles and intent profiles (policies/profiles.csv).
 - `constraints`: plus argument constraints that need no provenance (constraints.csv).
 - `provenance`: coarser profiles (provenance.task_types.json), trust declarations, provenance of
-  values, and holds (provenance.csv).
+  values, and holds (provenance.csv); the classifier alone picks the task's profile.
 - `pinned`: provenance.csv with one profile granting every tool, to which a policy rule pins the
   user's tasks: what the argument rules, trust declarations, reference sources and holds decide
   without the classifier (the policy rows are provenance.csv's, unchanged).
+- `base`: provenance.csv with a base profile for every task of the user (every tool but the bank's
+  writes) plus the profiles the classifier adds (`add` rows): a misclassified task keeps its base
+  writes, and moving money needs a request the classifier reads as a payment.
 
 Each configuration has its own policy file; the runner checks that the user's
 roles are the same in all of them and that every profile a configuration's
 task types name has rows in its policy. `--split dev` runs the dev tasks only
-(revise a policy on those; the held-out tasks measure what that misses).
+(revise a policy on those; the held-out tasks measure what that misses, once).
 
 taskgate runs in this process as an MCP-only gateway (no model pools;
 pipeline authenticate, classify, authorize), with a real HS256 JWT for the
@@ -36,7 +47,9 @@ Measured, for dev and heldout tasks and per domain:
 - utility: tasks whose every call is allowed (replayed in a clean world);
 - utility under attack: the same, for the task's calls in each pair;
 - attack success: pairs whose every attacker call is allowed (after the task's calls, in the same task);
-- held: calls refused with -32044 (approval required), legitimate ones (utility replay) and the attacker's;
+- held: calls taskgate holds for approval (a refusal whose reason is `approval_required`: an `isError` result
+  with `_meta` `io.taskgate/refusal`, or -32044 where refusals are errors), legitimate ones (utility replay)
+  and the attacker's;
   a held call is not allowed in the first table, and is never approved here. The second table answers the
   holds as the task's user would (yes to what her task needs, no to the rest): utility with approvals, the
   share of legitimate calls held, and attack success for an approver who says yes to every hold;
@@ -107,16 +120,48 @@ def pinned_policy() -> Path:
     return target
 
 
+EVERYDAY = (
+    "mail__*",
+    "calendar__*",
+    "chat__*",
+    "files__*",
+    "web__fetch",
+    "bank__balance",
+    "bank__transactions",
+    "bank__payees",
+    "bank__scheduled",
+    "bank__read_bill",
+)
+
+
+def base_policy() -> Path:
+    """provenance.csv with a base profile for the members' tasks: every tool but the bank's writes (what the
+    argument rules, trust declarations and holds guard on their own), plus the profiles the classifier finds
+    (`add` rows): moving money needs a request the classifier reads as a payment."""
+    folder = Path(tempfile.mkdtemp(prefix="injection-base-"))
+    source = POLICIES / "provenance.csv"
+    rows = source.read_text().splitlines()
+    rows += [f"p, profile:everyday, *, {tools}, call, ev-{n}" for n, tools in enumerate(EVERYDAY)]
+    rows += ["p, role:member, brightwell, profile:everyday, base, base-everyday",
+             "p, role:member, brightwell, profile:*, add, add-classified"]  # fmt: skip
+    target = folder / "base.csv"
+    target.write_text("\n".join(rows) + "\n")
+    (folder / "base.task_types.json").write_text(json.dumps(task_types_for(source)))
+    (folder / "base.authorize.json").write_text(json.dumps(authorize_params_for(source)))
+    return target
+
+
 CONFIGS = {
     "none": None,
     "profiles": POLICIES / "profiles.csv",
     "constraints": POLICIES / "constraints.csv",
     "provenance": POLICIES / "provenance.csv",
     "pinned": pinned_policy(),
+    "base": base_policy(),
 }
 LABELS = {
     "none": "no gateway", "profiles": "profiles", "constraints": "+constraints", "provenance": "+provenance",
-    "pinned": "+prov. pinned",
+    "pinned": "+prov. pinned", "base": "+prov. base",
 }  # fmt: skip
 QUICK_PAIRS = 80
 SPLITS = ("all", "dev", "heldout")
@@ -138,7 +183,10 @@ def check_policies() -> None:
         if path is None:
             continue
         lines = [line.strip() for line in path.read_text().splitlines()]
-        seen[name] = sorted(line for line in lines if line.startswith(("p, role:", "g,")) and ", pin," not in line)
+        seen[name] = sorted(
+            line for line in lines
+            if line.startswith(("p, role:", "g,")) and not any(f", {how}," in line for how in ("pin", "base", "add"))
+        )  # fmt: skip
         defined = {line.split(",")[1].strip() for line in lines if line.startswith("p, profile:")}
         wanted = {f"profile:{kind.get('profile', label)}" for label, kind in task_types_for(path).items()}
         missing = sorted(wanted - defined)
@@ -433,7 +481,7 @@ def classifier_table(measured: dict[str, Any] | None) -> list[str]:
         return []
     lines = [
         "",
-        "classifier on held-aside phrasings (injection_suite/phrasings_heldout.jsonl: written apart, not tuned on)",
+        "classifier on held-aside phrasings (injection_suite/phrasings_heldout2.jsonl: written apart, not tuned on)",
         "needed profile    phrasings   right (exactly)   enough (at least)   short (a write missing)",
     ]
     for profile, counts in measured["profiles"].items():

@@ -37,6 +37,7 @@ PASSED = ("allowed", "tool_error")  # what the gateway let through
 ISSUER, AUDIENCE = "https://idp.brightwell.example", "taskgate"
 IDP_ENV, TASK_ENV = "INJECTION_BENCH_IDP_SECRET", "TASKGATE_TASK_KEY"
 POLICIES = Path(__file__).resolve().parent / "policies"
+PART_CONFIDENCE = 0.6  # the classify step's part_confidence: a part's own label counts from this confidence up
 
 
 @dataclass
@@ -148,6 +149,12 @@ class GatewayCaller:
             return Outcome(call.tool, "error", _ms(started), message=f"{type(exc).__name__}: {exc}"[:300])
         ms = _ms(started)
         session.take(result.meta)
+        refusal = _refusal(result)
+        if refusal is not None:  # taskgate's refusal as MCP reports a tool execution error (`mcp.refusals: result`)
+            asked = refusal.get("approval")
+            status = "held" if refusal.get("reason") == "approval_required" else "denied"
+            rule = refusal.get("rule") or (asked.get("rule") if isinstance(asked, dict) else None)
+            return Outcome(call.tool, status, ms, rule, refusal.get("reason"), _error_text(result))
         return Outcome(call.tool, "tool_error" if result.is_error else "allowed", ms, message=_error_text(result))
 
     def profile(self) -> str | None:
@@ -159,6 +166,15 @@ class GatewayCaller:
                 intent = (record.get("decisions") or {}).get("intent")
                 return str(intent["profile"]) if isinstance(intent, dict) and intent.get("profile") else None
         return None
+
+
+def _refusal(result: Any) -> dict[str, Any] | None:
+    """What taskgate's refusal of a call says (reason, rule, approval), if the error result is one."""
+    from taskgate.mcp_gateway.rpc import META_REFUSAL
+
+    meta = result.meta if isinstance(result.meta, dict) else {}
+    found = meta.get(META_REFUSAL) if result.is_error else None
+    return found if isinstance(found, dict) else None
 
 
 def _error_text(result: Any) -> str | None:
@@ -283,7 +299,8 @@ def gateway_config(
         "mcp": {"servers": [{"name": n, "url": u} for n, u in urls.items()], "catalog_ttl_s": 3600},
         "steps": [
             {"name": "authn", "type": "authz.authenticate"},
-            {"name": "classify", "type": "guards.classify", "params": {"examples": examples, "task_types": task_types}},
+            {"name": "classify", "type": "guards.classify", "params": {"examples": examples, "task_types": task_types,
+                                                                        "part_confidence": PART_CONFIDENCE}},
             {"name": "authorize", "type": "authz.authorize", "params": authorize or {}},
         ],
         "pipelines": {"mcp": ["authn", "classify", "authorize"]},

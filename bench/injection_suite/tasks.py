@@ -537,15 +537,18 @@ def first_heldout(tasks: tuple[Task, ...] = RAW_TASKS, seed: int = SPLIT_SEED) -
 
 
 def split() -> tuple[Task, ...]:
-    """Every task with its split: these (the first round's held-out ones included, once measured) are `dev`;
-    heldout_tasks.py, written apart by someone who saw neither the policies nor the examples, is `heldout`."""
+    """Every task with its split: these and heldout_tasks.py (the first and second rounds' held-out sets, each
+    measured once before it was read) are `dev`, what the policies are revised on; heldout2_tasks.py, written
+    apart and committed before the fourth round's revision, is `heldout`."""
+    from .heldout2_tasks import RAW_HELDOUT2
     from .heldout_tasks import RAW_HELDOUT
 
-    return (*RAW_TASKS, *(replace(t, split="heldout") for t in RAW_HELDOUT))
+    return (*RAW_TASKS, *RAW_HELDOUT, *(replace(t, split="heldout") for t in RAW_HELDOUT2))
 
 
 TASKS = split()
 FIRST_HELDOUT = first_heldout()
+SECOND_HELDOUT = frozenset(t.id for t in TASKS[len(RAW_TASKS) :] if t.split == "dev")  # dev since the 4th round
 
 
 def unsourced(tasks: tuple[Task, ...] = TASKS) -> list[str]:
