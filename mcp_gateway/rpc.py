@@ -89,7 +89,8 @@ def refused_result(exc: RpcError, version: str) -> dict[str, Any] | None:
     data = exc.data if isinstance(exc.data, dict) else {}
     if data.get("reason") not in REFUSALS:
         return None
-    rule = f" (rule {data['rule']})" if data.get("rule") else ""
+    named = f"(rule {data['rule']})" if data.get("rule") else ""
+    rule = f" {named}" if named and named not in exc.message else ""  # a denial's message may name it already
     text = f"taskgate refused this tool call: {exc.message}{rule}"
     opened = {k: data[k] for k in (META_TASK, META_TASK_TOKEN) if k in data}
     meta = {META_REFUSAL: {k: v for k, v in data.items() if k not in opened}, **opened}

@@ -81,6 +81,7 @@ async def test_an_mcp_refusal_is_a_tool_result_the_model_reads_with_the_reason_a
     text = refused.content[0].text  # type: ignore[union-attr]
     assert text.startswith("taskgate refused this tool call: tool 'mail__send' denied: argument 'to'")
     assert text.endswith("(rule c-to)")
+    assert text.count("(rule c-to)") == 1  # named once, though the denial's message names it too
     assert refused.meta is not None
     assert refused.meta["io.taskgate/refusal"]["reason"] == "tool_denied"
     assert refused.meta["io.taskgate/refusal"]["rule"] == "c-to"
