@@ -14,11 +14,14 @@ computed again) with each decode engine of the chosen pool. Per pair: TTFT =
 the prefill engine's predicted TTFT for one token + the transfer + one decode
 step; ITL = the decode pool's `targets.tpot_ms` + the prefill work this replica
 has placed on the decode engine and it has not had the time to do (what will
-hold its steps). The decision, with `disaggregation.mode: auto`: disaggregate
-when the prefill would hold a busy decode engine longer than the stall budget
-(`decode_stall_ms`, unset: `classes.interactive_itl_ms`) and the best pair
-with that decode engine reaches the first token within the class's TTFT target
-or within `ttft_slack` of the whole placement; else run it whole there.
+hold its steps). The decision, with `disaggregation.mode: auto`: run it whole
+when its prefill would hold the decode engine's running decodes no longer than
+the stall budget (`decode_stall_ms`, unset: `classes.interactive_itl_ms`), or
+when the engine is idle. Otherwise take the best pair with that decode engine
+if it reaches the first token within the class's TTFT target or within
+`ttft_slack` of the whole placement, or if the time it costs the request over
+whole is less than what it spares the decodes there, all told (the stall times
+their number); else run it whole.
 """
 
 from __future__ import annotations
@@ -143,15 +146,21 @@ class Disaggregation:
         if stall <= budget:
             return "aggregated", f"its prefill would hold {name}'s decodes {stall:.0f} ms, within {budget:g} ms"
         whole_ttft = whole["ttft_ms"] if whole["ttft_ms"] is not None else math.inf
-        limit = max(target_ms, whole_ttft * (1.0 + self.config.ttft_slack))
-        if best.ttft_ms > limit:
-            return "aggregated", (
-                f"the best pair's TTFT ({best.ttft_ms:.0f} ms on {best.prefill.name}) is past both the class "
-                f"target and {whole_ttft:.0f} ms whole; its prefill holds {name}'s decodes {stall:.0f} ms"
+        pair = f"prefilled on {best.prefill.name} ({best.link}), first token in {best.ttft_ms:.0f} ms"
+        if best.ttft_ms <= max(target_ms, whole_ttft * (1.0 + self.config.ttft_slack)):
+            return "disaggregated", (
+                f"its prefill would hold {name}'s decodes {stall:.0f} ms (budget {budget:g} ms); {pair} "
+                f"(whole: {whole_ttft:.0f} ms)"
             )
-        return "disaggregated", (
-            f"its prefill would hold {name}'s decodes {stall:.0f} ms (budget {budget:g} ms); prefilled on "
-            f"{best.prefill.name} ({best.link}), first token in {best.ttft_ms:.0f} ms (whole: {whole_ttft:.0f} ms)"
+        later, held = best.ttft_ms - whole_ttft, stall * max(1.0, first.load)
+        if later <= held:  # the request waits longer, the decodes running there wait less, all told
+            return "disaggregated", (
+                f"{pair}, {later:.0f} ms later than whole, which spares the {first.load:g} decodes on {name} "
+                f"{stall:.0f} ms each"
+            )
+        return "aggregated", (
+            f"{pair} is {later:.0f} ms later than whole, more than the {held:.0f} ms it would spare the "
+            f"{first.load:g} decodes on {name}"
         )
 
     def _prefills(self, offers: list[Offer], view: ClusterView) -> list[tuple[Candidate, PoolConfig]]:
