@@ -44,6 +44,7 @@ from taskgate.plugins import (
     Slate,
     Step,
     StepOptions,
+    Surface,
 )
 
 from .admission import Gate
@@ -60,6 +61,7 @@ from .topology import Offer
 from .tracker import Tracker
 
 CLASSES = ("interactive", "batch", "background")
+GENERATES = (Surface.CHAT, Surface.COMPLETIONS)  # where a prefill can hand its KV to a decode (vLLM's protocol)
 BATCH_CLASSES = ("batch", "background")  # what a batch item may be: never interactive
 NOT_IDLE_RETRY_S = 1
 IDLE_PREFILL_SHARE = 0.05  # of the interactive target: the longest prefill idle work may start beside live work
@@ -365,7 +367,7 @@ class Route(Step[RouteParams]):
         self.cluster.store.placed(name, view.hashes, view.session)
         pool, tokens, answer = chosen.pool.config, self._prompt_tokens(view), _max_tokens(decision.request.json())
         split = None
-        if self.pd is not None and self.pd.decodes(first.endpoint):
+        if self.pd is not None and self.pd.decodes(first.endpoint) and decision.request.surface in GENERATES:
             ranked = [c for c, _ in order]
             split = self.pd.split(decision.every, ranked, view, tokens, decision.endpoint_ttft_ms, decision.target_ms)
         lanes = self.cluster.lanes

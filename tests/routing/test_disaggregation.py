@@ -188,3 +188,14 @@ def test_a_decode_pool_without_a_prefill_pool_for_its_model_is_a_config_error(
     assert info.value.path == "routing"
     assert "pools[1]: model 'm' has decode engines but no prefill engine" in info.value.reason
     assert "role: prefill" in info.value.reason
+
+
+async def test_an_embeddings_request_is_never_split_however_long(pd: Any) -> None:
+    client, sdk, prefill_seen, _, _ = pd
+    chatting = await busy(sdk)
+    raw = await sdk.embeddings.with_raw_response.create(model="m", input=DOCUMENT)
+    await chatting
+    assert raw.parse().data
+    assert raw.headers["x-taskgate-endpoint"] == "d0"
+    assert prefill_seen == []
+    assert "disaggregation" not in record_of(client, raw.http_response)["decisions"]["placement"]
