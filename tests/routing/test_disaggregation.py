@@ -76,7 +76,7 @@ async def busy(sdk: openai.AsyncOpenAI) -> asyncio.Task[Any]:
 
     async def talk() -> None:
         stream = await sdk.chat.completions.create(
-            model="m", messages=[{"role": "user", "content": "chat along"}], max_tokens=150, stream=True
+            model="m", messages=[{"role": "user", "content": "chat along"}], max_tokens=60, stream=True
         )
         async for _ in stream:
             pass
