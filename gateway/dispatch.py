@@ -53,6 +53,7 @@ class Dispatch:
     usage: Usage | None = None  # the answer's, as its upstream reported it (the evidence's top-level `usage`)
     usage_missing: bool | None = None  # a metered answer whose upstream reported no usage (nothing was charged)
     upstream_error: dict[str, Any] | None = None  # an error answer: its code, and the upstream's own text
+    prefill: dict[str, Any] | None = None  # a disaggregated request's first half: engine, status, ms, outcome
     timeouts: Timeouts = field(default=UNBOUNDED, repr=False)
     first_byte_by: float = field(default=float("inf"), repr=False)  # loop time by which the answer must have begun
 
@@ -89,5 +90,5 @@ class Dispatch:
 
 _REPORTED = (
     "endpoint", "status", "ttfb_ms", "first_chunk_ms", "bytes", "outcome", "engine_cached_tokens", "usage_missing",
-    "upstream_error",
+    "upstream_error", "prefill",
 )  # fmt: skip

@@ -28,6 +28,7 @@ from .decide import Decision
 from .dispatch import CLIENT_LEFT, Dispatch, Timeouts, finite
 from .errors import UpstreamUnavailable
 from .gateway import Gateway
+from .prefill import HANDED_OVER, prefilled
 from .usage import described, priced
 
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
@@ -90,11 +91,16 @@ async def _open(
 ) -> tuple[aiohttp.ClientResponse, Endpoint]:
     metrics = gateway.metrics
     log.timeouts = timeouts(gateway, placement)
+    first: bytes | None = None
     try:
-        upstream, endpoint = await _attempts(gateway.services.http, placement, path, body, headers, log)
+        if placement.prefill is not None:  # disaggregated: the prompt first, to its prefill engine
+            first = await prefilled(gateway.services.http, placement, path, body, headers, log)
+        upstream, endpoint = await _attempts(gateway.services.http, placement, path, body, headers, log, first)
     finally:
         for attempt in log.attempts:
             metrics.attempt(attempt["endpoint"], str(attempt.get("status", "error")))
+        if log.prefill is not None:
+            metrics.attempt(log.prefill["endpoint"], str(log.prefill.get("status", "error")))
     if upstream.status == 401:  # clients' credentials are never forwarded, so this is taskgate's own
         upstream.release()
         log.outcome = "upstream_auth_failed"
@@ -108,9 +114,10 @@ async def _open(
 
 async def _attempts(
     session: aiohttp.ClientSession, placement: Placement, path: str, body: bytes, headers: Mapping[str, str],
-    log: Dispatch,
+    log: Dispatch, first: bytes | None = None,
 ) -> tuple[aiohttp.ClientResponse, Endpoint]:  # fmt: skip
-    """Open the response of the first candidate that answers; fall back before the first byte."""
+    """Open the response of the first candidate that answers; fall back before the first byte. `first`: what the
+    first candidate is sent instead of `body` (a decode with the KV handed over; the others run it whole)."""
     candidates = (placement.endpoint, *placement.fallbacks)
     observer = placement.observer
     loop = asyncio.get_running_loop()
@@ -123,7 +130,8 @@ async def _attempts(
         sent = {**headers, **endpoint.headers} if endpoint.headers else headers
         try:
             async with asyncio.timeout_at(finite(log.first_byte_by)):
-                response = await session.post(endpoint.url + path, data=body, headers=sent)
+                data = first if position == 0 and first is not None else body
+                response = await session.post(endpoint.url + path, data=data, headers=sent)
         except (aiohttp.ClientError, TimeoutError) as exc:
             if observer is not None:
                 observer.attempt_ended(endpoint, False, None)
@@ -163,8 +171,8 @@ def timeouts(gateway: Gateway, placement: Placement) -> Timeouts:
 
 
 def _placed(placement: Placement, endpoint: Endpoint, log: Dispatch) -> dict[str, str]:
-    """The answer's headers that name where it ran."""
-    return {
+    """The answer's headers that name where it ran (and, disaggregated, where its prompt was prefilled)."""
+    named = {
         "x-taskgate-pool": endpoint.pool,
         "x-taskgate-endpoint": endpoint.name,
         "x-taskgate-model": placement.model,
@@ -172,6 +180,9 @@ def _placed(placement: Placement, endpoint: Endpoint, log: Dispatch) -> dict[str
         "x-taskgate-prefix-hit": str(placement.predicted_cached_tokens if endpoint is placement.endpoint else 0),
         "x-taskgate-fallbacks": str(len(log.attempts) - 1),
     }
+    if log.prefill is not None and log.prefill.get("outcome") == HANDED_OVER and endpoint is placement.endpoint:
+        named["x-taskgate-prefill-endpoint"] = log.prefill["endpoint"]
+    return named
 
 
 def _account(

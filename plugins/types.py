@@ -170,6 +170,31 @@ class DispatchObserver(Protocol):
     def finished(self, endpoint: Endpoint | None, cached_tokens: int | None) -> None: ...
 
 
+class KvTransport(Protocol):
+    """How a disaggregated request's KV moves from its prefill engine to its decode engine (routing builds one:
+    vLLM's `kv_transfer_params` exchange; SGLang's bootstrap handshake would be another)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def prefill_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """What the prefill engine is sent: the request, asking it to prefill only and keep the KV for a decode."""
+        ...
+
+    def decode_body(self, body: dict[str, Any], answer: Any) -> dict[str, Any] | None:
+        """What the decode engine is sent, given the prefill engine's parsed answer; None: the answer hands over
+        nothing (the request then runs whole, aggregated)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Prefill:
+    """A disaggregated placement's first half: the engine that prefills the prompt, and how its KV moves on."""
+
+    endpoint: Endpoint
+    transport: KvTransport
+
+
 @dataclass(slots=True)
 class Placement:
     """Where a request goes and why; `fallbacks` are tried in order before the first byte.
@@ -179,6 +204,8 @@ class Placement:
     `details` is what others read on the way (the request's `class`);
     `explain`, if given, adds what only the evidence needs (scores, candidates,
     predictions), computed when the record is written rather than on the path.
+    `prefill`, if given, disaggregates it: the prompt is prefilled there first,
+    and `endpoint` decodes with the KV handed over (whole, if the prefill fails).
     """
 
     endpoint: Endpoint
@@ -189,6 +216,7 @@ class Placement:
     predicted_cached_tokens: int = 0
     observer: DispatchObserver | None = None
     explain: Callable[[], Mapping[str, Any]] | None = None
+    prefill: Prefill | None = None
 
     def evidence(self) -> Mapping[str, Any]:
         return {

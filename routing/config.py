@@ -12,6 +12,7 @@ from taskgate.plugins.redis import RedisUrl
 
 NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 Class = Literal["interactive", "batch", "background"]
+Role = Literal["prefill", "decode", "both"]
 
 
 class EndpointConfig(Params):
@@ -21,6 +22,7 @@ class EndpointConfig(Params):
     url: HttpUrl
     api_key_env: str | None = None
     metrics_path: str = "/metrics"
+    role: Role | None = None  # None: the pool's
 
     @field_validator("url")
     @classmethod
@@ -72,6 +74,14 @@ class PoolConfig(Params):
     targets: Targets = Field(default_factory=Targets)
     prefill_tokens_per_s: float = Field(default=10_000.0, gt=0)
     max_inflight: int = Field(default=256, gt=0)
+    # disaggregated serving (routing/disagg.py): `prefill` engines take only the prompt of a request whose decode
+    # runs elsewhere; `decode` engines take those decodes with the KV handed over, and whole requests when
+    # aggregated is the better placement; `both`: whole requests only, as before
+    role: Role = "both"
+    zone: str | None = None  # a rack or zone: KV moves between engines of one zone at `same_zone_gb_per_s`
+
+    def role_of(self, endpoint: EndpointConfig) -> Role:
+        return endpoint.role or self.role
 
     def endpoint_values(self) -> list[Endpoint]:
         return [_endpoint(self, e) for e in self.endpoints]
@@ -102,6 +112,7 @@ class ClassConfig(Params):
     interactive_ttft_ms: float = Field(default=1_000.0, gt=0)
     batch_ttft_ms: float = Field(default=30_000.0, gt=0)
     background_ttft_ms: float = Field(default=120_000.0, gt=0)
+    interactive_itl_ms: float = Field(default=100.0, gt=0)  # the longest gap between tokens a chat should see
 
 
 class AdmissionConfig(Params):
@@ -134,6 +145,20 @@ class BreakerConfig(Params):
     cooldown_s: float = Field(default=10.0, gt=0)
 
 
+class DisaggregationConfig(Params):
+    """When a request's prefill runs on a `prefill` engine and its decode on a `decode` engine."""
+
+    mode: Literal["auto", "always", "never"] = "auto"  # auto: decided per request (docs/steps/routing.route.md)
+    transport: Literal["vllm"] = "vllm"  # how the KV is handed over: vLLM's kv_transfer_params
+    kv_bytes_per_token: int = Field(default=131_072, gt=0)  # the model's KV per token (Llama-3-8B in fp16)
+    same_zone_gb_per_s: float = Field(default=10.0, gt=0)  # between engines of one zone (GB/s)
+    cross_zone_gb_per_s: float = Field(default=2.5, gt=0)  # between zones, or where a pool names none
+    # an aggregated prefill holds a busy decode engine's batch for its prefill time; past this (unset: the
+    # interactive class's ITL target) the prefill goes to a prefill engine, if the TTFT allows it
+    decode_stall_ms: float | None = Field(default=None, gt=0)
+    ttft_slack: float = Field(default=0.1, ge=0)  # a pair may be this much slower to the first token than whole
+
+
 class RoutingConfig(Params):
     """Pools and how requests are placed on them."""
 
@@ -144,6 +169,26 @@ class RoutingConfig(Params):
     admission: AdmissionConfig = Field(default_factory=AdmissionConfig)
     fallback: FallbackConfig = Field(default_factory=FallbackConfig)
     breaker: BreakerConfig = Field(default_factory=BreakerConfig)
+    disaggregation: DisaggregationConfig = Field(default_factory=DisaggregationConfig)
+
+    @model_validator(mode="after")
+    def _halves_paired(self) -> RoutingConfig:
+        """Every model with a decode engine has a prefill engine, and the other way round; a prefill engine takes
+        no whole request, so a model served only by prefill engines could serve nothing."""
+        roles: dict[str, dict[str, str]] = {}  # model -> role -> the first pool's key path that has it
+        for index, pool in enumerate(self.pools):
+            for endpoint in pool.endpoints:
+                for model in pool.models:
+                    roles.setdefault(model.name, {}).setdefault(pool.role_of(endpoint), f"pools[{index}]")
+        for served, has in roles.items():
+            for role, other in (("decode", "prefill"), ("prefill", "decode")):
+                if role in has and other not in has:
+                    raise ValueError(
+                        f"{has[role]}: model {served!r} has {role} engines but no {other} engine "
+                        f"{'to hand them the KV' if role == 'decode' else 'to take the KV'}; give a pool (or an "
+                        f"endpoint) serving it role: {other}, or make this one role: both"
+                    )
+        return self
 
     @model_validator(mode="after")
     def _unique_names(self) -> RoutingConfig:

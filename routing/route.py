@@ -36,6 +36,7 @@ from taskgate.plugins import (
     Inputs,
     Params,
     Placement,
+    Prefill,
     Ranked,
     Reject,
     RequestContext,
@@ -43,11 +44,13 @@ from taskgate.plugins import (
     Slate,
     Step,
     StepOptions,
+    Surface,
 )
 
 from .admission import Gate
 from .cluster import CLUSTER, ClusterState, ClusterView
 from .config import RoutingConfig
+from .disagg import Disaggregation, Pair, Split
 from .filters import BUILTIN as FILTERS
 from .filters import DEFAULT as DEFAULT_FILTERS
 from .parts import TIE, TOTAL, PartSpec, ScorerSpec, build_filters, build_picker, build_scorers
@@ -58,6 +61,7 @@ from .topology import Offer
 from .tracker import Tracker
 
 CLASSES = ("interactive", "batch", "background")
+GENERATES = (Surface.CHAT, Surface.COMPLETIONS)  # where a prefill can hand its KV to a decode (vLLM's protocol)
 BATCH_CLASSES = ("batch", "background")  # what a batch item may be: never interactive
 NOT_IDLE_RETRY_S = 1
 IDLE_PREFILL_SHARE = 0.05  # of the interactive target: the longest prefill idle work may start beside live work
@@ -100,6 +104,7 @@ class Decision(Slate):
     order: Ranked | None = None  # its ranking, the picked endpoint first
     waited: float = 0.0
     idle_only: bool = False  # a batch item placed only into idle capacity
+    every: list[Offer] = field(default_factory=list)  # every pool serving the model, prefill engines' too
 
 
 class Route(Step[RouteParams]):
@@ -120,6 +125,8 @@ class Route(Step[RouteParams]):
         classes = self.cluster.config.classes
         given = self.cluster.config.admission.idle_prefill_ms
         self.idle_prefill_ms = given if given is not None else IDLE_PREFILL_SHARE * classes.interactive_ttft_ms
+        topology = self.cluster.topology
+        self.pd = Disaggregation(self.cluster, self._tokens_per_block()) if topology.disaggregated else None
         self.targets = {
             "interactive": classes.interactive_ttft_ms,
             "batch": classes.batch_ttft_ms,
@@ -133,7 +140,11 @@ class Route(Step[RouteParams]):
         offers = self.cluster.topology.offers(model)
         if not offers:
             raise Reject(404, "model_not_found", f"The model {model!r} does not exist or is not served here.")
+        everyone = offers
+        if self.pd is not None:  # a prefill engine takes no whole request
+            offers = self.pd.whole(offers)
         decision = self._decide(offers, inputs, request, view)
+        decision.every = everyone
         assert decision.chosen is not None  # _decide always chooses or raises
         gate = self.cluster.gates[decision.chosen.pool.name]
         decision.waited = await gate.enter(decision.request_class)
@@ -263,7 +274,8 @@ class Route(Step[RouteParams]):
         shared = view.shared
         available, serves = self.cluster.breakers.available, self.cluster.serves
         out = []
-        for endpoint in offer.pool.endpoints:
+        endpoints = offer.pool.endpoints if self.pd is None else self.pd.whole_endpoints[offer.pool.name]
+        for endpoint in endpoints:
             load = view.loads.get(endpoint.name)
             out.append(
                 Candidate(
@@ -354,14 +366,19 @@ class Route(Step[RouteParams]):
         distance = self.cluster.store.distance(name, view.hashes, first.prefix_blocks)
         self.cluster.store.placed(name, view.hashes, view.session)
         pool, tokens, answer = chosen.pool.config, self._prompt_tokens(view), _max_tokens(decision.request.json())
+        split = None
+        if self.pd is not None and self.pd.decodes(first.endpoint) and decision.request.surface in GENERATES:
+            ranked = [c for c, _ in order]
+            split = self.pd.split(decision.every, ranked, view, tokens, decision.endpoint_ttft_ms, decision.target_ms)
         lanes = self.cluster.lanes
         hits = lanes.computed(name, view.hashes, first.prefix_blocks)
         cached = lanes.resident(
             name, int(min(tokens, hits * self._tokens_per_block())), tokens, answer, pool.kv_capacity_tokens
         )
+        remote = split is not None and split.prefill is not None  # its prompt is computed elsewhere
         ticket = lanes.placed(
             name,
-            prefill_s(pool, tokens - cached),
+            0.0 if remote else prefill_s(pool, tokens - cached),
             kv_tokens(tokens, cached, answer),
             decode_s(pool, answer),
             pool.kv_capacity_tokens,
@@ -374,8 +391,30 @@ class Route(Step[RouteParams]):
         tracker.prompt_tokens, tracker.answer_tokens, tracker.tickets[name] = tokens, answer, ticket
         tracker.foreground = not decision.idle_only
         details = {"class": decision.request_class, "picker": self.params.picker.label}
-        explain = functools.partial(self._details, decision, order[0][1])  # for the evidence, off the path
-        return Placement(first.endpoint, chosen.model, decision.reason, fallbacks, details, cached, tracker, explain)
+        explain = functools.partial(self._details, decision, order[0][1], split)  # for the evidence, off the path
+        placement = Placement(
+            first.endpoint, chosen.model, decision.reason, fallbacks, details, cached, tracker, explain
+        )
+        if split is not None and split.chosen is not None and split.prefill is not None:
+            placement.prefill = self._prefilled(split.chosen, tracker, view, tokens)
+        return placement
+
+    def _prefilled(self, pair: Pair, tracker: Tracker, view: ClusterView, tokens: int) -> Prefill:
+        """The prefill half: its engine's lane and prefix index take the prompt, the tracker its attempt."""
+        assert self.pd is not None  # only a disaggregating route step splits
+        name = pair.prefill.name
+        config = self.cluster.topology.by_name[pair.prefill.pool].config
+        lanes = self.cluster.lanes
+        fresh = tokens - pair.prefill_cached_tokens
+        ticket = lanes.placed(
+            name, prefill_s(config, fresh), kv_tokens(tokens, pair.prefill_cached_tokens, 1), 0.0,
+            config.kv_capacity_tokens,
+        )  # fmt: skip
+        hits = int(pair.prefill_cached_tokens / self._tokens_per_block())
+        lanes.bringing(name, view.hashes[hits:], ticket.prefill_done)
+        tracker.tickets[name], tracker.prefill = ticket, name
+        self.cluster.store.placed(name, view.hashes, None)
+        return self.pd.prefill(pair)
 
     def _order(self, decision: Decision, pick: Candidate) -> tuple[Offer, Ranked]:
         """The picked endpoint's pool, and its ranking with the pick first."""
@@ -389,8 +428,9 @@ class Route(Step[RouteParams]):
         chose = getattr(pick, "endpoint", pick)
         raise TaskgateError(f"picker {self.params.picker.label!r} chose {chose!r}, which is not an eligible endpoint")
 
-    def _details(self, decision: Decision, scores: dict[str, float]) -> dict[str, Any]:
-        return {
+    def _details(self, decision: Decision, scores: dict[str, float], split: Split | None = None) -> dict[str, Any]:
+        pd = {"disaggregation": split.evidence()} if split is not None else {}
+        return pd | {
             "scores": _rounded(scores),
             "candidates": {c.endpoint.name: _rounded(s) for ranked in decision.ranked.values() for c, s in ranked},
             "predicted_ttft_ms": {p: ms if math.isfinite(ms) else None for p, ms in decision.predicted_ttft_ms.items()},

@@ -43,6 +43,8 @@ class Topology:
         self.endpoints = {e.name: e for pool in self.pools for e in pool.endpoints}
         self.by_name = {pool.name: pool for pool in self.pools}
         self.facts = MappingProxyType({pool.name: pool.facts() for pool in self.pools})  # what filters, pickers read
+        # some engine takes one half of a disaggregated request (routing/disagg.py); else none of that runs
+        self.disaggregated = any(p.role_of(e) != "both" for p in config.pools for e in p.endpoints)
         self._offers: dict[str, list[Offer]] = {}
         self._names: dict[str, list[str]] = {}
         for pool in self.pools:

@@ -40,6 +40,7 @@ class Tracker:
         self.tickets: dict[str, Ticket] = {}  # per endpoint tried: its prefill lane's and its KV's part in this request
         self.done = False
         self.foreground = True  # not a batch item: engines it runs on are not quiet for long prefills
+        self.prefill: str | None = None  # a disaggregated placement's prefill engine
 
     def attempt_started(self, endpoint: Endpoint) -> None:
         self.cluster.store.inflight(endpoint.name, +1)
@@ -48,7 +49,7 @@ class Tracker:
         self.cluster.dispatched(endpoint.name)
         self.cluster.breakers.attempting(endpoint.name)
         pool = self.cluster.topology.by_name.get(endpoint.pool)
-        if endpoint.name != self.placed and pool is not None:  # the placement's own prefill is on its lane already
+        if endpoint.name not in self.tickets and pool is not None:  # the placement's own prefill is on its lane already
             config = pool.config
             self.tickets[endpoint.name] = self.cluster.lanes.placed(
                 endpoint.name,
@@ -63,6 +64,10 @@ class Tracker:
         if self.foreground:
             self.cluster.foreground_ended(endpoint.name)
         self.cluster.completed(endpoint.name)
+        if endpoint.name == self.prefill:  # its half is done: the lane is past it, the KV handed over
+            ticket = self.tickets.pop(endpoint.name, None)
+            if ticket is not None:
+                (self.cluster.lanes.done if ok else self.cluster.lanes.release)(endpoint.name, ticket)
         breakers = self.cluster.breakers
         if ok:
             breakers.success(endpoint.name)

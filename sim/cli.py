@@ -23,7 +23,10 @@ OVERRIDES: dict[str, tuple[str, bool, float]] = {
     "block_size": ("block_size", False, 1.0),
     "prefill_chunk_tokens": ("prefill_chunk_tokens", True, 1.0),
     "default_max_tokens": ("default_max_tokens", False, 1.0),
+    "kv_bytes_per_token": ("kv_bytes_per_token", False, 1.0),
+    "kv_transfer_gb_per_s": ("kv_transfer_gb_per_s", False, 1.0),
 }
+SETTINGS = ("role", "prefill_stalls_decode")  # profile fields given as they are (a role, a switch)
 
 
 def run_sim(
@@ -32,7 +35,7 @@ def run_sim(
     port: int,
     name: str | None,
     models: list[str] | None,
-    overrides: dict[str, float | int | None] | None = None,
+    overrides: dict[str, float | int | str | bool | None] | None = None,
     script: str | None = None,
 ) -> None:
     from taskgate.sim import serve
@@ -74,7 +77,9 @@ def load_script(path: str) -> Script:
     return Script(rules)
 
 
-def build_profile(profile: str, models: list[str] | None, overrides: dict[str, float | int | None]) -> EngineProfile:
+def build_profile(
+    profile: str, models: list[str] | None, overrides: dict[str, float | int | str | bool | None]
+) -> EngineProfile:
     """The named profile with `models` and the overrides applied; None keeps the profile's value."""
     from taskgate.sim import PROFILES
 
@@ -84,7 +89,10 @@ def build_profile(profile: str, models: list[str] | None, overrides: dict[str, f
     for flag, value in overrides.items():
         if value is None:
             continue
-        if flag not in OVERRIDES:
+        if flag in SETTINGS:
+            changes[flag] = value
+            continue
+        if flag not in OVERRIDES or isinstance(value, (str, bool)):
             raise TaskgateError(f"unknown sim override {flag!r}")
         field, zero_ok, unit = OVERRIDES[flag]
         option = "--" + flag.replace("_", "-")
@@ -117,10 +125,24 @@ def add_command(sub: Any) -> None:
         "--prefill-chunk-tokens", type=int, help="prefill long prompts in chunks of this many tokens (0: whole)"
     )
     tuning.add_argument("--default-max-tokens", type=int, help="tokens a reply may take when the request sets none")
+    tuning.add_argument("--kv-bytes-per-token", type=int, help="KV bytes of one token (a remote prefill's size)")
+    tuning.add_argument("--kv-transfer-gb-per-s", type=float, help="GB/s at which a remote prefill's KV arrives")
+    tuning.add_argument(
+        "--prefill-stalls-decode",
+        action="store_true",
+        default=None,
+        help="a decode step waits for the prefill chunk computing (one batch per step, as a GPU runs it)",
+    )
+    sim.add_argument(
+        "--role",
+        choices=("prefill", "decode", "both"),
+        help="disaggregated serving: prefill only (answers with kv_transfer_params), decode only (takes them), "
+        "or both (default)",
+    )
     sim.set_defaults(run=_run)
 
 
 def _run(args: Any) -> int:
-    overrides = {flag: getattr(args, flag) for flag in OVERRIDES}
+    overrides = {flag: getattr(args, flag) for flag in (*OVERRIDES, *SETTINGS)}
     run_sim(args.profile, args.host, args.port, args.name, args.model, overrides, args.script)
     return 0

@@ -27,6 +27,8 @@ class Engine:
         self.scheduler = Scheduler(self.cache, profile.max_num_seqs)
         self.metrics = EngineMetrics(profile.models[0])
         self._prefill_lane = asyncio.Lock()
+        self._lane_idle = asyncio.Event()  # no prefill chunk is computing: a decode step may run
+        self._lane_idle.set()
 
     def check(self, seq: Sequence) -> None:
         """Raise CapacityError if ``seq`` could never be scheduled."""
@@ -50,7 +52,10 @@ class Engine:
             await asyncio.sleep(seq.delay_s)
         lease = await self.scheduler.admit(lookup, self._blocks(seq))
         try:
-            await self._prefill(seq, lease)
+            if seq.remote is not None:
+                await self._transfer(seq, lease)
+            else:
+                await self._prefill(seq, lease)
             scripted = seq.scripted
             tokens = scripted[: seq.max_tokens] if scripted is not None else output_tokens(seq.seed, seq.max_tokens)
             for index, token in enumerate(tokens):
@@ -80,22 +85,42 @@ class Engine:
     def _blocks(self, seq: Sequence) -> int:
         return math.ceil(seq.total_tokens / self.profile.block_size)
 
-    async def _prefill(self, seq: Sequence, lease: Lease) -> None:
-        seq.cached_tokens = len(lease.pinned) * self.profile.block_size
-        queued = time.monotonic() - seq.arrival
-        self.metrics.admitted(len(seq.prompt), seq.cached_tokens, queued)
-        left = len(seq.prompt) - seq.cached_tokens
+    async def _prefill(self, seq: Sequence, lease: Lease, left: int | None = None) -> None:
+        if left is None:
+            seq.cached_tokens = len(lease.pinned) * self.profile.block_size
+            self.metrics.admitted(len(seq.prompt), seq.cached_tokens, time.monotonic() - seq.arrival)
+            left = len(seq.prompt) - seq.cached_tokens
         chunk = self.profile.prefill_chunk_tokens or left
         while left > 0:  # prefills share the compute; chunked, each gives the lane up between chunks
             tokens = min(chunk, left)
             delay = self._scaled(self.profile.prefill_s(tokens))
             if delay > 0:
                 async with self._prefill_lane:  # FIFO: a prefill that arrives mid-way runs its next chunk
-                    await asyncio.sleep(delay)
+                    self._lane_idle.clear()
+                    try:
+                        await asyncio.sleep(delay)
+                    finally:
+                        self._lane_idle.set()
             left -= tokens
         self.cache.commit(lease, block_hashes(seq.prompt, self.profile.block_size))
 
+    async def _transfer(self, seq: Sequence, lease: Lease) -> None:
+        """A decode whose prompt was prefilled elsewhere: the blocks it does not hold arrive over the link (no
+        compute, so no prefill lane), as many as the prefill engine named; any rest is prefilled here."""
+        size = self.profile.block_size
+        seq.cached_tokens = len(lease.pinned) * size
+        self.metrics.admitted(len(seq.prompt), seq.cached_tokens, time.monotonic() - seq.arrival)
+        missing = len(seq.prompt) - seq.cached_tokens
+        moved = min(missing, len(seq.remote.block_ids) * size)
+        seconds = self.profile.transfer_s(moved)
+        await self._sleep(seconds)
+        seq.transferred_tokens = moved
+        self.metrics.transferred(moved, seconds)
+        await self._prefill(seq, lease, missing - moved)
+
     async def _decode_step(self) -> None:
+        if self.profile.prefill_stalls_decode:  # the batch's step waits for the prefill chunk computing in it
+            await self._lane_idle.wait()
         await self._sleep(self.profile.decode_step_s(self.scheduler.running))
 
     def _emit(self, seq: Sequence, token: str) -> None:

@@ -2,6 +2,7 @@
 
 import json
 import time
+import uuid
 from contextlib import aclosing
 
 from aiohttp import web
@@ -18,11 +19,12 @@ from taskgate.sim.protocol import (
     embedding_request,
     parse_body,
 )
+from taskgate.sim.remote import FIELD, asked, handoff
 from taskgate.sim.responses import Envelope
 from taskgate.sim.script import Script, rule_pieces
 from taskgate.sim.sequence import Sequence
 from taskgate.sim.text import content_seed
-from taskgate.sim.tokens import message_text
+from taskgate.sim.tokens import block_hashes, message_text
 
 SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
 
@@ -30,11 +32,12 @@ SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
 class Api:
     """The endpoints, bound to one engine."""
 
-    def __init__(self, engine: Engine, script: Script | None = None) -> None:
+    def __init__(self, engine: Engine, script: Script | None = None, name: str = "sim") -> None:
         self.engine = engine
         self.script = script
         self.profile = engine.profile
         self.started = int(time.time())
+        self.engine_id = f"{name}-{uuid.uuid4().hex[:8]}"  # a prefill's answer names it for the decode engine
 
     async def chat(self, request: web.Request) -> web.StreamResponse:
         """``POST /v1/chat/completions``."""
@@ -43,7 +46,7 @@ class Api:
         messages = body.get("messages")
         last = messages[-1] if isinstance(messages, list) and messages and isinstance(messages[-1], dict) else {}
         role = last.get("role") if isinstance(last.get("role"), str) else None
-        return await self._complete(request, req, message_text(last.get("content")), role)
+        return await self._complete(request, req, message_text(last.get("content")), role, body)
 
     async def responses(self, request: web.Request) -> web.StreamResponse:
         """``POST /v1/responses``: the chat generation, asked and answered in the Responses API's shapes."""
@@ -63,7 +66,7 @@ class Api:
         body = parse_body(await request.read())
         req = completion_request(body, self.profile.models, self.profile.default_max_tokens)
         prompt = body.get("prompt")
-        return await self._complete(request, req, prompt if isinstance(prompt, str) else "")
+        return await self._complete(request, req, prompt if isinstance(prompt, str) else "", None, body)
 
     async def embeddings(self, request: web.Request) -> web.Response:
         """``POST /v1/embeddings``."""
@@ -91,9 +94,17 @@ class Api:
         return web.Response(body=self.engine.metrics.render(), headers={"Content-Type": CONTENT_TYPE})
 
     async def _complete(
-        self, request: web.Request, req: GenerationRequest, last: str, role: str | None = None
+        self,
+        request: web.Request,
+        req: GenerationRequest,
+        last: str,
+        role: str | None = None,
+        body: dict[str, object] | None = None,
     ) -> web.StreamResponse:
         seq = Sequence(req.prompt, req.max_tokens, content_seed(req.model, req.prompt, req.seed))
+        transfer = asked(body, self.profile.role) if body is not None and self.profile.role != "both" else None
+        if transfer is not None:
+            seq.remote = transfer.remote
         rule = self.script.find(last, role) if self.script is not None else None
         if rule is not None:
             scripted = rule_pieces(rule)
@@ -108,7 +119,17 @@ class Api:
         async with aclosing(self.engine.generate(seq)) as tokens:
             async for _ in tokens:
                 pass
-        return web.json_response(responses.completion(env, seq))
+        answer = responses.completion(env, seq)
+        if transfer is not None and transfer.remote_decode:
+            answer[FIELD] = self._handoff(request, seq)
+        return web.json_response(answer)
+
+    def _handoff(self, request: web.Request, seq: Sequence) -> dict[str, object]:
+        """What the decode engine needs to pull this prefill's KV: this engine, its blocks, where it listens."""
+        self.engine.metrics.handed_off()
+        host, _, port = request.host.rpartition(":")
+        blocks = block_hashes(seq.prompt, self.profile.block_size)
+        return handoff(self.engine_id, blocks, host or None, int(port) if port.isdigit() else None)
 
     async def _stream(
         self, request: web.Request, req: GenerationRequest, seq: Sequence, env: Envelope

@@ -39,6 +39,9 @@ class EngineMetrics:
         self._ttft = self._histogram("time_to_first_token_seconds", "Time to first token.")
         self._e2e = self._histogram("e2e_request_latency_seconds", "Request latency.")
         self._queue = self._histogram("request_queue_time_seconds", "Time waiting.")
+        self._handoffs = self._counter("kv_transfer_handoffs", "Prefills handed to a remote decode.")
+        self._moved = self._counter("kv_transfer_tokens", "Prompt tokens whose KV arrived from a prefill engine.")
+        self._transfer = self._histogram("kv_transfer_seconds", "Time for a remote prefill's KV to arrive.")
 
     def _gauge(self, name: str, doc: str) -> Gauge:
         family = Gauge(f"vllm:{name}", doc, ["model_name"], registry=self.registry)
@@ -71,6 +74,15 @@ class EngineMetrics:
         self._hits.inc(cached_tokens)
         self._prompt.inc(prompt_tokens)
         self._queue.observe(queued_s)
+
+    def handed_off(self) -> None:
+        """Record a prefill whose KV a decode engine will pull."""
+        self._handoffs.inc()
+
+    def transferred(self, tokens: int, seconds: float) -> None:
+        """Record a decode's prompt KV arriving from a prefill engine."""
+        self._moved.inc(tokens)
+        self._transfer.observe(seconds)
 
     def embedded(self, prompt_tokens: int) -> None:
         """Record prompt tokens of an embeddings request."""

@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass, fields
 
+ROLES = ("prefill", "decode", "both")
+
 
 @dataclass(frozen=True)
 class EngineProfile:
@@ -23,6 +25,10 @@ class EngineProfile:
     default_max_tokens: int = 16
     max_model_len: int = 32_768
     prefill_chunk_tokens: int = 0  # 0: a prompt prefills in one piece; N: in chunks of N, interleaved (vLLM's way)
+    role: str = "both"  # "prefill", "decode" or "both": which half of a disaggregated request it takes (sim/remote.py)
+    kv_bytes_per_token: int = 131_072  # KV of one token (a Llama-3-8B in fp16: 32 layers x 8 heads x 128 x 2 x 2)
+    kv_transfer_gb_per_s: float = 10.0  # a remote prefill's KV arrives at this many GB/s
+    prefill_stalls_decode: bool = False  # True: a decode step waits for the prefill running (one batch per step)
 
     def __post_init__(self) -> None:
         if not self.models:
@@ -36,6 +42,10 @@ class EngineProfile:
                 raise ValueError(f"{name} must be at least 1")
         if self.prefill_tokens_per_s <= 0:
             raise ValueError("prefill_tokens_per_s must be positive")
+        if self.role not in ROLES:
+            raise ValueError(f"role must be one of {', '.join(ROLES)}, got {self.role!r}")
+        if self.kv_transfer_gb_per_s <= 0:
+            raise ValueError("kv_transfer_gb_per_s must be positive")
 
     @property
     def kv_capacity_tokens(self) -> int:
@@ -45,6 +55,10 @@ class EngineProfile:
     def decode_step_s(self, running: int) -> float:
         """Unscaled seconds per output token with ``running`` sequences in the batch."""
         return self.tpot_s * (1.0 + self.batch_slowdown * max(running - 1, 0))
+
+    def transfer_s(self, tokens: int) -> float:
+        """Unscaled seconds for ``tokens`` of a remote prefill's KV to arrive."""
+        return tokens * self.kv_bytes_per_token / (self.kv_transfer_gb_per_s * 1e9)
 
     def prefill_s(self, tokens: int) -> float:
         """Unscaled seconds to prefill ``tokens`` uncached prompt tokens."""

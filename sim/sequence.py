@@ -23,6 +23,8 @@ class Sequence:
     kinds: list[Any] | None = None  # per scripted piece: content (None) or a tool call's Piece
     delay_s: float = 0.0  # a scripted extra wait before the prefill
     calls_key: str = field(default_factory=lambda: uuid.uuid4().hex[:12])  # tool call ids, unique as an engine's are
+    remote: Any = None  # a decode's RemoteKv (sim/remote.py): its prompt's KV comes from a prefill engine
+    transferred_tokens: int = 0  # of the prompt, what arrived from the prefill engine instead of being computed
 
     def call_id(self, index: int) -> str:
         """The id of this answer's tool call `index`: `call_<answer>_<index>`, never repeated across answers."""

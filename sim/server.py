@@ -18,7 +18,7 @@ def create_app(profile: EngineProfile, name: str = "sim", script: Script | None 
     """An OpenAI-compatible app backed by one simulated engine (with scripted replies, if given)."""
     app = web.Application(middlewares=[_api_errors])
     engine = Engine(profile)
-    api = Api(engine, script)
+    api = Api(engine, script, name)
     app[ENGINE] = engine
     app[ENGINE_NAME] = name
     app.on_response_prepare.append(_name_engine)

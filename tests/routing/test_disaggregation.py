@@ -1,0 +1,201 @@
+"""Prefill and decode on different engines: vLLM's kv_transfer_params exchange through the openai SDK, on sims."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+from aiohttp import web
+
+from taskgate.gateway.config import load_config
+from taskgate.gateway.errors import ConfigError
+from taskgate.plugins import Registry
+from taskgate.sim import PROFILES
+from taskgate.sim import create_app as create_sim
+
+from ..conftest import ProxyFactory
+from .conftest import cluster_of, record_of
+
+DOCUMENT = " ".join(f"clause {i} of the contract binds the parties to term {i % 17}." for i in range(600))
+Seen = list[dict[str, Any]]
+
+
+async def sim(aiohttp_server: Any, name: str, role: str, seen: Seen) -> tuple[str, Any]:
+    """A sim engine of `role` that keeps every generation request body it is sent."""
+    profile = dataclasses.replace(
+        PROFILES["h100"],
+        models=("m",),
+        role=role,
+        tpot_s=0.01,
+        prefill_tokens_per_s=200_000.0,
+        kv_transfer_gb_per_s=100.0,
+    )
+    app = create_sim(profile, name=name)
+
+    @web.middleware
+    async def keep(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> Any:
+        if request.method == "POST":
+            seen.append(json.loads(await request.read()))
+        return await handler(request)
+
+    app.middlewares.insert(0, keep)
+    server = await aiohttp_server(app)
+    return str(server.make_url("")).rstrip("/"), server
+
+
+def config(prefill_url: str, decode_url: str) -> dict[str, Any]:
+    pools = [
+        {"name": "pre", "role": "prefill", "zone": "r1", "endpoints": [{"name": "p0", "url": prefill_url}],
+         "models": [{"name": "m"}], "prefill_tokens_per_s": 20_000},
+        {"name": "dec", "role": "decode", "zone": "r1", "endpoints": [{"name": "d0", "url": decode_url}],
+         "models": [{"name": "m"}], "prefill_tokens_per_s": 20_000, "targets": {"tpot_ms": 10}},
+    ]  # fmt: skip
+    return {"routing": {"pools": pools, "state": {"scrape_interval_s": 5}}, "logging": {"evidence": False}}
+
+
+@pytest.fixture
+async def pd(aiohttp_server: Any, proxy: ProxyFactory) -> Any:
+    prefill_seen: Seen = []
+    decode_seen: Seen = []
+    prefill_url, prefill_server = await sim(aiohttp_server, "p0", "prefill", prefill_seen)
+    decode_url, _ = await sim(aiohttp_server, "d0", "decode", decode_seen)
+    client = await proxy(config(prefill_url, decode_url))
+    sdk = openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key="x", max_retries=0)
+    yield client, sdk, prefill_seen, decode_seen, prefill_server
+    await sdk.close()
+
+
+async def busy(sdk: openai.AsyncOpenAI) -> asyncio.Task[Any]:
+    """A chat decoding on the decode engine for a while, so a long prefill there would hold its tokens."""
+
+    async def talk() -> None:
+        stream = await sdk.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "chat along"}], max_tokens=60, stream=True
+        )
+        async for _ in stream:
+            pass
+
+    task = asyncio.create_task(talk())
+    await asyncio.sleep(0.1)
+    return task
+
+
+async def test_a_long_prompt_beside_a_busy_decode_is_prefilled_elsewhere_and_streams_as_one_answer(pd: Any) -> None:
+    client, sdk, prefill_seen, decode_seen, _ = pd
+    chatting = await busy(sdk)
+    raw = await sdk.chat.completions.with_raw_response.create(
+        model="m", messages=[{"role": "user", "content": DOCUMENT}], max_tokens=12, stream=True
+    )
+    chunks = [chunk async for chunk in raw.parse()]
+    await chatting
+
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert len([c for c in chunks if c.choices and c.choices[0].delta.content]) == 12
+    assert text
+    assert raw.headers["x-taskgate-endpoint"] == "d0"
+    assert raw.headers["x-taskgate-prefill-endpoint"] == "p0"
+    [prefill] = [b for b in prefill_seen if b["messages"][0]["content"] == DOCUMENT]
+    assert prefill["max_tokens"] == 1
+    assert prefill["stream"] is False
+    assert prefill["kv_transfer_params"] == {
+        "do_remote_decode": True, "do_remote_prefill": False, "remote_engine_id": None,
+        "remote_block_ids": None, "remote_host": None, "remote_port": None,
+    }  # fmt: skip
+    [decode] = [b for b in decode_seen if b["messages"][0]["content"] == DOCUMENT]
+    handed = decode["kv_transfer_params"]
+    assert handed["do_remote_prefill"] is True
+    assert handed["remote_engine_id"].startswith("p0-")
+    assert handed["remote_block_ids"]
+    assert decode["stream"] is True
+    assert decode["max_tokens"] == 12
+
+    record = record_of(client, raw.http_response)
+    split = record["decisions"]["placement"]["disaggregation"]
+    assert (split["mode"], split["prefill_endpoint"], split["decode_endpoint"]) == ("disaggregated", "p0", "d0")
+    assert split["pairs"]["p0->d0"]["ttft_ms"] > 0
+    assert split["pairs"]["p0->d0"]["link"] == "same zone"
+    assert split["aggregated"]["d0"]["stall_ms"] > 100  # what running it whole would hold the chat's tokens
+    assert record["dispatch"]["prefill"]["outcome"] == "handed_over"
+    assert [a["endpoint"] for a in record["dispatch"]["attempts"]] == ["d0"]
+
+
+async def test_a_short_prompt_stays_whole_on_the_decode_engine(pd: Any) -> None:
+    client, sdk, prefill_seen, decode_seen, _ = pd
+    chatting = await busy(sdk)
+    raw = await sdk.chat.completions.with_raw_response.create(
+        model="m", messages=[{"role": "user", "content": "What is the capital of France?"}], max_tokens=5
+    )
+    await chatting
+    answer = raw.parse()
+    assert answer.choices[0].message.content
+    assert answer.usage is not None
+    assert answer.usage.completion_tokens == 5
+    assert raw.headers["x-taskgate-endpoint"] == "d0"
+    assert "x-taskgate-prefill-endpoint" not in raw.headers
+    assert prefill_seen == []
+    assert all("kv_transfer_params" not in body for body in decode_seen)
+    split = record_of(client, raw.http_response)["decisions"]["placement"]["disaggregation"]
+    assert split["mode"] == "aggregated"
+    assert "within 100 ms" in split["reason"]
+
+
+async def test_a_prefill_engine_that_fails_before_the_first_byte_leaves_the_request_whole(pd: Any) -> None:
+    client, sdk, _prefill_seen, decode_seen, prefill_server = pd
+    for _ in range(100):  # the scraper has seen it up; its next look is seconds away
+        if "p0" in cluster_of(client).loads:
+            break
+        await asyncio.sleep(0.02)
+    await prefill_server.close()  # the prefill engine is gone
+    chatting = await busy(sdk)
+    raw = await sdk.completions.with_raw_response.create(model="m", prompt=DOCUMENT, max_tokens=6, stream=True)
+    chunks = [chunk async for chunk in raw.parse()]
+    await chatting
+
+    assert "".join(c.choices[0].text for c in chunks if c.choices)
+    assert raw.headers["x-taskgate-endpoint"] == "d0"
+    assert "x-taskgate-prefill-endpoint" not in raw.headers
+    [decode] = [b for b in decode_seen if b.get("prompt") == DOCUMENT]
+    assert "kv_transfer_params" not in decode  # run whole: the decode engine prefills it itself
+    record = record_of(client, raw.http_response)
+    assert record["decisions"]["placement"]["disaggregation"]["mode"] == "disaggregated", record["decisions"][
+        "placement"
+    ]["disaggregation"]
+    prefill = record["dispatch"]["prefill"]
+    assert (prefill["endpoint"], prefill["outcome"]) == ("p0", "failed: sent whole")
+    assert prefill["error"]
+    assert record["dispatch"]["outcome"] == "completed"
+
+
+def test_a_decode_pool_without_a_prefill_pool_for_its_model_is_a_config_error(
+    tmp_path: Path, registry: Registry
+) -> None:
+    path = tmp_path / "taskgate.yaml"
+    path.write_text(
+        "routing:\n  pools:\n"
+        "    - {name: whole, endpoints: [{name: w0, url: 'http://127.0.0.1:9'}], models: [{name: m}]}\n"
+        "    - name: dec\n      role: decode\n      endpoints: [{name: d0, url: 'http://127.0.0.1:9'}]\n"
+        "      models: [{name: m}, {name: other}]\n"
+    )
+    with pytest.raises(ConfigError) as info:
+        load_config(path, registry)
+    assert info.value.source == str(path)
+    assert info.value.path == "routing"
+    assert "pools[1]: model 'm' has decode engines but no prefill engine" in info.value.reason
+    assert "role: prefill" in info.value.reason
+
+
+async def test_an_embeddings_request_is_never_split_however_long(pd: Any) -> None:
+    client, sdk, prefill_seen, _, _ = pd
+    chatting = await busy(sdk)
+    raw = await sdk.embeddings.with_raw_response.create(model="m", input=DOCUMENT)
+    await chatting
+    assert raw.parse().data
+    assert raw.headers["x-taskgate-endpoint"] == "d0"
+    assert prefill_seen == []
+    assert "disaggregation" not in record_of(client, raw.http_response)["decisions"]["placement"]
