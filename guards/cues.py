@@ -22,7 +22,7 @@ _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 _SENTENCE_START = re.compile(r"(?:\A|[.!?:]\s+|\n)[\s\-*#>\"'(\[•]*\Z")
 _VERSION_AFTER = re.compile(r"(?!\s+\d{4}-\d\d-\d\d)\s*(?:v?\d|[-:/]\s*\d)")  # a date is no version: `(José 2023-11-30`
 _WORD_BEFORE = re.compile(r"([\w'’\-]+)[\s:,=\"'({\[\-.!]*\Z")
-_NEXT_WORD = re.compile(r"[\s\-]*([\w\-]+)")
+_NEXT_WORD = re.compile(r"[\"'”’]?[\s\-]*([\w\-]+)")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|\Z)|\n")
 _PAIR_BEFORE = re.compile(r"([^\W\d_]+)\s*(?:,\s*|\s+)(?:and|&)\s+\Z")
 _PAIR_AFTER = re.compile(r"\s*(?:,\s*|\s+)(?:and|&)\s+([^\W\d_]+)")
@@ -33,9 +33,15 @@ def _set(words: str) -> frozenset[str]:
 
 
 PARTICLES = _set("van von der den de da di del la le du dos das bin ibn al el ter ten af")
+_PEOPLE_NOUNS = (
+    "man|woman|girl|boy|guy|lady|gentleman|person|someone|fellow|kid|baby|child|son|daughter|guide|driver|friend|"
+    "teacher|doctor|nurse|neighbou?r|host|chef|owner|cousin|student|grandson|granddaughter"
+)
+_NAMED_BEFORE = re.compile(r"\b(?:" + _PEOPLE_NOUNS + r")\s+(?:named|called)\s+\Z", re.IGNORECASE)
 TITLES = _set("dr mr mrs ms mx prof sir dame aunt uncle auntie grandma grandpa lord lady")
 MONTHS = _set("january february march april may june july august september october november december")
 WEEKDAYS = _set("monday tuesday wednesday thursday friday saturday sunday")  # never a person, nor a place
+HOLIDAYS = _set("eid diwali christmas easter hanukkah ramadan thanksgiving passover halloween navratri nowruz")
 CALENDAR = MONTHS | WEEKDAYS
 # before a person: greetings, family and work roles, record fields; IMPERATIVE: verbs said to people and,
 # as often, to assistants and tools ("ask Gemini"); WEAK: words as often before a system ("migrate to")
@@ -48,7 +54,9 @@ _SOCIAL = _set(
 )
 _FIELDS = _set(
     "assignee reporter reviewer author owner maintainer approver signed-off-by co-authored-by name first_name "
-    "last_name full_name user_name display_name contact requester requested"
+    "last_name full_name user_name display_name contact requester requested first last firstname lastname "
+    "given_name family_name surname holder account_holder cardholder beneficiary payee recipient employee patient "
+    "applicant"
 )
 _GREETING = _SOCIAL | _FIELDS | _set("thanks thank thx ty cc cheers sorry")
 _IMPERATIVE = _set(
@@ -57,7 +65,7 @@ _IMPERATIVE = _set(
 )
 _WEAK = _set("from with and to per via for by")
 _PLACE_BEFORE = _set(
-    "in from to near at across around outside via visiting visit visited toward towards into between of on "
+    "in from to near at across around outside via visiting visit visited toward towards into between of on along "
     "city town country location hometown address moved flying flew drove trip"
 )
 # after a person: SOCIAL, what only people do or are ("'s mother", "is on leave", "lives in", "from the
@@ -105,7 +113,10 @@ _TECH_AFTER = _set(
     "modules dependency extension extensions theme themes font fonts integration integrations policies policy "
     "logs metrics traces exporter scraper rollout ingestion retention responses response output outputs "
     "tokens token fine-tune fine-tuning run runs cpu cpus gpu gpus chip chips processor processors family ami "
-    "scheduler cloud clouds card cards fleet boxes ci skill skills runner runners topology bundle pool pools"
+    "scheduler cloud clouds card cards fleet boxes ci skill skills runner runners topology bundle pool pools "
+    "bot bots chatbot kernel kernels bindings binding variant variants port ports implementation implementations "
+    "wrapper wrappers engine engines framework frameworks runtime runtimes compiler interpreter toolchain app apps "
+    "widget widgets"
 )
 TECH_WORDS = _TECH_AFTER
 _STATE_AFTER = re.compile(
@@ -114,7 +125,10 @@ _STATE_AFTER = re.compile(
     r"hallucinating|leaking|ooming|hanging|erroring|retrying|flapping|indexing|scraping)"
     r"|crashed|crashes|segfaulted|segfaults|panicked|panics|hallucinated|hallucinates|deadlocked|timed\s+out|"
     r"times\s+out|errored|oomed|oom-killed|rebalanced|evicted|compacted|reconciled|reconciles"
-    r"|(?:threw|throws|raised|raises|returned|returns)\s+(?:an?\s+|the\s+)?\w*(?:exception|error|errors|null|nil))\b"
+    r"|(?:threw|throws|raised|raises|returned|returns)\s+(?:an?\s+|the\s+)?\w*(?:exception|error|errors|null|nil)"
+    r"|(?:can|could|will|should|must)\s+(?:now\s+)?be\s+(?:switched|turned|shut|swapped)\s+(?:off|out|down)"
+    r"|(?:is|was|got|has\s+been|have\s+been)\s+(?:finally\s+)?(?:decommissioned|deprecated|retired|sunset|sunsetted|"
+    r"archived|uninstalled|switched\s+off|turned\s+off))\b"
 )
 _TECH_BEFORE = _set(
     "bump bumped upgrade upgraded upgrading install installed installing deploy deployed deploying run "
@@ -135,7 +149,10 @@ _VERBS = _set(
     "run runs build builds release releases query queries index indexes install installs setup prompt prompts"
 )
 _OBJECT = re.compile(
-    r"\s+(?:a|an|the|our|his|her|their|my|your|this|that|these|those|it|them|us|me|him|some|every|all)\b",
+    r"\s+(?:a|an|the|our|his|her|their|my|your|this|that|these|those|it|them|us|me|him|some|every|all)\b"
+    # or a plain noun that is no system's: `builds violins`, `runs marathons` (not `builds are failing`)
+    r"|\s+(?!(?:are|is|was|were|have|has|had|keep|kept|fail|failed|failing|in|on|for|of|with|from|to|at|and|or|but|"
+    r"that|which|will|would|can|should|now|still|take|took|get|got|went|run|ran|pass|passed)\b)(?-i:[a-z]{3,}s)\b",
     re.IGNORECASE,
 )
 _CAMEL = re.compile(r"[A-Z][a-z]+[A-Z]\w*")
@@ -195,9 +212,11 @@ def _glued(text: str, a: int, b: int) -> bool:
     before = text[a - 1] if a > 0 else " "
     after = text[b] if b < len(text) else " "
     following = text[b + 1] if b + 1 < len(text) else " "
-    if before in _GLUE_BEFORE or before.isdigit() or after in _GLUE_AFTER or after.isdigit():
+    # `[` before a word that a space or a comma follows opens a list (`[Olamide Fashola, ...]`), not an index
+    opens_list = before == "[" and after in " ,"
+    if (before in _GLUE_BEFORE and not opens_list) or before.isdigit() or after in _GLUE_AFTER or after.isdigit():
         return True
-    return after in ".:" and not (following.isspace() or following in "\"')]},;")
+    return after in ".:" and not (following.isspace() or following in "\"')]},;." or text.startswith("..", b))
 
 
 def greeting(key: str) -> bool:
@@ -211,13 +230,40 @@ def word_before(text: str, a: int) -> str:
     return match.group(1).lower().lstrip("-") if match else ""
 
 
+_INITIAL_BEFORE = re.compile(r"\b[A-Z]\.\s*\Z")
+
+
 def field_before(text: str, a: int) -> bool:
-    """A record's field for a person's name right before text[a:]: `name: "`, `last_name="`, `--author="`."""
-    return word_before(text, a) in _FIELDS
+    """A record's field for a person's name right before text[a:]: `name: "`, `last_name="`, `--author="`, and
+    before an initial (`"holder":"K. Rostami"`)."""
+    initial = _INITIAL_BEFORE.search(text, max(0, a - 4), a)
+    return word_before(text, initial.start() if initial else a) in _FIELDS
 
 
 def title_before(text: str, a: int) -> bool:
     return word_before(text, a) in TITLES
+
+
+def social_before(text: str, a: int) -> bool:
+    """Said only to or of a person right before text[a:]: `her brother`, `Dear`, `a man called`."""
+    return word_before(text, a) in _SOCIAL or _NAMED_BEFORE.search(text, max(0, a - 40), a) is not None
+
+
+_QUOTE_OPEN = re.compile(r"\b(?:the|a|an|our|their|your|its|this|that)\s+[\"“'‘]\Z", re.IGNORECASE)
+
+
+def quoted_thing(text: str, a: int, b: int) -> bool:
+    """A name in quotes after an article: a thing's (`the "Marvin" Slack bot`, `the "Ask Alexa" deep link`)."""
+    return b < len(text) and text[b] in "\"”'’" and _QUOTE_OPEN.search(text, max(0, a - 12), a) is not None
+
+
+_NEXT_NAME = re.compile(r"[\"'”’]?[ \t]+([A-Z][\w\-]*)")
+
+
+def next_name(text: str, b: int) -> tuple[int, int] | None:
+    """The capitalised word right after text[:b] (past a closing quote), if there is one."""
+    match = _NEXT_NAME.match(text, b)
+    return match.span(1) if match is not None else None
 
 
 _INSIDE = _set("in near inside outside around across throughout")
@@ -244,7 +290,7 @@ def person(
     `he` or `her` later in the sentence; `social`: only what is said of people alone (for a product's name:
     `Thanks Claude`, `Claude wrote` are said of the model)."""
     before = word_before(text, a)
-    if before in (_SOCIAL if social else _GREETING):
+    if before in (_SOCIAL if social else _GREETING) or _NAMED_BEFORE.search(text, max(0, a - 40), a):
         return True
     if (imperative and before in _IMPERATIVE) or (not strict and before in _WEAK):
         return True
@@ -264,6 +310,20 @@ def pair(text: str, a: int, b: int) -> str | None:
         if match is not None and capitalised(match.group(1)):
             return fold(match.group(1))
     return None
+
+
+_ASIDE = re.compile(r"\s*\(([^()\n]{1,80})\)")
+_HUMAN = _set("person human colleague coworker engineer teammate intern contractor manager he she her him his")
+
+
+def described_as_system(text: str, b: int) -> bool:
+    """An aside right after text[:b] that says it is a system: `Watson (the old IBM chatbot integration)`; not
+    `Jenkins (the person, not the CI)`."""
+    match = _ASIDE.match(text, b)
+    if match is None:
+        return False
+    words = set(re.findall(r"[a-z][\w\-]*", match.group(1).lower()))
+    return not words & _HUMAN and bool(words & _TECH_AFTER)
 
 
 def tech_after(text: str, b: int) -> bool:

@@ -18,11 +18,12 @@ and only then: that is the only NER call, and a cue must agree with it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
-from . import cues, deployments
+from . import cues, deployments, places
 from .cues import Token
-from .lexicons import Lexicons
+from .lexicons import Lexicons, fold
 
 Label = tuple[int, int, str]  # (start, end, label) of one of the NER model's entities
 Ner = Callable[[str, Sequence[tuple[int, int]]], list[Label]]  # the entities around the spans asked about
@@ -30,6 +31,7 @@ Span = tuple[str, int, int]  # entity type, start, end
 STRONG_PEOPLE = 1000  # a given name this many people carry (in 8 or more sources) is taken as one on sight
 STRONG_SOURCES = 8
 STRONG_RANK = 1000  # or a given name among one country's first this many (names-dataset: `Olumide`, `Nokuthula`)
+PLAIN_PLACE = 250_000  # or this large, and no given name, product, word or common surname (`Naples`)
 BIG_PLACE = 1_000_000  # a city this large (or a country, state, continent) is a place unless a cue says otherwise
 COMMON_SURNAME = 5000  # a surname this common goes on a given name even when it is a large place's name too
 WORDY = 3.0  # Lexicons.wordiness from which a name is an ordinary word first ("chase", "grace", "will")
@@ -45,23 +47,25 @@ class Names:
     def find(self, text: str, ner: Ner | None = None) -> list[Span]:
         """The names in `text`; `ner` is asked about the runs the lexicons and cues cannot decide."""
         out: list[Span] = []
-        unsure: list[list[Token]] = []
         named = cues.families(text)
-        runs = [part for run in cues.runs(text) for part in self._unnamed(run, named)]
+        runs = [run for run in cues.runs(text) if not cues.quoted_thing(text, run[0].start, run[-1].end)]
+        runs = [part for run in runs for part in self._geographic(text, run, out)]
+        runs = [part for run in runs for part in self._unnamed(run, named)]
+        runs = [run for run in runs if not self._versioned(text, run)]
         pieces = [piece for run in runs for piece in self._pieces(run)]
         # one sense per text: a word named as a system anywhere in it ("Alma 9") is not a person elsewhere
-        systems = {p[0].key for p in pieces if len(p) == 1 and cues.tech_after(text, p[0].end)}
+        systems = {p[0].key for p in pieces if len(p) == 1 and self._tech_after(text, p[0].end)}
         kept = self._systems_listed(text, pieces, systems)
         # a place named as a system (`the Genoa nodes`) makes places with no place's cue systems too (`the Milan ones`)
         hosts = any(key in self.lex.places for key in systems)
+        decided: list[tuple[list[Token], list[Span] | None]] = []
         for piece in kept:
-            if len(piece) == 1 and piece[0].key in systems:
+            if len(piece) == 1 and piece[0].key in systems and not self._travelled(text, piece):
                 continue
-            decided = self._decide(text, piece, hosts)
-            if decided is None:
-                unsure.append(piece)
-            else:
-                out.extend(decided)
+            decided.append((piece, self._decide(text, piece, hosts)))
+        decided = self._routes(text, decided)
+        unsure = [piece for piece, spans in decided if spans is None]
+        out.extend(span for _, spans in decided for span in spans or ())
         if unsure and ner is not None:
             labels = ner(text, [(p[0].start, p[-1].end) for p in unsure])
             for piece in unsure:
@@ -69,8 +73,86 @@ class Names:
                 label = next((lab for s, e, lab in labels if s < b and a < e), None)
                 out.extend(self._by_ner(text, piece, label))
         if any(e == "LOCATION" for e, _, _ in out) and self._no_one_there(text, out):
-            out = [span for span in out if span[0] != "LOCATION"]
+            # a place people are in (a journey, an office, a lake) is not where a system runs
+            out = [span for span in out if span[0] != "LOCATION" or self._peoples(text, span[1], span[2])]
         return sorted(out, key=lambda s: s[1])
+
+    def _geographic(self, text: str, run: list[Token], out: list[Span]) -> list[list[Token]]:
+        """The run less the places a geographic word names (`Lake Geneva`, `Victoria Island`, `Cape Reinga`),
+        which go to `out`; not next to a product's name (`AWS Lake Formation`, `Delta Lake`)."""
+        keys = [t.key for t in run]
+        named = [k for k in keys if not places.feature_before(k) and not places.feature_after(k)]
+        if len(run) < 2 or any(k in self.lex.products and k not in self.lex.places for k in named):
+            return [run]
+        a, b = run[0].start, run[-1].end
+        field = cues.word_before(text, a).split("_")[-1]  # `cpu_family: "Cascade Lake"`: a system's value
+        if cues.product_next(text, a, b, self.lex.products) or cues.tech_after(text, b) or field in cues.TECH_WORDS:
+            return [run]
+        # a common surname after a given name is a person's (`Seo-yeon Park`, `Kevin Marsh`; not `Victoria Island`)
+        surname = self.given(keys[0]) and 0 < self.lex.surnames.get(keys[1], 0) <= COMMON_SURNAME
+        last = max((i for i, k in enumerate(keys) if i > 0 and places.feature_after(k) and not surname), default=-1)
+        if places.feature_before(keys[0]) or last > 0:
+            end = len(run) if places.feature_before(keys[0]) else last + 1
+            out.append(("LOCATION", run[0].start, run[end - 1].end))
+            return [run[end:]] if end < len(run) else []
+        return [run]
+
+    def _versioned(self, text: str, run: list[Token]) -> bool:
+        """A run of words ending in a word that is no name, before a version (`Jasper Reports 6.21`): a product."""
+        last = run[-1]
+        return len(run) > 1 and self.wordy(last) and not self.given(last.key) and cues.tech_after(text, last.end)
+
+    def _tech_after(self, text: str, b: int) -> bool:
+        """A system's cue after text[:b], also past a product's name: `"Marvin" Slack bot`, `Hermes Helm chart`."""
+        if cues.tech_after(text, b) or cues.described_as_system(text, b):
+            return True
+        after = cues.next_name(text, b)
+        return (
+            after is not None
+            and fold(text[after[0] : after[1]]) in self.lex.systems
+            and cues.tech_after(text, after[1])
+        )
+
+    def _travelled(self, text: str, piece: list[Token]) -> bool:
+        """A place named as a system elsewhere in the text that a person travels to here (`flew to Frankfurt`)."""
+        return piece[0].key in self.lex.places and places.journey_before(text, piece[0].start)
+
+    def _peoples(self, text: str, a: int, b: int) -> bool:
+        """A place people are in: on a journey, where they work or meet, or a geographic one (places.py)."""
+        return (
+            places.journey_before(text, a)
+            or places.peoples_place_after(text, b)
+            or places.lower_feature_after(text, b)
+            or bool(
+                re.search(r"\s", text[a:b])
+                and any(places.feature_before(w) or places.feature_after(w) for w in fold(text[a:b]).split())
+            )
+        )
+
+    def _routes(
+        self, text: str, decided: list[tuple[list[Token], list[Span] | None]]
+    ) -> list[tuple[list[Token], list[Span] | None]]:
+        """`from Galway to Dingle`, `between Split and Hvar`: a place at one end makes the other a place too, unless
+        it is a product, a common given name that is no place, or a person's cue says otherwise."""
+        out = list(decided)
+        for i in range(len(out) - 1):
+            (p, ps), (q, qs) = out[i], out[i + 1]
+            if not places.route(text, p[0].start, p[-1].end, q[0].start, q[-1].end):
+                continue
+            for theirs, j in ((qs, i + 1), (ps, i)):
+                if any(e == "LOCATION" for e, _, _ in theirs or ()) and self._may_be_place(text, out[j][0]):
+                    piece = out[j][0]
+                    out[j] = (piece, [("LOCATION", piece[0].start, piece[-1].end)])
+        return out
+
+    def _may_be_place(self, text: str, piece: list[Token]) -> bool:
+        key = " ".join(t.key for t in piece)
+        a, b = piece[0].start, piece[-1].end
+        if key in self.lex.places:
+            return not cues.person(text, a, b, strict=True, imperative=False)
+        if self.product(key) or self.given(key) == 2 or self.wordy(piece[0]):
+            return False
+        return not cues.person(text, a, b, strict=True, imperative=False)
 
     def _no_one_there(self, text: str, spans: list[Span]) -> bool:
         """Text about systems that names no person: its places are where systems run (deployments.py)."""
@@ -217,7 +299,9 @@ class Names:
             return False
         surname = key in lex.surnames and key not in lex.products and lex.wordiness(key) < 1
         if len(piece) == 1 and (self.wordy(head) or head.key in lex.products) and not surname:
-            return False  # "Grace period", "Ruby Sinatra": an ordinary word or a product before a word
+            # "Grace period", "Ruby Sinatra": an ordinary word or a product before a word; not before a word no
+            # lexicon knows (`Grace Mbatha`)
+            return self.unknown(key) and head.key not in lex.products
         if (key in lex.products and key not in lex.surnames) or key in cues.CALENDAR:
             return False
         if self.big_place(key):  # "Fernanda Lima", "Jerome Washington", not "Priya London"
@@ -232,13 +316,15 @@ class Names:
         if piece[0].key in cues.TITLES:  # "Dr. Okafor": the title is the cue, and not part of the name
             return [("PERSON", piece[1].start, b)] if len(piece) > 1 else []
         key = " ".join(t.key for t in piece)
-        if key in cues.WEEKDAYS:
+        if key in cues.WEEKDAYS or key in cues.HOLIDAYS:
             return []
         if key in lex.places:
-            if hosts and not cues.place_before(text, a) and not self.given(key):
+            if hosts and not cues.place_before(text, a) and not self.given(key) and not self._peoples(text, a, b):
                 return []
             return self._place(text, piece, key, a, b)
-        tech = cues.tech_after(text, b) or cues.tech_before(text, a)
+        tech = self._tech_after(text, b) or cues.tech_before(text, a)
+        if self._elsewhere(text, piece, key):
+            return [("LOCATION", a, b)]  # `skied from Finse`, `the Hardangervidda plateau`
         if len(piece) > 1 and self.unknown(piece[0].key):  # words no lexicon knows: a cue says, or the NER model
             return [("PERSON", a, b)] if not tech and cues.person(text, a, b, strict=True) else None
         if len(piece) > 1:
@@ -247,6 +333,10 @@ class Names:
         given = self.given(key)
         # a name written with its accents is a person's (`Lucía`, `Zoë`): products are spelled in ASCII
         product = self.product(key) and (not given or text[a:b].isascii())
+        if cues.title_before(text, a) and not product and not tech:
+            return [("PERSON", a, b)]  # `Auntie Comfort`, `Mr. Oyelowo`: a title makes a person of any word
+        if given and cues.social_before(text, a):
+            return [("PERSON", a, b)]  # `her brother Julien builds violins`, `a man called Milan`
         if key in cues.CALENDAR or product or self.wordy(token):  # "June", "Cassandra", "Chase"
             # a product's name is a person's only by what is said of people alone: a `she` counts, `wrote` not
             pronoun = product and given == 2 and not self.wordy(token)
@@ -257,8 +347,6 @@ class Names:
             return None  # "a small town in Brittany": no one is in a person; the NER model says if it is a place
         if given == 2:
             return [] if tech and not cues.person(text, a, b, strict=True) else [("PERSON", a, b)]
-        if cues.title_before(text, a) and key not in lex.words:
-            return [("PERSON", a, b)]
         if lex.words.get(key, 0) >= INITIAL_WORD:
             return []
         if cues.field_before(text, a) and not tech and key not in lex.words:
@@ -267,14 +355,30 @@ class Names:
             return [("PERSON", a, b)]  # a rarer given name next to a cue: "Thandiwe suggested"
         return None  # a rare given name, a surname alone, a word no lexicon knows: the NER model reads it
 
+    def _elsewhere(self, text: str, piece: list[Token], key: str) -> bool:
+        """A name no lexicon holds as a place that a journey or a geographic word makes one (places.py); not a
+        product, a common given name or a word, nor a person by a cue of its own."""
+        a, b = piece[0].start, piece[-1].end
+        if key in cues.CALENDAR or self.product(key) or self.wordy(piece[0]):
+            return False
+        if cues.person(text, a, b, strict=True, imperative=False):
+            return False
+        if places.lower_feature_after(text, b):
+            return True
+        return places.journey_before(text, a)
+
     def _place(self, text: str, piece: list[Token], key: str, a: int, b: int) -> list[Span]:
         lex = self.lex
         if key in cues.CALENDAR or cues.tech_after(text, b) or cues.product_next(text, a, b, lex.products):
             return []  # "in March", "the Frankfurt region", "EPYC Milan"
+        if cues.field_before(text, a):
+            return [("PERSON", a, b)]  # `last="Villanueva"`: a field for a name says whose
+        person = self.given(key) and cues.person(text, a, b, strict=True, imperative=False)
+        if not person and (places.journey_before(text, a) or places.peoples_place_after(text, b)):
+            return [("LOCATION", a, b)]  # `flew to Frankfurt`, `the Galway office`, `the Tel Aviv meetup`
         if deployments.deployment(text, a, b, self.lex.products):
             return []  # "us-east-2 (Ohio)", "fail over to Ohio", "the Ohio ring", "Thanos in Frankfurt"
-        person = self.given(key) and cues.person(text, a, b, strict=True, imperative=False)
-        if self.big_place(key):
+        if self.big_place(key) or self._plainly_place(key):
             return [("PERSON" if person else "LOCATION", a, b)]
         if cues.place_before(text, a):
             return [("LOCATION", a, b)]
@@ -283,11 +387,22 @@ class Names:
         named = key in lex.given or key in lex.products or key in lex.surnames or lex.wordiness(key) >= 1
         return [("LOCATION", a, b)] if not named else [("PERSON", a, b)] if person else []
 
+    def _plainly_place(self, key: str) -> bool:
+        """A large city that is no given name, product or word, and no common surname: `Naples`, `Bordeaux`."""
+        lex = self.lex
+        place = lex.places[key]
+        if place.population < PLAIN_PLACE or self.given(key) or self.product(key) or key in lex.words:
+            return False
+        return lex.surnames.get(key, COMMON_SURNAME + 1) > COMMON_SURNAME
+
     def _by_ner(self, text: str, piece: list[Token], label: str | None) -> list[Span]:
         """A piece the lexicons could not decide: a person or a place if the NER model says so and a cue agrees."""
         a, b = piece[0].start, piece[-1].end
-        if label is None or cues.tech_after(text, b) or cues.tech_before(text, a):
+        if label is None or self._tech_after(text, b) or cues.tech_before(text, a):
             return []
+        # `Yevgenia's notebook`: what is said of people alone, before any reading as a place
+        if label in ("PERSON", "GPE") and cues.person(text, a, b, strict=True, social=True):
+            return [("PERSON", a, b)]
         place = label in ("GPE", "LOC", "FAC") or (label == "PERSON" and not self.given(piece[0].key))
         # `on` before a word no lexicon knows is as often a system's (`the cluster is on Karpenter`)
         on = cues.word_before(text, a) == "on"
@@ -300,6 +415,8 @@ class Names:
             return [("LOCATION", a, b)]
         if label in ("PERSON", "ORG", "GPE") and cues.person(text, a, b, strict=True, pronoun=True):
             return [("PERSON", a, b)]
+        if label == "PERSON" and len(piece) > 1 and not self.product(piece[-1].key):
+            return [("PERSON", a, b)]  # `Olamide Fashola`, `Hyun-woo Choi`: a full name the model knows
         return []
 
     def _pair(self, text: str, token: Token) -> bool:
