@@ -52,7 +52,8 @@ _TRAVEL = re.compile(
     r"skied|skiing|cycle|cycled|cycling|bike|biked|biking|hike|hiked|hiking|hikes|trek|trekked|trekking|paddle|"
     r"paddled|paddling|swim|swam|swimming|ride|rode|riding|travel|travelled|traveled|travelling|traveling|commute|"
     r"commuted|commuting|relocate|relocated|relocating|relocates|emigrated|immigrated|backpacking|journeyed|"
-    r"roadtrip|road-tripped|sailed|grew\s+up|born|lives|lived|living)\b"
+    r"roadtrip|road-tripped|rowed|rowing|kayaked|kayaking|canoed|ferried|grew\s+up|born|lives|lived|living|"
+    r"(?:train|ferry|bus|flight|flights|boat|plane|coach|taxi|cab|drive|walk|hike|trip|journey|road|route|way))\b"
     r"(?:\s+[\w'’\-]+){0,4}?\s+(?:from|to|into|across|along|around|through|between|via|in|on)"
     r"\s+(?:the\s+)?(?:[A-Z][^\s,]*\s+(?:to|and|or|into)\s+(?:the\s+)?)?\Z"
     # a person moving, not a system moved: nothing but `back`, `over`, `out` between the verb and `to`
