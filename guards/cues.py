@@ -75,9 +75,19 @@ _OWNED_BY_SYSTEMS = sorted(
         "binding interpreter types generics macros scheduler parser linter formatter repl package packages module "
         "modules plugin plugins api apis sdk sdks cli client clients driver drivers cluster clusters node nodes "
         "broker brokers server servers instance instances chart charts release releases version versions config "
-        "configs default defaults changelog license codebase maintainers community skill skills"
+        "configs default defaults changelog license codebase maintainers community skill skills tokenizer "
+        "tokenizers optimizer allocator executor planner renderer bundler loader resolver serializer indexer crawler "
+        "backend frontend engine kernel storage cache index queue pipeline repo repository tracker internals"
     )
 )
+_OWNED = re.compile(r"['’]s\s+(?:(?:" + "|".join(_OWNED_BY_SYSTEMS) + r")\b)")
+
+
+def owned_by_system(text: str, b: int) -> bool:
+    """A possessive after text[:b] before what a system has: `Quickwit's tokenizer`, `Ruby's GC`."""
+    return _OWNED.match(text, b) is not None
+
+
 _AFTER_SOCIAL = re.compile(
     r"['’]s?\s+(?!\w+\s+(?:cluster|node|broker|server|instance|api|sdk|plugin|chart|release|version)s?\b)"
     r"(?!(?:" + "|".join(_OWNED_BY_SYSTEMS) + r")\b)"

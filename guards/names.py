@@ -150,7 +150,9 @@ class Names(Placenames):
         key = piece[0].key
         if self.placed(piece):  # `Madrid`, `Canada`: a place first, whatever brand carries the name
             return False
-        return key in systems or (self.product(key) and self.given(key) < 2) or said.tech_after(text, piece[0].end)
+        if key in systems or (self.product(key) and self.given(key) < 2):
+            return True
+        return said.tech_after(text, piece[0].end) or said.tech_before(text, piece[0].start)
 
     # a run cut into names and places
     def _pieces(self, run: list[Token]) -> list[list[Token]]:
@@ -246,8 +248,12 @@ class Names(Placenames):
     def _by_ner(self, text: str, piece: list[Token], label: str | None) -> list[Span]:
         """A piece the lexicons could not decide: a person or a place if the NER model says so and a cue agrees."""
         a, b = piece[0].start, piece[-1].end
-        if label is None or self._tech_after(text, b) or said.tech_before(text, a):
+        if self._tech_after(text, b) or said.tech_before(text, a):
             return []
+        if self._town(text, piece):
+            return [("LOCATION", a, b)]  # `in Tobermory`, `the village of Kinsale`
+        if label is None or cues.owned_by_system(text, b):
+            return []  # `in Quickwit's tokenizer`: what a system has
         # `Yevgenia's notebook`: what is said of people alone, before any reading as a place
         if label in ("PERSON", "GPE") and cues.person(text, a, b, strict=True, social=True):
             return [("PERSON", a, b)]
@@ -267,7 +273,15 @@ class Names(Placenames):
             return [("PERSON", a, b)]  # `Olamide Fashola`, `Hyun-woo Choi`: a full name the model knows
         return []
 
+    def _town(self, text: str, piece: list[Token]) -> bool:
+        """A town of a thousand people or more (lexicon towns.txt) after a place's cue, not `on` nor a system's."""
+        a, b = piece[0].start, piece[-1].end
+        key = " ".join(t.key for t in piece)
+        if key not in self.lex.towns or cues.word_before(text, a) == "on" or not cues.place_before(text, a):
+            return False
+        return not cues.person(text, a, b, strict=True) and not deployments.deployment(text, a, b, self.lex.products)
+
     def _pair(self, text: str, token: Token) -> bool:
         """`Grace and Will`: two given names joined by `and` or `&`, each other's cue."""
-        other = cues.pair(text, token.start, token.end)
-        return other is not None and bool(self.given(other))
+        other = cues.pair(text, token.start, token.end)  # a product beside it is no cue (`Zed and Helix`)
+        return other is not None and bool(self.given(other)) and not (self.product(other) and self.given(other) < 2)

@@ -45,7 +45,7 @@ _TECH_AFTER = _set(
     "scheduler cloud clouds card cards fleet boxes ci skill skills runner runners topology bundle pool pools "
     "bot bots chatbot kernel kernels bindings binding variant variants port ports implementation implementations "
     "wrapper wrappers engine engines framework frameworks runtime runtimes compiler interpreter toolchain app apps "
-    "widget widgets"
+    "widget widgets repository repositories"
 )
 TECH_WORDS = _TECH_AFTER
 _STATE_AFTER = re.compile(
@@ -62,7 +62,8 @@ _STATE_AFTER = re.compile(
 _TECH_BEFORE = _set(
     "bump bumped upgrade upgraded upgrading install installed installing deploy deployed deploying run "
     "running restart restarted migrate migrated migrating train training trained fine-tune finetune serve "
-    "serving query querying the our a an new old self-hosted managed"
+    "serving query querying the our a an new old self-hosted managed testing tested trying evaluating evaluated "
+    "adopting adopted"
 )
 
 # system nouns that are also verbs a person does (`Sunita runs a clinic`); a noun when no object follows
@@ -71,6 +72,7 @@ _VERBS = _set(
 )
 _OBJECT = re.compile(
     r"\s+(?:a|an|the|our|his|her|their|my|your|this|that|these|those|it|them|us|me|him|some|every|all)\b"
+    r"|\s+(?-i:[A-Z])"  # a product as its object: `Yuki runs Ollama`
     # or a plain noun that is no system's: `builds violins`, `runs marathons` (not `builds are failing`)
     r"|\s+(?!(?:are|is|was|were|have|has|had|keep|kept|fail|failed|failing|in|on|for|of|with|from|to|at|and|or|but|"
     r"that|which|will|would|can|should|now|still|take|took|get|got|went|run|ran|pass|passed)\b)(?-i:[a-z]{3,}s)\b",
