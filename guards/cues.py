@@ -89,7 +89,8 @@ def owned_by_system(text: str, b: int) -> bool:
 
 
 _AFTER_SOCIAL = re.compile(
-    r"['’]s?\s+(?!\w+\s+(?:cluster|node|broker|server|instance|api|sdk|plugin|chart|release|version)s?\b)"
+    r"['’]s?\s+(?!\w+\s+(?:cluster|node|broker|server|instance|api|sdk|plugin|chart|release|version|job|build|"
+    r"pipeline|config|dashboard|repo|image|container|pod|service|worker|queue|index|metric|alert)s?\b)"
     r"(?!(?:" + "|".join(_OWNED_BY_SYSTEMS) + r")\b)"
     r"(?-i:(?=[a-z]|(?:PR|MR|CL)\b))"
     r"|\s+(?:just\s+|also\s+|already\s+|still\s+)?(?:agreed|promised|approved|took|moved|spent|cycled|drove|"

@@ -45,7 +45,7 @@ _TECH_AFTER = _set(
     "scheduler cloud clouds card cards fleet boxes ci skill skills runner runners topology bundle pool pools "
     "bot bots chatbot kernel kernels bindings binding variant variants port ports implementation implementations "
     "wrapper wrappers engine engines framework frameworks runtime runtimes compiler interpreter toolchain app apps "
-    "widget widgets repository repositories"
+    "widget widgets repository repositories harness cron daemon script scripts tool tools"
 )
 TECH_WORDS = _TECH_AFTER
 _STATE_AFTER = re.compile(
@@ -100,7 +100,10 @@ def next_name(text: str, b: int) -> tuple[int, int] | None:
 # `Hector, the old reporting service,`: closed by a comma, a bracket or a dash, its last word a system's noun
 _APPOSITION = re.compile(
     r",[ \t]+(?:the|our|an?|its)[ \t]+(?:[\w\-]+[ \t]+){0,3}([\w\-]+)[ \t]*[,)—–]"
-    r"|[ \t]+the[ \t]+(\w+bot)\b",  # `Ollie the Slackbot`
+    r"|[ \t]+the[ \t]+(\w+bot)\b"  # `Ollie the Slackbot`
+    # `Quinn is the QA bot that ...`, `Emma is our LLM eval harness`: the noun before a preposition or a clause
+    r"|[ \t]+(?:is|was)[ \t]+(?:the|our|an?|their|its)[ \t]+(?:[\w\-]+[ \t]+){0,3}?([\w\-]+)"
+    r"(?=[ \t]*(?:[,.;:)—–]|\Z|[ \t](?:that|which|who|for|of|on|in|at|with|to|from|and|behind|we|it)\b))",
     re.IGNORECASE,
 )
 
@@ -111,7 +114,7 @@ def described_as_system(text: str, b: int) -> bool:
     match = ASIDE.match(text, b) or _APPOSITION.match(text, b)
     if match is None:
         return False
-    words = set(re.findall(r"[a-z][\w\-]*", (match.group(1) or match.group(2) or "").lower()))
+    words = set(re.findall(r"[a-z][\w\-]*", (match.group(1) or match.group(2) or match.group(3) or "").lower()))
     return not words & HUMAN and any(w in _TECH_AFTER or w.endswith("bot") for w in words)
 
 

@@ -30,6 +30,7 @@ CLEAN = [
     "[GC (Allocation Failure) 812344K->90211K(1048576K), 0.3141590 secs]",
     "audit(1719001234.456:77): apparmor=DENIED operation=open",
     "escalate_to: platform-leads@kestrel.example.io  # the on-call group, not a person",
+    "Quinn is the QA bot that comments on every PR; Marcus, the reconciliation cron, runs at 02:00 UTC.",
 ]
 
 
