@@ -29,6 +29,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 from .cues import place_before, word_before
 from .lexicons import fold
 
@@ -97,7 +99,9 @@ def deployment(text: str, a: int, b: int, products: Collection[str] = frozenset(
     system = _SYSTEM_IN.search(text, max(0, a - 60), a)
     if system is not None and (system.group(1) or "").lower() not in _OWNED:
         word = system.group(2)
-        if word.lower() in _SYSTEM_BEFORE_IN or (word[:1].isupper() and fold(word) in products):
+        if word.lower() in _SYSTEM_BEFORE_IN or (
+            word[:1].isupper() and fold(word) in products and word.lower() not in STOP_WORDS  # not `IT in Durban`
+        ):
             return True
     return _DEPLOY_BEFORE.search(text, max(0, a - 80), a) is not None
 

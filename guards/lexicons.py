@@ -2,7 +2,7 @@
 
 Built from pinned packages by guards/data/lexicon/build.py (sources and licences
 in its README.md) and shipped as package data: nothing is fetched, and loading
-them is a read of about 4 MB of sorted text, once per process, when the first
+them is a read of about 4.7 MB of sorted text, once per process, when the first
 `guards.pii` step with `names: lexicon` is built.
 """
 
@@ -45,6 +45,7 @@ class Lexicons:
     place_words: int  # the most words a place name has
     codenames: dict[str, str] = dataclasses.field(default_factory=dict)  # release codename -> its family
     packages: frozenset[str] = frozenset()  # words of popular packages' names that are no one's given name
+    towns: frozenset[str] = frozenset()  # towns of 1,000 to 15,000 people that no other lexicon knows
 
     @functools.cached_property
     def systems(self) -> frozenset[str]:
@@ -81,6 +82,7 @@ def lexicons() -> Lexicons:
         place_words=max(len(p.split()) for p in places),
         codenames={row[0]: row[1] for row in _rows("codenames")},
         packages=frozenset(row[0] for row in _rows("packages")),
+        towns=frozenset(row[0] for row in _rows("towns")),
     )
 
 

@@ -38,6 +38,9 @@ ROLES = _set(
     "recruiting hr feedback team staff office reports report git ci cd build builds builder deploy deploys "
     "release releases bot bots robot automation cron scheduler system systems backup backups mail email inbox "
     "queue handler dev devs engineering eng it platform infra infrastructure data analytics"
+    # a group of people, not one: `sre-leads@`, `release-managers@`, `maintainers@`
+    " lead leads leadership managers owners maintainers reviewers approvers committers members everyone announce "
+    "announcements discuss users triage escalation escalations"
 )
 # words that qualify a role: where, which environment, which team
 QUALIFIERS = _set(

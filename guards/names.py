@@ -5,15 +5,17 @@ names it has not seen in that position ("Jake and Emily are backpacking").
 Here each run of capitalised words outside code (not glued to `_`, `.`, `(`,
 digits; not in backticks; not ALL CAPS) is looked up: a given name, a
 surname, a place, a word of a product's name, an ordinary English word
-(guards/lexicons.py). Most runs are decided by that alone: `Priya`,
+(guards/lexicons.py, kinds.py). Most runs are decided by that alone: `Priya`,
 `Bjørn Håland` and `Ho Chi Minh City` are what they look like; `Grafana` and
-`Convert` are not names. The words around a run decide the rest (cues.py): a
-name that is also a product or an ordinary word (`Cassandra`, `Chase`,
-`June`) is a person only next to a person's cue (`said`, `Thanks`, `her
-brother`, `name=`) and never next to a system's (`cluster`, `upgrade`, a
-version number); a place that is also a name is a place after `in`, `from`,
-`to`. A word no lexicon knows, or a rare given name, is read by the NER model,
-and only then: that is the only NER call, and a cue must agree with it.
+`Convert` are not names. The words around a run decide the rest: a name that
+is also a product or an ordinary word (`Cassandra`, `Chase`, `June`) is a
+person only next to a person's cue (cues.py: `said`, `Thanks`, `her brother`,
+`name=`) and never next to a system's (systems.py: `cluster`, `upgrade`, a
+version number, `(the old chatbot integration)`); a place is decided by
+placenames.py (`in`, `from`, `to`, a journey, an office, a lake; not where a
+system runs). A word no lexicon knows, or a rare given name, is read by the
+NER model, and only then: that is the only NER call, and a cue must agree with
+it.
 """
 
 from __future__ import annotations
@@ -21,47 +23,42 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from . import cues, deployments
+from . import systems as said
 from .cues import Token
-from .lexicons import Lexicons
+from .kinds import COMMON_SURNAME, INITIAL_WORD
+from .lexicons import fold
+from .placenames import Placenames
 
 Label = tuple[int, int, str]  # (start, end, label) of one of the NER model's entities
 Ner = Callable[[str, Sequence[tuple[int, int]]], list[Label]]  # the entities around the spans asked about
 Span = tuple[str, int, int]  # entity type, start, end
-STRONG_PEOPLE = 1000  # a given name this many people carry (in 8 or more sources) is taken as one on sight
-STRONG_SOURCES = 8
-STRONG_RANK = 1000  # or a given name among one country's first this many (names-dataset: `Olumide`, `Nokuthula`)
-BIG_PLACE = 1_000_000  # a city this large (or a country, state, continent) is a place unless a cue says otherwise
-COMMON_SURNAME = 5000  # a surname this common goes on a given name even when it is a large place's name too
-WORDY = 3.0  # Lexicons.wordiness from which a name is an ordinary word first ("chase", "grace", "will")
-INITIAL_WORD = 1000  # a word this frequent, more a word than a name, starting a sentence: "Jack up", "Patience,"
 
 
-class Names:
+class Names(Placenames):
     """PERSON and LOCATION spans in a text, decided by the lexicons, the words around, and NER for the rest."""
-
-    def __init__(self, lexicons: Lexicons):
-        self.lex = lexicons
 
     def find(self, text: str, ner: Ner | None = None) -> list[Span]:
         """The names in `text`; `ner` is asked about the runs the lexicons and cues cannot decide."""
         out: list[Span] = []
-        unsure: list[list[Token]] = []
-        named = cues.families(text)
-        runs = [part for run in cues.runs(text) for part in self._unnamed(run, named)]
+        named = said.families(text)
+        runs = [run for run in cues.runs(text) if not said.quoted_thing(text, run[0].start, run[-1].end)]
+        runs = [part for run in runs for part in self._geographic(text, run, out)]
+        runs = [part for run in runs for part in self._unnamed(run, named)]
+        runs = [run for run in runs if not self._versioned(text, run)]
         pieces = [piece for run in runs for piece in self._pieces(run)]
         # one sense per text: a word named as a system anywhere in it ("Alma 9") is not a person elsewhere
-        systems = {p[0].key for p in pieces if len(p) == 1 and cues.tech_after(text, p[0].end)}
+        systems = {p[0].key for p in pieces if len(p) == 1 and self._tech_after(text, p[0].end)}
         kept = self._systems_listed(text, pieces, systems)
         # a place named as a system (`the Genoa nodes`) makes places with no place's cue systems too (`the Milan ones`)
         hosts = any(key in self.lex.places for key in systems)
+        decided: list[tuple[list[Token], list[Span] | None]] = []
         for piece in kept:
-            if len(piece) == 1 and piece[0].key in systems:
+            if len(piece) == 1 and piece[0].key in systems and not self._travelled(text, piece):
                 continue
-            decided = self._decide(text, piece, hosts)
-            if decided is None:
-                unsure.append(piece)
-            else:
-                out.extend(decided)
+            decided.append((piece, self._decide(text, piece, hosts)))
+        decided = self._routes(text, decided)
+        unsure = [piece for piece, spans in decided if spans is None]
+        out.extend(span for _, spans in decided for span in spans or ())
         if unsure and ner is not None:
             labels = ner(text, [(p[0].start, p[-1].end) for p in unsure])
             for piece in unsure:
@@ -69,14 +66,31 @@ class Names:
                 label = next((lab for s, e, lab in labels if s < b and a < e), None)
                 out.extend(self._by_ner(text, piece, label))
         if any(e == "LOCATION" for e, _, _ in out) and self._no_one_there(text, out):
-            out = [span for span in out if span[0] != "LOCATION"]
+            # a place people are in (a journey, an office, a lake) is not where a system runs
+            out = [span for span in out if span[0] != "LOCATION" or self._peoples(text, span[1], span[2])]
         return sorted(out, key=lambda s: s[1])
+
+    def _versioned(self, text: str, run: list[Token]) -> bool:
+        """A run of words ending in a word that is no name, before a version (`Jasper Reports 6.21`): a product."""
+        last = run[-1]
+        return len(run) > 1 and self.wordy(last) and not self.given(last.key) and said.tech_after(text, last.end)
+
+    def _tech_after(self, text: str, b: int) -> bool:
+        """A system's cue after text[:b], also past a product's name: `"Marvin" Slack bot`, `Hermes Helm chart`."""
+        if said.tech_after(text, b) or said.described_as_system(text, b):
+            return True
+        after = said.next_name(text, b)
+        return (
+            after is not None
+            and fold(text[after[0] : after[1]]) in self.lex.systems
+            and said.tech_after(text, after[1])
+        )
 
     def _no_one_there(self, text: str, spans: list[Span]) -> bool:
         """Text about systems that names no person: its places are where systems run (deployments.py)."""
         if any(e == "PERSON" for e, _, _ in spans) or deployments.personal(text):
             return False
-        return deployments.technical(text, self.lex.systems, cues.TECH_WORDS)
+        return deployments.technical(text, self.lex.systems, said.TECH_WORDS)
 
     def _unnamed(self, run: list[Token], named: frozenset[str]) -> list[list[Token]]:
         """The run's parts around what names a product: a release codename of a family the text names (`macOS
@@ -92,7 +106,7 @@ class Names:
                 if lex.codenames.get(" ".join(keys)) in named or (size > 1 and "".join(keys) in lex.products):
                     skip = size
                     break
-            if not skip and i > 0 and self._maker(run[i - 1].key):
+            if not skip and i > 0 and self.maker(run[i - 1].key):
                 skip = 1
             if skip:
                 parts.append([])
@@ -102,11 +116,6 @@ class Names:
                 i += 1
         return [p for p in parts if p]
 
-    def _maker(self, key: str) -> bool:
-        """A product's name that is no one's name nor a common word, so the word after it is its product's."""
-        lex = self.lex
-        return key in lex.products and not self.given(key) and lex.words.get(key, 0) < INITIAL_WORD
-
     def _systems_listed(self, text: str, pieces: list[list[Token]], systems: set[str]) -> list[list[Token]]:
         """The pieces less those listed with a system and no person's cue of their own: `Jenkins, Hudson, Travis,
         Drone`, `Grafana and Loki`, `Victoria, Wallaby and Xena clouds`, `from Luigi to Airflow`."""
@@ -114,8 +123,8 @@ class Names:
         for piece in pieces:
             last = groups[-1][-1] if groups else None
             joined = last is not None and (
-                cues.listed(text, last[-1].end, piece[0].start)
-                or cues.moved(text, last[0].start, last[-1].end, piece[0].start)
+                said.listed(text, last[-1].end, piece[0].start)
+                or said.moved(text, last[0].start, last[-1].end, piece[0].start)
             )
             if joined:
                 groups[-1].append(piece)
@@ -125,11 +134,11 @@ class Names:
         for group in groups:
             # a system's noun after the last one is every one's (`Victoria, Wallaby and Xena clouds`)
             end = group[-1][-1].end
-            shared = len(group) > 1 and (cues.tech_after(text, end) or deployments.infra_after(text, end))
+            shared = len(group) > 1 and (said.tech_after(text, end) or deployments.infra_after(text, end))
             system = len(group) > 1 and any(self._system(text, p, systems) for p in group)
             for piece in group:
                 a, b = piece[0].start, piece[-1].end
-                listed = shared or (system and not self._system(text, piece, systems) and not self._placed(piece))
+                listed = shared or (system and not self._system(text, piece, systems) and not self.placed(piece))
                 if not listed or cues.person(text, a, b, strict=True):
                     out.append(piece)
         return out
@@ -139,48 +148,11 @@ class Names:
         if len(piece) != 1:
             return False
         key = piece[0].key
-        if self._placed(piece):  # `Madrid`, `Canada`: a place first, whatever brand carries the name
+        if self.placed(piece):  # `Madrid`, `Canada`: a place first, whatever brand carries the name
             return False
-        return key in systems or (self.product(key) and self.given(key) < 2) or cues.tech_after(text, piece[0].end)
-
-    def unknown(self, key: str) -> bool:
-        """A word no lexicon knows: no given name, product, place, English word or codename."""
-        lex = self.lex
-        return not (
-            key in lex.given or self.product(key) or key in lex.places or key in lex.words or key in lex.codenames
-        )
-
-    def _placed(self, piece: list[Token]) -> bool:
-        return self.big_place(" ".join(t.key for t in piece))
-
-    def product(self, key: str) -> bool:
-        """A product's, a language's or a package's name (`Grafana`, `Ruby`, `Patroni`), or a release codename."""
-        lex = self.lex
-        return key in lex.products or key in lex.packages or (key in lex.codenames and self.given(key) < 2)
-
-    # what a word is
-    def given(self, key: str) -> int:
-        """2: a given name on sight; 1: a rarer one, or one of the lexicon's stray entries; 0: none."""
-        people = self.lex.given.get(key)
-        if people is None:
-            parts = key.split("-")  # `Hyun-woo`, `Seo-yeon`, `Jean-Luc`: a given name of given names
-            levels = [self.given(p) for p in parts] if len(parts) == 2 and all(parts) else [0]
-            return max(levels) if min(levels) else 0
-        if people >= STRONG_PEOPLE and self._sources_ok(key):
-            return 2
-        return 2 if 0 < self.lex.given_rank.get(key, 0) <= STRONG_RANK else 1
-
-    def _sources_ok(self, key: str) -> bool:
-        return self.lex.given_sources.get(key, 0) >= STRONG_SOURCES
-
-    def wordy(self, token: Token) -> bool:
-        lex = self.lex
-        wordiness = lex.wordiness(token.key)
-        return wordiness >= WORDY or (token.initial and wordiness >= 1 and lex.words.get(token.key, 0) >= INITIAL_WORD)
-
-    def big_place(self, key: str) -> bool:
-        place = self.lex.places.get(key)
-        return place is not None and (place.kind != "city" or place.population >= BIG_PLACE)
+        if key in systems or (self.product(key) and self.given(key) < 2):
+            return True
+        return said.tech_after(text, piece[0].end) or said.tech_before(text, piece[0].start)
 
     # a run cut into names and places
     def _pieces(self, run: list[Token]) -> list[list[Token]]:
@@ -217,7 +189,9 @@ class Names:
             return False
         surname = key in lex.surnames and key not in lex.products and lex.wordiness(key) < 1
         if len(piece) == 1 and (self.wordy(head) or head.key in lex.products) and not surname:
-            return False  # "Grace period", "Ruby Sinatra": an ordinary word or a product before a word
+            # "Grace period", "Ruby Sinatra": an ordinary word or a product before a word; not before a word no
+            # lexicon knows (`Grace Mbatha`)
+            return self.unknown(key) and head.key not in lex.products
         if (key in lex.products and key not in lex.surnames) or key in cues.CALENDAR:
             return False
         if self.big_place(key):  # "Fernanda Lima", "Jerome Washington", not "Priya London"
@@ -232,13 +206,15 @@ class Names:
         if piece[0].key in cues.TITLES:  # "Dr. Okafor": the title is the cue, and not part of the name
             return [("PERSON", piece[1].start, b)] if len(piece) > 1 else []
         key = " ".join(t.key for t in piece)
-        if key in cues.WEEKDAYS:
+        if key in cues.WEEKDAYS or key in cues.HOLIDAYS or key in cues.PRONOUNS:
             return []
         if key in lex.places:
-            if hosts and not cues.place_before(text, a) and not self.given(key):
+            if hosts and not cues.place_before(text, a) and not self.given(key) and not self._peoples(text, a, b):
                 return []
             return self._place(text, piece, key, a, b)
-        tech = cues.tech_after(text, b) or cues.tech_before(text, a)
+        tech = self._tech_after(text, b) or said.tech_before(text, a)
+        if self._elsewhere(text, piece, key):
+            return [("LOCATION", a, b)]  # `skied from Finse`, `the Hardangervidda plateau`
         if len(piece) > 1 and self.unknown(piece[0].key):  # words no lexicon knows: a cue says, or the NER model
             return [("PERSON", a, b)] if not tech and cues.person(text, a, b, strict=True) else None
         if len(piece) > 1:
@@ -247,6 +223,10 @@ class Names:
         given = self.given(key)
         # a name written with its accents is a person's (`Lucía`, `Zoë`): products are spelled in ASCII
         product = self.product(key) and (not given or text[a:b].isascii())
+        if cues.title_before(text, a) and not product and not tech:
+            return [("PERSON", a, b)]  # `Auntie Comfort`, `Mr. Oyelowo`: a title makes a person of any word
+        if given and cues.social_before(text, a):
+            return [("PERSON", a, b)]  # `her brother Julien builds violins`, `a man called Milan`
         if key in cues.CALENDAR or product or self.wordy(token):  # "June", "Cassandra", "Chase"
             # a product's name is a person's only by what is said of people alone: a `she` counts, `wrote` not
             pronoun = product and given == 2 and not self.wordy(token)
@@ -257,8 +237,6 @@ class Names:
             return None  # "a small town in Brittany": no one is in a person; the NER model says if it is a place
         if given == 2:
             return [] if tech and not cues.person(text, a, b, strict=True) else [("PERSON", a, b)]
-        if cues.title_before(text, a) and key not in lex.words:
-            return [("PERSON", a, b)]
         if lex.words.get(key, 0) >= INITIAL_WORD:
             return []
         if cues.field_before(text, a) and not tech and key not in lex.words:
@@ -267,27 +245,18 @@ class Names:
             return [("PERSON", a, b)]  # a rarer given name next to a cue: "Thandiwe suggested"
         return None  # a rare given name, a surname alone, a word no lexicon knows: the NER model reads it
 
-    def _place(self, text: str, piece: list[Token], key: str, a: int, b: int) -> list[Span]:
-        lex = self.lex
-        if key in cues.CALENDAR or cues.tech_after(text, b) or cues.product_next(text, a, b, lex.products):
-            return []  # "in March", "the Frankfurt region", "EPYC Milan"
-        if deployments.deployment(text, a, b, self.lex.products):
-            return []  # "us-east-2 (Ohio)", "fail over to Ohio", "the Ohio ring", "Thanos in Frankfurt"
-        person = self.given(key) and cues.person(text, a, b, strict=True, imperative=False)
-        if self.big_place(key):
-            return [("PERSON" if person else "LOCATION", a, b)]
-        if cues.place_before(text, a):
-            return [("LOCATION", a, b)]
-        if self.given(key) == 2 and key not in lex.products and lex.wordiness(key) < 1:
-            return [("PERSON", a, b)]  # a small town's name that is a common given name: "Fatima", "Mariana"
-        named = key in lex.given or key in lex.products or key in lex.surnames or lex.wordiness(key) >= 1
-        return [("LOCATION", a, b)] if not named else [("PERSON", a, b)] if person else []
-
     def _by_ner(self, text: str, piece: list[Token], label: str | None) -> list[Span]:
         """A piece the lexicons could not decide: a person or a place if the NER model says so and a cue agrees."""
         a, b = piece[0].start, piece[-1].end
-        if label is None or cues.tech_after(text, b) or cues.tech_before(text, a):
+        if self._tech_after(text, b) or said.tech_before(text, a):
             return []
+        if self._town(text, piece):
+            return [("LOCATION", a, b)]  # `in Tobermory`, `the village of Kinsale`
+        if label is None or cues.owned_by_system(text, b):
+            return []  # `in Quickwit's tokenizer`: what a system has
+        # `Yevgenia's notebook`: what is said of people alone, before any reading as a place
+        if label in ("PERSON", "GPE") and cues.person(text, a, b, strict=True, social=True):
+            return [("PERSON", a, b)]
         place = label in ("GPE", "LOC", "FAC") or (label == "PERSON" and not self.given(piece[0].key))
         # `on` before a word no lexicon knows is as often a system's (`the cluster is on Karpenter`)
         on = cues.word_before(text, a) == "on"
@@ -300,9 +269,19 @@ class Names:
             return [("LOCATION", a, b)]
         if label in ("PERSON", "ORG", "GPE") and cues.person(text, a, b, strict=True, pronoun=True):
             return [("PERSON", a, b)]
+        if label == "PERSON" and len(piece) > 1 and not self.product(piece[-1].key):
+            return [("PERSON", a, b)]  # `Olamide Fashola`, `Hyun-woo Choi`: a full name the model knows
         return []
+
+    def _town(self, text: str, piece: list[Token]) -> bool:
+        """A town of a thousand people or more (lexicon towns.txt) after a place's cue, not `on` nor a system's."""
+        a, b = piece[0].start, piece[-1].end
+        key = " ".join(t.key for t in piece)
+        if key not in self.lex.towns or cues.word_before(text, a) == "on" or not cues.place_before(text, a):
+            return False
+        return not cues.person(text, a, b, strict=True) and not deployments.deployment(text, a, b, self.lex.products)
 
     def _pair(self, text: str, token: Token) -> bool:
         """`Grace and Will`: two given names joined by `and` or `&`, each other's cue."""
-        other = cues.pair(text, token.start, token.end)
-        return other is not None and bool(self.given(other))
+        other = cues.pair(text, token.start, token.end)  # a product beside it is no cue (`Zed and Helix`)
+        return other is not None and bool(self.given(other)) and not (self.product(other) and self.given(other) < 2)

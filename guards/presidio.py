@@ -57,25 +57,43 @@ class OfflineEmailRecognizer(EmailRecognizer):
 
 
 class AnyCaseIbanRecognizer(IbanRecognizer):
-    """presidio's IBAN recognizer, also for an IBAN written in lower case (`gb82west...`); mod 97 still decides."""
+    """presidio's IBAN recognizer, also for an IBAN written in lower case (`gb82west...`); mod 97 still decides.
+
+    The case-blind pattern runs only where a lower-case start (`gb82`) is, after presidio's own: read case-blind,
+    a word after an IBAN looks like one more group of it (`SA12...2368 only`, `... 2471 flagged`), the match
+    fails its checksum, and the IBAN written in capitals before it would be lost."""
 
     def __init__(self) -> None:
         super().__init__(regex_flags=re.DOTALL | re.MULTILINE | re.IGNORECASE)
+        self.exact = IbanRecognizer()
 
     def analyze(
         self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None, regex_flags: int | None = None
     ) -> list[RecognizerResult]:
-        if not _IBAN_START.search(text):  # the case-blind pattern is slow to fail; most texts have no `gb82`
+        if not _IBAN_START.search(text):  # most texts have no `GB82` nor `gb82`: no pattern need run
             return []
         # presidio declares these None-defaulted parameters without Optional
-        results: list[RecognizerResult] = super().analyze(text, entities, nlp_artifacts, regex_flags)  # type: ignore[arg-type]
-        return results
+        found: list[RecognizerResult] = self.exact.analyze(text, entities, nlp_artifacts, regex_flags)  # type: ignore[arg-type]
+        for r in found:  # the engine scores a result by the recognizer that it names: this one, which is registered
+            r.recognition_metadata = {
+                **(r.recognition_metadata or {}),
+                RecognizerResult.RECOGNIZER_NAME_KEY: type(self).__name__,
+                RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+            }
+        if not _IBAN_LOWER_START.search(text):  # the case-blind pattern is slow to fail; most texts have no `gb82`
+            return found
+        blind: list[RecognizerResult] = super().analyze(text, entities, nlp_artifacts, regex_flags)  # type: ignore[arg-type]
+        return found + [r for r in blind if not any(r.start < f.end and f.start < r.end for f in found)]
 
     def validate_result(self, pattern_text: str) -> bool | None:
         return bool(super().validate_result(pattern_text.upper()))
 
 
 _IBAN_START = re.compile(r"[A-Za-z]{2}[0-9]{2}")
+# a lower-case letter in an IBAN's country code or first group: `gb82west...`, `GB82 west ...`
+_IBAN_LOWER_START = re.compile(
+    r"(?<![A-Za-z0-9])(?:[a-z][A-Za-z]|[A-Z][a-z])[0-9]{2}|[A-Z]{2}[0-9]{2}[ \-]?[A-Z0-9]{0,3}[a-z]"
+)
 # presidio's card pattern with Mastercard's 2-series (2221 to 2720, issued since 2017) beside 3, 4, 5 and 6
 CARD_PATTERN = (
     r"\b(?!1\d{12}(?!\d))((4\d{3})|(5[0-5]\d{2})|(6\d{3})|(1\d{3})|(3\d{3})|(222[1-9]|22[3-9]\d|2[3-6]\d{2}|27[01]\d|2720))"

