@@ -28,9 +28,9 @@ would miss its target anyway is not held to it) and no later than running
 whole by more than the request spares each decode there (the stall), or than
 the budget (the gap the class already accepts between two tokens), or than
 `ttft_slack` of its whole TTFT, whichever is most; else it runs whole. The
-request takes on at most the delay it takes off every running decode, so the
-split never trades a little inter-token latency for a long wait in a prefill
-engine's queue.
+request takes on at most the delay it takes off each running decode (or one
+token's budget), so a split never trades a little inter-token latency for a
+long wait in a prefill engine's queue.
 """
 
 from __future__ import annotations
