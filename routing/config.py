@@ -153,10 +153,12 @@ class DisaggregationConfig(Params):
     kv_bytes_per_token: int = Field(default=131_072, gt=0)  # the model's KV per token (Llama-3-8B in fp16)
     same_zone_gb_per_s: float = Field(default=10.0, gt=0)  # between engines of one zone (GB/s)
     cross_zone_gb_per_s: float = Field(default=2.5, gt=0)  # between zones, or where a pool names none
-    # an aggregated prefill holds a busy decode engine's batch for its prefill time; past this (unset: the
-    # interactive class's ITL target) the prefill goes to a prefill engine, if the TTFT allows it
+    # an aggregated prefill holds a busy decode engine's batch for its prefill time: its decodes wait a step and
+    # that stall for their next token; past this (unset: the interactive class's ITL target) the prefill goes
+    # to a prefill engine, if a pair's TTFT allows it
     decode_stall_ms: float | None = Field(default=None, gt=0)
-    ttft_slack: float = Field(default=0.1, ge=0)  # a pair may be this much slower to the first token than whole
+    # a pair may be this share of whole slower to the first token (or the stall it spares, or the budget)
+    ttft_slack: float = Field(default=0.1, ge=0)
 
 
 class RoutingConfig(Params):

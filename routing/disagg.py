@@ -14,14 +14,23 @@ computed again) with each decode engine of the chosen pool. Per pair: TTFT =
 the prefill engine's predicted TTFT for one token + the transfer + one decode
 step; ITL = the decode pool's `targets.tpot_ms` + the prefill work this replica
 has placed on the decode engine and it has not had the time to do (what will
-hold its steps). The decision, with `disaggregation.mode: auto`: run it whole
-when its prefill would hold the decode engine's running decodes no longer than
-the stall budget (`decode_stall_ms`, unset: `classes.interactive_itl_ms`), or
-when the engine is idle. Otherwise take the best pair with that decode engine
-if it reaches the first token within the class's TTFT target or within
-`ttft_slack` of the whole placement, or if the time it costs the request over
-whole is less than what it spares the decodes there, all told (the stall times
-their number); else run it whole.
+hold its steps).
+
+The decision, with `disaggregation.mode: auto`. Running it whole, a decode
+running on the decode engine waits for its next token one step
+(`targets.tpot_ms`) and the stall (this prompt's uncached prefill there, 0 when
+the engine is idle): that gap, not the stall alone, is what is held to the
+budget (`decode_stall_ms`, unset: `classes.interactive_itl_ms`). Within it, or
+with nothing running there, it runs whole. Past it, the best pair with that
+decode engine (the earliest first token) takes it if that first token is
+within the class's TTFT target (where running whole would be; a request whole
+would miss its target anyway is not held to it) and no later than running
+whole by more than the request spares each decode there (the stall), or than
+the budget (the gap the class already accepts between two tokens), or than
+`ttft_slack` of its whole TTFT, whichever is most; else it runs whole. The
+request takes on at most the delay it takes off each running decode (or one
+token's budget), so a split never trades a little inter-token latency for a
+long wait in a prefill engine's queue.
 """
 
 from __future__ import annotations
@@ -142,26 +151,29 @@ class Disaggregation:
             return "aggregated", "disaggregation.mode is never"
         if mode == "always":
             return "disaggregated", "disaggregation.mode is always"
-        stall, budget = whole["stall_ms"], self.stall_budget_ms
-        if stall <= budget:
-            return "aggregated", f"its prefill would hold {name}'s decodes {stall:.0f} ms, within {budget:g} ms"
+        stall, gap, budget = whole["stall_ms"], whole["gap_ms"], self.stall_budget_ms
+        if first.load <= 0:
+            return "aggregated", f"nothing runs on {name} for its prefill to hold"
+        if stall <= 0:
+            return (
+                "aggregated",
+                f"{name} holds its whole prompt: no prefill there to hold the decodes running beside it",
+            )
+        step = f"a {gap - stall:.0f} ms step and {stall:.0f} ms of its prefill"
+        held = f"a decode running on {name} would wait {gap:.0f} ms for its next token ({step})"
+        if gap <= budget:
+            return "aggregated", f"{held}, within {budget:g} ms"
         whole_ttft = whole["ttft_ms"] if whole["ttft_ms"] is not None else math.inf
-        pair = f"prefilled on {best.prefill.name} ({best.link}), first token in {best.ttft_ms:.0f} ms"
-        if best.ttft_ms <= max(target_ms, whole_ttft * (1.0 + self.config.ttft_slack)):
-            return "disaggregated", (
-                f"its prefill would hold {name}'s decodes {stall:.0f} ms (budget {budget:g} ms); {pair} "
-                f"(whole: {whole_ttft:.0f} ms)"
+        pair = f"prefilled on {best.prefill.name} ({best.link}) its first token comes in {best.ttft_ms:.0f} ms"
+        later, allowed = best.ttft_ms - whole_ttft, max(budget, stall, self.config.ttft_slack * whole_ttft)
+        if best.ttft_ms > target_ms >= whole_ttft:
+            return "aggregated", f"{held}, past {budget:g} ms; but {pair}, past the class's {target_ms:g} ms target"
+        if later > allowed:
+            return "aggregated", (
+                f"{held}, past {budget:g} ms; but {pair}, {later:.0f} ms later than whole ({whole_ttft:.0f} ms), "
+                f"more than the {allowed:.0f} ms it may be"
             )
-        later, held = best.ttft_ms - whole_ttft, stall * max(1.0, first.load)
-        if later <= held:  # the request waits longer, the decodes running there wait less, all told
-            return "disaggregated", (
-                f"{pair}, {later:.0f} ms later than whole, which spares the {first.load:g} decodes on {name} "
-                f"{stall:.0f} ms each"
-            )
-        return "aggregated", (
-            f"{pair} is {later:.0f} ms later than whole, more than the {held:.0f} ms it would spare the "
-            f"{first.load:g} decodes on {name}"
-        )
+        return "disaggregated", f"{held}, past {budget:g} ms; {pair} (whole: {whole_ttft:.0f} ms)"
 
     def _prefills(self, offers: list[Offer], view: ClusterView) -> list[tuple[Candidate, PoolConfig]]:
         """The prefill engines that may take this request's prompt now."""
@@ -197,6 +209,7 @@ class Disaggregation:
             "ttft_ms": _ms(ttft.get(c.endpoint.name, math.inf)),
             "itl_ms": _ms(self._itl_ms(c.endpoint.name, pool)),
             "stall_ms": round(stall, 3),
+            "gap_ms": round(pool.targets.tpot_ms + stall, 3),  # what a decode running there waits for its next token
         }
 
     def _pair(

@@ -59,16 +59,34 @@ def config(prefill_url: str, decode_url: str) -> dict[str, Any]:
     return {"routing": {"pools": pools, "state": {"scrape_interval_s": 5}}, "logging": {"evidence": False}}
 
 
+Tune = Callable[[dict[str, Any]], None]
+
+
 @pytest.fixture
-async def pd(aiohttp_server: Any, proxy: ProxyFactory) -> Any:
-    prefill_seen: Seen = []
-    decode_seen: Seen = []
-    prefill_url, prefill_server = await sim(aiohttp_server, "p0", "prefill", prefill_seen)
-    decode_url, _ = await sim(aiohttp_server, "d0", "decode", decode_seen)
-    client = await proxy(config(prefill_url, decode_url))
-    sdk = openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key="x", max_retries=0)
-    yield client, sdk, prefill_seen, decode_seen, prefill_server
-    await sdk.close()
+async def pd_with(aiohttp_server: Any, proxy: ProxyFactory) -> Any:
+    """A prefill sim and a decode sim behind taskgate, the config first changed by `tune`."""
+    sdks: list[openai.AsyncOpenAI] = []
+
+    async def start(tune: Tune | None = None) -> Any:
+        prefill_seen: Seen = []
+        decode_seen: Seen = []
+        prefill_url, prefill_server = await sim(aiohttp_server, "p0", "prefill", prefill_seen)
+        decode_url, _ = await sim(aiohttp_server, "d0", "decode", decode_seen)
+        settings = config(prefill_url, decode_url)
+        if tune is not None:
+            tune(settings["routing"])
+        client = await proxy(settings)
+        sdks.append(openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key="x", max_retries=0))
+        return client, sdks[-1], prefill_seen, decode_seen, prefill_server
+
+    yield start
+    for sdk in sdks:
+        await sdk.close()
+
+
+@pytest.fixture
+async def pd(pd_with: Any) -> Any:
+    return await pd_with()
 
 
 async def busy(sdk: openai.AsyncOpenAI) -> asyncio.Task[Any]:
@@ -170,6 +188,67 @@ async def test_a_prefill_engine_that_fails_before_the_first_byte_leaves_the_requ
     assert (prefill["endpoint"], prefill["outcome"]) == ("p0", "failed: sent whole")
     assert prefill["error"]
     assert record["dispatch"]["outcome"] == "completed"
+
+
+PROMPT_1200 = "Please check this paragraph: " + "word " * 954  # 4,800 characters: 1,200 tokens as routing estimates
+
+
+def slow_steps(routing: dict[str, Any]) -> None:
+    """Decode steps predicted at 150 ms, a 200 ms budget for the gap between two tokens: a 1,200-token prompt
+    prefills in 60 ms on the decode engine, within the budget alone, past it with the step it delays."""
+    routing["pools"][1]["targets"] = {"tpot_ms": 150}
+    routing["disaggregation"] = {"decode_stall_ms": 200}
+
+
+async def test_a_prefill_whose_stall_fits_the_budget_but_not_with_the_decode_step_is_prefilled_elsewhere(
+    pd_with: Any,
+) -> None:
+    client, sdk, prefill_seen, decode_seen, _ = await pd_with(slow_steps)
+    chatting = await busy(sdk)
+    raw = await sdk.chat.completions.with_raw_response.create(
+        model="m", messages=[{"role": "user", "content": PROMPT_1200}], max_tokens=4, stream=True
+    )
+    chunks = [chunk async for chunk in raw.parse()]
+    await chatting
+
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert raw.headers["x-taskgate-prefill-endpoint"] == "p0"
+    assert [b["max_tokens"] for b in prefill_seen if b["messages"][0]["content"] == PROMPT_1200] == [1]
+    [decode] = [b for b in decode_seen if b["messages"][0]["content"] == PROMPT_1200]
+    assert decode["kv_transfer_params"]["do_remote_prefill"] is True
+    split = record_of(client, raw.http_response)["decisions"]["placement"]["disaggregation"]
+    whole = split["aggregated"]["d0"]
+    assert 0 < whole["stall_ms"] < 200 < whole["gap_ms"]  # the stall alone would have kept it whole
+    assert whole["gap_ms"] == pytest.approx(150 + whole["stall_ms"])
+    assert split["mode"] == "disaggregated", split
+    assert f"would wait {whole['gap_ms']:.0f} ms for its next token (a 150 ms step" in split["reason"]
+    assert "past 200 ms" in split["reason"]
+
+
+async def test_a_pair_far_behind_running_whole_leaves_the_prompt_whole_however_long_the_gap(pd_with: Any) -> None:
+    def slow_prefill_engine(routing: dict[str, Any]) -> None:
+        slow_steps(routing)
+        routing["pools"][0]["prefill_tokens_per_s"] = 4_000  # 300 ms for what the decode engine does in 60
+
+    client, sdk, prefill_seen, decode_seen, _ = await pd_with(slow_prefill_engine)
+    chatting = await busy(sdk)
+    raw = await sdk.chat.completions.with_raw_response.create(
+        model="m", messages=[{"role": "user", "content": PROMPT_1200}], max_tokens=4, stream=True
+    )
+    assert "".join([c.choices[0].delta.content or "" async for c in raw.parse() if c.choices])
+    await chatting
+
+    assert "x-taskgate-prefill-endpoint" not in raw.headers
+    assert prefill_seen == []
+    assert all("kv_transfer_params" not in body for body in decode_seen)
+    split = record_of(client, raw.http_response)["decisions"]["placement"]["disaggregation"]
+    whole, pair = split["aggregated"]["d0"], split["pairs"]["p0->d0"]
+    assert whole["gap_ms"] > 200  # the decodes there would wait past the budget ...
+    assert pair["ttft_ms"] - whole["ttft_ms"] > 200  # ... but the request would wait longer than it spares them
+    assert pair["ttft_ms"] < 1000  # within the class's target: that alone no longer lets the pair take it
+    assert split["mode"] == "aggregated", split
+    assert "later than whole" in split["reason"]
+    assert "more than the 200 ms it may be" in split["reason"]
 
 
 def test_a_decode_pool_without_a_prefill_pool_for_its_model_is_a_config_error(
