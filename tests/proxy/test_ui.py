@@ -122,7 +122,8 @@ async def test_replicas_sharing_a_fleet_stream_each_show_every_replicas_records_
         if len(seen["records"]) == 3:
             break
         await asyncio.sleep(0.02)
-    assert [(r["id"], r["replica"]) for r in seen["records"]] == list(zip(made, "aba", strict=True))
+    # in the order they were published: each replica's writer flushes on its own, so only the set is fixed
+    assert sorted((r["id"], r["replica"]) for r in seen["records"]) == sorted(zip(made, "aba", strict=True))
     assert (await shown(first))["records"] == seen["records"]  # the same page from either replica
     assert (await shown(first, seen["cursor"]))["records"] == []  # the dashboard's own polls are not published
     later = await sent(second, "four")
