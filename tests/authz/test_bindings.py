@@ -31,6 +31,7 @@ from taskgate.authz.conversations import (
     extend,
     matching,
     principal_digest,
+    purpose_key,
 )
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
@@ -113,6 +114,25 @@ def test_reordered_messages_make_another_digest() -> None:
     assert keys_of(conversation(USER, later, ANSWER))[-1] != keys_of(conversation(later, USER, ANSWER))[-1]
 
 
+def test_a_tool_result_moved_to_another_call_makes_another_digest() -> None:
+    """Which call a result answers is part of the conversation: results swapped between two calls are a forgery."""
+    both = {**ANSWER, "tool_calls": [CALL, {**CALL, "id": "call_7a1d"}]}
+    reply = {"role": "assistant", "content": "Done."}
+
+    def results(first: str, second: str) -> list[dict[str, Any]]:
+        return [{"role": "tool", "tool_call_id": first, "content": "sent"},
+                {"role": "tool", "tool_call_id": second, "content": "bounced"}]  # fmt: skip
+
+    genuine = keys_of(conversation(USER, both, *results("call_9f2c", "call_7a1d"), reply))[-1]
+    assert genuine != keys_of(conversation(USER, both, *results("call_7a1d", "call_9f2c"), reply))[-1]
+
+
+def test_a_purpose_stated_by_another_caller_has_another_key() -> None:
+    said = "mail carol@acme.example the report"
+    assert purpose_key("acme", "alice", said) != purpose_key("acme", "mallory", said)
+    assert purpose_key("acme", "alice", said) != purpose_key("globex", "alice", said)
+
+
 def test_what_runtimes_change_when_they_send_a_turn_back_does_not_change_the_digest() -> None:
     """Empty content as null or "", argument keys in another order or spacing, fields a runtime adds."""
     resent = {
@@ -131,6 +151,12 @@ def test_a_session_hint_only_narrows() -> None:
     assert [b.task for b in matching([hinted, plain], "x-session-id=a")] == ["t2", "t1"]
     assert [b.task for b in matching([hinted, plain], "x-session-id=b")] == ["t2"]  # never joins another hint's
     assert {b.task for b in matching([hinted, plain], None)} == {"t1", "t2"}
+
+
+def test_a_task_bound_under_several_hints_is_one_candidate() -> None:
+    """A purpose joins only when exactly one task is found: one task's entries must not count as several."""
+    entries = [Bound("t1", "e", "x-session-id=a"), Bound("t1", "e"), Bound("t1", "e", "x-session-id=b")]
+    assert [b.task for b in matching(entries, None)] == ["t1"]
 
 
 async def test_a_binding_expires_and_the_memory_store_keeps_at_most_its_bound() -> None:
@@ -279,6 +305,26 @@ async def test_a_new_user_turn_is_a_new_instruction_of_the_task_its_mcp_calls_ma
         sent = await mcp.call_tool("mail__send", SEND.arguments)
     assert not sent.is_error, sent.content
     assert grant(one, task)["binding"]["by"] == "model_turn"
+
+
+async def test_a_conversation_two_tasks_answered_alike_joins_neither_and_its_later_turns_keep_their_own_task(
+    gateway: tuple[Any, Any, Keys, Any],
+) -> None:
+    """The same opening answered the same way in two tasks is nobody's to continue: the next turn opens a task of
+    its own, and the turn after that continues that task (the longest prefix taskgate answered decides)."""
+    one, _, keys, _ = gateway
+    opening = conversation({"role": "user", "content": "hello"})
+    first, reply = await chat(one, caller(keys), opening)
+    second, again = await chat(one, caller(keys), opening)
+    assert first != second
+    assert reply == again  # a plain reply: both tasks bound the same conversation
+    asked = [*opening, reply, {"role": "user", "content": "and then?"}]
+    third, answer = await chat(one, caller(keys), asked)
+    assert third not in (first, second)
+    assert grant(one, third)["new_task"] is True
+    fourth, _ = await chat(one, caller(keys), [*asked, answer, {"role": "user", "content": "thanks"}])
+    assert fourth == third
+    assert grant(one, third)["binding"] == {"by": "conversation", "message": 4, "new_instructions": 1}
 
 
 async def test_an_mcp_call_no_model_turn_emitted_is_not_in_any_task(gateway: tuple[Any, Any, Keys, Any]) -> None:
