@@ -387,6 +387,36 @@ async def test_a_stated_purpose_is_one_task_unless_session_headers_tell_runs_apa
     assert tasks[2] == tasks[3] != tasks[4]  # the same purpose in two runs a session header tells apart
 
 
+async def test_a_stated_purpose_two_runs_share_joins_neither_when_no_session_header_tells_which(
+    gateway: tuple[Any, Any, Keys, Any],
+) -> None:
+    one, _, keys, _ = gateway
+    said = {"x-taskgate-purpose": "mail carol@acme.example the report"}
+    tasks = []
+    for session in ("a", "b", None):
+        hint = {"x-session-id": session} if session else {}
+        async with connect(one, {**caller(keys), **said, **hint}) as mcp:
+            sent = await mcp.call_tool("mail__send", SEND.arguments)
+        assert sent.meta is not None
+        tasks.append(sent.meta["io.taskgate/task"])
+    assert len(set(tasks)) == 3  # two runs hold the purpose: a call naming neither run is in a task of its own
+
+
+async def test_a_presented_task_token_wins_over_a_conversation_taskgate_recognises(
+    gateway: tuple[Any, Any, Keys, Any],
+) -> None:
+    one, _, keys, _ = gateway
+    opening = conversation({"role": "user", "content": "read my mail please"})
+    task, answer = await chat(one, caller(keys), opening)
+    opened = await one.post("/v1/chat/completions", headers=caller(keys), json={
+        "model": "m", "messages": conversation({"role": "user", "content": "hello"}), "tools": TOOLS})  # fmt: skip
+    other, token = opened.headers["x-taskgate-task"], opened.headers["x-taskgate-task-token"]
+    result = {"role": "tool", "tool_call_id": answer["tool_calls"][0]["id"], "content": "[inbox] nothing new"}
+    carried, _ = await chat(one, {**caller(keys), "x-taskgate-task-token": token}, [*opening, answer, result])
+    assert other != task
+    assert carried == other
+
+
 async def test_a_streamed_answer_is_bound_too_and_a_named_task_id_is_never_a_recognised_one(
     gateway: tuple[Any, Any, Keys, Any],
 ) -> None:
