@@ -42,6 +42,7 @@ from .conftest import Keys, jwt_section
 from .mcp_servers import mail_server, serving
 from .policy import task_key, write_policy
 from .test_mcp import connect
+from .test_mcp_tasks import meta
 
 POLICY = """\
 p, role:mail-user, acme, mail__*, call, r-mail
@@ -400,6 +401,25 @@ async def test_a_stated_purpose_two_runs_share_joins_neither_when_no_session_hea
         assert sent.meta is not None
         tasks.append(sent.meta["io.taskgate/task"])
     assert len(set(tasks)) == 3  # two runs hold the purpose: a call naming neither run is in a task of its own
+
+
+async def test_a_purpose_stated_in_meta_always_opens_a_task_even_one_a_header_bound(
+    gateway: tuple[Any, Any, Keys, Any],
+) -> None:
+    """A purpose in `_meta` is a client written for taskgate opening a task: it never joins one a runtime's
+    configured header opened, though the words are the same."""
+    one, _, keys, _ = gateway
+    said = "mail carol@acme.example the report"
+    tasks = []
+    for _ in range(2):
+        async with connect(one, {**caller(keys), "x-taskgate-purpose": said}) as mcp:
+            sent = await mcp.call_tool("mail__send", SEND.arguments)
+        assert sent.meta is not None
+        tasks.append(sent.meta["io.taskgate/task"])
+    async with connect(one, caller(keys)) as mcp:
+        opened = await mcp.call_tool("mail__send", SEND.arguments, meta=meta("io.taskgate/purpose", said))
+    assert opened.meta is not None
+    assert tasks[0] == tasks[1] != opened.meta["io.taskgate/task"]
 
 
 async def test_a_presented_task_token_wins_over_a_conversation_taskgate_recognises(
