@@ -201,14 +201,16 @@ def book_server() -> MCPServer:
 
 @pytest.fixture
 async def gateway(
-    proxy: Any, keys: Keys, tmp_path: Path, aiohttp_server: Any, redis_server: RedisServer
+    proxy: Any, keys: Keys, tmp_path: Path, aiohttp_server: Any, redis_server: RedisServer, request: Any
 ) -> AsyncIterator[tuple[Any, Any, Keys, Any]]:
-    """Two replicas sharing Redis (tasks and bindings), a scripted engine, and the mail server."""
+    """Two replicas sharing Redis (tasks and bindings), a scripted engine, and the mail server; parametrized
+    indirectly, the `authz.tasks.conversations` section."""
     profile = dataclasses.replace(PROFILES["instant"], models=("m",), default_max_tokens=256)
     engine = await aiohttp_server(create_sim(profile, "sim", SCRIPT))
     async with serving(mail_server()) as mail, serving(book_server()) as book:
         url = str(engine.make_url("")).rstrip("/")
-        tasks = {"keys": [task_key(tmp_path)], "store": "redis", "redis_url": redis_server.url}
+        tasks = {"keys": [task_key(tmp_path)], "store": "redis", "redis_url": redis_server.url,
+                 "conversations": getattr(request, "param", {})}  # fmt: skip
         config = {
             "routing": {"pools": [{"name": "p", "endpoints": [{"name": "e", "url": url}], "models": [{"name": "m"}]}]},
             "authz": {
@@ -339,6 +341,42 @@ async def test_an_mcp_call_no_model_turn_emitted_is_not_in_any_task(gateway: tup
         assert refused.is_error
         assert refused.meta is not None
         assert refused.meta["io.taskgate/refusal"]["rule"] == "c-to"
+
+
+@pytest.mark.parametrize("gateway", [{"call_ttl_s": 1}], indirect=True)
+async def test_a_model_turn_s_call_binds_an_mcp_call_only_for_its_own_ttl(gateway: tuple[Any, Any, Keys, Any]) -> None:
+    """The conversation is remembered for an hour, the call its turn asked for only `call_ttl_s`: made later, the
+    MCP call is nobody's, and the rule on the recipient refuses it."""
+    one, _, keys, _ = gateway
+    task, answer = await chat(one, caller(keys), conversation(USER))  # the model asks to mail carol the report
+    await asyncio.sleep(2.2)
+    async with connect(one, caller(keys)) as mcp:
+        late = await mcp.call_tool("mail__send", SEND.arguments)
+    assert late.is_error
+    assert late.meta is not None
+    assert late.meta["io.taskgate/refusal"]["rule"] == "c-to"
+    result = {"role": "tool", "tool_call_id": answer["tool_calls"][0]["id"], "content": "refused"}
+    again, _ = await chat(one, caller(keys), [*conversation(USER), answer, result])
+    assert again == task  # the conversation itself is still the task's
+
+
+async def test_a_result_of_a_call_two_tasks_emitted_is_kept_in_both(gateway: tuple[Any, Any, Keys, Any]) -> None:
+    """Both conversations asked for the address book; the one MCP call runs in the newer task, and what it showed
+    is in the older task too: handed back there (wrapped, so only the task's record vouches), Dan may be mailed."""
+    one, _, keys, _ = gateway
+    opening = conversation({"role": "user", "content": "write hello to the one in my address book"})
+    older, answer = await chat(one, caller(keys), opening)
+    newer, _ = await chat(one, caller(keys), opening)
+    async with connect(one, caller(keys)) as mcp:
+        book = await mcp.call_tool("book__address_book", {})
+    assert not book.is_error
+    assert book.meta is not None
+    assert book.meta["io.taskgate/task"] == newer != older
+    wrapped = json.dumps({"type": "text", "text": book.content[0].text})  # type: ignore[union-attr]
+    result = {"role": "tool", "tool_call_id": answer["tool_calls"][0]["id"], "content": wrapped}
+    again, send = await chat(one, caller(keys), [*opening, answer, result])
+    assert again == older
+    assert send["tool_calls"][0]["function"]["arguments"] == '{"to": "dan@acme.example", "body": "hello"}'
 
 
 async def test_a_call_two_tasks_emitted_runs_only_if_both_grants_allow_it(gateway: tuple[Any, Any, Keys, Any]) -> None:
