@@ -31,6 +31,7 @@ from taskgate.authz.conversations import (
     extend,
     matching,
     principal_digest,
+    purpose_key,
 )
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
@@ -41,6 +42,7 @@ from .conftest import Keys, jwt_section
 from .mcp_servers import mail_server, serving
 from .policy import task_key, write_policy
 from .test_mcp import connect
+from .test_mcp_tasks import meta
 
 POLICY = """\
 p, role:mail-user, acme, mail__*, call, r-mail
@@ -113,6 +115,25 @@ def test_reordered_messages_make_another_digest() -> None:
     assert keys_of(conversation(USER, later, ANSWER))[-1] != keys_of(conversation(later, USER, ANSWER))[-1]
 
 
+def test_a_tool_result_moved_to_another_call_makes_another_digest() -> None:
+    """Which call a result answers is part of the conversation: results swapped between two calls are a forgery."""
+    both = {**ANSWER, "tool_calls": [CALL, {**CALL, "id": "call_7a1d"}]}
+    reply = {"role": "assistant", "content": "Done."}
+
+    def results(first: str, second: str) -> list[dict[str, Any]]:
+        return [{"role": "tool", "tool_call_id": first, "content": "sent"},
+                {"role": "tool", "tool_call_id": second, "content": "bounced"}]  # fmt: skip
+
+    genuine = keys_of(conversation(USER, both, *results("call_9f2c", "call_7a1d"), reply))[-1]
+    assert genuine != keys_of(conversation(USER, both, *results("call_7a1d", "call_9f2c"), reply))[-1]
+
+
+def test_a_purpose_stated_by_another_caller_has_another_key() -> None:
+    said = "mail carol@acme.example the report"
+    assert purpose_key("acme", "alice", said) != purpose_key("acme", "mallory", said)
+    assert purpose_key("acme", "alice", said) != purpose_key("globex", "alice", said)
+
+
 def test_what_runtimes_change_when_they_send_a_turn_back_does_not_change_the_digest() -> None:
     """Empty content as null or "", argument keys in another order or spacing, fields a runtime adds."""
     resent = {
@@ -131,6 +152,12 @@ def test_a_session_hint_only_narrows() -> None:
     assert [b.task for b in matching([hinted, plain], "x-session-id=a")] == ["t2", "t1"]
     assert [b.task for b in matching([hinted, plain], "x-session-id=b")] == ["t2"]  # never joins another hint's
     assert {b.task for b in matching([hinted, plain], None)} == {"t1", "t2"}
+
+
+def test_a_task_bound_under_several_hints_is_one_candidate() -> None:
+    """A purpose joins only when exactly one task is found: one task's entries must not count as several."""
+    entries = [Bound("t1", "e", "x-session-id=a"), Bound("t1", "e"), Bound("t1", "e", "x-session-id=b")]
+    assert [b.task for b in matching(entries, None)] == ["t1"]
 
 
 async def test_a_binding_expires_and_the_memory_store_keeps_at_most_its_bound() -> None:
@@ -174,14 +201,16 @@ def book_server() -> MCPServer:
 
 @pytest.fixture
 async def gateway(
-    proxy: Any, keys: Keys, tmp_path: Path, aiohttp_server: Any, redis_server: RedisServer
+    proxy: Any, keys: Keys, tmp_path: Path, aiohttp_server: Any, redis_server: RedisServer, request: Any
 ) -> AsyncIterator[tuple[Any, Any, Keys, Any]]:
-    """Two replicas sharing Redis (tasks and bindings), a scripted engine, and the mail server."""
+    """Two replicas sharing Redis (tasks and bindings), a scripted engine, and the mail server; parametrized
+    indirectly, the `authz.tasks.conversations` section."""
     profile = dataclasses.replace(PROFILES["instant"], models=("m",), default_max_tokens=256)
     engine = await aiohttp_server(create_sim(profile, "sim", SCRIPT))
     async with serving(mail_server()) as mail, serving(book_server()) as book:
         url = str(engine.make_url("")).rstrip("/")
-        tasks = {"keys": [task_key(tmp_path)], "store": "redis", "redis_url": redis_server.url}
+        tasks = {"keys": [task_key(tmp_path)], "store": "redis", "redis_url": redis_server.url,
+                 "conversations": getattr(request, "param", {})}  # fmt: skip
         config = {
             "routing": {"pools": [{"name": "p", "endpoints": [{"name": "e", "url": url}], "models": [{"name": "m"}]}]},
             "authz": {
@@ -281,6 +310,26 @@ async def test_a_new_user_turn_is_a_new_instruction_of_the_task_its_mcp_calls_ma
     assert grant(one, task)["binding"]["by"] == "model_turn"
 
 
+async def test_a_conversation_two_tasks_answered_alike_joins_neither_and_its_later_turns_keep_their_own_task(
+    gateway: tuple[Any, Any, Keys, Any],
+) -> None:
+    """The same opening answered the same way in two tasks is nobody's to continue: the next turn opens a task of
+    its own, and the turn after that continues that task (the longest prefix taskgate answered decides)."""
+    one, _, keys, _ = gateway
+    opening = conversation({"role": "user", "content": "hello"})
+    first, reply = await chat(one, caller(keys), opening)
+    second, again = await chat(one, caller(keys), opening)
+    assert first != second
+    assert reply == again  # a plain reply: both tasks bound the same conversation
+    asked = [*opening, reply, {"role": "user", "content": "and then?"}]
+    third, answer = await chat(one, caller(keys), asked)
+    assert third not in (first, second)
+    assert grant(one, third)["new_task"] is True
+    fourth, _ = await chat(one, caller(keys), [*asked, answer, {"role": "user", "content": "thanks"}])
+    assert fourth == third
+    assert grant(one, third)["binding"] == {"by": "conversation", "message": 4, "new_instructions": 1}
+
+
 async def test_an_mcp_call_no_model_turn_emitted_is_not_in_any_task(gateway: tuple[Any, Any, Keys, Any]) -> None:
     one, _, keys, _ = gateway
     await chat(one, caller(keys), conversation(USER))  # the model asks to mail carol the report
@@ -292,6 +341,42 @@ async def test_an_mcp_call_no_model_turn_emitted_is_not_in_any_task(gateway: tup
         assert refused.is_error
         assert refused.meta is not None
         assert refused.meta["io.taskgate/refusal"]["rule"] == "c-to"
+
+
+@pytest.mark.parametrize("gateway", [{"call_ttl_s": 1}], indirect=True)
+async def test_a_model_turn_s_call_binds_an_mcp_call_only_for_its_own_ttl(gateway: tuple[Any, Any, Keys, Any]) -> None:
+    """The conversation is remembered for an hour, the call its turn asked for only `call_ttl_s`: made later, the
+    MCP call is nobody's, and the rule on the recipient refuses it."""
+    one, _, keys, _ = gateway
+    task, answer = await chat(one, caller(keys), conversation(USER))  # the model asks to mail carol the report
+    await asyncio.sleep(2.2)
+    async with connect(one, caller(keys)) as mcp:
+        late = await mcp.call_tool("mail__send", SEND.arguments)
+    assert late.is_error
+    assert late.meta is not None
+    assert late.meta["io.taskgate/refusal"]["rule"] == "c-to"
+    result = {"role": "tool", "tool_call_id": answer["tool_calls"][0]["id"], "content": "refused"}
+    again, _ = await chat(one, caller(keys), [*conversation(USER), answer, result])
+    assert again == task  # the conversation itself is still the task's
+
+
+async def test_a_result_of_a_call_two_tasks_emitted_is_kept_in_both(gateway: tuple[Any, Any, Keys, Any]) -> None:
+    """Both conversations asked for the address book; the one MCP call runs in the newer task, and what it showed
+    is in the older task too: handed back there (wrapped, so only the task's record vouches), Dan may be mailed."""
+    one, _, keys, _ = gateway
+    opening = conversation({"role": "user", "content": "write hello to the one in my address book"})
+    older, answer = await chat(one, caller(keys), opening)
+    newer, _ = await chat(one, caller(keys), opening)
+    async with connect(one, caller(keys)) as mcp:
+        book = await mcp.call_tool("book__address_book", {})
+    assert not book.is_error
+    assert book.meta is not None
+    assert book.meta["io.taskgate/task"] == newer != older
+    wrapped = json.dumps({"type": "text", "text": book.content[0].text})  # type: ignore[union-attr]
+    result = {"role": "tool", "tool_call_id": answer["tool_calls"][0]["id"], "content": wrapped}
+    again, send = await chat(one, caller(keys), [*opening, answer, result])
+    assert again == older
+    assert send["tool_calls"][0]["function"]["arguments"] == '{"to": "dan@acme.example", "body": "hello"}'
 
 
 async def test_a_call_two_tasks_emitted_runs_only_if_both_grants_allow_it(gateway: tuple[Any, Any, Keys, Any]) -> None:
@@ -339,6 +424,55 @@ async def test_a_stated_purpose_is_one_task_unless_session_headers_tell_runs_apa
         tasks.append(sent.meta["io.taskgate/task"])
     assert tasks[0] == tasks[1]  # each call a session of its own, one purpose: one task
     assert tasks[2] == tasks[3] != tasks[4]  # the same purpose in two runs a session header tells apart
+
+
+async def test_a_stated_purpose_two_runs_share_joins_neither_when_no_session_header_tells_which(
+    gateway: tuple[Any, Any, Keys, Any],
+) -> None:
+    one, _, keys, _ = gateway
+    said = {"x-taskgate-purpose": "mail carol@acme.example the report"}
+    tasks = []
+    for session in ("a", "b", None):
+        hint = {"x-session-id": session} if session else {}
+        async with connect(one, {**caller(keys), **said, **hint}) as mcp:
+            sent = await mcp.call_tool("mail__send", SEND.arguments)
+        assert sent.meta is not None
+        tasks.append(sent.meta["io.taskgate/task"])
+    assert len(set(tasks)) == 3  # two runs hold the purpose: a call naming neither run is in a task of its own
+
+
+async def test_a_purpose_stated_in_meta_always_opens_a_task_even_one_a_header_bound(
+    gateway: tuple[Any, Any, Keys, Any],
+) -> None:
+    """A purpose in `_meta` is a client written for taskgate opening a task: it never joins one a runtime's
+    configured header opened, though the words are the same."""
+    one, _, keys, _ = gateway
+    said = "mail carol@acme.example the report"
+    tasks = []
+    for _ in range(2):
+        async with connect(one, {**caller(keys), "x-taskgate-purpose": said}) as mcp:
+            sent = await mcp.call_tool("mail__send", SEND.arguments)
+        assert sent.meta is not None
+        tasks.append(sent.meta["io.taskgate/task"])
+    async with connect(one, caller(keys)) as mcp:
+        opened = await mcp.call_tool("mail__send", SEND.arguments, meta=meta("io.taskgate/purpose", said))
+    assert opened.meta is not None
+    assert tasks[0] == tasks[1] != opened.meta["io.taskgate/task"]
+
+
+async def test_a_presented_task_token_wins_over_a_conversation_taskgate_recognises(
+    gateway: tuple[Any, Any, Keys, Any],
+) -> None:
+    one, _, keys, _ = gateway
+    opening = conversation({"role": "user", "content": "read my mail please"})
+    task, answer = await chat(one, caller(keys), opening)
+    opened = await one.post("/v1/chat/completions", headers=caller(keys), json={
+        "model": "m", "messages": conversation({"role": "user", "content": "hello"}), "tools": TOOLS})  # fmt: skip
+    other, token = opened.headers["x-taskgate-task"], opened.headers["x-taskgate-task-token"]
+    result = {"role": "tool", "tool_call_id": answer["tool_calls"][0]["id"], "content": "[inbox] nothing new"}
+    carried, _ = await chat(one, {**caller(keys), "x-taskgate-task-token": token}, [*opening, answer, result])
+    assert other != task
+    assert carried == other
 
 
 async def test_a_streamed_answer_is_bound_too_and_a_named_task_id_is_never_a_recognised_one(
