@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis.asyncio
 from mcp.server import MCPServer
 
 from taskgate.authz.conversations import (
@@ -533,3 +534,25 @@ async def test_a_result_taskgate_forwarded_keeps_its_labels_in_the_conversation_
     other, refused = await chat(one, caller(keys), [*opening, forged, {**result, "tool_call_id": "call_x"}])
     assert other != task
     assert "tool_calls" not in refused  # the wrapped copy alone vouches for nothing: blocked
+
+
+async def test_a_conversation_whose_task_store_lost_its_epoch_is_refused_not_resumed(
+    gateway: tuple[Any, Any, Keys, Any], redis_server: RedisServer
+) -> None:
+    """The bindings survive but the task store's epoch is gone (evicted, or the store replaced): a revocation of the
+    task cannot be ruled out, so its conversation is refused, the evidence saying why, and never resumed."""
+    one, _, keys, _ = gateway
+    opening = conversation(USER)
+    _, answer = await chat(one, caller(keys), opening)
+    store = redis.asyncio.Redis.from_url(redis_server.url)
+    try:
+        epochs = [key async for key in store.scan_iter(match="*epoch")]
+        assert len(epochs) == 1, epochs
+        await store.delete(*epochs)
+    finally:
+        await store.aclose()
+    result = {"role": "tool", "tool_call_id": answer["tool_calls"][0]["id"], "content": "sent"}
+    body = {"model": "m", "messages": [*opening, answer, result], "tools": TOOLS}
+    refused = await one.post("/v1/chat/completions", json=body, headers=caller(keys))
+    assert refused.status == 403, await refused.text()
+    assert (await refused.json())["error"]["code"] == "task_state_lost"
