@@ -45,7 +45,7 @@ EFFECTS = ("deny", "hold")
 BUILT_IN_LABELS = (INSTRUCTION, CLAIMS)
 OPTIONS = {
     "prefix": ("base",), "amount": ("tolerance", "untrusted"), "links": ("allow", "untrusted", "hosts"),
-    "addresses": ("allow", "untrusted"), "provenance": ("untrusted", "hosts"), "text": ("run", "untrusted"),
+    "addresses": ("allow", "untrusted"), "provenance": ("untrusted", "hosts"), "text": ("run", "untrusted", "unseen"),
     "choice": ("list", "pick", "untrusted"), "flow": ("asked",),
 }  # fmt: skip
 REPEATABLE = ("asked",)  # options a row may give more than once (one per confidential label)
@@ -106,6 +106,7 @@ class Constraint:
     untrusted_alike: frozenset[str] = frozenset()  # labels whose data counts as untrusted for that
     hosts: frozenset[str] = frozenset()  # links, provenance: a URL on a host seen under these labels passes
     asked: tuple[tuple[str, tuple[str, ...]], ...] = ()  # flow: (secret label, phrases the user asks for it by)
+    unseen: bool = False  # text: an identifier the task saw nowhere fails the rule too
 
     @property
     def label_text(self) -> str:
@@ -209,9 +210,13 @@ class Constraint:
         if not isinstance(item, str):
             return Unmet("is not text")
         for value in values_inside(item, dates=False):
-            where = seen.outside(value, self.labels)
+            if seen.find(value, self.labels) is not None:
+                continue
+            where = seen.anywhere(value)
             if where is not None:
                 return Unmet(f"carries {value[:60]!r}, seen only in {where.label} data", Match(value, where))
+            if self.unseen:
+                return Unmet(f"carries {value[:60]!r}, which the task has not seen anywhere", Match(value, None))
         trusted: list[list[str]] | None = None
         for run, where, _ in seen.runs.copies(item, self.run, lambda tag: tag not in self.labels):
             trusted = trusted if trusted is not None else seen.trusted_words(self.labels)
@@ -441,6 +446,10 @@ def compile_row(row: Sequence[str], labels: Iterable[str]) -> Constraint:
             raise ConstraintError("hosts names the labels whose hosts count, e.g. hosts=instruction")
     if "asked" in options:
         spec["asked"] = _asked(options["asked"], set(labels))
+    if "unseen" in options:
+        if options["unseen"] not in ("refuse", "pass"):
+            raise ConstraintError("unseen is `refuse` (an identifier the task saw nowhere fails the rule) or `pass`")
+        spec["unseen"] = options["unseen"] == "refuse"
     if kind == "text":
         spec["run"] = int(_number("run", options.get("run", str(RUN_WORDS))))
         if spec["run"] < 2:
