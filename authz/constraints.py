@@ -44,7 +44,7 @@ KINDS = ("prefix", "regex", "min", "max", "in", "provenance", "amount", "links",
 EFFECTS = ("deny", "hold")
 BUILT_IN_LABELS = (INSTRUCTION, CLAIMS)
 OPTIONS = {
-    "prefix": ("base",), "amount": ("tolerance", "untrusted"), "links": ("allow", "untrusted", "hosts"),
+    "prefix": ("base",), "amount": ("tolerance", "untrusted", "parts"), "links": ("allow", "untrusted", "hosts"),
     "addresses": ("allow", "untrusted"), "provenance": ("untrusted", "hosts"), "text": ("run", "untrusted", "unseen"),
     "choice": ("list", "pick", "untrusted"), "flow": ("asked",),
 }  # fmt: skip
@@ -107,6 +107,7 @@ class Constraint:
     hosts: frozenset[str] = frozenset()  # links, provenance: a URL on a host seen under these labels passes
     asked: tuple[tuple[str, tuple[str, ...]], ...] = ()  # flow: (secret label, phrases the user asks for it by)
     unseen: bool = False  # text: an identifier the task saw nowhere fails the rule too
+    parts: int = 1  # amount: an equal share (a half ... a 1/parts) of a labelled amount passes too
 
     @property
     def label_text(self) -> str:
@@ -266,6 +267,13 @@ class Constraint:
         if number is None:
             return Unmet("is not an amount")
         where = seen.find_number(number, self.labels, self.tolerance, self.relative)
+        for share in range(2, self.parts + 1):  # an invoice paid in instalments: an equal share of it
+            if where is not None:
+                break
+            tolerance = self.tolerance if self.relative else self.tolerance * share
+            whole = seen.find_number(number * share, self.labels, tolerance, self.relative)
+            if whole is not None:
+                where = Where(whole.label, whole.source, whole.call, f"{whole.field or 'the amount'}, 1/{share}")
         if where is None:
             elsewhere = seen.find_number(number, frozenset(seen.labels), self.tolerance, self.relative)
             elsewhere = elsewhere or seen.untrusted_number(number, self.tolerance, self.relative)
@@ -465,6 +473,9 @@ def compile_row(row: Sequence[str], labels: Iterable[str]) -> Constraint:
         if number < 0:
             raise ConstraintError("tolerance must not be negative")
         spec["tolerance"] = number / 100.0 if spec["relative"] else number
+        spec["parts"] = int(_number("parts", options.get("parts", "1")))
+        if not 1 <= spec["parts"] <= 12:
+            raise ConstraintError("parts is how many equal shares of an amount pass too, from 1 to 12")
     return Constraint(tools, profile, argument, kind, main, rule_id, effect, path, optional, **spec)
 
 

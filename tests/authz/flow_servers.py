@@ -139,6 +139,16 @@ def bank_server() -> MCPServer:
         """The user's account: its IBAN and balance."""
         return {"iban": OWN_IBAN, "balance": 2_310.55}
 
+    @server.tool()
+    def invoice() -> dict[str, Any]:
+        """The builder's invoice."""
+        return {"payee": "Builder", "amount": 840.0}
+
+    @server.tool()
+    def pay(payee: str, amount: float) -> dict[str, Any]:
+        """Pay a payee."""
+        return {"paid": payee, "amount": amount}
+
     return server
 
 

@@ -4,7 +4,7 @@ A secret that may leave where the user's own words ask for it (`asked=`), never
 where tool data or an instruction relayed from it does; a link on a host the user
 named (`hosts=`); and a searching reference for a file that does not exist yet,
 which finds nothing quietly; and agent-written text carrying an account number the task never saw
-(`unseen=refuse`). The tool servers are real SDK servers: a mail, a
+(`unseen=refuse`); an invoice paid in halves (`parts=2`). The tool servers are real SDK servers: a mail, a
 fetch or a write either reaches them or it does not.
 """
 
@@ -43,6 +43,8 @@ p, role:staff, acme, profile:assistant, pin, pin-staff
 g, alice, role:staff, acme
 p3, bank__balance, *, trusted, t-bank
 p3, bank__balance, iban, secret:account, s-iban
+p3, bank__invoice, amount, bill, t-invoice
+p2, bank__pay, *, amount, amount, bill|instruction; parts=2, hold, h-amount
 p3, inbox__messages, messages[].sender, trusted, t-sender
 p3, docs__read, path, own-paths, t-paths
 p2, mail__send, *, to, provenance, instruction|trusted, c-to
@@ -206,3 +208,19 @@ async def test_agent_written_text_with_an_account_number_the_task_never_saw_is_h
     assert invented.data["approval"]["rule"] == "h-content"
     assert "which the task has not seen anywhere" in invented.message
     assert world.effects.written == ["/home/alice/todo.txt"]
+
+
+async def test_an_invoice_paid_in_equal_shares_passes_where_the_amount_rule_names_parts(
+    gateway: tuple[Gateway, Keys],
+) -> None:
+    world, keys = gateway
+    async with connect(world.client, bearer(keys)) as mcp:
+        task = Task(mcp, "pay the builder's invoice in two halves")
+        await task.call("bank__invoice", {})
+        half = await task.call("bank__pay", {"payee": "Builder", "amount": 420.0})
+        third = await task.refused("bank__pay", {"payee": "Builder", "amount": 280.0})
+    assert not half.is_error
+    assert third.code == -32044
+    assert third.data["approval"]["rule"] == "h-amount"
+    allowed = next(d for g in world.grants() for d in g.get("decisions", []) if d["tool"] == "bank__pay")
+    assert allowed["provenance"][0]["seen"]["field"] == "amount, 1/2"
