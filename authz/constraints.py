@@ -216,7 +216,10 @@ class Constraint:
             where = seen.anywhere(value)
             if where is not None:
                 return Unmet(f"carries {value[:60]!r}, seen only in {where.label} data", Match(value, where))
-            if self.unseen:
+            where = seen.seen_as_digits(value) if self.unseen else None
+            if where is not None and where.label not in self.labels:
+                return Unmet(f"carries {value[:60]!r}, seen only in {where.label} data", Match(value, where))
+            if self.unseen and where is None:
                 return Unmet(f"carries {value[:60]!r}, which the task has not seen anywhere", Match(value, None))
         trusted: list[list[str]] | None = None
         for run, where, _ in seen.runs.copies(item, self.run, lambda tag: tag not in self.labels):

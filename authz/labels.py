@@ -366,6 +366,22 @@ class Seen:
                     return where
         return self.find(host, labels)
 
+    def seen_as_digits(self, value: str) -> Where | None:
+        """Where an identifier with digits was seen written otherwise (`+44 20 7946 0321` for `44 20 7946 0321`),
+        under any label; None if nowhere. Compared without separators and a leading `+`."""
+        from .flow import compact
+
+        code = compact(value)
+        if not any(c.isdigit() for c in code):
+            return None
+        for key, found in self._exact.items():
+            if found and compact(key) == code:
+                return found[0]
+        for item, where in self._untrusted:
+            if isinstance(item, str) and compact(item) == code:
+                return where
+        return None
+
     def trusted_words(self, labels: frozenset[str]) -> list[list[str]]:
         """The words of every text and string value seen under `labels` (for `text` rules)."""
         from .flow import words
