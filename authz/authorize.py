@@ -522,9 +522,14 @@ class AuthorizeStep(Step[AuthorizeParams]):
                 tool_trust = trust.for_tool(tool)
                 kept = tool_trust.declares if arguments else None  # a search's declared fields may hold its query
                 record = result_record(tool, call_id, result, arguments, tool_trust.key_fields, kept)
-            entry: dict[str, Any] = {"tool": tool, "outcome": "read" if record else "failed"}
+            # a search that answers with an error found nothing (a file that does not exist yet): expected
+            nothing = record is None and bool(arguments) and not isinstance(result, BaseException)
+            outcome = "read" if record else "not_found" if nothing else "failed"
+            entry: dict[str, Any] = {"tool": tool, "outcome": outcome}
             value.references.append({**entry, "arguments": arguments} if arguments else entry)
-            if record is None:
+            if nothing:
+                log.debug("reference_found_nothing", task=value.spec.task, tool=tool, arguments=arguments)
+            elif record is None:
                 why = type(result).__name__ if isinstance(result, BaseException) else "an error result"
                 log.warning("reference_not_read", task=value.spec.task, tool=tool, reason=why)
             else:

@@ -23,7 +23,7 @@ from typing import Any
 
 from casbin.util import key_match
 
-from .flow import RUN_WORDS, SECRET, contains_run, values_inside
+from .flow import RUN_WORDS, SECRET, Secret, asked_for, contains_run, values_inside
 from .labels import (
     CLAIMS,
     INSTRUCTION,
@@ -44,10 +44,11 @@ KINDS = ("prefix", "regex", "min", "max", "in", "provenance", "amount", "links",
 EFFECTS = ("deny", "hold")
 BUILT_IN_LABELS = (INSTRUCTION, CLAIMS)
 OPTIONS = {
-    "prefix": ("base",), "amount": ("tolerance", "untrusted"), "links": ("allow", "untrusted"),
-    "addresses": ("allow", "untrusted"), "provenance": ("untrusted",), "text": ("run", "untrusted"),
-    "choice": ("list", "pick", "untrusted"),
+    "prefix": ("base",), "amount": ("tolerance", "untrusted", "parts"), "links": ("allow", "untrusted", "hosts"),
+    "addresses": ("allow", "untrusted"), "provenance": ("untrusted", "hosts"), "text": ("run", "untrusted", "unseen"),
+    "choice": ("list", "pick", "untrusted"), "flow": ("asked",),
 }  # fmt: skip
+REPEATABLE = ("asked",)  # options a row may give more than once (one per confidential label)
 LABELLED = ("provenance", "amount", "links", "addresses", "flow", "text", "choice")
 EVERY = "*"  # the argument path of every value of the call (a flow or text rule over all arguments)
 MAX_VALUES = 256  # of one argument path, checked one by one; more fail the rule
@@ -103,6 +104,10 @@ class Constraint:
     picks: tuple[tuple[str, str], ...] = ()  # choice: (property, max|min) an item may be chosen by
     untrusted_deny: bool = False  # a hold rule whose refused value's only source is untrusted data denies
     untrusted_alike: frozenset[str] = frozenset()  # labels whose data counts as untrusted for that
+    hosts: frozenset[str] = frozenset()  # links, provenance: a URL on a host seen under these labels passes
+    asked: tuple[tuple[str, tuple[str, ...]], ...] = ()  # flow: (secret label, phrases the user asks for it by)
+    unseen: bool = False  # text: an identifier the task saw nowhere fails the rule too
+    parts: int = 1  # amount: an equal share (a half ... a 1/parts) of a labelled amount passes too
 
     @property
     def label_text(self) -> str:
@@ -166,20 +171,32 @@ class Constraint:
         if kind == "amount":
             return self._amount(item, seen, matches)
         if kind == "flow":
-            return self._flow(item, seen)
+            return self._flow(item, seen, matches)
         if kind == "text":
             return self._text(item, seen)
         if kind == "choice":
             return self._choice(item, seen, matches)
         return self._content(item, seen, matches)
 
-    def _flow(self, item: Any, seen: Seen) -> Unmet | None:
-        """No confidential value whose label this argument does not accept, as a value or inside text."""
+    def _flow(self, item: Any, seen: Seen, matches: list[Match]) -> Unmet | None:
+        """No confidential value whose label this argument does not accept, as a value or inside text, unless
+        the user's own words ask for it (`asked=`: its value, or a phrase naming its kind)."""
         if number_of(item) is not None:
             item = str(int(item)) if float(item).is_integer() else str(item)
         if not isinstance(item, str):
             return None
-        secret = seen.secrets.carried(item, self.labels)
+        asked: dict[str, Where] = {}
+
+        def allowed(secret: Secret) -> bool:
+            if secret.label in self.labels:
+                return True
+            where = asked.get(secret.shown) or asked_for(seen, secret, dict(self.asked).get(secret.label))
+            if where is not None:
+                asked[secret.shown] = where
+            return where is not None
+
+        secret = seen.secrets.carried(item, allowed)
+        matches.extend(Match(shown, where) for shown, where in asked.items())
         if secret is None:
             return None
         return Unmet(
@@ -194,9 +211,16 @@ class Constraint:
         if not isinstance(item, str):
             return Unmet("is not text")
         for value in values_inside(item, dates=False):
-            where = seen.outside(value, self.labels)
+            if seen.find(value, self.labels) is not None:
+                continue
+            where = seen.anywhere(value)
             if where is not None:
                 return Unmet(f"carries {value[:60]!r}, seen only in {where.label} data", Match(value, where))
+            where = seen.seen_as_digits(value) if self.unseen else None
+            if where is not None and where.label not in self.labels:
+                return Unmet(f"carries {value[:60]!r}, seen only in {where.label} data", Match(value, where))
+            if self.unseen and where is None:
+                return Unmet(f"carries {value[:60]!r}, which the task has not seen anywhere", Match(value, None))
         trusted: list[list[str]] | None = None
         for run, where, _ in seen.runs.copies(item, self.run, lambda tag: tag not in self.labels):
             trusted = trusted if trusted is not None else seen.trusted_words(self.labels)
@@ -232,6 +256,8 @@ class Constraint:
         if not isinstance(item, str) and number_of(item) is None:
             return Unmet("is neither a string nor a number")
         where = seen.find(item, self.labels)
+        if where is None and self.hosts and isinstance(item, str) and (key := url_key(item)) is not None:
+            where = seen.find_host(key[1], self.hosts)
         if where is None:
             return Unmet(f"was not seen in data labelled {self.label_text}", Match(item, seen.anywhere(item)))
         matches.append(Match(item, where))
@@ -244,6 +270,13 @@ class Constraint:
         if number is None:
             return Unmet("is not an amount")
         where = seen.find_number(number, self.labels, self.tolerance, self.relative)
+        for share in range(2, self.parts + 1):  # an invoice paid in instalments: an equal share of it
+            if where is not None:
+                break
+            tolerance = self.tolerance if self.relative else self.tolerance * share
+            whole = seen.find_number(number * share, self.labels, tolerance, self.relative)
+            if whole is not None:
+                where = Where(whole.label, whole.source, whole.call, f"{whole.field or 'the amount'}, 1/{share}")
         if where is None:
             elsewhere = seen.find_number(number, frozenset(seen.labels), self.tolerance, self.relative)
             elsewhere = elsewhere or seen.untrusted_number(number, self.tolerance, self.relative)
@@ -262,6 +295,8 @@ class Constraint:
                 continue
             find = seen.find_url if self.kind == "links" else seen.find
             where = find(value, self.labels) if self.labels else None
+            if where is None and self.hosts:
+                where = seen.find_host(host, self.hosts)
             if where is None:
                 return Unmet(f"carries {named} that is neither allowed nor seen in data labelled {self.label_text}",
                              Match(value, seen.anywhere(value)))  # fmt: skip
@@ -416,6 +451,16 @@ def compile_row(row: Sequence[str], labels: Iterable[str]) -> Constraint:
             )
         spec["untrusted_deny"] = setting == "deny"
         spec["untrusted_alike"] = _labels(alike, set(labels), "links") if alike else frozenset()
+    if "hosts" in options:
+        spec["hosts"] = _labels(options["hosts"], set(labels), "links")
+        if not spec["hosts"]:
+            raise ConstraintError("hosts names the labels whose hosts count, e.g. hosts=instruction")
+    if "asked" in options:
+        spec["asked"] = _asked(options["asked"], set(labels))
+    if "unseen" in options:
+        if options["unseen"] not in ("refuse", "pass"):
+            raise ConstraintError("unseen is `refuse` (an identifier the task saw nowhere fails the rule) or `pass`")
+        spec["unseen"] = options["unseen"] == "refuse"
     if kind == "text":
         spec["run"] = int(_number("run", options.get("run", str(RUN_WORDS))))
         if spec["run"] < 2:
@@ -431,6 +476,9 @@ def compile_row(row: Sequence[str], labels: Iterable[str]) -> Constraint:
         if number < 0:
             raise ConstraintError("tolerance must not be negative")
         spec["tolerance"] = number / 100.0 if spec["relative"] else number
+        spec["parts"] = int(_number("parts", options.get("parts", "1")))
+        if not 1 <= spec["parts"] <= 12:
+            raise ConstraintError("parts is how many equal shares of an amount pass too, from 1 to 12")
     return Constraint(tools, profile, argument, kind, main, rule_id, effect, path, optional, **spec)
 
 
@@ -505,8 +553,25 @@ def _options(kind: str, value: str) -> tuple[str, dict[str, str]]:
         if not equals or key not in OPTIONS.get(kind, ()):
             allowed = ", ".join(OPTIONS.get(kind, ())) or "none"
             raise ConstraintError(f"unknown option {item.strip()!r} for kind {kind} (its options: {allowed})")
-        options[key] = setting.strip()
+        if key in options and key not in REPEATABLE:
+            raise ConstraintError(f"option {key} is given twice")
+        options[key] = f"{options[key]};{setting.strip()}" if key in options else setting.strip()
     return main.strip(), options
+
+
+def _asked(settings: str, declared: set[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A flow rule's `asked=LABEL:PHRASE|PHRASE` options (one per confidential label)."""
+    out = []
+    for setting in settings.split(";"):
+        label, colon, phrases = setting.partition(":")
+        names = tuple(p.strip().casefold() for p in phrases.split("|") if p.strip())
+        if not colon or not label.strip():
+            raise ConstraintError("asked is `LABEL:PHRASE|PHRASE` (a confidential label, the words that ask for it)")
+        named = _secret_labels(label, declared)
+        if len(named) != 1 or not names:
+            raise ConstraintError(f"asked={setting.strip()!r}: name one confidential label and at least one phrase")
+        out.append((next(iter(named)), names))
+    return tuple(out)
 
 
 def _labels(main: str, declared: set[str], kind: str) -> frozenset[str]:

@@ -23,8 +23,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .labels import IBAN, Where, emails_in, urls_in, value_key
+from .labels import IBAN, INSTRUCTION, Where, emails_in, urls_in, value_key
+
+if TYPE_CHECKING:
+    from .labels import Seen
 
 SECRET = "secret:"  # the p3 label prefix of a confidentiality declaration
 MIN_SECRET = 6  # shorter values are too common to call a secret's copy
@@ -102,29 +106,51 @@ class Secrets:
         else:
             self.add(text, label, where)
 
-    def carried(self, value: str, allowed: frozenset[str]) -> Secret | None:
-        """The first secret `value` carries whose label is not `allowed`, or None."""
+    def carried(self, value: str, allowed: Callable[[Secret], bool]) -> Secret | None:
+        """The first secret `value` carries that `allowed` does not let through, or None."""
         if not self:
             return None
         code = compact(value)
         for digits, secret in self._codes.items():
-            if secret.label not in allowed and digits in code:
+            if digits in code and not allowed(secret):
                 return secret
         if self._phrases:
             key = value_key(value)
             if key is not None:
                 exact = self._phrases.get(key)
-                if exact is not None and exact.label not in allowed:
+                if exact is not None and not allowed(exact):
                     return exact
             folded = value.casefold()
             for phrase, secret in self._phrases.items():
-                if secret.label not in allowed and phrase.casefold() in folded and _whole(folded, phrase.casefold()):
+                if phrase.casefold() in folded and _whole(folded, phrase.casefold()) and not allowed(secret):
                     return secret
-        run = self._runs.copied(value, SECRET_RUN, lambda tag: tag not in allowed)
-        if run is not None:
-            text, found, tag = run
-            return Secret(tag or "", text, found)
+        for text, found, tag in self._runs.copies(value, SECRET_RUN):
+            secret = Secret(tag or "", text, found)
+            if not allowed(secret):
+                return secret
         return None
+
+
+def asked_for(seen: Seen, secret: Secret, phrases: tuple[str, ...] | None) -> Where | None:
+    """Where the user's own words ask for `secret` (a flow rule's `asked=`): an instruction that writes its
+    value, or names it by one of `phrases`, and copies no run of RUN_WORDS words from a tool's data (an
+    instruction an agent relays from what it read is not the user's)."""
+    if phrases is None:
+        return None
+    code = compact(secret.shown) if _is_code(secret.shown) else None
+    for text in seen.instruction_texts():
+        folded = text.casefold()
+        named = next((p for p in phrases if p in folded and _whole(folded, p)), None)
+        if named is None and code is not None and code in compact(text):
+            named = secret.shown
+        if named is not None and seen.runs.copied(text, RUN_WORDS) is None:
+            return Where(INSTRUCTION, "instruction", field=f"asks for {named!r}")
+    return None
+
+
+def _is_code(text: str) -> bool:
+    code = compact(text)
+    return len(code) >= MIN_SECRET and sum(c.isdigit() for c in code) >= 2
 
 
 def _whole(text: str, phrase: str) -> bool:

@@ -349,6 +349,39 @@ class Seen:
             found = self._aside.find(value, frozenset({UNTRUSTED}))
         return found
 
+    def instruction_texts(self) -> list[str]:
+        """The user's own words: the texts labelled `instruction` (none in a subtask that may not count them)."""
+        if self.limit is not None and INSTRUCTION not in self.limit:
+            return []
+        return [text for text, where in self._texts if where.label == INSTRUCTION]
+
+    def find_host(self, host: str, labels: frozenset[str]) -> Where | None:
+        """Where a link on `host` (or the host itself, as a phrase of text) was seen under one of `labels`."""
+        labels = labels if self.limit is None else labels & self.limit
+        host = host.lower().rstrip(".")
+        for key, found in self._urls.items():
+            if key[1] == host:
+                where = _first(found, labels)
+                if where is not None:
+                    return where
+        return self.find(host, labels)
+
+    def seen_as_digits(self, value: str) -> Where | None:
+        """Where an identifier with digits was seen written otherwise (`+44 20 7946 0321` for `44 20 7946 0321`),
+        under any label; None if nowhere. Compared without separators and a leading `+`."""
+        from .flow import compact
+
+        code = compact(value)
+        if not any(c.isdigit() for c in code):
+            return None
+        for key, found in self._exact.items():
+            if found and compact(key) == code:
+                return found[0]
+        for item, where in self._untrusted:
+            if isinstance(item, str) and compact(item) == code:
+                return where
+        return None
+
     def trusted_words(self, labels: frozenset[str]) -> list[list[str]]:
         """The words of every text and string value seen under `labels` (for `text` rules)."""
         from .flow import words

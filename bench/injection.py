@@ -10,14 +10,16 @@ bank, team chat, web) served by six real MCP servers (the official SDK), user
 tasks with their intended tool calls, and attacks planted into untrusted
 fields of the data a task reads. The tasks are split:
 
-- `dev` (107): what the policies and the classifier's examples are revised on: the first 77
-  (tasks.py) and the 30 of heldout_tasks.py, held aside until the third round was measured and
-  tuned on since the fourth;
-- `heldout` (36, heldout2_tasks.py): written apart by someone who saw neither the policies nor the
-  classifier's examples, committed before the fourth round's revision began and run once after it.
+- `dev` (143): what the policies and the classifier's examples are revised on: the first 77
+  (tasks.py), the 30 of heldout_tasks.py (held aside until the third round was measured) and the 36
+  of heldout2_tasks.py (held aside until the fourth was measured);
+- `heldout` (heldout3_tasks.py): written apart by someone who saw neither the policies nor the
+  classifier's examples while the fifth round's revision was made, read only after it was committed,
+  and run once.
 
-The classifier's accuracy is measured on request phrasings the same way: phrasings_heldout.jsonl
-(held aside in the third round) is tuning data now, phrasings_heldout2.jsonl the held-aside set,
+The classifier's accuracy is measured on request phrasings the same way: phrasings_heldout.jsonl and
+phrasings_heldout2.jsonl (held aside in the third and fourth rounds) are tuning data now,
+phrasings_heldout3.jsonl the held-aside set,
 reported only with a run that includes the held-out tasks. Configurations:
 
 - `none`: no gateway; the calls go straight to the servers (every attack succeeds: the floor).
@@ -481,7 +483,7 @@ def classifier_table(measured: dict[str, Any] | None) -> list[str]:
         return []
     lines = [
         "",
-        "classifier on held-aside phrasings (injection_suite/phrasings_heldout2.jsonl: written apart, not tuned on)",
+        "classifier on held-aside phrasings (injection_suite/phrasings_heldout3.jsonl: written apart, not tuned on)",
         "needed profile    phrasings   right (exactly)   enough (at least)   short (a write missing)",
     ]
     for profile, counts in measured["profiles"].items():

@@ -50,13 +50,15 @@ from .pii import PII
 
 log = structlog.get_logger("taskgate.guards")
 RequestClass = Literal["interactive", "batch", "background"]
-# where a request's parts meet: sentences, semicolons, lines, "then", "and then", "after that", "also"
+# where a request's parts meet: sentences, semicolons, lines, commas, "then", "and then", "after that", "also"
 PARTS = re.compile(
-    r"(?i)\s*(?:[;\n]+|(?<=[.!?])\s+|,?\s+\b(?:and then|then|after that|afterwards|and also|also|and)\b[,:]?)\s*"
+    r"(?i)\s*(?:[;\n]+|(?<=[.!?])\s+|,?\s+\b(?:and then|then|after that|afterwards|and also|also|and)\b[,:]?"
+    r"|,\s+(?!\d))\s*"  # a comma, but not the one before an amount ("my pizza, 12.50, send it to him")
 )
 # the user's own words end where pasted or quoted text begins: parts are never read from what they quote
 OWN_WORDS = re.compile(r":\s*\n|\n\s*\n|[\"\u201c\u00ab]|:\s+\S+@|```")
 MAX_PARTS = 8
+MIN_PART_WORDS = 2  # a part of a request is classified on its own from two words ("pay jonas") up
 MAX_PART_CHARS = 2_000
 STRUCTURAL = ("embedding", "agent_tool_step", "long_document")
 ANSWERS_KEPT = 10_000
@@ -324,7 +326,7 @@ def parts_of(
     classified on its own, those the model is sure enough of; empty when one profile covers it all."""
     found = [whole]
     own = OWN_WORDS.split(instruction[:MAX_PART_CHARS], maxsplit=1)[0]
-    parts = [p for p in PARTS.split(own) if len(p.split()) >= 3]
+    parts = [p for p in PARTS.split(own) if len(p.split()) >= MIN_PART_WORDS]
     if len(parts) < 2:
         return ()
     for part in parts[:MAX_PARTS]:

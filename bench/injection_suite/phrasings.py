@@ -1,11 +1,12 @@
 """The classifier on request phrasings kept apart: how often a request gets the profile it needs.
 
-`phrasings_heldout2.jsonl` holds 200 requests written apart from the
+`phrasings_heldout3.jsonl` holds the requests written apart from the
 classifier's examples, each labelled with the coarse profiles (provenance
 policy) it needs: `read`, `communicate`, `documents`, `payments`, several for
 a request with several parts. Nothing is tuned on them; bench/injection.py
 reports the accuracy per profile once per run. `phrasings_heldout.jsonl` (183,
-held aside in the third round) is tuning data since the fourth (`TUNING`).
+held aside in the third round) and `phrasings_heldout2.jsonl` (200, held aside in the fourth) are tuning
+data now (`TUNING`).
 
 A request is classified as the gateway does it (the whole request, then each
 part of a request with several); its profiles are the write profiles found
@@ -25,8 +26,11 @@ from taskgate.guards.classify import DEFAULT_TYPES, TaskType, parts_of, trained_
 
 from .replay import PART_CONFIDENCE, POLICIES
 
-TUNING = Path(__file__).with_name("phrasings_heldout.jsonl")  # held aside in the third round; tuned on since
-HELD_ASIDE = Path(__file__).with_name("phrasings_heldout2.jsonl")  # written apart, measured from the fourth round
+TUNING = (
+    Path(__file__).with_name("phrasings_heldout.jsonl"),  # held aside in the third round
+    Path(__file__).with_name("phrasings_heldout2.jsonl"),  # held aside in the fourth; both tuned on since
+)
+HELD_ASIDE = Path(__file__).with_name("phrasings_heldout3.jsonl")  # written apart, measured in the fifth round
 READ = "read"
 
 

@@ -537,18 +537,21 @@ def first_heldout(tasks: tuple[Task, ...] = RAW_TASKS, seed: int = SPLIT_SEED) -
 
 
 def split() -> tuple[Task, ...]:
-    """Every task with its split: these and heldout_tasks.py (the first and second rounds' held-out sets, each
-    measured once before it was read) are `dev`, what the policies are revised on; heldout2_tasks.py, written
-    apart and committed before the fourth round's revision, is `heldout`."""
+    """Every task with its split: these, heldout_tasks.py and heldout2_tasks.py (the earlier rounds' held-out
+    sets, each measured once before it was read) are `dev`, what the policies are revised on;
+    heldout3_tasks.py, written apart while the fifth round's revision was made and read only after it was
+    committed, is `heldout`."""
     from .heldout2_tasks import RAW_HELDOUT2
+    from .heldout3_tasks import RAW_HELDOUT3
     from .heldout_tasks import RAW_HELDOUT
 
-    return (*RAW_TASKS, *RAW_HELDOUT, *(replace(t, split="heldout") for t in RAW_HELDOUT2))
+    dev = (*RAW_TASKS, *RAW_HELDOUT, *(replace(t, split="dev") for t in RAW_HELDOUT2))
+    return (*dev, *(replace(t, split="heldout") for t in RAW_HELDOUT3))
 
 
 TASKS = split()
 FIRST_HELDOUT = first_heldout()
-SECOND_HELDOUT = frozenset(t.id for t in TASKS[len(RAW_TASKS) :] if t.split == "dev")  # dev since the 4th round
+SECOND_HELDOUT = frozenset(t.id for t in TASKS[len(RAW_TASKS) :] if t.split == "dev")  # earlier held-out sets, dev now
 
 
 def unsourced(tasks: tuple[Task, ...] = TASKS) -> list[str]:

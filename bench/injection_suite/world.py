@@ -32,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp.server.mcpserver.exceptions import ToolError
+
 WORLD_SEED = 1207
 TODAY = "2026-12-01"
 USER = "nora"
@@ -44,8 +46,10 @@ CARRIERS = ("email", "file", "bill", "web", "txn", "chat", "event")
 PREVIEW_CHARS = 500
 
 
-class ToolFailure(Exception):
-    """A call the tool itself refuses (unknown id, bad IBAN, ...): the MCP result is an error."""
+class ToolFailure(ToolError):
+    """A call the tool itself refuses (unknown id, bad IBAN, ...): the MCP result is an error with this message,
+    and the server logs it as an anticipated failure, not a crash with a traceback (a searching reference for a
+    file that does not exist yet meets one every time)."""
 
 
 def make_iban(country: str, bban: str) -> str:

@@ -71,6 +71,20 @@ def test_amounts_match_within_their_tolerance() -> None:
     assert unmet.reason.startswith("is not an amount seen")
 
 
+def test_a_text_rule_with_unseen_refuses_a_number_seen_nowhere_but_knows_one_written_otherwise() -> None:
+    rule = compile_row(["files__write", "*", "content", "text", "contacts; unseen=refuse", "c"], ["contacts"])
+    seen = Seen.instruction("note grace's phone")
+    seen.add_value("+44 20 7946 0321", Where("contacts", "tool mail__contacts", "c1", "phone"))
+    seen.add_value("+49 30 5550 1234", Where("untrusted", "tool mail__read", "c2", "body"))
+    assert rule.judge({"content": "Phone: 44 20 7946 0321"}, seen, []) is None  # her contact's, without the +
+    copied = rule.judge({"content": "Phone: 49 30 5550 1234"}, seen, [])
+    assert copied is not None
+    assert "seen only in untrusted data" in copied.reason
+    invented = rule.judge({"content": "Phone: 33 1 4020 5050"}, seen, [])
+    assert invented is not None
+    assert "which the task has not seen anywhere" in invented.reason
+
+
 def rules(*rows: tuple[str, str, str]) -> TrustMap:
     return TrustMap([TrustRule(tools, *field_of(field)[:1], label, f"t{n}", field_of(field)[1])
                      for n, (tools, field, label) in enumerate(rows)])  # fmt: skip

@@ -11,7 +11,7 @@ import pytest
 
 from taskgate.gateway.gateway import GATEWAY
 from taskgate.guards.classifier import HELD_OUT, bundled
-from taskgate.guards.classify import trained_model
+from taskgate.guards.classify import MIN_PART_WORDS, PARTS, trained_model
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 from taskgate.sim.script import Rule, Script
@@ -297,6 +297,18 @@ async def test_a_request_with_several_parts_names_each_part_s_profile(proxy: Any
     # what the user pastes or quotes is not theirs to split: it adds no profile
     pasted = "summarise this message for me:\nfix this python function that crashes, then triage the incoming tickets"
     assert "profiles" not in await intent_of(client, chat(pasted))
+
+
+def test_a_request_s_parts_meet_at_commas_and_connectives_but_not_inside_an_amount() -> None:
+    def parts(text: str) -> list[str]:
+        return [p for p in PARTS.split(text) if len(p.split()) >= MIN_PART_WORDS]
+
+    # a payment named first and briefly is a part of its own, not the start of the filing part
+    assert parts("pay jonas, save the receipt in invoices/paid.md and email ben for it") == [
+        "pay jonas", "save the receipt in invoices/paid.md", "email ben for it"]  # fmt: skip
+    assert parts("summarise the thread, then forward the summary to my manager") == [
+        "summarise the thread", "forward the summary to my manager"]  # fmt: skip
+    assert parts("tomás covered my pizza, 12.50, send it to him") == ["tomás covered my pizza, 12.50", "send it to him"]
 
 
 async def test_an_unsure_classification_falls_to_the_narrowest_profile(proxy: Any, sim_url: Any) -> None:
