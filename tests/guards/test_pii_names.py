@@ -14,6 +14,8 @@ import yaml
 
 from taskgate.guards.lexicons import lexicons
 from taskgate.guards.names import Names
+from taskgate.guards.presidio import entities_of
+from taskgate.guards.scan import Scanner
 
 from .conftest import Scripted, pii_config
 
@@ -28,6 +30,22 @@ def example_params() -> dict[str, Any]:
 
 def user(text: str) -> dict[str, Any]:
     return {"model": "m", "messages": [{"role": "user", "content": text}]}
+
+
+async def forwarded_under_example(proxy: Any, scripted: tuple[Scripted, str], text: str) -> str:
+    """What the engine receives of a user's `text`, through the proxy under the example config's PII params."""
+    upstream, url = scripted
+    client = await proxy(pii_config(url, example_params()))
+    resp = await client.post("/v1/chat/completions", json=user(text))
+    assert resp.status == 200, await resp.text()
+    content: str = upstream.bodies[-1]["messages"][0]["content"]
+    return content
+
+
+def scanned(text: str) -> list[tuple[str, str]]:
+    """The patterns backend's findings in `text`, as (type, the text found)."""
+    scanner = Scanner("patterns", entities_of("patterns"), 0.4, 0)
+    return [(f.entity, text[f.start : f.end]) for f in scanner.analyze(text)]
 
 
 CLEAN = [
@@ -46,11 +64,7 @@ CLEAN = [
 async def test_technical_sentences_pass_unredacted_under_the_example_config(
     proxy: Any, scripted: tuple[Scripted, str], text: str
 ) -> None:
-    upstream, url = scripted
-    client = await proxy(pii_config(url, example_params()))
-    resp = await client.post("/v1/chat/completions", json=user(text))
-    assert resp.status == 200, await resp.text()
-    assert upstream.bodies[-1]["messages"][0]["content"] == text
+    assert await forwarded_under_example(proxy, scripted, text) == text
 
 
 NAMED = [
@@ -77,11 +91,7 @@ NAMED = [
 async def test_names_in_the_same_technical_sentences_are_still_redacted(
     proxy: Any, scripted: tuple[Scripted, str], sent: str, forwarded: str
 ) -> None:
-    upstream, url = scripted
-    client = await proxy(pii_config(url, example_params()))
-    resp = await client.post("/v1/chat/completions", json=user(sent))
-    assert resp.status == 200, await resp.text()
-    assert upstream.bodies[-1]["messages"][0]["content"] == forwarded
+    assert await forwarded_under_example(proxy, scripted, sent) == forwarded
 
 
 TOOLS = ["query_db", "send_email", "Query_Db", "sendEmail", "lookup_customer", "Send_Email", "get_user_by_name"]

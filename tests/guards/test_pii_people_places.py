@@ -13,11 +13,10 @@ import pytest
 
 from taskgate.guards.lexicons import lexicons
 from taskgate.guards.names import Names
-from taskgate.guards.presidio import entities_of
 from taskgate.guards.scan import Scanner
 
-from .conftest import Scripted, pii_config
-from .test_pii_names import example_params, user
+from .conftest import Scripted
+from .test_pii_names import forwarded_under_example, scanned
 
 CLEAN = [
     "Watson (the legacy IBM chatbot integration) was switched off in the help widget today.",
@@ -38,11 +37,7 @@ CLEAN = [
 async def test_technical_sentences_with_products_described_and_log_numbers_pass_unredacted(
     proxy: Any, scripted: tuple[Scripted, str], text: str
 ) -> None:
-    upstream, url = scripted
-    client = await proxy(pii_config(url, example_params()))
-    resp = await client.post("/v1/chat/completions", json=user(text))
-    assert resp.status == 200, await resp.text()
-    assert upstream.bodies[-1]["messages"][0]["content"] == text
+    assert await forwarded_under_example(proxy, scripted, text) == text
 
 
 NAMED = [
@@ -69,20 +64,11 @@ NAMED = [
 async def test_people_beside_products_described_and_role_mailboxes_are_still_redacted(
     proxy: Any, scripted: tuple[Scripted, str], sent: str, forwarded: str
 ) -> None:
-    upstream, url = scripted
-    client = await proxy(pii_config(url, example_params()))
-    resp = await client.post("/v1/chat/completions", json=user(sent))
-    assert resp.status == 200, await resp.text()
-    assert upstream.bodies[-1]["messages"][0]["content"] == forwarded
+    assert await forwarded_under_example(proxy, scripted, sent) == forwarded
 
 
 def named(text: str) -> list[tuple[str, str]]:
     scanner = Scanner("ner", ["PERSON", "LOCATION"], 0.4, 0, names=Names(lexicons()))
-    return [(f.entity, text[f.start : f.end]) for f in scanner.analyze(text)]
-
-
-def scanned(text: str) -> list[tuple[str, str]]:
-    scanner = Scanner("patterns", entities_of("patterns"), 0.4, 0)
     return [(f.entity, text[f.start : f.end]) for f in scanner.analyze(text)]
 
 

@@ -15,20 +15,13 @@ import pytest
 from taskgate.guards.lexicons import lexicons
 from taskgate.guards.mailboxes import is_role
 from taskgate.guards.names import Names
-from taskgate.guards.presidio import entities_of
-from taskgate.guards.scan import Scanner
 
 from .conftest import Scripted, pii_config
-from .test_pii_names import example_params, user
+from .test_pii_names import example_params, forwarded_under_example, scanned, user
 
 
 def found(text: str) -> list[tuple[str, str]]:
     return [(e, text[a:b]) for e, a, b in Names(lexicons()).find(text)]
-
-
-def scanned(text: str) -> list[tuple[str, str]]:
-    scanner = Scanner("patterns", entities_of("patterns"), 0.4, 0)
-    return [(f.entity, text[f.start : f.end]) for f in scanner.analyze(text)]
 
 
 SERVICE = [
@@ -45,11 +38,7 @@ SERVICE = [
 async def test_service_and_role_addresses_pass_unredacted_under_the_example_config(
     proxy: Any, scripted: tuple[Scripted, str], text: str
 ) -> None:
-    upstream, url = scripted
-    client = await proxy(pii_config(url, example_params()))
-    resp = await client.post("/v1/chat/completions", json=user(text))
-    assert resp.status == 200, await resp.text()
-    assert upstream.bodies[-1]["messages"][0]["content"] == text
+    assert await forwarded_under_example(proxy, scripted, text) == text
 
 
 async def test_a_persons_address_beside_a_role_address_is_still_redacted_and_the_param_turns_roles_off(
