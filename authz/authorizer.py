@@ -81,9 +81,10 @@ class Authorizer:
         )  # fmt: skip
         self.tasks: TaskConfig = config.tasks
         self.tokens = TaskTokens(config.tasks)
+        tasks = config.tasks
         self.store: MemoryTaskStore | RedisTaskStore = (
-            RedisTaskStore(config.tasks.redis_url, config.tasks.key_prefix) if config.tasks.store == "redis"
-            else MemoryTaskStore(config.tasks.max_tasks)
+            RedisTaskStore(tasks.redis_url, tasks.key_prefix, tasks.timeout_ms / 1000) if tasks.store == "redis"
+            else MemoryTaskStore(tasks.max_tasks)
         )  # fmt: skip
         self._grants: OrderedDict[tuple[GrantSpec, int], Grant] = OrderedDict()
         self._shared_rules: OrderedDict[tuple[GrantSpec, int], Rules] = OrderedDict()
@@ -252,7 +253,7 @@ def _usable(token: TaskToken, state: TaskState) -> TaskInfo:
 def _bindings(tasks: TaskConfig) -> Bindings:
     """Bindings live where tasks do: in Redis beside them (every replica recognises every conversation), or here."""
     if tasks.store == "redis":
-        return RedisBindings(tasks.redis_url, tasks.key_prefix + "bind:")
+        return RedisBindings(tasks.redis_url, tasks.key_prefix + "bind:", tasks.timeout_ms / 1000)
     return MemoryBindings(tasks.conversations.max_entries)
 
 

@@ -217,6 +217,7 @@ class TaskConfig(Params):
     store: Literal["memory", "redis"] = "memory"
     redis_url: RedisUrl = "redis://127.0.0.1:6379/0"  # or redis+sentinel://HOST:PORT[,...]/SERVICE[/DB]
     key_prefix: str = Field(default="taskgate:task:", min_length=1)  # of its keys: one per deployment sharing a Redis
+    timeout_ms: float = Field(default=500.0, gt=0, le=60_000)  # a store slower than this cannot decide: 503
     max_tasks: int = Field(default=100_000, ge=1)  # memory store: oldest tasks forgotten first
     approval_header: str = "x-taskgate-approval"  # an approved hold's id, on the retried call (or `_meta`)
     approval_scope: str | None = "taskgate:approve"  # a hold is answered only with a token carrying it; None: any

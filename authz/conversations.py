@@ -227,8 +227,8 @@ class MemoryBindings:
 class RedisBindings:
     """Bindings in Redis, shared by every replica: a list per key, trimmed and expiring; one pipeline per call."""
 
-    def __init__(self, url: str, prefix: str):
-        self._redis = connect(url, timeout_s=0.5, retries=1)
+    def __init__(self, url: str, prefix: str, timeout_s: float = 0.5):
+        self._redis = connect(url, timeout_s=timeout_s, retries=1)
         self._prefix = prefix
 
     async def get(self, keys: list[str]) -> list[list[str]]:

@@ -277,9 +277,9 @@ class RedisTaskStore:
     reached, or answers with an error, is a TaskStoreUnavailable.
     """
 
-    def __init__(self, url: str, prefix: str = "taskgate:task:"):
+    def __init__(self, url: str, prefix: str = "taskgate:task:", timeout_s: float = 0.5):
         # one retry on a broken connection (a pooled one that a Redis restart or failover closed); none on a timeout
-        self._redis = connect(url, timeout_s=0.5, retries=1)
+        self._redis = connect(url, timeout_s=timeout_s, retries=1)
         self._prefix = prefix
         self._epoch = prefix + "epoch"
         self._swap = self._redis.register_script(_SWAP)

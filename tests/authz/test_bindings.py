@@ -210,7 +210,8 @@ async def gateway(
     engine = await aiohttp_server(create_sim(profile, "sim", SCRIPT))
     async with serving(mail_server()) as mail, serving(book_server()) as book:
         url = str(engine.make_url("")).rstrip("/")
-        tasks = {"keys": [task_key(tmp_path)], "store": "redis", "redis_url": redis_server.url,
+        # timeout_ms: a loaded machine's Redis may take longer than the 500 ms default; these tests are about bindings
+        tasks = {"keys": [task_key(tmp_path)], "store": "redis", "redis_url": redis_server.url, "timeout_ms": 10_000,
                  "conversations": getattr(request, "param", {})}  # fmt: skip
         config = {
             "routing": {"pools": [{"name": "p", "endpoints": [{"name": "e", "url": url}], "models": [{"name": "m"}]}]},

@@ -183,3 +183,52 @@ async def test_the_memory_store_keeps_a_bounded_amount_of_instruction_text() -> 
         assert await store.put(f"t{n}", TaskInfo("alice", "acme", "default", "x" * 100, time.time()), 60)
     assert [(await store.state(f"t{n}")).info is not None for n in range(5)] == [False, False, False, True, True]
     assert store._chars == 200
+
+
+SPIN = """
+local start = redis.call('TIME')
+local until_us = start[1] * 1000000 + start[2] + tonumber(ARGV[1]) * 1000
+while true do
+  local now = redis.call('TIME')
+  if now[1] * 1000000 + now[2] >= until_us then return 1 end
+end
+"""
+
+
+async def _with_redis_busy(server: RedisServer, ms: int, call: Any) -> Any:
+    """Run `call` while a script holds the Redis server for `ms` (a server answers nothing while one runs)."""
+    client = redis.Redis(port=server.port)
+    spin = asyncio.get_running_loop().run_in_executor(None, client.eval, SPIN, 0, ms)
+    await asyncio.sleep(0.2)  # the script has started
+    try:
+        return await call()
+    finally:
+        await spin
+        client.close()
+
+
+async def test_a_store_slower_than_timeout_ms_cannot_decide_and_a_longer_timeout_waits_for_it(
+    proxy: Any, aiohttp_server: Any, keys: Keys, tmp_path: Path, redis_server: RedisServer
+) -> None:
+    hasty = await gateway(proxy, aiohttp_server, keys, tmp_path, {"store": "redis", "redis_url": redis_server.url,
+                                                                   "timeout_ms": 100})  # fmt: skip
+    patient = await gateway(proxy, aiohttp_server, keys, tmp_path, {"store": "redis", "redis_url": redis_server.url,
+                                                                     "timeout_ms": 10_000})  # fmt: skip
+    _, first = await start_task(hasty, keys)
+    _, second = await start_task(patient, keys)
+
+    async def ask_more(client: Any, headers: dict[str, str]) -> tuple[int, str, float]:
+        began = time.monotonic()
+        resp = await client.post("/v1/chat/completions", json=ask("more"), headers=headers)
+        return resp.status, resp.headers["x-taskgate-request-id"], time.monotonic() - began
+
+    status, request_id, took = await _with_redis_busy(redis_server, 1500, lambda: ask_more(hasty, first))
+    assert status == 503
+    assert took < 1.0  # refused at the timeout, not when the store answered
+    record = hasty.app[GATEWAY].evidence.find(request_id)
+    assert record["error"]["code"] == "task_store_unavailable"
+    assert "Timeout" in record["error"]["task_store"]["error"]
+
+    status, _, took = await _with_redis_busy(redis_server, 1500, lambda: ask_more(patient, second))
+    assert status == 200
+    assert took > 1.0  # it waited for the store, and the store decided
