@@ -16,21 +16,28 @@ step; ITL = the decode pool's `targets.tpot_ms` + the prefill work this replica
 has placed on the decode engine and it has not had the time to do (what will
 hold its steps).
 
+The best pair with a decode engine is the earliest first token, but a long
+prompt (its prefill on the prefill engine past `long_prefill_ms`, unset:
+`classes.interactive_ttft_ms`) leaves the `short_lanes` prefill engines whose
+lanes would start a prompt soonest to the short ones while another can take
+it: spread over every lane, long prefills leave a short prompt no lane
+without one ahead of it (the size-interval split of a server farm).
+
 The decision, with `disaggregation.mode: auto`. Running it whole, a decode
 running on the decode engine waits for its next token one step
 (`targets.tpot_ms`) and the stall (this prompt's uncached prefill there, 0 when
 the engine is idle): that gap, not the stall alone, is what is held to the
 budget (`decode_stall_ms`, unset: `classes.interactive_itl_ms`). Within it, or
-with nothing running there, it runs whole. Past it, the best pair with that
-decode engine (the earliest first token) takes it if that first token is
-within the class's TTFT target (where running whole would be; a request whole
-would miss its target anyway is not held to it) and no later than running
-whole by more than the request spares each decode there (the stall), or than
+with nothing running there, it runs whole. Past it, the best pair takes it if
+that first token is within the class's TTFT target (where running whole would
+be; a request whole would miss its target anyway is not held to it) and no
+later than running whole by more than the request spares the decodes there
+(the stall, times the decodes running there: each waits through it), or than
 the budget (the gap the class already accepts between two tokens), or than
 `ttft_slack` of its whole TTFT, whichever is most; else it runs whole. The
-request takes on at most the delay it takes off each running decode (or one
-token's budget), so a split never trades a little inter-token latency for a
-long wait in a prefill engine's queue.
+request takes on at most the delay it takes off the running decodes together
+(or one token's budget), so a split never trades a little inter-token latency
+of a few streams for a long wait in a prefill engine's queue.
 """
 
 from __future__ import annotations
