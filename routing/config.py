@@ -157,8 +157,13 @@ class DisaggregationConfig(Params):
     # that stall for their next token; past this (unset: the interactive class's ITL target) the prefill goes
     # to a prefill engine, if a pair's TTFT allows it
     decode_stall_ms: float | None = Field(default=None, gt=0)
-    # a pair may be this share of whole slower to the first token (or the stall it spares, or the budget)
+    # a pair may be this share of whole slower to the first token (or the stall it spares all the decodes running
+    # there, or the budget)
     ttft_slack: float = Field(default=0.1, ge=0)
+    # the prefill engines kept for short prompts: a long prompt (its prefill past long_prefill_ms; unset: the
+    # interactive class's TTFT target) does not take the ones whose lanes are shortest while another can take it
+    short_lanes: int = Field(default=1, ge=0)
+    long_prefill_ms: float | None = Field(default=None, gt=0)
 
 
 class RoutingConfig(Params):

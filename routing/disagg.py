@@ -16,21 +16,28 @@ step; ITL = the decode pool's `targets.tpot_ms` + the prefill work this replica
 has placed on the decode engine and it has not had the time to do (what will
 hold its steps).
 
+The best pair with a decode engine is the earliest first token, but a long
+prompt (its prefill on the prefill engine past `long_prefill_ms`, unset:
+`classes.interactive_ttft_ms`) leaves the `short_lanes` prefill engines whose
+lanes would start a prompt soonest to the short ones while another can take
+it: spread over every lane, long prefills leave a short prompt no lane
+without one ahead of it (the size-interval split of a server farm).
+
 The decision, with `disaggregation.mode: auto`. Running it whole, a decode
 running on the decode engine waits for its next token one step
 (`targets.tpot_ms`) and the stall (this prompt's uncached prefill there, 0 when
 the engine is idle): that gap, not the stall alone, is what is held to the
 budget (`decode_stall_ms`, unset: `classes.interactive_itl_ms`). Within it, or
-with nothing running there, it runs whole. Past it, the best pair with that
-decode engine (the earliest first token) takes it if that first token is
-within the class's TTFT target (where running whole would be; a request whole
-would miss its target anyway is not held to it) and no later than running
-whole by more than the request spares each decode there (the stall), or than
+with nothing running there, it runs whole. Past it, the best pair takes it if
+that first token is within the class's TTFT target (where running whole would
+be; a request whole would miss its target anyway is not held to it) and no
+later than running whole by more than the request spares the decodes there
+(the stall, times the decodes running there: each waits through it), or than
 the budget (the gap the class already accepts between two tokens), or than
 `ttft_slack` of its whole TTFT, whichever is most; else it runs whole. The
-request takes on at most the delay it takes off each running decode (or one
-token's budget), so a split never trades a little inter-token latency for a
-long wait in a prefill engine's queue.
+request takes on at most the delay it takes off the running decodes together
+(or one token's budget), so a split never trades a little inter-token latency
+of a few streams for a long wait in a prefill engine's queue.
 """
 
 from __future__ import annotations
@@ -61,6 +68,8 @@ class Pair:
     transfer_ms: float
     link: str
     prefill_cached_tokens: int
+    prefill_ms: float = 0.0  # this prompt's uncached prefill on the prefill engine
+    lane_ms: float = 0.0  # the wait before the prefill engine's lane starts it
 
     def evidence(self) -> dict[str, Any]:
         return {
@@ -69,6 +78,8 @@ class Pair:
             "transfer_ms": _ms(self.transfer_ms),
             "link": self.link,
             "prefill_cached_tokens": self.prefill_cached_tokens,
+            "prefill_ms": _ms(self.prefill_ms),
+            "lane_ms": _ms(self.lane_ms),
         }
 
 
@@ -104,6 +115,7 @@ class Disaggregation:
         self.transport = TRANSPORTS[self.config.transport]()
         classes = cluster.config.classes
         self.stall_budget_ms = self.config.decode_stall_ms or classes.interactive_itl_ms
+        self.long_prefill_ms = self.config.long_prefill_ms or classes.interactive_ttft_ms
         self.roles = {
             e.name: pool.role_of(e) for pool in cluster.config.pools for e in pool.endpoints
         }  # endpoint -> its role
@@ -138,10 +150,22 @@ class Disaggregation:
         whole = {c.endpoint.name: self._whole(c, decode_pool, tokens, ttft) for c in ranked}
         pairs = [self._pair(p, pool, c, decode_pool, view, tokens) for c in ranked for p, pool in prefills]
         mine = [pair for pair in pairs if pair.decode == first.endpoint.name]
-        best = min(mine, key=lambda pair: pair.ttft_ms, default=None)
+        best = min(self._open(mine), key=lambda pair: pair.ttft_ms, default=None)
         split = Split("aggregated", "", best, whole, pairs)
         split.mode, split.reason = self._decide(first, best, whole[first.endpoint.name], target_ms)
         return split
+
+    def _open(self, pairs: list[Pair]) -> list[Pair]:
+        """The pairs this prompt may take: a long one leaves the `short_lanes` prefill engines whose lanes would
+        start a prompt soonest to the short prompts, while another prefill engine can take it."""
+        keep = self.config.short_lanes
+        if keep <= 0 or not any(pair.prefill_ms > self.long_prefill_ms for pair in pairs):
+            return pairs
+        lanes = {pair.prefill.name: pair.lane_ms for pair in pairs}
+        if len(lanes) <= keep:
+            return pairs
+        shortest = set(sorted(lanes, key=lambda name: (lanes[name], name))[:keep])
+        return [pair for pair in pairs if pair.prefill.name not in shortest or pair.prefill_ms <= self.long_prefill_ms]
 
     def _decide(self, first: Candidate, best: Pair | None, whole: dict[str, Any], target_ms: float) -> tuple[str, str]:
         name, mode = first.endpoint.name, self.config.mode
@@ -165,13 +189,14 @@ class Disaggregation:
             return "aggregated", f"{held}, within {budget:g} ms"
         whole_ttft = whole["ttft_ms"] if whole["ttft_ms"] is not None else math.inf
         pair = f"prefilled on {best.prefill.name} ({best.link}) its first token comes in {best.ttft_ms:.0f} ms"
-        later, allowed = best.ttft_ms - whole_ttft, max(budget, stall, self.config.ttft_slack * whole_ttft)
+        spared = stall * first.load  # what running whole holds every decode running there, together
+        later, allowed = best.ttft_ms - whole_ttft, max(budget, spared, self.config.ttft_slack * whole_ttft)
         if best.ttft_ms > target_ms >= whole_ttft:
             return "aggregated", f"{held}, past {budget:g} ms; but {pair}, past the class's {target_ms:g} ms target"
         if later > allowed:
             return "aggregated", (
                 f"{held}, past {budget:g} ms; but {pair}, {later:.0f} ms later than whole ({whole_ttft:.0f} ms), "
-                f"more than the {allowed:.0f} ms it may be"
+                f"more than the {allowed:.0f} ms it may be ({stall:.0f} ms for each of {first.load:g} running there)"
             )
         return "disaggregated", f"{held}, past {budget:g} ms; {pair} (whole: {whole_ttft:.0f} ms)"
 
@@ -220,13 +245,15 @@ class Disaggregation:
         cached = int(min(tokens, hits * self.tokens_per_block))
         wait = lanes.wait_s(name)
         prefill_ttft = estimate(pool, tokens, cached, 1, p.waiting, wait).ttft_ms
+        compute = 1000.0 * prefill_s(pool, tokens - cached)
         held = min(tokens, int(d.prefix_blocks * self.tokens_per_block))  # the decode engine pulls only the rest
         same = pool.zone is not None and pool.zone == decode_pool.zone
         rate = self.config.same_zone_gb_per_s if same else self.config.cross_zone_gb_per_s
         transfer = 1000.0 * (tokens - held) * self.config.kv_bytes_per_token / (rate * 1e9)
         ttft = prefill_ttft + transfer + decode_pool.targets.tpot_ms
         itl = self._itl_ms(d.endpoint.name, decode_pool)
-        return Pair(p.endpoint, d.endpoint.name, ttft, itl, transfer, LINKS[0] if same else LINKS[1], cached)
+        link = LINKS[0] if same else LINKS[1]
+        return Pair(p.endpoint, d.endpoint.name, ttft, itl, transfer, link, cached, compute, prefill_ttft - compute)
 
     def _itl_ms(self, endpoint: str, pool: PoolConfig) -> float:
         """The decode engine's gap between tokens: a step, and the prefill placed there that it has yet to do."""

@@ -278,3 +278,69 @@ async def test_an_embeddings_request_is_never_split_however_long(pd: Any) -> Non
     assert raw.headers["x-taskgate-endpoint"] == "d0"
     assert prefill_seen == []
     assert "disaggregation" not in record_of(client, raw.http_response)["decisions"]["placement"]
+
+
+async def test_a_pair_later_than_whole_by_less_than_it_spares_every_running_decode_is_taken(pd_with: Any) -> None:
+    """The same slow prefill engine as above, but ten chats decoding: running the prompt whole would hold each of
+    them for its prefill, more together than the pair's wait."""
+
+    def slow_prefill_engine(routing: dict[str, Any]) -> None:
+        slow_steps(routing)
+        routing["pools"][0]["prefill_tokens_per_s"] = 4_000
+
+    client, sdk, prefill_seen, _, _ = await pd_with(slow_prefill_engine)
+    chatting = await asyncio.gather(*(busy(sdk) for _ in range(10)))  # all ten decoding at once
+    raw = await sdk.chat.completions.with_raw_response.create(
+        model="m", messages=[{"role": "user", "content": PROMPT_1200}], max_tokens=4, stream=True
+    )
+    assert "".join([c.choices[0].delta.content or "" async for c in raw.parse() if c.choices])
+    await asyncio.gather(*chatting)
+
+    split = record_of(client, raw.http_response)["decisions"]["placement"]["disaggregation"]
+    assert raw.headers.get("x-taskgate-prefill-endpoint") == "p0", split
+    assert [b["max_tokens"] for b in prefill_seen if b["messages"][0]["content"] == PROMPT_1200] == [1]
+    whole, pair = split["aggregated"]["d0"], split["pairs"]["p0->d0"]
+    assert pair["ttft_ms"] - whole["ttft_ms"] > 200  # later than the budget alone would allow ...
+    assert pair["ttft_ms"] - whole["ttft_ms"] < 10 * whole["stall_ms"]  # ... not than the stall of ten decodes
+    assert "later than whole" not in split["reason"]
+    assert split["mode"] == "disaggregated", split
+
+
+def two_prefill_engines(routing: dict[str, Any]) -> None:
+    """A second prefill endpoint (the same sim under another name); a prompt prefilling past 200 ms is long."""
+    pool = routing["pools"][0]
+    pool["endpoints"].append({"name": "p1", "url": pool["endpoints"][0]["url"]})
+    routing["disaggregation"] = {"long_prefill_ms": 200}
+
+
+async def test_a_long_prompt_leaves_the_shortest_prefill_lane_to_short_prompts(pd_with: Any) -> None:
+    client, sdk, prefill_seen, _, _ = await pd_with(two_prefill_engines)
+    chatting = await busy(sdk)
+    raw = await sdk.chat.completions.with_raw_response.create(
+        model="m", messages=[{"role": "user", "content": DOCUMENT}], max_tokens=4, stream=True
+    )
+    assert "".join([c.choices[0].delta.content or "" async for c in raw.parse() if c.choices])
+    await chatting
+
+    split = record_of(client, raw.http_response)["decisions"]["placement"]["disaggregation"]
+    lanes = {name.split("->")[0]: pair["lane_ms"] for name, pair in split["pairs"].items()}
+    assert lanes == {"p0": 0, "p1": 0}  # both idle: p0 comes first and is kept for short prompts
+    assert split["pairs"]["p0->d0"]["prefill_ms"] > 200
+    assert split["mode"] == "disaggregated", split
+    assert raw.headers["x-taskgate-prefill-endpoint"] == "p1"
+    assert [b["max_tokens"] for b in prefill_seen if b["messages"][0]["content"] == DOCUMENT] == [1]
+
+
+async def test_every_long_prompt_may_take_the_shortest_lane_when_none_is_kept(pd_with: Any) -> None:
+    def keep_none(routing: dict[str, Any]) -> None:
+        two_prefill_engines(routing)
+        routing["disaggregation"]["short_lanes"] = 0
+
+    _, sdk, _, _, _ = await pd_with(keep_none)
+    chatting = await busy(sdk)
+    raw = await sdk.chat.completions.with_raw_response.create(
+        model="m", messages=[{"role": "user", "content": DOCUMENT}], max_tokens=4, stream=True
+    )
+    assert "".join([c.choices[0].delta.content or "" async for c in raw.parse() if c.choices])
+    await chatting
+    assert raw.headers["x-taskgate-prefill-endpoint"] == "p0"
