@@ -1,0 +1,73 @@
+"""Values shaped like personal data that are not: ids written like phone numbers, SSNs no one was issued, service
+mailboxes; and the real ones beside them, still found. Read with the step's own scanner (real presidio)."""
+
+from __future__ import annotations
+
+import pytest
+
+from taskgate.guards.mailboxes import is_role
+
+from .test_pii_names import scanned
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "TIL: the ticket id 0161-555-0192 in the CRM is not a phone number",
+        'const BUILD_ID = "415-555-0139";',
+        "Order IDs like 0800-4471-9932 get rendered with a phone formatter",
+        "const NO_TIMEOUT = 2147483647; // about 24.8 days in ms",
+        "github-actions[bot] pushed 3 commits to release/2024.12 (run 12088341772)",
+        "Dec 04 07:31:55 ip-172-31-18-204 kernel: NVRM: Xid 79",
+        '{"message":"card declined","order.id":"ORD-2024-881734"}',
+        "Changelog\n## [1.12.0] - 2024-12-02\n### Added",
+    ],
+)
+def test_ids_in_a_phone_numbers_shape_are_not_phone_numbers(text: str) -> None:
+    assert [f for f in scanned(text) if f[0] == "PHONE_NUMBER"] == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "phone"),
+    [
+        ("call me at 4155550123 tonight", "4155550123"),  # bare digits after a phone's word
+        ("Text me at 0161 496 0032 when you land", "0161 496 0032"),
+        ("contact id=8841 name=x phone=+27 82 553 0917", "+27 82 553 0917"),
+        ("callback for ticket SUP-9912: +91 81234 33269", "+91 81234 33269"),
+        ("his number is 617.555.0159", "617.555.0159"),
+    ],
+)
+def test_phone_numbers_beside_ids_are_still_found(text: str, phone: str) -> None:
+    assert ("PHONE_NUMBER", phone) in scanned(text), text
+
+
+def test_ssns_with_an_area_never_issued_are_not_ssns() -> None:
+    assert scanned("ssn-check: value 987-65-4321 rejected (area 9xx not issued)") == []
+    assert scanned('INVALID_SSNS = ["000-12-3456", "900-45-6789", "123-00-4567", "666-12-3456"]') == []
+    assert scanned("my ssn is 900454399") == []
+    assert scanned("ssn 536-90-4399, the old one 899-01-2345") == [("US_SSN", "536-90-4399"), ("US_SSN", "899-01-2345")]
+
+
+def test_an_iban_with_digits_where_its_country_writes_letters_is_found_by_its_checksum() -> None:
+    text = '{"beneficiary":"x","iban":"RO26 3167 2317 6560 8350 4329","reason":"account_closed"}'
+    assert scanned(text) == [("IBAN_CODE", "RO26 3167 2317 6560 8350 4329")]
+    assert scanned("iban RO27 3167 2317 6560 8350 4329") == []  # the checksum wrong
+    assert scanned("iban RO26 3167 2317 6560 8350 432") == []  # a digit short of Romania's length
+
+
+@pytest.mark.parametrize(
+    ("address", "role"),
+    [
+        ("svc-importer@example.com", True),
+        ("etl-loader@acme.io", True),
+        ("latam-oncall@example.com", True),
+        ("anz-support@acme.io", True),
+        ("dependabot@acme.io", True),
+        ("12345+octocat@users.noreply.github.com", True),
+        ("talbot@acme.io", False),
+        ("jane.doe@acme.io", False),
+        ("latam.maria@acme.io", False),
+    ],
+)
+def test_service_accounts_rotas_bots_and_no_reply_hosts_are_role_mailboxes(address: str, role: bool) -> None:
+    assert is_role(address) is role
