@@ -12,8 +12,8 @@ a number is something else:
   `1712345678.123:912`) or that a digit and a `.` begin;
 - a bare run of digits after a time's key (`"ts":`, `time=`, `created_at: `,
   `exp`, `iat`): a timestamp;
-- a bare run of digits, no `+`, no group, with no phone's word before it
-  (`phone`, `call`, `mobile`, `number`, ...): a counter, a limit or a run's id
+- a bare run of digits, no `+`, no group, with no phone's word before it on
+  its line (`phone`, `call`, `mobile`, `number`, ...): a counter, a limit or a run's id
   (`NO_TIMEOUT = 2147483647`, `(run 12088341772)`); every phone number in the
   labelled sets is written in groups or with its `+`;
 - part of an identifier: a letter or a digit, or one joined by `-`, `_` or
@@ -80,8 +80,8 @@ def implausible(text: str, start: int, end: int) -> bool:
         digits = start + (value[0] == "(")
         if _TIME_KEY.search(text, max(0, digits - 30), digits) is not None:
             return True
-        if not before & _PHONE_WORDS:
-            return True  # `NO_TIMEOUT = 2147483647`, `(run 12088341772)`
+        if not _words_before(text, start, 100, 0) & _PHONE_WORDS:
+            return True  # `NO_TIMEOUT = 2147483647`, `(run 12088341772)`; not `call 617.555.0159 or 4155550123`
     return bool(before & _ID_WORDS) and not before & _PHONE_WORDS
 
 
@@ -96,8 +96,9 @@ def _glued(text: str, start: int, end: int) -> bool:
     return after in _GLUE and end + 1 < len(text) and text[end + 1].isalnum()
 
 
-def _words_before(text: str, start: int) -> frozenset[str]:
-    """The last four words before text[start:] on its line, split at `_`, `.`, `-` too, in lower case."""
+def _words_before(text: str, start: int, chars: int = 48, last: int = 4) -> frozenset[str]:
+    """The `last` words (0: all) in the `chars` characters before text[start:] on its line, split at `_`, `.`, `-`
+    too, in lower case."""
     line = text.rfind("\n", 0, start) + 1
-    words = _WORDS.findall(text, max(line, start - 48), start)
-    return frozenset(w.lower() for w in words[-4:])
+    words = _WORDS.findall(text, max(line, start - chars), start)
+    return frozenset(w.lower() for w in words[-last:])

@@ -1,11 +1,16 @@
 """Values shaped like personal data that are not: ids written like phone numbers, SSNs no one was issued, service
-mailboxes; and the real ones beside them, still found. Read with the step's own scanner (real presidio)."""
+mailboxes, systems named after people; and the real ones beside them, still found. Read with the step's own
+scanner and name reader (real presidio, the shipped lexicons)."""
 
 from __future__ import annotations
 
 import pytest
 
+from taskgate.guards.lexicons import lexicons
 from taskgate.guards.mailboxes import is_role
+from taskgate.guards.names import Names
+from taskgate.guards.presidio import entities_of
+from taskgate.guards.scan import Scanner
 
 from .test_pii_names import scanned
 
@@ -71,3 +76,67 @@ def test_an_iban_with_digits_where_its_country_writes_letters_is_found_by_its_ch
 )
 def test_service_accounts_rotas_bots_and_no_reply_hosts_are_role_mailboxes(address: str, role: bool) -> None:
     assert is_role(address) is role
+
+
+def found(text: str) -> list[tuple[str, str]]:
+    return [(e, text[a:b]) for e, a, b in Names(lexicons()).find(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# Ampere vs Ada: bf16 is fine on both, fp8 only on Ada Lovelace and later",
+        '{"device":"cuda:0","arch":"Ada Lovelace","vram_gb":24}',
+        "Known issue: Grace Hopper (GH200) nodes report 480 GB of LPDDR5X as system memory",
+        "16x L40S for the batch: Ada Lovelace is enough, no need for Hopper.",
+        "Ollama on the Jetson Orin runs phi3 mini on the GPU at 18 tok/s",
+        "I'm renaming the `jackson` Helm release, new folks keep asking who Jackson is",
+        "// Marlowe is the internal name of the routing service, not a person",
+        "the Helm upgrade for Loki is stuck on a PVC resize",
+        "The Helm chart for Athena was forked last spring.",
+        'Our GPU cluster is called "Curie" and it is always full.',
+        "Rust's mascot Ferris was drawn on the whiteboard.",
+    ],
+)
+def test_systems_named_after_people_are_not_people(text: str) -> None:
+    assert [f for f in found(text) if f[0] == "PERSON"] == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Ada Lovelace wrote the first program.", [("PERSON", "Ada Lovelace")]),  # no GPU's word: the person
+        ("I made a dashboard for Priya yesterday", [("PERSON", "Priya")]),
+        ('posted "Jamal Robinson 579-32-9042" in #hr-ops', [("PERSON", "Jamal Robinson")]),  # an SSN is no version
+        ("Example: Michael Okafor 773-65-1463 got the wrong form", [("PERSON", "Michael Okafor")]),
+        ("Refund for Luca Frei (Basel): approved", [("PERSON", "Luca Frei"), ("LOCATION", "Basel")]),
+        ('row: "Robert Alvarez, Austin TX"', [("PERSON", "Robert Alvarez"), ("LOCATION", "Austin")]),
+        ("# TODO(Fatima): drop this shim", [("PERSON", "Fatima")]),  # no name before the bracket
+        ("The bakery on Rue Saint-Denis closed.", [("LOCATION", "Rue Saint-Denis")]),
+        ("Frank explained why he left Cleveland.", [("PERSON", "Frank"), ("LOCATION", "Cleveland")]),
+        ("She complains about Madrid's heat.", [("LOCATION", "Madrid")]),
+        ("Our GPU cluster in the Paris lab is full.", [("LOCATION", "Paris")]),
+    ],
+)
+def test_people_and_places_beside_ids_and_systems_are_found(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(text) == expected, text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Pilar spends her winters in Tenerife and her summers at home.",
+            [("PERSON", "Pilar"), ("LOCATION", "Tenerife")],
+        ),
+        (
+            "Chargeback: Ahmad Karimi disputes a charge made while he was travelling in Dubai",
+            [("PERSON", "Ahmad Karimi"), ("LOCATION", "Dubai")],
+        ),
+    ],
+)
+def test_what_the_ner_model_reads_is_decided_by_the_place_and_label_cues(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    scanner = Scanner("ner", entities_of("ner"), 0.4, 0, names=Names(lexicons()))
+    assert [(f.entity, text[f.start : f.end]) for f in scanner.analyze(text)] == expected, text
