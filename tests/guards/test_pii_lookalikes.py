@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from taskgate.guards.lexicons import lexicons
+from taskgate.guards.lexicons import fold, lexicons
 from taskgate.guards.mailboxes import is_role
 from taskgate.guards.names import Names
 from taskgate.guards.presidio import entities_of
@@ -140,3 +140,10 @@ def test_what_the_ner_model_reads_is_decided_by_the_place_and_label_cues(
 ) -> None:
     scanner = Scanner("ner", entities_of("ner"), 0.4, 0, names=Names(lexicons()))
     assert [(f.entity, text[f.start : f.end]) for f in scanner.analyze(text)] == expected, text
+
+
+def test_names_in_cyrillic_are_read_in_latin_letters() -> None:
+    text = "Incident INC-0777: Анна Кузнецова was on call; she escalated to Олександр Бондаренко at 03:10."
+    assert found(text) == [("PERSON", "Анна Кузнецова"), ("PERSON", "Олександр Бондаренко")]
+    assert fold("Олександр") == "oleksandr"
+    assert fold("Kraków") == "krakow"
