@@ -58,6 +58,11 @@ class Lexicons:
         """Product and package words that are no one's given name and no place's name: `grafana`, `patroni`."""
         return frozenset(w for w in self.products | self.packages if w not in self.given and w not in self.places)
 
+    @functools.cached_property
+    def codename_words(self) -> frozenset[str]:
+        """Every word of a release codename (`ada`, `lovelace`, `big`, `sur`): a text without one names none."""
+        return frozenset(w for name in self.codenames for w in name.split())
+
     def wordiness(self, key: str) -> float:
         """How much more often `key` is an ordinary word than a given name: its frequency as a word against a
         hundredth of the people called so (`chase` 19, `grace` 3.7, `john` 0.1)."""

@@ -40,8 +40,10 @@ class Names(Placenames):
     def find(self, text: str, ner: Ner | None = None) -> list[Span]:
         """The names in `text`; `ner` is asked about the runs the lexicons and cues cannot decide."""
         out: list[Span] = []
-        named = said.families(text)
         runs = [run for run in cues.runs(text) if not said.quoted_thing(text, run[0].start, run[-1].end)]
+        words = self.lex.codename_words
+        # the families a text names matter only to a codename in it; most texts have none
+        named = said.families(text) if any(t.key in words for run in runs for t in run) else frozenset()
         runs = [part for run in runs for part in self._geographic(text, run, out)]
         runs = [part for run in runs for part in self._unnamed(run, named)]
         runs = [run for run in runs if not self._versioned(text, run)]

@@ -79,6 +79,8 @@ _CALLED = re.compile(
     r"(?:called|named|nicknamed|codenamed)\s+[\"“'‘]?\Z",
     re.IGNORECASE,
 )
+_FOR_OF = re.compile(r"\s(?:for|of)\s+\Z", re.IGNORECASE)
+_CALLED_TAIL = re.compile(r"(?:called|named)\s+[\"“'‘]?\Z", re.IGNORECASE)
 # said outright: `Carmen is the internal name of the geocoding service, not a person`
 _NOT_A_PERSON = re.compile(r"\bnot\s+(?:a|an)\s+(?:real\s+|actual\s+)?(?:person|human)\b", re.IGNORECASE)
 _CODED = re.compile(r"`([A-Za-z][\w\-]*)`")
@@ -92,7 +94,8 @@ def coded(text: str) -> frozenset[str]:
 def denied(text: str, b: int) -> bool:
     """`..., not a person` later on the line after text[:b]."""
     end = text.find("\n", b)
-    return _NOT_A_PERSON.search(text, b, end if end != -1 else len(text)) is not None
+    end = end if end != -1 else len(text)
+    return text.find("not ", b, end) != -1 and _NOT_A_PERSON.search(text, b, end) is not None
 
 
 # system nouns that are also verbs a person does (`Sunita runs a clinic`); a noun when no object follows
@@ -186,7 +189,11 @@ def tech_before(text: str, a: int) -> bool:
 def system_named(text: str, a: int) -> bool:
     """A system's noun and `for` or `of` right before text[a:] (`the Helm chart for Loki`), or a system said to be
     called so (`the GPU cluster is called "Curie"`): the name is the system's, as a product's would be."""
-    return _OF_SYSTEM.search(text, max(0, a - 30), a) is not None or _CALLED.search(text, max(0, a - 90), a) is not None
+    if _FOR_OF.search(text, max(0, a - 6), a) is not None:  # most names have neither tail: the long patterns are spared
+        return _OF_SYSTEM.search(text, max(0, a - 30), a) is not None
+    return (
+        _CALLED_TAIL.search(text, max(0, a - 14), a) is not None and _CALLED.search(text, max(0, a - 90), a) is not None
+    )
 
 
 def product_next(text: str, a: int, b: int, products: Collection[str]) -> bool:
