@@ -60,7 +60,8 @@ _ID_WORDS = _set(
     "tracking shipment parcel booking pipeline workflow attempt sequence seq offset counter sentinel"
 )
 _WORDS = re.compile(r"[A-Za-z]+")
-_SHAPE = re.compile(r"[0-9+\-.()/ \t]*")
+# a letter or a bracket of code inside: no phone number (any dash or space may join its groups: `212–555–0147`)
+_NOT_PHONE = re.compile(r"[^\W\d_]|[\[\]{}<>=:;,|]")
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
 _GLUE = "-_."
 
@@ -71,7 +72,7 @@ def implausible(text: str, start: int, end: int) -> bool:
     value = text[start:end]
     if _DECIMAL.fullmatch(value):
         return True
-    if not _SHAPE.fullmatch(value) or _DATE.search(value) or _glued(text, start, end):
+    if _NOT_PHONE.search(value) or _DATE.search(value) or _glued(text, start, end):
         return True
     before = _words_before(text, start)
     if _BARE.fullmatch(value):

@@ -147,3 +147,8 @@ def test_names_in_cyrillic_are_read_in_latin_letters() -> None:
     assert found(text) == [("PERSON", "Анна Кузнецова"), ("PERSON", "Олександр Бондаренко")]
     assert fold("Олександр") == "oleksandr"
     assert fold("Kraków") == "krakow"
+
+
+def test_a_phone_number_grouped_by_unicode_dashes_or_spaces_is_still_one() -> None:
+    assert scanned("call 212\u2013555\u20130147 now") == [("PHONE_NUMBER", "212\u2013555\u20130147")]
+    assert scanned("call 212\u00a0555\u00a00147 now") == [("PHONE_NUMBER", "212\u00a0555\u00a00147")]
