@@ -64,7 +64,8 @@ _IMPERATIVE = _set(
 _WEAK = _set("from with and to per via for by")
 _PLACE_BEFORE = _set(
     "in from to near at across around outside via visiting visit visited toward towards into between of on along "
-    "city town country location hometown address moved flying flew drove trip above below beyond"
+    "city town country location hometown address moved flying flew drove trip above below beyond left leaving "
+    "toured explored"
 )
 # after a person: SOCIAL, what only people do or are ("'s mother", "is on leave", "lives in", "from the
 # billing team"); SHARED, what models, bots and tools are said to do too ("said", "wrote", "suggested")
@@ -81,6 +82,14 @@ _OWNED_BY_SYSTEMS = sorted(
     )
 )
 _OWNED = re.compile(r"['’]s\s+(?:(?:" + "|".join(_OWNED_BY_SYSTEMS) + r")\b)")
+
+
+_POSSESSIVE = re.compile(r"['’]s?\s")
+
+
+def possessive(text: str, b: int) -> bool:
+    """A possessive right after text[:b]: `Madrid's heat`."""
+    return _POSSESSIVE.match(text, b) is not None
 
 
 def owned_by_system(text: str, b: int) -> bool:

@@ -15,12 +15,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources import files
 
+# Cyrillic spelled in Latin letters as names are romanised (`Анна` -> `anna`, `Олександр` -> `oleksandr`): the
+# lexicons hold names in Latin letters only
+_CYRILLIC_LETTERS = "абвгґдеёєжзийіїклмнопрстуфхцчшщъыьэюя"
+_CYRILLIC_LATIN = "a b v g g d e e ye zh z i y i yi k l m n o p r s t u f kh ts ch sh shch _ y _ e yu ya"
+_CYRILLIC = dict(zip(_CYRILLIC_LETTERS, _CYRILLIC_LATIN.split(" "), strict=True))
 _FOLD = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i", "ð": "d", "þ": "th",
-                       "’": "'"})  # fmt: skip
+                       "’": "'", **{c: "" if t == "_" else t for c, t in _CYRILLIC.items()}})  # fmt: skip
 
 
 def fold(word: str) -> str:
-    """Lower case, accents off (`Bjørn` -> `bjorn`, `Kraków` -> `krakow`): the key of every lexicon."""
+    """Lower case, accents off (`Bjørn` -> `bjorn`, `Kraków` -> `krakow`), Cyrillic in Latin letters (`Анна` ->
+    `anna`): the key of every lexicon."""
     lowered = word.lower().translate(_FOLD)
     if lowered.isascii():
         return lowered
@@ -51,6 +57,11 @@ class Lexicons:
     def systems(self) -> frozenset[str]:
         """Product and package words that are no one's given name and no place's name: `grafana`, `patroni`."""
         return frozenset(w for w in self.products | self.packages if w not in self.given and w not in self.places)
+
+    @functools.cached_property
+    def codename_words(self) -> frozenset[str]:
+        """Every word of a release codename (`ada`, `lovelace`, `big`, `sur`): a text without one names none."""
+        return frozenset(w for name in self.codenames for w in name.split())
 
     def wordiness(self, key: str) -> float:
         """How much more often `key` is an ordinary word than a given name: its frequency as a word against a

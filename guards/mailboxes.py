@@ -12,7 +12,11 @@ changes what an agent does with a log or a config. A person's work address
   address right after `scheme://` is a URL's user part, not an address.
 - `is_role` is applied by the step's precision filter (pii_params.Precision)
   while `role_addresses` is on: the local part, cut at `.`, `-`, `_` and `+`,
-  is role words (ROLES, at least one) and qualifiers (QUALIFIERS, digits) only.
+  is role words (ROLES, at least one: a function, a group, a service account
+  or a program, `svc-importer@`; or a bot's name, `dependabot@`) and
+  qualifiers (QUALIFIERS, digits: an environment, a region a rota covers,
+  `latam-oncall@`) only; and any address at a host that takes no mail
+  (`@users.noreply.github.com`).
 """
 
 from __future__ import annotations
@@ -41,11 +45,17 @@ ROLES = _set(
     # a group of people, not one: `sre-leads@`, `release-managers@`, `maintainers@`
     " lead leads leadership managers owners maintainers reviewers approvers committers members everyone announce "
     "announcements discuss users triage escalation escalations"
+    # a service account, a program's own mailbox: `svc-importer@`, `etl-loader@`, `sa-terraform@`
+    " svc srv sa serviceaccount service-account importer importers exporter exporters sync syncer ingest ingestor "
+    "ingestion etl loader uploader worker workers runner runners agent agents crawler scraper indexer webhook "
+    "webhooks integration integrations api automations pipeline pipelines jobs batch"
 )
 # words that qualify a role: where, which environment, which team
 QUALIFIERS = _set(
     "prod production staging stage test qa dev eu us uk apac emea internal external global the team group all "
     "no do not on call"
+    # regions a team or a rota covers: `latam-oncall@`, `anz-support@`, `dach-sales@`
+    " latam amer americas na emea mena anz dach nordics benelux asia europe africa apj uat preprod sandbox"
 )
 _PARTS = re.compile(r"[.\-_+]+")
 _URL_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s/@]*\Z")
@@ -53,10 +63,19 @@ _LOCAL_CUT = "=/:'\"`"
 
 
 def is_role(address: str) -> bool:
-    """`noreply@acme.io`, `bounce-handler@`, `platform-alerts+prod@`, `git@github.com`; not `jane.doe@`."""
-    local = address.rpartition("@")[0].lower()
+    """`noreply@acme.io`, `bounce-handler@`, `platform-alerts+prod@`, `git@github.com`, `svc-importer@`,
+    `dependabot@`, anything `@users.noreply.github.com`; not `jane.doe@`."""
+    local, _, domain = address.lower().rpartition("@")
+    if any(label in ("noreply", "no-reply") for label in domain.split(".")):
+        return True  # a host that takes no mail: `12345+octocat@users.noreply.github.com`
     parts = [p for p in _PARTS.split(local) if p and not p.isdigit()]
-    return bool(parts) and all(p in ROLES or p in QUALIFIERS for p in parts) and any(p in ROLES for p in parts)
+    roles = [p in ROLES or _bot(p) for p in parts]
+    return bool(parts) and all(r or p in QUALIFIERS for r, p in zip(roles, parts, strict=True)) and any(roles)
+
+
+def _bot(part: str) -> bool:
+    """A bot's name: `dependabot`, `renovatebot`, `actions[bot]`; not a surname (`talbot`, `abbot`, `cabot`)."""
+    return part.endswith("[bot]") or (part.endswith("bot") and len(part) >= 7)
 
 
 def trim(text: str, finding: Finding) -> Finding | None:

@@ -40,14 +40,17 @@ class Names(Placenames):
     def find(self, text: str, ner: Ner | None = None) -> list[Span]:
         """The names in `text`; `ner` is asked about the runs the lexicons and cues cannot decide."""
         out: list[Span] = []
-        named = said.families(text)
         runs = [run for run in cues.runs(text) if not said.quoted_thing(text, run[0].start, run[-1].end)]
+        words = self.lex.codename_words
+        # the families a text names matter only to a codename in it; most texts have none
+        named = said.families(text) if any(t.key in words for run in runs for t in run) else frozenset()
         runs = [part for run in runs for part in self._geographic(text, run, out)]
         runs = [part for run in runs for part in self._unnamed(run, named)]
         runs = [run for run in runs if not self._versioned(text, run)]
         pieces = [piece for run in runs for piece in self._pieces(run)]
         # one sense per text: a word named as a system anywhere in it ("Alma 9") is not a person elsewhere
         systems = {p[0].key for p in pieces if len(p) == 1 and self._tech_after(text, p[0].end)}
+        systems |= said.coded(text)  # `rename the `jackson` Helm release ... who Jackson is`
         kept = self._systems_listed(text, pieces, systems)
         # a place named as a system (`the Genoa nodes`) makes places with no place's cue systems too (`the Milan ones`)
         hosts = any(key in self.lex.places for key in systems)
@@ -77,7 +80,7 @@ class Names(Placenames):
 
     def _tech_after(self, text: str, b: int) -> bool:
         """A system's cue after text[:b], also past a product's name: `"Marvin" Slack bot`, `Hermes Helm chart`."""
-        if said.tech_after(text, b) or said.described_as_system(text, b):
+        if said.tech_after(text, b) or said.described_as_system(text, b) or said.denied(text, b):
             return True
         after = said.next_name(text, b)
         return (
@@ -222,7 +225,7 @@ class Names(Placenames):
         token = piece[0]
         given = self.given(key)
         # a name written with its accents is a person's (`Lucía`, `Zoë`): products are spelled in ASCII
-        product = self.product(key) and (not given or text[a:b].isascii())
+        product = (self.product(key) or said.system_named(text, a)) and (not given or text[a:b].isascii())
         if cues.title_before(text, a) and not product and not tech:
             return [("PERSON", a, b)]  # `Auntie Comfort`, `Mr. Oyelowo`: a title makes a person of any word
         if given and cues.social_before(text, a):
@@ -254,10 +257,14 @@ class Names(Placenames):
             return [("LOCATION", a, b)]  # `in Tobermory`, `the village of Kinsale`
         if label is None or cues.owned_by_system(text, b):
             return []  # `in Quickwit's tokenizer`: what a system has
+        if len(piece) == 1 and piece[0].initial and text[b : b + 1] == ":" and said.next_name(text, b + 1):
+            return []  # `Chargeback: Ahmad Karimi disputes ...`: a label before a name
+        place = label in ("GPE", "LOC", "FAC") or (label == "PERSON" and not self.given(piece[0].key))
+        if place and cues.inside(text, a) and not deployments.deployment(text, a, b, self.lex.products):
+            return [("LOCATION", a, b)]  # `her winters in Tenerife and her summers`: in a place, whoever follows
         # `Yevgenia's notebook`: what is said of people alone, before any reading as a place
         if label in ("PERSON", "GPE") and cues.person(text, a, b, strict=True, social=True):
             return [("PERSON", a, b)]
-        place = label in ("GPE", "LOC", "FAC") or (label == "PERSON" and not self.given(piece[0].key))
         # `on` before a word no lexicon knows is as often a system's (`the cluster is on Karpenter`)
         on = cues.word_before(text, a) == "on"
         if (

@@ -11,10 +11,21 @@ a number is something else:
   of bare digits that a `.` or `:` and a digit continue (`1717000112.41`,
   `1712345678.123:912`) or that a digit and a `.` begin;
 - a bare run of digits after a time's key (`"ts":`, `time=`, `created_at: `,
-  `exp`, `iat`): a timestamp.
+  `exp`, `iat`): a timestamp;
+- a bare run of digits, no `+`, no group, with no phone's word before it on
+  its line (`phone`, `call`, `mobile`, `number`, ...): a counter, a limit or a run's id
+  (`NO_TIMEOUT = 2147483647`, `(run 12088341772)`); every phone number in the
+  labelled sets is written in groups or with its `+`;
+- part of an identifier: a letter or a digit, or one joined by `-`, `_` or
+  `.`, right before or after it (`ip-172-31-18-204`, `ORD-2024-881734`);
+- a date or a bracket inside it (`0] - 2024-12-02` in a changelog);
+- an id's word among the four words before it on its line, and no phone's
+  word there (`the ticket id 0161-555-0192`, `BUILD_ID = "415-555-0139"`,
+  `Order IDs like 0800-4471-9932`): an id written in a phone number's shape.
 
 A number written as a phone number (`+1 (312) 847-2290`, `617.555.0159`,
-`0161 496 0032`) is never dropped here.
+`0161 496 0032`) is dropped only by the last three: what is glued to it or
+said of it.
 """
 
 from __future__ import annotations
@@ -32,14 +43,63 @@ _TIME_KEY = re.compile(
 )
 
 
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+# what is said before a phone number: `call me on`, `mobile:`, `his number is`, `"msisdn": "`
+_PHONE_WORDS = _set(
+    "phone phones telephone tel tele mobile mob cell cellphone sms mms whatsapp signal msisdn fax call calls called "
+    "calling callback text texted reach reached reachable contact dial ring rang voicemail landline hotline "
+    "emergency number numbers"
+)
+# what names an id: `ticket id`, `BUILD_ID`, `order.id`, `Order IDs like`, `(run 12088341772)`
+_ID_WORDS = _set(
+    "id ids identifier uuid order orders build builds ticket tickets run runs trace traces span job jobs ref refs "
+    "reference invoice invoices serial sku case request req txn transaction transactions batch issue issues commit "
+    "tracking shipment parcel booking pipeline workflow attempt sequence seq offset counter sentinel"
+)
+_WORDS = re.compile(r"[A-Za-z]+")
+# a letter or a bracket of code inside: no phone number (any dash or space may join its groups: `212–555–0147`)
+_NOT_PHONE = re.compile(r"[^\W\d_]|[\[\]{}<>=:;,|]")
+_DATE = re.compile(r"\d{4}-\d\d-\d\d")
+_GLUE = "-_."
+
+
 def implausible(text: str, start: int, end: int) -> bool:
-    """Whether the phone number found at text[start:end] is a log's number: a decimal or a timestamp."""
+    """Whether the phone number found at text[start:end] is something else: a log's number (a decimal, a
+    timestamp), a bare counter, part of an identifier, or an id by what is said before it."""
     value = text[start:end]
     if _DECIMAL.fullmatch(value):
         return True
-    if not _BARE.fullmatch(value):
-        return False
-    if _CONTINUED.match(text, end) or _BEGUN.search(text, max(0, start - 2), start):
+    if _NOT_PHONE.search(value) or _DATE.search(value) or _glued(text, start, end):
         return True
-    digits = start + (value[0] == "(")
-    return _TIME_KEY.search(text, max(0, digits - 30), digits) is not None
+    before = _words_before(text, start)
+    if _BARE.fullmatch(value):
+        if _CONTINUED.match(text, end) or _BEGUN.search(text, max(0, start - 2), start):
+            return True
+        digits = start + (value[0] == "(")
+        if _TIME_KEY.search(text, max(0, digits - 30), digits) is not None:
+            return True
+        if not _words_before(text, start, 100, 0) & _PHONE_WORDS:
+            return True  # `NO_TIMEOUT = 2147483647`, `(run 12088341772)`; not `call 617.555.0159 or 4155550123`
+    return bool(before & _ID_WORDS) and not before & _PHONE_WORDS
+
+
+def _glued(text: str, start: int, end: int) -> bool:
+    """Part of an identifier: `ip-172-31-18-204`, `ORD-2024-881734`, `build_20240511`."""
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    if before.isalnum() or (after.isalpha() and end + 1 < len(text) and text[end + 1].isalnum()):
+        return True
+    if before in _GLUE and start > 1 and text[start - 2].isalnum():
+        return True
+    return after in _GLUE and end + 1 < len(text) and text[end + 1].isalnum()
+
+
+def _words_before(text: str, start: int, chars: int = 48, last: int = 4) -> frozenset[str]:
+    """The `last` words (0: all) in the `chars` characters before text[start:] on its line, split at `_`, `.`, `-`
+    too, in lower case."""
+    line = text.rfind("\n", 0, start) + 1
+    words = _WORDS.findall(text, max(line, start - chars), start)
+    return frozenset(w.lower() for w in words[-last:])

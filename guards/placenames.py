@@ -100,11 +100,15 @@ class Placenames(Kinds):
 
     def _place(self, text: str, piece: list[Token], key: str, a: int, b: int) -> list[Span]:
         lex = self.lex
+        if places.state_after(text, b) or places.beside_name(text, a, b):
+            return [("LOCATION", a, b)]  # `Austin TX`, `Luca Frei (Basel)`
         if key in cues.CALENDAR or said.tech_after(text, b) or said.product_next(text, a, b, lex.products):
             return []  # "in March", "the Frankfurt region", "EPYC Milan"
         if cues.field_before(text, a) or cues.title_before(text, a):
             return [("PERSON", a, b)]  # `last="Villanueva"`, `Dr. Pereira`: a name's field or a title says whose
         person = self.given(key) and cues.person(text, a, b, strict=True, imperative=False)
+        if person and self.big_place(key) and cues.possessive(text, b):
+            person = False  # `Madrid's heat`: what a large place has is said of it as of a person
         if not person and (places.journey_before(text, a) or places.peoples_place_after(text, b)):
             return [("LOCATION", a, b)]  # `flew to Frankfurt`, `the Galway office`, `the Tel Aviv meetup`
         if deployments.deployment(text, a, b, self.lex.products):

@@ -30,7 +30,9 @@ def _set(words: str) -> frozenset[str]:
 
 
 # capitalised, before or after the name: `Lake Geneva`, `Victoria Island`, `Sacred Valley`, `Israel National Trail`
-FEATURES_BEFORE = _set("lake mount mt cape isle ile camino kibbutz loch glen port fort lago monte")
+FEATURES_BEFORE = _set(
+    "lake mount mt cape isle ile camino kibbutz loch glen port fort lago monte rue calle avenida rua"  # and streets
+)
 FEATURES_AFTER = _set(
     "island islands river lake forest valley trail bay sea ocean coast peninsula desert canyon falls glacier beach "
     "mountains mountain hills range gorge fjord strait delta highlands plateau archipelago reef gulf lagoon park "
@@ -44,7 +46,7 @@ _FEATURES_LOWER = _set(
 # where people work, live and meet: `the Galway office`, `the Cork team`, `the Porto flat`, `the Tel Aviv meetup`
 _PEOPLES = _set(
     "office offices team teams campus hq headquarters branch store shop flat apartment house home meetup meetups "
-    "conference summit hackathon airport station hospital school university clinic studio bakery market"
+    "conference summit hackathon airport station hospital school university clinic studio bakery market lab labs"
 )
 # verbs of people travelling, with up to four words before `from`, `to`, ...: `paddled an outrigger canoe from`
 _TRAVEL = re.compile(
@@ -63,6 +65,25 @@ _TRAVEL = re.compile(
 _FROM = re.compile(r"\b(?:from|between)\s+(?:the\s+)?\Z", re.IGNORECASE)
 _ROUTE_GAP = re.compile(r"\s+(?:to|into|and)\s+(?:the\s+)?", re.IGNORECASE)
 _NEXT = re.compile(r"[ \t]+([\w\-]+)")
+
+
+# a US state's code after a city: `Austin TX`, `Portland, OR`
+_STATE_AFTER = re.compile(
+    r",?[ \t]+(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|"
+    r"NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC)\b(?![\-_.]\w)"
+)
+# a name, then the place in brackets: `Luca Frei (Basel)`, `the customer Peter Müller (Graz)`
+_NAME_OPEN = re.compile(r"\b[A-Z][a-zà-ÿ][\w'’\-]*[ \t]+\(\Z")  # not `TODO(Fatima)`
+
+
+def state_after(text: str, b: int) -> bool:
+    """A US state's code right after the city at text[:b]: `Austin TX`, `Portland, OR`."""
+    return _STATE_AFTER.match(text, b) is not None
+
+
+def beside_name(text: str, a: int, b: int) -> bool:
+    """The place at text[a:b] alone in brackets right after a name: `Luca Frei (Basel)`; where that person is."""
+    return text[b : b + 1] == ")" and _NAME_OPEN.search(text, max(0, a - 40), a) is not None
 
 
 def feature_before(key: str) -> bool:

@@ -28,6 +28,7 @@ from presidio_analyzer.predefined_recognizers import (
     PhoneRecognizer,
     UsSsnRecognizer,
 )
+from presidio_analyzer.predefined_recognizers.generic.iban_patterns import regex_per_country
 from spacy.language import Language
 from spacy.tokens import Doc
 
@@ -56,7 +57,16 @@ class OfflineEmailRecognizer(EmailRecognizer):
         return bool(_OFFLINE_SUFFIXES(pattern_text).fqdn)
 
 
-class AnyCaseIbanRecognizer(IbanRecognizer):
+class ChecksumIbanRecognizer(IbanRecognizer):
+    """presidio's IBAN recognizer, also taking an IBAN whose checksum and length are right though its country's
+    format has letters where it has digits (`_iban_by_checksum`)."""
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        found: bool | None = super().validate_result(pattern_text)
+        return found if found is not False else _iban_by_checksum(pattern_text)
+
+
+class AnyCaseIbanRecognizer(ChecksumIbanRecognizer):
     """presidio's IBAN recognizer, also for an IBAN written in lower case (`gb82west...`); mod 97 still decides.
 
     The case-blind pattern runs only where a lower-case start (`gb82`) is, after presidio's own: read case-blind,
@@ -65,7 +75,7 @@ class AnyCaseIbanRecognizer(IbanRecognizer):
 
     def __init__(self) -> None:
         super().__init__(regex_flags=re.DOTALL | re.MULTILINE | re.IGNORECASE)
-        self.exact = IbanRecognizer()
+        self.exact = ChecksumIbanRecognizer()
 
     def analyze(
         self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None, regex_flags: int | None = None
@@ -89,6 +99,27 @@ class AnyCaseIbanRecognizer(IbanRecognizer):
         return bool(super().validate_result(pattern_text.upper()))
 
 
+def _iban_by_checksum(iban: str) -> bool:
+    """An IBAN whose mod-97 checksum is right and whose length and grouping are its country's, though a part its
+    country writes in letters is written in digits (`RO26 3167 ...`: Romania's bank code is four letters). A run
+    of random groups passes the checksum once in 97 and the length too only rarely; a mistyped IBAN that someone
+    pasted is still an account number."""
+    compact = re.sub(r"[\s\-]", "", iban)
+    relaxed = _RELAXED_IBAN.get(compact[:2])
+    if relaxed is None or not relaxed.fullmatch(compact) or not compact.isalnum() or not compact[2:4].isdigit():
+        return False
+    rearranged = compact[4:] + compact[:4]
+    return int("".join(str(int(c, 36)) for c in rearranged)) % 97 == 1
+
+
+# each country's IBAN format with its letter and digit parts relaxed to either: the length and grouping remain
+_RELAXED_IBAN = {
+    country: re.compile(pattern.replace("[A-Z][ ]?", "[A-Z0-9]").replace("[0-9][ ]?", "[A-Z0-9]")
+                        .replace("[a-zA-Z0-9][ ]?", "[A-Z0-9]").replace("[ ]?", ""))
+    for country, pattern in regex_per_country.items()
+}  # fmt: skip
+
+
 _IBAN_START = re.compile(r"[A-Za-z]{2}[0-9]{2}")
 # a lower-case letter in an IBAN's country code or first group: `gb82west...`, `GB82 west ...`
 _IBAN_LOWER_START = re.compile(
@@ -99,6 +130,16 @@ CARD_PATTERN = (
     r"\b(?!1\d{12}(?!\d))((4\d{3})|(5[0-5]\d{2})|(6\d{3})|(1\d{3})|(3\d{3})|(222[1-9]|22[3-9]\d|2[3-6]\d{2}|27[01]\d|2720))"
     r"[- ]?(\d{3,4})[- ]?(\d{3,4})[- ]?(\d{3,5})\b"
 )
+
+
+class IssuedSsnRecognizer(UsSsnRecognizer):
+    """presidio's SSN recognizer, also refusing areas 900 to 999, which the SSA has never issued (ITINs and
+    test values use them: `987-65-4321`, `900-45-6789`); presidio refuses 000 and 666 areas, 00 groups, 0000
+    serials, one digit repeated and the published samples."""
+
+    def invalidate_result(self, pattern_text: str) -> bool:
+        digits = "".join(c for c in pattern_text if c.isdigit())
+        return bool(super().invalidate_result(pattern_text)) or digits[:1] == "9"
 
 
 def card_recognizer() -> CreditCardRecognizer:
@@ -123,7 +164,7 @@ def analyzer(backend: Backend) -> AnalyzerEngine:
         card_recognizer(),
         AnyCaseIbanRecognizer(),
         IpRecognizer(),
-        UsSsnRecognizer(),
+        IssuedSsnRecognizer(),
     ]
     for recognizer in recognizers:
         registry.add_recognizer(recognizer)

@@ -25,7 +25,8 @@ def _set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-_VERSION_AFTER = re.compile(r"(?!\s+\d{4}-\d\d-\d\d)\s*(?:v?\d|[-:/]\s*\d)")  # a date is no version: `(José 2023-11-30`
+# a date is no version (`(José 2023-11-30`), nor an SSN (`Jamal Robinson 579-32-9042`)
+_VERSION_AFTER = re.compile(r"(?!\s+\d{4}-\d\d-\d\d|\s+\d{3}-\d\d-\d{4}\b)\s*(?:v?\d|[-:/]\s*\d)")
 
 _NEXT_WORD = re.compile(r"[\"'”’]?[\s\-]*([\w\-]+)")
 
@@ -63,8 +64,39 @@ _TECH_BEFORE = _set(
     "bump bumped upgrade upgraded upgrading install installed installing deploy deployed deploying run "
     "running restart restarted migrate migrated migrating train training trained fine-tune finetune serve "
     "serving query querying the our a an new old self-hosted managed testing tested trying evaluating evaluated "
-    "adopting adopted"
+    "adopting adopted mascot codename codenamed"
 )
+# a system's noun and `for` or `of` before a name: `the Helm chart for Loki`, `the upgrade for Athena`
+_OF_SYSTEM = re.compile(
+    r"\b(?:chart|charts|upgrade|upgrades|release|releases|operator|plugin|plugins|exporter|exporters|datasource|"
+    r"sidecar|deployment|migration|rollout|install|installation|image|images|cluster|clusters|instance|instances|"
+    r"version|versions|helm|integration|connector|fork|port|bindings|client|sdk)\s+(?:for|of)\s+\Z",
+    re.IGNORECASE,
+)
+# a system said to be called so: `Our GPU cluster in the Paris lab is called "Curie"`
+_CALLED = re.compile(
+    r"\b(?:" + "|".join(sorted(_TECH_AFTER)) + r")\b[^.!?\n]{0,40}?\b(?:is|was|are|were)\s+"
+    r"(?:called|named|nicknamed|codenamed)\s+[\"“'‘]?\Z",
+    re.IGNORECASE,
+)
+_FOR_OF = re.compile(r"\s(?:for|of)\s+\Z", re.IGNORECASE)
+_CALLED_TAIL = re.compile(r"(?:called|named)\s+[\"“'‘]?\Z", re.IGNORECASE)
+# said outright: `Carmen is the internal name of the geocoding service, not a person`
+_NOT_A_PERSON = re.compile(r"\bnot\s+(?:a|an)\s+(?:real\s+|actual\s+)?(?:person|human)\b", re.IGNORECASE)
+_CODED = re.compile(r"`([A-Za-z][\w\-]*)`")
+
+
+def coded(text: str) -> frozenset[str]:
+    """Words a text writes as code, alone in backticks (`jackson`): the name of a thing there, folded."""
+    return frozenset(fold(m) for m in _CODED.findall(text)) if "`" in text else frozenset()
+
+
+def denied(text: str, b: int) -> bool:
+    """`..., not a person` later on the line after text[:b]."""
+    end = text.find("\n", b)
+    end = end if end != -1 else len(text)
+    return text.find("not ", b, end) != -1 and _NOT_A_PERSON.search(text, b, end) is not None
+
 
 # system nouns that are also verbs a person does (`Sunita runs a clinic`); a noun when no object follows
 _VERBS = _set(
@@ -154,6 +186,16 @@ def tech_before(text: str, a: int) -> bool:
     return match is not None and match.group(1).lower() in _TECH_BEFORE
 
 
+def system_named(text: str, a: int) -> bool:
+    """A system's noun and `for` or `of` right before text[a:] (`the Helm chart for Loki`), or a system said to be
+    called so (`the GPU cluster is called "Curie"`): the name is the system's, as a product's would be."""
+    if _FOR_OF.search(text, max(0, a - 6), a) is not None:  # most names have neither tail: the long patterns are spared
+        return _OF_SYSTEM.search(text, max(0, a - 30), a) is not None
+    return (
+        _CALLED_TAIL.search(text, max(0, a - 14), a) is not None and _CALLED.search(text, max(0, a - 90), a) is not None
+    )
+
+
 def product_next(text: str, a: int, b: int, products: Collection[str]) -> bool:
     """A capitalised product word right before text[a:] or after text[:b] (`EPYC Milan`), or a CamelCase word
     after it (`Phoenix LiveView`)."""
@@ -186,9 +228,18 @@ def moved(text: str, first: int, b: int, a: int) -> bool:
 # families whose releases have codenames (lexicon codenames.txt), by the words that name the family
 FAMILIES = {"macos": _set("macos osx mac xcode"), "ubuntu": _set("ubuntu"), "debian": _set("debian apt")}
 _WORDS = re.compile(r"[a-z]+")
+# text about GPUs names the family of GPU architectures: `cuda:0`, `sm_89`, `bf16`, `HBM3e`, `L40S`, `GH200`, `H100`
+_GPU = re.compile(
+    r"\b(?:nvidia|gpus?|cuda|vram|hbm\d?e?|tensorrt|nvlink|nvml|sm_\d+|fp8|bf16|fp16|jetson|geforce|quadro|rtx|"
+    r"dgx|hgx|[ABHL]\d{2,3}S?|G[HB]\d{3})\b",
+    re.IGNORECASE,
+)
 
 
 def families(text: str) -> frozenset[str]:
-    """The codename families a text names (`macOS`, `Ubuntu`, `Debian`)."""
+    """The codename families a text names (`macOS`, `Ubuntu`, `Debian`, a GPU's words for NVIDIA's)."""
     words = set(_WORDS.findall(text.lower()))
-    return frozenset(f for f, names in FAMILIES.items() if words & names)
+    found = {f for f, names in FAMILIES.items() if words & names}
+    if _GPU.search(text):
+        found.add("nvidia")
+    return frozenset(found)

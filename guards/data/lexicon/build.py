@@ -70,6 +70,12 @@ _SLUG_TAILS = ("-icon", "-monochrome", "-wordmark")
 WORDS = 20_000
 CITY = 15_000  # places.txt: cities this large
 TOWN = 1_000  # towns.txt: towns this large, and smaller than CITY, that no other lexicon names
+# GPU and module architectures named after people, as their maker names them in its product pages; no package
+# lists them. A common given name alone (`Grace`, `Ada`, `Vera`) is left out: only the full name is a codename.
+HARDWARE_CODENAMES = (
+    "tesla fermi kepler maxwell pascal volta turing ampere lovelace ada lovelace hopper grace hopper blackwell "
+    "grace blackwell rubin vera rubin jetson orin xavier"
+)
 _LETTERS = re.compile(r"[a-z]+(?:[ '\-][a-z]+)*")
 _NAME = re.compile(r"[a-z]+(?:['\-][a-z]+)*")  # one word: `thandiwe`, `jean-luc`, `n'golo`
 _FOLD = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i", "ð": "d", "þ": "th"})
@@ -206,6 +212,8 @@ def codenames(macos_release: Path) -> list[str]:
     if not names:
         raise SystemExit(f"{macos_release}: no macOS release names found (macos-release 3.5.1's index.js?)")
     rows.update(f"{fold(name)}\tmacos" for name in names)
+    hardware = re.findall(r"(?:grace|ada|vera) \w+|\w+", HARDWARE_CODENAMES)
+    rows.update(f"{name}\tnvidia" for name in hardware)
     return sorted(r for r in rows if _LETTERS.fullmatch(r.split("\t")[0]))
 
 
