@@ -143,6 +143,34 @@ async def test_a_long_prompt_beside_a_busy_decode_is_prefilled_elsewhere_and_str
     assert [a["endpoint"] for a in record["dispatch"]["attempts"]] == ["d0"]
 
 
+async def test_a_long_prompt_asked_for_whole_is_split_on_both_surfaces_and_answered_whole(pd: Any) -> None:
+    client, sdk, prefill_seen, decode_seen, _ = pd
+    chatting = await busy(sdk)
+    chat = await sdk.chat.completions.with_raw_response.create(
+        model="m", messages=[{"role": "user", "content": DOCUMENT}], max_tokens=7
+    )
+    completion = await sdk.completions.with_raw_response.create(model="m", prompt=DOCUMENT, max_tokens=5)
+    await chatting
+
+    answer, text = chat.parse(), completion.parse()
+    assert answer.choices[0].message.content
+    assert answer.usage is not None
+    assert answer.usage.completion_tokens == 7
+    assert text.choices[0].text
+    assert text.usage is not None
+    assert text.usage.completion_tokens == 5
+    for raw in (chat, completion):
+        assert (raw.headers["x-taskgate-endpoint"], raw.headers["x-taskgate-prefill-endpoint"]) == ("d0", "p0")
+        record = record_of(client, raw.http_response)
+        assert record["decisions"]["placement"]["disaggregation"]["mode"] == "disaggregated"
+        assert record["dispatch"]["prefill"]["outcome"] == "handed_over"
+    prefills = [b for b in prefill_seen if DOCUMENT in (b.get("prompt"), (b.get("messages") or [{}])[0].get("content"))]
+    assert [(b["max_tokens"], b["kv_transfer_params"]["do_remote_decode"]) for b in prefills] == [(1, True)] * 2
+    decodes = [b for b in decode_seen if DOCUMENT in (b.get("prompt"), (b.get("messages") or [{}])[0].get("content"))]
+    assert [(b["max_tokens"], b.get("stream", False)) for b in decodes] == [(7, False), (5, False)]
+    assert all(b["kv_transfer_params"]["do_remote_prefill"] is True for b in decodes)
+
+
 async def test_a_short_prompt_stays_whole_on_the_decode_engine(pd: Any) -> None:
     client, sdk, prefill_seen, decode_seen, _ = pd
     chatting = await busy(sdk)
