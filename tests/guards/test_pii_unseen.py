@@ -1,0 +1,56 @@
+"""Rules of shape and context meant for sets the step has not seen: numbers grouped unlike the phone number they
+would be, a clock's seconds before a number, service identities' mailboxes, a word the text also writes as an
+identifier, a place the NER model calls a person; and the real ones beside them, still found."""
+
+from __future__ import annotations
+
+import pytest
+
+from taskgate.guards.phones import misgrouped
+
+from .test_pii_names import scanned
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'expect(formatOrderRef("442079460018")).toBe("44-2079-460018");',
+        "the placeholder from the form is 1-800-000-0000, nobody dials it",
+        "order references look like 1-800-000-0042",
+        "Date:   Tue Nov 12 14:03:51 2024 -0300",
+    ],
+)
+def test_numbers_grouped_unlike_a_phone_number_or_a_clocks_tail_are_not_phones(text: str) -> None:
+    assert [f for f in scanned(text) if f[0] == "PHONE_NUMBER"] == [], text
+
+
+@pytest.mark.parametrize(
+    ("value", "misgrouped_"),
+    [
+        ("44-2079-460018", True),  # +44 20 7946 0018: no separator where the UK writes one
+        ("1-800-000-0000", True),  # an exchange of zeros
+        ("1-800-000-0042", True),
+        ("+44 20 7946 0958", False),  # with its `+`: as written
+        ("1-415-555-0134", False),
+        ("20 7946 0958", False),  # London without its trunk 0, though 20 is Egypt's code
+        ("44 7700 900123", False),
+        ("0712 128452", False),  # national: Kenya's, which presidio does not read
+        ("0207 946 0958", False),
+        ("(312) 847-2290", False),
+    ],
+)
+def test_a_number_led_by_a_countrys_code_is_grouped_as_that_country_writes_it(value: str, misgrouped_: bool) -> None:
+    assert misgrouped(value) is misgrouped_
+
+
+@pytest.mark.parametrize(
+    ("text", "phone"),
+    [
+        ("call me on 1-415-555-0134 after 6", "1-415-555-0134"),
+        ("my UK mobile: 44 7911 123456", "44 7911 123456"),
+        ("his number is 0712 128452", "0712 128452"),
+        ("at 14:05 call +44 20 7946 0958", "+44 20 7946 0958"),
+    ],
+)
+def test_phone_numbers_grouped_as_their_country_writes_them_are_still_found(text: str, phone: str) -> None:
+    assert ("PHONE_NUMBER", phone) in scanned(text), text
