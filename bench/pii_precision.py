@@ -199,12 +199,16 @@ def describe(params: PiiParams) -> dict[str, Any]:
     }
 
 
-def scanner_for(params: PiiParams, precision: Precision) -> Scanner:
+def names_for(params: PiiParams) -> Names | None:
+    """The name reader the step builds for these params, if it reads names by the lexicons."""
+    return Names(lexicons()) if params.backend == "ner" and params.names == "lexicon" else None
+
+
+def scanner_for(params: PiiParams, precision: Precision, names: Names | None) -> Scanner:
     """The scanner the step builds for these params (its cache off: every sentence is analysed)."""
     blocked = tuple(e for e in PATTERN_ENTITIES if action_of(params.entities, params.default_action, e) == "block")
     d = params.decode
     decode = Decoding(blocked, d.max_runs, d.max_chars) if d.enabled and blocked else None
-    names = Names(lexicons()) if params.backend == "ner" and params.names == "lexicon" else None
     low = precision.lowest
     return Scanner(params.backend, entities_of(params.backend), low, 0, decode, params.ner_scope, names)
 
@@ -219,10 +223,11 @@ def acting(params: PiiParams) -> frozenset[str]:
 
 def run(backend: Backend, sentences: list[Sentence], raw: dict[str, Any]) -> dict[str, Any]:
     params = params_for(raw, backend)
-    precision = Precision(params)  # the step's own filter: per-type floors, allow terms and patterns
     warm(backend)
     warm("patterns")
-    scanner = scanner_for(params, precision)
+    names = names_for(params)
+    precision = Precision(params, names.program if names is not None else None)  # the step's own filter
+    scanner = scanner_for(params, precision, names)
     started = time.perf_counter()
     found: list[list[Finding]] = []
     for s in sentences:

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from taskgate.guards.lexicons import lexicons
+from taskgate.guards.mailboxes import is_role
+from taskgate.guards.names import Names
 from taskgate.guards.phones import misgrouped
+from taskgate.guards.pii_params import PiiParams, Precision
 
 from .test_pii_names import scanned
 
@@ -54,3 +58,32 @@ def test_a_number_led_by_a_countrys_code_is_grouped_as_that_country_writes_it(va
 )
 def test_phone_numbers_grouped_as_their_country_writes_them_are_still_found(text: str, phone: str) -> None:
     assert ("PHONE_NUMBER", phone) in scanned(text), text
+
+
+@pytest.mark.parametrize(
+    ("address", "role"),
+    [
+        ("deployer@prod-infra-3321.iam.gserviceaccount.com", True),  # a cloud's service identity
+        ("svc-terraform@proj.iam.gserviceaccount.com", True),
+        ("grafana@monitoring.svc.cluster.local", True),
+        ("alertmanager@acme.io", True),  # a product's name that is no one's
+        ("grafana-alerts@acme.io", True),
+        ("renovate-bot@acme.io", True),
+        ("jenkins@acme.io", False),  # a surname too
+        ("grace.alertmanager@acme.io", False),
+        ("jane.doe@acme.io", False),
+        ("mateus.o@old-laptop.lan", False),
+    ],
+)
+def test_service_identities_and_programs_mailboxes_are_not_personal(address: str, role: bool) -> None:
+    program = Names(lexicons()).program
+    assert is_role(address, program) is role
+
+
+def test_the_steps_filter_reads_a_products_mailbox_as_a_program_with_the_name_lexicons() -> None:
+    params = PiiParams()
+    assert not is_role("alertmanager@acme.io")  # without the lexicons, as before
+    assert Precision(params).keeps("EMAIL_ADDRESS", "grafana-alerts@acme.io", 1.0)
+    precision = Precision(params, Names(lexicons()).program)
+    assert not precision.keeps("EMAIL_ADDRESS", "grafana-alerts@acme.io", 1.0)
+    assert precision.keeps("EMAIL_ADDRESS", "dana.ruiz@acme.io", 1.0)
