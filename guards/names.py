@@ -54,9 +54,14 @@ class Names(Placenames):
         kept = self._systems_listed(text, pieces, systems)
         # a place named as a system (`the Genoa nodes`) makes places with no place's cue systems too (`the Milan ones`)
         hosts = any(key in self.lex.places for key in systems)
+        # a word the text also writes as an identifier (`package atlas`, `athena_query_seconds`) is that system's
+        # name, unless what is said of a person is said of it
+        written = said.identifiers(text) if any(len(p) == 1 for p in kept) else frozenset()
         decided: list[tuple[list[Token], list[Span] | None]] = []
         for piece in kept:
             if len(piece) == 1 and piece[0].key in systems and not self._travelled(text, piece):
+                continue
+            if len(piece) == 1 and piece[0].key in written and not self._vouched(text, piece[0]):
                 continue
             decided.append((piece, self._decide(text, piece, hosts)))
         decided = self._routes(text, decided)
@@ -247,6 +252,12 @@ class Names(Placenames):
         if given and not tech and (cues.person(text, a, b, strict=True, pronoun=True) or self._pair(text, token)):
             return [("PERSON", a, b)]  # a rarer given name next to a cue: "Thandiwe suggested"
         return None  # a rare given name, a surname alone, a word no lexicon knows: the NER model reads it
+
+    def _vouched(self, text: str, token: Token) -> bool:
+        """What is said of a person alone around a name: `Thanks Atlas`, `Atlas said`, `Atlas and Grace`."""
+        return cues.person(text, token.start, token.end, strict=True, imperative=False, pronoun=True) or self._pair(
+            text, token
+        )
 
     def _by_ner(self, text: str, piece: list[Token], label: str | None) -> list[Span]:
         """A piece the lexicons could not decide: a person or a place if the NER model says so and a cue agrees."""

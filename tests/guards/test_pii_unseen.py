@@ -87,3 +87,34 @@ def test_the_steps_filter_reads_a_products_mailbox_as_a_program_with_the_name_le
     precision = Precision(params, Names(lexicons()).program)
     assert not precision.keeps("EMAIL_ADDRESS", "grafana-alerts@acme.io", 1.0)
     assert precision.keeps("EMAIL_ADDRESS", "dana.ruiz@acme.io", 1.0)
+
+
+def found(text: str) -> list[tuple[str, str]]:
+    return [(e, text[a:b]) for e, a, b in Names(lexicons()).find(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "package atlas\n\n// Shard picks one of 64 Atlas shards using a jump hash of the tenant key.",
+        'enum Codename { Athena = "athena", Atlas = "atlas" }',
+        'The alert says "Athena p99 > 2s"; the query is rate(athena_query_duration_seconds_bucket[5m])',
+        "12:07:55.830 [main] INFO  com.acme.Atlas - Started Atlas in 6.218 seconds",
+        "Known issue: ATLAS-1201, Atlas rebalancing can stall above 10k tenants",
+    ],
+)
+def test_a_name_the_text_also_writes_as_an_identifier_is_the_systems(text: str) -> None:
+    assert [f for f in found(text) if f[0] == "PERSON"] == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("package atlas\n// Thanks Atlas for the review", "Atlas"),  # what is said of a person alone
+        ("Atlas said she would rerun the atlas_export job", "Atlas"),
+        ("ping Priya about priya.s@acme.io and the @priya handle", "Priya"),  # an address or a handle: no identifier
+        ('user = "grace"  # Grace Hopper wrote the first compiler', "Grace Hopper"),
+    ],
+)
+def test_a_person_beside_an_identifier_of_the_same_word_is_still_found(text: str, name: str) -> None:
+    assert ("PERSON", name) in found(text), text
