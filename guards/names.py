@@ -285,11 +285,25 @@ class Names(Placenames):
             and not deployments.deployment(text, a, b, self.lex.products)
         ):
             return [("LOCATION", a, b)]
-        if label in ("PERSON", "ORG", "GPE") and cues.person(text, a, b, strict=True, pronoun=True):
+        island = place and on and label != "PERSON" and cues.place_before(text, a)
+        if island and not deployments.deployment(text, a, b, self.lex.products) and not self._no_one_there(text, []):
+            return [("LOCATION", a, b)]  # `a cabin on Gotland`: an island the model calls a place
+        # a `he` or `her` later in the sentence is a person's already named before the word, not the word's:
+        # `Mateo Fernández spent a year in Ulaanbaatar ... his degree`
+        pronoun = not (label != "PERSON" and cues.place_before(text, a) and self._named_before(text, a))
+        if label in ("PERSON", "ORG", "GPE") and cues.person(text, a, b, strict=True, pronoun=pronoun):
             return [("PERSON", a, b)]
         if label == "PERSON" and len(piece) > 1 and not self.product(piece[-1].key):
             return [("PERSON", a, b)]  # `Olamide Fashola`, `Hyun-woo Choi`: a full name the model knows
         return []
+
+    def _named_before(self, text: str, a: int) -> bool:
+        """A capitalised name earlier in the sentence than text[a:] that is a person's by the lexicons."""
+        start = max(text.rfind(". ", 0, a), text.rfind("\n", 0, a), text.rfind("; ", 0, a)) + 1
+        return any(
+            self.given(run[0].key) == 2 and not self.product(run[0].key) and not self.wordy(run[0])
+            for run in cues.runs(text[start:a])
+        )
 
     def _town(self, text: str, piece: list[Token]) -> bool:
         """A town of a thousand people or more (lexicon towns.txt) after a place's cue, not `on` nor a system's."""

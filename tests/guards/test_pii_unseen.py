@@ -11,6 +11,8 @@ from taskgate.guards.mailboxes import is_role
 from taskgate.guards.names import Names
 from taskgate.guards.phones import misgrouped
 from taskgate.guards.pii_params import PiiParams, Precision
+from taskgate.guards.presidio import entities_of
+from taskgate.guards.scan import Scanner
 
 from .test_pii_names import scanned
 
@@ -118,3 +120,19 @@ def test_a_name_the_text_also_writes_as_an_identifier_is_the_systems(text: str) 
 )
 def test_a_person_beside_an_identifier_of_the_same_word_is_still_found(text: str, name: str) -> None:
     assert ("PERSON", name) in found(text), text
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("Mateo Fernández spent a year teaching English in Ulaanbaatar before returning to finish his degree.",
+         "Ulaanbaatar"),
+        ("Yui has never left Hokkaido, and says she has no reason to.", "Hokkaido"),
+        ("Erik Lindholm keeps a small cabin on Gotland, and every midsummer his friends join him.", "Gotland"),
+    ],
+)  # fmt: skip
+def test_a_pronoun_after_a_place_refers_back_to_the_person_already_named(text: str, wrong: str) -> None:
+    names = Scanner("ner", entities_of("ner"), 0.4, 0, names=Names(lexicons()))
+    got = [(f.entity, text[f.start : f.end]) for f in names.analyze(text)]
+    assert ("PERSON", wrong) not in got, got
+    assert got[0][0] == "PERSON", got  # the person named first is still one
