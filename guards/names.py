@@ -143,6 +143,8 @@ class Names(Placenames):
             # a system's noun after the last one is every one's (`Victoria, Wallaby and Xena clouds`)
             end = group[-1][-1].end
             shared = len(group) > 1 and (said.tech_after(text, end) or deployments.infra_after(text, end))
+            # a naming noun before a list of three or more is every one's (`codenames — Naples, Rome, Milan`)
+            shared = shared or (len(group) > 2 and said.names_things(text, group[0][0].start))
             system = len(group) > 1 and any(self._system(text, p, systems) for p in group)
             for piece in group:
                 a, b = piece[0].start, piece[-1].end

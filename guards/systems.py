@@ -236,6 +236,21 @@ _FROM_BEFORE = re.compile(r"\bfrom\s+\Z", re.IGNORECASE)
 _TO_GAP = re.compile(r"\s+(?:to|into|onto)\s+", re.IGNORECASE)
 
 
+# a noun that says the names after it are things' names: `AMD's codenames — Naples, Rome, Milan`, `Fonts named
+# Geneva, Monaco, Chicago`, `chips are named after lakes: Alder Lake, Raptor Lake`
+_NAMING_BEFORE = re.compile(
+    r"\b(?:code\s?names?|named\s+after|fonts?|typefaces?)\b"
+    r"(?:[^.;!?\n]{0,60}?(?:[:—–]|\s-|\bsuch\s+as|\blike|\bnamed|\bcalled|\bincluding))?\s*\Z",
+    re.IGNORECASE,
+)
+
+
+def names_things(text: str, a: int) -> bool:
+    """A noun right before text[a:], or before a colon, a dash, `such as`, `named` there, that says the list
+    starting there names things: `codenames — Naples`, `fonts named Geneva`; not `codenames were picked by`."""
+    return _NAMING_BEFORE.search(text, max(0, a - 120), a) is not None
+
+
 def listed(text: str, b: int, a: int) -> bool:
     """Whether text[b:a], between two capitalised words, joins them in one list (`, `, ` and `, `/`)."""
     return _LIST_GAP.fullmatch(text, b, a) is not None

@@ -136,3 +136,27 @@ def test_a_pronoun_after_a_place_refers_back_to_the_person_already_named(text: s
     got = [(f.entity, text[f.start : f.end]) for f in names.analyze(text)]
     assert ("PERSON", wrong) not in got, got
     assert got[0][0] == "PERSON", got  # the person named first is still one
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AMD's EPYC generations carry Italian city codenames: Naples, Rome, Milan, Genoa and Bergamo.",
+        "Fonts named Geneva, Monaco, Chicago and New York ship with macOS.",
+        "Microsoft used city codenames for Windows releases — Chicago, Memphis, Cairo — and later others.",
+    ],
+)
+def test_a_list_after_a_naming_noun_names_things(text: str) -> None:
+    assert found(text) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("The interview panel is Rohan, Oluwaseun and Violet.", "Rohan"),
+        ("She kept the fonts; Rohan, Oluwaseun and Violet kept the rest.", "Rohan"),  # no list after the noun
+        ("Our codenames were picked by Rohan, Oluwaseun and Violet.", "Rohan"),  # a person's cue of its own
+    ],
+)
+def test_people_listed_without_a_naming_noun_are_still_people(text: str, name: str) -> None:
+    assert ("PERSON", name) in found(text), text
