@@ -47,7 +47,7 @@ class Names(Placenames):
         runs = [part for run in runs for part in self._geographic(text, run, out)]
         runs = [part for run in runs for part in self._unnamed(run, named)]
         runs = [run for run in runs if not self._versioned(text, run)]
-        pieces = [piece for run in runs for piece in self._pieces(run)]
+        pieces = [piece for run in runs for piece in self._pieces(run, text)]
         # one sense per text: a word named as a system anywhere in it ("Alma 9") is not a person elsewhere
         systems = {p[0].key for p in pieces if len(p) == 1 and self._tech_after(text, p[0].end)}
         systems |= said.coded(text)  # `rename the `jackson` Helm release ... who Jackson is`
@@ -165,12 +165,12 @@ class Names(Placenames):
         return said.tech_after(text, piece[0].end) or said.tech_before(text, piece[0].start)
 
     # a run cut into names and places
-    def _pieces(self, run: list[Token]) -> list[list[Token]]:
+    def _pieces(self, run: list[Token], text: str = "") -> list[list[Token]]:
         """Places by the longest match; a given name and the surnames after it as one piece; other words alone."""
         pieces: list[list[Token]] = []
         i = 0
         while i < len(run):
-            size = self._place_at(run, i)
+            size = self._place_at(run, i, text)
             if size > 1:
                 pieces.append(run[i : i + size])
                 i += size
@@ -182,9 +182,16 @@ class Names(Placenames):
                 i += 1
         return pieces
 
-    def _place_at(self, run: list[Token], i: int) -> int:
+    def _place_at(self, run: list[Token], i: int, text: str = "") -> int:
+        """How many words from run[i] name a place, its particles read too (`Rio de Janeiro`, `Dar es Salaam`)."""
         for size in range(min(self.lex.place_words, len(run) - i), 0, -1):
             if " ".join(t.key for t in run[i : i + size]) in self.lex.places:
+                return size
+            if (
+                size > 1
+                and text
+                and " ".join(fold(text[run[i].start : run[i + size - 1].end]).split()) in self.lex.places
+            ):
                 return size
         return 0
 
@@ -216,6 +223,9 @@ class Names(Placenames):
         if piece[0].key in cues.TITLES:  # "Dr. Okafor": the title is the cue, and not part of the name
             return [("PERSON", piece[1].start, b)] if len(piece) > 1 else []
         key = " ".join(t.key for t in piece)
+        if len(piece) > 1 and key not in lex.places:
+            spelled = " ".join(fold(text[a:b]).split())  # with its particles: `Rio de Janeiro`
+            key = spelled if spelled in lex.places else key
         if key in cues.WEEKDAYS or key in cues.HOLIDAYS or key in cues.PRONOUNS:
             return []
         if key in lex.places:
@@ -225,12 +235,16 @@ class Names(Placenames):
         tech = self._tech_after(text, b) or said.tech_before(text, a)
         if self._elsewhere(text, piece, key):
             return [("LOCATION", a, b)]  # `skied from Finse`, `the Hardangervidda plateau`
+        if len(piece) > 1 and self._town(text, piece):
+            return [("LOCATION", a, b)]  # `the glaciers around El Chaltén`: a town's name of several words
         if len(piece) > 1 and self.unknown(piece[0].key):  # words no lexicon knows: a cue says, or the NER model
             return [("PERSON", a, b)] if not tech and cues.person(text, a, b, strict=True) else None
         if len(piece) > 1:
             return [] if tech and not cues.person(text, a, b, strict=True) else [("PERSON", a, b)]
         token = piece[0]
         given = self.given(key)
+        if token.initial and text[b : b + 1] == ":" and given < 2:
+            return []  # `Name: Mr. Abdullah`, `Sender: finance-dept@`: a field's label, not a name (`Hannah: out`)
         # a name written with its accents is a person's (`Lucía`, `Zoë`): products are spelled in ASCII
         product = (self.product(key) or said.system_named(text, a)) and (not given or text[a:b].isascii())
         if cues.title_before(text, a) and not product and not tech:
@@ -287,12 +301,12 @@ class Names(Placenames):
             and not deployments.deployment(text, a, b, self.lex.products)
         ):
             return [("LOCATION", a, b)]
-        island = place and on and label != "PERSON" and cues.place_before(text, a)
+        island = place and on and cues.place_before(text, a) and (label != "PERSON" or self._named_before(text, a))
         if island and not deployments.deployment(text, a, b, self.lex.products) and not self._no_one_there(text, []):
             return [("LOCATION", a, b)]  # `a cabin on Gotland`: an island the model calls a place
         # a `he` or `her` later in the sentence is a person's already named before the word, not the word's:
         # `Mateo Fernández spent a year in Ulaanbaatar ... his degree`
-        pronoun = not (label != "PERSON" and cues.place_before(text, a) and self._named_before(text, a))
+        pronoun = not ((place or label == "ORG") and cues.place_before(text, a) and self._named_before(text, a))
         if label in ("PERSON", "ORG", "GPE") and cues.person(text, a, b, strict=True, pronoun=pronoun):
             return [("PERSON", a, b)]
         if label == "PERSON" and len(piece) > 1 and not self.product(piece[-1].key):
@@ -303,8 +317,9 @@ class Names(Placenames):
         """A capitalised name earlier in the sentence than text[a:] that is a person's by the lexicons."""
         start = max(text.rfind(". ", 0, a), text.rfind("\n", 0, a), text.rfind("; ", 0, a)) + 1
         return any(
-            self.given(run[0].key) == 2 and not self.product(run[0].key) and not self.wordy(run[0])
+            self.given(t.key) == 2 and not self.product(t.key) and not self.wordy(t)
             for run in cues.runs(text[start:a])
+            for t in run
         )
 
     def _town(self, text: str, piece: list[Token]) -> bool:

@@ -160,3 +160,25 @@ def test_a_list_after_a_naming_noun_names_things(text: str) -> None:
 )
 def test_people_listed_without_a_naming_noun_are_still_people(text: str, name: str) -> None:
     assert ("PERSON", name) in found(text), text
+
+
+def test_a_rare_word_opening_a_line_before_a_colon_is_a_fields_label() -> None:
+    text = "SUP-9102 callback requested\nName: Mr. Abdullah Al-Qahtani\nPhone: see the ticket"
+    assert found(text) == [("PERSON", "Abdullah Al-Qahtani")]
+    assert ("PERSON", "Hannah") in found("standup\nHannah: leaving early, dentist")  # a given name's line
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Gustavo swears the best view of Rio de Janeiro is from the top of the hill.", "Rio de Janeiro"),
+        ("The glaciers around El Chaltén draw climbers from all over the world.", "El Chaltén"),
+        ("Professor Hyun-woo Jang divides his time between a lab in Daejeon and a field station on Jeju, where he "
+         "studies volcanic soil.", "Jeju"),
+    ],
+)  # fmt: skip
+def test_places_of_several_words_or_after_on_are_places_not_people(text: str, place: str) -> None:
+    names = Scanner("ner", entities_of("ner"), 0.4, 0, names=Names(lexicons()))
+    got = [(f.entity, text[f.start : f.end]) for f in names.analyze(text)]
+    assert ("LOCATION", place) in got, got
+    assert not any(e == "PERSON" and place in v for e, v in got), got
