@@ -40,6 +40,12 @@ class Kinds:
         lex = self.lex
         return key in lex.products or key in lex.packages or (key in lex.codenames and self.given(key) < 2)
 
+    def program(self, key: str) -> bool:
+        """A product's or a package's name that is no one's given name or surname (`grafana`, `alertmanager`,
+        `renovate`; not `jenkins`): what a program's mailbox is named after."""
+        lex = self.lex
+        return self.product(key) and not self.given(key) and key not in lex.surnames
+
     def given(self, key: str) -> int:
         """2: a given name on sight; 1: a rarer one, or one of the lexicon's stray entries; 0: none."""
         people = self.lex.given.get(key)

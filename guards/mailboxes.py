@@ -17,12 +17,20 @@ changes what an agent does with a log or a config. A person's work address
   qualifiers (QUALIFIERS, digits: an environment, a region a rota covers,
   `latam-oncall@`) only; and any address at a host that takes no mail
   (`@users.noreply.github.com`).
+- a service identity is no one's mailbox: an address at a cloud's service
+  account host (`deployer@prod-infra-3321.iam.gserviceaccount.com`, a host
+  with an `iam` label, `*.svc`, `*.svc.cluster.local`) names a workload's
+  credentials, whatever its local part; and with the name lexicons at hand,
+  a local part made of role words and the names of products that are no
+  one's given name or surname (`alertmanager@`, `grafana-alerts@`,
+  `renovate-bot@`) is a program's mailbox.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 
 from .findings import Finding
 
@@ -62,14 +70,22 @@ _URL_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s/@]*\Z")
 _LOCAL_CUT = "=/:'\"`"
 
 
-def is_role(address: str) -> bool:
+# labels of a host that holds service identities, not mailboxes: `...@proj.iam.gserviceaccount.com`, `*.svc`
+_SERVICE_HOSTS = _set("gserviceaccount iam svc serviceaccount serviceaccounts")
+
+
+def is_role(address: str, program: Callable[[str], bool] | None = None) -> bool:
     """`noreply@acme.io`, `bounce-handler@`, `platform-alerts+prod@`, `git@github.com`, `svc-importer@`,
-    `dependabot@`, anything `@users.noreply.github.com`; not `jane.doe@`."""
+    `dependabot@`, anything `@users.noreply.github.com` or `@...iam.gserviceaccount.com`; with `program` (a
+    product's name that is no one's), `grafana-alerts@` and `alertmanager@` too; not `jane.doe@`."""
     local, _, domain = address.lower().rpartition("@")
-    if any(label in ("noreply", "no-reply") for label in domain.split(".")):
+    labels = domain.split(".")
+    if any(label in ("noreply", "no-reply") for label in labels):
         return True  # a host that takes no mail: `12345+octocat@users.noreply.github.com`
+    if any(label in _SERVICE_HOSTS for label in labels[:-1]):
+        return True  # a service identity: `deployer@prod-infra-3321.iam.gserviceaccount.com`
     parts = [p for p in _PARTS.split(local) if p and not p.isdigit()]
-    roles = [p in ROLES or _bot(p) for p in parts]
+    roles = [p in ROLES or _bot(p) or (program is not None and program(p)) for p in parts]
     return bool(parts) and all(r or p in QUALIFIERS for r, p in zip(roles, parts, strict=True)) and any(roles)
 
 

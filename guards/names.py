@@ -47,16 +47,21 @@ class Names(Placenames):
         runs = [part for run in runs for part in self._geographic(text, run, out)]
         runs = [part for run in runs for part in self._unnamed(run, named)]
         runs = [run for run in runs if not self._versioned(text, run)]
-        pieces = [piece for run in runs for piece in self._pieces(run)]
+        pieces = [piece for run in runs for piece in self._pieces(run, text)]
         # one sense per text: a word named as a system anywhere in it ("Alma 9") is not a person elsewhere
         systems = {p[0].key for p in pieces if len(p) == 1 and self._tech_after(text, p[0].end)}
         systems |= said.coded(text)  # `rename the `jackson` Helm release ... who Jackson is`
         kept = self._systems_listed(text, pieces, systems)
         # a place named as a system (`the Genoa nodes`) makes places with no place's cue systems too (`the Milan ones`)
         hosts = any(key in self.lex.places for key in systems)
+        # a word the text also writes as an identifier (`package atlas`, `athena_query_seconds`) is that system's
+        # name, unless what is said of a person is said of it
+        written = said.identifiers(text) if any(len(p) == 1 for p in kept) else frozenset()
         decided: list[tuple[list[Token], list[Span] | None]] = []
         for piece in kept:
             if len(piece) == 1 and piece[0].key in systems and not self._travelled(text, piece):
+                continue
+            if len(piece) == 1 and piece[0].key in written and not self._vouched(text, piece[0]):
                 continue
             decided.append((piece, self._decide(text, piece, hosts)))
         decided = self._routes(text, decided)
@@ -138,6 +143,8 @@ class Names(Placenames):
             # a system's noun after the last one is every one's (`Victoria, Wallaby and Xena clouds`)
             end = group[-1][-1].end
             shared = len(group) > 1 and (said.tech_after(text, end) or deployments.infra_after(text, end))
+            # a naming noun before a list of three or more is every one's (`codenames — Naples, Rome, Milan`)
+            shared = shared or (len(group) > 2 and said.names_things(text, group[0][0].start))
             system = len(group) > 1 and any(self._system(text, p, systems) for p in group)
             for piece in group:
                 a, b = piece[0].start, piece[-1].end
@@ -158,12 +165,12 @@ class Names(Placenames):
         return said.tech_after(text, piece[0].end) or said.tech_before(text, piece[0].start)
 
     # a run cut into names and places
-    def _pieces(self, run: list[Token]) -> list[list[Token]]:
+    def _pieces(self, run: list[Token], text: str = "") -> list[list[Token]]:
         """Places by the longest match; a given name and the surnames after it as one piece; other words alone."""
         pieces: list[list[Token]] = []
         i = 0
         while i < len(run):
-            size = self._place_at(run, i)
+            size = self._place_at(run, i, text)
             if size > 1:
                 pieces.append(run[i : i + size])
                 i += size
@@ -175,9 +182,16 @@ class Names(Placenames):
                 i += 1
         return pieces
 
-    def _place_at(self, run: list[Token], i: int) -> int:
+    def _place_at(self, run: list[Token], i: int, text: str = "") -> int:
+        """How many words from run[i] name a place, its particles read too (`Rio de Janeiro`, `Dar es Salaam`)."""
         for size in range(min(self.lex.place_words, len(run) - i), 0, -1):
             if " ".join(t.key for t in run[i : i + size]) in self.lex.places:
+                return size
+            if (
+                size > 1
+                and text
+                and " ".join(fold(text[run[i].start : run[i + size - 1].end]).split()) in self.lex.places
+            ):
                 return size
         return 0
 
@@ -209,6 +223,9 @@ class Names(Placenames):
         if piece[0].key in cues.TITLES:  # "Dr. Okafor": the title is the cue, and not part of the name
             return [("PERSON", piece[1].start, b)] if len(piece) > 1 else []
         key = " ".join(t.key for t in piece)
+        if len(piece) > 1 and key not in lex.places:
+            spelled = " ".join(fold(text[a:b]).split())  # with its particles: `Rio de Janeiro`
+            key = spelled if spelled in lex.places else key
         if key in cues.WEEKDAYS or key in cues.HOLIDAYS or key in cues.PRONOUNS:
             return []
         if key in lex.places:
@@ -218,12 +235,16 @@ class Names(Placenames):
         tech = self._tech_after(text, b) or said.tech_before(text, a)
         if self._elsewhere(text, piece, key):
             return [("LOCATION", a, b)]  # `skied from Finse`, `the Hardangervidda plateau`
+        if len(piece) > 1 and self._town(text, piece):
+            return [("LOCATION", a, b)]  # `the glaciers around El Chaltén`: a town's name of several words
         if len(piece) > 1 and self.unknown(piece[0].key):  # words no lexicon knows: a cue says, or the NER model
             return [("PERSON", a, b)] if not tech and cues.person(text, a, b, strict=True) else None
         if len(piece) > 1:
             return [] if tech and not cues.person(text, a, b, strict=True) else [("PERSON", a, b)]
         token = piece[0]
         given = self.given(key)
+        if token.initial and text[b : b + 1] == ":" and given < 2:
+            return []  # `Name: Mr. Abdullah`, `Sender: finance-dept@`: a field's label, not a name (`Hannah: out`)
         # a name written with its accents is a person's (`Lucía`, `Zoë`): products are spelled in ASCII
         product = (self.product(key) or said.system_named(text, a)) and (not given or text[a:b].isascii())
         if cues.title_before(text, a) and not product and not tech:
@@ -247,6 +268,12 @@ class Names(Placenames):
         if given and not tech and (cues.person(text, a, b, strict=True, pronoun=True) or self._pair(text, token)):
             return [("PERSON", a, b)]  # a rarer given name next to a cue: "Thandiwe suggested"
         return None  # a rare given name, a surname alone, a word no lexicon knows: the NER model reads it
+
+    def _vouched(self, text: str, token: Token) -> bool:
+        """What is said of a person alone around a name: `Thanks Atlas`, `Atlas said`, `Atlas and Grace`."""
+        return cues.person(text, token.start, token.end, strict=True, imperative=False, pronoun=True) or self._pair(
+            text, token
+        )
 
     def _by_ner(self, text: str, piece: list[Token], label: str | None) -> list[Span]:
         """A piece the lexicons could not decide: a person or a place if the NER model says so and a cue agrees."""
@@ -274,11 +301,26 @@ class Names(Placenames):
             and not deployments.deployment(text, a, b, self.lex.products)
         ):
             return [("LOCATION", a, b)]
-        if label in ("PERSON", "ORG", "GPE") and cues.person(text, a, b, strict=True, pronoun=True):
+        island = place and on and cues.place_before(text, a) and (label != "PERSON" or self._named_before(text, a))
+        if island and not deployments.deployment(text, a, b, self.lex.products) and not self._no_one_there(text, []):
+            return [("LOCATION", a, b)]  # `a cabin on Gotland`: an island the model calls a place
+        # a `he` or `her` later in the sentence is a person's already named before the word, not the word's:
+        # `Mateo Fernández spent a year in Ulaanbaatar ... his degree`
+        pronoun = not ((place or label == "ORG") and cues.place_before(text, a) and self._named_before(text, a))
+        if label in ("PERSON", "ORG", "GPE") and cues.person(text, a, b, strict=True, pronoun=pronoun):
             return [("PERSON", a, b)]
         if label == "PERSON" and len(piece) > 1 and not self.product(piece[-1].key):
             return [("PERSON", a, b)]  # `Olamide Fashola`, `Hyun-woo Choi`: a full name the model knows
         return []
+
+    def _named_before(self, text: str, a: int) -> bool:
+        """A capitalised name earlier in the sentence than text[a:] that is a person's by the lexicons."""
+        start = max(text.rfind(". ", 0, a), text.rfind("\n", 0, a), text.rfind("; ", 0, a)) + 1
+        return any(
+            self.given(t.key) == 2 and not self.product(t.key) and not self.wordy(t)
+            for run in cues.runs(text[start:a])
+            for t in run
+        )
 
     def _town(self, text: str, piece: list[Token]) -> bool:
         """A town of a thousand people or more (lexicon towns.txt) after a place's cue, not `on` nor a system's."""

@@ -21,16 +21,30 @@ a number is something else:
 - a date or a bracket inside it (`0] - 2024-12-02` in a changelog);
 - an id's word among the four words before it on its line, and no phone's
   word there (`the ticket id 0161-555-0192`, `BUILD_ID = "415-555-0139"`,
-  `Order IDs like 0800-4471-9932`): an id written in a phone number's shape.
+  `Order IDs like 0800-4471-9932`): an id written in a phone number's shape;
+- the seconds of a clock time before it (`14:03:51 2024 -0300` in a commit's
+  date): a timestamp's tail, whatever its digits read as;
+- a group of three zeros or more before the last (`1-800-000-0000`: no
+  area or exchange is all zeros);
+- led by a country's code without its `+` and grouped unlike the number it
+  would be: no separator where that country writes one (`44-2079-460018` is
+  `+44 20 7946 0018`), nor where the regions presidio reads write it; or a
+  North American `1-NXX-NXX-XXXX` that is no valid number there. People write
+  their numbers in their country's groups, at least one boundary of them, or
+  with a `+`; a key formatted in a phone number's shape is grouped by its
+  own scheme. A national number (`0712 128452`) is left alone: its country
+  may be one presidio does not read.
 
 A number written as a phone number (`+1 (312) 847-2290`, `617.555.0159`,
-`0161 496 0032`) is dropped only by the last three: what is glued to it or
-said of it.
+`0161 496 0032`) is dropped only by what is glued to it or said of it.
 """
 
 from __future__ import annotations
 
 import re
+
+import phonenumbers
+from phonenumbers import PhoneNumberFormat
 
 _DECIMAL = re.compile(r"\(?\d+\.\d+")
 _BARE = re.compile(r"\(?\d+")
@@ -64,6 +78,10 @@ _WORDS = re.compile(r"[A-Za-z]+")
 _NOT_PHONE = re.compile(r"[^\W\d_]|[\[\]{}<>=:;,|]")
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
 _GLUE = "-_."
+_CLOCK_BEFORE = re.compile(r"\d:\Z")
+_GROUPS = re.compile(r"\d+")
+# the regions presidio's phone recognizer reads numbers in (PhoneRecognizer.supported_regions)
+_REGIONS = ("US", "GB", "DE", "FR", "IL", "IN", "CA", "BR")
 
 
 def implausible(text: str, start: int, end: int) -> bool:
@@ -73,6 +91,8 @@ def implausible(text: str, start: int, end: int) -> bool:
     if _DECIMAL.fullmatch(value):
         return True
     if _NOT_PHONE.search(value) or _DATE.search(value) or _glued(text, start, end):
+        return True
+    if _CLOCK_BEFORE.search(text, max(0, start - 2), start) or misgrouped(value):
         return True
     before = _words_before(text, start)
     if _BARE.fullmatch(value):
@@ -103,3 +123,51 @@ def _words_before(text: str, start: int, chars: int = 48, last: int = 4) -> froz
     line = text.rfind("\n", 0, start) + 1
     words = _WORDS.findall(text, max(line, start - chars), start)
     return frozenset(w.lower() for w in words[-last:])
+
+
+def misgrouped(value: str) -> bool:
+    """A number written without its `+` whose groups are not the number's: a group of zeros before the last
+    (`1-800-000-0000`: no area or exchange is all zeros); led by a country's code, no separator where that
+    country writes one (`44-2079-460018` is `+44 20 7946 0018`); or a North American `1-NXX-NXX-XXXX` that
+    is no valid number there. A number in one group, written with `+` or nationally, is left as it is."""
+    if value.lstrip("( ").startswith("+"):
+        return False
+    groups = _GROUPS.findall(value)
+    if len(groups) < 2:
+        return False
+    if any(len(g) >= 3 and not g.strip("0") for g in groups[:-1]):
+        return True
+    digits = "".join(groups)
+    written = _boundaries(groups)  # counted in digits from the end: a country's code or trunk 0 changes the start
+    if groups[0][0] == "0" or int(groups[0]) not in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
+        return False  # a national number (`0712 128452`): its country may be one presidio does not read
+    readings: list[tuple[str, str | None]] = [("+" + digits, None)]
+    if [len(g) for g in groups] == [1, 3, 3, 4] and groups[0] == "1":
+        pass  # `1-800-555-0100`: written as a North American number, read as one alone
+    else:
+        readings.extend((digits, region) for region in _REGIONS)
+    valid = False
+    for number, region in readings:
+        try:
+            parsed = phonenumbers.parse(number, region)
+        except phonenumbers.NumberParseException:
+            continue
+        if not phonenumbers.is_valid_number(parsed):
+            continue
+        valid = valid or region is None  # the reading its country's code gives
+        inside = len(phonenumbers.national_significant_number(parsed))  # not after a country's code or trunk 0
+        for style in (PhoneNumberFormat.NATIONAL, PhoneNumberFormat.INTERNATIONAL):
+            formatted = _boundaries(_GROUPS.findall(phonenumbers.format_number(parsed, style)))
+            if {b for b in written & formatted if b < inside}:
+                return False
+    return valid or len(readings) == 1
+
+
+def _boundaries(groups: list[str]) -> frozenset[int]:
+    """Where groups of digits meet, as the count of digits after each meeting."""
+    out = set()
+    after = 0
+    for group in reversed(groups[1:]):
+        after += len(group)
+        out.add(after)
+    return frozenset(out)

@@ -179,9 +179,10 @@ class PiiStep(Step[PiiParams]):
         p = self.params
         warm(p.backend)  # loaded at start-up: the first request does not pay for the model
         warm("patterns")  # further readings and the boundaries between texts use the pattern analyzer
-        self.precision = Precision(p)  # per-type floors and allow-lists, applied to what the analyzer found
-        low = self.precision.lowest
         names = Names(lexicons()) if p.backend == "ner" and p.names == "lexicon" else None
+        # per-type floors and allow-lists, applied to what the analyzer found
+        self.precision = Precision(p, names.program if names is not None else None)
+        low = self.precision.lowest
         self.scanner = Scanner(
             p.backend, entities_of(p.backend), low, p.cache_entries, self._decoding(), p.ner_scope, names
         )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -150,8 +150,9 @@ class Precision:
     product name often takes the word before it ("Restart Grafana"). A pattern must match the whole finding.
     """
 
-    def __init__(self, params: PiiParams):
+    def __init__(self, params: PiiParams, program: Callable[[str], bool] | None = None):
         self.floor = params.threshold
+        self._program = program  # a product's name that is no one's: `grafana-alerts@` is a program's mailbox
         self._floors = {e: r.threshold for e, r in params.entities.items() if r.threshold is not None}
         self._common = _words(params.allow)
         self._terms = {e: _words([*params.allow, *r.allow]) for e, r in params.entities.items() if r.allow}
@@ -165,7 +166,7 @@ class Precision:
     def keeps(self, entity: str, value: str, score: float) -> bool:
         if score < self._floors.get(entity, self.floor):
             return False
-        if entity == "EMAIL_ADDRESS" and self.role_addresses and is_role(value):
+        if entity == "EMAIL_ADDRESS" and self.role_addresses and is_role(value, self._program):
             return False
         terms = self._terms.get(entity, self._common)
         if terms is not None and terms.search(value):

@@ -91,6 +91,29 @@ def coded(text: str) -> frozenset[str]:
     return frozenset(fold(m) for m in _CODED.findall(text)) if "`" in text else frozenset()
 
 
+# a word written as an identifier: a package or a module's name, a string alone, a part of a snake_case or dotted
+# name (`athena_query_duration_seconds`, `com.acme.Atlas`), a ticket's project key (`ATLAS-1201`); not in an
+# address or a handle (`@atlas`, `atlas.kim@`)
+_IDENTIFIER = re.compile(
+    r"\b(?:package|import|module|namespace|crate|mod)[ \t]+([a-z][a-z0-9]*)\b"
+    r"|[\"'`]([a-z][a-z0-9]*)[\"'`]"
+    r"|(?<![\w.@-])([a-z][a-z0-9]*)_[a-z0-9]"
+    r"|(?<![@\w])[a-z][a-z0-9]*\.[a-z][a-z0-9]*\.([A-Z][a-z0-9]+)\b(?![@.\w])"
+    r"|\b([A-Z]{3,})-\d+\b"
+)
+
+
+def identifiers(text: str) -> frozenset[str]:
+    """Words a text also writes as identifiers (`package atlas`, `Athena = "athena"`, `athena_query_seconds`,
+    `com.acme.Atlas`, `ATLAS-1201`), folded: there the capitalised word names that system."""
+    out = set()
+    for match in _IDENTIFIER.finditer(text):
+        word = next(g for g in match.groups() if g)
+        if "@" not in text[match.end() : match.end() + 1]:
+            out.add(fold(word))
+    return frozenset(out)
+
+
 def denied(text: str, b: int) -> bool:
     """`..., not a person` later on the line after text[:b]."""
     end = text.find("\n", b)
@@ -211,6 +234,21 @@ def product_next(text: str, a: int, b: int, products: Collection[str]) -> bool:
 _LIST_GAP = re.compile(r"\s*(?:,\s*(?:(?:and|or|&)\s+)?|\s(?:and|or|&|nor|vs\.?|versus)\s+|\s*/\s*)")
 _FROM_BEFORE = re.compile(r"\bfrom\s+\Z", re.IGNORECASE)
 _TO_GAP = re.compile(r"\s+(?:to|into|onto)\s+", re.IGNORECASE)
+
+
+# a noun that says the names after it are things' names: `AMD's codenames — Naples, Rome, Milan`, `Fonts named
+# Geneva, Monaco, Chicago`, `chips are named after lakes: Alder Lake, Raptor Lake`
+_NAMING_BEFORE = re.compile(
+    r"\b(?:code\s?names?|named\s+after|fonts?|typefaces?)\b"
+    r"(?:[^.;!?\n]{0,60}?(?:[:—–]|\s-|\bsuch\s+as|\blike|\bnamed|\bcalled|\bincluding))?\s*\Z",
+    re.IGNORECASE,
+)
+
+
+def names_things(text: str, a: int) -> bool:
+    """A noun right before text[a:], or before a colon, a dash, `such as`, `named` there, that says the list
+    starting there names things: `codenames — Naples`, `fonts named Geneva`; not `codenames were picked by`."""
+    return _NAMING_BEFORE.search(text, max(0, a - 120), a) is not None
 
 
 def listed(text: str, b: int, a: int) -> bool:
