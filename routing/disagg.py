@@ -32,7 +32,7 @@ with nothing running there, it runs whole. Past it, the best pair takes it if
 that first token is within the class's TTFT target (where running whole would
 be; a request whole would miss its target anyway is not held to it) and no
 later than running whole by more than the request spares the decodes there
-(the stall, times the decodes running there: each waits through it), or than
+(the stall, times the requests on or queued for it: each waits through it), or than
 the budget (the gap the class already accepts between two tokens), or than
 `ttft_slack` of its whole TTFT, whichever is most; else it runs whole. The
 request takes on at most the delay it takes off the running decodes together
@@ -189,14 +189,14 @@ class Disaggregation:
             return "aggregated", f"{held}, within {budget:g} ms"
         whole_ttft = whole["ttft_ms"] if whole["ttft_ms"] is not None else math.inf
         pair = f"prefilled on {best.prefill.name} ({best.link}) its first token comes in {best.ttft_ms:.0f} ms"
-        spared = stall * first.load  # what running whole holds every decode running there, together
+        spared = stall * first.load  # what running whole holds the requests on or queued for it, together
         later, allowed = best.ttft_ms - whole_ttft, max(budget, spared, self.config.ttft_slack * whole_ttft)
         if best.ttft_ms > target_ms >= whole_ttft:
             return "aggregated", f"{held}, past {budget:g} ms; but {pair}, past the class's {target_ms:g} ms target"
         if later > allowed:
             return "aggregated", (
                 f"{held}, past {budget:g} ms; but {pair}, {later:.0f} ms later than whole ({whole_ttft:.0f} ms), "
-                f"more than the {allowed:.0f} ms it may be ({stall:.0f} ms for each of {first.load:g} running there)"
+                f"more than the {allowed:.0f} ms it may be ({stall:.0f} ms for each of {first.load:g} there)"
             )
         return "disaggregated", f"{held}, past {budget:g} ms; {pair} (whole: {whole_ttft:.0f} ms)"
 
