@@ -70,8 +70,8 @@ _URL_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s/@]*\Z")
 _LOCAL_CUT = "=/:'\"`"
 
 
-# labels of a host that holds service identities, not mailboxes: `...@proj.iam.gserviceaccount.com`, `*.svc`
-_SERVICE_HOSTS = _set("gserviceaccount iam svc serviceaccount serviceaccounts")
+# hosts that hold service identities, not mailboxes: `...@proj.iam.gserviceaccount.com`, `*.svc`, `*.svc.cluster.local`
+_SERVICE_SUFFIXES = (".gserviceaccount.com", ".svc", ".svc.cluster.local")
 
 
 def is_role(address: str, program: Callable[[str], bool] | None = None) -> bool:
@@ -82,8 +82,8 @@ def is_role(address: str, program: Callable[[str], bool] | None = None) -> bool:
     labels = domain.split(".")
     if any(label in ("noreply", "no-reply") for label in labels):
         return True  # a host that takes no mail: `12345+octocat@users.noreply.github.com`
-    if any(label in _SERVICE_HOSTS for label in labels[:-1]):
-        return True  # a service identity: `deployer@prod-infra-3321.iam.gserviceaccount.com`
+    if ("." + domain).endswith(_SERVICE_SUFFIXES):
+        return True  # a service identity: `deployer@proj-3321.iam.gserviceaccount.com`; not `jane@iam.example.org`
     parts = [p for p in _PARTS.split(local) if p and not p.isdigit()]
     roles = [p in ROLES or _bot(p) or (program is not None and program(p)) for p in parts]
     return bool(parts) and all(r or p in QUALIFIERS for r, p in zip(roles, parts, strict=True)) and any(roles)

@@ -246,7 +246,7 @@ class Names(Placenames):
         if token.initial and text[b : b + 1] == ":" and given < 2:
             return []  # `Name: Mr. Abdullah`, `Sender: finance-dept@`: a field's label, not a name (`Hannah: out`)
         # a name written with its accents is a person's (`Lucía`, `Zoë`): products are spelled in ASCII
-        product = (self.product(key) or said.system_named(text, a)) and (not given or text[a:b].isascii())
+        product = (self.product(key) or said.system_named(text, a, given >= 2)) and (not given or text[a:b].isascii())
         if cues.title_before(text, a) and not product and not tech:
             return [("PERSON", a, b)]  # `Auntie Comfort`, `Mr. Oyelowo`: a title makes a person of any word
         if given and cues.social_before(text, a):

@@ -77,6 +77,7 @@ _WORDS = re.compile(r"[A-Za-z]+")
 # a letter or a bracket of code inside: no phone number (any dash or space may join its groups: `212–555–0147`)
 _NOT_PHONE = re.compile(r"[^\W\d_]|[\[\]{}<>=:;,|]")
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
+_EXTENSION = re.compile(r"\s*(?:ext\.?|extension|x)\s*\d{1,6}\Z", re.IGNORECASE)  # `+1 312 847 2290 ext. 12`
 _GLUE = "-_."
 _CLOCK_BEFORE = re.compile(r"\d:\Z")
 _GROUPS = re.compile(r"\d+")
@@ -90,7 +91,7 @@ def implausible(text: str, start: int, end: int) -> bool:
     value = text[start:end]
     if _DECIMAL.fullmatch(value):
         return True
-    if _NOT_PHONE.search(value) or _DATE.search(value) or _glued(text, start, end):
+    if _NOT_PHONE.search(_EXTENSION.sub("", value)) or _DATE.search(value) or _glued(text, start, end):
         return True
     if _CLOCK_BEFORE.search(text, max(0, start - 2), start) or misgrouped(value):
         return True
@@ -112,7 +113,13 @@ def _glued(text: str, start: int, end: int) -> bool:
     after = text[end] if end < len(text) else " "
     if before.isalnum() or (after.isalpha() and end + 1 < len(text) and text[end + 1].isalnum()):
         return True
-    if before in _GLUE and start > 1 and text[start - 2].isalnum():
+    # `Tel.0161 496 0032` is a phone number, `build.20240511` part of an id
+    if (
+        before in _GLUE
+        and start > 1
+        and text[start - 2].isalnum()
+        and not _words_before(text, start - 1, 12, 1) & _PHONE_WORDS
+    ):
         return True
     return after in _GLUE and end + 1 < len(text) and text[end + 1].isalnum()
 

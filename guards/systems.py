@@ -73,6 +73,13 @@ _OF_SYSTEM = re.compile(
     r"version|versions|helm|integration|connector|fork|port|bindings|client|sdk)\s+(?:for|of)\s+\Z",
     re.IGNORECASE,
 )
+# the nouns of those only a system has, or a tool's name before any of them (`the Helm upgrade for Loki`): these
+# make a system even of a common given name; `the migration for Sarah`, `the client for John` do not
+_OF_SYSTEM_ONLY = re.compile(
+    r"\b(?:(?:chart|charts|operator|plugin|plugins|exporter|exporters|datasource|sidecar|helm|connector|sdk|"
+    r"bindings)|(?:helm|terraform|docker|kubernetes|k8s|ansible|argo|argocd|flux)\s+[a-z]+)\s+(?:for|of)\s+\Z",
+    re.IGNORECASE,
+)
 # a system said to be called so: `Our GPU cluster in the Paris lab is called "Curie"`
 _CALLED = re.compile(
     r"\b(?:" + "|".join(sorted(_TECH_AFTER)) + r")\b[^.!?\n]{0,40}?\b(?:is|was|are|were)\s+"
@@ -83,6 +90,7 @@ _FOR_OF = re.compile(r"\s(?:for|of)\s+\Z", re.IGNORECASE)
 _CALLED_TAIL = re.compile(r"(?:called|named)\s+[\"“'‘]?\Z", re.IGNORECASE)
 # said outright: `Carmen is the internal name of the geocoding service, not a person`
 _NOT_A_PERSON = re.compile(r"\bnot\s+(?:a|an)\s+(?:real\s+|actual\s+)?(?:person|human)\b", re.IGNORECASE)
+_SAID_TO_BE = re.compile(r"[\"'`)\]]*\s*(?:is|was|are|were|=|:|-|—|–)\s", re.IGNORECASE)
 _CODED = re.compile(r"`([A-Za-z][\w\-]*)`")
 
 
@@ -115,10 +123,14 @@ def identifiers(text: str) -> frozenset[str]:
 
 
 def denied(text: str, b: int) -> bool:
-    """`..., not a person` later on the line after text[:b]."""
+    """The name before text[b:] said to be something, `..., not a person`, later on its line (`Marlowe is the
+    routing service, not a person`); not a sentence that only goes on to deny it of something else (`Priya said
+    the ticket was opened by a script, not a person`)."""
     end = text.find("\n", b)
     end = end if end != -1 else len(text)
-    return text.find("not ", b, end) != -1 and _NOT_A_PERSON.search(text, b, end) is not None
+    if text.find("not ", b, end) == -1 or _SAID_TO_BE.match(text, b) is None:
+        return False
+    return _NOT_A_PERSON.search(text, b, end) is not None
 
 
 # system nouns that are also verbs a person does (`Sunita runs a clinic`); a noun when no object follows
@@ -209,11 +221,13 @@ def tech_before(text: str, a: int) -> bool:
     return match is not None and match.group(1).lower() in _TECH_BEFORE
 
 
-def system_named(text: str, a: int) -> bool:
+def system_named(text: str, a: int, given: bool = False) -> bool:
     """A system's noun and `for` or `of` right before text[a:] (`the Helm chart for Loki`), or a system said to be
-    called so (`the GPU cluster is called "Curie"`): the name is the system's, as a product's would be."""
+    called so (`the GPU cluster is called "Curie"`): the name is the system's, as a product's would be. For a
+    common `given` name, only a noun no person has does (`the Helm chart for Athena`, not `the migration for
+    Sarah`)."""
     if _FOR_OF.search(text, max(0, a - 6), a) is not None:  # most names have neither tail: the long patterns are spared
-        return _OF_SYSTEM.search(text, max(0, a - 30), a) is not None
+        return (_OF_SYSTEM_ONLY if given else _OF_SYSTEM).search(text, max(0, a - 30), a) is not None
     return (
         _CALLED_TAIL.search(text, max(0, a - 14), a) is not None and _CALLED.search(text, max(0, a - 90), a) is not None
     )
