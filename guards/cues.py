@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from .lexicons import fold
+from .lexicons import words as _words
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
 _GLUE_BEFORE = frozenset("_./\\@#$%&*+~<>[{|`")
@@ -25,44 +26,40 @@ _PAIR_BEFORE = re.compile(r"([^\W\d_]+)\s*(?:,\s*|\s+)(?:and|&)\s+\Z")
 _PAIR_AFTER = re.compile(r"\s*(?:,\s*|\s+)(?:and|&)\s+([^\W\d_]+)")
 
 
-def _set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
-PARTICLES = _set("van von der den de da di del la le du dos das bin ibn al el ter ten af")
+PARTICLES = _words("van von der den de da di del la le du dos das bin ibn al el ter ten af")
 _PEOPLE_NOUNS = (
     "man|woman|girl|boy|guy|lady|gentleman|person|someone|fellow|kid|baby|child|son|daughter|guide|driver|friend|"
     "teacher|doctor|nurse|neighbou?r|host|chef|owner|cousin|student|grandson|granddaughter"
 )
 _NAMED_BEFORE = re.compile(r"\b(?:" + _PEOPLE_NOUNS + r")\s+(?:named|called)\s+\Z", re.IGNORECASE)
-TITLES = _set("dr mr mrs ms mx prof sir dame aunt uncle auntie grandma grandpa lord lady")
-MONTHS = _set("january february march april may june july august september october november december")
-WEEKDAYS = _set("monday tuesday wednesday thursday friday saturday sunday")  # never a person, nor a place
-HOLIDAYS = _set("eid diwali christmas easter hanukkah ramadan thanksgiving passover halloween navratri nowruz")
+TITLES = _words("dr mr mrs ms mx prof sir dame aunt uncle auntie grandma grandpa lord lady")
+MONTHS = _words("january february march april may june july august september october november december")
+WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")  # never a person, nor a place
+HOLIDAYS = _words("eid diwali christmas easter hanukkah ramadan thanksgiving passover halloween navratri nowruz")
 CALENDAR = MONTHS | WEEKDAYS
 # before a person: greetings, family and work roles, record fields; IMPERATIVE: verbs said to people and,
 # as often, to assistants and tools ("ask Gemini"); WEAK: words as often before a system ("migrate to")
 # SOCIAL: said to or of people only, never to an assistant or a tool ("her brother", "Dear"); the rest of
 # _GREETING as often names a bot or a model ("Thanks Claude", "Co-authored-by: Claude", "Reviewer: Renovate")
-_SOCIAL = _set(
+_SOCIAL = _words(
     "hi hey hello yo dear congrats congratulations welcome bye birthday brother sister mother father mom mum "
     "dad son daughter wife husband partner friend colleague coworker neighbour neighbor boss manager teammate "
     "intern customer client twin cousin nephew niece fiance fiancee boyfriend girlfriend grandmother grandfather "
     "guide landlord landlady roommate flatmate housemate classmate mentor"
 )
-_FIELDS = _set(
+_FIELDS = _words(
     "assignee reporter reviewer author owner maintainer approver signed-off-by co-authored-by name first_name "
     "last_name full_name user_name display_name contact requester requested first last firstname lastname "
     "given_name family_name surname holder account_holder cardholder beneficiary payee recipient employee patient "
     "applicant"
 )
-_GREETING = _SOCIAL | _FIELDS | _set("thanks thank thx ty cc cheers sorry")
-_IMPERATIVE = _set(
+_GREETING = _SOCIAL | _FIELDS | _words("thanks thank thx ty cc cheers sorry")
+_IMPERATIVE = _words(
     "ask tell ping page call text email message dm remind invite introduce meet pay refund thank loop sync "
     "check talk reach escalate assign hand pairing can could would should did does"
 )
-_WEAK = _set("from with and to per via for by")
-_PLACE_BEFORE = _set(
+_WEAK = _words("from with and to per via for by")
+_PLACE_BEFORE = _words(
     "in from to near at across around outside via visiting visit visited toward towards into between of on along "
     "city town country location hometown address moved flying flew drove trip above below beyond left leaving "
     "toured explored"
@@ -71,7 +68,7 @@ _PLACE_BEFORE = _set(
 # billing team"); SHARED, what models, bots and tools are said to do too ("said", "wrote", "suggested")
 # what a language or a product has, after its possessive: `Ada's tooling`, `Ruby's GC` (not a person's cue)
 _OWNED_BY_SYSTEMS = sorted(
-    _set(
+    _words(
         "tooling toolchain compiler compilers runtime runtimes syntax docs documentation stdlib gc ecosystem bindings "
         "binding interpreter types generics macros scheduler parser linter formatter repl package packages module "
         "modules plugin plugins api apis sdk sdks cli client clients driver drivers cluster clusters node nodes "
@@ -121,11 +118,11 @@ _PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|himself|herself)\b", re.IGN
 
 
 # capitalised at a sentence's start, never a name's first word: `The Marseille PoP`, `If Priya`
-LEADING = _set(
+LEADING = _words(
     "the a an this that these those our my your his her their its some any every each all no both another if "
     "when while after before since as at by for from in into of on to with and but or so then also not please"
 )
-PRONOUNS = _set("i he she it we they you me him us them")  # never a name, capitalised or not
+PRONOUNS = _words("i he she it we they you me him us them")  # never a name, capitalised or not
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +216,7 @@ def social_before(text: str, a: int) -> bool:
     return word_before(text, a) in _SOCIAL or _NAMED_BEFORE.search(text, max(0, a - 40), a) is not None
 
 
-_INSIDE = _set("in near inside outside around across throughout")
+_INSIDE = _words("in near inside outside around across throughout")
 
 
 def inside(text: str, a: int) -> bool:
@@ -266,7 +263,7 @@ def pair(text: str, a: int, b: int) -> str | None:
 
 
 ASIDE = re.compile(r"\s*\(([^()\n]{1,80})\)")
-HUMAN = _set(
+HUMAN = _words(
     "person human colleague coworker engineer teammate intern contractor manager he she her him his developer lead "
     "designer owner founder analyst admin maintainer"
 )

@@ -33,11 +33,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from .cues import place_before, word_before
 from .lexicons import fold
-
-
-def _set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
+from .lexicons import words as _words
 
 REGION_ID = re.compile(
     r"\b(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)(?:-gov)?-(?:east|west|north|south|central|northeast|northwest|"
@@ -46,9 +42,9 @@ REGION_ID = re.compile(
     r"northcentral|southcentral|westcentral)(?:us|europe|asia)\d?)(?:-?[a-z])?\b",
     re.IGNORECASE,
 )
-_REGION_WORDS = _set("region regions zone zones az azs datacenter datacentre dc dcs pop pops aws_region location")
+_REGION_WORDS = _words("region regions zone zones az azs datacenter datacentre dc dcs pop pops aws_region location")
 # what a system runs on or in, said after the place it is in: `the Ohio ring`, `the Madrid edge`
-INFRA = _set(
+INFRA = _words(
     "ring rings account accounts edge edges pop pops runner runners vpc vpcs vnet vnets peering replica replicas "
     "shard shards tenant tenants subnet subnets bucket buckets bastion bastions rack racks fleet fleets cluster "
     "clusters node nodes region regions zone zones datacenter datacenters datacentre dc dcs az azs colo cell cells "
@@ -60,7 +56,7 @@ INFRA = _set(
     "probe exit pool pools box boxes machine machines"
 )
 # a system's noun before `in`: `the canary namespace in Oregon`, `Nomad clients in Oregon`
-_SYSTEM_BEFORE_IN = INFRA | _set(
+_SYSTEM_BEFORE_IN = INFRA | _words(
     "clients client service services job jobs workers worker pipeline pipelines patch patches upgrade rollout "
     "migration outage incident backup backups snapshot snapshots index indexes storage disk disks "
     "volume volumes certificate certificates dns records record api apis app apps container containers image "
@@ -78,10 +74,10 @@ _COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|;)\s")
 _REGION_BESIDE = re.compile(r"\s*[(\[]\s*" + REGION_ID.pattern, re.IGNORECASE)
 _WORDS_AFTER = re.compile(r"(?:[ \t]+[A-Za-z][\w\-]*){1,3}")
 # words between a place and its infrastructure noun: `the Montreal DR site`, `the Helsinki staging endpoint`
-_MODIFIERS = _set("dr staging prod production dev test qa canary edge replica primary secondary k8s kubernetes")
+_MODIFIERS = _words("dr staging prod production dev test qa canary edge replica primary secondary k8s kubernetes")
 _ACRONYM = re.compile(r"[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*s?")
 _SYSTEM_IN = re.compile(r"(?:(\w+)\s+)?([\w\-]+)\s+(?:in|at|on|inside)\s+(?:the\s+)?\Z", re.IGNORECASE)
-_OWNED = _set("my his her their our your its")  # `his ThinkPad in Gondar`: a person's things are where they are
+_OWNED = _words("my his her their our your its")  # `his ThinkPad in Gondar`: a person's things are where they are
 
 
 def deployment(text: str, a: int, b: int, products: Collection[str] = frozenset()) -> bool:

@@ -15,6 +15,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources import files
 
+
+def words(text: str) -> frozenset[str]:
+    """A set of words written as one string, space-separated: how the rules' vocabularies are spelled."""
+    return frozenset(text.split())
+
+
 # Cyrillic spelled in Latin letters as names are romanised (`Анна` -> `anna`, `Олександр` -> `oleksandr`): the
 # lexicons hold names in Latin letters only
 _CYRILLIC_LETTERS = "абвгґдеёєжзийіїклмнопрстуфхцчшщъыьэюя"

@@ -33,14 +33,10 @@ import re
 from collections.abc import Callable
 
 from .findings import Finding
-
-
-def _set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
+from .lexicons import words as _words
 
 # a mailbox that names a function, not a person
-ROLES = _set(
+ROLES = _words(
     "noreply no-reply donotreply do-not-reply reply replies bounce bounces bouncer postmaster hostmaster webmaster "
     "mailer mailer-daemon daemon mailerdaemon abuse admin admins administrator root sysadmin alerts alert "
     "alerting alarms notifications notification notify notifier support helpdesk help servicedesk desk service "
@@ -59,7 +55,7 @@ ROLES = _set(
     "webhooks integration integrations api automations pipeline pipelines jobs batch"
 )
 # words that qualify a role: where, which environment, which team
-QUALIFIERS = _set(
+QUALIFIERS = _words(
     "prod production staging stage test qa dev eu us uk apac emea internal external global the team group all "
     "no do not on call"
     # regions a team or a rota covers: `latam-oncall@`, `anz-support@`, `dach-sales@`

@@ -46,6 +46,8 @@ import re
 import phonenumbers
 from phonenumbers import PhoneNumberFormat
 
+from .lexicons import words as _words
+
 _DECIMAL = re.compile(r"\(?\d+\.\d+")
 _BARE = re.compile(r"\(?\d+")
 _CONTINUED = re.compile(r"[.:]\d")
@@ -57,18 +59,14 @@ _TIME_KEY = re.compile(
 )
 
 
-def _set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
 # what is said before a phone number: `call me on`, `mobile:`, `his number is`, `"msisdn": "`
-_PHONE_WORDS = _set(
+_PHONE_WORDS = _words(
     "phone phones telephone tel tele mobile mob cell cellphone sms mms whatsapp signal msisdn fax call calls called "
     "calling callback text texted reach reached reachable contact dial ring rang voicemail landline hotline "
     "emergency number numbers"
 )
 # what names an id: `ticket id`, `BUILD_ID`, `order.id`, `Order IDs like`, `(run 12088341772)`
-_ID_WORDS = _set(
+_ID_WORDS = _words(
     "id ids identifier uuid order orders build builds ticket tickets run runs trace traces span job jobs ref refs "
     "reference invoice invoices serial sku case request req txn transaction transactions batch issue issues commit "
     "tracking shipment parcel booking pipeline workflow attempt sequence seq offset counter sentinel"

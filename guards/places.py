@@ -24,27 +24,24 @@ from __future__ import annotations
 
 import re
 
-
-def _set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
+from .lexicons import words as _words
 
 # capitalised, before or after the name: `Lake Geneva`, `Victoria Island`, `Sacred Valley`, `Israel National Trail`
-FEATURES_BEFORE = _set(
+FEATURES_BEFORE = _words(
     "lake mount mt cape isle ile camino kibbutz loch glen port fort lago monte rue calle avenida rua"  # and streets
 )
-FEATURES_AFTER = _set(
+FEATURES_AFTER = _words(
     "island islands river lake forest valley trail bay sea ocean coast peninsula desert canyon falls glacier beach "
     "mountains mountain hills range gorge fjord strait delta highlands plateau archipelago reef gulf lagoon park "
     "national town village heights springs creek harbour harbor cove marsh moor moors heath dunes atoll sound"
 )
 # lower case, after the name: `the Hardangervidda plateau`, `the Danube delta` (not `path`: `the Python path`)
-_FEATURES_LOWER = _set(
+_FEATURES_LOWER = _words(
     "river lake valley plateau island islands coast peninsula desert canyon glacier fjord gorge delta estuary "
     "mountains hills highlands archipelago lagoon strait"
 )
 # where people work, live and meet: `the Galway office`, `the Cork team`, `the Porto flat`, `the Tel Aviv meetup`
-_PEOPLES = _set(
+_PEOPLES = _words(
     "office offices team teams campus hq headquarters branch store shop flat apartment house home meetup meetups "
     "conference summit hackathon airport station hospital school university clinic studio bakery market lab labs"
 )

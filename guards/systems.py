@@ -19,18 +19,14 @@ from collections.abc import Collection
 
 from .cues import ASIDE, HUMAN, LEADING, greeting
 from .lexicons import fold
-
-
-def _set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
+from .lexicons import words as _words
 
 # a date is no version (`(José 2023-11-30`), nor an SSN (`Jamal Robinson 579-32-9042`)
 _VERSION_AFTER = re.compile(r"(?!\s+\d{4}-\d\d-\d\d|\s+\d{3}-\d\d-\d{4}\b)\s*(?:v?\d|[-:/]\s*\d)")
 
 _NEXT_WORD = re.compile(r"[\"'”’]?[\s\-]*([\w\-]+)")
 
-_TECH_AFTER = _set(
+_TECH_AFTER = _words(
     "cluster clusters node nodes broker brokers topic topics consumer consumers producer producers server "
     "servers instance instances pod pods job jobs plugin plugins upgrade upgrades version versions dashboard "
     "dashboards panel panels alert alerts rule rules config configs client clients api sdk cli agent agents "
@@ -60,7 +56,7 @@ _STATE_AFTER = re.compile(
     r"|(?:is|was|got|has\s+been|have\s+been)\s+(?:finally\s+)?(?:decommissioned|deprecated|retired|sunset|sunsetted|"
     r"archived|uninstalled|switched\s+off|turned\s+off))\b"
 )
-_TECH_BEFORE = _set(
+_TECH_BEFORE = _words(
     "bump bumped upgrade upgraded upgrading install installed installing deploy deployed deploying run "
     "running restart restarted migrate migrated migrating train training trained fine-tune finetune serve "
     "serving query querying the our a an new old self-hosted managed testing tested trying evaluating evaluated "
@@ -134,7 +130,7 @@ def denied(text: str, b: int) -> bool:
 
 
 # system nouns that are also verbs a person does (`Sunita runs a clinic`); a noun when no object follows
-_VERBS = _set(
+_VERBS = _words(
     "run runs build builds release releases query queries index indexes install installs setup prompt prompts"
 )
 _OBJECT = re.compile(
@@ -278,7 +274,7 @@ def moved(text: str, first: int, b: int, a: int) -> bool:
 
 
 # families whose releases have codenames (lexicon codenames.txt), by the words that name the family
-FAMILIES = {"macos": _set("macos osx mac xcode"), "ubuntu": _set("ubuntu"), "debian": _set("debian apt")}
+FAMILIES = {"macos": _words("macos osx mac xcode"), "ubuntu": _words("ubuntu"), "debian": _words("debian apt")}
 _WORDS = re.compile(r"[a-z]+")
 # text about GPUs names the family of GPU architectures: `cuda:0`, `sm_89`, `bf16`, `HBM3e`, `L40S`, `GH200`, `H100`
 _GPU = re.compile(

@@ -13,6 +13,7 @@ from taskgate.guards.presidio import entities_of
 from taskgate.guards.scan import Scanner
 
 from .test_pii_names import scanned
+from .test_pii_systems import found
 
 
 @pytest.mark.parametrize(
@@ -76,10 +77,6 @@ def test_an_iban_with_digits_where_its_country_writes_letters_is_found_by_its_ch
 )
 def test_service_accounts_rotas_bots_and_no_reply_hosts_are_role_mailboxes(address: str, role: bool) -> None:
     assert is_role(address) is role
-
-
-def found(text: str) -> list[tuple[str, str]]:
-    return [(e, text[a:b]) for e, a, b in Names(lexicons()).find(text)]
 
 
 @pytest.mark.parametrize(

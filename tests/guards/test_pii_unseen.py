@@ -15,6 +15,7 @@ from taskgate.guards.presidio import entities_of
 from taskgate.guards.scan import Scanner
 
 from .test_pii_names import scanned
+from .test_pii_systems import found
 
 
 @pytest.mark.parametrize(
@@ -89,10 +90,6 @@ def test_the_steps_filter_reads_a_products_mailbox_as_a_program_with_the_name_le
     precision = Precision(params, Names(lexicons()).program)
     assert not precision.keeps("EMAIL_ADDRESS", "grafana-alerts@acme.io", 1.0)
     assert precision.keeps("EMAIL_ADDRESS", "dana.ruiz@acme.io", 1.0)
-
-
-def found(text: str) -> list[tuple[str, str]]:
-    return [(e, text[a:b]) for e, a, b in Names(lexicons()).find(text)]
 
 
 @pytest.mark.parametrize(
