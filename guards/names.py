@@ -165,7 +165,7 @@ class Names(Placenames):
         return said.tech_after(text, piece[0].end) or said.tech_before(text, piece[0].start)
 
     # a run cut into names and places
-    def _pieces(self, run: list[Token], text: str = "") -> list[list[Token]]:
+    def _pieces(self, run: list[Token], text: str) -> list[list[Token]]:
         """Places by the longest match; a given name and the surnames after it as one piece; other words alone."""
         pieces: list[list[Token]] = []
         i = 0
@@ -182,16 +182,12 @@ class Names(Placenames):
                 i += 1
         return pieces
 
-    def _place_at(self, run: list[Token], i: int, text: str = "") -> int:
+    def _place_at(self, run: list[Token], i: int, text: str) -> int:
         """How many words from run[i] name a place, its particles read too (`Rio de Janeiro`, `Dar es Salaam`)."""
         for size in range(min(self.lex.place_words, len(run) - i), 0, -1):
             if " ".join(t.key for t in run[i : i + size]) in self.lex.places:
                 return size
-            if (
-                size > 1
-                and text
-                and " ".join(fold(text[run[i].start : run[i + size - 1].end]).split()) in self.lex.places
-            ):
+            if size > 1 and " ".join(fold(text[run[i].start : run[i + size - 1].end]).split()) in self.lex.places:
                 return size
         return 0
 

@@ -68,8 +68,8 @@ class Pair:
     transfer_ms: float
     link: str
     prefill_cached_tokens: int
-    prefill_ms: float = 0.0  # this prompt's uncached prefill on the prefill engine
-    lane_ms: float = 0.0  # the wait before the prefill engine's lane starts it
+    prefill_ms: float  # this prompt's uncached prefill on the prefill engine
+    lane_ms: float  # the wait before the prefill engine's lane starts it
 
     def evidence(self) -> dict[str, Any]:
         return {
