@@ -97,8 +97,7 @@ import yaml
 from pydantic import ValidationError
 from report import Bars, save
 
-from taskgate.guards.lexicons import lexicons
-from taskgate.guards.names import Names
+from taskgate.guards.names import Names, names_for
 from taskgate.guards.pii_params import PiiParams, Precision, action_of
 from taskgate.guards.presidio import PATTERN_ENTITIES, Backend, entities_of, warm
 from taskgate.guards.scan import Finding, Scanner
@@ -206,12 +205,8 @@ def describe(params: PiiParams) -> dict[str, Any]:
         "allow_patterns": {e: len(r.allow_patterns) for e, r in rules.items() if r.allow_patterns},
         "ner_scope": params.ner_scope,
         "names": params.names,
+        "vetter": params.vetter and (params.vetter_threshold if params.vetter_threshold is not None else "fitted"),
     }
-
-
-def names_for(params: PiiParams) -> Names | None:
-    """The name reader the step builds for these params, if it reads names by the lexicons."""
-    return Names(lexicons()) if params.backend == "ner" and params.names == "lexicon" else None
 
 
 def scanner_for(params: PiiParams, precision: Precision, names: Names | None) -> Scanner:
@@ -501,6 +496,7 @@ def main() -> int:
     )  # fmt: skip
     parser.add_argument("--ner-scope", choices=("capitalised", "all"), help="override the params' ner_scope")
     parser.add_argument("--names", choices=("lexicon", "ner"), help="override the params' names")
+    parser.add_argument("--vetter", choices=("on", "off"), help="override the params' vetter (guards/vetting.py)")
     parser.add_argument("--details", action="store_true", help="print each run in full, not only the summary")
     args = parser.parse_args()
     configs: dict[str, dict[str, Any]] = (
@@ -515,6 +511,8 @@ def main() -> int:
               + ", ".join(f"{e} {n}" for e, n in s["spans"].items()))  # fmt: skip
     for config, raw in configs.items():
         overrides = {k: v for k, v in (("ner_scope", args.ner_scope), ("names", args.names)) if v}
+        if args.vetter:
+            overrides["vetter"] = args.vetter == "on"
         raw = {**raw, **overrides}
         runs = {name: run(args.backend, sentences, raw) for name, sentences in measured.items()}
         result["configs"][config] = runs
@@ -525,6 +523,7 @@ def main() -> int:
     RESULTS.mkdir(exist_ok=True)
     stem = "pii_precision" if args.config is None else f"pii_precision-{args.config.stem}"
     stem += "".join(f"-{v}" for v in (args.backend if args.backend != "ner" else None, args.names, args.ner_scope,
+                                      f"vetter-{args.vetter}" if args.vetter else None,
                                       args.split if args.split != "all" else None) if v)  # fmt: skip
     (RESULTS / f"{stem}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
     plot(result, RESULTS / f"{stem}.png")

@@ -21,21 +21,39 @@ it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from . import cues, deployments
 from . import systems as said
 from .cues import Token
 from .kinds import COMMON_SURNAME, INITIAL_WORD
-from .lexicons import fold
+from .lexicons import Lexicons, fold, lexicons
 from .placenames import Placenames
+from .vetting import Vetter
+
+if TYPE_CHECKING:
+    from .pii_params import PiiParams
 
 Label = tuple[int, int, str]  # (start, end, label) of one of the NER model's entities
 Ner = Callable[[str, Sequence[tuple[int, int]]], list[Label]]  # the entities around the spans asked about
 Span = tuple[str, int, int]  # entity type, start, end
 
 
+def names_for(params: PiiParams) -> Names | None:
+    """The name reader a `guards.pii` step with these params builds: none unless names are read by the lexicons;
+    with the vetter unless it is turned off."""
+    if params.backend != "ner" or params.names != "lexicon":
+        return None
+    return Names(lexicons(), Vetter.load(threshold=params.vetter_threshold) if params.vetter else None)
+
+
 class Names(Placenames):
-    """PERSON and LOCATION spans in a text, decided by the lexicons, the words around, and NER for the rest."""
+    """PERSON and LOCATION spans in a text, decided by the lexicons, the words around, and NER for the rest;
+    with a `vetter`, each span found is kept only if it passes its second look (guards/vetting.py)."""
+
+    def __init__(self, lexicons: Lexicons, vetter: Vetter | None = None):
+        super().__init__(lexicons)
+        self.vetter = vetter
 
     def find(self, text: str, ner: Ner | None = None) -> list[Span]:
         """The names in `text`; `ner` is asked about the runs the lexicons and cues cannot decide."""
@@ -76,6 +94,8 @@ class Names(Placenames):
         if any(e == "LOCATION" for e, _, _ in out) and self._no_one_there(text, out):
             # a place people are in (a journey, an office, a lake) is not where a system runs
             out = [span for span in out if span[0] != "LOCATION" or self._peoples(text, span[1], span[2])]
+        if self.vetter is not None and out:
+            out = self.vetter.vet(self, text, out)
         return sorted(out, key=lambda s: s[1])
 
     def _versioned(self, text: str, run: list[Token]) -> bool:

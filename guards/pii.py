@@ -171,15 +171,14 @@ class PiiStep(Step[PiiParams]):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        from .lexicons import lexicons
-        from .names import Names
+        from .names import names_for
         from .presidio import warm
         from .scan import Scanner
 
         p = self.params
         warm(p.backend)  # loaded at start-up: the first request does not pay for the model
         warm("patterns")  # further readings and the boundaries between texts use the pattern analyzer
-        names = Names(lexicons()) if p.backend == "ner" and p.names == "lexicon" else None
+        names = names_for(p)
         # per-type floors and allow-lists, applied to what the analyzer found
         self.precision = Precision(p, names.program if names is not None else None)
         low = self.precision.lowest

@@ -97,6 +97,11 @@ class PiiParams(Params):
     # words and the words around them; the NER model reads only what they leave open (guards/names.py).
     # ner: the NER model's names as it finds them, in the sentences ner_scope says
     names: Literal["lexicon", "ner"] = "lexicon"
+    # with names: lexicon, a second look at each name found, by a model fitted where the rules erred
+    # (guards/vetting.py): it drops names it scores under the threshold (unset: the one fitted with it).
+    # false: every name the rules find stands
+    vetter: bool = True
+    vetter_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     # role and service mailboxes (noreply@, alerts@, support@, git@: the local part names a function, not a
     # person; guards/mailboxes.py) are not personal data; false: every address is an EMAIL_ADDRESS
     role_addresses: bool = True

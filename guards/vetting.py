@@ -1,0 +1,182 @@
+"""A second look at each name found: a linear model over what surrounds it, trained on where the rules erred.
+
+guards/names.py decides names by lexicons and the words around them. Its rules
+were written from labelled sets and stay right on them; on text written apart
+they take some products, services and codenames for people (`Orion`,
+`Athena`, `Geneva` the font). The vetter scores each PERSON and LOCATION span
+the rules found from features of its form (casing, script, words), of what the
+lexicons say of its words, of the words either side, and of the text around
+(code, identifiers, how many names, how technical), and drops it below a
+threshold. Its weights (guards/data/vetter.json) were fitted by
+bench/pii_vetter.py on the rules' output on sets they had not seen; it only
+removes, so it costs recall and never adds a name.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from taskgate.errors import TaskgateError
+
+from . import cues
+from . import systems as said
+from .kinds import Kinds
+from .lexicons import fold
+
+WEIGHTS = Path(__file__).parent / "data" / "vetter.json"
+FEATURES_VERSION = 1  # bump when features() changes: the shipped weights are then stale (a test says so)
+NAMED = ("PERSON", "LOCATION")
+Span = tuple[str, int, int]  # entity type, start, end
+_WORD = re.compile(r"[^\W\d_][\w'’\-]*")
+_CODE_CHARS = frozenset("_{}=<>/\\|`$#@;[]()")
+_PRONOUN = re.compile(r"\b(?:he|she|his|her|him|hers|herself|himself)\b", re.IGNORECASE)
+_CONTEXT = 3  # words either side
+_INITIAL = re.compile(r"\S")
+
+
+class VetterError(TaskgateError):
+    """The vetter's weights are unreadable, malformed or fitted to other features; the message says which."""
+
+
+@dataclass(frozen=True, slots=True)
+class Vetter:
+    """A logistic regression's weights over features(); a span scoring under `threshold` is dropped."""
+
+    weights: Mapping[str, float]
+    bias: float
+    threshold: float
+
+    @classmethod
+    def load(cls, path: Path = WEIGHTS, threshold: float | None = None) -> Vetter:
+        """The weights fitted by bench/pii_vetter.py; `threshold` replaces the one fitted with them."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data["features_version"] != FEATURES_VERSION:
+                raise VetterError(
+                    f"{path}: fitted to features version {data['features_version']}, this code computes "
+                    f"{FEATURES_VERSION}; refit with `python bench/pii_vetter.py`"
+                )
+            weights = {str(k): float(v) for k, v in data["weights"].items()}
+            fitted = float(data["threshold"])
+            bias = float(data["bias"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise VetterError(f"{path}: cannot read the vetter's weights: {exc!r}") from None
+        return cls(weights, bias, fitted if threshold is None else threshold)
+
+    def score(self, feats: Mapping[str, float]) -> float:
+        """The probability that the span is what it was found as."""
+        z = self.bias + sum(self.weights.get(k, 0.0) * v for k, v in feats.items())
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def vet(self, kinds: Kinds, text: str, spans: list[Span]) -> list[Span]:
+        """The spans that pass: every span of another type, and names scoring at least the threshold."""
+        found = sum(1 for e, _, _ in spans if e in NAMED)
+        return [
+            span
+            for span in spans
+            if span[0] not in NAMED or self.score(features(kinds, text, *span, found)) >= self.threshold
+        ]
+
+
+def features(kinds: Kinds, text: str, entity: str, a: int, b: int, found: int) -> dict[str, float]:
+    """What the vetter reads of text[a:b], found as `entity` among `found` names in the text."""
+    surface = text[a:b]
+    words = surface.split()
+    key = " ".join(fold(w) for w in words)
+    head = fold(words[0]) if words else ""
+    lex = kinds.lex
+    f: dict[str, float] = {f"type={entity}": 1.0, f"words={min(len(words), 3)}|{entity}": 1.0}
+    # form
+    if surface.isupper():
+        f["allcaps"] = 1.0
+    elif surface.islower():
+        f["lower"] = 1.0
+    if not surface.isascii():
+        latin = all(ord(c) < 0x250 for c in surface if c.isalpha())
+        f["accented" if latin else "script"] = 1.0
+    f[f"len={min(len(surface) // 4, 4)}"] = 1.0
+    f[f"W:{key}|{entity}"] = 1.0
+    f[f"S3:{head[-3:]}"] = 1.0
+    # what the lexicons say
+    given = kinds.given(head)
+    f[f"given={given}|{entity}"] = 1.0
+    if key in lex.surnames or (len(words) > 1 and fold(words[-1]) in lex.surnames):
+        f[f"surname|{entity}"] = 1.0
+    if kinds.product(key) or kinds.product(head):
+        f[f"product|{entity}"] = 1.0
+    if key in lex.places:
+        f[f"place|{entity}"] = 1.0
+        if kinds.big_place(key):
+            f[f"big_place|{entity}"] = 1.0
+    if key in lex.codenames or head in lex.codenames:
+        f["codename"] = 1.0
+    f[f"wordiness={min(int(lex.wordiness(head)), 4)}"] = 1.0
+    if kinds.unknown(head):
+        f[f"unknown|{entity}"] = 1.0
+    # the words around
+    before = [w.lower() for w in _WORD.findall(text[max(0, a - 60) : a])][-_CONTEXT:]
+    after = [w.lower() for w in _WORD.findall(text[b : b + 60])][:_CONTEXT]
+    for w in before:
+        f[f"L:{w}"] = 1.0
+    for w in after:
+        f[f"R:{w}"] = 1.0
+    if before:
+        f[f"P1:{before[-1]}|{entity}"] = 1.0
+    if after:
+        f[f"N1:{after[0]}|{entity}"] = 1.0
+    f[f"prev={_char_class(text[a - 1] if a else '^')}"] = 1.0
+    f[f"next={_char_class(text[b] if b < len(text) else '$')}"] = 1.0
+    # cues the rules read
+    if cues.person(text, a, b, strict=True, pronoun=True):
+        f["cue_person"] = 1.0
+    if said.tech_after(text, b):
+        f["tech_after"] = 1.0
+    if said.tech_before(text, a):
+        f["tech_before"] = 1.0
+    if cues.title_before(text, a) or cues.social_before(text, a):
+        f["title_or_social"] = 1.0
+    if cues.field_before(text, a):
+        f["field_before"] = 1.0
+    if cues.place_before(text, a):
+        f["place_before"] = 1.0
+    if head and head in said.identifiers(text):
+        f["as_identifier"] = 1.0
+    # the text around
+    code = sum(c in _CODE_CHARS for c in text) / max(len(text), 1)
+    f[f"code={min(int(code * 50), 4)}"] = 1.0
+    digits = sum(c.isdigit() for c in text) / max(len(text), 1)
+    f[f"digits={min(int(digits * 20), 3)}"] = 1.0
+    f[f"found={min(found, 4)}"] = 1.0
+    if _PRONOUN.search(text):
+        f["pronoun_in_text"] = 1.0
+    if "\n" in text:
+        f["lines"] = 1.0
+    tech = sum(1 for w in _WORD.findall(text.lower()) if w in said.TECH_WORDS)
+    f[f"tech_words={min(tech, 4)}"] = 1.0
+    if "@" in text:
+        f["address_in_text"] = 1.0
+    if _INITIAL.search(text, 0, a) is None and text[:a].strip() == "":
+        f["opens_text"] = 1.0
+    line_start = text.rfind("\n", 0, a) + 1
+    if not text[line_start:a].strip():
+        f["opens_line"] = 1.0
+    if text.count(surface) > 1:
+        f["repeated"] = 1.0
+    products = sum(1 for w in _WORD.findall(text) if w[:1].isupper() and kinds.product(fold(w)))
+    f[f"products={min(products, 3)}"] = 1.0
+    return f
+
+
+def _char_class(c: str) -> str:
+    if c in "^$":
+        return c
+    if c.isspace():
+        return "space"
+    if c.isalnum():
+        return "alnum"
+    return c if c in "\"'`([{<:=@#/-,." else "other"
