@@ -4,6 +4,7 @@
     python bench/pii_precision.py --split tune     # the tuning sets: labelled, technical, the second to sixth sets
     python bench/pii_precision.py --split held-aside   # the held-aside (seventh) set alone
     python bench/pii_precision.py --vetter off     # names as the rules alone find them (guards/vetting.py off)
+    python bench/pii_precision.py --test-values allow   # published test values are not personal (testvalues.py)
     python bench/pii_precision.py --config examples/taskgate.yaml [--step pii]   # that config alone
     python bench/pii_precision.py --names ner      # names as the NER model finds them, as before guards/names.py
     python bench/pii_precision.py --backend patterns
@@ -215,6 +216,7 @@ def describe(params: PiiParams) -> dict[str, Any]:
         "allow_patterns": {e: len(r.allow_patterns) for e, r in rules.items() if r.allow_patterns},
         "ner_scope": params.ner_scope,
         "names": params.names,
+        "allow_test_values": params.allow_test_values,
         "vetter": params.vetter and (params.vetter_threshold if params.vetter_threshold is not None else "fitted"),
     }
 
@@ -507,6 +509,9 @@ def main() -> int:
     parser.add_argument("--ner-scope", choices=("capitalised", "all"), help="override the params' ner_scope")
     parser.add_argument("--names", choices=("lexicon", "ner"), help="override the params' names")
     parser.add_argument("--vetter", choices=("on", "off"), help="override the params' vetter (guards/vetting.py)")
+    parser.add_argument(
+        "--test-values", choices=("allow", "personal"), help="override the params' allow_test_values (testvalues.py)"
+    )
     parser.add_argument("--details", action="store_true", help="print each run in full, not only the summary")
     args = parser.parse_args()
     configs: dict[str, dict[str, Any]] = (
@@ -523,6 +528,8 @@ def main() -> int:
         overrides = {k: v for k, v in (("ner_scope", args.ner_scope), ("names", args.names)) if v}
         if args.vetter:
             overrides["vetter"] = args.vetter == "on"
+        if args.test_values:
+            overrides["allow_test_values"] = args.test_values == "allow"
         raw = {**raw, **overrides}
         runs = {name: run(args.backend, sentences, raw) for name, sentences in measured.items()}
         result["configs"][config] = runs
@@ -534,6 +541,7 @@ def main() -> int:
     stem = "pii_precision" if args.config is None else f"pii_precision-{args.config.stem}"
     stem += "".join(f"-{v}" for v in (args.backend if args.backend != "ner" else None, args.names, args.ner_scope,
                                       f"vetter-{args.vetter}" if args.vetter else None,
+                                      f"test-values-{args.test_values}" if args.test_values else None,
                                       args.split if args.split != "all" else None) if v)  # fmt: skip
     (RESULTS / f"{stem}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
     plot(result, RESULTS / f"{stem}.png")

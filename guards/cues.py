@@ -252,12 +252,12 @@ def person(
     return (pronoun or not strict) and bool(_PRONOUN.search(text, b, end.start() if end else len(text)))
 
 
-def pair(text: str, a: int, b: int) -> str | None:
-    """The other name in `X and Y` around text[a:b], folded, if it is capitalised."""
+def pair(text: str, a: int, b: int, lower: bool = False) -> str | None:
+    """The other name in `X and Y` around text[a:b], folded, if it is capitalised (`lower`: in lower case)."""
     before = _PAIR_BEFORE.search(text, max(0, a - 40), a)
     after = _PAIR_AFTER.match(text, b)
     for match in (before, after):
-        if match is not None and capitalised(match.group(1)):
+        if match is not None and (match.group(1).islower() if lower else capitalised(match.group(1))):
             return fold(match.group(1))
     return None
 

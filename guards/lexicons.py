@@ -58,6 +58,7 @@ class Lexicons:
     codenames: dict[str, str] = dataclasses.field(default_factory=dict)  # release codename -> its family
     packages: frozenset[str] = frozenset()  # words of popular packages' names that are no one's given name
     towns: frozenset[str] = frozenset()  # towns of 1,000 to 15,000 people that no other lexicon knows
+    scripts: dict[str, int] = dataclasses.field(default_factory=dict)  # a city's name in another script -> people
 
     @functools.cached_property
     def systems(self) -> frozenset[str]:
@@ -100,6 +101,7 @@ def lexicons() -> Lexicons:
         codenames={row[0]: row[1] for row in _rows("codenames")},
         packages=frozenset(row[0] for row in _rows("packages")),
         towns=frozenset(row[0] for row in _rows("towns")),
+        scripts={row[0]: int(row[1]) for row in _rows("scripts")},
     )
 
 

@@ -28,7 +28,10 @@ from . import systems as said
 from .cues import Token
 from .kinds import COMMON_SURNAME, INITIAL_WORD
 from .lexicons import Lexicons, fold, lexicons
+from .lowercase import lower_names
 from .placenames import Placenames
+from .records import record_names
+from .scriptplaces import script_places
 from .vetting import Vetter
 
 if TYPE_CHECKING:
@@ -94,6 +97,9 @@ class Names(Placenames):
         if any(e == "LOCATION" for e, _, _ in out) and self._no_one_there(text, out):
             # a place people are in (a journey, an office, a lake) is not where a system runs
             out = [span for span in out if span[0] != "LOCATION" or self._peoples(text, span[1], span[2])]
+        out.extend(lower_names(self, text, out))
+        out.extend(record_names(self, text, out, self.program))
+        out.extend(script_places(self.lex, text, out))
         if self.vetter is not None and out:
             out = self.vetter.vet(self, text, out)
         return sorted(out, key=lambda s: s[1])

@@ -12,6 +12,7 @@ from taskgate.plugins import Params
 
 from .entities import Backend, entities_of
 from .mailboxes import is_role
+from .testvalues import published
 
 Action = Literal["allow", "redact", "block", "restrict"]
 
@@ -105,6 +106,9 @@ class PiiParams(Params):
     # role and service mailboxes (noreply@, alerts@, support@, git@: the local part names a function, not a
     # person; guards/mailboxes.py) are not personal data; false: every address is an EMAIL_ADDRESS
     role_addresses: bool = True
+    # values published for testing or reserved for fiction (test cards, the IBAN registry's examples, voided SSNs,
+    # 555-01xx and Ofcom's drama numbers; guards/testvalues.py) are not personal data. false: they are, like any
+    allow_test_values: bool = False
     stall_s: float = Field(
         default=1.0, gt=0
     )  # small lane: a call running this long while requests wait is set aside (large lane: timeout_s)
@@ -167,11 +171,14 @@ class Precision:
         }  # fmt: skip
         self.lowest = min([self.floor, *self._floors.values()])  # what the analyzer is asked for
         self.role_addresses = params.role_addresses
+        self.test_values = params.allow_test_values
 
     def keeps(self, entity: str, value: str, score: float) -> bool:
         if score < self._floors.get(entity, self.floor):
             return False
         if entity == "EMAIL_ADDRESS" and self.role_addresses and is_role(value, self._program):
+            return False
+        if self.test_values and published(entity, value):
             return False
         terms = self._terms.get(entity, self._common)
         if terms is not None and terms.search(value):

@@ -27,6 +27,7 @@ from . import cues
 from . import systems as said
 from .kinds import Kinds
 from .lexicons import fold
+from .records import PERSONAS
 
 WEIGHTS = Path(__file__).parent / "data" / "vetter.json"
 FEATURES_VERSION = 1  # bump when features() changes: the shipped weights are then stale (a test says so)
@@ -74,13 +75,16 @@ class Vetter:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def vet(self, kinds: Kinds, text: str, spans: list[Span]) -> list[Span]:
-        """The spans that pass: every span of another type, and names scoring at least the threshold."""
+        """The spans that pass: every span of another type, a name a record's field holds (`last="Quintanilla"`;
+        not a fixture's persona: `name="Alice"`), and names scoring at least the threshold."""
         found = sum(1 for e, _, _ in spans if e in NAMED)
-        return [
-            span
-            for span in spans
-            if span[0] not in NAMED or self.score(features(kinds, text, *span, found)) >= self.threshold
-        ]
+        return [span for span in spans if span[0] not in NAMED or self._passes(kinds, text, span, found)]
+
+    def _passes(self, kinds: Kinds, text: str, span: Span, found: int) -> bool:
+        _, a, b = span
+        if cues.field_before(text, a) and " ".join(fold(w) for w in text[a:b].split()) not in PERSONAS:
+            return True
+        return self.score(features(kinds, text, *span, found)) >= self.threshold
 
 
 def features(kinds: Kinds, text: str, entity: str, a: int, b: int, found: int) -> dict[str, float]:

