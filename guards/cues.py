@@ -143,12 +143,12 @@ def runs(text: str) -> list[list[Token]]:
         word = m.group()
         if word[-2:] in ("'s", "’s"):  # a possessive is not part of the name
             word, b = word[:-2], b - 2
-        leading = word.lower() in LEADING and bool(_SENTENCE_START.search(text, 0, a))
-        if not word or leading or not capitalised(word) or _glued(text, a, b) or any(s <= a < e for s, e in code):
+        leading = word.lower() in LEADING and bool(_SENTENCE_START.search(text, max(0, a - 64), a))
+        if not word or leading or not capitalised(word) or glued(text, a, b) or any(s <= a < e for s, e in code):
             if not (word.lower() in PARTICLES and out and last_end == a - 1):
                 last_end = -1
             continue
-        token = Token(a, b, fold(word), bool(_SENTENCE_START.search(text, 0, a)))
+        token = Token(a, b, fold(word), bool(_SENTENCE_START.search(text, max(0, a - 64), a)))
         if out and last_end >= 0 and _joins(text[last_end:a]):
             out[-1].append(token)
         else:
@@ -174,7 +174,7 @@ def capitalised(word: str) -> bool:
     return True
 
 
-def _glued(text: str, a: int, b: int) -> bool:
+def glued(text: str, a: int, b: int) -> bool:
     """Part of an identifier, path, handle or call: `query_db`, `kafka.Message`, `@mwebb`, `PathPrefix(`."""
     before = text[a - 1] if a > 0 else " "
     after = text[b] if b < len(text) else " "

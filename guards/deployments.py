@@ -70,6 +70,7 @@ _DEPLOY_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _LINE = re.compile(r"[^\n]*")
+LINE_REACH = 200  # characters either side of a place that count as its line
 _COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|;)\s")
 _REGION_BESIDE = re.compile(r"\s*[(\[]\s*" + REGION_ID.pattern, re.IGNORECASE)
 _WORDS_AFTER = re.compile(r"(?:[ \t]+[A-Za-z][\w\-]*){1,3}")
@@ -84,8 +85,8 @@ def deployment(text: str, a: int, b: int, products: Collection[str] = frozenset(
     """Whether the place at text[a:b] is named as where a system runs (see the module's docstring)."""
     if _REGION_BESIDE.match(text, b):
         return True  # `Amsterdam (westeurope)`
-    line_start = text.rfind("\n", 0, a) + 1
-    line = _LINE.match(text, line_start)
+    line_start = text.rfind("\n", max(0, a - LINE_REACH), a) + 1 or max(0, a - LINE_REACH)
+    line = _LINE.match(text, line_start, b + LINE_REACH)  # a long line is read near the place, not whole
     if line is not None and REGION_ID.search(line.group()):
         comment = _COMMENT.search(text, line_start, a) is not None
         if comment or not place_before(text, a):

@@ -59,6 +59,8 @@ class Lexicons:
     packages: frozenset[str] = frozenset()  # words of popular packages' names that are no one's given name
     towns: frozenset[str] = frozenset()  # towns of 1,000 to 15,000 people that no other lexicon knows
     scripts: dict[str, int] = dataclasses.field(default_factory=dict)  # a city's name in another script -> people
+    # a name in another script -> (its best rank as a given name, as a surname; 0: not one)
+    people: dict[str, tuple[int, int]] = dataclasses.field(default_factory=dict)
 
     @functools.cached_property
     def systems(self) -> frozenset[str]:
@@ -102,7 +104,16 @@ def lexicons() -> Lexicons:
         packages=frozenset(row[0] for row in _rows("packages")),
         towns=frozenset(row[0] for row in _rows("towns")),
         scripts={row[0]: int(row[1]) for row in _rows("scripts")},
+        people=_people(),
     )
+
+
+def _people() -> dict[str, tuple[int, int]]:
+    out: dict[str, tuple[int, int]] = {}
+    for name, kind, rank in _rows("people"):
+        given, surname = out.get(name, (0, 0))
+        out[name] = (int(rank), surname) if kind == "given" else (given, int(rank))
+    return out
 
 
 def _product_words(titles: list[str], names: set[str]) -> frozenset[str]:

@@ -9,13 +9,16 @@ large place's, and what is said around it is said of a person (`ping`, `cc`, `th
 `marco on the ledger bug`); and a place only when it is a large place's name
 (a country, or a city of 100,000 people or more) that is no English word and
 no given name, after a place's cue (`in`, `from`, `moved to`) and not where a
-system runs (guards/deployments.py). Words in code or glued to an identifier
-(`priya_test`, `@marco`, `/home/priya`) are never read.
+system runs (guards/deployments.py). Words in code, on a line of code
+(`=`, `;`, braces) or glued to an identifier (`priya_test`, `@marco`,
+`/home/priya`) are never read.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
+import sys
 
 from . import cues, deployments
 from . import systems as said
@@ -24,10 +27,16 @@ from .lexicons import fold
 
 Span = tuple[str, int, int]
 _LOWER = re.compile(r"(?<![\w\-'’])[^\W\d_]+(?![\w\-])")
-_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+_BACKTICKS = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+_CODE = re.compile(r"[=;{}]")
 # a stand-up line names a person at its start, or after a comma: `hamid on ledger bug, sana on ios crash`
 _STANDUP_AFTER = re.compile(r"\s+(?:on|out|off|back|oof|ooo|wfh|pto|away|sick)\b")
-_ABSENT_AFTER = re.compile(r"\s+(?:is\s+|['’]s\s+)?(?:ooo|oof|wfh|afk|pto|out\s+sick|off\s+sick)\b")
+_ABSENT_AFTER = re.compile(r"\s+(?:is\s+|['’]s\s+)?(?:ooo|oof|wfh|afk|pto|out\s+sick|off\s+sick)\b", re.IGNORECASE)
+# what people do, said right after a lower-case given name: `joão has the pager`, `aditi fixed jarvis`
+_DOES_AFTER = re.compile(
+    r"\s+(?:has|had|is|was|will|can|could|did|does|fixed|pushed|merged|reviewed|approved|owns|covers|covered|wrote|"
+    r"said|says|asked|knows|thinks|left|joined|took|shipped|are\s+both|→|->)(?=\s)"
+)
 _LIST_START = re.compile(r"(?:\A|\n|[,;:]\s*|[-*•]\s+)\Z")
 _PEOPLE_BEFORE = frozenset({"w", "with", "ping", "cc", "thanks", "thx", "ty", "hi", "hey", "yo", "tell", "ask"})
 BIG_PLACE = 100_000
@@ -37,16 +46,20 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     """The people and places written in lower case in `text`, apart from those `taken` already overlaps."""
     if not any(c.islower() for c in text):
         return []
-    code = [m.span() for m in _CODE.finditer(text)] if "`" in text else []
+    code = [m.span() for m in _BACKTICKS.finditer(text)] if "`" in text else []
+    lines = _code_lines(text) if any(c in text for c in "=;{}") else []
     out: list[Span] = []
+    covered = bytearray(len(text))  # the characters a name already found covers
+    for _, s, e in taken:
+        covered[s:e] = b"\x01" * (e - s)
     words = list(_LOWER.finditer(text))
     for i, m in enumerate(words):
         a, b = m.span()
         if not m.group().islower():
             continue
-        if any(s < b and a < e for _, s, e in taken) or any(s <= a < e for s, e in code):
+        if 1 in covered[a:b] or any(s <= a < e for s, e in code):
             continue
-        if cues._glued(text, a, b):
+        if cues.glued(text, a, b) or _within(lines, a):
             continue
         pair = words[i + 1] if i + 1 < len(words) and text[b : words[i + 1].start()] == " " else None
         if pair is not None and _place(kinds, text, a, pair.end()):
@@ -56,6 +69,24 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
             out.append(("LOCATION", a, b))
         elif _person(kinds, text, a, b):
             out.append(("PERSON", a, b))
+    return out
+
+
+def _within(spans: list[tuple[int, int]], a: int) -> bool:
+    """Whether `a` is inside one of `spans` (sorted, apart)."""
+    i = bisect.bisect_right(spans, (a, sys.maxsize)) - 1  # the last span starting at or before `a`
+    return i >= 0 and a < spans[i][1]
+
+
+def _code_lines(text: str) -> list[tuple[int, int]]:
+    """The lines of code in `text` (`var ean = "...";`, `if (x) {`), by their spans: chat's lines have none of
+    `=`, `;` and braces."""
+    out = []
+    start = 0
+    for line in text.split("\n"):
+        if _CODE.search(line):
+            out.append((start, start + len(line)))
+        start += len(line) + 1
     return out
 
 
@@ -72,7 +103,7 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
         return True
     if _STANDUP_AFTER.match(text, b) and _LIST_START.search(text, max(0, a - 3), a):
         return True
-    if _ABSENT_AFTER.match(text, b):
+    if _ABSENT_AFTER.match(text, b) or _DOES_AFTER.match(text, b):
         return True
     other = cues.pair(text, a, b, lower=True)  # `kenji & mei`
     return other is not None and kinds.given(other) == 2 and not kinds.product(other) and other not in kinds.lex.words

@@ -28,7 +28,8 @@ _WORD = r"[^\W\d_][^\W\d_'’.\-]*(?:['’\-][^\W\d_]+)*\.?"
 _VALUE = rf"(?P<value>{_WORD}(?:,?[ \t]{_WORD}){{0,3}})"
 _KEY = (
     r"(?:[\w\-]*_)?(?:name|full_?name|display_?name|holder|account_?holder|card_?holder|beneficiary(?:_name)?|"
-    r"payee|employee|applicant|patient|customer_name|assignees?|reviewers?|nm)"
+    r"payee|payer|creditor|debtor|cdtr|dbtr|remitter|recipient|passenger|guest|travell?er|policy_?holder|insured|"
+    r"employee|applicant|patient|customer_name|assignees?|reviewers?|nm)"
 )
 _FIELD = re.compile(
     rf"(?<![\w\-])(?i:{_KEY})(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\[?\s*\"|>){_VALUE}(?=[\"'<\]|,;&\s]|\Z)"

@@ -32,12 +32,12 @@ def script_places(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
     if text.isascii() or not lex.scripts:
         return []
     out: list[Span] = []
-    for a, b, script in _words(text):
-        if script == "latin" or any(s < b and a < e for _, s, e in taken):
+    for a, b, script in words_by_script(text):
+        if script == "latin":
             continue
         found = _wide(lex, text, a, b) if script in ("han", "hangul") else _spaced(lex, text, a, b, script)
         for s, e in found:
-            if not _where_systems_run(text, s, e):
+            if not any(x < e and s < y for _, x, y in taken) and not _where_systems_run(text, s, e):
                 out.append(("LOCATION", s, e))
     return out
 
@@ -82,7 +82,7 @@ def _where_systems_run(text: str, a: int, b: int) -> bool:
     return REGION_ID.search(line) is not None or _REGION_WORDS.search(line) is not None
 
 
-def _words(text: str) -> list[tuple[int, int, str]]:
+def words_by_script(text: str) -> list[tuple[int, int, str]]:
     """Runs of letters and their marks, each with its script: latin, cased (Cyrillic, Greek), han (Han and
     kana), hangul, or other (Arabic, Hebrew, Devanagari, Thai, ...)."""
     out: list[tuple[int, int, str]] = []

@@ -14,6 +14,7 @@ removes, so it costs recall and never adds a name.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import re
@@ -37,7 +38,6 @@ _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 _CODE_CHARS = frozenset("_{}=<>/\\|`$#@;[]()")
 _PRONOUN = re.compile(r"\b(?:he|she|his|her|him|hers|herself|himself)\b", re.IGNORECASE)
 _CONTEXT = 3  # words either side
-_INITIAL = re.compile(r"\S")
 
 
 class VetterError(TaskgateError):
@@ -75,20 +75,65 @@ class Vetter:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def vet(self, kinds: Kinds, text: str, spans: list[Span]) -> list[Span]:
-        """The spans that pass: every span of another type, a name a record's field holds (`last="Quintanilla"`;
-        not a fixture's persona: `name="Alice"`), and names scoring at least the threshold."""
-        found = sum(1 for e, _, _ in spans if e in NAMED)
-        return [span for span in spans if span[0] not in NAMED or self._passes(kinds, text, span, found)]
+        """The spans that pass: every span of another type, a name a person's field holds (`last="Quintanilla"`;
+        not a fixture's persona, nor a `name:` field's), and names scoring at least the threshold."""
+        around = Around(kinds, text, sum(1 for e, _, _ in spans if e in NAMED))
+        return [span for span in spans if span[0] not in NAMED or self._passes(kinds, around, span)]
 
-    def _passes(self, kinds: Kinds, text: str, span: Span, found: int) -> bool:
+    def _passes(self, kinds: Kinds, around: Around, span: Span) -> bool:
+        text = around.text
         _, a, b = span
-        if cues.field_before(text, a) and " ".join(fold(w) for w in text[a:b].split()) not in PERSONAS:
+        # a field only a person has (`last="Quintanilla"`, `holder=`); `name:` names robots, pets and servers too
+        personal = cues.field_before(text, a) and cues.word_before(text, a) != "name"
+        if personal and " ".join(fold(w) for w in text[a:b].split()) not in PERSONAS:
             return True
-        return self.score(features(kinds, text, *span, found)) >= self.threshold
+        return self.score(features(kinds, around, *span)) >= self.threshold
 
 
-def features(kinds: Kinds, text: str, entity: str, a: int, b: int, found: int) -> dict[str, float]:
-    """What the vetter reads of text[a:b], found as `entity` among `found` names in the text."""
+class Around:
+    """What the vetter reads of a whole text, once for all its names: a long prompt with many names costs one
+    pass, not one per name."""
+
+    def __init__(self, kinds: Kinds, text: str, found: int):
+        self.text = text
+        n = max(len(text), 1)
+        words = _WORD.findall(text)
+        products = sum(1 for w in words if w[:1].isupper() and kinds.product(fold(w)))
+        tech = sum(1 for w in words if w.lower() in said.TECH_WORDS)
+        self.features: dict[str, float] = {
+            f"code={min(int(sum(c in _CODE_CHARS for c in text) / n * 50), 4)}": 1.0,
+            f"digits={min(int(sum(c.isdigit() for c in text) / n * 20), 3)}": 1.0,
+            f"found={min(found, 4)}": 1.0,
+            f"tech_words={min(tech, 4)}": 1.0,
+            f"products={min(products, 3)}": 1.0,
+        }
+        for name, present in (("pronoun_in_text", _PRONOUN.search(text)), ("lines", "\n" in text),
+                              ("address_in_text", "@" in text)):  # fmt: skip
+            if present:
+                self.features[name] = 1.0
+        self.first = len(text) - len(text.lstrip())  # where the text's first word starts
+        self.newlines = [i for i, c in enumerate(text) if c == "\n"] if "\n" in text else []
+        self._identifiers: frozenset[str] | None = None
+        self._counts: dict[str, int] = {}
+
+    def identifiers(self) -> frozenset[str]:
+        if self._identifiers is None:
+            self._identifiers = said.identifiers(self.text)
+        return self._identifiers
+
+    def count(self, surface: str) -> int:
+        if surface not in self._counts:
+            self._counts[surface] = self.text.count(surface)
+        return self._counts[surface]
+
+    def line_start(self, a: int) -> int:
+        i = bisect.bisect_left(self.newlines, a) - 1
+        return self.newlines[i] + 1 if i >= 0 else 0
+
+
+def features(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> dict[str, float]:
+    """What the vetter reads of text[a:b], found as `entity`, in the text `around` describes."""
+    text = around.text
     surface = text[a:b]
     words = surface.split()
     key = " ".join(fold(w) for w in words)
@@ -148,31 +193,16 @@ def features(kinds: Kinds, text: str, entity: str, a: int, b: int, found: int) -
         f["field_before"] = 1.0
     if cues.place_before(text, a):
         f["place_before"] = 1.0
-    if head and head in said.identifiers(text):
+    if head and head in around.identifiers():
         f["as_identifier"] = 1.0
     # the text around
-    code = sum(c in _CODE_CHARS for c in text) / max(len(text), 1)
-    f[f"code={min(int(code * 50), 4)}"] = 1.0
-    digits = sum(c.isdigit() for c in text) / max(len(text), 1)
-    f[f"digits={min(int(digits * 20), 3)}"] = 1.0
-    f[f"found={min(found, 4)}"] = 1.0
-    if _PRONOUN.search(text):
-        f["pronoun_in_text"] = 1.0
-    if "\n" in text:
-        f["lines"] = 1.0
-    tech = sum(1 for w in _WORD.findall(text.lower()) if w in said.TECH_WORDS)
-    f[f"tech_words={min(tech, 4)}"] = 1.0
-    if "@" in text:
-        f["address_in_text"] = 1.0
-    if _INITIAL.search(text, 0, a) is None and text[:a].strip() == "":
+    f.update(around.features)
+    if a <= around.first:
         f["opens_text"] = 1.0
-    line_start = text.rfind("\n", 0, a) + 1
-    if not text[line_start:a].strip():
+    if not text[around.line_start(a) : a].strip():
         f["opens_line"] = 1.0
-    if text.count(surface) > 1:
+    if around.count(surface) > 1:
         f["repeated"] = 1.0
-    products = sum(1 for w in _WORD.findall(text) if w[:1].isupper() and kinds.product(fold(w)))
-    f[f"products={min(products, 3)}"] = 1.0
     return f
 
 

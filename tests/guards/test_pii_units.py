@@ -98,7 +98,7 @@ async def test_a_small_request_does_not_wait_behind_a_large_analysis(
     _upstream, url = scripted
     budget = {"timeout_s": 1.0, "timeout_per_kchar_s": 0}  # a fixed 1 s, whatever the size
     client = await proxy(pii_config(url, {"backend": "ner", **budget, "threads": 1, "cache_entries": 0}))
-    large = "The committee reviewed the proposal from the Oslo office in detail. " * 1400  # ~5 s of NER
+    large = "The committee reviewed the proposal from the Oslo office in detail. " * 5600  # ~3 s of analysis
     big = asyncio.ensure_future(client.post("/v1/chat/completions", json=ask(large)))
     await asyncio.sleep(0.2)
     small = await client.post(

@@ -33,8 +33,17 @@ FOUND = [
      [("PERSON", "hamid"), ("PERSON", "sana"), ("PERSON", "pedro")]),
     ("i'm in lisbon till friday so replies will be slow", [("LOCATION", "lisbon")]),
     # scripts without capitals, and case endings
-    ("田中美咲さんは京都で生まれ、今はロンドンに住んでいます。", [("LOCATION", "京都"), ("LOCATION", "ロンドン")]),
-    ("박지민 씨는 부산에서 카페를 운영한다.", [("LOCATION", "부산")]),
+    ("田中美咲さんは京都で生まれ、今はロンドンに住んでいます。",
+     [("PERSON", "田中美咲"), ("LOCATION", "京都"), ("LOCATION", "ロンドン")]),
+    ("박지민 씨는 부산에서 카페를 운영한다.", [("PERSON", "박지민"), ("LOCATION", "부산")]),
+    ("שרה לוי נולדה בירושלים", [("PERSON", "שרה לוי")]),
+    ("Δημήτρης είναι στην Αθήνα αυτή την εβδομάδα", [("PERSON", "Δημήτρης"), ("LOCATION", "Αθήνα")]),
+    ("佐藤さん、明日の件よろしくお願いします", [("PERSON", "佐藤")]),
+    # lower case: what people do, said after the name
+    ("joão has the pager till 3, aditi fixed jarvis", [("PERSON", "joão"), ("PERSON", "aditi")]),
+    ("rohan is WFH from pune this week", [("PERSON", "rohan"), ("LOCATION", "pune")]),
+    # payment files
+    ('SEPA row 17: creditor="MAARTEN DE VRIES" amount=231.00', [("PERSON", "MAARTEN DE VRIES")]),
     ("Дмитрий вырос в Новосибирске, а сейчас живёт в Алматы.",
      [("PERSON", "Дмитрий"), ("LOCATION", "Новосибирске"), ("LOCATION", "Алматы")]),
     ("राहुल आज जयपुर से काम कर रहे हैं", [("LOCATION", "जयपुर")]),
@@ -54,6 +63,9 @@ def test_names_in_lower_case_other_scripts_and_records_are_found(text: str, name
 
 NOT_NAMES = [
     "run `git log --author=marco` and grep for priya_test in the fixtures",
+    'var ean = "4006381333931"; // marco said so',  # a line of code
+    "周末去张量的仓库看看",  # Chinese names are not read: `周末` (weekend) and `张量` (tensor) would be
+    '  - id: amr-015\n    name: "Rosie"\n    map: warehouse-venlo-v7',  # a robot's name in a config
     "the maria db replica in lisbon-1 is lagging",
     "deploy to paris and lisbon regions tonight",
     "東京リージョンのサーバーが落ちた",  # a cloud region written as its city

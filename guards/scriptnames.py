@@ -1,0 +1,130 @@
+"""People written in scripts other than Latin: `أحمد وصل إلى دبي`, `שרה לוי נולדה`, `Δημήτρης είναι`, `김민준 님`,
+`佐藤さん`, `山本 美咲さん`.
+
+The lexicon people.txt holds given names and surnames in other scripts
+(names-dataset: a country's first 3,000). What counts:
+
+- in a script written with spaces (Arabic, Hebrew, Greek, Cyrillic, ...), a
+  word of three letters or more that is a given name among a country's first
+  1,000 (in Greek and Cyrillic: capitalised, with a case ending of up to two
+  letters: `Игорю`), with the next word when it is a surname (`שרה לוי`,
+  `محمد العلي`);
+- in Hangul, a word that starts with one of the common one-syllable surnames
+  and a given name of two syllables (`김민준`, `박지훈에게`), or a given name
+  before `님` or `씨` (`지훈님`);
+- in Japanese, a surname before an honorific (`佐藤さん`, `小林様`), or a
+  surname and a given name together before one or on their own after a space
+  (`田中美咲さん`, `山本 美咲`).
+
+Chinese names (a one-character surname and one or two characters, in text
+without spaces) are not read: without a segmenter, `周末` (weekend) and
+`张量` (tensor) would be names.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .lexicons import Lexicons
+from .scriptplaces import words_by_script
+
+Span = tuple[str, int, int]
+GIVEN_RANK = 1_000  # a word alone: a given name this common
+NAME_RANK = 3_000  # after a surname, or as the surname after a given name
+# the twenty most common Korean surnames (Statistics Korea, 2015 census), one syllable each
+KOREAN_SURNAMES = frozenset("김이박최정강조윤장임한오서신권황안송류홍")
+_KOREAN_TITLES = ("님", "씨")
+_JAPANESE_TITLES = re.compile(r"さん|様|さま|氏|先生|くん|君|ちゃん|殿")
+
+
+def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
+    """The people in `text` named in scripts other than Latin, apart from what `taken` overlaps."""
+    if text.isascii() or not lex.people:
+        return []
+    out: list[Span] = []
+    words = words_by_script(text)
+    for i, (a, b, script) in enumerate(words):
+        if script == "latin":
+            continue
+        if script == "han":
+            found = [(s, e) for _, s, e in _japanese(lex, text, a, b)]
+        else:
+            span = _korean(lex, text, a, b) if script == "hangul" else _spaced(lex, text, words, i)
+            found = [] if span is None else [span]
+        out.extend(("PERSON", s, e) for s, e in found if not any(x < e and s < y for _, x, y in taken + out))
+    return out
+
+
+def _rank(lex: Lexicons, word: str, surname: bool = False) -> int:
+    ranks = lex.people.get(word)
+    return (ranks[1] if surname else ranks[0]) if ranks else 0
+
+
+def _spaced(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int, int] | None:
+    a, b, script = words[i]
+    word = text[a:b]
+    if len(word) < 3 or (script == "cased" and not word[0].isupper()):
+        return None
+    if not 0 < _given(lex, word, script) <= GIVEN_RANK:
+        return None
+    if i + 1 < len(words):
+        c, d, other = words[i + 1]
+        nxt = text[c:d]
+        if other == script and text[b:c] == " " and 0 < _rank(lex, _base(lex, nxt, script, True), True) <= NAME_RANK:
+            return a, d
+    return a, b
+
+
+def _given(lex: Lexicons, word: str, script: str) -> int:
+    return _rank(lex, _base(lex, word, script, False))
+
+
+def _base(lex: Lexicons, word: str, script: str, surname: bool) -> str:
+    """The word as the lexicon holds it: in Cyrillic and Greek, less a case ending (`Игорю` -> `Игорь`)."""
+    if word in lex.people or script != "cased":
+        return word
+    for cut in (1, 2):
+        stem = word[:-cut]
+        for form in (stem, *(stem + v for v in "ьйаяоеиыΑαοςη")):
+            if len(stem) >= 3 and _rank(lex, form, surname):
+                return form
+    return word
+
+
+def _korean(lex: Lexicons, text: str, a: int, b: int) -> tuple[int, int] | None:
+    word = text[a:b]
+    if len(word) >= 3 and word[0] in KOREAN_SURNAMES and 0 < _rank(lex, word[1:3]) <= NAME_RANK:
+        return a, a + 3  # `김민준`, `박지훈에게`: the particle after it is not the name's
+    if word[2:3] in _KOREAN_TITLES and 0 < _rank(lex, word[:2]) <= NAME_RANK:
+        return a, a + 2  # `지훈님`
+    return None
+
+
+def _japanese(lex: Lexicons, text: str, a: int, b: int) -> list[Span]:
+    """A surname before an honorific, or a surname and a given name; each surname of two or three characters."""
+    out: list[Span] = []
+    i = a
+    while i < b - 1:
+        found = None
+        for size in (3, 2):
+            surname = text[i : i + size]
+            if i + size > b or not 0 < _rank(lex, surname, True) <= GIVEN_RANK:
+                continue
+            end = i + size
+            given = next((k for k in (3, 2) if 0 < _rank(lex, text[end : end + k]) <= NAME_RANK), 0)
+            if given and _JAPANESE_TITLES.match(text, end + given):
+                found = (i, end + given)
+            elif _JAPANESE_TITLES.match(text, end):
+                found = (i, end)
+            elif end == b and text[end : end + 1] == " ":  # `山本 美咲`: the given name after a space
+                after = next((k for k in (3, 2) if 0 < _rank(lex, text[end + 1 : end + 1 + k]) <= NAME_RANK), 0)
+                if after:
+                    found = (i, end + 1 + after)
+            if found:
+                break
+        if found:
+            out.append(("PERSON", *found))
+            i = found[1]
+        else:
+            i += 1
+    return out
