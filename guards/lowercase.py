@@ -29,6 +29,7 @@ Span = tuple[str, int, int]
 _LOWER = re.compile(r"(?<![\w\-'’])[^\W\d_]+(?![\w\-])")
 _BACKTICKS = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 _CODE = re.compile(r"[=;{}]")
+_CONTRACTED = re.compile(r"['’](?:d|ll|ve|re|m)\b", re.IGNORECASE)
 # a stand-up line names a person at its start, or after a comma: `hamid on ledger bug, sana on ios crash`
 _STANDUP_AFTER = re.compile(r"\s+(?:on|out|off|back|oof|ooo|wfh|pto|away|sick)\b")
 _ABSENT_AFTER = re.compile(r"\s+(?:is\s+|['’]s\s+)?(?:ooo|oof|wfh|afk|pto|out\s+sick|off\s+sick)\b", re.IGNORECASE)
@@ -59,8 +60,8 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
             continue
         if 1 in covered[a:b] or any(s <= a < e for s, e in code):
             continue
-        if cues.glued(text, a, b) or _within(lines, a):
-            continue
+        if cues.glued(text, a, b) or _within(lines, a) or _CONTRACTED.match(text, b):
+            continue  # `cc'd`, `we'll`: a verb's contraction, no one's name
         pair = words[i + 1] if i + 1 < len(words) and text[b : words[i + 1].start()] == " " else None
         if pair is not None and _place(kinds, text, a, pair.end()):
             out.append(("LOCATION", a, pair.end()))
@@ -115,7 +116,7 @@ def _place(kinds: Kinds, text: str, a: int, b: int) -> bool:
     place = lex.places.get(key)
     if place is None or (place.kind == "city" and place.population < BIG_PLACE):
         return False
-    if any(w in lex.words for w in key.split()) or kinds.given(key) or kinds.product(key):
+    if any(w in lex.words for w in key.split()) or kinds.given(key) == 2 or kinds.product(key):
         return False
     if not cues.place_before(text, a) or cues.word_before(text, a) == "on":
         return False

@@ -30,7 +30,7 @@ from .kinds import COMMON_SURNAME, INITIAL_WORD
 from .lexicons import Lexicons, fold, lexicons
 from .lowercase import lower_names
 from .placenames import Placenames
-from .records import record_names
+from .records import record_names, record_places
 from .scriptnames import script_names
 from .scriptplaces import script_places
 from .vetting import Vetter
@@ -100,6 +100,7 @@ class Names(Placenames):
             out = [span for span in out if span[0] != "LOCATION" or self._peoples(text, span[1], span[2])]
         out.extend(lower_names(self, text, out))
         out.extend(record_names(self, text, out, self.program))
+        out.extend(record_places(self, text, out))
         out.extend(script_names(self.lex, text, out))
         out.extend(script_places(self.lex, text, out))
         if self.vetter is not None and out:

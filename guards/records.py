@@ -1,4 +1,5 @@
-"""Names in records, in any case or script: a name field's value, a mailbox's display name, an HL7 patient.
+"""Names in records, in any case or script: a name field's value, a mailbox's display name, an HL7 patient; and
+a location field's place.
 
 guards/names.py reads runs of capitalised words, so it does not see a bank
 file's `holder="EMMA LAURENT"`, a payroll line's `employee=NAKAMURA YUKI`, a
@@ -22,6 +23,7 @@ from . import mailboxes
 from .kinds import Kinds
 from .lexicons import fold
 from .lexicons import words as _words
+from .scriptplaces import where_systems_run
 
 Span = tuple[str, int, int]
 _WORD = r"[^\W\d_][^\W\d_'’.\-]*(?:['’\-][^\W\d_]+)*\.?"
@@ -33,6 +35,10 @@ _KEY = (
 )
 _FIELD = re.compile(
     rf"(?<![\w\-])(?i:{_KEY})(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\[?\s*\"|>){_VALUE}(?=[\"'<\]|,;&\s]|\Z)"
+)
+_PLACE_KEY = r"(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in)"
+_PLACE_FIELD = re.compile(
+    rf"(?<![\w\-])(?i:{_PLACE_KEY})(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|\s+){_VALUE}(?=[\"'<\]|,;&\s.]|\Z)"
 )
 _DISPLAY = re.compile(rf"(?:(?<=[:=,\"(])|(?<=[:=,]\s)|^){_VALUE}\"?\s*<(?P<address>[\w.+\-]+@[\w.\-]+)>", re.M)
 _HL7_PID = re.compile(r"(?m)^PID\|(?:[^|\n]*\|){4}(?P<family>[^|\n^]+)\^(?P<given>[^|\n^]+)")
@@ -64,6 +70,23 @@ def record_names(kinds: Kinds, text: str, taken: list[Span], program: Callable[[
         a, b = _trimmed(text, a, b)
         if b > a and not any(s < b and a < e for _, s, e in taken + out) and _named(kinds, text[a:b]):
             out.append(("PERSON", a, b))
+    return out
+
+
+def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
+    """The places in `text`'s location fields (`location: Durban`, `"city": "Sevilla"`, `incident location
+    Swansea`): a place or a town the lexicons know, apart from what `taken` overlaps."""
+    if not any(k in text.lower() for k in ("location", "city", "town", "birth", "residence", "based")):
+        return []
+    out: list[Span] = []
+    for m in _PLACE_FIELD.finditer(text):
+        if text[m.start() - 1 : m.start()] in ("?", "&") or where_systems_run(text, m.start(), m.end()):
+            continue  # a URL's query (`?city=Barcelona`), a region's line (`location: "Virginia"  # eastus`)
+        a, b = _trimmed(text, *m.span("value"))
+        key = " ".join(fold(w) for w in text[a:b].replace(",", " ").split())
+        known = key in kinds.lex.places or key in kinds.lex.towns
+        if b > a and known and not any(s < b and a < e for _, s, e in taken + out):
+            out.append(("LOCATION", a, b))
     return out
 
 

@@ -37,7 +37,7 @@ def script_places(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
             continue
         found = _wide(lex, text, a, b) if script in ("han", "hangul") else _spaced(lex, text, a, b, script)
         for s, e in found:
-            if not any(x < e and s < y for _, x, y in taken) and not _where_systems_run(text, s, e):
+            if not any(x < e and s < y for _, x, y in taken) and not where_systems_run(text, s, e):
                 out.append(("LOCATION", s, e))
     return out
 
@@ -76,7 +76,7 @@ def _known(lex: Lexicons, name: str) -> bool:
     return population >= WIDE_SHORT or (population > 0 and len(name) > 2)
 
 
-def _where_systems_run(text: str, a: int, b: int) -> bool:
+def where_systems_run(text: str, a: int, b: int) -> bool:
     start, end = text.rfind("\n", 0, a) + 1, text.find("\n", b)
     line = text[start : end if end >= 0 else len(text)]
     return REGION_ID.search(line) is not None or _REGION_WORDS.search(line) is not None

@@ -12,8 +12,12 @@ sends `4111 1111 1111 1111` sees it acted on:
   (`DE89 3704 0044 0532 0130 00`, `GB82 WEST 1234 5698 7654 32`);
 - SSNs the Social Security Administration voided after they were printed
   (`078-05-1120`, `219-09-9999`) and the advertising example `123-45-6789`;
+- addresses at the domains reserved for documentation and tests (RFC 2606
+  and 6761: `example.com`, `.org`, `.net`, and `.example`, `.test`,
+  `.invalid`, `.localhost`): no one's mailbox is there;
 - phone numbers reserved for fiction: in North America `555-0100` to
-  `555-0199` in every area code (NANPA), in the United Kingdom Ofcom's drama
+  `555-0199` in every area code (NANPA), and Twilio's test numbers
+  (`+1 500 555 0006`), in the United Kingdom Ofcom's drama
   ranges (`020 7946 0000` to `0999`, `0161 496 0xxx`, `07700 900xxx`, ...),
   in Australia ACMA's (`02 5550 xxxx`, `0491 570 156`, ...).
 
@@ -130,6 +134,10 @@ _AU_MOBILE = frozenset(
 )
 _NOT_DIGIT = re.compile(r"\D")
 _SPACE = re.compile(r"[\s\-]")
+# the domains reserved for documentation and testing (RFC 2606, RFC 6761): no one's mailbox is there
+_EXAMPLE_DOMAIN = re.compile(
+    r"@(?:[\w\-]+\.)*(?:example\.(?:com|net|org)|example|test|invalid|localhost)$", re.IGNORECASE
+)
 _SSN_SHAPE = re.compile(r"\d{3}[- ]\d\d[- ]\d{4}")
 
 
@@ -141,6 +149,8 @@ def published(entity: str, value: str) -> bool:
         return _SPACE.sub("", value).upper() in EXAMPLE_IBANS
     if entity == "US_SSN":
         return _NOT_DIGIT.sub("", value) in VOIDED_SSNS
+    if entity == "EMAIL_ADDRESS":
+        return _EXAMPLE_DOMAIN.search(value) is not None
     if entity == "PHONE_NUMBER":  # a voided SSN is found as a phone number too: `078-05-1120`
         return _fictional(value) or (
             _SSN_SHAPE.fullmatch(value) is not None and _NOT_DIGIT.sub("", value) in VOIDED_SSNS
@@ -170,6 +180,7 @@ def _fictional(value: str) -> bool:
 
 
 def _nanp_fiction(digits: str) -> bool:
-    """`555-0100` to `555-0199` after any area code (`(212) 555-0147`, `+1 800 555 0199`)."""
+    """`555-0100` to `555-0199` after any area code (`(212) 555-0147`, `+1 800 555 0199`), and Twilio's test
+    numbers (`+1 500 555 0006`)."""
     national = digits[-10:] if len(digits) >= 10 else ""
-    return len(national) == 10 and national[3:6] == "555" and national[6:8] == "01"
+    return len(national) == 10 and national[3:6] == "555" and (national[6:8] == "01" or national[:7] == "5005550")

@@ -46,15 +46,15 @@ class VetterError(TaskgateError):
 
 @dataclass(frozen=True, slots=True)
 class Vetter:
-    """A logistic regression's weights over features(); a span scoring under `threshold` is dropped."""
+    """A logistic regression's weights over features(); a span scoring under its type's threshold is dropped."""
 
     weights: Mapping[str, float]
     bias: float
-    threshold: float
+    thresholds: Mapping[str, float]  # per entity type
 
     @classmethod
     def load(cls, path: Path = WEIGHTS, threshold: float | None = None) -> Vetter:
-        """The weights fitted by bench/pii_vetter.py; `threshold` replaces the one fitted with them."""
+        """The weights fitted by bench/pii_vetter.py; `threshold` replaces the ones fitted with them (per type)."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             if data["features_version"] != FEATURES_VERSION:
@@ -63,11 +63,13 @@ class Vetter:
                     f"{FEATURES_VERSION}; refit with `python bench/pii_vetter.py`"
                 )
             weights = {str(k): float(v) for k, v in data["weights"].items()}
-            fitted = float(data["threshold"])
+            fitted = {str(e): float(t) for e, t in data["threshold"].items()}
+            if set(fitted) != set(NAMED):
+                raise VetterError(f"{path}: a threshold for each of {', '.join(NAMED)}, not {sorted(fitted)}")
             bias = float(data["bias"])
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise VetterError(f"{path}: cannot read the vetter's weights: {exc!r}") from None
-        return cls(weights, bias, fitted if threshold is None else threshold)
+        return cls(weights, bias, fitted if threshold is None else dict.fromkeys(NAMED, threshold))
 
     def score(self, feats: Mapping[str, float]) -> float:
         """The probability that the span is what it was found as."""
@@ -87,7 +89,7 @@ class Vetter:
         personal = cues.field_before(text, a) and cues.word_before(text, a) != "name"
         if personal and " ".join(fold(w) for w in text[a:b].split()) not in PERSONAS:
             return True
-        return self.score(features(kinds, around, *span)) >= self.threshold
+        return self.score(features(kinds, around, *span)) >= self.thresholds[span[0]]
 
 
 class Around:

@@ -42,6 +42,9 @@ FOUND = [
     # lower case: what people do, said after the name
     ("joão has the pager till 3, aditi fixed jarvis", [("PERSON", "joão"), ("PERSON", "aditi")]),
     ("rohan is WFH from pune this week", [("PERSON", "rohan"), ("LOCATION", "pune")]),
+    # a record's location field
+    ("- name: Thandeka Mokoena\n  role: People Partner\n  location: Durban",
+     [("PERSON", "Thandeka Mokoena"), ("LOCATION", "Durban")]),
     # payment files
     ('SEPA row 17: creditor="MAARTEN DE VRIES" amount=231.00', [("PERSON", "MAARTEN DE VRIES")]),
     ("Дмитрий вырос в Новосибирске, а сейчас живёт в Алматы.",
@@ -72,6 +75,8 @@ NOT_NAMES = [
     'name: "ledger-pg"',
     'User(name="Test Holder", email="qa@example.com")',
     "From: Renovate Bot <renovate-bot@fintrail.co>",  # a program's mailbox: its display name is no one's
+    'GET /rooms/availability?city=Barcelona&checkin=2024-04-12 HTTP/1.1" 200',  # a query, not where anyone is
+    "she wrote from the lab and cc'd the research office",
 ]
 
 
@@ -109,6 +114,10 @@ def test_every_listed_test_value_passes_its_checksum() -> None:
         ("PHONE_NUMBER", "+44 20 7123 4567", False),
         ("PHONE_NUMBER", "+61 491 570 156", True),
         ("PHONE_NUMBER", "078-05-1120", True),
+        ("PHONE_NUMBER", "+15005550006", True),  # Twilio's test number
+        ("EMAIL_ADDRESS", "jane.doe@example.com", True),
+        ("EMAIL_ADDRESS", "qa@staging.test", True),
+        ("EMAIL_ADDRESS", "jane.doe@acme.io", False),
     ],
 )
 def test_published_test_values_are_told_from_real_ones(entity: str, value: str, test: bool) -> None:

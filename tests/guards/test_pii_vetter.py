@@ -111,6 +111,10 @@ def test_the_shipped_weights_are_fitted_to_these_features_and_this_data(monkeypa
         ('{"features_version": 0, "threshold": 0.8, "bias": 0, "weights": {}}', "features version 0"),
         ("{not json", "cannot read"),
         (f'{{"features_version": {FEATURES_VERSION}, "bias": 0, "weights": {{}}}}', "threshold"),
+        (
+            f'{{"features_version": {FEATURES_VERSION}, "threshold": {{"PERSON": 0.8}}, "bias": 0, "weights": {{}}}}',
+            "a threshold for each",
+        ),
     ],
 )
 def test_weights_that_do_not_fit_are_refused_with_the_file_and_the_reason(
