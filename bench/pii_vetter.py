@@ -91,6 +91,7 @@ class Candidate:
     end: int
     label: bool
     feats: dict[str, float]
+    protected: bool  # kept whatever it scores (guards/vetting.py protected())
 
 
 def rows(name: str, split: str) -> list[Row]:
@@ -172,7 +173,7 @@ def data_digest() -> str:
 def candidates(group: str, found: dict[int, list[tuple[str, int, int]]], sentences: list[Row]) -> list[Candidate]:
     from taskgate.guards.lexicons import lexicons
     from taskgate.guards.names import Names
-    from taskgate.guards.vetting import Around, features
+    from taskgate.guards.vetting import Around, features, protected
 
     kinds = Names(lexicons())
     out = []
@@ -181,7 +182,8 @@ def candidates(group: str, found: dict[int, list[tuple[str, int, int]]], sentenc
         around = Around(kinds, row.text, len(spans))
         for entity, a, b in spans:
             label = any(e == entity and s < b and a < t for e, s, t in row.gold)
-            out.append(Candidate(group, i, entity, a, b, label, features(kinds, around, entity, a, b)))
+            feats = features(kinds, around, entity, a, b)
+            out.append(Candidate(group, i, entity, a, b, label, feats, protected(kinds, around, entity, a, b)))
     return out
 
 
@@ -260,7 +262,7 @@ def main() -> int:
         p = model.predict_proba(vectors.transform([c.feats for c in test]))[:, 1]
         before = measure(texts[group], test, [True] * len(test))
         for t in THRESHOLDS:
-            after = measure(texts[group], test, [bool(x >= t) for x in p])
+            after = measure(texts[group], test, [bool(c.protected or x >= t) for c, x in zip(test, p, strict=True)])
             cells = "  ".join(
                 f"{before[e][0]:5.1f}/{before[e][1]:5.1f} -> {after[e][0]:5.1f}/{after[e][1]:5.1f}" for e in NAMED
             )

@@ -115,6 +115,7 @@ _AFTER_SHARED = re.compile(
 )
 _VOCATIVE = re.compile(r",\s*(?:can|could|would|will|please|the|thanks|are|do|did|is)\b", re.IGNORECASE)
 _PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|himself|herself)\b", re.IGNORECASE)
+PRONOUN_REACH = 300  # characters after a name in which its sentence's pronoun is looked for
 
 
 # capitalised at a sentence's start, never a name's first word: `The Marseille PoP`, `If Priya`
@@ -248,8 +249,11 @@ def person(
         return True
     if imperative and _VOCATIVE.match(text, b):
         return True
-    end = _SENTENCE_END.search(text, b)
-    return (pronoun or not strict) and bool(_PRONOUN.search(text, b, end.start() if end else len(text)))
+    if not (pronoun or not strict):
+        return False
+    reach = min(len(text), b + PRONOUN_REACH)  # a sentence with no end (a log line, minified JSON) is read this far
+    end = _SENTENCE_END.search(text, b, reach)
+    return bool(_PRONOUN.search(text, b, end.start() if end else reach))
 
 
 def pair(text: str, a: int, b: int, lower: bool = False) -> str | None:

@@ -8,7 +8,7 @@ large place's, and what is said around it is said of a person (`ping`, `cc`, `th
 `said`, `is out`, `moved to`, another name in `X & Y`, a stand-up line's
 `marco on the ledger bug`); and a place only when it is a large place's name
 (a country, or a city of 100,000 people or more) that is no English word and
-no given name, after a place's cue (`in`, `from`, `moved to`) and not where a
+no common given name, after a place's cue (`in`, `from`, `moved to`) and not where a
 system runs (guards/deployments.py). Words in code, on a line of code
 (`=`, `;`, braces) or glued to an identifier (`priya_test`, `@marco`,
 `/home/priya`) are never read.
@@ -58,7 +58,7 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         a, b = m.span()
         if not m.group().islower():
             continue
-        if 1 in covered[a:b] or any(s <= a < e for s, e in code):
+        if 1 in covered[a:b] or _within(code, a):
             continue
         if cues.glued(text, a, b) or _within(lines, a) or _CONTRACTED.match(text, b):
             continue  # `cc'd`, `we'll`: a verb's contraction, no one's name

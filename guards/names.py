@@ -99,7 +99,9 @@ class Names(Placenames):
             # a place people are in (a journey, an office, a lake) is not where a system runs
             out = [span for span in out if span[0] != "LOCATION" or self._peoples(text, span[1], span[2])]
         out.extend(lower_names(self, text, out))
-        out.extend(record_names(self, text, out, self.program))
+        records = record_names(self, text, out, self.program)
+        if records:  # `Hunter Mills <...>`: the record's whole name, not the part the rules found
+            out = [x for x in out if not any(r[1] <= x[1] and x[2] <= r[2] for r in records)] + records
         out.extend(record_places(self, text, out))
         out.extend(script_names(self.lex, text, out))
         out.extend(script_places(self.lex, text, out))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from . import mailboxes
+from . import cues, mailboxes
 from .kinds import Kinds
 from .lexicons import fold
 from .lexicons import words as _words
@@ -36,6 +36,7 @@ _KEY = (
 _FIELD = re.compile(
     rf"(?<![\w\-])(?i:{_KEY})(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\[?\s*\"|>){_VALUE}(?=[\"'<\]|,;&\s]|\Z)"
 )
+_TITLE = re.compile(r"([^\W\d_]+)\.?\s+")
 _PLACE_KEY = r"(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in)"
 _PLACE_FIELD = re.compile(
     rf"(?<![\w\-])(?i:{_PLACE_KEY})(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|\s+){_VALUE}(?=[\"'<\]|,;&\s.]|\Z)"
@@ -68,7 +69,10 @@ def record_names(kinds: Kinds, text: str, taken: list[Span], program: Callable[[
             spans += [m.span("family"), m.span("given")]
     for a, b in spans:
         a, b = _trimmed(text, a, b)
-        if b > a and not any(s < b and a < e for _, s, e in taken + out) and _named(kinds, text[a:b]):
+        # a name the rules found part of (`Mills` in `Hunter Mills <...>`) gives way: the findings' overlaps
+        # keep the longer one
+        clash = any(s < b and a < e and (kind != "PERSON" or s < a or e > b) for kind, s, e in taken + out)
+        if b > a and not clash and _named(kinds, text[a:b]):
             out.append(("PERSON", a, b))
     return out
 
@@ -91,8 +95,12 @@ def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
 
 
 def _trimmed(text: str, a: int, b: int) -> tuple[int, int]:
+    """The span less trailing punctuation and a title before the name (`Mr. Abdullah Al-Qahtani`)."""
     while b > a and text[b - 1] in " ,.":
         b -= 1
+    title = _TITLE.match(text, a, b)
+    if title is not None and fold(title.group(1)) in cues.TITLES:
+        a = title.end()
     return a, b
 
 

@@ -9,8 +9,8 @@ case ending of up to two letters (`Новосибирске`, `Харкова` f
 in Han and kana, a city's name may start anywhere (`田中美咲さんは京都で生まれ`),
 and one of two characters only for a city of 500,000 people or more; in
 Hangul, at a word's start, a particle after it (`대전에서`). A line that names
-a cloud region (`ap-northeast-1`, `region`, `リージョン`, `리전`) is where
-systems run: its places are not read.
+a cloud region (`ap-northeast-1`, `region`, `リージョン`, `리전`, within 200
+characters) is where systems run: its places are not read.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .deployments import REGION_ID
+from .deployments import LINE_REACH, REGION_ID
 from .lexicons import Lexicons
 
 Span = tuple[str, int, int]
 WIDE_SHORT = 500_000  # a name of two Han or kana characters: a city this large
-_REGION_WORDS = re.compile(r"region|zone|リージョン|ゾーン|区域|地域|리전|регион|зона|περιοχή", re.IGNORECASE)
+_REGION_WORDS = re.compile(r"\b(?:regions?|zones?|регион|зона)\b|リージョン|ゾーン|리전", re.IGNORECASE)
 _CASED_ENDING = 2  # Cyrillic and Greek: letters a case ending may add
 
 
@@ -77,8 +77,10 @@ def _known(lex: Lexicons, name: str) -> bool:
 
 
 def where_systems_run(text: str, a: int, b: int) -> bool:
-    start, end = text.rfind("\n", 0, a) + 1, text.find("\n", b)
-    line = text[start : end if end >= 0 else len(text)]
+    """A cloud region's id or word on the line of text[a:b], within LINE_REACH characters of it."""
+    start = text.rfind("\n", max(0, a - LINE_REACH), a) + 1 or max(0, a - LINE_REACH)
+    end = text.find("\n", b, b + LINE_REACH)
+    line = text[start : end if end >= 0 else min(len(text), b + LINE_REACH)]
     return REGION_ID.search(line) is not None or _REGION_WORDS.search(line) is not None
 
 

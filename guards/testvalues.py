@@ -96,7 +96,7 @@ _FICTION = {
     44: ("2079460", "1134960", "1144960", "1154960", "1164960", "1174960", "1184960", "1214960", "1314960",
          "1414960", "1514960", "1614960", "1914980", "2896496", "2920180", "1632960", "7700900", "8081570",
          "9098790", "3069990"),
-    61: ("255500", "370100", "755500", "870100"),
+    61: ("25550", "37010", "75550", "87010"),
 }  # fmt: skip
 _AU_MOBILE = frozenset(
     [
@@ -159,23 +159,30 @@ def published(entity: str, value: str) -> bool:
 
 
 def _fictional(value: str) -> bool:
+    """Reserved for fiction in the country the number is written for: with its `+` code, or in a national form
+    (a leading 0: the UK's or Australia's; ten digits, or eleven after a 1: North America's)."""
     digits = _NOT_DIGIT.sub("", value)
-    if "555" in digits and _nanp_fiction(digits):
-        return True
-    for region in ("GB", "AU", "US"):
+    written = value.strip()
+    if written.startswith(("+", "00")):
+        regions: tuple[str | None, ...] = (None,)
+    elif digits.startswith("0"):
+        regions = ("GB", "AU")
+    else:
+        regions = ("US",)
+    for region in regions:
         try:
-            number = phonenumbers.parse(value, region)
+            number = phonenumbers.parse(written.replace("00", "+", 1) if written.startswith("00") else written, region)
         except phonenumbers.NumberParseException:
             continue
         national, country = str(number.national_number), number.country_code or 0
+        if region is not None and not phonenumbers.is_possible_number(number):
+            continue
         if country == 1:
             return _nanp_fiction(national)
         if country == 61 and national in _AU_MOBILE:
             return True
         if national.startswith(_FICTION.get(country, ())):
             return True
-        if country in (44, 61):
-            return False
     return False
 
 

@@ -77,19 +77,36 @@ class Vetter:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def vet(self, kinds: Kinds, text: str, spans: list[Span]) -> list[Span]:
-        """The spans that pass: every span of another type, a name a person's field holds (`last="Quintanilla"`;
-        not a fixture's persona, nor a `name:` field's), and names scoring at least the threshold."""
+        """The spans that pass: every span of another type, every person the text says is one (protected()),
+        and names scoring at least their type's threshold."""
         around = Around(kinds, text, sum(1 for e, _, _ in spans if e in NAMED))
         return [span for span in spans if span[0] not in NAMED or self._passes(kinds, around, span)]
 
     def _passes(self, kinds: Kinds, around: Around, span: Span) -> bool:
-        text = around.text
-        _, a, b = span
-        # a field only a person has (`last="Quintanilla"`, `holder=`); `name:` names robots, pets and servers too
-        personal = cues.field_before(text, a) and cues.word_before(text, a) != "name"
-        if personal and " ".join(fold(w) for w in text[a:b].split()) not in PERSONAS:
+        if protected(kinds, around, *span):
             return True
         return self.score(features(kinds, around, *span)) >= self.thresholds[span[0]]
+
+
+def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool:
+    """A person the text says is one, which the vetter does not second-guess: a field only a person has
+    (`last="Quintanilla"`, `holder=`; `name:` names robots, pets and servers too), what is said to or of a
+    person (`Thanks Austin`, `Call John`, `Mason is on call`, `Dr. Okafor`; not a `her` later in the sentence,
+    which may be anyone's), or a full name, a given name on
+    sight and a surname (`Ruby Chen`, `Grace Kim`); never a fixture's persona (`John Doe`, `Alice`)."""
+    if entity != "PERSON":
+        return False
+    text = around.text
+    words = text[a:b].split()
+    if " ".join(fold(w) for w in words) in PERSONAS:
+        return False
+    field = cues.field_before(text, a)
+    if field and cues.word_before(text, a) != "name":
+        return True
+    cued = cues.person(text, a, b, strict=True) or cues.title_before(text, a) or cues.social_before(text, a)
+    if cued and not field:  # a `name:` field is a cue to the rules, not enough here
+        return True
+    return len(words) >= 2 and kinds.given(fold(words[0])) == 2 and fold(words[-1]) in kinds.lex.surnames
 
 
 class Around:

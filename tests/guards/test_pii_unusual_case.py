@@ -54,6 +54,8 @@ FOUND = [
     ('charge failed card=**** holder="EMMA LAURENT" code=do_not_honor', [("PERSON", "EMMA LAURENT")]),
     ("hr-sync: updated record employee=NAKAMURA YUKI dept=ENG-PLATFORM", [("PERSON", "NAKAMURA YUKI")]),
     ("Reviewed-by: 김민준 <minjun.kim@naver.com>", [("PERSON", "김민준")]),
+    ("Reviewed-by: Hunter Mills <hunter.mills@gmail.com>", [("PERSON", "Hunter Mills")]),
+    ("location: Durban  # timezone SAST", [("LOCATION", "Durban")]),
     ("<Cdtr><Nm>Eero Mäkinen</Nm></Cdtr>", [("PERSON", "Eero Mäkinen")]),
     ("PID|1||MRN448211^^^MERCY||OKONKWO^ADAEZE||19840612|F", [("PERSON", "OKONKWO"), ("PERSON", "ADAEZE")]),
 ]  # fmt: skip
@@ -115,6 +117,10 @@ def test_every_listed_test_value_passes_its_checksum() -> None:
         ("PHONE_NUMBER", "+61 491 570 156", True),
         ("PHONE_NUMBER", "078-05-1120", True),
         ("PHONE_NUMBER", "+15005550006", True),  # Twilio's test number
+        ("PHONE_NUMBER", "+44 20 3555 0123", False),  # 555 01 in a London number is no North American fiction
+        ("PHONE_NUMBER", "+49 30 1555 0123", False),
+        ("PHONE_NUMBER", "(207) 946-0123", False),  # a North American number, not London's drama range
+        ("PHONE_NUMBER", "02 5550 1234", True),  # ACMA's, in Australia's national form
         ("EMAIL_ADDRESS", "jane.doe@example.com", True),
         ("EMAIL_ADDRESS", "qa@staging.test", True),
         ("EMAIL_ADDRESS", "jane.doe@acme.io", False),

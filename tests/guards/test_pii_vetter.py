@@ -56,6 +56,12 @@ PEOPLE = [
     ("Hi Selene, your payslip for June is attached; reply if anything is off.", [("PERSON", "Selene")]),
     ("Thanks Priya, the Cassius rollout looks fine now.", [("PERSON", "Priya")]),
     ("ping Daniel about the Hermes flag before the freeze", [("PERSON", "Daniel")]),
+    # what is said to or of a person, and full names, are not second-guessed
+    ('{"name": "Ruby Chen", "plan": "pro", "region": "us-east-1"}', [("PERSON", "Ruby Chen")]),
+    ("INSERT INTO users (id, name, email) VALUES (42, 'Grace Kim', 'gk@corp.io');", [("PERSON", "Grace Kim")]),
+    ("Call John tomorrow about the lease.", [("PERSON", "John")]),
+    ("Thanks Austin for the fix!", [("PERSON", "Austin")]),
+    ("The Kafka consumer lag alert fired; Mason is on call this week.", [("PERSON", "Mason")]),
 ]  # fmt: skip
 
 
