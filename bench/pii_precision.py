@@ -64,17 +64,17 @@ blind runs of the second to sixth sets and the rules' output on all eight;
 the seventh set was written apart while it did, was not opened until that
 fitting had ended and been committed, and was then run once, under the
 example config and the defaults, and reported as it came out. It had then
-been seen as well, so the seventh round read names in lower case, in other
+been seen as well, so the eighth round read names in lower case, in other
 scripts and in records, and refitted the vetter with the seventh set's blind
 run; the eighth set was written apart while it did, was not opened until
 that round had ended and been committed, and was then run once, under the
 example config and the defaults, and reported as it came out. It had then
-been seen as well, so the eighth round read people in other scripts, more of
+been seen as well, so the ninth round read people in other scripts, more of
 chat's lower case and payment files, and refitted the vetter with the eighth
 set's blind run; the ninth set was written apart while it did, was not
 opened until that round had ended and been committed, and was then run once,
 under the example config and the defaults, and reported as it came out. It
-had then been seen as well, so the ninth round read location fields, gave
+had then been seen as well, so the tenth round read location fields, gave
 LOCATION its own threshold in the vetter and refitted it with the ninth
 set's blind run; `held-aside` (the tenth set) was written apart while it
 did, was not opened until that round had ended and been committed, and was
@@ -140,8 +140,8 @@ FOURTH = HERE / "pii_labelled" / "technical_held4.jsonl"  # held aside in the fo
 FIFTH = HERE / "pii_labelled" / "technical_held5.jsonl"  # held aside in the fifth round; tuning data since
 SIXTH = HERE / "pii_labelled" / "technical_held6.jsonl"  # held aside in the sixth round; tuning data since
 SEVENTH = HERE / "pii_labelled" / "technical_held7.jsonl"  # held aside while the vetter was fitted; tuning since
-EIGHTH = HERE / "pii_labelled" / "technical_held8.jsonl"  # held aside in the seventh round; tuning data since
-NINTH = HERE / "pii_labelled" / "technical_held9.jsonl"  # held aside in the eighth round; tuning data since
+EIGHTH = HERE / "pii_labelled" / "technical_held8.jsonl"  # held aside in the eighth round; tuning data since
+NINTH = HERE / "pii_labelled" / "technical_held9.jsonl"  # held aside in the ninth round; tuning data since
 HELD_ASIDE = HERE / "pii_labelled" / "technical_held10.jsonl"  # the tenth set: measured when it is there
 EXAMPLE = HERE.parent / "examples" / "taskgate.yaml"
 RESULTS = HERE / "results"
