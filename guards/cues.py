@@ -9,7 +9,9 @@ or after a system (`cluster`, `upgrade`, a version number) or before one
 
 from __future__ import annotations
 
+import bisect
 import re
+import sys
 from dataclasses import dataclass
 
 from .lexicons import fold
@@ -18,7 +20,7 @@ from .lexicons import words as _words
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
 _GLUE_BEFORE = frozenset("_./\\@#$%&*+~<>[{|`")
 _GLUE_AFTER = frozenset("_/\\@#$%&*+~<>[{(=|`")
-_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+CODE_SPANS = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)  # fenced and inline code
 _SENTENCE_START = re.compile(r"(?:\A|[.!?:]\s+|\n)[\s\-*#>\"'(\[•]*\Z")
 _WORD_BEFORE = re.compile(r"([\w'’\-]+)[\s:,=\"'({\[\-.!]*\Z")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|\Z)|\n")
@@ -136,7 +138,7 @@ class Token:
 
 def runs(text: str) -> list[list[Token]]:
     """Runs of capitalised words joined by one space (or a name particle), outside code and identifiers."""
-    code = [m.span() for m in _CODE.finditer(text)] if "`" in text else []
+    code = [m.span() for m in CODE_SPANS.finditer(text)] if "`" in text else []
     out: list[list[Token]] = []
     last_end = -1
     for m in _TOKEN.finditer(text):
@@ -145,7 +147,7 @@ def runs(text: str) -> list[list[Token]]:
         if word[-2:] in ("'s", "’s"):  # a possessive is not part of the name
             word, b = word[:-2], b - 2
         leading = word.lower() in LEADING and bool(_SENTENCE_START.search(text, max(0, a - 64), a))
-        if not word or leading or not capitalised(word) or glued(text, a, b) or any(s <= a < e for s, e in code):
+        if not word or leading or not capitalised(word) or glued(text, a, b) or within(code, a):
             if not (word.lower() in PARTICLES and out and last_end == a - 1):
                 last_end = -1
             continue
@@ -156,6 +158,12 @@ def runs(text: str) -> list[list[Token]]:
             out.append([token])
         last_end = b
     return out
+
+
+def within(spans: list[tuple[int, int]], a: int) -> bool:
+    """Whether `a` is inside one of `spans` (sorted, apart): a word in code, in one bisection."""
+    i = bisect.bisect_right(spans, (a, sys.maxsize)) - 1  # the last span starting at or before `a`
+    return i >= 0 and a < spans[i][1]
 
 
 def _joins(gap: str) -> bool:

@@ -16,9 +16,7 @@ system runs (guards/deployments.py). Words in code, on a line of code
 
 from __future__ import annotations
 
-import bisect
 import re
-import sys
 
 from . import cues, deployments
 from . import systems as said
@@ -27,7 +25,6 @@ from .lexicons import fold
 
 Span = tuple[str, int, int]
 _LOWER = re.compile(r"(?<![\w\-'’])[^\W\d_]+(?![\w\-])")
-_BACKTICKS = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 _CODE = re.compile(r"[=;{}]")
 _CONTRACTED = re.compile(r"['’](?:d|ll|ve|re|m)\b", re.IGNORECASE)
 # a stand-up line names a person at its start, or after a comma: `hamid on ledger bug, sana on ios crash`
@@ -47,7 +44,7 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     """The people and places written in lower case in `text`, apart from those `taken` already overlaps."""
     if not any(c.islower() for c in text):
         return []
-    code = [m.span() for m in _BACKTICKS.finditer(text)] if "`" in text else []
+    code = [m.span() for m in cues.CODE_SPANS.finditer(text)] if "`" in text else []
     lines = _code_lines(text) if any(c in text for c in "=;{}") else []
     out: list[Span] = []
     covered = bytearray(len(text))  # the characters a name already found covers
@@ -58,9 +55,9 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         a, b = m.span()
         if not m.group().islower():
             continue
-        if 1 in covered[a:b] or _within(code, a):
+        if 1 in covered[a:b] or cues.within(code, a):
             continue
-        if cues.glued(text, a, b) or _within(lines, a) or _CONTRACTED.match(text, b):
+        if cues.glued(text, a, b) or cues.within(lines, a) or _CONTRACTED.match(text, b):
             continue  # `cc'd`, `we'll`: a verb's contraction, no one's name
         pair = words[i + 1] if i + 1 < len(words) and text[b : words[i + 1].start()] == " " else None
         if pair is not None and _place(kinds, text, a, pair.end()):
@@ -71,12 +68,6 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         elif _person(kinds, text, a, b):
             out.append(("PERSON", a, b))
     return out
-
-
-def _within(spans: list[tuple[int, int]], a: int) -> bool:
-    """Whether `a` is inside one of `spans` (sorted, apart)."""
-    i = bisect.bisect_right(spans, (a, sys.maxsize)) - 1  # the last span starting at or before `a`
-    return i >= 0 and a < spans[i][1]
 
 
 def _code_lines(text: str) -> list[tuple[int, int]]:
