@@ -61,12 +61,16 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
             continue  # `cc'd`, `we'll`: a verb's contraction, no one's name
         pair = words[i + 1] if i + 1 < len(words) and text[b : words[i + 1].start()] == " " else None
         if pair is not None and _place(kinds, text, a, pair.end()):
-            out.append(("LOCATION", a, pair.end()))
-            continue
-        if _place(kinds, text, a, b):
-            out.append(("LOCATION", a, b))
+            found: Span | None = ("LOCATION", a, pair.end())  # `buenos aires`; its second word is not read again
+        elif _place(kinds, text, a, b):
+            found = ("LOCATION", a, b)
         elif _person(kinds, text, a, b):
-            out.append(("PERSON", a, b))
+            found = ("PERSON", a, b)
+        else:
+            found = None
+        if found is not None:
+            out.append(found)
+            covered[found[1] : found[2]] = b"\x01" * (found[2] - found[1])
     return out
 
 

@@ -38,6 +38,7 @@ _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 _CODE_CHARS = frozenset("_{}=<>/\\|`$#@;[]()")
 _PRONOUN = re.compile(r"\b(?:he|she|his|her|him|hers|herself|himself)\b", re.IGNORECASE)
 _CONTEXT = 3  # words either side
+_NEWLINE = re.compile("\n")
 
 
 class VetterError(TaskgateError):
@@ -131,7 +132,7 @@ class Around:
             if present:
                 self.features[name] = 1.0
         self.first = len(text) - len(text.lstrip())  # where the text's first word starts
-        self.newlines = [i for i, c in enumerate(text) if c == "\n"] if "\n" in text else []
+        self.newlines = [m.start() for m in _NEWLINE.finditer(text)]
         self._identifiers: frozenset[str] | None = None
         self._counts: dict[str, int] = {}
 
