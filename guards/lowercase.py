@@ -6,11 +6,17 @@ a lower-case word is a person's only when it is a given name on sight (many
 people carry it), no English word more than a name, no product's name nor a
 large place's, and what is said around it is said of a person (`ping`, `cc`, `thanks`,
 `said`, `is out`, `moved to`, another name in `X & Y`, a stand-up line's
-`marco on the ledger bug`); and a place only when it is a large place's name
+`marco on the ledger bug`). A word that is a name and nothing else (no
+English word, three letters or more, in Latin letters: `kwabena`, `priya`)
+needs less: the name that opens a message (`kwabena i owe you`, `ines: my
+new number`), another such name beside it (`ravi shreya — retro at 4`), what
+is done for a person (`have fun marco`, `add valentina to`); and a name read
+as a person's once is that person wherever else the text writes it. A
+place only when it is a large place's name
 (a country, or a city of 100,000 people or more) that is no English word and
 no common given name, after a place's cue (`in`, `from`, `moved to`) and not where a
 system runs (guards/deployments.py). Words in code, on a line of code
-(`=`, `;`, braces) or glued to an identifier (`priya_test`, `@marco`,
+(`=`, braces, a `;` ending a statement), a language's keyword (`elif`) or glued to an identifier (`priya_test`, `@marco`,
 `/home/priya`) are never read.
 """
 
@@ -25,15 +31,35 @@ from .lexicons import fold
 
 Span = tuple[str, int, int]
 _LOWER = re.compile(r"(?<![\w\-'’])[^\W\d_]+(?![\w\-])")
-_CODE = re.compile(r"[=;{}]")
+# a line of code has `=` or braces, or a `;` ending a statement; chat's `raj – schema; elif – oncall` has none
+_CODE = re.compile(r"[={}]|;[ \t]*(?:$|//|#|--)", re.M)
 _CONTRACTED = re.compile(r"['’](?:d|ll|ve|re|m)\b", re.IGNORECASE)
 # a stand-up line names a person at its start, or after a comma: `hamid on ledger bug, sana on ios crash`
-_STANDUP_AFTER = re.compile(r"\s+(?:on|out|off|back|oof|ooo|wfh|pto|away|sick)\b")
+_STANDUP_AFTER = re.compile(r"\s+(?:(?:on|out|off|back|oof|ooo|wfh|pto|away|sick)\b|[–—:]\s|-\s)")
 _ABSENT_AFTER = re.compile(r"\s+(?:is\s+|['’]s\s+)?(?:ooo|oof|wfh|afk|pto|out\s+sick|off\s+sick)\b", re.IGNORECASE)
 # what people do, said right after a lower-case given name: `joão has the pager`, `aditi fixed jarvis`
 _DOES_AFTER = re.compile(
-    r"\s+(?:has|had|is|was|will|can|could|did|does|fixed|pushed|merged|reviewed|approved|owns|covers|covered|wrote|"
-    r"said|says|asked|knows|thinks|left|joined|took|shipped|are\s+both|→|->)(?=\s)"
+    r"\s+(?:(?:just|also|still|already|finally|prob|probably|literally)\s+)?"
+    r"(?:has|had|is|was|will|can|could|did|does|fixed|pushed|merged|reviewed|approved|owns|covers|covered|wrote|"
+    r"said|says|asked|knows|thinks|left|joined|took|shipped|told|tells|mentioned|noticed|found|swapped|owes|wants|"
+    r"needs|suggested|reported|confirmed|promised|replied|pinged|sent|gave|offered|volunteered|are\s+both|→|->)"
+    r"(?=\s)"
+)
+# a message addressed to someone by the name that opens it: `kwabena i owe you`, `quick q akua — is`, `ines: my`
+_OPENING = re.compile(
+    r"(?:\A|\n)[ \t]*(?:(?:ok|okay|so|gm|gn|hey|hi|yo|btw|fyi|sorry|quick\s+q|q|psst|also)[!,.:]*\s+)*\Z"
+)
+_ADDRESSED_AFTER = re.compile(
+    r"[ \t]*(?:[,—–][ \t]|\s-\s|:?\s+(?:i|i'm|im|my|me|we|you|u|can|could|would|pls|please|do|did|are|r|any|when|"
+    r"where|what|how|quick|thanks|thx|hey|hi|sorry|ok|okay|yes|yeah|no|lol|so|just|btw)\b)"
+)
+_LATIN = re.compile(r"[a-z\u00df-\u024f]+")
+# what is done to or for a person only: `add valentina to`, `reviews go to fatou`, `new hire hannah`
+_FOR_PERSON_BEFORE = re.compile(
+    r"(?:\b(?:add|added|adding|invite|invited|onboard|onboarding|welcome|welcoming|congrats|congratulations|bye|"
+    r"night|fun|cheers|hire|owe|owes|thank|miss|missed|meet|met|dm|dm'd|dmed|pinged|pinging|told|asked|"
+    r"assigned\s+to|go\s+to|goes\s+to|over\s+to|handed\s+to|back\s+to|swap(?:ped)?\s+with|covering\s+for)"
+    r")\s*\Z"
 )
 _LIST_START = re.compile(r"(?:\A|\n|[,;:]\s*|[-*•]\s+)\Z")
 _PEOPLE_BEFORE = frozenset({"w", "with", "ping", "cc", "thanks", "thx", "ty", "hi", "hey", "yo", "tell", "ask"})
@@ -71,6 +97,14 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         if found is not None:
             out.append(found)
             covered[found[1] : found[2]] = b"\x01" * (found[2] - found[1])
+    # one sense a text: a name read as a person's once is that person wherever else the text writes it
+    people = {fold(text[s:e]) for kind, s, e in out if kind == "PERSON"}
+    for m in words if people else ():
+        a, b = m.span()
+        if not m.group().islower() or fold(m.group()) not in people or 1 in covered[a:b]:
+            continue
+        if not (cues.within(code, a) or cues.glued(text, a, b) or cues.within(lines, a)):
+            out.append(("PERSON", a, b))
     return out
 
 
@@ -102,7 +136,38 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
     if _ABSENT_AFTER.match(text, b) or _DOES_AFTER.match(text, b):
         return True
     other = cues.pair(text, a, b, lower=True)  # `kenji & mei`
-    return other is not None and kinds.given(other) == 2 and not kinds.product(other) and other not in kinds.lex.words
+    if other is not None and kinds.given(other) == 2 and not kinds.product(other) and other not in kinds.lex.words:
+        return True
+    if key in lex.words or key in _KEYWORDS or len(key) < 3 or not _LATIN.fullmatch(text[a:b]):
+        return False  # the weaker cues below are for words that are names alone (`kwabena`, `priya`)
+    if other is not None and _PAIRED_AFTER.match(text, b):
+        return True  # `kenji and sam are both out`: the pair is people whatever the other word is
+    opening = _OPENING.search(text, max(0, a - 24), a) is not None
+    if opening and _ADDRESSED_AFTER.match(text, b):
+        return True  # `kwabena i owe you a beer`, `quick q akua — is the feed`, `ines: my new number`
+    # `have fun marco`, `add valentina to`; `ravi shreya omar — retro at 4`
+    return _FOR_PERSON_BEFORE.search(text, max(0, a - 24), a) is not None or _names_beside(kinds, text, a, b)
+
+
+_PAIRED_AFTER = re.compile(r"(?:\s+(?:and|&)\s+[^\W\d_]+)?\s+(?:are|were|both|r)\b")
+# keywords of programming languages that people are also called: `elif x:`, `var name`, `echo $HOME`
+_KEYWORDS = frozenset({"elif", "var", "val", "echo", "dim", "nil", "enum", "const", "elsif", "unless", "fn", "pub"})
+_BESIDE = re.compile(r"[ \t]*,?[ \t]*([^\W\d_]+)(?![\w\-@.])")
+_BESIDE_BEFORE = re.compile(r"(?<![\w\-@./])([^\W\d_]+)[ \t]*,?[ \t]*\Z")
+
+
+def _names_beside(kinds: Kinds, text: str, a: int, b: int) -> bool:
+    """Another lower-case given name right before or after text[a:b] (`lukas anja`, `ravi, shreya`): two names
+    side by side in lower case are people."""
+    for match in (_BESIDE.match(text, b), _BESIDE_BEFORE.search(text, max(0, a - 30), a)):
+        if match is None or not match.group(1).islower():
+            continue
+        other = fold(match.group(1))
+        lex = kinds.lex
+        pure = len(other) > 2 and other not in lex.words and _LATIN.fullmatch(match.group(1)) is not None
+        if pure and kinds.given(other) == 2 and not kinds.product(other) and not kinds.big_place(other):
+            return True
+    return False
 
 
 def _place(kinds: Kinds, text: str, a: int, b: int) -> bool:

@@ -53,6 +53,8 @@ class Placenames(Kinds):
         """A place people are in: on a journey, where they work or meet, or a geographic one (places.py)."""
         return (
             places.journey_before(text, a)
+            or places.people_in_before(text, a)
+            or self._in_broader(text, b)
             or places.peoples_place_after(text, b)
             or places.lower_feature_after(text, b)
             or bool(
@@ -60,6 +62,18 @@ class Placenames(Kinds):
                 and any(places.feature_before(w) or places.feature_after(w) for w in fold(text[a:b]).split())
             )
         )
+
+    def _in_broader(self, text: str, b: int) -> bool:
+        """A country or a US state after a comma (`Sydney, Australia`, `Aberdeen, South Dakota`): a place written
+        as a map writes it, no system's region."""
+        broader = places.broader_after(text, b)
+        if broader is None:
+            return False
+        for key in (fold(broader), fold(broader.split()[0])):
+            place = self.lex.places.get(key)
+            if place is not None and place.kind in ("country", "state"):
+                return True
+        return False
 
     def _routes(
         self, text: str, decided: list[tuple[list[Token], list[Span] | None]]
@@ -109,7 +123,9 @@ class Placenames(Kinds):
         person = self.given(key) and cues.person(text, a, b, strict=True, imperative=False)
         if person and self.big_place(key) and cues.possessive(text, b):
             person = False  # `Madrid's heat`: what a large place has is said of it as of a person
-        if not person and (places.journey_before(text, a) or places.peoples_place_after(text, b)):
+        if not person and (
+            places.journey_before(text, a) or places.people_in_before(text, a) or places.peoples_place_after(text, b)
+        ):
             return [("LOCATION", a, b)]  # `flew to Frankfurt`, `the Galway office`, `the Tel Aviv meetup`
         if deployments.deployment(text, a, b, self.lex.products):
             return []  # "us-east-2 (Ohio)", "fail over to Ohio", "the Ohio ring", "Thanos in Frankfurt"

@@ -109,6 +109,34 @@ def journey_before(text: str, a: int) -> bool:
     return _TRAVEL.search(text, max(0, a - 120), a) is not None
 
 
+# people, then where they are: `riders from Nairobi`, `the user is on the iOS app in Seoul`, `logged in from Lyon`
+_PEOPLE_IN = re.compile(
+    r"(?:\b(?:users?|customers?|riders?|drivers?|passengers?|patients?|guests?|callers?|subscribers?|residents?|"
+    r"travell?ers?|members?|students?|applicants?|visitors?|buyers?|sellers?|shoppers?|clients?|employees?|"
+    r"people|someone|anyone|everyone|folks|famil(?:y|ies)|tourists?|pilots?|crews?|fans?|listeners?|players?|"
+    r"participants?|attendees?|tenants?|owners?|hosts?|volunteers?|farmers?|parents?|kids|children)\b"
+    r"(?:[ \t]+[\w'’\-]+){0,7}?[ \t]+(?:in|from|at|near|around|across|outside)"
+    r"|\b(?:logged|signed)[ \t]+(?:in|on)[ \t]+from|\b(?:login|sign-?in|call(?:ing)?|calls)[ \t]+from"
+    r"|\b(?:based|located|lives|living|live|born|stuck|stranded|stationed|resident)[ \t]+(?:in|at|near))"
+    r"[ \t]+(?:the[ \t]+)?\Z",
+    re.IGNORECASE,
+)
+_BROADER_AFTER = re.compile(r",[ \t]*([A-Z][\w\-]*(?:[ \t][A-Z][\w\-]*)?)")
+
+
+def people_in_before(text: str, a: int) -> bool:
+    """People before `in`, `from`, `at` before text[a:]: `riders from Nairobi`, `the user is on the app in Seoul`;
+    a place where people are, whatever systems the text is about."""
+    return _PEOPLE_IN.search(text, max(0, a - 80), a) is not None
+
+
+def broader_after(text: str, b: int) -> str | None:
+    """The capitalised words after a comma right after text[:b] (`Sydney, Australia`): what may be the country
+    or state the place is in."""
+    match = _BROADER_AFTER.match(text, b)
+    return match.group(1) if match is not None else None
+
+
 def route(text: str, a: int, b: int, c: int, d: int) -> bool:
     """Whether text[a:b] and text[c:d] are the ends of `from A to B` or `between A and B`."""
     return _FROM.search(text, max(0, a - 14), a) is not None and _ROUTE_GAP.fullmatch(text, b, c) is not None

@@ -8,7 +8,10 @@ message's `<Nm>Eero Mäkinen</Nm>` or an HL7 message's `PID|...|OKONKWO^ADAEZE|`
 Here the record's shape is the cue: a field whose key names a person (`name`,
 `holder`, `beneficiary`, `employee`, `assignees`, ISO 20022's `Nm`), the words
 before an address in angle brackets that is no role's mailbox, and HL7's
-patient name (PID-5, family and given name). The value must look like a name:
+patient name (PID-5, family and given name); and, with no field, two to four
+words in capitals that are all names and no ordinary words, one a given name
+on sight (`sent 920.00 EUR to PIETERS JAN BE11...`, `FERNANDO TORRES
+MENDEZ;ES02...`): bank files and payout logs write people so. The value must look like a name:
 one to four words of letters in one case (ALL CAPS, or capitalised words, or a
 script without case), none of them a product's or a role's word, and not a
 test persona (`John Doe`, `Test Holder`).
@@ -42,6 +45,11 @@ _PLACE_FIELD = re.compile(
     rf"(?<![\w\-])(?i:{_PLACE_KEY})(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|\s+){_VALUE}(?=[\"'<\]|,;&\s.]|\Z)"
 )
 _DISPLAY = re.compile(rf"(?:(?<=[:=,\"(])|(?<=[:=,]\s)|^){_VALUE}\"?\s*<(?P<address>[\w.+\-]+@[\w.\-]+)>", re.M)
+# a name in capitals among other words: `sent 920.00 EUR to PIETERS JAN BE11...`, `the card file for LEE HYE JIN`
+_CAPS = re.compile(r"(?<![\w\-@./'’])[A-Z][A-Z'’\-]+(?:[ \t]+[A-Z][A-Z'’\-]+){1,3}(?![\w\-@./])")
+_PARTICLES = _words("van von der den de da das dos del della di du le la bin binti ibn al el ben")
+COMMON_SURNAME = 20_000  # the census' rank
+RARE_WORD = 5_000  # a word's frequency in running text
 _HL7_PID = re.compile(r"(?m)^PID\|(?:[^|\n]*\|){4}(?P<family>[^|\n^]+)\^(?P<given>[^|\n^]+)")
 _NOT_NAMES = _words(
     "test demo sample example dummy fake placeholder user customer holder admin team bot service system account "
@@ -64,6 +72,8 @@ def record_names(kinds: Kinds, text: str, taken: list[Span], program: Callable[[
         spans += [
             m.span("value") for m in _DISPLAY.finditer(text) if not mailboxes.is_role(m.group("address"), program)
         ]
+    if _CAPS.search(text):
+        spans += [m.span() for m in _CAPS.finditer(text) if _capitals(kinds, m.group())]
     if "PID|" in text:
         for m in _HL7_PID.finditer(text):
             spans += [m.span("family"), m.span("given")]
@@ -72,6 +82,7 @@ def record_names(kinds: Kinds, text: str, taken: list[Span], program: Callable[[
         # a name the rules found part of (`Mills` in `Hunter Mills <...>`) gives way: the findings' overlaps
         # keep the longer one
         clash = any(s < b and a < e and (kind != "PERSON" or s < a or e > b) for kind, s, e in taken + out)
+        clash = clash or any(s < b and a < e for _, s, e in out)  # a field's value in capitals is read once
         if b > a and not clash and _named(kinds, text[a:b]):
             out.append(("PERSON", a, b))
     return out
@@ -92,6 +103,25 @@ def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         if b > a and known and not any(s < b and a < e for _, s, e in taken + out):
             out.append(("LOCATION", a, b))
     return out
+
+
+def _capitals(kinds: Kinds, value: str) -> bool:
+    """Two to four words in capitals that are all names and no ordinary words (`NGUYEN VAN AN`, `KAMAU
+    JOSEPH`), one of them a given name on sight: a person's name as bank files and payout logs write it."""
+    keys = [fold(w) for w in value.split()]
+    lex = kinds.lex
+    if " ".join(keys) in PERSONAS or not any(kinds.given(k) == 2 for k in keys):
+        return False
+
+    def name(k: str) -> bool:
+        if k in _PARTICLES:
+            return True
+        if kinds.product(k) or k in _NOT_NAMES or kinds.big_place(k):
+            return False
+        surname = lex.surnames.get(k, 10**9) <= COMMON_SURNAME and lex.words.get(k, 0) < RARE_WORD  # `TORRES`
+        return surname or (kinds.given(k) > 0 and lex.wordiness(k) < 0.5)
+
+    return all(name(k) for k in keys) and not all(k in _PARTICLES for k in keys)
 
 
 def _trimmed(text: str, a: int, b: int) -> tuple[int, int]:
