@@ -59,6 +59,7 @@ class Lexicons:
     packages: frozenset[str] = frozenset()  # words of popular packages' names that are no one's given name
     towns: frozenset[str] = frozenset()  # towns of 1,000 to 15,000 people that no other lexicon knows
     scripts: dict[str, int] = dataclasses.field(default_factory=dict)  # a city's name in another script -> people
+    regions: frozenset[str] = frozenset()  # countries' subdivisions, large cities' names in other languages
     # a name in another script -> (its best rank as a given name, as a surname; 0: not one)
     people: dict[str, tuple[int, int]] = dataclasses.field(default_factory=dict)
 
@@ -104,6 +105,7 @@ def lexicons() -> Lexicons:
         packages=frozenset(row[0] for row in _rows("packages")),
         towns=frozenset(row[0] for row in _rows("towns")),
         scripts={row[0]: int(row[1]) for row in _rows("scripts")},
+        regions=frozenset(row[0] for row in _rows("regions")),
         people=_people(),
     )
 

@@ -16,8 +16,9 @@ place only when it is a large place's name
 (a country, or a city of 100,000 people or more) that is no English word and
 no common given name, after a place's cue (`in`, `from`, `moved to`) and not where a
 system runs (guards/deployments.py). Words in code, on a line of code
-(`=`, braces, a `;` ending a statement), a language's keyword (`elif`) or glued to an identifier (`priya_test`, `@marco`,
-`/home/priya`) are never read.
+(`=`, braces, a `;` ending a statement), a language's keyword (`elif`) or
+glued to an identifier (`priya_test`, `@marco`, `/home/priya`) are never
+read.
 """
 
 from __future__ import annotations

