@@ -73,6 +73,11 @@ class Lexicons:
         """Every word of a release codename (`ada`, `lovelace`, `big`, `sur`): a text without one names none."""
         return frozenset(w for name in self.codenames for w in name.split())
 
+    @functools.cached_property
+    def place_first_words(self) -> frozenset[str]:
+        """The first words of places of several words (`new` of `new york`, `buenos` of `buenos aires`)."""
+        return frozenset(key.split()[0] for key in self.places if " " in key)
+
     def wordiness(self, key: str) -> float:
         """How much more often `key` is an ordinary word than a given name: its frequency as a word against a
         hundredth of the people called so (`chase` 19, `grace` 3.7, `john` 0.1)."""

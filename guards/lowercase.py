@@ -78,10 +78,14 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     for _, s, e in taken:
         covered[s:e] = b"\x01" * (e - s)
     words = list(_LOWER.finditer(text))
+    lex = kinds.lex
     for i, m in enumerate(words):
         a, b = m.span()
-        if not m.group().islower():
+        word = m.group()
+        if not word.islower():
             continue
+        if word.isascii() and lex.wordiness(word) >= 0.5 and word not in lex.place_first_words:
+            continue  # an English word more than a name, and no place's first word: most words of prose
         if 1 in covered[a:b] or cues.within(code, a):
             continue
         if cues.glued(text, a, b) or cues.within(lines, a) or _CONTRACTED.match(text, b):

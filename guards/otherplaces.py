@@ -117,19 +117,23 @@ def _language(text: str, at: int, prep: str) -> str | None:
     return None
 
 
-_FEATURE = re.compile(
-    r"(?<![\w\-])("
-    + "|".join(sorted((re.escape(f).replace("_", r"[ \t]+") for f in FEATURES), key=len, reverse=True))
-    + r")(?![\w\-])",
-    re.IGNORECASE,
-)
+# each feature by its first word: `red` -> (`red`, `sea`); looked up from the text's capitalised words
+_BY_FIRST: dict[str, list[tuple[str, ...]]] = {}
+for _feature in sorted(FEATURES, key=lambda f: -f.count("_")):
+    _BY_FIRST.setdefault(_feature.split("_")[0], []).append(tuple(_feature.split("_")))
+_CAPITALISED = re.compile(r"(?<![\w\-])[A-ZÀ-Þ][^\W\d_]*")
+_NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
 
 
 def _features(kinds: Kinds, text: str) -> list[Span]:
     out: list[Span] = []
-    for m in _FEATURE.finditer(text):
-        a, b = m.span(1)
-        if not text[a].isupper() or text[a - 1 : a] == "/" or _NOT_AFTER.match(text, b) or said.tech_after(text, b):
+    for m in _CAPITALISED.finditer(text):
+        shapes = _BY_FIRST.get(m.group().lower())
+        if shapes is None:
+            continue
+        a = m.start()
+        b = next((end for shape in shapes if (end := _spelled(text, m.end(), shape[1:])) is not None), None)
+        if b is None or text[a - 1 : a] == "/" or _NOT_AFTER.match(text, b) or said.tech_after(text, b):
             continue
         before = cues.word_before(text, a)
         if before not in _ARTICLE and not cues.place_before(text, a):
@@ -138,3 +142,13 @@ def _features(kinds: Kinds, text: str) -> list[Span]:
             continue
         out.append(("LOCATION", a, b))
     return out
+
+
+def _spelled(text: str, b: int, rest: tuple[str, ...]) -> int | None:
+    """Where the words `rest` end if they follow text[:b] (any case), else None."""
+    for word in rest:
+        match = _NEXT_WORD.match(text, b)
+        if match is None or match.group(1).lower() != word:
+            return None
+        b = match.end()
+    return b
