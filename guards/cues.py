@@ -34,7 +34,10 @@ _PEOPLE_NOUNS = (
     "teacher|doctor|nurse|neighbou?r|host|chef|owner|cousin|student|grandson|granddaughter"
 )
 _NAMED_BEFORE = re.compile(r"\b(?:" + _PEOPLE_NOUNS + r")\s+(?:named|called)\s+\Z", re.IGNORECASE)
-TITLES = _words("dr mr mrs ms mx prof sir dame aunt uncle auntie grandma grandpa lord lady")
+TITLES = _words(
+    "dr mr mrs ms mx prof sir dame aunt uncle auntie grandma grandpa lord lady herr frau mme mlle pani sra "
+    "signora signor capt"
+)
 MONTHS = _words("january february march april may june july august september october november december")
 WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")  # never a person, nor a place
 HOLIDAYS = _words("eid diwali christmas easter hanukkah ramadan thanksgiving passover halloween navratri nowruz")
@@ -47,7 +50,13 @@ _SOCIAL = _words(
     "hi hey hello yo dear congrats congratulations welcome bye birthday brother sister mother father mom mum "
     "dad son daughter wife husband partner friend colleague coworker neighbour neighbor boss manager teammate "
     "intern customer client twin cousin nephew niece fiance fiancee boyfriend girlfriend grandmother grandfather "
-    "guide landlord landlady roommate flatmate housemate classmate mentor"
+    "guide landlord landlady roommate flatmate housemate classmate mentor "
+    # the same in German, French, Spanish, Portuguese and Italian: `Mein Mann Herbert`, `ma sœur Claire`
+    "mann ehemann sohn tochter bruder schwester mutter vater kollege kollegin "
+    "mari femme fils fille frère sœur mère père "
+    "esposo esposa marido hijo hija hermano hermana madre padre "
+    "mulher filho filha irmão irmã mãe pai "
+    "moglie figlio figlia fratello sorella"
 )
 _FIELDS = _words(
     "assignee reporter reviewer author owner maintainer approver signed-off-by co-authored-by name first_name "
@@ -216,8 +225,15 @@ def field_before(text: str, a: int) -> bool:
     return word_before(text, initial.start() if initial else a) in _FIELDS
 
 
+_OFFICER_BEFORE = re.compile(r"(?<![\w/])(?i:[fs]/o)[ \t]+\Z")  # a first or second officer: `F/O lindqvist`
+
+
+def officer_before(text: str, a: int) -> bool:
+    return _OFFICER_BEFORE.search(text, max(0, a - 6), a) is not None
+
+
 def title_before(text: str, a: int) -> bool:
-    return word_before(text, a) in TITLES
+    return word_before(text, a) in TITLES or officer_before(text, a)
 
 
 def social_before(text: str, a: int) -> bool:

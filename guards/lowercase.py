@@ -128,6 +128,9 @@ def _code_lines(text: str) -> list[tuple[int, int]]:
 def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
     key = fold(text[a:b])
     lex = kinds.lex
+    titled = _TITLE_BEFORE.search(text, max(0, a - 8), a) or cues.officer_before(text, a)
+    if titled and key not in lex.words and not kinds.product(key):
+        return len(key) > 2 and not kinds.big_place(key)  # `capt. moreau`, `dr. okafor`: a surname after a title
     if kinds.given(key) < 2 or kinds.product(key) or kinds.big_place(key) or key in lex.codenames:
         return False
     if lex.wordiness(key) >= 0.5 or key in cues.PRONOUNS or key in cues.CALENDAR or key in cues.TITLES:
@@ -154,6 +157,7 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
     return _FOR_PERSON_BEFORE.search(text, max(0, a - 24), a) is not None or _names_beside(kinds, text, a, b)
 
 
+_TITLE_BEFORE = re.compile(r"(?<![\w\-])(?i:dr|mr|mrs|ms|prof|capt|cpt|sgt|lt|insp)\.[ \t]+\Z")
 _PAIRED_AFTER = re.compile(r"(?:\s+(?:and|&)\s+[^\W\d_]+)?\s+(?:are|were|both|r)\b")
 # keywords of programming languages that people are also called: `elif x:`, `var name`, `echo $HOME`
 _KEYWORDS = frozenset({"elif", "var", "val", "echo", "dim", "nil", "enum", "const", "elsif", "unless", "fn", "pub"})

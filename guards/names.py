@@ -34,6 +34,7 @@ from .placenames import Placenames
 from .records import personas, record_names, record_places
 from .scriptnames import script_names
 from .scriptplaces import script_places
+from .things import things
 from .vetting import Vetter
 
 if TYPE_CHECKING:
@@ -50,6 +51,18 @@ def names_for(params: PiiParams) -> Names | None:
     if params.backend != "ner" or params.names != "lexicon":
         return None
     return Names(lexicons(), Vetter.load(threshold=params.vetter_threshold) if params.vetter else None)
+
+
+def _less(text: str, span: Span, places: list[Span]) -> list[Span]:
+    """`span` less the places that overlap it: a person's name before the place is kept (`Elif Demir` of `Elif
+    Demir İzmir'de`), the rest gives way."""
+    kind, a, b = span
+    for _, s, e in places:
+        if s < b and a < e:
+            if kind != "PERSON" or s <= a:
+                return []
+            b = len(text[a:s].rstrip()) + a
+    return [(kind, a, b)] if b > a else []
 
 
 class Names(Placenames):
@@ -100,18 +113,19 @@ class Names(Placenames):
             # a place people are in (a journey, an office, a lake) is not where a system runs
             out = [span for span in out if span[0] != "LOCATION" or self._peoples(text, span[1], span[2])]
         out.extend(lower_names(self, text, out))
-        records = record_names(self, text, out, self.program)
+        sure: set[Span] = set()  # a person's own field or HL7 says so: the vetter does not second-guess it
+        records = record_names(self, text, out, self.program, sure)
         if records:  # `Hunter Mills <...>`: the record's whole name, not the part the rules found
             out = [x for x in out if not any(r[1] <= x[1] and x[2] <= r[2] for r in records)] + records
         out.extend(record_places(self, text, out))
-        out = personas(text, out)
+        out = things(text, personas(text, out))
         out.extend(script_names(self.lex, text, out))
         out.extend(script_places(self.lex, text, out))
         places = other_places(self, text, out)
         if places:  # `vive em Lisboa`: the place, not the surname the rules read
-            out = [x for x in out if not any(s < x[2] and x[1] < e for _, s, e in places)] + places
+            out = [y for x in out for y in _less(text, x, places)] + places
         if self.vetter is not None and out:
-            out = self.vetter.vet(self, text, out)
+            out = self.vetter.vet(self, text, out, sure)
         return sorted(out, key=lambda s: s[1])
 
     def _versioned(self, text: str, run: list[Token]) -> bool:
@@ -265,6 +279,8 @@ class Names(Placenames):
                 return []
             return self._place(text, piece, key, a, b)
         tech = self._tech_after(text, b) or said.tech_before(text, a)
+        if len(piece) > 1 and key in lex.regions and not tech and not deployments.deployment(text, a, b, lex.products):
+            return [("LOCATION", a, b)]  # `British Columbia`, `Minas Gerais`: a country's subdivision
         if self._elsewhere(text, piece, key):
             return [("LOCATION", a, b)]  # `skied from Finse`, `the Hardangervidda plateau`
         if len(piece) > 1 and self._town(text, piece):

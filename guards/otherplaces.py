@@ -15,6 +15,12 @@ mountain ranges and deserts in prose.
   capitalised word or a system's (`Atlantic Records`, `Pacific Time`,
   `the Amazon S3 bucket`), and no cloud region's id on its line.
 
+- `İzmir'de`, `Ankara'dan`: a place the lexicons know before a Turkish case
+  suffix after an apostrophe; `in Nova Scotia`, `from Bretagne`: a
+  subdivision or another language's city name (regions.txt) after an
+  English place's preposition; `w Krakowie`, `z Gdańska`: in Polish and
+  Czech, a place with its case ending.
+
 A place found so replaces a person's reading of the same words (`em Lisboa`:
 `Lisboa` is a surname too).
 """
@@ -43,10 +49,28 @@ _LANGUAGES = {
     "sv": ("i från till", "och bor på från är med hon han"),
     "nl": ("naar uit in", "en het een woont werkt naar uit zijn"),
     "vi": ("ở", "sống ở nhưng quê làm việc"),
+    "pl": ("w we z ze do na od", "że się nie jest mówi znowu mieszka pracuje jego jej który która biura był była "
+           "ten sam tego oraz już jak"),
+    "cs": ("v ve z ze do na", "že se není je bydlí pracuje jeho její který která byl byla také už jak"),
 }  # fmt: skip
+# the case endings of Polish and Czech places: `w Krakowie` (Kraków), `z Gdańska`, `we Wrocławiu`, `z Łodzi`
+_ENDINGS = (
+    ("owie", "ow"),
+    ("iu", ""),
+    ("ie", "a"),
+    ("ie", ""),
+    ("a", ""),
+    ("u", ""),
+    ("i", ""),
+    ("y", "a"),
+    ("e", "a"),
+)
+_INFLECTED = frozenset({"pl", "cs"})
+# English prepositions before a region's or another language's city name: `in Nova Scotia`, `from Bretagne`
+_ENGLISH = _words("in from near to at around visiting")
 _PREPOSITIONS = {lang: _words(preps) for lang, (preps, _) in _LANGUAGES.items()}
 _FUNCTION_WORDS = {lang: _words(words) for lang, (_, words) in _LANGUAGES.items()}
-_ALL_PREPOSITIONS = frozenset().union(*_PREPOSITIONS.values())
+_ALL_PREPOSITIONS = frozenset().union(*_PREPOSITIONS.values()) | _ENGLISH
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _NAME = r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]*(?:-[^\W\d_]+)*"
 _PARTICLE = r"(?:(?:de|del|da|do|di|la|le)[ \t]+)?"
@@ -83,6 +107,7 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     if any(c.isupper() for c in text):
         out += _after_prepositions(kinds, text)
         out += _features(kinds, text)
+        out += _suffixed(kinds, text) if "'" in text or "’" in text else []
     return [span for span in out if not any(s < span[2] and span[1] < e and k != "PERSON" for k, s, e in taken)]
 
 
@@ -98,11 +123,21 @@ def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
         # the longest run of the name's words that is a place: `Ciudad de México`, `Aix-en-Provence`
         for end in (a + t for t in reversed(tokens)):
             key = " ".join(fold(text[a:end]).split())
-            if key in lex.places or key in lex.regions or key in lex.towns:
-                if _language(text, m.start(), prep) and not deployments.deployment(text, a, end, lex.products):
-                    out.append(("LOCATION", a, end))
+            english = prep in _ENGLISH and key in lex.regions and key not in lex.given
+            language = None if english else _language(text, m.start(), prep)
+            known = key in lex.places or key in lex.regions or key in lex.towns
+            if not known and language in _INFLECTED:
+                known = any(_stem(key, ending, base) in lex.places for ending, base in _ENDINGS)
+            if known and (english or language) and not deployments.deployment(text, a, end, lex.products):
+                out.append(("LOCATION", a, end))
+                break
+            if known:
                 break
     return out
+
+
+def _stem(key: str, ending: str, base: str) -> str:
+    return key[: -len(ending)] + base if key.endswith(ending) and len(key) > len(ending) + 2 else ""
 
 
 def _language(text: str, at: int, prep: str) -> str | None:
@@ -152,3 +187,19 @@ def _spelled(text: str, b: int, rest: tuple[str, ...]) -> int | None:
             return None
         b = match.end()
     return b
+
+
+# a Turkish place with its case suffix after an apostrophe: `İzmir'de`, `Ankara'dan`, `Trabzon'a`
+_TURKISH = re.compile(
+    r"(?<![\w\-])([A-ZÇĞİÖŞÜ][^\W\d_]+)['’](?:da|de|ta|te|dan|den|tan|ten|a|e|ya|ye|na|ne|ı|i|u|ü|yı|yi|yu|yü|"
+    r"ın|in|un|ün|nın|nin|nun|nün|la|le|lı|li|lu|lü)(?![\w\-])"
+)
+
+
+def _suffixed(kinds: Kinds, text: str) -> list[Span]:
+    out: list[Span] = []
+    for m in _TURKISH.finditer(text):
+        key = fold(m.group(1))
+        if key in kinds.lex.places or key in kinds.lex.regions or key in kinds.lex.towns:
+            out.append(("LOCATION", *m.span(1)))
+    return out

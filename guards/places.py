@@ -43,7 +43,8 @@ _FEATURES_LOWER = _words(
 # where people work, live and meet: `the Galway office`, `the Cork team`, `the Porto flat`, `the Tel Aviv meetup`
 _PEOPLES = _words(
     "office offices team teams campus hq headquarters branch store shop flat apartment house home meetup meetups "
-    "conference summit hackathon airport station hospital school university clinic studio bakery market lab labs"
+    "conference summit hackathon airport station hospital school university clinic studio bakery market lab labs "
+    "customer customers client clients buyer buyers seller sellers family families resident residents"
 )
 # verbs of people travelling, with up to four words before `from`, `to`, ...: `paddled an outrigger canoe from`
 _TRAVEL = re.compile(

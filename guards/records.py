@@ -8,13 +8,20 @@ message's `<Nm>Eero Mäkinen</Nm>` or an HL7 message's `PID|...|OKONKWO^ADAEZE|`
 Here the record's shape is the cue: a field whose key names a person (`name`,
 `holder`, `beneficiary`, `employee`, `assignees`, ISO 20022's `Nm`), the words
 before an address in angle brackets that is no role's mailbox, and HL7's
-patient name (PID-5, family and given name); and, with no field, two to four
+patient name (PID-5, family and given name) and next of kin (NK1-2); a
+table's cells under a column a header names so (`EMP_ID|NAME|SSN`,
+`sr_id,opened,reporter`, an e-discovery load file's `þCUSTODIANþ`), `Surname,
+Given` included; and, with no field, two to four
 words in capitals that are all names and no ordinary words, one a given name
 on sight (`sent 920.00 EUR to PIETERS JAN BE11...`, `FERNANDO TORRES
 MENDEZ;ES02...`): bank files and payout logs write people so. The value must look like a name:
 one to four words of letters in one case (ALL CAPS, or capitalised words, or a
 script without case), none of them a product's or a role's word, and not a
-test persona (`John Doe`, `Test Holder`).
+test persona (`John Doe`, `Test Holder`). A value under a key only a person
+has (`holder`, `custodian`, not a bare `name`, which robots and pets have
+too) or in HL7 is not second-guessed by the vetter. Places: a location
+field's, a table's place column's (`city`, `neighbourhood`), HL7's patient
+address city (PID-11).
 """
 
 from __future__ import annotations
@@ -34,10 +41,12 @@ _VALUE = rf"(?P<value>{_WORD}(?:,?[ \t]{_WORD}){{0,3}})"
 _KEY = (
     r"(?:[\w\-]*_)?(?:name|full_?name|display_?name|holder|account_?holder|card_?holder|beneficiary(?:_name)?|"
     r"payee|payer|creditor|debtor|cdtr|dbtr|remitter|recipient|passenger|guest|travell?er|policy_?holder|insured|"
-    r"employee|applicant|patient|customer_name|assignees?|reviewers?|nm)"
+    r"employee|applicant|patient|customer_name|assignees?|reviewers?|nm|custodian|agent|inspector|adjuster|"
+    r"claimant|driver|donor|member|student|signer|signatory|witness|contact_?name|owner_?name|cn)"
 )
+_BARE = re.compile(r"(?i:(?:[\w\-]*_)?(?:name|nm|display_?name))")  # a name's key that robots and pets have too
 _FIELD = re.compile(
-    rf"(?<![\w\-])(?i:{_KEY})(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\[?\s*\"|>){_VALUE}(?=[\"'<\]|,;&\s]|\Z)"
+    rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\[?\s*\"|>){_VALUE}(?=[\"'<\]|,;&\s]|\Z)"
 )
 _TITLE = re.compile(r"([^\W\d_]+)\.?\s+")
 _PLACE_KEY = r"(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in)"
@@ -46,11 +55,21 @@ _PLACE_FIELD = re.compile(
 )
 _DISPLAY = re.compile(rf"(?:(?<=[:=,\"(])|(?<=[:=,]\s)|^){_VALUE}\"?\s*<(?P<address>[\w.+\-]+@[\w.\-]+)>", re.M)
 # a name in capitals among other words: `sent 920.00 EUR to PIETERS JAN BE11...`, `the card file for LEE HYE JIN`
-_CAPS = re.compile(r"(?<![\w\-@./'’])[A-Z][A-Z'’\-]+(?:[ \t]+[A-Z][A-Z'’\-]+){1,3}(?![\w\-@./])")
+_CAPS = re.compile(r"(?<![\w\-@./'’])[A-Z][A-Z'’\-]+(?:,?[ \t]+[A-Z][A-Z'’\-]*){1,3}(?![\w\-@./])")
 _PARTICLES = _words("van von der den de da das dos del della di du le la bin binti ibn al el ben")
 COMMON_SURNAME = 20_000  # the census' rank
 RARE_WORD = 5_000  # a word's frequency in running text
 _HL7_PID = re.compile(r"(?m)^PID\|(?:[^|\n]*\|){4}(?P<family>[^|\n^]+)\^(?P<given>[^|\n^]+)")
+# HL7's next of kin (NK1-2) and the city of a patient's address (PID-11: street^other^city^state^zip)
+_HL7_NK1 = re.compile(r"(?m)(?:^|\s)NK1\|[^|\n]*\|(?P<family>[^|\n^]+)\^(?P<given>[^|\n^]+)")
+_HL7_CITY = re.compile(r"(?m)^PID\|(?:[^|\n]*\|){10}[^|\n^]*\^[^|\n^]*\^(?P<city>[^|\n^]+)")
+# a table's header names its columns: `EMP_ID|NAME|SSN`, `sr_id,opened,reporter,neighbourhood`, a load file's
+# `þBEGDOCþþCUSTODIANþ`; the cells under a person's or a place's column are read as a field's value
+_CELL_KEY = re.compile(rf"(?i:{_KEY})")
+_CELL_PLACE = re.compile(
+    r"(?i:(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|residence|neighbou?rhood|district|village|"
+    r"region_of_residence))"
+)
 _NOT_NAMES = _words(
     "test demo sample example dummy fake placeholder user customer holder admin team bot service system account "
     "support billing payments payroll ops platform group department dept unknown none null n/a anonymous"
@@ -82,38 +101,112 @@ def personas(text: str, found: list[Span]) -> list[Span]:
     return [x for x in found if x[0] != "PERSON" or fold(text[x[1] : x[2]]) not in parts]
 
 
-def record_names(kinds: Kinds, text: str, taken: list[Span], program: Callable[[str], bool]) -> list[Span]:
-    """The people named in `text`'s fields, display names and HL7 segments, apart from what `taken` overlaps."""
+def record_names(
+    kinds: Kinds, text: str, taken: list[Span], program: Callable[[str], bool], sure: set[Span] | None = None
+) -> list[Span]:
+    """The people named in `text`'s fields, display names, tables, HL7 segments and payment lines' capitals,
+    apart from what `taken` overlaps; those a person's own field or HL7 names (not a bare `name`, which names
+    robots and pets too) are also added to `sure`."""
     out: list[Span] = []
     spans: list[tuple[int, int]] = []
+    keyed: set[tuple[int, int]] = set()  # under a key only a person has: `custodian=`, `holder:`, `NAME` is not
     if "=" in text or ":" in text or ">" in text:
-        spans += [m.span("value") for m in _FIELD.finditer(text)]
+        for m in _FIELD.finditer(text):
+            spans.append(m.span("value"))
+            if not _BARE.fullmatch(m.group("key")):
+                keyed.add(m.span("value"))
     if "<" in text and "@" in text:
         spans += [
             m.span("value") for m in _DISPLAY.finditer(text) if not mailboxes.is_role(m.group("address"), program)
         ]
     if _CAPS.search(text):
         spans += [m.span() for m in _CAPS.finditer(text) if _capitals(kinds, m.group())]
-    if "PID|" in text:
-        for m in _HL7_PID.finditer(text):
-            spans += [m.span("family"), m.span("given")]
+    if "\n" in text:
+        for kind, span, column in _table_cells(text):
+            if kind == "PERSON":
+                spans.append(span)
+                if not _BARE.fullmatch(column):
+                    keyed.add(span)
+    shaped: list[tuple[int, int]] = []
+    if "PID|" in text or "NK1|" in text:
+        for m in (*_HL7_PID.finditer(text), *_HL7_NK1.finditer(text)):
+            shaped += [m.span("family"), m.span("given")]
+    spans += shaped
     for a, b in spans:
         a, b = _trimmed(text, a, b)
         # a name the rules found part of (`Mills` in `Hunter Mills <...>`) gives way: the findings' overlaps
         # keep the longer one
         clash = any(s < b and a < e and (kind != "PERSON" or s < a or e > b) for kind, s, e in taken + out)
         clash = clash or any(s < b and a < e for _, s, e in out)  # a field's value in capitals is read once
-        if b > a and not clash and _named(kinds, text[a:b]):
+        if b > a and not clash and _named(kinds, text[a:b], shaped=(a, b) in shaped):
             out.append(("PERSON", a, b))
+            if sure is not None and ((a, b) in shaped or any(k[0] <= a and b <= k[1] for k in keyed)):
+                sure.add(("PERSON", a, b))
+    return out
+
+
+def _cells(line: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """A line's delimiter and its cells' spans (each less its quotes and spaces), if it is a table's row."""
+    if "þ" in line:
+        delimiter, parts = "þ", [m.span(1) for m in re.finditer(r"þ([^þ\n]*)þ", line)]
+    else:
+        delimiter = max("|\t;,", key=line.count)
+        if line.count(delimiter) < 2:
+            return None
+        parts, start = [], 0
+        for cell in line.split(delimiter):
+            parts.append((start, start + len(cell)))
+            start += len(cell) + 1
+    out = []
+    for a, b in parts:
+        while a < b and line[a] in " \"'":
+            a += 1
+        while b > a and line[b - 1] in " \"'":
+            b -= 1
+        out.append((a, b))
+    return (delimiter, out) if len(out) > 2 else None
+
+
+def _table_cells(text: str) -> list[tuple[str, tuple[int, int], str]]:
+    """The cells under a table's person's and place's columns, as ("PERSON" or "LOCATION", their span, their
+    column's name)."""
+    out: list[tuple[str, tuple[int, int], str]] = []
+    header: tuple[str, int, dict[int, tuple[str, str]]] | None = None  # delimiter, width, columns' kinds and names
+    start = 0
+    for line in text.split("\n"):
+        cells = _cells(line)
+        if cells is None:
+            header = None
+        elif header is not None and cells[0] == header[0] and len(cells[1]) == header[1]:
+            for i, (kind, column) in header[2].items():
+                a, b = cells[1][i]
+                out.append((kind, (start + a, start + b), column))
+        else:
+            names = [line[a:b] for a, b in cells[1]]
+            kinds = {
+                i: ("PERSON" if _CELL_KEY.fullmatch(name) else "LOCATION", name)
+                for i, name in enumerate(names)
+                if _CELL_KEY.fullmatch(name) or _CELL_PLACE.fullmatch(name)
+            }
+            plain = all(re.fullmatch(r"[A-Za-z][\w\-]*", name) for name in names)
+            header = (cells[0], len(names), kinds) if kinds and plain else None
+        start += len(line) + 1
     return out
 
 
 def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     """The places in `text`'s location fields (`location: Durban`, `"city": "Sevilla"`, `incident location
     Swansea`): a place or a town the lexicons know, apart from what `taken` overlaps."""
-    if not any(k in text.lower() for k in ("location", "city", "town", "birth", "residence", "based")):
-        return []
     out: list[Span] = []
+    cells = [span for kind, span, _ in _table_cells(text) if kind == "LOCATION"] if "\n" in text else []
+    cells += [m.span("city") for m in _HL7_CITY.finditer(text)] if "PID|" in text else []
+    for a, b in cells:
+        key = " ".join(fold(w) for w in text[a:b].split())
+        known = key in kinds.lex.places or key in kinds.lex.towns or key in kinds.lex.regions
+        if b > a and known and not any(s < b and a < e for _, s, e in taken + out):
+            out.append(("LOCATION", a, b))
+    if not any(k in text.lower() for k in ("location", "city", "town", "birth", "residence", "based")):
+        return out
     for m in _PLACE_FIELD.finditer(text):
         if text[m.start() - 1 : m.start()] in ("?", "&") or where_systems_run(text, m.start(), m.end()):
             continue  # a URL's query (`?city=Barcelona`), a region's line (`location: "Virginia"  # eastus`)
@@ -128,14 +221,18 @@ def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
 def _capitals(kinds: Kinds, value: str) -> bool:
     """Two to four words in capitals that are all names and no ordinary words (`NGUYEN VAN AN`, `KAMAU
     JOSEPH`), one of them a given name on sight: a person's name as bank files and payout logs write it."""
-    keys = [fold(w) for w in value.split()]
+    keys = [fold(w) for w in value.replace(",", " ").split()]
     lex = kinds.lex
     if " ".join(keys) in PERSONAS or not any(kinds.given(k) == 2 for k in keys):
         return False
+    if "," in value and (value.count(",") > 1 or len(keys[-1]) < 2):
+        return False  # `GUTIERREZ, MARISOL` is a name; `A, B, C` a list
+
+    unknown = [k for k in keys if kinds.unknown(k) and len(k) > 3 and k not in _NOT_NAMES]
 
     def name(k: str) -> bool:
-        if k in _PARTICLES:
-            return True
+        if k in _PARTICLES or (len(unknown) == 1 and k == unknown[0] and len(keys) > 1):
+            return True  # `ZIELINSKA MAGDALENA`: one word no lexicon knows beside a given name
         if kinds.product(k) or k in _NOT_NAMES or kinds.big_place(k):
             return False
         surname = lex.surnames.get(k, 10**9) <= COMMON_SURNAME and lex.words.get(k, 0) < RARE_WORD  # `TORRES`
@@ -154,8 +251,10 @@ def _trimmed(text: str, a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
-def _named(kinds: Kinds, value: str) -> bool:
-    """One to four words of a name: one case throughout, no product's or role's word, no test persona."""
+def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
+    """One to four words of a name: one case throughout, no product's or role's word (a given name that is also
+    a product's beside another name is a name: `Whitmore, Charles`), no test persona. `shaped`: the record's
+    shape says it is a name (HL7's family and given names), so one word no lexicon knows is one too."""
     words = [w.strip(",.") for w in value.split()]
     if not words or len(words) > 4 or " ".join(fold(w) for w in words) in PERSONAS:
         return False
@@ -165,11 +264,18 @@ def _named(kinds: Kinds, value: str) -> bool:
     titled = all(w[:1].isupper() and not w.isupper() for w in words if len(w) > 1)
     if not (caps or caseless or titled):
         return False
-    keys = [fold(w) for w in words]
-    if any(k in _NOT_NAMES or kinds.product(k) or (k in kinds.lex.words and not kinds.given(k)) for k in keys):
+    keys = [fold(w) for w in words if len(w) > 1]  # not an initial: `O'BRIEN, PATRICK J`
+    if not keys:
+        return False
+    several = len(keys) > 1
+
+    def product(k: str) -> bool:
+        return kinds.product(k) and not (several and kinds.given(k) == 2)
+
+    if any(k in _NOT_NAMES or product(k) or (k in kinds.lex.words and not kinds.given(k)) for k in keys):
         return False
     if caseless:
         return True
     # in Latin letters: one word at least a known given name or surname, or two words no lexicon knows
     known = any(kinds.given(k) or k in kinds.lex.surnames for k in keys)
-    return known or (len(keys) > 1 and all(kinds.unknown(k) for k in keys))
+    return known or ((several or shaped) and all(kinds.unknown(k) for k in keys))

@@ -18,7 +18,7 @@ import bisect
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,11 +77,11 @@ class Vetter:
         z = self.bias + sum(self.weights.get(k, 0.0) * v for k, v in feats.items())
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
-    def vet(self, kinds: Kinds, text: str, spans: list[Span]) -> list[Span]:
-        """The spans that pass: every span of another type, every person the text says is one (protected()),
-        and names scoring at least their type's threshold."""
+    def vet(self, kinds: Kinds, text: str, spans: list[Span], sure: Collection[Span] = ()) -> list[Span]:
+        """The spans that pass: every span of another type, every person the text says is one (protected(), and
+        `sure`: what a record's shape says), and names scoring at least their type's threshold."""
         around = Around(kinds, text, sum(1 for e, _, _ in spans if e in NAMED))
-        return [span for span in spans if span[0] not in NAMED or self._passes(kinds, around, span)]
+        return [span for span in spans if span[0] not in NAMED or span in sure or self._passes(kinds, around, span)]
 
     def _passes(self, kinds: Kinds, around: Around, span: Span) -> bool:
         if protected(kinds, around, *span):

@@ -80,6 +80,20 @@ FOUND = [
     # a persona's name split over a fixture's fields is no one's; a name given in an introduction is kept
     ('const user = { firstName: "Jane", lastName: "Doe", plan: "pro" };', []),
     ("I'm Wojciech, new on the payments team", [("PERSON", "Wojciech")]),
+    # a table's person's and place's columns, `Surname, Given`, a load file, HL7's next of kin and address
+    ("ID|NAME|SSN|HIRED\nE1|NAKASHIMA, REIKO|xxx|2019\nE2|TEST, EMPLOYEE|xxx|1900",
+     [("PERSON", "NAKASHIMA, REIKO")]),
+    ("id,opened,reporter,neighbourhood\nSR-1,2024-06-14,Tobias Lindgren,Uppsala",
+     [("PERSON", "Tobias Lindgren"), ("LOCATION", "Uppsala")]),
+    ("þBEGDOCþþCUSTODIANþþTOþ\nþLA01þþBrandt, Sieglindeþþx@y.deþ", [("PERSON", "Brandt, Sieglinde")]),
+    ("PID|1||MRN-1||Okafor^Ngozi||19800101|F|||^^Bristol^^BS1||\nNK1|1|Okafor^Emeka|SPO",
+     [("PERSON", "Okafor"), ("PERSON", "Ngozi"), ("LOCATION", "Bristol"), ("PERSON", "Okafor"), ("PERSON", "Emeka")]),
+    ('review doc=DOC-7 custodian="Whitmore, Charles"', [("PERSON", "Whitmore, Charles")]),
+    # places with case endings and suffixes, a subdivision, a surname after a lower-case title
+    ("Ola mówi, że klientka z Gdańska znowu czeka", [("PERSON", "Ola"), ("LOCATION", "Gdańska")]),
+    ("Burak Şahin İzmir'de doğdu", [("PERSON", "Burak Şahin"), ("LOCATION", "İzmir")]),
+    ("My cousin Aroha lives in Nova Scotia now", [("PERSON", "Aroha"), ("LOCATION", "Nova Scotia")]),
+    ("roster change: capt. moreau swaps with f/o lindqvist", [("PERSON", "moreau"), ("PERSON", "lindqvist")]),
 ]  # fmt: skip
 
 
@@ -107,6 +121,12 @@ NOT_NAMES = [
     "iban: DE89 3704 0044 0532 0130 00",  # a field's label
     "we booked a Rome offsite en route to the Pacific Time standup",  # English: `en` is no preposition here
     'TZ="Pacific/Auckland" for the Atlantic Records import',  # a time zone, a company
+    # storms, fonts, organisations, an X.509 name's organisation, animals
+    "Storm Henk playbook: pre-stage crews at every depot",
+    """{"editor.fontFamily": "'Fira Code', Georgia, serif"}""",
+    "subject: OU=Court Filings, O=Lex Archiva sp. z o.o., C=PL",
+    '"author": "Nordwind Engineering"',
+    "08:30 | patient: Mochi (feline) | vaccination",
 ]
 
 

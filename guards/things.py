@@ -1,0 +1,61 @@
+"""Names that name things, whatever the rules read in them: a storm, a font, an organisation, an animal.
+
+Used by guards/names.py after every reader, on PERSON and LOCATION spans:
+
+- a storm's name: after `storm`, `hurricane`, `typhoon`, `cyclone` (`Storm
+  Henk`, `storm Ciarán`, `Hurricane Florence`);
+- a font: on a line that sets fonts (`font-family`, `fontFamily`, `fonts:`:
+  `'Fira Code', Georgia, serif`), or a font's word right after it (`Paris is
+  the serif we use`);
+- an organisation: before an organisation's word (`Lex Archiva
+  Engineering`, `Hartmann Labs`, `Nordwind GmbH`, `... sp. z o.o.`), or an
+  X.509 name's organisation, unit or domain component (`O=Lex Archiva`,
+  `OU=Court Filings`);
+- an animal: with what it is in brackets after it (`Mochi (feline)`), or a
+  pet's field before it (`pet=Kiri`).
+"""
+
+from __future__ import annotations
+
+import re
+
+Span = tuple[str, int, int]
+
+_STORM = re.compile(r"\b(?:[Ss]torm|STORM|[Hh]urricane|[Tt]yphoon|[Cc]yclone|[Tt]ropical\s+[Ss]torm)[ \t]+\Z")
+_FONT_LINE = re.compile(r"font-family|fontFamily|font_family|\bfonts?\s*[=:]|\btypefaces?\s*[=:]", re.IGNORECASE)
+_FONT_AFTER = re.compile(
+    r"[ \t]*,[ \t]*[\"']?(?:serif|sans-serif|monospace)\b"
+    r"|[ \t]+is[ \t]+(?:the|our|a|set)\b[^.\n]{0,20}?\b(?:serif|sans-serif|font|typeface)\b",
+    re.IGNORECASE,
+)
+_ORGANISATION_AFTER = re.compile(
+    r"[ \t]+(?:Engineering|Labs?|Inc\.?|Ltd\.?|LLC|LLP|GmbH|AG|BV|B\.V\.|S\.A\.|SAS|SRL|S\.r\.l\.|Oy|AB|ASA|"
+    r"Foundation|Group|Studios?|Partners|Holdings|Ventures|Technologies|Systems|Solutions|Consulting|Capital|"
+    r"sp\.[ \t]*z[ \t]*o\.o\.)(?![\w\-])"
+)
+_ORGANISATION_BEFORE = re.compile(r"(?:^|[,/;\s])(?:O|OU|DC)=\s*\Z")
+_ANIMAL_AFTER = re.compile(
+    r"[ \t]*\((?:feline|canine|equine|cat|dog|kitten|puppy|horse|pony|rabbit|parrot|bird|ferret|hamster|"
+    r"guinea\s+pig|tortoise|lizard|snake|cockatiel|gelding|mare|stallion)\b",
+    re.IGNORECASE,
+)
+_PET_BEFORE = re.compile(r"(?i:\b(?:pet|pet_name|animal|horse|dog|cat)\s*[=:]\s*[\"']?)\Z")
+
+
+def things(text: str, spans: list[Span]) -> list[Span]:
+    """`spans` less the names of storms, fonts, organisations and animals."""
+    return [span for span in spans if span[0] not in ("PERSON", "LOCATION") or not _thing(text, span[1], span[2])]
+
+
+def _thing(text: str, a: int, b: int) -> bool:
+    if _STORM.search(text, max(0, a - 20), a) or text[a:b].split()[0].lower() in ("storm", "hurricane", "typhoon"):
+        return True
+    if _ORGANISATION_AFTER.match(text, b) or _ORGANISATION_BEFORE.search(text, max(0, a - 6), a):
+        return True
+    if _ANIMAL_AFTER.match(text, b) or _PET_BEFORE.search(text, max(0, a - 16), a):
+        return True
+    if _FONT_AFTER.match(text, b):
+        return True  # `Georgia, serif`, `Paris is the serif we use`
+    line_start = text.rfind("\n", max(0, a - 200), a) + 1
+    line_end = text.find("\n", b, b + 200)
+    return _FONT_LINE.search(text, line_start, line_end if line_end >= 0 else b + 200) is not None
