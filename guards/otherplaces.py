@@ -43,14 +43,15 @@ _LANGUAGES = {
            "habite vit travaille depuis sont était grand-mère ans parti partie né née où qui ont avait"),
     "it": ("a in da verso", "il gli della di che ma vive lavora sono è con una tre giorni settimana nel alla anche"),
     "es": ("en a desde hacia", "el los las vive y pero con para una del que es trabaja desde hacia su sus vende"),
-    "pt": ("em no na para desde", "os em na da vive mora com para uma que é trabalha hoje marido nasceu cresceu "
-           "perto beira"),
-    "de": ("nach aus in durch", "der das und ist nach aus bei mit wohnt lebt arbeitet jedes jahr durch bis seit sie"),
+    "pt": ("em no na nos nas para desde", "os em na da vive mora com para uma que é trabalha hoje marido nasceu "
+           "cresceu perto beira"),
+    "de": ("nach aus in durch", "der das dem und ist nach aus bei mit wohnt lebt arbeitet jedes jahr durch bis seit "
+           "sie zog zurück studium"),
     "sv": ("i från till", "och bor på från är med hon han"),
-    "nl": ("naar uit in", "en het een woont werkt naar uit zijn"),
+    "nl": ("naar uit in", "en het een woont werkt naar uit zijn maar ouders komen jaar woonde heeft"),
     "vi": ("ở", "sống ở nhưng quê làm việc"),
     "pl": ("w we z ze do na od", "że się nie jest mówi znowu mieszka pracuje jego jej który która biura był była "
-           "ten sam tego oraz już jak"),
+           "ten sam tego oraz już jak ale często pochodzi teraz jeździ mieszkała urodził urodziła"),
     "cs": ("v ve z ze do na", "že se není je bydlí pracuje jeho její který která byl byla také už jak"),
 }  # fmt: skip
 # the case endings of Polish and Czech places: `w Krakowie` (Kraków), `z Gdańska`, `we Wrocławiu`, `z Łodzi`

@@ -72,7 +72,7 @@ _CELL_PLACE = re.compile(
 )
 _NOT_NAMES = _words(
     "test demo sample example dummy fake placeholder user customer holder admin team bot service system account "
-    "support billing payments payroll ops platform group department dept unknown none null n/a anonymous"
+    "support billing payments payroll ops platform group department dept unknown none null n/a anonymous patient"
 )
 # the placeholder people of fixtures and protocols' examples: no one's name where a record holds them
 PERSONAS = frozenset(
@@ -130,7 +130,8 @@ def record_names(
     shaped: list[tuple[int, int]] = []
     if "PID|" in text or "NK1|" in text:
         for m in (*_HL7_PID.finditer(text), *_HL7_NK1.finditer(text)):
-            shaped += [m.span("family"), m.span("given")]
+            if not {fold(m.group("family")), fold(m.group("given"))} & _NOT_NAMES:  # `TEST^PATIENT`
+                shaped += [m.span("family"), m.span("given")]
     spans += shaped
     for a, b in spans:
         a, b = _trimmed(text, a, b)
