@@ -36,7 +36,7 @@ _PEOPLE_NOUNS = (
 _NAMED_BEFORE = re.compile(r"\b(?:" + _PEOPLE_NOUNS + r")\s+(?:named|called)\s+\Z", re.IGNORECASE)
 TITLES = _words(
     "dr mr mrs ms mx prof sir dame aunt uncle auntie grandma grandpa lord lady herr frau mme mlle pani sra "
-    "signora signor capt"
+    "signora signor capt dottor dottoressa dott doutor doutora señor señora monsieur madame"
 )
 MONTHS = _words("january february march april may june july august september october november december")
 WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")  # never a person, nor a place

@@ -29,6 +29,7 @@ from . import cues, deployments
 from . import systems as said
 from .kinds import Kinds
 from .lexicons import fold
+from .lexicons import words as _words
 
 Span = tuple[str, int, int]
 _LOWER = re.compile(r"(?<![\w\-'’])[^\W\d_]+(?![\w\-])")
@@ -159,8 +160,11 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
 
 _TITLE_BEFORE = re.compile(r"(?<![\w\-])(?i:dr|mr|mrs|ms|prof|capt|cpt|sgt|lt|insp)\.[ \t]+\Z")
 _PAIRED_AFTER = re.compile(r"(?:\s+(?:and|&)\s+[^\W\d_]+)?\s+(?:are|were|both|r)\b")
-# keywords of programming languages that people are also called: `elif x:`, `var name`, `echo $HOME`
-_KEYWORDS = frozenset({"elif", "var", "val", "echo", "dim", "nil", "enum", "const", "elsif", "unless", "fn", "pub"})
+# keywords of programming languages that people are also called (`elif x:`, `var name`, `echo $HOME`), and other
+# languages' pronouns (`elle ne parlait pas`)
+_KEYWORDS = _words(
+    "elif var val echo dim nil enum const elsif unless fn pub elle ella ele lei lui sie hij zij hon han hen nous vous"
+)
 _BESIDE = re.compile(r"[ \t]*,?[ \t]*([^\W\d_]+)(?![\w\-@.])")
 _BESIDE_BEFORE = re.compile(r"(?<![\w\-@./])([^\W\d_]+)[ \t]*,?[ \t]*\Z")
 

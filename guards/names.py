@@ -117,7 +117,9 @@ class Names(Placenames):
         records = record_names(self, text, out, self.program, sure)
         if records:  # `Hunter Mills <...>`: the record's whole name, not the part the rules found
             out = [x for x in out if not any(r[1] <= x[1] and x[2] <= r[2] for r in records)] + records
-        out.extend(record_places(self, text, out))
+        cells = record_places(self, text, out)
+        if cells:  # a table's `country` column, a `city:` field: the place, not a person the rules read there
+            out = [y for x in out for y in _less(text, x, cells)] + cells
         out = things(text, personas(text, out))
         out.extend(script_names(self.lex, text, out))
         out.extend(script_places(self.lex, text, out))

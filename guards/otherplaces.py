@@ -41,8 +41,10 @@ Span = tuple[str, int, int]
 _LANGUAGES = {
     "fr": ("à au aux en vers depuis pour", "le les des du une est et dans mais avec pour sur chez elle il ses sa "
            "habite vit travaille depuis sont était grand-mère ans parti partie né née où qui ont avait"),
-    "it": ("a in da verso", "il gli della di che ma vive lavora sono è con una tre giorni settimana nel alla anche"),
-    "es": ("en a desde hacia", "el los las vive y pero con para una del que es trabaja desde hacia su sus vende"),
+    "it": ("a in da verso", "il gli della di che ma vive lavora sono è con una tre giorni settimana nel alla anche "
+           "ha suo sua dopo anni passati dal nella sul"),
+    "es": ("en a desde hacia", "el los las vive y pero con para una del que es trabaja desde hacia su sus vende "
+           "nació pueblo cerca nunca quiso vivir"),
     "pt": ("em no na nos nas para desde", "os em na da vive mora com para uma que é trabalha hoje marido nasceu "
            "cresceu perto beira"),
     "de": ("nach aus in durch", "der das dem und ist nach aus bei mit wohnt lebt arbeitet jedes jahr durch bis seit "
@@ -52,7 +54,10 @@ _LANGUAGES = {
     "vi": ("ở", "sống ở nhưng quê làm việc"),
     "pl": ("w we z ze do na od", "że się nie jest mówi znowu mieszka pracuje jego jej który która biura był była "
            "ten sam tego oraz już jak ale często pochodzi teraz jeździ mieszkała urodził urodziła"),
-    "cs": ("v ve z ze do na", "že se není je bydlí pracuje jeho její který která byl byla také už jak"),
+    "cs": ("v ve z ze do na", "že se není je bydlí pracuje jeho její který která byl byla také už jak jako"),
+    "no": ("på i fra til", "og bor er med hun han om mellom sommeren jobber"),
+    "ms": ("di ke dari", "dan sejak setiap tinggal pulang yang bekerja"),
+    "tl": ("mula sa papuntang", "ay ng para isang lumipat nakatira"),
 }  # fmt: skip
 # the case endings of Polish and Czech places: `w Krakowie` (Kraków), `z Gdańska`, `we Wrocławiu`, `z Łodzi`
 _ENDINGS = (
@@ -65,10 +70,12 @@ _ENDINGS = (
     ("i", ""),
     ("y", "a"),
     ("e", "a"),
+    ("ne", "no"),  # Czech: `v Brně` (Brno)
+    ("em", ""),  # Polish: `pod Tarnowem` (Tarnów)
 )
 _INFLECTED = frozenset({"pl", "cs"})
 # English prepositions before a region's or another language's city name: `in Nova Scotia`, `from Bretagne`
-_ENGLISH = _words("in from near to at around visiting")
+_ENGLISH = _words("in from near to at around visiting across through throughout towards toward")
 _PREPOSITIONS = {lang: _words(preps) for lang, (preps, _) in _LANGUAGES.items()}
 _FUNCTION_WORDS = {lang: _words(words) for lang, (_, words) in _LANGUAGES.items()}
 _ALL_PREPOSITIONS = frozenset().union(*_PREPOSITIONS.values()) | _ENGLISH

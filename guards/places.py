@@ -53,6 +53,7 @@ _TRAVEL = re.compile(
     r"paddled|paddling|swim|swam|swimming|ride|rode|riding|travel|travelled|traveled|travelling|traveling|commute|"
     r"commuted|commuting|relocate|relocated|relocating|relocates|emigrated|immigrated|backpacking|journeyed|"
     r"roadtrip|road-tripped|rowed|rowing|kayaked|kayaking|canoed|ferried|grew\s+up|born|lives|lived|living|"
+    r"studied|studying|settled|raised|retired|stayed|staying|holidayed|vacationed|"
     r"(?:train|ferry|bus|flight|flights|boat|plane|coach|taxi|cab|drive|walk|hike|trip|journey|road|route|way))\b"
     r"(?:\s+[\w'’\-]+){0,4}?\s+(?:from|to|into|across|along|around|through|between|via|in|on)"
     r"\s+(?:the\s+)?(?:[A-Z][^\s,]*\s+(?:to|and|or|into)\s+(?:the\s+)?)?\Z"

@@ -11,7 +11,9 @@ before an address in angle brackets that is no role's mailbox, and HL7's
 patient name (PID-5, family and given name) and next of kin (NK1-2); a
 table's cells under a column a header names so (`EMP_ID|NAME|SSN`,
 `sr_id,opened,reporter`, an e-discovery load file's `þCUSTODIANþ`), `Surname,
-Given` included; and, with no field, two to four
+Given` included; an SQL INSERT's values under such columns (a bare `name` only
+in a table of people: `donors`, not `sellers`); a reservation's
+`HUBER/KATHARINA MRS` and DICOM's `GARCIA^LUCIA`; and, with no field, two to four
 words in capitals that are all names and no ordinary words, one a given name
 on sight (`sent 920.00 EUR to PIETERS JAN BE11...`, `FERNANDO TORRES
 MENDEZ;ES02...`): bank files and payout logs write people so. The value must look like a name:
@@ -21,7 +23,8 @@ test persona (`John Doe`, `Test Holder`). A value under a key only a person
 has (`holder`, `custodian`, not a bare `name`, which robots and pets have
 too) or in HL7 is not second-guessed by the vetter. Places: a location
 field's, a table's place column's (`city`, `neighbourhood`), HL7's patient
-address city (PID-11).
+address city (PID-11), a table's `country` column's value in any language
+(`Việt Nam`, `Maroc`): these replace a person's reading of the same words.
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ _KEY = (
     r"(?:[\w\-]*_)?(?:name|full_?name|display_?name|holder|account_?holder|card_?holder|beneficiary(?:_name)?|"
     r"payee|payer|creditor|debtor|cdtr|dbtr|remitter|recipient|passenger|guest|travell?er|policy_?holder|insured|"
     r"employee|applicant|patient|customer_name|assignees?|reviewers?|nm|custodian|agent|inspector|adjuster|"
-    r"claimant|driver|donor|member|student|signer|signatory|witness|contact_?name|owner_?name|cn)"
+    r"claimant|driver|donor|member|student|signer|signatory|witness|contact_?name|owner_?name|cn|given_?name|"
+    r"first_?name|last_?name|family_?name|surname|forename)"
 )
 _BARE = re.compile(r"(?i:(?:[\w\-]*_)?(?:name|nm|display_?name))")  # a name's key that robots and pets have too
 _FIELD = re.compile(
@@ -56,6 +60,22 @@ _PLACE_FIELD = re.compile(
 _DISPLAY = re.compile(rf"(?:(?<=[:=,\"(])|(?<=[:=,]\s)|^){_VALUE}\"?\s*<(?P<address>[\w.+\-]+@[\w.\-]+)>", re.M)
 # a name in capitals among other words: `sent 920.00 EUR to PIETERS JAN BE11...`, `the card file for LEE HYE JIN`
 _CAPS = re.compile(r"(?<![\w\-@./'’])[A-Z][A-Z'’\-]+(?:,?[ \t]+[A-Z][A-Z'’\-]*){1,3}(?![\w\-@./])")
+# a name as reservations and imaging write it: `HUBER/KATHARINA MRS` (a passenger's or guest's surname/given name),
+# `GARCIA^LUCIA` (DICOM's and HL7's family^given)
+_SLASHED = re.compile(
+    r"(?<![\w\-@./^])(?:(?P<family>[A-ZÀ-Þ][A-ZÀ-Þ'’\-]+)/(?P<given>[A-ZÀ-Þ][A-ZÀ-Þ'’\-]+)"
+    r"|(?P<family2>[A-Z][\w'’\-]+)\^(?P<given2>[A-Z][\w'’\-]+))"
+    r"(?=[ \t]+(?:MRS?|MS|MISS|MSTR|DR)\b|[\]\s|^]|\Z)"
+)
+_SEGMENT = re.compile(r"[A-Z][A-Z0-9]{2}\|")
+# SQL's `INSERT INTO t (first_name, last_name, ...) VALUES ('Chiamaka', 'Eze', ...), (...)`
+_INSERT = re.compile(r"(?i:\binsert\s+into\s+(?P<table>[\w.\"`]+)\s*)\((?P<columns>[^()]*)\)\s*(?i:values)\s*")
+# tables of people: a bare `name` column in them is a person's (in `sellers` or `venues` it is a business's)
+_PEOPLE_TABLE = re.compile(
+    r"(?i:.*(?:users?|customers?|donors?|guests?|employees?|patients?|members?|students?|contacts?|people|persons?|"
+    r"staff|drivers?|passengers?|clients?|applicants?|volunteers?|cardholders?|holders?|authors?|players?))"
+)
+_ROW = re.compile(r"\s*,?\s*\((?P<row>(?:'(?:[^'\\]|\\.|'')*'|[^()'])*)\)")
 _PARTICLES = _words("van von der den de da das dos del della di du le la bin binti ibn al el ben")
 COMMON_SURNAME = 20_000  # the census' rank
 RARE_WORD = 5_000  # a word's frequency in running text
@@ -68,8 +88,10 @@ _HL7_CITY = re.compile(r"(?m)^PID\|(?:[^|\n]*\|){10}[^|\n^]*\^[^|\n^]*\^(?P<city
 _CELL_KEY = re.compile(rf"(?i:{_KEY})")
 _CELL_PLACE = re.compile(
     r"(?i:(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|residence|neighbou?rhood|district|village|"
-    r"region_of_residence))"
+    r"region_of_residence|country|miasto|stadt|ville|ciudad|cidade))"
 )
+_COUNTRY = re.compile(r"(?i:(?:[\w\-]*_)?country)")
+_WORDS = re.compile(r"[^\W\d_]+(?:[ '’\-][^\W\d_]+){0,2}")
 _NOT_NAMES = _words(
     "test demo sample example dummy fake placeholder user customer holder admin team bot service system account "
     "support billing payments payroll ops platform group department dept unknown none null n/a anonymous patient"
@@ -127,6 +149,22 @@ def record_names(
                 spans.append(span)
                 if not _BARE.fullmatch(column):
                     keyed.add(span)
+    if "/" in text or "^" in text:
+        for m in _SLASHED.finditer(text):
+            if _SEGMENT.match(text, text.rfind("\n", 0, m.start()) + 1):
+                continue  # an HL7 segment's names are read by their fields, below
+            family, given = m.group("family") or m.group("family2"), m.group("given") or m.group("given2")
+            surname = fold(family)
+            plain = surname not in kinds.lex.words and not kinds.product(surname) and not kinds.big_place(surname)
+            if kinds.given(fold(given)) == 2 and min(len(family), len(given)) > 2 and plain:
+                spans.append(m.span())
+                keyed.add(m.span())
+    if "VALUES" in text.upper() and "INSERT" in text.upper():
+        for kind, span, column in _inserted(text):
+            if kind == "PERSON":
+                spans.append(span)
+                if not _BARE.fullmatch(column):
+                    keyed.add(span)
     shaped: list[tuple[int, int]] = []
     if "PID|" in text or "NK1|" in text:
         for m in (*_HL7_PID.finditer(text), *_HL7_NK1.finditer(text)):
@@ -139,7 +177,8 @@ def record_names(
         # keep the longer one
         clash = any(s < b and a < e and (kind != "PERSON" or s < a or e > b) for kind, s, e in taken + out)
         clash = clash or any(s < b and a < e for _, s, e in out)  # a field's value in capitals is read once
-        if b > a and not clash and _named(kinds, text[a:b], shaped=(a, b) in shaped):
+        value = text[a:b].replace("/", " ").replace("^", " ")  # `HUBER/KATHARINA`, `GARCIA^LUCIA`
+        if b > a and not clash and _named(kinds, value, shaped=(a, b) in shaped):
             out.append(("PERSON", a, b))
             if sure is not None and ((a, b) in shaped or any(k[0] <= a and b <= k[1] for k in keyed)):
                 sure.add(("PERSON", a, b))
@@ -195,16 +234,46 @@ def _table_cells(text: str) -> list[tuple[str, tuple[int, int], str]]:
     return out
 
 
+def _inserted(text: str) -> list[tuple[str, tuple[int, int], str]]:
+    """The values an SQL INSERT puts in a person's or a place's column, as _table_cells gives a table's."""
+    out: list[tuple[str, tuple[int, int], str]] = []
+    for m in _INSERT.finditer(text):
+        columns = [c.strip(' `"\n\t') for c in m.group("columns").split(",")]
+        people = _PEOPLE_TABLE.fullmatch(m.group("table").strip('`"')) is not None
+        kinds = {
+            i: "PERSON" if _CELL_KEY.fullmatch(c) else "LOCATION"
+            for i, c in enumerate(columns)
+            if (_CELL_KEY.fullmatch(c) and (people or not _BARE.fullmatch(c))) or _CELL_PLACE.fullmatch(c)
+        }
+        at = m.end()
+        while kinds and (row := _ROW.match(text, at)) is not None:
+            values = [v for v in re.finditer(r"'((?:[^'\\]|\\.|'')*)'|[^,'\s][^,]*", row.group("row"))]
+            if len(values) == len(columns):
+                for i, kind in kinds.items():
+                    value = values[i]
+                    a = row.start("row") + (value.start(1) if value.group(1) is not None else value.start())
+                    b = row.start("row") + (value.end(1) if value.group(1) is not None else value.end())
+                    out.append((kind, (a, b), columns[i]))
+            at = row.end()
+    return out
+
+
 def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     """The places in `text`'s location fields (`location: Durban`, `"city": "Sevilla"`, `incident location
     Swansea`): a place or a town the lexicons know, apart from what `taken` overlaps."""
     out: list[Span] = []
-    cells = [span for kind, span, _ in _table_cells(text) if kind == "LOCATION"] if "\n" in text else []
-    cells += [m.span("city") for m in _HL7_CITY.finditer(text)] if "PID|" in text else []
-    for a, b in cells:
+    cells = [(span, column) for kind, span, column in _table_cells(text) if kind == "LOCATION"] if "\n" in text else []
+    cells += [(m.span("city"), "city") for m in _HL7_CITY.finditer(text)] if "PID|" in text else []
+    if "VALUES" in text.upper() and "INSERT" in text.upper():
+        cells += [(span, column) for kind, span, column in _inserted(text) if kind == "LOCATION"]
+    for (a, b), column in cells:
         key = " ".join(fold(w) for w in text[a:b].split())
-        known = key in kinds.lex.places or key in kinds.lex.towns or key in kinds.lex.regions
-        if b > a and known and not any(s < b and a < e for _, s, e in taken + out):
+        lex = kinds.lex
+        known = key in lex.places or key in lex.towns or key in lex.regions or key.replace(" ", "") in lex.places
+        # a country's column holds countries, in any language: `Việt Nam`, `Maroc`
+        country = _COUNTRY.fullmatch(column) is not None and _WORDS.fullmatch(text[a:b]) is not None and b - a > 3
+        # a person's reading of the same cell gives way (names.py): the column says what it is
+        if b > a and (known or country) and not any(s < b and a < e and k != "PERSON" for k, s, e in taken + out):
             out.append(("LOCATION", a, b))
     if not any(k in text.lower() for k in ("location", "city", "town", "birth", "residence", "based")):
         return out
@@ -219,11 +288,21 @@ def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     return out
 
 
+# months in other languages, which payment lines write in capitals beside a name: `SPENDE JUNI`, `GEHALT JUNI`
+_MONTHS = _words(
+    "januar februar märz april mai juni juli august september oktober november dezember januari februari maart "
+    "mei augustus janvier février mars avril juin juillet août septembre octobre décembre enero febrero marzo "
+    "abril mayo junio julio agosto septiembre octubre noviembre diciembre"
+)
+
+
 def _capitals(kinds: Kinds, value: str) -> bool:
     """Two to four words in capitals that are all names and no ordinary words (`NGUYEN VAN AN`, `KAMAU
     JOSEPH`), one of them a given name on sight: a person's name as bank files and payout logs write it."""
     keys = [fold(w) for w in value.replace(",", " ").split()]
     lex = kinds.lex
+    if any(w.lower() in _MONTHS for w in value.replace(",", " ").split()):
+        return False
     if " ".join(keys) in PERSONAS or not any(kinds.given(k) == 2 for k in keys):
         return False
     if "," in value and (value.count(",") > 1 or len(keys[-1]) < 2):

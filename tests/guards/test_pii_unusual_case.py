@@ -94,6 +94,16 @@ FOUND = [
     ("Burak Şahin İzmir'de doğdu", [("PERSON", "Burak Şahin"), ("LOCATION", "İzmir")]),
     ("My cousin Aroha lives in Nova Scotia now", [("PERSON", "Aroha"), ("LOCATION", "Nova Scotia")]),
     ("roster change: capt. moreau swaps with f/o lindqvist", [("PERSON", "moreau"), ("PERSON", "lindqvist")]),
+    # reservations' and imaging's names, an INSERT's columns, XML's given name and surname, a country's column
+    ("101   HUBER/KATHARINA MRS   10/06/24  13/06/24  EB2", [("PERSON", "HUBER/KATHARINA")]),
+    ("(0010,0010) PN [GARCIA^LUCIA]   # PatientName", [("PERSON", "GARCIA^LUCIA")]),
+    ("INSERT INTO donors (id, first_name, last_name, city) VALUES\n  (90211, 'Chiamaka', 'Eze', 'Ibadan');",
+     [("PERSON", "Chiamaka"), ("PERSON", "Eze"), ("LOCATION", "Ibadan")]),
+    ("<GivenName>Léonie</GivenName><Surname>Gauthier</Surname>", [("PERSON", "Léonie"), ("PERSON", "Gauthier")]),
+    ("ann_id,name,country,hours\nann-0431,Nguyễn Hoàng Anh,Việt Nam,38.5",
+     [("PERSON", "Nguyễn Hoàng Anh"), ("LOCATION", "Việt Nam")]),
+    ("Il dottor Bianchi ha aperto il suo studio a Bergamo dopo dieci anni passati a Torino.",
+     [("PERSON", "Bianchi"), ("LOCATION", "Bergamo"), ("LOCATION", "Torino")]),
 ]  # fmt: skip
 
 
@@ -127,6 +137,11 @@ NOT_NAMES = [
     "subject: OU=Court Filings, O=Lex Archiva sp. z o.o., C=PL",
     '"author": "Nordwind Engineering"',
     "08:30 | patient: Mochi (feline) | vaccination",
+    # time zones, protocols, a business's name in a table of sellers, months in a payment line
+    "TZ=Europe/Amsterdam for TCP/IP and CI/CD",
+    "INSERT INTO sellers (id, name, city_code) VALUES (88412, 'Atelier Lune', 'PAR');",
+    "2024-06-03,DE48 6081 8097 3094 1942 63,25.00,SPENDE JUNI",
+    "Lorsque la cheffe est arrivée, elle ne parlait pas un mot de français",
 ]
 
 
