@@ -155,7 +155,13 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
     if opening and _ADDRESSED_AFTER.match(text, b):
         return True  # `kwabena i owe you a beer`, `quick q akua — is the feed`, `ines: my new number`
     # `have fun marco`, `add valentina to`; `ravi shreya omar — retro at 4`
-    return _FOR_PERSON_BEFORE.search(text, max(0, a - 24), a) is not None or _names_beside(kinds, text, a, b)
+    return done_for(text, a) or _names_beside(kinds, text, a, b)
+
+
+def done_for(text: str, a: int) -> bool:
+    """What is done for or to a person only, right before text[a:]: `add valentina to`, `have fun marco`,
+    `reviews go to fatou`."""
+    return _FOR_PERSON_BEFORE.search(text, max(0, a - 24), a) is not None
 
 
 _TITLE_BEFORE = re.compile(r"(?<![\w\-])(?i:dr|mr|mrs|ms|prof|capt|cpt|sgt|lt|insp)\.[ \t]+\Z")

@@ -28,6 +28,7 @@ from . import cues
 from . import systems as said
 from .kinds import Kinds
 from .lexicons import fold
+from .lowercase import done_for
 from .records import PERSONAS
 
 WEIGHTS = Path(__file__).parent / "data" / "vetter.json"
@@ -109,6 +110,7 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
         return True
     cued = cues.person(text, a, b, strict=True) or cues.title_before(text, a) or cues.social_before(text, a)
     cued = cued or _INTRODUCED.search(text, max(0, a - 24), a) is not None  # `I'm Jakub, new on the team`
+    cued = cued or (text[a:b].islower() and done_for(text, a))  # `pls add oluwaseun to the rota`
     if cued and not field:  # a `name:` field is a cue to the rules, not enough here
         return True
     return len(words) >= 2 and kinds.given(fold(words[0])) == 2 and fold(words[-1]) in kinds.lex.surnames
