@@ -149,6 +149,8 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
         return True
     if key in lex.words or key in _KEYWORDS or len(key) < 3 or not _LATIN.fullmatch(text[a:b]):
         return False  # the weaker cues below are for words that are names alone (`kwabena`, `priya`)
+    if not _english_line(text, a):
+        return False  # in another language's line, any word may be a name's spelling (`cùng gia đình`, `raha hai`)
     if other is not None and _PAIRED_AFTER.match(text, b):
         return True  # `kenji and sam are both out`: the pair is people whatever the other word is
     opening = _OPENING.search(text, max(0, a - 24), a) is not None
@@ -173,6 +175,18 @@ _KEYWORDS = _words(
 )
 _BESIDE = re.compile(r"[ \t]*,?[ \t]*([^\W\d_]+)(?![\w\-@.])")
 _BESIDE_BEFORE = re.compile(r"(?<![\w\-@./])([^\W\d_]+)[ \t]*,?[ \t]*\Z")
+
+
+_ENGLISH = _words("the is are was to and you i i'm for on with from my me we can just so it at in of a an be will")
+_LINE_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")  # whole words: `tại` is no `i`
+
+
+def _english_line(text: str, a: int) -> bool:
+    """One of English's commonest words on the line around text[a]: the line is English chat."""
+    start = text.rfind("\n", max(0, a - 200), a) + 1
+    end = text.find("\n", a, a + 200)
+    line = text[start : end if end >= 0 else a + 200].lower()
+    return any(word in _ENGLISH for word in _LINE_WORD.findall(line))
 
 
 def _names_beside(kinds: Kinds, text: str, a: int, b: int) -> bool:

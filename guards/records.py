@@ -99,18 +99,31 @@ _NOT_NAMES = _words(
 # the placeholder people of fixtures and protocols' examples: no one's name where a record holds them
 PERSONAS = frozenset(
     {"john doe", "jane doe", "john smith", "jane smith", "max mustermann", "erika mustermann", "alice", "bob",
-     "carol", "dave", "eve", "mallory", "trent"}
+     "carol", "dave", "eve", "mallory", "trent",
+     # other languages' placeholder people: in forms' and fixtures' examples, no one's
+     "jan kowalski", "anna kowalska", "mario rossi", "ola nordmann", "kari nordmann", "jean dupont",
+     "marie dupont", "juan perez", "fulano de tal", "joe bloggs", "jan jansen", "jan novak", "otto normalverbraucher",
+     "matti meikalainen", "maija meikalainen", "sven svensson", "jens hansen", "juan del pueblo", "ivan ivanov"}
 )  # fmt: skip
 
 
-_PERSONA_PARTS = [name.split() for name in PERSONAS if " " in name]
+def _persona(name: str) -> str | None:
+    """The fixture's persona `name` is, if it is one by its full name (`Jan Kowalski`, `Ola Nordmann`; `Alice`
+    alone is too many people's name to drop outside a record)."""
+    key = " ".join(fold(w) for w in name.split())
+    return key if " " in key and key in PERSONAS else None
+
+
+_PERSONA_PARTS = [name.split() for name in PERSONAS if name.count(" ") == 1]
 
 
 def personas(text: str, found: list[Span]) -> list[Span]:
-    """`found` less the parts of a fixture's persona the text writes apart (`firstName: "Jane"`, `lastName:
-    "Doe"`): a test's placeholder, however its fields split it."""
+    """`found` less fixtures' personas by their full names (`Jan Kowalski`), and their parts where the text
+    writes them apart (`firstName: "Jane"`, `lastName: "Doe"`): a test's placeholder, however its fields split
+    it."""
     if not any(e == "PERSON" for e, _, _ in found):
         return found
+    found = [x for x in found if x[0] != "PERSON" or _persona(text[x[1] : x[2]]) is None]
     lower = text.lower()
     parts = {
         part

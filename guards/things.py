@@ -11,6 +11,8 @@ Used by guards/names.py after every reader, on PERSON and LOCATION spans:
   Engineering`, `Hartmann Labs`, `Nordwind GmbH`, `... sp. z o.o.`), or an
   X.509 name's organisation, unit or domain component (`O=Lex Archiva`,
   `OU=Court Filings`);
+- a building, a room, a school or a ship named after a person (`Rosa Parks
+  Elementary`, `the Mandela Room`, `room Grace Hopper`, `MSC Gülsün`);
 - an animal: with what it is in brackets after it (`Mochi (feline)`), or a
   pet's field before it (`pet=Kiri`).
 """
@@ -34,6 +36,18 @@ _ORGANISATION_AFTER = re.compile(
     r"sp\.[ \t]*z[ \t]*o\.o\.)(?![\w\-])"
 )
 _ORGANISATION_BEFORE = re.compile(r"(?:^|[,/;\s])(?:O|OU|DC)=\s*\Z")
+# a building, a room, a school, a prize named after a person: `Rosa Parks Elementary`, `the Mandela Room`, `Dolores
+# Huerta Hall`; a ship: `MSC Gülsün`, `CMA CGM Jacques Saadé`; a room before: `room Grace Hopper`
+_NAMED_AFTER = re.compile(
+    r"[ \t]+(?:Room|Rooms|Hall|Elementary|Middle|High|School|Academy|Building|Wing|Center|Centre|Library|"
+    r"Auditorium|Lab|Suite|Lounge|Theatre|Theater|Stadium|Arena|Bridge|Street|St\.|Avenue|Ave\.?|Road|Rd\.?|"
+    r"Boulevard|Institute|University|College|Hospital|Prize|Award|Medal|Fellowship|Scholarship|Lecture|Tower|"
+    r"Square|Plaza|Terminal|Pavilion|Gallery|Museum|Campus|Court|House)(?![\w\-])"
+)
+_NAMED_BEFORE = re.compile(
+    r"(?:\b(?:room|meeting\s+room|conference\s+room|hall|building|wing|vessel|ship|tanker|ferry|loco|locomotive)"
+    r"|\b(?:MSC|CMA\s+CGM|MV|MS|MT|SS|RMS|HMS|USS))[ \t]+[\"'“]?\Z"
+)
 _ANIMAL_AFTER = re.compile(
     r"[ \t]*\((?:feline|canine|equine|cat|dog|kitten|puppy|horse|pony|rabbit|parrot|bird|ferret|hamster|"
     r"guinea\s+pig|tortoise|lizard|snake|cockatiel|gelding|mare|stallion)\b",
@@ -52,6 +66,13 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True
     if _ORGANISATION_AFTER.match(text, b) or _ORGANISATION_BEFORE.search(text, max(0, a - 6), a):
         return True
+    last = text[a:b].rfind(" ")
+    if last > 0 and _ORGANISATION_AFTER.match(text, a + last, b):
+        return True  # `Bäckerei Sonnenhof GmbH`: the organisation's word inside the name found
+    if _NAMED_AFTER.match(text, b) or _NAMED_BEFORE.search(text, max(0, a - 24), a):
+        return True
+    if last > 0 and _NAMED_AFTER.match(text, a + last, b):
+        return True  # `Dolores Huerta Hall`: the building's word inside the name found
     if _ANIMAL_AFTER.match(text, b) or _PET_BEFORE.search(text, max(0, a - 16), a):
         return True
     if _FONT_AFTER.match(text, b):

@@ -142,6 +142,12 @@ NOT_NAMES = [
     "INSERT INTO sellers (id, name, city_code) VALUES (88412, 'Atelier Lune', 'PAR');",
     "2024-06-03,DE48 6081 8097 3094 1942 63,25.00,SPENDE JUNI",
     "Lorsque la cheffe est arrivée, elle ne parlait pas un mot de français",
+    # rooms, schools and ships named after people, other languages' placeholder people, another language's line
+    "FAC-220: HVAC in Dolores Huerta Hall; Rosa Parks Elementary gym also affected",
+    "FYI room Grace Hopper has the broken HDMI again",
+    "MSC Gülsün moved to berth 7, ETA 14:20",
+    'PLACEHOLDER_NAMES = {"pl": "Jan Kowalski", "it": "Mario Rossi", "no": "Ola Nordmann"}',
+    "sống cùng gia đình từ năm 2019",
 ]
 
 
