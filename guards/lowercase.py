@@ -183,7 +183,7 @@ _LINE_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")  # whole words: `tại` is 
 
 def _english_line(text: str, a: int) -> bool:
     """One of English's commonest words on the line around text[a]: the line is English chat."""
-    start = text.rfind("\n", max(0, a - 200), a) + 1
+    start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
     end = text.find("\n", a, a + 200)
     line = text[start : end if end >= 0 else a + 200].lower()
     return any(word in _ENGLISH for word in _LINE_WORD.findall(line))

@@ -116,7 +116,9 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _after_prepositions(kinds, text)
         out += _features(kinds, text)
         out += _suffixed(kinds, text) if "'" in text or "’" in text else []
-    return [span for span in out if not any(s < span[2] and span[1] < e and k != "PERSON" for k, s, e in taken)]
+    out = list(dict.fromkeys(out))  # a place both a preposition and a feature find (`in Toscana`) is one
+    kept = [(s, e) for k, s, e in taken if k != "PERSON"]
+    return [span for span in out if not any(s < span[2] and span[1] < e for s, e in kept)]
 
 
 def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:

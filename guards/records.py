@@ -75,7 +75,9 @@ _PEOPLE_TABLE = re.compile(
     r"(?i:.*(?:users?|customers?|donors?|guests?|employees?|patients?|members?|students?|contacts?|people|persons?|"
     r"staff|drivers?|passengers?|clients?|applicants?|volunteers?|cardholders?|holders?|authors?|players?))"
 )
-_ROW = re.compile(r"\s*,?\s*\((?P<row>(?:'(?:[^'\\]|\\.|'')*'|[^()'])*)\)")
+# possessive quantifiers: a doubled quote is always an escaped one, and no loop gives back what it took, so a row
+# with no `)` fails at once instead of trying every way to split its quotes
+_ROW = re.compile(r"\s*,?\s*\((?P<row>(?:'(?:''|[^'\\]|\\.)*+'|[^()'])*+)\)")
 _PARTICLES = _words("van von der den de da das dos del della di du le la bin binti ibn al el ben")
 COMMON_SURNAME = 20_000  # the census' rank
 RARE_WORD = 5_000  # a word's frequency in running text
@@ -124,16 +126,22 @@ def personas(text: str, found: list[Span]) -> list[Span]:
     if not any(e == "PERSON" for e, _, _ in found):
         return found
     found = [x for x in found if x[0] != "PERSON" or _persona(text[x[1] : x[2]]) is None]
-    lower = text.lower()
+    lower = fold(text)  # `Pérez` as `perez`
     parts = {
         part
         for given, surname in _PERSONA_PARTS
-        if re.search(rf"\b{given}\b", lower) and re.search(rf"\b{surname}\b", lower)
+        if _field_value(lower, given) and _field_value(lower, surname)
         for part in (given, surname)
     }
     if not parts:
         return found
     return [x for x in found if x[0] != "PERSON" or fold(text[x[1] : x[2]]) not in parts]
+
+
+def _field_value(lower: str, word: str) -> bool:
+    """`word` written as a field's value in the folded text: after `"`, `'`, `=` or `:` (`firstName: "Jane"`), not
+    in prose (`John from sales and Mrs Smith`)."""
+    return re.search(rf"[\"'=:]\s*[\"']?{word}\b", lower) is not None
 
 
 def record_names(
@@ -164,7 +172,8 @@ def record_names(
                     keyed.add(span)
     if "/" in text or "^" in text:
         for m in _SLASHED.finditer(text):
-            if _SEGMENT.match(text, text.rfind("\n", 0, m.start()) + 1):
+            line = text.rfind("\n", max(0, m.start() - 200), m.start()) + 1 or max(0, m.start() - 200)
+            if _SEGMENT.match(text, line):
                 continue  # an HL7 segment's names are read by their fields, below
             family, given = m.group("family") or m.group("family2"), m.group("given") or m.group("given2")
             surname = fold(family)

@@ -118,12 +118,16 @@ def identifiers(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+DENIAL_REACH = 300  # characters after a name in which `..., not a person` is looked for
+
+
 def denied(text: str, b: int) -> bool:
     """The name before text[b:] said to be something, `..., not a person`, later on its line (`Marlowe is the
     routing service, not a person`); not a sentence that only goes on to deny it of something else (`Priya said
     the ticket was opened by a script, not a person`)."""
-    end = text.find("\n", b)
-    end = end if end != -1 else len(text)
+    reach = min(len(text), b + DENIAL_REACH)  # a line with no end (minified JSON, a long log line) is read this far
+    end = text.find("\n", b, reach)
+    end = end if end != -1 else reach
     if text.find("not ", b, end) == -1 or _SAID_TO_BE.match(text, b) is None:
         return False
     return _NOT_A_PERSON.search(text, b, end) is not None

@@ -46,7 +46,7 @@ _NAMED_AFTER = re.compile(
 )
 _NAMED_BEFORE = re.compile(
     r"(?:\b(?:room|meeting\s+room|conference\s+room|hall|building|wing|vessel|ship|tanker|ferry|loco|locomotive)"
-    r"|\b(?:MSC|CMA\s+CGM|MV|MS|MT|SS|RMS|HMS|USS))[ \t]+[\"'“]?\Z"
+    r"|\b(?:MSC|CMA\s+CGM|MV|MT|SS|RMS|HMS|USS))[ \t]+[\"'“]?\Z"  # not `MS`: also Ms in capitals
 )
 _ANIMAL_AFTER = re.compile(
     r"[ \t]*\((?:feline|canine|equine|cat|dog|kitten|puppy|horse|pony|rabbit|parrot|bird|ferret|hamster|"
@@ -62,7 +62,11 @@ def things(text: str, spans: list[Span]) -> list[Span]:
 
 
 def _thing(text: str, a: int, b: int) -> bool:
-    if _STORM.search(text, max(0, a - 20), a) or text[a:b].split()[0].lower() in ("storm", "hurricane", "typhoon"):
+    if _STORM.search(text, max(0, a - 20), a) or text[a:b].split(" ", 1)[0].lower() in (
+        "storm",
+        "hurricane",
+        "typhoon",
+    ):
         return True
     if _ORGANISATION_AFTER.match(text, b) or _ORGANISATION_BEFORE.search(text, max(0, a - 6), a):
         return True
@@ -77,6 +81,6 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True
     if _FONT_AFTER.match(text, b):
         return True  # `Georgia, serif`, `Paris is the serif we use`
-    line_start = text.rfind("\n", max(0, a - 200), a) + 1
+    line_start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
     line_end = text.find("\n", b, b + 200)
     return _FONT_LINE.search(text, line_start, line_end if line_end >= 0 else b + 200) is not None

@@ -80,6 +80,9 @@ FOUND = [
     # a persona's name split over a fixture's fields is no one's; a name given in an introduction is kept
     ('const user = { firstName: "Jane", lastName: "Doe", plan: "pro" };', []),
     ("I'm Wojciech, new on the payments team", [("PERSON", "Wojciech")]),
+    # a persona's parts in prose are people (`John`, `Smith`); in a fixture's fields they are not (below)
+    ("John from sales and Mrs Smith from HR both need access", [("PERSON", "John"), ("PERSON", "Smith")]),
+    ("Dear MS Katharina Huber, your booking is confirmed", [("PERSON", "Katharina Huber")]),
     # a table's person's and place's columns, `Surname, Given`, a load file, HL7's next of kin and address
     ("ID|NAME|SSN|HIRED\nE1|NAKASHIMA, REIKO|xxx|2019\nE2|TEST, EMPLOYEE|xxx|1900",
      [("PERSON", "NAKASHIMA, REIKO")]),
@@ -148,6 +151,8 @@ NOT_NAMES = [
     "MSC Gülsün moved to berth 7, ETA 14:20",
     'PLACEHOLDER_NAMES = {"pl": "Jan Kowalski", "it": "Mario Rossi", "no": "Ola Nordmann"}',
     "sống cùng gia đình từ năm 2019",
+    # a row with no `)` and doubled quotes: read at once (the row's pattern gives back nothing it took)
+    "INSERT INTO users (name, city) VALUES ('x', '" + "it''s " * 30,
 ]
 
 
