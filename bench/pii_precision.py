@@ -179,6 +179,12 @@ TENTH = HERE / "pii_labelled" / "technical_held10.jsonl"  # held aside in the te
 ELEVENTH = HERE / "pii_labelled" / "technical_held11.jsonl"  # held aside in the eleventh round; tuning since
 TWELFTH = HERE / "pii_labelled" / "technical_held12.jsonl"  # held aside in the twelfth round; tuning data since
 THIRTEENTH = HERE / "pii_labelled" / "technical_held13.jsonl"  # held aside in the thirteenth round; tuning since
+# the sets written apart and held aside in turn, each tuning data once it had been run
+WRITTEN_APART = (
+    ("second set", SECOND), ("third set", THIRD), ("fourth set", FOURTH), ("fifth set", FIFTH), ("sixth set", SIXTH),
+    ("seventh set", SEVENTH), ("eighth set", EIGHTH), ("ninth set", NINTH), ("tenth set", TENTH),
+    ("eleventh set", ELEVENTH), ("twelfth set", TWELFTH), ("thirteenth set", THIRTEENTH),
+)  # fmt: skip
 HELD_ASIDE = HERE / "pii_labelled" / "technical_held14.jsonl"  # the fourteenth set: measured when it is there
 EXAMPLE = HERE.parent / "examples" / "taskgate.yaml"
 RESULTS = HERE / "results"
@@ -225,18 +231,7 @@ def sets(split: str, path: Path | None) -> dict[str, list[Sentence]]:
         out["labelled"] = load(SET)
         out["technical tune"] = [s for s in technical if s.split == "tune"]
         out["technical held"] = [s for s in technical if s.split == "held"]
-        out["second set"] = load(SECOND)
-        out["third set"] = load(THIRD)
-        out["fourth set"] = load(FOURTH)
-        out["fifth set"] = load(FIFTH)
-        out["sixth set"] = load(SIXTH)
-        out["seventh set"] = load(SEVENTH)
-        out["eighth set"] = load(EIGHTH)
-        out["ninth set"] = load(NINTH)
-        out["tenth set"] = load(TENTH)
-        out["eleventh set"] = load(ELEVENTH)
-        out["twelfth set"] = load(TWELFTH)
-        out["thirteenth set"] = load(THIRTEENTH)
+        out.update((name, load(path)) for name, path in WRITTEN_APART)
     if split == "held-aside" and not HELD_ASIDE.exists():
         raise SystemExit(f"{HELD_ASIDE} is missing: the fourteenth set is not written yet")
     if split in ("held-aside", "all") and HELD_ASIDE.exists():

@@ -229,6 +229,18 @@ def _cells(line: str) -> tuple[str, list[tuple[int, int]]] | None:
     return (delimiter, out) if len(out) > 2 else None
 
 
+def _column_kinds(columns: list[str], people: bool = True) -> dict[int, str]:
+    """Which columns hold a person's name and which a place, by their names: a table's header, an INSERT's
+    columns. A bare `name` is a person's only in a table of `people`."""
+    out = {}
+    for i, column in enumerate(columns):
+        if _CELL_KEY.fullmatch(column) and (people or not _BARE.fullmatch(column)):
+            out[i] = "PERSON"
+        elif _CELL_PLACE.fullmatch(column):
+            out[i] = "LOCATION"
+    return out
+
+
 def _table_cells(text: str) -> list[tuple[str, tuple[int, int], str]]:
     """The cells under a table's person's and place's columns, as ("PERSON" or "LOCATION", their span, their
     column's name)."""
@@ -245,11 +257,7 @@ def _table_cells(text: str) -> list[tuple[str, tuple[int, int], str]]:
                 out.append((kind, (start + a, start + b), column))
         else:
             names = [line[a:b] for a, b in cells[1]]
-            kinds = {
-                i: ("PERSON" if _CELL_KEY.fullmatch(name) else "LOCATION", name)
-                for i, name in enumerate(names)
-                if _CELL_KEY.fullmatch(name) or _CELL_PLACE.fullmatch(name)
-            }
+            kinds = {i: (kind, names[i]) for i, kind in _column_kinds(names).items()}
             plain = all(re.fullmatch(r"[A-Za-z][\w\-]*", name) for name in names)
             header = (cells[0], len(names), kinds) if kinds and plain else None
         start += len(line) + 1
@@ -261,12 +269,7 @@ def _inserted(text: str) -> list[tuple[str, tuple[int, int], str]]:
     out: list[tuple[str, tuple[int, int], str]] = []
     for m in _INSERT.finditer(text):
         columns = [c.strip(' `"\n\t') for c in m.group("columns").split(",")]
-        people = _PEOPLE_TABLE.fullmatch(m.group("table").strip('`"')) is not None
-        kinds = {
-            i: "PERSON" if _CELL_KEY.fullmatch(c) else "LOCATION"
-            for i, c in enumerate(columns)
-            if (_CELL_KEY.fullmatch(c) and (people or not _BARE.fullmatch(c))) or _CELL_PLACE.fullmatch(c)
-        }
+        kinds = _column_kinds(columns, people=_PEOPLE_TABLE.fullmatch(m.group("table").strip('`"')) is not None)
         at = m.end()
         while kinds and (row := _ROW.match(text, at)) is not None:
             values = [v for v in re.finditer(r"'((?:[^'\\]|\\.|'')*)'|[^,'\s][^,]*", row.group("row"))]
