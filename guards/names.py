@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from . import cues, deployments
 from . import systems as said
 from .cues import Token
+from .findings import Overlaps
 from .kinds import COMMON_SURNAME, INITIAL_WORD
 from .lexicons import Lexicons, fold, lexicons
 from .lowercase import lower_names
@@ -53,16 +54,20 @@ def names_for(params: PiiParams) -> Names | None:
     return Names(lexicons(), Vetter.load(threshold=params.vetter_threshold) if params.vetter else None)
 
 
-def _less(text: str, span: Span, places: list[Span]) -> list[Span]:
-    """`span` less the places that overlap it: a person's name before the place is kept (`Elif Demir` of `Elif
-    Demir İzmir'de`), the rest gives way."""
-    kind, a, b = span
-    for _, s, e in places:
-        if s < b and a < e:
-            if kind != "PERSON" or s <= a:
-                return []
-            b = len(text[a:s].rstrip()) + a
-    return [(kind, a, b)] if b > a else []
+def _less(text: str, spans: list[Span], places: list[Span]) -> list[Span]:
+    """`spans` less the places that overlap them, and the places: a person's name before the place is kept (`Elif
+    Demir` of `Elif Demir İzmir'de`), the rest gives way."""
+    index, out = Overlaps(places), []
+    for kind, a, b in spans:
+        for _, s, _ in index.over(a, b):
+            if s < b:
+                if kind != "PERSON" or s <= a:
+                    b = a
+                    break
+                b = len(text[a:s].rstrip()) + a
+        if b > a:
+            out.append((kind, a, b))
+    return out + places
 
 
 class Names(Placenames):
@@ -104,11 +109,10 @@ class Names(Placenames):
         unsure = [piece for piece, spans in decided if spans is None]
         out.extend(span for _, spans in decided for span in spans or ())
         if unsure and ner is not None:
-            labels = ner(text, [(p[0].start, p[-1].end) for p in unsure])
+            labels = Overlaps((lab, s, e) for s, e, lab in ner(text, [(p[0].start, p[-1].end) for p in unsure]))
             for piece in unsure:
-                a, b = piece[0].start, piece[-1].end
-                label = next((lab for s, e, lab in labels if s < b and a < e), None)
-                out.extend(self._by_ner(text, piece, label))
+                hits = labels.over(piece[0].start, piece[-1].end)
+                out.extend(self._by_ner(text, piece, hits[0][0] if hits else None))
         if any(e == "LOCATION" for e, _, _ in out) and self._no_one_there(text, out):
             # a place people are in (a journey, an office, a lake) is not where a system runs
             out = [span for span in out if span[0] != "LOCATION" or self._peoples(text, span[1], span[2])]
@@ -116,16 +120,18 @@ class Names(Placenames):
         sure: set[Span] = set()  # a person's own field or HL7 says so: the vetter does not second-guess it
         records = record_names(self, text, out, self.program, sure)
         if records:  # `Hunter Mills <...>`: the record's whole name, not the part the rules found
-            out = [x for x in out if not any(r[1] <= x[1] and x[2] <= r[2] for r in records)] + records
+            index = Overlaps(records)
+            out = [x for x in out if not any(s <= x[1] and x[2] <= e for _, s, e in index.over(x[1], x[2]))]
+            out += records
         cells = record_places(self, text, out)
         if cells:  # a table's `country` column, a `city:` field: the place, not a person the rules read there
-            out = [y for x in out for y in _less(text, x, cells)] + cells
+            out = _less(text, out, cells)
         out = things(text, personas(text, out))
         out.extend(script_names(self.lex, text, out))
         out.extend(script_places(self.lex, text, out))
         places = other_places(self, text, out)
         if places:  # `vive em Lisboa`: the place, not the surname the rules read
-            out = [y for x in out for y in _less(text, x, places)] + places
+            out = _less(text, out, places)
         if self.vetter is not None and out:
             out = self.vetter.vet(self, text, out, sure)
         return sorted(out, key=lambda s: s[1])

@@ -31,6 +31,7 @@ import re
 
 from . import cues, deployments
 from . import systems as said
+from .findings import Overlaps
 from .kinds import Kinds
 from .lexicons import fold
 from .lexicons import words as _words
@@ -117,8 +118,8 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _features(kinds, text)
         out += _suffixed(kinds, text) if "'" in text or "’" in text else []
     out = list(dict.fromkeys(out))  # a place both a preposition and a feature find (`in Toscana`) is one
-    kept = [(s, e) for k, s, e in taken if k != "PERSON"]
-    return [span for span in out if not any(s < span[2] and span[1] < e for s, e in kept)]
+    kept = Overlaps(span for span in taken if span[0] != "PERSON")
+    return [span for span in out if not kept.over(span[1], span[2])]
 
 
 def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:

@@ -33,6 +33,7 @@ import re
 from collections.abc import Callable
 
 from . import cues, mailboxes
+from .findings import Overlaps
 from .kinds import Kinds
 from .lexicons import fold
 from .lexicons import words as _words
@@ -193,17 +194,23 @@ def record_names(
             if not {fold(m.group("family")), fold(m.group("given"))} & _NOT_NAMES:  # `TEST^PATIENT`
                 shaped += [m.span("family"), m.span("given")]
     spans += shaped
+    seen, mine = Overlaps(taken), Overlaps()
+    keys = Overlaps(("", a, b) for a, b in keyed)
+    hl7 = set(shaped)
     for a, b in spans:
         a, b = _trimmed(text, a, b)
         # a name the rules found part of (`Mills` in `Hunter Mills <...>`) gives way: the findings' overlaps
         # keep the longer one
-        clash = any(s < b and a < e and (kind != "PERSON" or s < a or e > b) for kind, s, e in taken + out)
-        clash = clash or any(s < b and a < e for _, s, e in out)  # a field's value in capitals is read once
+        clash = any(kind != "PERSON" or s < a or e > b for kind, s, e in seen.over(a, b))
+        clash = clash or bool(mine.over(a, b))  # a field's value in capitals is read once
         value = text[a:b].replace("/", " ").replace("^", " ")  # `HUBER/KATHARINA`, `GARCIA^LUCIA`
-        if b > a and not clash and _named(kinds, value, shaped=(a, b) in shaped):
-            out.append(("PERSON", a, b))
-            if sure is not None and ((a, b) in shaped or any(k[0] <= a and b <= k[1] for k in keyed)):
-                sure.add(("PERSON", a, b))
+        if b > a and not clash and _named(kinds, value, shaped=(a, b) in hl7):
+            person = ("PERSON", a, b)
+            out.append(person)
+            seen.add(person)
+            mine.add(person)
+            if sure is not None and ((a, b) in hl7 or any(s <= a and b <= e for _, s, e in keys.over(a, b))):
+                sure.add(person)
     return out
 
 
@@ -287,6 +294,7 @@ def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     """The places in `text`'s location fields (`location: Durban`, `"city": "Sevilla"`, `incident location
     Swansea`): a place or a town the lexicons know, apart from what `taken` overlaps."""
     out: list[Span] = []
+    seen = Overlaps(taken)
     cells = [(span, column) for kind, span, column in _table_cells(text) if kind == "LOCATION"] if "\n" in text else []
     cells += [(m.span("city"), "city") for m in _HL7_CITY.finditer(text)] if "PID|" in text else []
     if "VALUES" in text.upper() and "INSERT" in text.upper():
@@ -298,8 +306,9 @@ def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         # a country's column holds countries, in any language: `Việt Nam`, `Maroc`
         country = _COUNTRY.fullmatch(column) is not None and _WORDS.fullmatch(text[a:b]) is not None and b - a > 3
         # a person's reading of the same cell gives way (names.py): the column says what it is
-        if b > a and (known or country) and not any(s < b and a < e and k != "PERSON" for k, s, e in taken + out):
+        if b > a and (known or country) and not any(k != "PERSON" for k, _, _ in seen.over(a, b)):
             out.append(("LOCATION", a, b))
+            seen.add(("LOCATION", a, b))
     if not any(k in text.lower() for k in ("location", "city", "town", "birth", "residence", "based")):
         return out
     for m in _PLACE_FIELD.finditer(text):
@@ -308,8 +317,9 @@ def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         a, b = _trimmed(text, *m.span("value"))
         key = " ".join(fold(w) for w in text[a:b].replace(",", " ").split())
         known = key in kinds.lex.places or key in kinds.lex.towns
-        if b > a and known and not any(s < b and a < e for _, s, e in taken + out):
+        if b > a and known and not seen.over(a, b):
             out.append(("LOCATION", a, b))
+            seen.add(("LOCATION", a, b))
     return out
 
 

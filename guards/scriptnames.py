@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from .findings import Overlaps
 from .lexicons import Lexicons
 from .scriptplaces import words_by_script
 
@@ -42,6 +43,7 @@ def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
     if text.isascii() or not lex.people:
         return []
     out: list[Span] = []
+    seen = Overlaps(taken)
     words = words_by_script(text)
     for i, (a, b, script) in enumerate(words):
         if script == "latin":
@@ -51,7 +53,10 @@ def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
         else:
             span = _korean(lex, text, a, b) if script == "hangul" else _spaced(lex, text, words, i)
             found = [] if span is None else [span]
-        out.extend(("PERSON", s, e) for s, e in found if not any(x < e and s < y for _, x, y in taken + out))
+        for s, e in found:
+            if not seen.over(s, e):
+                out.append(("PERSON", s, e))
+                seen.add(("PERSON", s, e))
     return out
 
 

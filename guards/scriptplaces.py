@@ -19,6 +19,7 @@ import re
 import unicodedata
 
 from .deployments import LINE_REACH, REGION_ID
+from .findings import Overlaps
 from .lexicons import Lexicons
 
 Span = tuple[str, int, int]
@@ -32,12 +33,13 @@ def script_places(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
     if text.isascii() or not lex.scripts:
         return []
     out: list[Span] = []
+    seen = Overlaps(taken)
     for a, b, script in words_by_script(text):
         if script == "latin":
             continue
         found = _wide(lex, text, a, b) if script in ("han", "hangul") else _spaced(lex, text, a, b, script)
         for s, e in found:
-            if not any(x < e and s < y for _, x, y in taken) and not where_systems_run(text, s, e):
+            if not seen.over(s, e) and not where_systems_run(text, s, e):
                 out.append(("LOCATION", s, e))
     return out
 
