@@ -309,7 +309,7 @@ def run(backend: Backend, sentences: list[Sentence], raw: dict[str, Any]) -> dic
     started = time.perf_counter()
     found: list[list[Finding]] = []
     for s in sentences:
-        kept = [f for f in scanner.analyze(s.text) if precision.keeps(f.entity, s.text[f.start : f.end], f.score)]
+        kept = list(precision.kept(s.text, scanner.analyze(s.text)))
         found.append(kept)
     seconds = time.perf_counter() - started
     result = score(backend, sentences, found, acting(params))

@@ -36,7 +36,8 @@ _PEOPLE_NOUNS = (
 _NAMED_BEFORE = re.compile(r"\b(?:" + _PEOPLE_NOUNS + r")\s+(?:named|called)\s+\Z", re.IGNORECASE)
 TITLES = _words(
     "dr mr mrs ms mx prof sir dame aunt uncle auntie grandma grandpa lord lady herr frau mme mlle pani sra "
-    "signora signor capt dottor dottoressa dott doutor doutora señor señora monsieur madame"
+    "signora signor capt dottor dottoressa dott doutor doutora señor señora monsieur madame fam adv dhr mevr "
+    "ing mgr judr mudr pan srta doña"
 )
 MONTHS = _words("january february march april may june july august september october november december")
 WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")  # never a person, nor a place
@@ -135,6 +136,12 @@ LEADING = _words(
     "when while after before since as at by for from in into of on to with and but or so then also not please"
 )
 PRONOUNS = _words("i he she it we they you me him us them")  # never a name, capitalised or not
+# never a name either, alone: question words, and greetings in other languages (`Olá, I changed my number`)
+NEVER_ALONE = _words(
+    "how what why where when which whom whose hola olá bonjour bonsoir salut hallo moin servus hej hei moi "
+    "ciao buongiorno merhaba sawubona jambo habari namaste konnichiwa annyeong ahoj cześć "
+    "czesc szia xin chào obrigado obrigada gracias merci danke grazie tack takk kiitos dziękuję"
+)
 
 
 @dataclass(frozen=True, slots=True)

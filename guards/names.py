@@ -33,7 +33,7 @@ from .lowercase import lower_names
 from .otherplaces import other_places
 from .placenames import Placenames
 from .records import personas, record_names, record_places
-from .scriptnames import script_names
+from .scriptnames import common_word, script_names
 from .scriptplaces import script_places
 from .things import things
 from .vetting import Vetter
@@ -280,8 +280,15 @@ class Names(Placenames):
         if len(piece) > 1 and key not in lex.places:
             spelled = " ".join(fold(text[a:b]).split())  # with its particles: `Rio de Janeiro`
             key = spelled if spelled in lex.places else key
-        if key in cues.WEEKDAYS or key in cues.HOLIDAYS or key in cues.PRONOUNS:
+        if (
+            key in cues.WEEKDAYS
+            or key in cues.HOLIDAYS
+            or key in cues.PRONOUNS
+            or text[a:b].lower() in cues.NEVER_ALONE
+        ):
             return []
+        if len(piece) == 1 and common_word(lex, text[a:b]):
+            return []  # `Мой брат Алексей`: `my`, capitalised at the sentence's start
         if key in lex.places:
             if hosts and not cues.place_before(text, a) and not self.given(key) and not self._peoples(text, a, b):
                 return []

@@ -15,6 +15,8 @@ mountain ranges and deserts in prose.
   capitalised word or a system's (`Atlantic Records`, `Pacific Time`,
   `the Amazon S3 bucket`), and no cloud region's id on its line.
 
+- `Helsingissä`, `Budapesten`: a place with a Finnish or Hungarian case
+  ending, where the language's function words are around.
 - `İzmir'de`, `Ankara'dan`: a place the lexicons know before a Turkish case
   suffix after an apostrophe; `in Nova Scotia`, `from Bretagne`: a
   subdivision or another language's city name (regions.txt) after an
@@ -33,7 +35,7 @@ from . import cues, deployments
 from . import systems as said
 from .findings import Overlaps
 from .kinds import Kinds
-from .lexicons import fold
+from .lexicons import Lexicons, fold
 from .lexicons import words as _words
 
 Span = tuple[str, int, int]
@@ -41,7 +43,8 @@ Span = tuple[str, int, int]
 # each language's prepositions of place, and function words of it that are no English word
 _LANGUAGES = {
     "fr": ("à au aux en vers depuis pour", "le les des du une est et dans mais avec pour sur chez elle il ses sa "
-           "habite vit travaille depuis sont était grand-mère ans parti partie né née où qui ont avait"),
+           "habite vit travaille depuis sont était grand-mère ans parti partie né née où qui ont avait son au un leur "
+           "nous vous cette aussi très été passé enfance"),
     "it": ("a in da verso", "il gli della di che ma vive lavora sono è con una tre giorni settimana nel alla anche "
            "ha suo sua dopo anni passati dal nella sul"),
     "es": ("en a desde hacia", "el los las vive y pero con para una del que es trabaja desde hacia su sus vende "
@@ -105,7 +108,7 @@ FEATURES = _words(
     "siberia scandinavia balkans lapland sinai negev garden_route great_barrier_reef fjordland fiordland "
     "camargue provence tuscany toscana bretagne brittany normandy andalusia algarve"
 )
-_ARTICLE = _words("the die der la le el il lo o a les los las")
+_ARTICLE = _words("the die der den la le el il lo o a les los las des du")
 _NOT_AFTER = re.compile(r"/|[ \t]+(?:[A-Z]\w*|time|standard|records|airlines?|ocean\w*|s3|bucket|region\b[^\n]*-\d)")
 
 
@@ -117,6 +120,7 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _after_prepositions(kinds, text)
         out += _features(kinds, text)
         out += _suffixed(kinds, text) if "'" in text or "’" in text else []
+        out += _agglutinated(kinds, text)
     out = list(dict.fromkeys(out))  # a place both a preposition and a feature find (`in Toscana`) is one
     kept = Overlaps(span for span in taken if span[0] != "PERSON")
     return [span for span in out if not kept.over(span[1], span[2])]
@@ -214,3 +218,65 @@ def _suffixed(kinds: Kinds, text: str) -> list[Span]:
         if key in kinds.lex.places or key in kinds.lex.regions or key in kinds.lex.towns:
             out.append(("LOCATION", *m.span(1)))
     return out
+
+
+# Finnish and Hungarian put `in`, `from`, `to` on the place's end: `Helsingissä`, `Oulussa`, `Tampereelta`,
+# `Budapesten`, `Debrecenben`, `Szegedről`. Read where two of the language's function words that are no English
+# word are near: the place is the word with its ending, when the stem is a place the lexicons know.
+_CASES = {
+    "fi": (
+        "ssa ssä sta stä lla llä lta ltä lle an en in on un yn än ön seen siin hin",
+        "ja ei että mutta hän hänen asuu asuvat asui vanhempansa kun ovat oli myös nyt vuonna työskentelee "
+        "muutti syntyi kesällä joka minä sinä meidän heidän lähti matkusti takaisin koko perhe",
+    ),
+    "hu": (
+        "ban ben ba be ból ből ra re ról ről on en ön n nál nél hoz hez höz tól től ig ba",
+        "és hogy nem él lakik dolgozik született nyáron minden évben volt egy már még után óta között "
+        "költözött szülei családja utazott tavaly jövőre ment él itt ott",
+    ),
+}
+_CASE_ENDINGS = {lang: sorted(_words(endings), key=len, reverse=True) for lang, (endings, _) in _CASES.items()}
+_CASE_WORDS = {lang: _words(words) for lang, (_, words) in _CASES.items()}
+# the stem's own changes before an ending: Finnish `Helsingi-` (Helsinki), `Tampere-e-`; Hungarian `Szentendré-`
+_GRADATION = (("ngi", "nki"), ("nni", "nti"), ("mme", "mpe"), ("lli", "lti"), ("rri", "rti"), ("é", "e"), ("á", "a"))
+_CAPITALISED_WORD = re.compile(r"(?<![\w\-])[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{3,}")
+
+
+def _agglutinated(kinds: Kinds, text: str) -> list[Span]:
+    out: list[Span] = []
+    lex = kinds.lex
+    languages: dict[int, str | None] = {}  # the language around each stretch of the text, read once
+    for m in _CAPITALISED_WORD.finditer(text):
+        stretch = m.start() // _SENTENCE
+        if stretch not in languages:
+            languages[stretch] = _agglutinating(text, m.start())
+        language = languages[stretch]
+        if language is None:
+            continue
+        key = fold(m.group())
+        if key in lex.places or key in lex.towns:
+            continue  # the name as written: the other readers' to find
+        for ending in _CASE_ENDINGS[language]:
+            if _stems(key, ending, lex):
+                out.append(("LOCATION", *m.span()))
+                break
+    return out
+
+
+def _stems(key: str, ending: str, lex: Lexicons) -> bool:
+    if not key.endswith(ending) or len(key) < len(ending) + 3:
+        return False
+    stem = key[: -len(ending)]
+    candidates = {stem, stem[:-1]}
+    candidates |= {stem[: -len(a)] + b for a, b in _GRADATION if stem.endswith(a)}
+    places = lex.places, lex.towns, lex.regions
+    return any(len(c) > 2 and any(c in p for p in places) for c in candidates)
+
+
+def _agglutinating(text: str, at: int) -> str | None:
+    window = text[max(0, at - _SENTENCE) : at + _SENTENCE].lower()
+    words = set(_WORD.findall(window))
+    for lang, function in _CASE_WORDS.items():
+        if len(words & function) >= 2:
+            return lang
+    return None

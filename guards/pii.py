@@ -318,11 +318,7 @@ class PiiStep(Step[PiiParams]):
 
     def _kept(self, known: Known) -> Known:
         """Findings without those the operator's floors and allow-lists say are not personal data."""
-        keeps = self.precision.keeps
-        return {
-            text: tuple(f for f in found if keeps(f.entity, text[f.start : f.end], f.score))
-            for text, found in known.items()
-        }
+        return {text: self.precision.kept(text, found) for text, found in known.items()}
 
     def _refuse(self, reason: str, detail: str, public: bool = False) -> NoReturn:
         """503, never forwarded; `public` says the detail (sizes, budgets, keys: no content) to the client too."""

@@ -53,7 +53,8 @@ _TRAVEL = re.compile(
     r"paddled|paddling|swim|swam|swimming|ride|rode|riding|travel|travelled|traveled|travelling|traveling|commute|"
     r"commuted|commuting|relocate|relocated|relocating|relocates|emigrated|immigrated|backpacking|journeyed|"
     r"roadtrip|road-tripped|rowed|rowing|kayaked|kayaking|canoed|ferried|grew\s+up|born|lives|lived|living|"
-    r"studied|studying|settled|raised|retired|stayed|staying|holidayed|vacationed|"
+    r"studied|studying|settled|raised|retired|stayed|staying|holidayed|vacationed|land|lands|landed|landing|"
+    r"arrive|arrives|arrived|arriving|touched\s+down|"
     r"(?:train|ferry|bus|flight|flights|boat|plane|coach|taxi|cab|drive|walk|hike|trip|journey|road|route|way))\b"
     r"(?:\s+[\w'’\-]+){0,4}?\s+(?:from|to|into|across|along|around|through|between|via|in|on)"
     r"\s+(?:the\s+)?(?:[A-Z][^\s,]*\s+(?:to|and|or|into)\s+(?:the\s+)?)?\Z"
@@ -119,7 +120,8 @@ _PEOPLE_IN = re.compile(
     r"participants?|attendees?|tenants?|owners?|hosts?|volunteers?|farmers?|parents?|kids|children)\b"
     r"(?:[ \t]+[\w'’\-]+){0,7}?[ \t]+(?:in|from|at|near|around|across|outside)"
     r"|\b(?:logged|signed)[ \t]+(?:in|on)[ \t]+from|\b(?:login|sign-?in|call(?:ing)?|calls)[ \t]+from"
-    r"|\b(?:based|located|lives|living|live|born|stuck|stranded|stationed|resident)[ \t]+(?:in|at|near))"
+    r"|\b(?:based|located|lives|living|live|born|stuck|stranded|stationed|resident)[ \t]+(?:in|at|near)"
+    r"|\b(?:on|off)[ \t\-]?site[ \t]+(?:in|at)|\bonsite[ \t]+(?:in|at))"
     r"[ \t]+(?:the[ \t]+)?\Z",
     re.IGNORECASE,
 )

@@ -47,9 +47,12 @@ _KEY = (
     r"payee|payer|creditor|debtor|cdtr|dbtr|remitter|recipient|passenger|guest|travell?er|policy_?holder|insured|"
     r"employee|applicant|patient|customer_name|assignees?|reviewers?|nm|custodian|agent|inspector|adjuster|"
     r"claimant|driver|donor|member|student|signer|signatory|witness|contact_?name|owner_?name|cn|given_?name|"
-    r"first_?name|last_?name|family_?name|surname|forename)"
+    r"first_?name|last_?name|family_?name|surname|forename|first|last|caregiver|pax_?name)"
 )
-_BARE = re.compile(r"(?i:(?:[\w\-]*_)?(?:name|nm|display_?name))")  # a name's key that robots and pets have too
+# a name's key that robots and pets have too: not `first_name`, `last_name`, `full_name`, which only people have
+_BARE = re.compile(
+    r"(?i:(?!(?:first|last|given|family|full|middle|maiden|sur|fore|birth)_?name)(?:[\w\-]*_)?(?:name|nm|display_?name))"
+)
 _FIELD = re.compile(
     rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\[?\s*\"|>){_VALUE}(?=[\"'<\]|,;&\s]|\Z)"
 )
@@ -97,8 +100,10 @@ _COUNTRY = re.compile(r"(?i:(?:[\w\-]*_)?country)")
 _WORDS = re.compile(r"[^\W\d_]+(?:[ '’\-][^\W\d_]+){0,2}")
 _NOT_NAMES = _words(
     "test demo sample example dummy fake placeholder user customer holder admin team bot service system account "
-    "support billing payments payroll ops platform group department dept unknown none null n/a anonymous patient"
+    "support billing payments payroll ops platform group department dept unknown none null n/a anonymous patient "
+    "redacted masked hidden withheld removed anonymised anonymized appleseed"
 )
+_PARTICLES = _words("van den der de del della la le da das do dos di du von zu ten ter bin binti bint al el")
 # the placeholder people of fixtures and protocols' examples: no one's name where a record holds them
 PERSONAS = frozenset(
     {"john doe", "jane doe", "john smith", "jane smith", "max mustermann", "erika mustermann", "alice", "bob",
@@ -106,7 +111,8 @@ PERSONAS = frozenset(
      # other languages' placeholder people: in forms' and fixtures' examples, no one's
      "jan kowalski", "anna kowalska", "mario rossi", "ola nordmann", "kari nordmann", "jean dupont",
      "marie dupont", "juan perez", "fulano de tal", "joe bloggs", "jan jansen", "jan novak", "otto normalverbraucher",
-     "matti meikalainen", "maija meikalainen", "sven svensson", "jens hansen", "juan del pueblo", "ivan ivanov"}
+     "matti meikalainen", "maija meikalainen", "sven svensson", "jens hansen", "juan del pueblo", "ivan ivanov",
+     "john appleseed", "jane appleseed", "joe public", "john q public", "tommy atkins", "john citizen"}
 )  # fmt: skip
 
 
@@ -204,12 +210,14 @@ def record_names(
         clash = any(kind != "PERSON" or s < a or e > b for kind, s, e in seen.over(a, b))
         clash = clash or bool(mine.over(a, b))  # a field's value in capitals is read once
         value = text[a:b].replace("/", " ").replace("^", " ")  # `HUBER/KATHARINA`, `GARCIA^LUCIA`
-        if b > a and not clash and _named(kinds, value, shaped=(a, b) in hl7):
+        # under a key only a person has (HL7's, `last_name`), one word no lexicon knows is a name too: `Mwangi`
+        own = (a, b) in hl7 or any(s <= a and b <= e for _, s, e in keys.over(a, b))
+        if b > a and not clash and _named(kinds, value, shaped=own):
             person = ("PERSON", a, b)
             out.append(person)
             seen.add(person)
             mine.add(person)
-            if sure is not None and ((a, b) in hl7 or any(s <= a and b <= e for _, s, e in keys.over(a, b))):
+            if sure is not None and own:
                 sure.add(person)
     return out
 
@@ -371,7 +379,11 @@ def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
     a product's beside another name is a name: `Whitmore, Charles`), no test persona. `shaped`: the record's
     shape says it is a name (HL7's family and given names), so one word no lexicon knows is one too."""
     words = [w.strip(",.") for w in value.split()]
-    if not words or len(words) > 4 or " ".join(fold(w) for w in words) in PERSONAS:
+    if not words or len(words) > 5 or " ".join(fold(w) for w in words) in PERSONAS:
+        return False
+    # a surname's particles in lower case: `van den Broek`, `E. de Vries`, `Carmen de la Fuente`
+    words = [w for w in words if w not in _PARTICLES] if not value.islower() else words
+    if not words or len(words) > 4:
         return False
     cased = [c for c in value if c.isupper() or c.islower()]
     caps = bool(cased) and all(c.isupper() for c in cased)

@@ -23,6 +23,8 @@ without spaces) are not read: without a segmenter, `周末` (weekend) and
 
 from __future__ import annotations
 
+import functools
+import importlib
 import re
 
 from .findings import Overlaps
@@ -60,6 +62,26 @@ def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
     return out
 
 
+# languages written with spaces in other scripts, whose commonest words spaCy lists (`мой`, `моя`, `это`)
+_STOP_LANGUAGES = ("ru", "uk", "bg", "sr", "mk", "el", "he", "ar", "fa", "ur", "hi", "mr", "ne", "bn", "ta", "te")
+
+
+@functools.cache
+def function_words() -> frozenset[str]:
+    """The commonest words of other scripts' languages (spaCy's stop-word lists, in its package): names-dataset
+    holds some of them as given names (`Мой`), and capitalised at a sentence's start they are read as people."""
+    out: set[str] = set()
+    for language in _STOP_LANGUAGES:
+        module = importlib.import_module(f"spacy.lang.{language}.stop_words")
+        out |= {w for w in module.STOP_WORDS if not w.isascii()}
+    return frozenset(out)
+
+
+def common_word(lex: Lexicons, word: str) -> bool:
+    """One of another script's language's commonest words, and no common given name (`Аман` is both)."""
+    return not word.isascii() and word.lower() in function_words() and not 0 < _rank(lex, word) <= GIVEN_RANK
+
+
 def _rank(lex: Lexicons, word: str, surname: bool = False) -> int:
     ranks = lex.people.get(word)
     return (ranks[1] if surname else ranks[0]) if ranks else 0
@@ -68,7 +90,7 @@ def _rank(lex: Lexicons, word: str, surname: bool = False) -> int:
 def _spaced(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int, int] | None:
     a, b, script = words[i]
     word = text[a:b]
-    if len(word) < 3 or (script == "cased" and not word[0].isupper()):
+    if len(word) < 3 or (script == "cased" and not word[0].isupper()) or common_word(lex, word):
         return None
     if not 0 < _given(lex, word, script) <= GIVEN_RANK:
         return None

@@ -53,7 +53,24 @@ def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple
             stem = word[:-cut]
             if len(stem) >= 3 and (stem in lex.scripts or any(stem + v in lex.scripts for v in "аяоеьіиыйΑα")):
                 return [(a, b)]
+    # Hebrew and Arabic write `in`, `from`, `to`, `and` as letters before the name: `בירושלים`, `מחיפה`,
+    # `وبالقاهرة`; the place is the name after them
+    for prefix in _PREFIXES.get(script_of(word[0]), ()):
+        if word.startswith(prefix) and len(word) - len(prefix) >= 3 and word[len(prefix) :] in lex.scripts:
+            return [(a + len(prefix), b)]
     return []
+
+
+# one- and two-letter prefixes, longest first: Hebrew ב ל מ ה ו כ ש and their pairs; Arabic ب ل و ف ك and ال
+_PREFIXES = {
+    "hebrew": sorted({*"בלמהוכש", *(x + y for x in "ושכ" for y in "בלמה"), "מה", "לה", "בה"}, key=len, reverse=True),
+    "arabic": ["وبال", "فبال", "وال", "بال", "لل", "ال", "وب", "ول", "فب", "ب", "ل", "و", "ف", "ك"],
+}
+
+
+def script_of(c: str) -> str:
+    """`hebrew` or `arabic` for a letter of those scripts, else empty."""
+    return "hebrew" if "\u0590" <= c <= "\u05ff" else "arabic" if "\u0600" <= c <= "\u06ff" else ""
 
 
 def _wide(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:

@@ -15,6 +15,9 @@ sends `4111 1111 1111 1111` sees it acted on:
 - addresses at the domains reserved for documentation and tests (RFC 2606
   and 6761: `example.com`, `.org`, `.net`, and `.example`, `.test`,
   `.invalid`, `.localhost`): no one's mailbox is there;
+- the people a fixture's row names beside an address at one of those
+  domains that spells them (`"name": "Camille Martin", "email":
+  "camille.martin@example.com"`), and the places in the same row;
 - phone numbers reserved for fiction: in North America `555-0100` to
   `555-0199` in every area code (NANPA), and Twilio's test numbers
   (`+1 500 555 0006`), in the United Kingdom Ofcom's drama
@@ -27,7 +30,9 @@ that fails its checksum is never found as one anyway.
 
 from __future__ import annotations
 
+import bisect
 import re
+import unicodedata
 
 import phonenumbers
 
@@ -191,3 +196,58 @@ def _nanp_fiction(digits: str) -> bool:
     numbers (`+1 500 555 0006`)."""
     national = digits[-10:] if len(digits) >= 10 else ""
     return len(national) == 10 and national[3:6] == "555" and (national[6:8] == "01" or national[:7] == "5005550")
+
+
+Span = tuple[str, int, int]
+# an address at a domain reserved for examples (RFC 2606, 6761): `camille.martin@example.com`, `jd@shop.test`
+_EXAMPLE_ADDRESS = re.compile(
+    r"(?<![\w.+\-])([\w.+\-]+)@(?:[\w\-]+\.)*(?:example\.(?:com|org|net)|example|test|invalid|localhost)(?![\w\-])",
+    re.IGNORECASE,
+)
+_EXAMPLE_REACH = 200
+
+
+def example_people(text: str, found: list[Span]) -> list[Span]:
+    """`found` (in order of their start) less the people an example's address beside them spells (`"name":
+    "Camille Martin", "email": "camille.martin@example.com"`), and the places in the same record: a fixture's
+    row, no one's."""
+    rows: list[tuple[int, int]] = []
+    starts = [a for _, a, _ in found]
+    for m in _EXAMPLE_ADDRESS.finditer(text):
+        parts = set(re.split(r"[._+\-]+", _folded(m.group(1))))
+        near = found[
+            bisect.bisect_left(starts, m.start() - _EXAMPLE_REACH) : bisect.bisect_right(
+                starts, m.end() + _EXAMPLE_REACH
+            )
+        ]
+        for kind, a, b in near:
+            if kind != "PERSON" or not (words := [w for w in re.split(r"[\s,.'’\-]+", _folded(text[a:b])) if w]):
+                continue
+            spelled = set(words) <= parts or "".join(words) in parts or words[0][0] + words[-1] in parts
+            if spelled or {words[0][0], words[-1]} <= parts:  # `camille.martin`, `jdoe`, `n.varga`
+                rows.append((a, b))
+                first, last = min(a, m.start()), max(b, m.end())
+                # the row: the brackets around both, `{...}` or `User(...)`
+                start = max(text.rfind(c, max(0, first - _EXAMPLE_REACH), first) for c in "{(")
+                ends = [e for c in "})" if (e := text.find(c, last, last + _EXAMPLE_REACH)) >= 0]
+                end = min(ends) if ends else -1
+                if start >= 0 and end >= 0 and not any(c in text[start:first] for c in "})"):
+                    rows.append((start, end))
+    if not rows:
+        return found
+    rows.sort()
+    firsts = [s for s, _ in rows]
+    longest = max(e - s for s, e in rows)
+    return [
+        x
+        for x in found
+        if not any(
+            s <= x[1] and x[2] <= e
+            for s, e in rows[bisect.bisect_left(firsts, x[1] - longest) : bisect.bisect_right(firsts, x[1])]
+        )
+    ]
+
+
+def _folded(value: str) -> str:
+    """Lower case without accents: `Pérez` as `perez`, as addresses spell names."""
+    return "".join(c for c in unicodedata.normalize("NFKD", value.lower()) if not unicodedata.combining(c))

@@ -15,6 +15,11 @@ Used by guards/names.py after every reader, on PERSON and LOCATION spans:
   Elementary`, `the Mandela Room`, `room Grace Hopper`, `MSC Gülsün`);
 - an animal: with what it is in brackets after it (`Mochi (feline)`), or a
   pet's field before it (`pet=Kiri`).
+
+And a person's reading of what is no one: a street's name in one word with
+its street's word (`Aletta Jacobslaan`, `Martin-Luther-Straße`), a month's
+abbreviation beside a day or a year (`12–19 Dec`), a unit of two or three
+letters and no vowel (`Wh`).
 """
 
 from __future__ import annotations
@@ -54,11 +59,42 @@ _ANIMAL_AFTER = re.compile(
     re.IGNORECASE,
 )
 _PET_BEFORE = re.compile(r"(?i:\b(?:pet|pet_name|animal|horse|dog|cat)\s*[=:]\s*[\"']?)\Z")
+# `the Mandela room`, not a guest's room: `guest Hiroshi Nakamura room 1412`
+_ROOM_AFTER = re.compile(r"[ \t]+(?:room|hall|wing|auditorium|lounge|suite|ward)\b(?![ \t]*(?:[#:]|no\.?)?[ \t]*\w*\d)")
+# a street's name, one word with its street's word: `Aletta Jacobslaan`, `Martin-Luther-Straße`, `Drottninggatan`
+_STREET = re.compile(
+    r"[^\W\d_]{2,}(?:laan|straat|plein|gracht|kade|singel|dreef|steeg|straße|strasse|gasse|allee|platz|gatan|"
+    r"vägen|gränd|gade|vej|veien|gata|torget|torg)\Z",
+    re.IGNORECASE,
+)
+# a month's abbreviation beside a day or a year: `12–19 Dec`, `Nov 3`, `Sept 2024`
+_MONTH = re.compile(r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\Z")
+_DAY_BEFORE = re.compile(r"\d[ \t]*\Z")
+_DAY_AFTER = re.compile(r"\.?[ \t]*\d")
+# a unit or an abbreviation, never a name: two or three letters and no vowel (`Wh`, `kWh`, `Pb`), not `Ng`
+_VOWELLESS = re.compile(r"(?!Ng\Z)[B-DF-HJ-NP-TV-XZb-df-hj-np-tv-xz]{1,3}\Z")
 
 
 def things(text: str, spans: list[Span]) -> list[Span]:
-    """`spans` less the names of storms, fonts, organisations and animals."""
-    return [span for span in spans if span[0] not in ("PERSON", "LOCATION") or not _thing(text, span[1], span[2])]
+    """`spans` less the names of storms, fonts, organisations and animals, and people's readings of streets,
+    months and units."""
+    return [
+        span
+        for span in spans
+        if span[0] not in ("PERSON", "LOCATION")
+        or not (_thing(text, span[1], span[2]) or (span[0] == "PERSON" and _no_one(text, span[1], span[2])))
+    ]
+
+
+def _no_one(text: str, a: int, b: int) -> bool:
+    """A person's reading of what is a street (`Aletta Jacobslaan`), a month beside a day (`12–19 Dec`) or a
+    unit (`Wh`)."""
+    value = text[a:b]
+    if _STREET.search(value.rsplit(" ", 1)[-1].rsplit("-", 1)[-1]) or _VOWELLESS.match(value):
+        return True
+    return _MONTH.match(value) is not None and (
+        _DAY_BEFORE.search(text, max(0, a - 4), a) is not None or _DAY_AFTER.match(text, b) is not None
+    )
 
 
 def _thing(text: str, a: int, b: int) -> bool:
@@ -73,7 +109,7 @@ def _thing(text: str, a: int, b: int) -> bool:
     last = text[a:b].rfind(" ")
     if last > 0 and _ORGANISATION_AFTER.match(text, a + last, b):
         return True  # `Bäckerei Sonnenhof GmbH`: the organisation's word inside the name found
-    if _NAMED_AFTER.match(text, b) or _NAMED_BEFORE.search(text, max(0, a - 24), a):
+    if _NAMED_AFTER.match(text, b) or _NAMED_BEFORE.search(text, max(0, a - 24), a) or _ROOM_AFTER.match(text, b):
         return True
     if last > 0 and _NAMED_AFTER.match(text, a + last, b):
         return True  # `Dolores Huerta Hall`: the building's word inside the name found

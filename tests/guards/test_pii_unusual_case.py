@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from taskgate.guards.findings import Finding
 from taskgate.guards.names import names_for
-from taskgate.guards.pii_params import PiiParams
+from taskgate.guards.pii_params import PiiParams, Precision
 from taskgate.guards.testvalues import EXAMPLE_IBANS, TEST_CARDS, published
 
 from .conftest import Scripted, pii_config
@@ -36,7 +37,7 @@ FOUND = [
     ("田中美咲さんは京都で生まれ、今はロンドンに住んでいます。",
      [("PERSON", "田中美咲"), ("LOCATION", "京都"), ("LOCATION", "ロンドン")]),
     ("박지민 씨는 부산에서 카페를 운영한다.", [("PERSON", "박지민"), ("LOCATION", "부산")]),
-    ("שרה לוי נולדה בירושלים", [("PERSON", "שרה לוי")]),
+    ("שרה לוי נולדה בירושלים", [("PERSON", "שרה לוי"), ("LOCATION", "ירושלים")]),
     ("Δημήτρης είναι στην Αθήνα αυτή την εβδομάδα", [("PERSON", "Δημήτρης"), ("LOCATION", "Αθήνα")]),
     ("佐藤さん、明日の件よろしくお願いします", [("PERSON", "佐藤")]),
     # lower case: what people do, said after the name
@@ -107,6 +108,20 @@ FOUND = [
      [("PERSON", "Nguyễn Hoàng Anh"), ("LOCATION", "Việt Nam")]),
     ("Il dottor Bianchi ha aperto il suo studio a Bergamo dopo dieci anni passati a Torino.",
      [("PERSON", "Bianchi"), ("LOCATION", "Bergamo"), ("LOCATION", "Torino")]),
+    # a surname's column holds a name no lexicon knows; a row's first and last; particles after a title
+    ("acct,first_name,last_name,tier\nA-19,Wanjiru,Githongo,gold", [("PERSON", "Wanjiru"), ("PERSON", "Githongo")]),
+    ('{"pax": [{"last": "TANAKA", "first": "SOTA"}]}', [("PERSON", "TANAKA"), ("PERSON", "SOTA")]),
+    ('{"recipient": "Fam. van der Linden", "city": "Zwolle"}',
+     [("PERSON", "van der Linden"), ("LOCATION", "Zwolle")]),
+    # people arriving and on site, in text about systems; Finnish and Hungarian case endings; Hebrew's prefixes
+    ("landed in Accra at 7, will pick up the gateway rollout after lunch", [("LOCATION", "Accra")]),
+    ("Mathilde is on site in Rennes today for the meter swap", [("PERSON", "Mathilde"), ("LOCATION", "Rennes")]),
+    ("Veera asuu Turussa, mutta hänen siskonsa asuu Oulussa.",
+     [("PERSON", "Veera"), ("LOCATION", "Oulussa")]),
+    ("Zsófia Szegeden él, és minden nyáron Debrecenbe utazik.",
+     [("PERSON", "Zsófia"), ("LOCATION", "Szegeden"), ("LOCATION", "Debrecenbe")]),
+    ("דניאל גר בחיפה", [("PERSON", "דניאל"), ("LOCATION", "חיפה")]),
+    ("Моя сестра Ирина живёт в Казани", [("PERSON", "Ирина"), ("LOCATION", "Казани")]),
 ]  # fmt: skip
 
 
@@ -151,6 +166,14 @@ NOT_NAMES = [
     "MSC Gülsün moved to berth 7, ETA 14:20",
     'PLACEHOLDER_NAMES = {"pl": "Jan Kowalski", "it": "Mario Rossi", "no": "Ola Nordmann"}',
     "sống cùng gia đình từ năm 2019",
+    # a street in one word, a month beside a day, a unit, a room named after a person, greetings and question
+    # words, a record's placeholder values
+    'depot_name: "Willem Kloosstraat"',
+    "the offsite runs 3–7 Nov, flights booked",
+    "the meter reads 14 Wh per hour",
+    "retro is in the Tutu room this week",
+    "Olá, the invoice export is broken again. How do I rerun it?",
+    '{"holder": "REDACTED", "iban": "REDACTED"}',
     # a row with no `)` and doubled quotes: read at once (the row's pattern gives back nothing it took)
     "INSERT INTO users (name, city) VALUES ('x', '" + "it''s " * 30,
 ]
@@ -202,6 +225,31 @@ def test_every_listed_test_value_passes_its_checksum() -> None:
 )
 def test_published_test_values_are_told_from_real_ones(entity: str, value: str, test: bool) -> None:
     assert published(entity, value) is test
+
+
+@pytest.mark.parametrize(
+    ("text", "fixture"),
+    [
+        ('[{"name": "Margaux Petit", "city": "Nancy", "email": "margaux.petit@example.com"}]', True),
+        ('seed(User(full_name="Idris Okafor", email="iokafor@shop.test", city="Lagos"))', True),
+        ('{"email": "n.varga@example.org", "name": "Noémi Varga", "city": "Pécs"}', True),
+        # a real address beside the name, or an example's address that spells someone else
+        ('[{"name": "Margaux Petit", "city": "Nancy", "email": "margaux.petit@gmail.com"}]', False),
+        ('{"name": "Margaux Petit", "city": "Nancy", "reply_to": "support@example.com"}', False),
+    ],
+)
+def test_a_fixtures_people_are_no_ones_only_with_test_values_allowed(text: str, fixture: bool) -> None:
+    """The people an example's address spells, and their row's places: with `allow_test_values` only, since
+    this project's own tests and demo write real people at `example.com`."""
+    names = names_for(PiiParams())
+    assert names is not None
+    found = [Finding(e, a, b, 1.0) for e, a, b in names.find(text)]
+    assert {f.entity for f in found} >= {"PERSON", "LOCATION"}
+    strict = Precision(PiiParams(), names.program).kept(text, found)
+    allowing = Precision(PiiParams(allow_test_values=True), names.program).kept(text, found)
+    assert strict == tuple(found)
+    people_and_places = [f for f in allowing if f.entity in ("PERSON", "LOCATION")]
+    assert (people_and_places == []) is fixture, allowing
 
 
 async def test_test_values_are_personal_data_unless_the_operator_allows_them(
