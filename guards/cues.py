@@ -59,6 +59,13 @@ _SOCIAL = _words(
     "mulher filho filha irmão irmã mãe pai "
     "moglie figlio figlia fratello sorella"
 )
+# grandparents, aunts, uncles and cousins in other languages, before a name in the sentence (`mi abuela Dolores`):
+# not split off a run of capitals as greetings are (`Nonna Rosetta` stays one name)
+_KIN = _words(
+    "abuela abuelo tía tío prima primo nieta nieto grand-mère grand-père mamie papi tante oncle cousine "
+    "oma opa onkel enkel enkelin nonna nonno zia zio cugino cugina avó avô neta neto oom zus broer "
+    "babcia dziadek ciocia wujek mormor farmor morfar farfar syster bror"
+)
 _FIELDS = _words(
     "assignee reporter reviewer author owner maintainer approver signed-off-by co-authored-by name first_name "
     "last_name full_name user_name display_name contact requester requested first last firstname lastname "
@@ -245,7 +252,8 @@ def title_before(text: str, a: int) -> bool:
 
 def social_before(text: str, a: int) -> bool:
     """Said only to or of a person right before text[a:]: `her brother`, `Dear`, `a man called`."""
-    return word_before(text, a) in _SOCIAL or _NAMED_BEFORE.search(text, max(0, a - 40), a) is not None
+    before = word_before(text, a)
+    return before in _SOCIAL or before in _KIN or _NAMED_BEFORE.search(text, max(0, a - 40), a) is not None
 
 
 _INSIDE = _words("in near inside outside around across throughout")

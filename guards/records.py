@@ -49,9 +49,11 @@ _KEY = (
     r"claimant|driver|donor|member|student|signer|signatory|witness|contact_?name|owner_?name|cn|given_?name|"
     r"first_?name|last_?name|family_?name|surname|forename|first|last|caregiver|pax_?name)"
 )
-# a name's key that robots and pets have too: not `first_name`, `last_name`, `full_name`, which only people have
+# a name's key that robots and pets have too: not `first_name`, `taxpayer_last_name`, `full_name`, which only
+# people have
 _BARE = re.compile(
-    r"(?i:(?!(?:first|last|given|family|full|middle|maiden|sur|fore|birth)_?name)(?:[\w\-]*_)?(?:name|nm|display_?name))"
+    r"(?i:(?:[\w\-]*_)?(?<![a-z])(?<!first_)(?<!last_)(?<!given_)(?<!family_)(?<!full_)(?<!middle_)(?<!maiden_)"
+    r"(?<!birth_)(?:name|nm|display_?name))"
 )
 _FIELD = re.compile(
     rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\[?\s*\"|>){_VALUE}(?=[\"'<\]|,;&\s]|\Z)"

@@ -90,7 +90,20 @@ class Vetter:
         return self.score(features(kinds, around, *span)) >= self.thresholds[span[0]]
 
 
-_INTRODUCED = re.compile(r"\b(?:I['’]m|I\s+am|[Mm]y\s+name\s+is|[Mm]y\s+name['’]s|[Cc]all\s+me)\s+\Z")
+_INTRODUCED = re.compile(
+    r"\b(?:I['’]m|I\s+am|[Mm]y\s+name\s+is|[Mm]y\s+name['’]s|[Cc]all\s+me"
+    # in other languages: `soy Valentina`, `je m'appelle`, `ich heiße`, `mi chiamo`, `jestem`, `me llamo`
+    r"|(?i:soy|me\s+llamo|mi\s+nombre\s+es|je\s+suis|je\s+m['’]appelle|moi\s+c['’]est|ich\s+bin|ich\s+heiße|"
+    r"mein\s+name\s+ist|sono|mi\s+chiamo|eu\s+sou|me\s+chamo|meu\s+nome\s+é|jestem|nazywam\s+się|ik\s+ben|"
+    r"jag\s+heter|jeg\s+heter|jmenuji\s+se|benim\s+adım))\s+\Z"
+)
+# two people joined by another language's `and`: `Lars og Kari`, `Ana y Luis`, each a given name on sight (in
+# English, products are paired so as often: `Apollo and Artemis`, `Gemini and Claude`)
+_JOINED_BEFORE = re.compile(r"([^\W\d_][\w\-]*)\s+(?:og|och|und|et|y|e|i|en|ve|ja|és|и|та)\s+\Z")
+_JOINED_AFTER = re.compile(r"\s+(?:og|och|und|et|y|e|i|en|ve|ja|és|и|та)\s+([^\W\d_][\w\-]*)")
+# a rota's day: `mon: Tanvir / tue: Gabriela`
+_DAY_LABEL = re.compile(r"(?i:\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|monday|tuesday|wednesday|thursday|"
+                        r"friday|saturday|sunday|weekend|weekdays?))\s*[:=\-–]\s*\Z")  # fmt: skip
 
 
 def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool:
@@ -113,7 +126,19 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
     cued = cued or (text[a:b].islower() and done_for(text, a))  # `pls add oluwaseun to the rota`
     if cued and not field:  # a `name:` field is a cue to the rules, not enough here
         return True
-    return len(words) >= 2 and kinds.given(fold(words[0])) == 2 and fold(words[-1]) in kinds.lex.surnames
+    given = kinds.given(fold(words[0])) == 2 if words else False
+    if given and len(words) == 1 and (_DAY_LABEL.search(text, max(0, a - 14), a) or _joined(kinds, text, a, b)):
+        return True
+    return len(words) >= 2 and given and fold(words[-1]) in kinds.lex.surnames
+
+
+def _joined(kinds: Kinds, text: str, a: int, b: int) -> bool:
+    """A given name on sight joined by `and` to another one, in any of several languages: `Lars og Kari`."""
+    before = _JOINED_BEFORE.search(text, max(0, a - 30), a)
+    after = _JOINED_AFTER.match(text, b)
+    return any(
+        m is not None and m.group(1)[0].isupper() and kinds.given(fold(m.group(1))) == 2 for m in (before, after)
+    )
 
 
 class Around:

@@ -122,6 +122,12 @@ FOUND = [
      [("PERSON", "Zsófia"), ("LOCATION", "Szegeden"), ("LOCATION", "Debrecenbe")]),
     ("דניאל גר בחיפה", [("PERSON", "דניאל"), ("LOCATION", "חיפה")]),
     ("Моя сестра Ирина живёт в Казани", [("PERSON", "Ирина"), ("LOCATION", "Казани")]),
+    # a person's column with a prefix, introductions and kin in other languages, a rota's days, another `and`
+    ("UPDATE filings SET status = 'ok' WHERE filer_last_name = 'Kealoha'", [("PERSON", "Kealoha")]),
+    ("[user] hola, soy Ximena y no me llegó el pedido", [("PERSON", "Ximena")]),
+    ("mi abuela Remedios cumple noventa años", [("PERSON", "Remedios")]),
+    ("rota: mon: Farhan / tue: Ingeborg", [("PERSON", "Farhan"), ("PERSON", "Ingeborg")]),
+    ("Sindre og Ragnhild bor sammen", [("PERSON", "Sindre"), ("PERSON", "Ragnhild")]),
 ]  # fmt: skip
 
 
