@@ -304,7 +304,7 @@ def run(backend: Backend, sentences: list[Sentence], raw: dict[str, Any]) -> dic
     warm(backend)
     warm("patterns")
     names = names_for(params)
-    precision = Precision(params, names.program if names is not None else None)  # the step's own filter
+    precision = Precision(params, names.mailbox_part if names is not None else None)  # the step's own filter
     scanner = scanner_for(params, precision, names)
     started = time.perf_counter()
     found: list[list[Finding]] = []

@@ -46,6 +46,21 @@ class Kinds:
         lex = self.lex
         return self.product(key) and not self.given(key) and key not in lex.surnames
 
+    def mailbox_part(self, key: str) -> bool | None:
+        """What a part of a mailbox's name says of it (mailboxes.is_role): True for a program (program()) or an
+        ordinary word far more often than a given name and not a surname unless a very common word
+        (`elections`, `shows`; not `rose`, `hunter`, `brown`); None for a word no lexicon knows (`hse`, `cva`);
+        False for a name or anything else."""
+        if self.program(key):
+            return True
+        lex = self.lex
+        count = lex.words.get(key, 0)
+        if self.given(key) or key in lex.surnames:
+            return len(key) >= 4 and count >= 50_000 and lex.wordiness(key) >= 10
+        if count == 0:
+            return None
+        return len(key) >= 4 and count >= 1000
+
     def given(self, key: str) -> int:
         """2: a given name on sight; 1: a rarer one, or one of the lexicon's stray entries; 0: none."""
         people = self.lex.given.get(key)

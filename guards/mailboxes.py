@@ -21,9 +21,11 @@ changes what an agent does with a log or a config. A person's work address
   account host (`deployer@prod-infra-3321.iam.gserviceaccount.com`, a host
   with an `iam` label, `*.svc`, `*.svc.cluster.local`) names a workload's
   credentials, whatever its local part; and with the name lexicons at hand,
-  a local part made of role words and the names of products that are no
+  a local part made of role words, the names of products that are no
   one's given name or surname (`alertmanager@`, `grafana-alerts@`,
-  `renovate-bot@`) is a program's mailbox.
+  `renovate-bot@`) and ordinary words far more often than a name
+  (`elections@`, `fleet-platform@`) is a program's or an office's mailbox,
+  except at a host of personal mailboxes (`lucky.star@gmail.com`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,17 @@ ROLES = _words(
     " svc srv sa serviceaccount service-account importer importers exporter exporters sync syncer ingest ingestor "
     "ingestion etl loader uploader worker workers runner runners agent agents crawler scraper indexer webhook "
     "webhooks integration integrations api automations pipeline pipelines jobs batch"
+    # a desk or an office that answers for an organisation: `bookings@`, `registrar@`, `dispatch@`
+    " booking bookings reservations registrar admissions enrolment enrollment dispatch frontdesk reception "
+    "concierge returns refunds claims permits licensing procurement purchasing treasury tax audit payroll "
+    "helpline hotline enquiries inquiries"
+)
+# hosts of personal mailboxes: there, a local part of ordinary words is still someone's (`lucky.star@gmail.com`)
+_PERSONAL_HOSTS = _words(
+    "gmail googlemail yahoo ymail hotmail outlook live msn icloud me mac aol proton protonmail pm gmx web "
+    "t-online freenet mail yandex qq 163 126 naver daum hanmail wp o2 interia onet seznam centrum orange free "
+    "laposte sfr wanadoo libero virgilio tiscali alice uol bol terra ig telenet skynet ziggo kpnmail online "
+    "bigpond optusnet btinternet sky virginmedia rediffmail comcast verizon att sbcglobal cox shaw rogers"
 )
 # words that qualify a role: where, which environment, which team
 QUALIFIERS = _words(
@@ -70,7 +83,7 @@ _LOCAL_CUT = "=/:'\"`"
 _SERVICE_SUFFIXES = (".gserviceaccount.com", ".svc", ".svc.cluster.local")
 
 
-def is_role(address: str, program: Callable[[str], bool] | None = None) -> bool:
+def is_role(address: str, program: Callable[[str], bool | None] | None = None) -> bool:
     """`noreply@acme.io`, `bounce-handler@`, `platform-alerts+prod@`, `git@github.com`, `svc-importer@`,
     `dependabot@`, anything `@users.noreply.github.com` or `@...iam.gserviceaccount.com`; with `program` (a
     product's name that is no one's), `grafana-alerts@` and `alertmanager@` too; not `jane.doe@`."""
@@ -81,8 +94,18 @@ def is_role(address: str, program: Callable[[str], bool] | None = None) -> bool:
     if ("." + domain).endswith(_SERVICE_SUFFIXES):
         return True  # a service identity: `deployer@proj-3321.iam.gserviceaccount.com`; not `jane@iam.example.org`
     parts = [p for p in _PARTS.split(local) if p and not p.isdigit()]
-    roles = [p in ROLES or _bot(p) or (program is not None and program(p)) for p in parts]
-    return bool(parts) and all(r or p in QUALIFIERS for r, p in zip(roles, parts, strict=True)) and any(roles)
+    if not parts:
+        return False
+    named = [p in ROLES or _bot(p) for p in parts]  # what the role words name
+    # at a host of personal mailboxes, a local part of ordinary words is someone's all the same
+    personal = labels[0] in _PERSONAL_HOSTS
+    said = [False if program is None or personal else program(p) for p in parts]
+    roles = [n or s is True for n, s in zip(named, said, strict=True)]
+    if all(r or p in QUALIFIERS for r, p in zip(roles, parts, strict=True)) and any(roles):
+        return True
+    # a role word beside words no lexicon knows: `hse-incidents@`, `svc-cva-batch@`; not beside a name
+    unknown = [s is None and len(p) > 1 for s, p in zip(said, parts, strict=True)]
+    return any(named) and all(r or u or p in QUALIFIERS for r, u, p in zip(roles, unknown, parts, strict=True))
 
 
 def _bot(part: str) -> bool:

@@ -180,7 +180,7 @@ class PiiStep(Step[PiiParams]):
         warm("patterns")  # further readings and the boundaries between texts use the pattern analyzer
         names = names_for(p)
         # per-type floors and allow-lists, applied to what the analyzer found
-        self.precision = Precision(p, names.program if names is not None else None)
+        self.precision = Precision(p, names.mailbox_part if names is not None else None)
         low = self.precision.lowest
         self.scanner = Scanner(
             p.backend, entities_of(p.backend), low, p.cache_entries, self._decoding(), p.ner_scope, names

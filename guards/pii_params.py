@@ -161,9 +161,9 @@ class Precision:
     product name often takes the word before it ("Restart Grafana"). A pattern must match the whole finding.
     """
 
-    def __init__(self, params: PiiParams, program: Callable[[str], bool] | None = None):
+    def __init__(self, params: PiiParams, program: Callable[[str], bool | None] | None = None):
         self.floor = params.threshold
-        self._program = program  # a product's name that is no one's: `grafana-alerts@` is a program's mailbox
+        self._program = program  # what a mailbox's part says (Kinds.mailbox_part): `grafana-alerts@` is a program's
         self._floors = {e: r.threshold for e, r in params.entities.items() if r.threshold is not None}
         self._common = _words(params.allow)
         self._terms = {e: _words([*params.allow, *r.allow]) for e, r in params.entities.items() if r.allow}

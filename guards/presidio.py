@@ -51,10 +51,12 @@ class PiiBackendError(TaskgateError):
 
 
 class OfflineEmailRecognizer(EmailRecognizer):
-    """presidio's email recognizer, validating domains against tldextract's bundled suffix list."""
+    """presidio's email recognizer, validating domains against tldextract's bundled suffix list: the domain
+    alone, since tldextract reads the whole match as a URL (`lookup?email=ewa@wp.pl` has no host but `lookup`);
+    the local part's excess is trimmed after (mailboxes.trim)."""
 
     def validate_result(self, pattern_text: str) -> bool:
-        return bool(_OFFLINE_SUFFIXES(pattern_text).fqdn)
+        return bool(_OFFLINE_SUFFIXES(pattern_text.rpartition("@")[2]).fqdn)
 
 
 class ChecksumIbanRecognizer(IbanRecognizer):

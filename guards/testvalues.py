@@ -11,7 +11,8 @@ sends `4111 1111 1111 1111` sees it acted on:
 - the example IBANs of the IBAN registry and its standard's documents
   (`DE89 3704 0044 0532 0130 00`, `GB82 WEST 1234 5698 7654 32`);
 - SSNs the Social Security Administration voided after they were printed
-  (`078-05-1120`, `219-09-9999`) and the advertising example `123-45-6789`;
+  (`078-05-1120`, `219-09-9999`), the advertising example `123-45-6789`,
+  and `457-55-5462`, which a company's adverts printed nationwide;
 - addresses at the domains reserved for documentation and tests (RFC 2606
   and 6761: `example.com`, `.org`, `.net`, and `.example`, `.test`,
   `.invalid`, `.localhost`): no one's mailbox is there;
@@ -68,6 +69,19 @@ TEST_CARDS = frozenset(
         "38520000023237",
         "3530111333300000",
         "5431111111111111",
+        # Adyen's, Braintree's and Checkout.com's test card pages
+        "5555341244441115",
+        "370000000000002",
+        "4111111145551142",
+        "4166676667666746",
+        "2222400070000005",
+        "5101180000000007",
+        "4988438843884305",
+        "6703444444444449",
+        "4005519200000004",
+        "4009348888881881",
+        "4543474002249996",
+        "5436031030606378",
     ]
 )
 EXAMPLE_IBANS = frozenset(
@@ -94,7 +108,8 @@ EXAMPLE_IBANS = frozenset(
         "GR1601101250000000012300695",
     ]
 )
-VOIDED_SSNS = frozenset({"078051120", "219099999", "123456789"})
+# voided by the SSA after they were printed, the advertising example, and the number a company's adverts printed
+VOIDED_SSNS = frozenset({"078051120", "219099999", "123456789", "457555462"})
 # national significant numbers reserved for fiction, as prefixes: the UK's drama ranges (Ofcom) and Australia's
 # (ACMA's geographic blocks); and ACMA's mobile numbers for drama, whole
 _FICTION = {
@@ -158,7 +173,7 @@ def published(entity: str, value: str) -> bool:
         return _EXAMPLE_DOMAIN.search(value) is not None
     if entity == "PHONE_NUMBER":  # a voided SSN is found as a phone number too: `078-05-1120`
         return _fictional(value) or (
-            _SSN_SHAPE.fullmatch(value) is not None and _NOT_DIGIT.sub("", value) in VOIDED_SSNS
+            _SSN_SHAPE.fullmatch(value.strip("() ")) is not None and _NOT_DIGIT.sub("", value) in VOIDED_SSNS
         )
     return False
 

@@ -73,6 +73,27 @@ def test_a_role_mailbox_is_one_whose_every_part_names_a_function(address: str, r
     assert is_role(address) is role
 
 
+@pytest.mark.parametrize(
+    ("address", "role"),
+    [
+        # an office's ordinary words, a role word beside words no lexicon knows
+        ("elections@county17.gov", True),
+        ("shows@podhost.io", True),
+        ("bookings@hostelhub.eu", True),
+        ("hse-incidents@buildright.ie", True),
+        ("svc-cva-batch@aidops.org", True),
+        # a name beside a role word, a word that is a name or a surname, ordinary words at a personal host
+        ("felix.baumgartner.dev@gmail.com", False),
+        ("rose@florist.io", False),
+        ("brown@acme.io", False),
+        ("lucky.star@gmail.com", False),
+        ("k.nakamura@tsubame-space.jp", False),
+    ],
+)
+def test_with_the_lexicons_an_offices_ordinary_words_make_a_role_mailbox(address: str, role: bool) -> None:
+    assert is_role(address, Names(lexicons()).mailbox_part) is role
+
+
 def test_ids_are_not_phone_numbers_or_ssns_and_a_2_series_mastercard_is_a_card() -> None:
     assert scanned("INFO order=382061 shipped carrier=dhl") == []
     log = 'msg="duplicate account" ssn=044-35-2683 tenant=382192373'
@@ -133,3 +154,10 @@ def test_a_place_named_as_where_a_system_runs_is_not_a_location_but_a_place_a_pe
     assert ("LOCATION", "São Paulo") in found(text)
     text = "Elena moved to Berlin last year and still maintains the Terraform modules."
     assert found(text) == [("PERSON", "Elena"), ("LOCATION", "Berlin")]
+
+
+def test_an_address_in_a_urls_query_is_found_without_the_query() -> None:
+    """The recognizer's match takes the query's key along (`lookup?email=`); the domain alone is validated and
+    the key trimmed, so the address is found, as it is anywhere else."""
+    log = '"GET /api/parents/lookup?email=ewa.nowak85@wp.pl HTTP/1.1" 200'
+    assert scanned(log) == [("EMAIL_ADDRESS", "ewa.nowak85@wp.pl")]
