@@ -105,10 +105,15 @@ def implausible(text: str, start: int, end: int) -> bool:
     return bool(before & _ID_WORDS) and not before & _PHONE_WORDS
 
 
+_WIDE = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]")
+
+
 def _glued(text: str, start: int, end: int) -> bool:
     """Part of an identifier: `ip-172-31-18-204`, `ORD-2024-881734`, `build_20240511`."""
     before = text[start - 1] if start > 0 else " "
     after = text[end] if end < len(text) else " "
+    # Korean, Japanese and Chinese write their particles on the number: `010-4827-3915입니다` is a phone number
+    before, after = (" " if _WIDE.match(c) else c for c in (before, after))
     if before.isalnum() or (after.isalpha() and end + 1 < len(text) and text[end + 1].isalnum()):
         return True
     # `Tel.0161 496 0032` is a phone number, `build.20240511` part of an id

@@ -15,6 +15,7 @@ import logging
 import re
 from typing import Any
 
+import phonenumbers
 import spacy
 import tldextract
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, Pattern, RecognizerRegistry, RecognizerResult
@@ -144,6 +145,115 @@ class IssuedSsnRecognizer(UsSsnRecognizer):
         return bool(super().invalidate_result(pattern_text)) or digits[:1] == "9"
 
 
+class CuedPhoneRecognizer(EntityRecognizer):
+    """A number in a country's own national format after a phone's word (`call back on 601 338 472`,
+    `captain_phone=34 77 25 98`, `연락처는 010-4827-3915`): presidio's phone recognizer reads national numbers
+    of a few regions only; here the word says it is a phone, and `phonenumbers` says for which of many
+    countries the digits are a valid number. Read only where such a word is."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["PHONE_NUMBER"], name="CuedPhoneRecognizer", supported_language="en")
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[RecognizerResult]:
+        if "PHONE_NUMBER" not in entities or not _PHONE_WORD.search(text):
+            return []
+        out = []
+        for m in _CUED_PHONE.finditer(text):
+            number = m.group("number")
+            if _valid_somewhere(number):
+                out.append(RecognizerResult("PHONE_NUMBER", m.start("number"), m.end("number"), 0.75))
+        return out
+
+
+_PHONE_WORDS = (
+    r"phone|tel|telephone|mobile|mobil|cell|cellphone|handy|telefon|teléfono|telefono|telefone|téléphone|"
+    r"portable|call|whatsapp|sms|número|numero|numer|nummer|celular|móvil|movil|"
+    r"연락처|전화|電話|携帯|手机|电话"
+)
+_PHONE_WORD = re.compile(rf"(?i:{_PHONE_WORDS})")
+# a phone's word, up to 24 characters of glue (`_phone=`, `: "`, ` back on `, `는 `), then digits in groups
+_CUED_PHONE = re.compile(
+    rf"(?<![^\W\d_])(?i:{_PHONE_WORDS})[\w]*+(?:[=:\"'(]|[^\S\n]++|[^\W\d]{{1,8}}+){{0,8}}?"
+    r"(?P<number>\(?\d[\d \-.()]{5,15}\d)(?![\d\-])"
+)
+_PHONE_REGIONS = [
+    "ES",
+    "FR",
+    "IT",
+    "PT",
+    "NL",
+    "BE",
+    "DE",
+    "AT",
+    "CH",
+    "PL",
+    "CZ",
+    "SK",
+    "HU",
+    "RO",
+    "BG",
+    "GR",
+    "TR",
+    "DK",
+    "SE",
+    "NO",
+    "FI",
+    "IE",
+    "GB",
+    "KR",
+    "JP",
+    "CN",
+    "TW",
+    "HK",
+    "SG",
+    "MY",
+    "TH",
+    "VN",
+    "ID",
+    "PH",
+    "IN",
+    "PK",
+    "BD",
+    "AE",
+    "SA",
+    "EG",
+    "MA",
+    "NG",
+    "KE",
+    "ZA",
+    "BR",
+    "AR",
+    "MX",
+    "CO",
+    "CL",
+    "PE",
+    "AU",
+    "NZ",
+    "CA",
+    "US",
+    "RU",
+    "UA",
+    "IL",
+]
+
+
+def _valid_somewhere(number: str) -> bool:
+    digits = sum(c.isdigit() for c in number)
+    if digits < 8 or digits > 12 or not any(c in number for c in " -.()"):
+        return False  # written in groups, as people write their numbers; a bare run is an id
+    for region in _PHONE_REGIONS:
+        try:
+            parsed = phonenumbers.parse(number, region)
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_valid_number(parsed):
+            return True
+    return False
+
+
 def card_recognizer() -> CreditCardRecognizer:
     """presidio's credit card recognizer (Luhn decides), knowing Mastercard's 2-series numbers too."""
     return CreditCardRecognizer(patterns=[Pattern("All Credit Cards (weak)", CARD_PATTERN, 0.3)])
@@ -163,6 +273,7 @@ def analyzer(backend: Backend) -> AnalyzerEngine:
     recognizers: list[EntityRecognizer] = [
         OfflineEmailRecognizer(),
         PhoneRecognizer(),
+        CuedPhoneRecognizer(),
         card_recognizer(),
         AnyCaseIbanRecognizer(),
         IpRecognizer(),

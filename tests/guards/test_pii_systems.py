@@ -161,3 +161,22 @@ def test_an_address_in_a_urls_query_is_found_without_the_query() -> None:
     the key trimmed, so the address is found, as it is anywhere else."""
     log = '"GET /api/parents/lookup?email=ewa.nowak85@wp.pl HTTP/1.1" 200'
     assert scanned(log) == [("EMAIL_ADDRESS", "ewa.nowak85@wp.pl")]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a country's national format after a phone's word, in a field or a sentence, a particle on the number
+        ("she wants a call back on 612 447 903", [("PHONE_NUMBER", "612 447 903")]),
+        ('contact = {"phone": "010-3381-2274", "city": "Busan"}', [("PHONE_NUMBER", "010-3381-2274")]),
+        ("captain_phone=28 14 63 07 handle=mads", [("PHONE_NUMBER", "28 14 63 07")]),
+        ("연락처는 010-5521-0487입니다", [("PHONE_NUMBER", "010-5521-0487")]),
+        # no phone's word, a word inside another (`Bestellnummer`), too few digits, a bare run of digits
+        ("the batch moved 612 447 903 rows", []),
+        ("Bestellnummer 1234 5678 ist da", []),
+        ('phone: str = "555-0142"', []),
+        ("call_id=612447903", []),
+    ],
+)
+def test_a_national_number_after_a_phones_word_is_a_phone_number(text: str, found: list[tuple[str, str]]) -> None:
+    assert [f for f in scanned(text) if f[0] == "PHONE_NUMBER"] == found
