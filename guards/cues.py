@@ -21,6 +21,14 @@ _TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
 _GLUE_BEFORE = frozenset("_./\\@#$%&*+~<>[{|`")
 _GLUE_AFTER = frozenset("_/\\@#$%&*+~<>[{(=|`")
 CODE_SPANS = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)  # fenced and inline code
+# a fenced block of data, not code: no language's tag (or a tag for data) and no line of code in it (a CSV export,
+# a bank file, a log pasted as it is): read as the text around it is
+_DATA_FENCE = re.compile(r"```[ \t]*(?:csv|tsv|text|txt|log|logs|plaintext|plain|output|console)?[ \t]*\n")
+_CODE_LINE = re.compile(
+    r"^[ \t]*(?:def |class |import |from [\w.]+ import|function |return |const |let |var |public |private |"
+    r"#include|SELECT |INSERT |UPDATE |DELETE |CREATE |@\w)|[{};][ \t]*$|=>|\)[ \t]*:[ \t]*$|^[ \t]*[$>] ",
+    re.MULTILINE,
+)
 _SENTENCE_START = re.compile(r"(?:\A|[.!?:]\s+|\n)[\s\-*#>\"'(\[•]*\Z")
 _WORD_BEFORE = re.compile(r"([\w'’\-]+)[\s:,=\"'({\[\-.!]*\Z")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|\Z)|\n")
@@ -161,7 +169,7 @@ class Token:
 
 def runs(text: str) -> list[list[Token]]:
     """Runs of capitalised words joined by one space (or a name particle), outside code and identifiers."""
-    code = [m.span() for m in CODE_SPANS.finditer(text)] if "`" in text else []
+    code = code_spans(text)
     out: list[list[Token]] = []
     last_end = -1
     for m in _TOKEN.finditer(text):
@@ -180,6 +188,19 @@ def runs(text: str) -> list[list[Token]]:
         else:
             out.append([token])
         last_end = b
+    return out
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of code in `text`, in order: inline code, and fenced blocks but those of data (_DATA_FENCE)."""
+    if "`" not in text:
+        return []
+    out = []
+    for m in CODE_SPANS.finditer(text):
+        block = m.group()
+        if block.startswith("```") and _DATA_FENCE.match(block) and not _CODE_LINE.search(block, 3):
+            continue
+        out.append(m.span())
     return out
 
 
@@ -213,9 +234,18 @@ def glued(text: str, a: int, b: int) -> bool:
     following = text[b + 1] if b + 1 < len(text) else " "
     # `[` before a word that a space or a comma follows opens a list (`[Olamide Fashola, ...]`), not an index
     opens_list = before == "[" and after in " ,"
+    if "|" in (before, after) and _row_of_pipes(text, a, b):
+        before, after = (" " if c == "|" else c for c in (before, after))  # a cell: `E-0610|Brandon Kowalski|...`
     if (before in _GLUE_BEFORE and not opens_list) or before.isdigit() or after in _GLUE_AFTER or after.isdigit():
         return True
     return after in ".:" and not (following.isspace() or following in "\"')]},;." or text.startswith("..", b))
+
+
+def _row_of_pipes(text: str, a: int, b: int) -> bool:
+    """A line of cells between `|`, three at least: a table's row, not a shell's pipe or a bitwise or."""
+    start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
+    end = text.find("\n", b, b + 200)
+    return text.count("|", start, end if end >= 0 else b + 200) >= 2
 
 
 def greeting(key: str) -> bool:

@@ -44,7 +44,8 @@ _DOES_AFTER = re.compile(
     r"\s+(?:(?:just|also|still|already|finally|prob|probably|literally)\s+)?"
     r"(?:has|had|is|was|will|can|could|did|does|fixed|pushed|merged|reviewed|approved|owns|covers|covered|wrote|"
     r"said|says|asked|knows|thinks|left|joined|took|shipped|told|tells|mentioned|noticed|found|swapped|owes|wants|"
-    r"needs|suggested|reported|confirmed|promised|replied|pinged|sent|gave|offered|volunteered|are\s+both|→|->)"
+    r"needs|suggested|reported|confirmed|promised|replied|pinged|sent|gave|offered|volunteered|are\s+both|→|->|"
+    r"called|calls|rang|phoned|texted|messaged|emailed|dropped|arrived|landed)"
     r"(?=\s)"
 )
 # a message addressed to someone by the name that opens it: `kwabena i owe you`, `quick q akua — is`, `ines: my`
@@ -60,11 +61,16 @@ _LATIN = re.compile(r"[a-z\u00df-\u024f]+")
 _FOR_PERSON_BEFORE = re.compile(
     r"(?:\b(?:add|added|adding|invite|invited|onboard|onboarding|welcome|welcoming|congrats|congratulations|bye|"
     r"night|fun|cheers|hire|owe|owes|thank|miss|missed|meet|met|dm|dm'd|dmed|pinged|pinging|told|asked|"
-    r"assigned\s+to|go\s+to|goes\s+to|over\s+to|handed\s+to|back\s+to|swap(?:ped)?\s+with|covering\s+for)"
+    r"assigned\s+to|go\s+to|goes\s+to|over\s+to|handed\s+to|back\s+to|swap(?:ped)?\s+with|covering\s+for|"
+    r"shout\s?out\s+to|kudos\s+to|props\s+to|me\s+\+|me\s+and|oye|hola|ciao|hallo|moin|hej|salut|olá|oi)"
     r")\s*\Z"
 )
 _LIST_START = re.compile(r"(?:\A|\n|[,;:]\s*|[-*•]\s+)\Z")
-_PEOPLE_BEFORE = frozenset({"w", "with", "ping", "cc", "thanks", "thx", "ty", "hi", "hey", "yo", "tell", "ask"})
+_PEOPLE_BEFORE = frozenset(
+    {"w", "with", "ping", "cc", "thanks", "thx", "ty", "hi", "hey", "yo", "tell", "ask",
+     # greetings in other languages: `oye carlos`, `ciao giulia`, `hallo jens`
+     "oye", "hola", "ciao", "hallo", "moin", "hej", "salut", "olá", "oi", "merhaba", "cześć", "ahoj", "szia"}
+)  # fmt: skip
 BIG_PLACE = 100_000
 
 
@@ -72,7 +78,7 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     """The people and places written in lower case in `text`, apart from those `taken` already overlaps."""
     if not any(c.islower() for c in text):
         return []
-    code = [m.span() for m in cues.CODE_SPANS.finditer(text)] if "`" in text else []
+    code = cues.code_spans(text)
     lines = _code_lines(text) if any(c in text for c in "=;{}") else []
     out: list[Span] = []
     covered = bytearray(len(text))  # the characters a name already found covers

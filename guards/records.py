@@ -47,13 +47,18 @@ _KEY = (
     r"payee|payer|creditor|debtor|cdtr|dbtr|remitter|recipient|passenger|guest|travell?er|policy_?holder|insured|"
     r"employee|applicant|patient|customer_name|assignees?|reviewers?|nm|custodian|agent|inspector|adjuster|"
     r"claimant|driver|donor|member|student|signer|signatory|witness|contact_?name|owner_?name|cn|given_?name|"
-    r"first_?name|last_?name|family_?name|surname|forename|first|last|caregiver|pax_?name)"
+    r"first_?name|last_?name|family_?name|surname|forename|first|last|caregiver|pax_?name|"
+    # in other languages: a table's header, a form's field (`Nazwisko;Imię;Telefon`, `Auftraggeber;IBAN`)
+    r"vorname|nachname|familienname|auftraggeber|empfänger|empfaenger|begünstigter|kontoinhaber|inhaber|"
+    r"prénom|prenom|titulaire|bénéficiaire|beneficiaire|apellidos?|titular|beneficiario|sobrenome|cognome|"
+    r"titolare|voornaam|achternaam|imię|imie|nazwisko|jméno|jmeno|příjmení|prijmeni|förnamn|efternamn|soyad|"
+    r"soyadı|nom|nombre|nome|naam|namn)"
 )
 # a name's key that robots and pets have too: not `first_name`, `taxpayer_last_name`, `full_name`, which only
 # people have
 _BARE = re.compile(
     r"(?i:(?:[\w\-]*_)?(?<![a-z])(?<!first_)(?<!last_)(?<!given_)(?<!family_)(?<!full_)(?<!middle_)(?<!maiden_)"
-    r"(?<!birth_)(?:name|nm|display_?name))"
+    r"(?<!birth_)(?:name|nm|display_?name|nom|nombre|nome|naam|namn))"
 )
 _FIELD = re.compile(
     rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\[?\s*\"|>){_VALUE}(?=[\"'<\]|,;&\s]|\Z)"
@@ -96,7 +101,8 @@ _HL7_CITY = re.compile(r"(?m)^PID\|(?:[^|\n]*\|){10}[^|\n^]*\^[^|\n^]*\^(?P<city
 _CELL_KEY = re.compile(rf"(?i:{_KEY})")
 _CELL_PLACE = re.compile(
     r"(?i:(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|residence|neighbou?rhood|district|village|"
-    r"region_of_residence|country|miasto|stadt|ville|ciudad|cidade))"
+    r"region_of_residence|country|miasto|stadt|ville|ciudad|cidade|ort|wohnort|città|citta|plaats|woonplaats|"
+    r"miejscowość|miejscowosc|město|mesto|şehir|sehir|localidad|localité|localite|comune|gemeente))"
 )
 _COUNTRY = re.compile(r"(?i:(?:[\w\-]*_)?country)")
 _WORDS = re.compile(r"[^\W\d_]+(?:[ '’\-][^\W\d_]+){0,2}")
@@ -145,6 +151,29 @@ def personas(text: str, found: list[Span]) -> list[Span]:
     if not parts:
         return found
     return [x for x in found if x[0] != "PERSON" or fold(text[x[1] : x[2]]) not in parts]
+
+
+# what only a person's row holds beside a name: an SSN, an IBAN, a card number, an address, a number with its `+`
+_PERSONAL_VALUE = re.compile(
+    r"(?<![\w\-])(?:\d{3}-\d{2}-\d{4}|[A-Z]{2}\d{2}[ ]?(?:[A-Z0-9]{4}[ ]?){2,7}[A-Z0-9]{1,4}|(?:\d[ \-]?){12,18}\d|"
+    r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+|\+\d[\d ()\-]{7,16}\d)(?![\w\-])"
+)
+_ROW_REACH = 300
+
+
+def in_personal_row(text: str, a: int, b: int) -> bool:
+    """Whether text[a:b] fills a cell of a delimited row (`,`, `;`, `|`, a tab) that also holds an SSN, an IBAN,
+    a card number, an email address or a phone number with its `+`: `E10551,Keisha Monroe,610-45-0067,Atlanta`."""
+    start = text.rfind("\n", max(0, a - _ROW_REACH), a) + 1 if a else 0
+    end = text.find("\n", b, b + _ROW_REACH)
+    end = end if end >= 0 else min(len(text), b + _ROW_REACH)
+    before = text[start:a].rstrip(" \"'")[-1:]
+    after = text[b:end].lstrip(" \"'")[:1]
+    if not (before in ",;|\t" and after in ",;|\t"):  # `""` at the line's ends
+        return False
+    line = text[start:end]
+    delimiter = before or after
+    return bool(delimiter) and line.count(delimiter) >= 2 and _PERSONAL_VALUE.search(line) is not None
 
 
 def _field_value(lower: str, word: str) -> bool:

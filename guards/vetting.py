@@ -29,7 +29,7 @@ from . import systems as said
 from .kinds import Kinds
 from .lexicons import fold
 from .lowercase import done_for
-from .records import PERSONAS
+from .records import PERSONAS, in_personal_row
 
 WEIGHTS = Path(__file__).parent / "data" / "vetter.json"
 FEATURES_VERSION = 1  # bump when features() changes: the shipped weights are then stale (a test says so)
@@ -126,10 +126,22 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
     cued = cued or (text[a:b].islower() and done_for(text, a))  # `pls add oluwaseun to the rota`
     if cued and not field:  # a `name:` field is a cue to the rules, not enough here
         return True
+    if words and in_personal_row(text, a, b) and _rowed(kinds, [fold(w) for w in words]):
+        return True  # a row that holds someone's SSN, IBAN, card or address: `E10551,Keisha Monroe,610-45-0067`
     given = kinds.given(fold(words[0])) == 2 if words else False
     if given and len(words) == 1 and (_DAY_LABEL.search(text, max(0, a - 14), a) or _joined(kinds, text, a, b)):
         return True
     return len(words) >= 2 and given and fold(words[-1]) in kinds.lex.surnames
+
+
+def _rowed(kinds: Kinds, keys: list[str]) -> bool:
+    """A name as a person's row holds it: a given name and more, a given name on sight alone, a surname; not a
+    place's name (`Atlanta` is a given name too)."""
+    if " ".join(keys) in kinds.lex.places:
+        return False
+    if len(keys) == 1:
+        return kinds.given(keys[0]) == 2 or keys[0] in kinds.lex.surnames
+    return bool(kinds.given(keys[0])) or keys[-1] in kinds.lex.surnames
 
 
 def _joined(kinds: Kinds, text: str, a: int, b: int) -> bool:

@@ -128,6 +128,15 @@ FOUND = [
     ("mi abuela Remedios cumple noventa años", [("PERSON", "Remedios")]),
     ("rota: mon: Farhan / tue: Ingeborg", [("PERSON", "Farhan"), ("PERSON", "Ingeborg")]),
     ("Sindre og Ragnhild bor sammen", [("PERSON", "Sindre"), ("PERSON", "Ragnhild")]),
+    # a fenced block of data (no language's tag, no line of code) is read as text; a row of cells between `|`;
+    # another language's header; greetings and shout-outs in chat
+    ("```\nE2201,Rashida Bello,571-33-0482,Denver\n```", [("PERSON", "Rashida Bello")]),
+    ("```\n2024-06-16 AMS R1 Joost Verhoeven\n```", [("PERSON", "Joost Verhoeven")]),
+    ("E-0712|Tamika Jefferson|471-22-0958|ops", [("PERSON", "Tamika Jefferson")]),
+    ("Nazwisko;Imię;Miasto\nKaczmarek;Bożena;Gdynia",
+     [("PERSON", "Kaczmarek"), ("PERSON", "Bożena"), ("LOCATION", "Gdynia")]),
+    ("oye rodrigo, el pedido sigue pendiente", [("PERSON", "rodrigo")]),
+    ("shoutout to siobhan for the hotfix", [("PERSON", "siobhan")]),
 ]  # fmt: skip
 
 
@@ -179,6 +188,9 @@ NOT_NAMES = [
     "the meter reads 14 Wh per hour",
     "retro is in the Tutu room this week",
     "Olá, the invoice export is broken again. How do I rerun it?",
+    # a fenced block of code is still code; a shell's pipe is no table
+    "```python\nfrom atlas import Hunter\nprint(Hunter.Grace)\n```",
+    "cat audit.log | Grep Denied | wc -l",
     '{"holder": "REDACTED", "iban": "REDACTED"}',
     # a row with no `)` and doubled quotes: read at once (the row's pattern gives back nothing it took)
     "INSERT INTO users (name, city) VALUES ('x', '" + "it''s " * 30,
