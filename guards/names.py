@@ -32,7 +32,7 @@ from .lexicons import Lexicons, fold, lexicons
 from .lowercase import lower_names
 from .otherplaces import other_places
 from .placenames import Placenames
-from .records import personas, record_names, record_places
+from .records import code_names, personas, record_names, record_places
 from .scriptnames import common_word, script_names
 from .scriptplaces import script_places
 from .things import things
@@ -126,6 +126,7 @@ class Names(Placenames):
         cells = record_places(self, text, out)
         if cells:  # a table's `country` column, a `city:` field: the place, not a person the rules read there
             out = _less(text, out, cells)
+        out.extend(code_names(self, text, out))
         out = things(text, personas(text, out))
         out.extend(script_names(self.lex, text, out))
         out.extend(script_places(self.lex, text, out))

@@ -253,6 +253,57 @@ def record_names(
     return out
 
 
+_DECLARED_BEFORE = re.compile(r"\b(?:class|new|import|from|extends|implements|struct|enum|interface|type)\s+\Z")
+
+
+def code_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
+    """People inside code, where no other reader looks, apart from what `taken` overlaps: inline code that is a
+    name and nothing else (`Şükrü Çelik`, `Ludwig van der Heijden`); and in any code, a given name on sight
+    then a surname the lexicons know (`print(user)  # Rashida Bello`)."""
+    spans = cues.code_spans(text)
+    if not spans:
+        return []
+    seen, out = Overlaps(taken), []
+    for start, end in spans:
+        inline = not text.startswith("```", start)
+        inner = (start + 1, end - 1) if inline else (start + 3, end - 3 if text.endswith("```", 0, end) else end)
+        for run in _particled(text[inner[0] : inner[1]], cues.runs(text[inner[0] : inner[1]])):
+            if not 2 <= len(run) <= 4:
+                continue
+            a, b = inner[0] + run[0].start, inner[0] + run[-1].end
+            if seen.over(a, b) or text[b : b + 1] in "(." or _DECLARED_BEFORE.search(text, max(0, a - 12), a):
+                continue
+            whole = inline and (a, b) == inner
+            if _code_person(kinds, [t.key for t in run], whole):
+                out.append(("PERSON", a, b))
+                seen.add(("PERSON", a, b))
+    return out
+
+
+def _particled(text: str, runs: list[list[cues.Token]]) -> list[list[cues.Token]]:
+    """`runs` with those that a surname's particles part joined: `Ludwig` `van der` `Heijden`."""
+    out: list[list[cues.Token]] = []
+    for run in runs:
+        gap = text[out[-1][-1].end : run[0].start] if out else ""
+        if out and gap.startswith(" ") and gap.endswith(" ") and all(w in _PARTICLES for w in gap.split()):
+            out[-1] = out[-1] + run
+        else:
+            out.append(run)
+    return out
+
+
+def _code_person(kinds: Kinds, keys: list[str], whole: bool) -> bool:
+    if " ".join(keys) in PERSONAS or " ".join(keys) in kinds.lex.places:
+        return False
+    if any(kinds.product(k) and kinds.given(k) < 2 for k in keys):
+        return False
+    if kinds.given(keys[0]) == 2 and keys[-1] in kinds.lex.surnames:
+        return True
+    # the whole of an inline code: a name, if the lexicons know one of its words as a name's and none as a word's
+    named = kinds.given(keys[0]) or keys[-1] in kinds.lex.surnames
+    return whole and bool(named) and not any(k in kinds.lex.words and not kinds.given(k) for k in keys)
+
+
 def _cells(line: str) -> tuple[str, list[tuple[int, int]]] | None:
     """A line's delimiter and its cells' spans (each less its quotes and spaces), if it is a table's row."""
     if "þ" in line:

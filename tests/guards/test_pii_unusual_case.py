@@ -137,6 +137,9 @@ FOUND = [
      [("PERSON", "Kaczmarek"), ("PERSON", "Bożena"), ("LOCATION", "Gdynia")]),
     ("oye rodrigo, el pedido sigue pendiente", [("PERSON", "rodrigo")]),
     ("shoutout to siobhan for the hotfix", [("PERSON", "siobhan")]),
+    # inside code: an inline code that is a name and nothing else, a full name in a fenced block's comment
+    ("the splitter drops the particle for `Anouk van den Berg`", [("PERSON", "Anouk van den Berg")]),
+    ("```python\nprint(row)  # expected: Rashida Bello\n```", [("PERSON", "Rashida Bello")]),
 ]  # fmt: skip
 
 
@@ -191,6 +194,7 @@ NOT_NAMES = [
     # a fenced block of code is still code; a shell's pipe is no table
     "```python\nfrom atlas import Hunter\nprint(Hunter.Grace)\n```",
     "cat audit.log | Grep Denied | wc -l",
+    "run `Make Install` then restart `Grace Hopper()` and `new Maria Service`",
     '{"holder": "REDACTED", "iban": "REDACTED"}',
     # a row with no `)` and doubled quotes: read at once (the row's pattern gives back nothing it took)
     "INSERT INTO users (name, city) VALUES ('x', '" + "it''s " * 30,
