@@ -15,6 +15,9 @@ mountain ranges and deserts in prose.
   capitalised word or a system's (`Atlantic Records`, `Pacific Time`,
   `the Amazon S3 bucket`), and no cloud region's id on its line.
 
+- `Berlin → Almaty`: both ends of a route, when the lexicons know both; `the
+  river Severn`, `Lake Bled`, `Mount Kenya`: a name after a river's, a lake's
+  or a mountain's word that is no ordinary word (`Lake Formation`).
 - `Helsingissä`, `Budapesten`: a place with a Finnish or Hungarian case
   ending, where the language's function words are around.
 - `İzmir'de`, `Ankara'dan`: a place the lexicons know before a Turkish case
@@ -57,7 +60,8 @@ _LANGUAGES = {
     "nl": ("naar uit in", "en het een woont werkt naar uit zijn maar ouders komen jaar woonde heeft"),
     "vi": ("ở", "sống ở nhưng quê làm việc"),
     "pl": ("w we z ze do na od", "że się nie jest mówi znowu mieszka pracuje jego jej który która biura był była "
-           "ten sam tego oraz już jak ale często pochodzi teraz jeździ mieszkała urodził urodziła"),
+           "ten sam tego oraz już jak ale często pochodzi teraz jeździ mieszkała urodził urodziła pani pan dziś jutro "
+           "wczoraj będzie jestem są przez wróci"),
     "cs": ("v ve z ze do na", "že se není je bydlí pracuje jeho její který která byl byla také už jak jako"),
     "no": ("på i fra til", "og bor er med hun han om mellom sommeren jobber"),
     "ms": ("di ke dari", "dan sejak setiap tinggal pulang yang bekerja"),
@@ -76,6 +80,8 @@ _ENDINGS = (
     ("e", "a"),
     ("ne", "no"),  # Czech: `v Brně` (Brno)
     ("em", ""),  # Polish: `pod Tarnowem` (Tarnów)
+    ("m", ""),  # Polish: `w Zakopanem` (Zakopane)
+    ("ku", "k"),  # Polish: `w Gdańsku` (Gdańsk)
 )
 _INFLECTED = frozenset({"pl", "cs"})
 # English prepositions before a region's or another language's city name: `in Nova Scotia`, `from Bretagne`
@@ -106,9 +112,14 @@ FEATURES = _words(
     # deserts, plains and other regions people travel through
     "sahara kalahari namib gobi atacama mojave sonora outback empty_quarter rub_al_khali serengeti patagonia "
     "siberia scandinavia balkans lapland sinai negev garden_route great_barrier_reef fjordland fiordland "
-    "camargue provence tuscany toscana bretagne brittany normandy andalusia algarve"
+    "camargue provence tuscany toscana bretagne brittany normandy andalusia algarve "
+    # islands and regions people live on and travel to, and lakes and uplands in the languages written of them
+    "azores açores acores madeira canarias canary_islands mallorca majorca ibiza menorca sicily sicilia sardinia "
+    "sardegna corsica corse crete santorini mykonos naxos rhodes zanzibar lofoten skye hebrides orkney shetland "
+    "tasmania hokkaido okinawa jeju bodensee gardasee chiemsee harz ruhrgebiet schwarzwald black_forest eifel "
+    "allgäu lake_district cotswolds pilbara kimberley riviera high_atlas high_tatras tatry"
 )
-_ARTICLE = _words("the die der den la le el il lo o a les los las des du")
+_ARTICLE = _words("the die der den la le el il lo o a les los las des du nos nas aux au am im på sur")
 _NOT_AFTER = re.compile(r"/|[ \t]+(?:[A-Z]\w*|time|standard|records|airlines?|ocean\w*|s3|bucket|region\b[^\n]*-\d)")
 
 
@@ -121,6 +132,8 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _features(kinds, text)
         out += _suffixed(kinds, text) if "'" in text or "’" in text else []
         out += _agglutinated(kinds, text)
+        out += _routes(kinds, text) if "→" in text or "->" in text else []
+        out += _named_features(kinds, text)
     out = list(dict.fromkeys(out))  # a place both a preposition and a feature find (`in Toscana`) is one
     kept = Overlaps(span for span in taken if span[0] != "PERSON")
     return [span for span in out if not kept.over(span[1], span[2])]
@@ -141,8 +154,9 @@ def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
             english = prep in _ENGLISH and key in lex.regions and key not in lex.given
             language = None if english else _language(text, m.start(), prep)
             known = key in lex.places or key in lex.regions or key in lex.towns
-            if not known and language in _INFLECTED:
-                known = any(_stem(key, ending, base) in lex.places for ending, base in _ENDINGS)
+            if not known and language in _INFLECTED:  # `do Warszawy`: Warszawa is a large city's name in Polish
+                stems = {_stem(key, ending, base) for ending, base in _ENDINGS} - {""}
+                known = any(x in lex.places or x in lex.regions or x in lex.towns for x in stems)
             if known and (english or language) and not deployments.deployment(text, a, end, lex.products):
                 out.append(("LOCATION", a, end))
                 break
@@ -280,3 +294,53 @@ def _agglutinating(text: str, at: int) -> str | None:
         if len(words & function) >= 2:
             return lang
     return None
+
+
+# a journey's ends: `Flight Berlin → Almaty`, `Napoli -> Lisboa`, both places the lexicons know
+_ROUTE = re.compile(rf"(?<![\w\-])({_NAME}(?:[ \t]{_NAME})?)[ \t]*(?:→|->|⇒)[ \t]*({_NAME}(?:[ \t]{_NAME})?)")
+
+
+def _routes(kinds: Kinds, text: str) -> list[Span]:
+    out: list[Span] = []
+    lex = kinds.lex
+    for m in _ROUTE.finditer(text):
+        # each end whole, or its word nearest the arrow when the other is no name: `Flight Berlin` is `Berlin`,
+        # `Takumi Mori -> Yuki Hayashi` is two people
+        left, right = [m.span(1)], [m.span(2)]
+        if " " in m.group(1) and not _named(kinds, m.group(1).split()[0]):
+            left.append((m.start(1) + m.group(1).rindex(" ") + 1, m.end(1)))
+        if " " in m.group(2) and not _named(kinds, m.group(2).split()[-1]):
+            right.append((m.start(2), m.start(2) + m.group(2).index(" ")))
+        ends = [next((x for x in side if _known_place(kinds, text[x[0] : x[1]])), None) for side in (left, right)]
+        if all(ends) and not any(deployments.deployment(text, a, b, lex.products) for a, b in filter(None, ends)):
+            out += [("LOCATION", a, b) for a, b in filter(None, ends)]
+    return out
+
+
+def _named(kinds: Kinds, word: str) -> bool:
+    key = fold(word)  # a name and not an ordinary word: `Takumi`, `Mori`; not `Flight`
+    return key not in kinds.lex.words and (bool(kinds.given(key)) or key in kinds.lex.surnames)
+
+
+def _known_place(kinds: Kinds, name: str) -> bool:
+    key = " ".join(fold(name).split())
+    return key in kinds.lex.places or key in kinds.lex.regions or key in kinds.lex.towns
+
+
+# a river, a lake or a mountain by its word: `the river Severn`, `Lake Bled`, `Mount Kenya`, `lago di Como`
+_FEATURE_WORD = re.compile(
+    rf"(?<![\w\-])(?P<word>[Rr]iver|[Ll]ake|[Mm]ount|Mt\.|[Ll]ago(?:[ \t]+d[ei])?|[Ll]ac|[Rr]ío|[Rr]io)[ \t]+"
+    rf"(?P<name>{_NAME})"
+)
+
+
+def _named_features(kinds: Kinds, text: str) -> list[Span]:
+    out: list[Span] = []
+    lex = kinds.lex
+    for m in _FEATURE_WORD.finditer(text):
+        key = fold(m.group("name"))
+        if key in lex.words or kinds.product(key) or said.tech_after(text, m.end()):
+            continue  # `Lake Formation`, `Mount Everest-class`
+        start = m.start() if m.group("word")[0].isupper() else m.start("name")
+        out.append(("LOCATION", start, m.end()))
+    return out

@@ -64,7 +64,10 @@ _FIELD = re.compile(
     rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\[?\s*\"|>){_VALUE}(?=[\"'<\]|,;&\s]|\Z)"
 )
 _TITLE = re.compile(r"([^\W\d_]+)\.?\s+")
-_PLACE_KEY = r"(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in)"
+_PLACE_KEY = (
+    r"(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in|"
+    r"destination|origin|village)(?:_(?:pref|preference|name|city))?"
+)
 _PLACE_FIELD = re.compile(
     rf"(?<![\w\-])(?i:{_PLACE_KEY})(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|\s+){_VALUE}(?=[\"'<\]|,;&\s.]|\Z)"
 )
@@ -399,7 +402,11 @@ def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         if b > a and (known or country) and not any(k != "PERSON" for k, _, _ in seen.over(a, b)):
             out.append(("LOCATION", a, b))
             seen.add(("LOCATION", a, b))
-    if not any(k in text.lower() for k in ("location", "city", "town", "birth", "residence", "based")):
+    lower = text.lower()
+    if not any(
+        k in lower
+        for k in ("location", "city", "town", "birth", "residence", "based", "destination", "origin", "village")
+    ):
         return out
     for m in _PLACE_FIELD.finditer(text):
         if text[m.start() - 1 : m.start()] in ("?", "&") or where_systems_run(text, m.start(), m.end()):
@@ -407,6 +414,10 @@ def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         a, b = _trimmed(text, *m.span("value"))
         key = " ".join(fold(w) for w in text[a:b].replace(",", " ").split())
         known = key in kinds.lex.places or key in kinds.lex.towns
+        if not known and "," in text[a:b]:  # `"Tulsa, Oklahoma"`: the town, then its state or country
+            b = a + text[a:b].index(",")
+            key = " ".join(fold(w) for w in text[a:b].split())
+            known = key in kinds.lex.places or key in kinds.lex.towns
         if b > a and known and not seen.over(a, b):
             out.append(("LOCATION", a, b))
             seen.add(("LOCATION", a, b))

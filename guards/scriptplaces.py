@@ -34,14 +34,49 @@ def script_places(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
         return []
     out: list[Span] = []
     seen = Overlaps(taken)
-    for a, b, script in words_by_script(text):
+    words = words_by_script(text)
+    for i, (a, b, script) in enumerate(words):
         if script == "latin":
             continue
-        found = _wide(lex, text, a, b) if script in ("han", "hangul") else _spaced(lex, text, a, b, script)
+        if script in ("han", "hangul") or "\u0e00" <= text[a] <= "\u0e7f":  # Thai is written without spaces too
+            found = _wide(lex, text, a, b)
+        else:
+            found = _two_words(lex, text, words, i) or _spaced(lex, text, a, b, script)
+        if not found and script == "cased" and _GREEK_PLACE_BEFORE.search(text, max(0, a - 16), a):
+            found = _greek(lex, text, a, b)
         for s, e in found:
             if not seen.over(s, e) and not where_systems_run(text, s, e):
                 out.append(("LOCATION", s, e))
     return out
+
+
+# Greek's `in`, `to`, `from` with the article, before a place: `στην Κρήτη`, `στη Νάξο`, `από τον Πειραιά`
+_GREEK_PLACE_BEFORE = re.compile(r"(?:\bστ(?:ην|η|ον|ο|ις|α)|\bαπό\s+τ(?:ην|η|ον|ο))\s+\Z")
+
+
+def _greek(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """A capitalised Greek word after a place's preposition and article that is no person's name: `στην Κρήτη`
+    (not `στη Μαρία`)."""
+    word = text[a:b]
+    if len(word) < 4 or not word[0].isupper() or not "\u0370" <= word[0] <= "\u03ff":
+        return []
+    if word in lex.people or any(word[:-cut] + v in lex.people for cut in (1, 2) for v in ("ος", "ας", "ης", "α", "η")):
+        return []
+    return [(a, b)]
+
+
+def _two_words(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> list[tuple[int, int]]:
+    """A place of two words (`באר שבע`, `תל אביב`, `Νέα Υόρκη`), its first with a prefix's letters or not."""
+    if i + 1 >= len(words) or words[i + 1][2] != words[i][2] or text[words[i][1] : words[i + 1][0]] != " ":
+        return []
+    a, b = words[i][0], words[i + 1][1]
+    name = text[a:b]
+    if name in lex.scripts:
+        return [(a, b)]
+    for prefix in _PREFIXES.get(script_of(name[0]), ()):
+        if name.startswith(prefix) and name[len(prefix) :] in lex.scripts:
+            return [(a + len(prefix), b)]
+    return []
 
 
 def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple[int, int]]:
@@ -79,7 +114,7 @@ def _wide(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     i = a
     while i < b - 1:
-        size = next((k for k in range(min(8, b - i), 1, -1) if _known(lex, text[i : i + k])), 0)
+        size = next((k for k in range(min(12, b - i), 1, -1) if _known(lex, text[i : i + k])), 0)
         if size:
             out.append((i, i + size))
             i += size

@@ -71,6 +71,12 @@ _STREET = re.compile(
 _MONTH = re.compile(r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\Z")
 _DAY_BEFORE = re.compile(r"\d[ \t]*\Z")
 _DAY_AFTER = re.compile(r"\.?[ \t]*\d")
+# a German or Dutch noun after its determiner: `jeden Sommer`, `nächsten Winter`, `elke Zomer`
+_NOUN_BEFORE = re.compile(
+    r"(?<![\w\-])(?:jeden|jede|jedes|jeder|jedem|diesen|dieses|diesem|letzten|nächsten|kommenden|ganzen|elke|"
+    r"iedere|deze|vorigen)[ \t]+\Z",
+    re.IGNORECASE,
+)
 # a unit or an abbreviation, never a name: two or three letters and no vowel (`Wh`, `kWh`, `Pb`), not `Ng`
 _VOWELLESS = re.compile(r"(?!Ng\Z)[B-DF-HJ-NP-TV-XZb-df-hj-np-tv-xz]{1,3}\Z")
 
@@ -91,6 +97,8 @@ def _no_one(text: str, a: int, b: int) -> bool:
     unit (`Wh`)."""
     value = text[a:b]
     if _STREET.search(value.rsplit(" ", 1)[-1].rsplit("-", 1)[-1]) or _VOWELLESS.match(value):
+        return True
+    if " " not in value and _NOUN_BEFORE.search(text, max(0, a - 12), a):
         return True
     return _MONTH.match(value) is not None and (
         _DAY_BEFORE.search(text, max(0, a - 4), a) is not None or _DAY_AFTER.match(text, b) is not None
