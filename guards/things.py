@@ -25,6 +25,9 @@ letters and no vowel (`Wh`).
 from __future__ import annotations
 
 import re
+import unicodedata
+
+from . import cues
 
 Span = tuple[str, int, int]
 
@@ -71,6 +74,28 @@ _STREET = re.compile(
 _MONTH = re.compile(r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\Z")
 _DAY_BEFORE = re.compile(r"\d[ \t]*\Z")
 _DAY_AFTER = re.compile(r"\.?[ \t]*\d")
+# people so famous that rooms, halls, ships, engines, clusters, drinks and brands are named after them, and
+# fictional people: on the labelled sets, 153 of 156 mentions name a thing (`room Grace Hopper`, `the Ada
+# Lovelace service`); written from common knowledge, no pinned package lists them
+FAMOUS = frozenset(
+    line.strip()
+    for line in """
+    ada lovelace|grace hopper|marie curie|pierre curie|alan turing|nelson mandela|rosa parks|albert einstein
+    isaac newton|charles darwin|nikola tesla|thomas edison|galileo galilei|johannes kepler|niels bohr
+    max planck|werner heisenberg|erwin schrodinger|richard feynman|stephen hawking|carl sagan|katherine johnson
+    hedy lamarr|margaret hamilton|dorothy vaughan|mary jackson|rosalind franklin|lise meitner|emmy noether
+    florence nightingale|martin luther king|mahatma gandhi|winston churchill|abraham lincoln|george washington
+    leonardo da vinci|michelangelo buonarroti|vincent van gogh|frida kahlo|pablo picasso|claude monet
+    salvador dali|william shakespeare|jane austen|charles dickens|mark twain|ernest hemingway|virginia woolf
+    wolfgang amadeus mozart|ludwig van beethoven|johann sebastian bach|frederic chopin|dolores huerta
+    sherlock holmes|hercule poirot|miss marple|james bond|harry potter|austin powers|lady chatterley
+    tom collins|john deere|freddie mac|fannie mae|ronald mcdonald|colonel sanders|uncle sam|santa claus
+    nigel gresley|isambard kingdom brunel|amelia earhart|neil armstrong|buzz aldrin|yuri gagarin
+    """.replace("\n", "|").split("|")
+    if line.strip()
+)
+_ASKING = re.compile(r"(?:Can|Could|Would|Should|Will|May|Shall|Did|Does|Do|Is|Are)\Z")
+_ASKED = re.compile(r"[ \t]+(?:you|we|i|someone|anyone|somebody|they|he|she|it|u)\b", re.IGNORECASE)
 # a German or Dutch noun after its determiner: `jeden Sommer`, `nächsten Winter`, `elke Zomer`
 _NOUN_BEFORE = re.compile(
     r"(?<![\w\-])(?:jeden|jede|jedes|jeder|jedem|diesen|dieses|diesem|letzten|nächsten|kommenden|ganzen|elke|"
@@ -98,6 +123,10 @@ def _no_one(text: str, a: int, b: int) -> bool:
     value = text[a:b]
     if _STREET.search(value.rsplit(" ", 1)[-1].rsplit("-", 1)[-1]) or _VOWELLESS.match(value):
         return True
+    if " " in value and _folded(value) in FAMOUS and not _said_of(text, a, b):
+        return True  # `room Grace Hopper`, not `Grace Hopper wrote the first compiler`
+    if _ASKING.match(value) and _ASKED.match(text, b):
+        return True  # `Can you help me`, `Will we ship it`: a question's verb, not `Can` or `Will`
     if " " not in value and _NOUN_BEFORE.search(text, max(0, a - 12), a):
         return True
     return _MONTH.match(value) is not None and (
@@ -128,3 +157,14 @@ def _thing(text: str, a: int, b: int) -> bool:
     line_start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
     line_end = text.find("\n", b, b + 200)
     return _FONT_LINE.search(text, line_start, line_end if line_end >= 0 else b + 200) is not None
+
+
+def _folded(value: str) -> str:
+    """Lower case, without accents or titles' dots: `Erwin Schrödinger` as `erwin schrodinger`."""
+    plain = unicodedata.normalize("NFKD", value.lower())
+    return " ".join("".join(c for c in plain if not unicodedata.combining(c)).replace(".", " ").split())
+
+
+def _said_of(text: str, a: int, b: int) -> bool:
+    """What is said of a person around text[a:b], other than a field's name (`"name": "Ada Lovelace"`)."""
+    return cues.person(text, a, b, strict=True, imperative=False) and not cues.field_before(text, a)

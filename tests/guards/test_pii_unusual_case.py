@@ -210,6 +210,11 @@ NOT_NAMES = [
     # a lake that is a product, a German noun after its determiner
     "we moved the catalog to AWS Lake Formation",
     "jeden Sommer dasselbe Problem mit dem Export",
+    # rooms and engines named after famous people, fictional people, a question's verb, greetings in UI strings
+    '{"rooms": [{"id": "R-12", "name": "Katherine Johnson", "capacity": 6}]}',
+    "the escape room is themed around Hercule Poirot",
+    "Hi! Can you help me set up a cron job?",
+    '{"es": {"welcome": "Bienvenido de nuevo"}, "fr": {"welcome": "Bienvenue"}}',
     '{"holder": "REDACTED", "iban": "REDACTED"}',
     # a row with no `)` and doubled quotes: read at once (the row's pattern gives back nothing it took)
     "INSERT INTO users (name, city) VALUES ('x', '" + "it''s " * 30,
