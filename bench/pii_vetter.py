@@ -6,7 +6,7 @@
 
 The rules of guards/names.py are right on the sets they were written from,
 so their output there has few errors to learn from. Each of the second to
-thirteenth sets was run once, blind, by the rules of its time (the commit that
+fourteenth sets was run once, blind, by the rules of its time (the commit that
 added it); `collect` runs those rules again on their set and keeps the names
 they found in bench/pii_labelled/vetter_found.jsonl. The vetter is fitted on
 those blind outputs and on what today's rules (vetter off) find on every
