@@ -32,7 +32,7 @@ from .lexicons import Lexicons, fold, lexicons
 from .lowercase import lower_names
 from .otherplaces import other_places
 from .placenames import Placenames
-from .records import code_names, personas, record_names, record_places
+from .records import code_names, personas, record_names, record_places, street_places
 from .scriptnames import common_word, script_names
 from .scriptplaces import script_places
 from .things import things
@@ -123,7 +123,7 @@ class Names(Placenames):
             index = Overlaps(records)
             out = [x for x in out if not any(s <= x[1] and x[2] <= e for _, s, e in index.over(x[1], x[2]))]
             out += records
-        cells = record_places(self, text, out)
+        cells = record_places(self, text, out) + street_places(self, text, out)
         if cells:  # a table's `country` column, a `city:` field: the place, not a person the rules read there
             out = _less(text, out, cells)
         out.extend(code_names(self, text, out))

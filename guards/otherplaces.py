@@ -62,7 +62,8 @@ _LANGUAGES = {
     "pl": ("w we z ze do na od", "że się nie jest mówi znowu mieszka pracuje jego jej który która biura był była "
            "ten sam tego oraz już jak ale często pochodzi teraz jeździ mieszkała urodził urodziła pani pan dziś jutro "
            "wczoraj będzie jestem są przez wróci"),
-    "cs": ("v ve z ze do na", "že se není je bydlí pracuje jeho její který která byl byla také už jak jako"),
+    "cs": ("v ve z ze do na", "že se není je bydlí pracuje jeho její který která byl byla také už jak jako teď "
+           "pořád narodila narodil studuje psal psala bydlela ještě zákazník paní pan"),
     "no": ("på i fra til", "og bor er med hun han om mellom sommeren jobber"),
     "ms": ("di ke dari", "dan sejak setiap tinggal pulang yang bekerja"),
     "tl": ("mula sa papuntang", "ay ng para isang lumipat nakatira"),
@@ -82,6 +83,12 @@ _ENDINGS = (
     ("em", ""),  # Polish: `pod Tarnowem` (Tarnów)
     ("m", ""),  # Polish: `w Zakopanem` (Zakopane)
     ("ku", "k"),  # Polish: `w Gdańsku` (Gdańsk)
+    ("a", "o"),  # Czech: `z Brna` (Brno)
+    ("ni", "en"),  # Czech: `v Plzni` (Plzeň)
+    ("ze", "ha"),  # Czech: `v Praze` (Praha)
+    ("i", "ia"),  # Polish: `z Gdyni` (Gdynia)
+    ("y", ""),  # Polish: `z Bydgoszczy` (Bydgoszcz)
+    ("e", ""),  # Czech: `do Olomouce` (Olomouc)
 )
 _INFLECTED = frozenset({"pl", "cs"})
 # English prepositions before a region's or another language's city name: `in Nova Scotia`, `from Bretagne`
@@ -142,7 +149,11 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
 def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
     out: list[Span] = []
     lex = kinds.lex
-    for m in _PLACE_AFTER.finditer(text):
+    at = 0
+    while (m := _PLACE_AFTER.search(text, at)) is not None:
+        # the next search starts after the name's first word: a place found in part (`z Brna` of `z Brna do
+        # Olomouce`, whose `do` reads as a particle) leaves the rest to read
+        at = m.start(2) + len(m.group(2).split()[0])
         prep = m.group(1).lower()
         if prep not in _ALL_PREPOSITIONS:
             continue
@@ -239,7 +250,7 @@ def _suffixed(kinds: Kinds, text: str) -> list[Span]:
 # word are near: the place is the word with its ending, when the stem is a place the lexicons know.
 _CASES = {
     "fi": (
-        "ssa ssä sta stä lla llä lta ltä lle an en in on un yn än ön seen siin hin",
+        "ssa ssä sta stä lla llä lta ltä lle seen siin hin n",
         "ja ei että mutta hän hänen asuu asuvat asui vanhempansa kun ovat oli myös nyt vuonna työskentelee "
         "muutti syntyi kesällä joka minä sinä meidän heidän lähti matkusti takaisin koko perhe",
     ),
@@ -268,18 +279,20 @@ def _agglutinated(kinds: Kinds, text: str) -> list[Span]:
         if language is None:
             continue
         key = fold(m.group())
-        if key in lex.places or key in lex.towns:
-            continue  # the name as written: the other readers' to find
+        if key in lex.places or key in lex.towns or key in lex.surnames or kinds.given(key):
+            continue  # the name as written: the other readers' to find; a person's name (`Mäkinen`)
         for ending in _CASE_ENDINGS[language]:
-            if _stems(key, ending, lex):
+            if _stems(key, ending, lex, language):
                 out.append(("LOCATION", *m.span()))
                 break
     return out
 
 
-def _stems(key: str, ending: str, lex: Lexicons) -> bool:
+def _stems(key: str, ending: str, lex: Lexicons, language: str) -> bool:
     if not key.endswith(ending) or len(key) < len(ending) + 3:
         return False
+    if ending == "n" and language == "fi" and key[-2] != key[-3]:
+        return False  # Finnish `n` alone only after a doubled vowel, into a place: `Jyväskylään`, `Ouluun`
     stem = key[: -len(ending)]
     candidates = {stem, stem[:-1]}
     candidates |= {stem[: -len(a)] + b for a, b in _GRADATION if stem.endswith(a)}

@@ -33,6 +33,7 @@ import re
 from collections.abc import Callable
 
 from . import cues, mailboxes
+from . import systems as said
 from .findings import Overlaps
 from .kinds import Kinds
 from .lexicons import fold
@@ -73,7 +74,7 @@ _PLACE_FIELD = re.compile(
 )
 _DISPLAY = re.compile(rf"(?:(?<=[:=,\"(])|(?<=[:=,]\s)|^){_VALUE}\"?\s*<(?P<address>[\w.+\-]+@[\w.\-]+)>", re.M)
 # a name in capitals among other words: `sent 920.00 EUR to PIETERS JAN BE11...`, `the card file for LEE HYE JIN`
-_CAPS = re.compile(r"(?<![\w\-@./'’])[A-Z][A-Z'’\-]+(?:,?[ \t]+[A-Z][A-Z'’\-]*){1,3}(?![\w\-@./])")
+_CAPS = re.compile(r"[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-ÞĀ-ž]")  # two capitals in a row somewhere: a run of them may be a name
 # a name as reservations and imaging write it: `HUBER/KATHARINA MRS` (a passenger's or guest's surname/given name),
 # `GARCIA^LUCIA` (DICOM's and HL7's family^given)
 _SLASHED = re.compile(
@@ -112,7 +113,10 @@ _WORDS = re.compile(r"[^\W\d_]+(?:[ '’\-][^\W\d_]+){0,2}")
 _NOT_NAMES = _words(
     "test demo sample example dummy fake placeholder user customer holder admin team bot service system account "
     "support billing payments payroll ops platform group department dept unknown none null n/a anonymous patient "
-    "redacted masked hidden withheld removed anonymised anonymized appleseed"
+    "redacted masked hidden withheld removed anonymised anonymized appleseed "
+    # a bank line's words beside the payee: `GARCIA MARIA ACCT ****7781`
+    "acct account ref sort iban bic swift amt amount bal balance cr dr txn trx ach bacs sepa wire fee salary wages "
+    "rent credit debit payment transfer imo mmsi vessel"
 )
 _PARTICLES = _words("van den der de del della la le da das do dos di du von zu ten ter bin binti bint al el")
 # the placeholder people of fixtures and protocols' examples: no one's name where a record holds them
@@ -204,7 +208,7 @@ def record_names(
             m.span("value") for m in _DISPLAY.finditer(text) if not mailboxes.is_role(m.group("address"), program)
         ]
     if _CAPS.search(text):
-        spans += [m.span() for m in _CAPS.finditer(text) if _capitals(kinds, m.group())]
+        spans += _capital_names(kinds, text)
     if "\n" in text:
         for kind, span, column in _table_cells(text):
             if kind == "PERSON":
@@ -383,6 +387,53 @@ def _inserted(text: str) -> list[tuple[str, tuple[int, int], str]]:
     return out
 
 
+# a street and its number, as an address writes them: `Rua Augusta 142`, `Calle de Alcalá 221`, `Storgatan 18`,
+# `Váci út 84`, `221B Baker Street`, `12 Oak Road`
+_STREET_BEFORE = (
+    r"(?:Rua|Calle|Carrer|Avenida|Av\.|Avenue|Rue|Via|Viale|Piazza|Plaza|Praça|Largo|Travessa|Rambla|Paseo|"
+    r"Jalan|Jl\.|Ulica|ul\.|Aleja|al\.|Plac|Calea|Strada|Bulevar|Boulevard)"
+)
+_STREET_AFTER = (
+    r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Lane|Ln\.?|Drive|Boulevard|Blvd\.?|Way|Place|Court|Terrace|"
+    r"Crescent|Close|Square|utca|út|körút|tér)"
+)
+_STREET_WORD = r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]*(?:[-'’][^\W\d_]+)*"
+_STREET_JOINED = (  # one word with its street's word: `Storgatan`, `Hauptstraße`, `Keizersgracht`
+    r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]*(?:gatan|vägen|gata|gade|vej|veien|laan|straat|gracht|kade|singel|weg|straße|strasse|"
+    r"gasse|allee|platz|ring|damm|str\.)"
+)
+_NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?"
+_ADDRESS = re.compile(
+    rf"(?<![\w\-])(?:{_STREET_BEFORE}[ \t]+(?:(?:de|del|da|do|dos|das|di|la|le|des|du)[ \t]+)*{_STREET_WORD}"
+    rf"(?:[ \t]+(?:(?:de|del|da|do|dos|das|di|la|le|des|du)[ \t]+)*{_STREET_WORD}){{0,3}},?[ \t]+{_NUMBER}"
+    rf"|{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER}[ \t]+{_NUMBER}"
+    rf"|{_STREET_JOINED}[ \t]+{_NUMBER}"
+    rf"|{_NUMBER}[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER})(?![\w\-])"
+)
+
+
+def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
+    """Streets with their numbers, where an address writes them (`Rua Augusta 142`, `Storgatan 18`, `221B Baker
+    Street`), as places; apart from what `taken` holds other than people (a person's reading gives way)."""
+    if not any(c.isdigit() for c in text):
+        return []
+    seen = Overlaps(span for span in taken if span[0] != "PERSON")
+    out: list[Span] = []
+    for m in _ADDRESS.finditer(text):
+        a, b = m.span()
+        if seen.over(a, b) or where_systems_run(text, a, b) or said.tech_after(text, b):
+            continue
+        out.append(("LOCATION", a, b))
+        town = _TOWN_AFTER.match(text, b)  # `Rua da Prata 58, Lisboa`: the town the address is in
+        key = " ".join(fold(town.group(1)).split()) if town is not None else ""
+        if town is not None and (key in kinds.lex.places or key in kinds.lex.towns or key in kinds.lex.regions):
+            out.append(("LOCATION", *town.span(1)))
+    return out
+
+
+_TOWN_AFTER = re.compile(r",[ \t]*(?:\d{4,5}[ \t]+)?([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t][A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?)")
+
+
 def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     """The places in `text`'s location fields (`location: Durban`, `"city": "Sevilla"`, `incident location
     Swansea`): a place or a town the lexicons know, apart from what `taken` overlaps."""
@@ -432,28 +483,86 @@ _MONTHS = _words(
 )
 
 
-def _capitals(kinds: Kinds, value: str) -> bool:
+_CAPITAL_WORD = re.compile(r"(?<![\w\-@./'’])[^\W\d_](?:[^\W\d_]|['’\-](?=[^\W\d_]))*(?![\w\-@./])")
+
+
+def _capital_names(kinds: Kinds, text: str) -> list[tuple[int, int]]:
+    """The names in runs of words in capitals (any Latin letters: `BERGSTRÖM, ANNA`): the run itself (`KAMAU
+    JOSEPH`), or the longest stretch of two to four of its words that is one (`R01 INSUFFICIENT FUNDS GARCIA
+    MARIA ACCT`); not a list (`{ BERT, CIARAN, DEBI }`)."""
+    out: list[tuple[int, int]] = []
+    for run in _capital_runs(text):
+        if text.count(",", run[0][0], run[-1][1]) > 1:
+            continue
+        i = 0
+        while i < len(run):
+            found = None
+            for size in range(min(4, len(run) - i), 1, -1):
+                a, b = run[i][0], run[i + size - 1][1]
+                whole = size == len(run)  # a stretch of a longer run has no word no lexicon knows: `SELMA IMO`
+                if _capitals(kinds, text[a:b], strangers=whole):
+                    found = (a, b, size)
+                    break
+            if found is None:
+                i += 1
+                continue
+            out.append(found[:2])
+            i += found[2]
+    return out
+
+
+def _capital_runs(text: str) -> list[list[tuple[int, int]]]:
+    """Runs of two or more words in capitals, apart by spaces, tabs or a comma."""
+    runs: list[list[tuple[int, int]]] = []
+    current: list[tuple[int, int]] = []
+    for m in _CAPITAL_WORD.finditer(text):
+        word = m.group()
+        if not (word.isupper() and (len(word) > 1 or current)):
+            if len(current) > 1:
+                runs.append(current)
+            current = []
+            continue
+        if current and not re.fullmatch(r",?[ \t]+", text[current[-1][1] : m.start()]):
+            if len(current) > 1:
+                runs.append(current)
+            current = []
+        current.append(m.span())
+    if len(current) > 1:
+        runs.append(current)
+    return runs
+
+
+def _capitals(kinds: Kinds, value: str, strangers: bool = True) -> bool:
     """Two to four words in capitals that are all names and no ordinary words (`NGUYEN VAN AN`, `KAMAU
     JOSEPH`), one of them a given name on sight: a person's name as bank files and payout logs write it."""
     keys = [fold(w) for w in value.replace(",", " ").split()]
     lex = kinds.lex
     if any(w.lower() in _MONTHS for w in value.replace(",", " ").split()):
         return False
-    if " ".join(keys) in PERSONAS or not any(kinds.given(k) == 2 for k in keys):
+    # a surname and an initial, as bank lines write a payee: `PATEL R`, `JOHNSON TAMIKA L`
+    initial = len(keys) > 1 and len(keys[-1]) == 1 and keys[-1].isalpha()
+    if initial:
+        keys = keys[:-1]
+        common = any(lex.surnames.get(k, 10**9) <= COMMON_SURNAME and lex.words.get(k, 0) < RARE_WORD for k in keys)
+        if not common and not any(kinds.given(k) == 2 for k in keys):
+            return False
+    elif " ".join(keys) in PERSONAS or not any(kinds.given(k) == 2 for k in keys):
         return False
     if "," in value and (value.count(",") > 1 or len(keys[-1]) < 2):
         return False  # `GUTIERREZ, MARISOL` is a name; `A, B, C` a list
 
-    unknown = [k for k in keys if kinds.unknown(k) and len(k) > 3 and k not in _NOT_NAMES]
+    unknown = [k for k in keys if kinds.unknown(k) and len(k) > 3 and k not in _NOT_NAMES] if strangers else []
 
     def name(k: str) -> bool:
         if k in _PARTICLES or (len(unknown) == 1 and k == unknown[0] and len(keys) > 1):
             return True  # `ZIELINSKA MAGDALENA`: one word no lexicon knows beside a given name
-        if kinds.product(k) or k in _NOT_NAMES or kinds.big_place(k):
+        if (kinds.product(k) and not (len(keys) > 1 and kinds.given(k) == 2)) or k in _NOT_NAMES or kinds.big_place(k):
             return False
         surname = lex.surnames.get(k, 10**9) <= COMMON_SURNAME and lex.words.get(k, 0) < RARE_WORD  # `TORRES`
         return surname or (kinds.given(k) > 0 and lex.wordiness(k) < 0.5)
 
+    if len(keys) == 1 and not initial:
+        return False
     return all(name(k) for k in keys) and not all(k in _PARTICLES for k in keys)
 
 

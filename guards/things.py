@@ -50,10 +50,12 @@ _NAMED_AFTER = re.compile(
     r"[ \t]+(?:Room|Rooms|Hall|Elementary|Middle|High|School|Academy|Building|Wing|Center|Centre|Library|"
     r"Auditorium|Lab|Suite|Lounge|Theatre|Theater|Stadium|Arena|Bridge|Street|St\.|Avenue|Ave\.?|Road|Rd\.?|"
     r"Boulevard|Institute|University|College|Hospital|Prize|Award|Medal|Fellowship|Scholarship|Lecture|Tower|"
-    r"Square|Plaza|Terminal|Pavilion|Gallery|Museum|Campus|Court|House)(?![\w\-])"
+    r"Square|Plaza|Terminal|Pavilion|Gallery|Museum|Campus|Court|House|Clinic)(?![\w\-])"
 )
 _NAMED_BEFORE = re.compile(
-    r"(?:\b(?:room|meeting\s+room|conference\s+room|hall|building|wing|vessel|ship|tanker|ferry|loco|locomotive)"
+    r"(?:\b(?:room|meeting\s+room|conference\s+room|hall|building|wing|vessel|ship|tanker|ferry|loco|locomotive|"
+    # in other languages: `no edifício Machado de Assis`, `auditório Clarice Lispector`
+    r"edifício|edificio|auditório|auditorio|sala|aula|salle|bâtiment|amphithéâtre|gebäude|saal|hörsaal|gebouw|zaal)"
     r"|\b(?:MSC|CMA\s+CGM|MV|MT|SS|RMS|HMS|USS))[ \t]+[\"'“]?\Z"  # not `MS`: also Ms in capitals
 )
 _ANIMAL_AFTER = re.compile(
@@ -61,8 +63,9 @@ _ANIMAL_AFTER = re.compile(
     r"guinea\s+pig|tortoise|lizard|snake|cockatiel|gelding|mare|stallion)\b",
     re.IGNORECASE,
 )
-_PET_BEFORE = re.compile(r"(?i:\b(?:pet|pet_name|animal|horse|dog|cat)\s*[=:]\s*[\"']?)\Z")
+_PET_BEFORE = re.compile(r"(?i:\b(?:pet|pet_name|animal|horse|dog|cat)(?:\s*[=:]\s*[\"']?|\s+[\"'“]))\Z")
 # `the Mandela room`, not a guest's room: `guest Hiroshi Nakamura room 1412`
+_ADDRESSED = re.compile(r"\d")  # a place with a number: a street's address, not a building named after someone
 _ROOM_AFTER = re.compile(r"[ \t]+(?:room|hall|wing|auditorium|lounge|suite|ward)\b(?![ \t]*(?:[#:]|no\.?)?[ \t]*\w*\d)")
 # a street's name, one word with its street's word: `Aletta Jacobslaan`, `Martin-Luther-Straße`, `Drottninggatan`
 _STREET = re.compile(
@@ -90,6 +93,7 @@ FAMOUS = frozenset(
     wolfgang amadeus mozart|ludwig van beethoven|johann sebastian bach|frederic chopin|dolores huerta
     sherlock holmes|hercule poirot|miss marple|james bond|harry potter|austin powers|lady chatterley
     tom collins|john deere|freddie mac|fannie mae|ronald mcdonald|colonel sanders|uncle sam|santa claus
+    earl grey|lady grey|paris green|anna karenina|madame bovary|don quixote|machado de assis|clarice lispector
     nigel gresley|isambard kingdom brunel|amelia earhart|neil armstrong|buzz aldrin|yuri gagarin
     """.replace("\n", "|").split("|")
     if line.strip()
@@ -113,8 +117,17 @@ def things(text: str, spans: list[Span]) -> list[Span]:
         span
         for span in spans
         if span[0] not in ("PERSON", "LOCATION")
+        or (span[0] == "LOCATION" and _ADDRESSED.search(text, span[1], span[2]))  # `221B Baker Street`
         or not (_thing(text, span[1], span[2]) or (span[0] == "PERSON" and _no_one(text, span[1], span[2])))
     ]
+
+
+# a practice, a clinic, a club in one German word: `Pfotenhilfe Tierarztpraxis`, `Sportverein Nord`
+_ORGANISATION_WORD = re.compile(
+    r"[A-ZÄÖÜ][a-zäöüß]+(?:praxis|klinik|zentrum|verein|schule|kita|gruppe|stiftung|werkstatt|apotheke|hilfe)\b"
+)
+# a street's word before a name: `Jalan Braga`, `Rua Augusta`, `Calle Mayor`: a street, not a person
+_STREET_FIRST = re.compile(r"(?:Jalan|Jl\.|Rua|Calle|Carrer|Avenida|Rue|Via|Viale|Piazza|Ulica|Aleja|Strada)[ \t]")
 
 
 def _no_one(text: str, a: int, b: int) -> bool:
@@ -122,6 +135,8 @@ def _no_one(text: str, a: int, b: int) -> bool:
     unit (`Wh`)."""
     value = text[a:b]
     if _STREET.search(value.rsplit(" ", 1)[-1].rsplit("-", 1)[-1]) or _VOWELLESS.match(value):
+        return True
+    if _ORGANISATION_WORD.search(value) or _STREET_FIRST.match(value):
         return True
     if " " in value and _folded(value) in FAMOUS and not _said_of(text, a, b):
         return True  # `room Grace Hopper`, not `Grace Hopper wrote the first compiler`

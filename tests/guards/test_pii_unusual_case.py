@@ -152,6 +152,16 @@ FOUND = [
     ("train Lyon → Torino on Friday", [("LOCATION", "Lyon"), ("LOCATION", "Torino")]),
     ("sandbags along the river Severn again", [("LOCATION", "Severn")]),
     ('{"loss_location": "Tulsa, Oklahoma"}', [("LOCATION", "Tulsa")]),
+    # a street and its number; a payee in a bank line's capitals, with accents, an initial, among other words;
+    # more Czech and Polish case endings; a Finnish illative
+    ("please ship it to Rua da Prata 58, Lisboa", [("LOCATION", "Rua da Prata 58"), ("LOCATION", "Lisboa")]),
+    ("new address: Drottninggatan 71, Uppsala", [("LOCATION", "Drottninggatan 71"), ("LOCATION", "Uppsala")]),
+    ("2024-06-28  Lön juni  LINDQVIST, ELSA  SE45 5000 0000 0583 9825 7466", [("PERSON", "LINDQVIST, ELSA")]),
+    ("ACH RETURN R02  MARTINEZ LUCIA R  ACCT ****2291", [("PERSON", "MARTINEZ LUCIA R")]),
+    ("Eva psala, že se přestěhovala z Brna do Olomouce a teď bydlí tam.",
+     [("PERSON", "Eva"), ("LOCATION", "Brna"), ("LOCATION", "Olomouce")]),
+    ("Elina asuu Turussa, mutta hänen veljensä muutti Jyväskylään.",
+     [("PERSON", "Elina"), ("LOCATION", "Jyväskylään")]),
 ]  # fmt: skip
 
 
@@ -210,6 +220,14 @@ NOT_NAMES = [
     # a lake that is a product, a German noun after its determiner
     "we moved the catalog to AWS Lake Formation",
     "jeden Sommer dasselbe Problem mit dem Export",
+    # a list of storms in capitals, a tea, a building named after a writer, a street without its number, a
+    # practice's name, a pet in quotes
+    "enum Storm { AGNES, BABET, CIARAN, DEBI }",
+    "Earl Grey or rooibos for the offsite?",
+    "a palestra é no auditório Cecília Meireles",
+    "the parcel is at the depot near Jalan Sudirman",
+    "praxis: Tierarztpraxis Sonnenhof",
+    'reminder sent: pet "Bodri" is due for its vaccination',
     # rooms and engines named after famous people, fictional people, a question's verb, greetings in UI strings
     '{"rooms": [{"id": "R-12", "name": "Katherine Johnson", "capacity": 6}]}',
     "the escape room is themed around Hercule Poirot",
