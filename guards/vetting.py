@@ -28,6 +28,7 @@ from . import cues
 from . import systems as said
 from .kinds import Kinds
 from .lexicons import fold
+from .lexicons import words as _words
 from .lowercase import done_for
 from .records import PERSONAS, in_personal_row
 
@@ -101,6 +102,12 @@ _INTRODUCED = re.compile(
 # English, products are paired so as often: `Apollo and Artemis`, `Gemini and Claude`)
 _JOINED_BEFORE = re.compile(r"([^\W\d_][\w\-]*)\s+(?:og|och|und|et|y|e|i|en|ve|ja|és|и|та)\s+\Z")
 _JOINED_AFTER = re.compile(r"\s+(?:og|och|und|et|y|e|i|en|ve|ja|és|и|та)\s+([^\W\d_][\w\-]*)")
+# a verb of saying or writing in other languages, right after a given name
+_SAYS_AFTER = re.compile(
+    r"[ \t]+(?:mówi|napisała|napisał|dice|ha\s+detto|scrive|sagt|schreibt|schrieb|dit|écrit|diz|disse|escreveu|"
+    r"dijo|escribió|zegt|schreef|säger|skrev|sier|říká|napsala|napsal|söyledi|yazdı|kaže|говорит|сказала|сказал)\b"
+)
+_PRONOUNS_ELSEWHERE = _words("sie er ella elle lei lui ela ele hij zij hon han hun ona on ono")
 # a rota's day: `mon: Tanvir / tue: Gabriela`
 _DAY_LABEL = re.compile(r"(?i:\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|monday|tuesday|wednesday|thursday|"
                         r"friday|saturday|sunday|weekend|weekdays?))\s*[:=\-–]\s*\Z")  # fmt: skip
@@ -131,6 +138,11 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
     given = kinds.given(fold(words[0])) == 2 if words else False
     if given and len(words) == 1 and (_DAY_LABEL.search(text, max(0, a - 14), a) or _joined(kinds, text, a, b)):
         return True
+    if given and len(words) == 1 and _SAYS_AFTER.match(text, b) and fold(words[0]) not in _PRONOUNS_ELSEWHERE:
+        return True  # `Ola mówi, że ...`, `Giulia dice che ...`: a person says
+    pair = _PAIR_AT_START.search(text, max(0, a - 40), a) if text[a:b].islower() and given else None
+    if pair is not None and _pure(kinds, text[a:b]) and _pure(kinds, pair.group("first")):
+        return True  # `hiroshi anneliese — design review`: two names that are names alone, opening a line
     return len(words) >= 2 and given and fold(words[-1]) in kinds.lex.surnames
 
 
@@ -142,6 +154,15 @@ def _rowed(kinds: Kinds, keys: list[str]) -> bool:
     if len(keys) == 1:
         return kinds.given(keys[0]) == 2 or keys[0] in kinds.lex.surnames
     return bool(kinds.given(keys[0])) or keys[-1] in kinds.lex.surnames
+
+
+_PAIR_AT_START = re.compile(r"(?:\A|\n)[ \t]*(?P<first>[a-z\u00df-\u024f]+)[ \t]+\Z")
+
+
+def _pure(kinds: Kinds, word: str) -> bool:
+    """A word that is a given name on sight and nothing else: no English word, no product's name."""
+    key = fold(word)
+    return kinds.given(key) == 2 and key not in kinds.lex.words and not kinds.product(key)
 
 
 def _joined(kinds: Kinds, text: str, a: int, b: int) -> bool:

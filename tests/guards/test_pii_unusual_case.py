@@ -160,6 +160,7 @@ FOUND = [
     ("ACH RETURN R02  MARTINEZ LUCIA R  ACCT ****2291", [("PERSON", "MARTINEZ LUCIA R")]),
     ("Eva psala, že se přestěhovala z Brna do Olomouce a teď bydlí tam.",
      [("PERSON", "Eva"), ("LOCATION", "Brna"), ("LOCATION", "Olomouce")]),
+    ("Kasia mówi, że faktura jest gotowa", [("PERSON", "Kasia")]),
     ("Elina asuu Turussa, mutta hänen veljensä muutti Jyväskylään.",
      [("PERSON", "Elina"), ("LOCATION", "Jyväskylään")]),
 ]  # fmt: skip
