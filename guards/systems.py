@@ -42,7 +42,9 @@ _TECH_AFTER = _words(
     "scheduler cloud clouds card cards fleet boxes ci skill skills runner runners topology bundle pool pools "
     "bot bots chatbot kernel kernels bindings binding variant variants port ports implementation implementations "
     "wrapper wrappers engine engines framework frameworks runtime runtimes compiler interpreter toolchain app apps "
-    "widget widgets repository repositories harness cron daemon script scripts tool tools"
+    "widget widgets repository repositories harness cron daemon script scripts tool tools "
+    # what a business names after places: `the Victoria, Sydney and Brooklyn suites`, `the Paris tier`
+    "suites tiers venues"
 )
 TECH_WORDS = _TECH_AFTER
 _STATE_AFTER = re.compile(

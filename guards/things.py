@@ -65,6 +65,11 @@ _ANIMAL_AFTER = re.compile(
 )
 _PET_BEFORE = re.compile(r"(?i:\b(?:pet|pet_name|animal|horse|dog|cat)(?:\s*[=:]\s*[\"']?|\s+[\"'“]))\Z")
 # `the Mandela room`, not a guest's room: `guest Hiroshi Nakamura room 1412`
+# a food or a drink named after a place or a person: `Brussels sprouts`, `Moscow Mule`, `Margarita Pizza`
+_FOOD_AFTER = re.compile(
+    r"[ \t]+(?:sprouts|buns?|sausages?|pizza|salad|cake|sauce|dressing|cheese|mule|sling|sour|spritz|fern|"
+    r"Sprouts|Buns?|Sausages?|Pizza|Salad|Cake|Sauce|Mule|Sling|Sour|Spritz)\b"
+)
 _ADDRESSED = re.compile(r"\d")  # a place with a number: a street's address, not a building named after someone
 _ROOM_AFTER = re.compile(r"[ \t]+(?:room|hall|wing|auditorium|lounge|suite|ward)\b(?![ \t]*(?:[#:]|no\.?)?[ \t]*\w*\d)")
 # a street's name, one word with its street's word: `Aletta Jacobslaan`, `Martin-Luther-Straße`, `Drottninggatan`
@@ -93,6 +98,7 @@ FAMOUS = frozenset(
     wolfgang amadeus mozart|ludwig van beethoven|johann sebastian bach|frederic chopin|dolores huerta
     sherlock holmes|hercule poirot|miss marple|james bond|harry potter|austin powers|lady chatterley
     tom collins|john deere|freddie mac|fannie mae|ronald mcdonald|colonel sanders|uncle sam|santa claus
+    bloody mary|margarita pizza|la margarita|eggs benedict|beef wellington|beef stroganoff|peach melba
     earl grey|lady grey|paris green|anna karenina|madame bovary|don quixote|machado de assis|clarice lispector
     nigel gresley|isambard kingdom brunel|amelia earhart|neil armstrong|buzz aldrin|yuri gagarin
     """.replace("\n", "|").split("|")
@@ -165,7 +171,7 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True
     if last > 0 and _NAMED_AFTER.match(text, a + last, b):
         return True  # `Dolores Huerta Hall`: the building's word inside the name found
-    if _ANIMAL_AFTER.match(text, b) or _PET_BEFORE.search(text, max(0, a - 16), a):
+    if _ANIMAL_AFTER.match(text, b) or _PET_BEFORE.search(text, max(0, a - 16), a) or _FOOD_AFTER.match(text, b):
         return True
     if _FONT_AFTER.match(text, b):
         return True  # `Georgia, serif`, `Paris is the serif we use`

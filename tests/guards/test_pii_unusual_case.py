@@ -224,6 +224,9 @@ NOT_NAMES = [
     # a list of storms in capitals, a tea, a building named after a writer, a street without its number, a
     # practice's name, a pet in quotes
     "enum Storm { AGNES, BABET, CIARAN, DEBI }",
+    # foods and drinks named after places, suites named after cities
+    "add Brussels sprouts and a Moscow Mule to the menu seed",
+    "The Lisbon, Oslo and Kyoto suites are booked out",
     "Earl Grey or rooibos for the offsite?",
     "a palestra é no auditório Cecília Meireles",
     "the parcel is at the depot near Jalan Sudirman",
