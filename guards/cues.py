@@ -45,7 +45,7 @@ _NAMED_BEFORE = re.compile(r"\b(?:" + _PEOPLE_NOUNS + r")\s+(?:named|called)\s+\
 TITLES = _words(
     "dr mr mrs ms mx prof sir dame aunt uncle auntie grandma grandpa lord lady herr frau mme mlle pani sra "
     "signora signor capt dottor dottoressa dott doutor doutora señor señora monsieur madame fam adv dhr mevr "
-    "ing mgr judr mudr pan srta doña"
+    "mgr judr mudr srta doña paní"
 )
 MONTHS = _words("january february march april may june july august september october november december")
 WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")  # never a person, nor a place

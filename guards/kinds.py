@@ -55,8 +55,12 @@ class Kinds:
             return True
         lex = self.lex
         count = lex.words.get(key, 0)
-        if self.given(key) or key in lex.surnames:
+        if self.given(key):
+            return False  # `will.young@`, `hope.white@`: someone's
+        if key in lex.surnames:
             return len(key) >= 4 and count >= 50_000 and lex.wordiness(key) >= 10
+        if len(key) > 4 and (key[1:] in lex.surnames or key[2:] in lex.surnames):
+            return False  # an initial and a surname: `mnowak`, `jsmith`
         if count == 0:
             return None
         return len(key) >= 4 and count >= 1000

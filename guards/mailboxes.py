@@ -58,14 +58,15 @@ ROLES = _words(
     # a desk or an office that answers for an organisation: `bookings@`, `registrar@`, `dispatch@`
     " booking bookings reservations registrar admissions enrolment enrollment dispatch frontdesk reception "
     "concierge returns refunds claims permits licensing procurement purchasing treasury tax audit payroll "
-    "helpline hotline enquiries inquiries"
+    "helpline hotline enquiries inquiries board digest advisory committee council user member checkout"
 )
 # hosts of personal mailboxes: there, a local part of ordinary words is still someone's (`lucky.star@gmail.com`)
 _PERSONAL_HOSTS = _words(
     "gmail googlemail yahoo ymail hotmail outlook live msn icloud me mac aol proton protonmail pm gmx web "
     "t-online freenet mail yandex qq 163 126 naver daum hanmail wp o2 interia onet seznam centrum orange free "
     "laposte sfr wanadoo libero virgilio tiscali alice uol bol terra ig telenet skynet ziggo kpnmail online "
-    "bigpond optusnet btinternet sky virginmedia rediffmail comcast verizon att sbcglobal cox shaw rogers"
+    "bigpond optusnet btinternet sky virginmedia rediffmail comcast verizon att sbcglobal cox shaw rogers fastmail "
+    "zoho tutanota tuta hey bluewin sapo rambler posteo mailbox inbox seznam abv mail2world yahoo.co hushmail"
 )
 # words that qualify a role: where, which environment, which team
 QUALIFIERS = _words(
@@ -101,8 +102,10 @@ def is_role(address: str, program: Callable[[str], bool | None] | None = None) -
     personal = labels[0] in _PERSONAL_HOSTS
     said = [False if program is None or personal else program(p) for p in parts]
     roles = [n or s is True for n, s in zip(named, said, strict=True)]
-    if all(r or p in QUALIFIERS for r, p in zip(roles, parts, strict=True)) and any(roles):
-        return True
+    # ordinary words alone make an office's mailbox in one part (`elections@`); in several, one must be a role's
+    # word (`fleet-platform@`; not `park.young@`)
+    if all(r or p in QUALIFIERS for r, p in zip(roles, parts, strict=True)) and (any(named) or len(parts) == 1):
+        return any(roles)
     # a role word beside words no lexicon knows: `hse-incidents@`, `svc-cva-batch@`; not beside a name
     unknown = [s is None and len(p) > 1 for s, p in zip(said, parts, strict=True)]
     return any(named) and all(r or u or p in QUALIFIERS for r, u, p in zip(roles, unknown, parts, strict=True))

@@ -167,7 +167,9 @@ def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
             known = key in lex.places or key in lex.regions or key in lex.towns
             if not known and language in _INFLECTED:  # `do Warszawy`: Warszawa is a large city's name in Polish
                 stems = {_stem(key, ending, base) for ending, base in _ENDINGS} - {""}
-                known = any(x in lex.places or x in lex.regions or x in lex.towns for x in stems)
+                # people's names take the same endings: `do Anny`, `od Martiny`, `do Jana`
+                named = any(kinds.given(x) or x in lex.surnames for x in {key, *stems})
+                known = not named and any(x in lex.places or x in lex.regions or x in lex.towns for x in stems)
             if known and (english or language) and not deployments.deployment(text, a, end, lex.products):
                 out.append(("LOCATION", a, end))
                 break
@@ -316,7 +318,12 @@ _ROUTE = re.compile(rf"(?<![\w\-])({_NAME}(?:[ \t]{_NAME})?)[ \t]*(?:→|->|⇒)
 def _routes(kinds: Kinds, text: str) -> list[Span]:
     out: list[Span] = []
     lex = kinds.lex
-    for m in _ROUTE.finditer(text):
+    at = 0
+    while (m := _ROUTE.search(text, at)) is not None:
+        at = m.start(2)  # a chain's next leg starts at this one's end: `Berlin → Almaty → Bishkek`
+        window = text[max(0, m.start() - _ROUTE_REACH) : m.end() + _ROUTE_REACH]
+        if not _TRAVEL_WORDS.search(window) or said.tech_after(text, m.end()):
+            continue  # `Frankfurt -> Dublin replication`, `Georgia -> Jordan font fallback`
         # each end whole, or its word nearest the arrow when the other is no name: `Flight Berlin` is `Berlin`,
         # `Takumi Mori -> Yuki Hayashi` is two people
         left, right = [m.span(1)], [m.span(2)]
@@ -335,6 +342,14 @@ def _named(kinds: Kinds, word: str) -> bool:
     return key not in kinds.lex.words and (bool(kinds.given(key)) or key in kinds.lex.surnames)
 
 
+_ROUTE_REACH = 60
+_TRAVEL_WORDS = re.compile(
+    r"(?i:\b(?:flights?|fly|flew|flying|train|bus|coach|ferry|trip|travel\w*|journey|booking|booked|ticket|"
+    r"drive|drove|ride|itinerary|layover|connection|depart\w*|arriv\w*|leg|passengers?|pax|route|vuelo|volo|"
+    r"flug|reise|viagem|voyage|tren|treno|zug))"
+)
+
+
 def _known_place(kinds: Kinds, name: str) -> bool:
     key = " ".join(fold(name).split())
     return key in kinds.lex.places or key in kinds.lex.regions or key in kinds.lex.towns
@@ -342,7 +357,7 @@ def _known_place(kinds: Kinds, name: str) -> bool:
 
 # a river, a lake or a mountain by its word: `the river Severn`, `Lake Bled`, `Mount Kenya`, `lago di Como`
 _FEATURE_WORD = re.compile(
-    rf"(?<![\w\-])(?P<word>[Rr]iver|[Ll]ake|[Mm]ount|Mt\.|[Ll]ago(?:[ \t]+d[ei])?|[Ll]ac|[Rr]ío|[Rr]io)[ \t]+"
+    rf"(?<![\w\-])(?P<word>[Rr]iver|[Ll]ake|Mount|Mt\.|[Ll]ago(?:[ \t]+d[ei])?|[Ll]ac|[Rr]ío|[Rr]io)[ \t]+"
     rf"(?P<name>{_NAME})"
 )
 

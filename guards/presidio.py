@@ -161,10 +161,16 @@ class CuedPhoneRecognizer(EntityRecognizer):
         if "PHONE_NUMBER" not in entities or not _PHONE_WORD.search(text):
             return []
         out = []
-        for m in _CUED_PHONE.finditer(text):
-            number = m.group("number")
-            if _valid_somewhere(number):
-                out.append(RecognizerResult("PHONE_NUMBER", m.start("number"), m.end("number"), 0.75))
+        for tried, m in enumerate(_CUED_PHONE.finditer(text)):
+            if tried >= _CUED_TRIES:
+                break  # each is parsed in many countries: a prompt with this many is no address book
+            number = m.group("number").rstrip(" .")
+            if number.startswith("(") and ")" not in number:
+                number = number[1:]
+            start = m.start("number") + m.group("number").index(number)
+            if _not_a_phone(text, number, start + len(number)) or not _valid_somewhere(number):
+                continue
+            out.append(RecognizerResult("PHONE_NUMBER", start, start + len(number), 0.75))
         return out
 
 
@@ -176,7 +182,8 @@ _PHONE_WORDS = (
 _PHONE_WORD = re.compile(rf"(?i:{_PHONE_WORDS})")
 # a phone's word, up to 24 characters of glue (`_phone=`, `: "`, ` back on `, `는 `), then digits in groups
 _CUED_PHONE = re.compile(
-    rf"(?<![^\W\d_])(?i:{_PHONE_WORDS})[\w]*+(?:[=:\"'(]|[^\S\n]++|[^\W\d]{{1,8}}+){{0,8}}?"
+    rf"(?<![^\W\d_])(?i:{_PHONE_WORDS})(?:s|_?(?:number|num|no|nr))?(?![A-Za-z])"
+    r"(?:[=:\"'(]|[^\S\n]++|[^\W\d]{1,8}+){0,8}?"
     r"(?P<number>\(?\d[\d \-.()]{5,15}\d)(?![\d\-])"
 )
 _PHONE_REGIONS = [
@@ -238,6 +245,21 @@ _PHONE_REGIONS = [
     "UA",
     "IL",
 ]
+
+
+_CUED_TRIES = 64
+# what a number in a phone's shape is when a unit, a date or an address says so: `call took 12 345 678 ns`,
+# `mobile build 2024.05.11.1234`, `call 10.20.30.40`, `hours 09 00 17 00 CET`
+_UNIT_AFTER = re.compile(
+    r"[ \t]*(?:ns|µs|us|ms|s|sec|secs|seconds|min|mins|minutes|hours?|h|nodes?|rows?|people|users?|items?|bytes?|"
+    r"kb|mb|gb|tb|%|cet|cest|utc|gmt|times|requests?|req|calls?|per)\b",
+    re.IGNORECASE,
+)
+_DOTTED = re.compile(r"\d+(?:\.\d+){2,}|\d{4}[.\-/]\d\d[.\-/]\d\d")
+
+
+def _not_a_phone(text: str, number: str, end: int) -> bool:
+    return _UNIT_AFTER.match(text, end) is not None or _DOTTED.search(number) is not None
 
 
 def _valid_somewhere(number: str) -> bool:

@@ -116,7 +116,7 @@ _NOT_NAMES = _words(
     "redacted masked hidden withheld removed anonymised anonymized appleseed "
     # a bank line's words beside the payee: `GARCIA MARIA ACCT ****7781`
     "acct account ref sort iban bic swift amt amount bal balance cr dr txn trx ach bacs sepa wire fee salary wages "
-    "rent credit debit payment transfer imo mmsi vessel"
+    "rent credit debit payment transfer imo mmsi vessel st rd ave"
 )
 _PARTICLES = _words("van den der de del della la le da das do dos di du von zu ten ter bin binti bint al el")
 # the placeholder people of fixtures and protocols' examples: no one's name where a record holds them
@@ -163,7 +163,7 @@ def personas(text: str, found: list[Span]) -> list[Span]:
 # what only a person's row holds beside a name: an SSN, an IBAN, a card number, an address, a number with its `+`
 _PERSONAL_VALUE = re.compile(
     r"(?<![\w\-])(?:\d{3}-\d{2}-\d{4}|[A-Z]{2}\d{2}[ ]?(?:[A-Z0-9]{4}[ ]?){2,7}[A-Z0-9]{1,4}|(?:\d[ \-]?){12,18}\d|"
-    r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+|\+\d[\d ()\-]{7,16}\d)(?![\w\-])"
+    r"(?<![\w.+\-])[\w.+\-]{1,64}@[\w\-]+(?:\.[\w\-]+)+|\+\d[\d ()\-]{7,16}\d)(?![\w\-])"
 )
 _ROW_REACH = 300
 
@@ -171,7 +171,7 @@ _ROW_REACH = 300
 def in_personal_row(text: str, a: int, b: int) -> bool:
     """Whether text[a:b] fills a cell of a delimited row (`,`, `;`, `|`, a tab) that also holds an SSN, an IBAN,
     a card number, an email address or a phone number with its `+`: `E10551,Keisha Monroe,610-45-0067,Atlanta`."""
-    start = text.rfind("\n", max(0, a - _ROW_REACH), a) + 1 if a else 0
+    start = text.rfind("\n", max(0, a - _ROW_REACH), a) + 1 or max(0, a - _ROW_REACH)
     end = text.find("\n", b, b + _ROW_REACH)
     end = end if end >= 0 else min(len(text), b + _ROW_REACH)
     before = text[start:a].rstrip(" \"'")[-1:]
@@ -278,7 +278,8 @@ def code_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
             if not 2 <= len(run) <= 4:
                 continue
             a, b = inner[0] + run[0].start, inner[0] + run[-1].end
-            if seen.over(a, b) or text[b : b + 1] in "(." or _DECLARED_BEFORE.search(text, max(0, a - 12), a):
+            called = b < len(text) and text[b] in "(."  # `Grace Hopper()`, `Maria.service`
+            if seen.over(a, b) or called or _DECLARED_BEFORE.search(text, max(0, a - 12), a):
                 continue
             whole = inline and (a, b) == inner
             if _code_person(kinds, [t.key for t in run], whole):
@@ -393,20 +394,19 @@ _STREET_BEFORE = (
     r"(?:Rua|Calle|Carrer|Avenida|Av\.|Avenue|Rue|Via|Viale|Piazza|Plaza|Praça|Largo|Travessa|Rambla|Paseo|"
     r"Jalan|Jl\.|Ulica|ul\.|Aleja|al\.|Plac|Calea|Strada|Bulevar|Boulevard)"
 )
-_STREET_AFTER = (
-    r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Lane|Ln\.?|Drive|Boulevard|Blvd\.?|Way|Place|Court|Terrace|"
-    r"Crescent|Close|Square|utca|út|körút|tér)"
-)
+# English writes the number first (`12 Oak Road`); not `Drive`, `Way`, `Place`: `Hard Drive 2`, `Test Drive`
+_STREET_AFTER = r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Lane|Ln\.?|Boulevard|Blvd\.?|Terrace|Crescent|Close|Court)"
+_STREET_AFTER_NUMBERED = r"(?:utca|út|körút|tér)"  # Hungarian writes it after: `Váci út 84`
 _STREET_WORD = r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]*(?:[-'’][^\W\d_]+)*"
 _STREET_JOINED = (  # one word with its street's word: `Storgatan`, `Hauptstraße`, `Keizersgracht`
-    r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]*(?:gatan|vägen|gata|gade|vej|veien|laan|straat|gracht|kade|singel|weg|straße|strasse|"
-    r"gasse|allee|platz|ring|damm|str\.)"
+    r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{3,}(?:gatan|vägen|gade|vej|veien|laan|straat|gracht|kade|singel|weg|straße|strasse|"
+    r"gasse|allee|platz|str\.)"
 )
 _NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?"
 _ADDRESS = re.compile(
     rf"(?<![\w\-])(?:{_STREET_BEFORE}[ \t]+(?:(?:de|del|da|do|dos|das|di|la|le|des|du)[ \t]+)*{_STREET_WORD}"
     rf"(?:[ \t]+(?:(?:de|del|da|do|dos|das|di|la|le|des|du)[ \t]+)*{_STREET_WORD}){{0,3}},?[ \t]+{_NUMBER}"
-    rf"|{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER}[ \t]+{_NUMBER}"
+    rf"|{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER_NUMBERED}[ \t]+{_NUMBER}"
     rf"|{_STREET_JOINED}[ \t]+{_NUMBER}"
     rf"|{_NUMBER}[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER})(?![\w\-])"
 )
@@ -421,7 +421,9 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     out: list[Span] = []
     for m in _ADDRESS.finditer(text):
         a, b = m.span()
-        if seen.over(a, b) or where_systems_run(text, a, b) or said.tech_after(text, b):
+        # a place inside the address is the address's (`1600 Pennsylvania Avenue`); one across its edge wins
+        across = any(s < a or e > b for _, s, e in seen.over(a, b))
+        if across or where_systems_run(text, a, b) or said.tech_after(text, b):
             continue
         out.append(("LOCATION", a, b))
         town = _TOWN_AFTER.match(text, b)  # `Rua da Prata 58, Lisboa`: the town the address is in
@@ -601,7 +603,8 @@ def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
     def product(k: str) -> bool:
         return kinds.product(k) and not (several and kinds.given(k) == 2)
 
-    if any(k in _NOT_NAMES or product(k) or (k in kinds.lex.words and not kinds.given(k)) for k in keys):
+    if any(k in _NOT_NAMES or k in cues.WEEKDAYS or product(k) or (k in kinds.lex.words and not kinds.given(k))
+           for k in keys):  # fmt: skip
         return False
     if caseless:
         return True

@@ -47,11 +47,15 @@ def script_places(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
         for s, e in found:
             if not seen.over(s, e) and not where_systems_run(text, s, e):
                 out.append(("LOCATION", s, e))
+                seen.add(("LOCATION", s, e))  # `בבאר שבע`: its second word is not read again
     return out
 
 
 # Greek's `in`, `to`, `from` with the article, before a place: `στην Κρήτη`, `στη Νάξο`, `από τον Πειραιά`
 _GREEK_PLACE_BEFORE = re.compile(r"(?:\bστ(?:ην|η|ον|ο|ις|α)|\bαπό\s+τ(?:ην|η|ον|ο))\s+\Z")
+
+
+_GREEK_NAME_GOES_ON = re.compile(r"[ \t]+(?:[\u0391-\u03a9\u0386-\u038f]|\d)")
 
 
 def _greek(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
@@ -60,6 +64,8 @@ def _greek(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
     word = text[a:b]
     if len(word) < 4 or not word[0].isupper() or not "\u0370" <= word[0] <= "\u03ff":
         return []
+    if _GREEK_NAME_GOES_ON.match(text, b):
+        return []  # `στο Κεφάλαιο 3`, `στην Εθνική Τράπεζα`: a chapter, a bank, a university
     if word in lex.people or any(word[:-cut] + v in lex.people for cut in (1, 2) for v in ("ος", "ας", "ης", "α", "η")):
         return []
     return [(a, b)]

@@ -216,7 +216,8 @@ def _nanp_fiction(digits: str) -> bool:
 Span = tuple[str, int, int]
 # an address at a domain reserved for examples (RFC 2606, 6761): `camille.martin@example.com`, `jd@shop.test`
 _EXAMPLE_ADDRESS = re.compile(
-    r"(?<![\w.+\-])([\w.+\-]+)@(?:[\w\-]+\.)*(?:example\.(?:com|org|net)|example|test|invalid|localhost)(?![\w\-])",
+    r"(?<![\w.+\-])([\w.+\-]+)@(?:[\w\-]+\.)*(?:example\.(?:com|org|net)|example|test|invalid|localhost)"
+    r"(?![\w\-]|\.[\w\-])",  # the domain ends there: not `test.com`, `example.co.uk`
     re.IGNORECASE,
 )
 _EXAMPLE_REACH = 200

@@ -71,13 +71,14 @@ _FOOD_AFTER = re.compile(
     r"Sprouts|Buns?|Sausages?|Pizza|Salad|Cake|Sauce|Mule|Sling|Sour|Spritz)\b"
 )
 _ADDRESSED = re.compile(r"\d")  # a place with a number: a street's address, not a building named after someone
-_ROOM_AFTER = re.compile(r"[ \t]+(?:room|hall|wing|auditorium|lounge|suite|ward)\b(?![ \t]*(?:[#:]|no\.?)?[ \t]*\w*\d)")
+_ROOM_AFTER = re.compile(r"[ \t]+(?:room|hall|wing|auditorium|lounge|suite)\b(?![ \t]*(?:[#:]|no\.?)?[ \t]*\w*\d)")
+_THE_BEFORE = re.compile(r"\bthe[ \t]+\Z", re.IGNORECASE)  # `the Mandela room`, not `give Maria room to breathe`
 # a street's name, one word with its street's word: `Aletta Jacobslaan`, `Martin-Luther-Straße`, `Drottninggatan`
 _STREET = re.compile(
-    r"[^\W\d_]{2,}(?:laan|straat|plein|gracht|kade|singel|dreef|steeg|straße|strasse|gasse|allee|platz|gatan|"
-    r"vägen|gränd|gade|vej|veien|gata|torget|torg)\Z",
+    r"[^\W\d_]{4,}(?:laan|straat|plein|gracht|kade|singel|dreef|straße|strasse|gasse|allee|platz|gatan|"
+    r"vägen|gränd|gade|vej|veien|torget)\Z",
     re.IGNORECASE,
-)
+)  # not surnames that end so: `Nagata`, `Lagasse`, `Vandersteeg`
 # a month's abbreviation beside a day or a year: `12–19 Dec`, `Nov 3`, `Sept 2024`
 _MONTH = re.compile(r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\Z")
 _DAY_BEFORE = re.compile(r"\d[ \t]*\Z")
@@ -130,8 +131,8 @@ def things(text: str, spans: list[Span]) -> list[Span]:
 
 # a practice, a clinic, a club in one German word: `Pfotenhilfe Tierarztpraxis`, `Sportverein Nord`
 _ORGANISATION_WORD = re.compile(
-    r"[A-ZÄÖÜ][a-zäöüß]+(?:praxis|klinik|zentrum|verein|schule|kita|gruppe|stiftung|werkstatt|apotheke|hilfe)\b"
-)
+    r"[A-ZÄÖÜ][a-zäöüß]{3,}(?:praxis|klinik|zentrum|verein|schule|gruppe|stiftung|werkstatt|apotheke)\b"
+)  # not `Ankita`, `Nikita`
 # a street's word before a name: `Jalan Braga`, `Rua Augusta`, `Calle Mayor`: a street, not a person
 _STREET_FIRST = re.compile(r"(?:Jalan|Jl\.|Rua|Calle|Carrer|Avenida|Rue|Via|Viale|Piazza|Ulica|Aleja|Strada)[ \t]")
 
@@ -144,8 +145,8 @@ def _no_one(text: str, a: int, b: int) -> bool:
         return True
     if _ORGANISATION_WORD.search(value) or _STREET_FIRST.match(value):
         return True
-    if " " in value and _folded(value) in FAMOUS and not _said_of(text, a, b):
-        return True  # `room Grace Hopper`, not `Grace Hopper wrote the first compiler`
+    if " " in value and _folded(value) in FAMOUS and _a_things_name(text, a, b):
+        return True  # `room Grace Hopper`, not `Grace Hopper wrote the first compiler`, `refund to Mary Jackson`
     if _ASKING.match(value) and _ASKED.match(text, b):
         return True  # `Can you help me`, `Will we ship it`: a question's verb, not `Can` or `Will`
     if " " not in value and _NOUN_BEFORE.search(text, max(0, a - 12), a):
@@ -167,7 +168,8 @@ def _thing(text: str, a: int, b: int) -> bool:
     last = text[a:b].rfind(" ")
     if last > 0 and _ORGANISATION_AFTER.match(text, a + last, b):
         return True  # `Bäckerei Sonnenhof GmbH`: the organisation's word inside the name found
-    if _NAMED_AFTER.match(text, b) or _NAMED_BEFORE.search(text, max(0, a - 24), a) or _ROOM_AFTER.match(text, b):
+    room = _ROOM_AFTER.match(text, b) is not None and _THE_BEFORE.search(text, max(0, a - 6), a) is not None
+    if _NAMED_AFTER.match(text, b) or _NAMED_BEFORE.search(text, max(0, a - 24), a) or room:
         return True
     if last > 0 and _NAMED_AFTER.match(text, a + last, b):
         return True  # `Dolores Huerta Hall`: the building's word inside the name found
@@ -186,6 +188,22 @@ def _folded(value: str) -> str:
     return " ".join("".join(c for c in plain if not unicodedata.combining(c)).replace(".", " ").split())
 
 
-def _said_of(text: str, a: int, b: int) -> bool:
-    """What is said of a person around text[a:b], other than a field's name (`"name": "Ada Lovelace"`)."""
-    return cues.person(text, a, b, strict=True, imperative=False) and not cues.field_before(text, a)
+def _a_things_name(text: str, a: int, b: int) -> bool:
+    """A famous person's name used for a thing: in quotes, as a record's `name`, or with a thing's word near it
+    (`"name": "Grace Hopper", "capacity": 4`, `the Ada Lovelace room`, `a round of Tom Collins`); and nothing
+    said of a person around it (`Grace Hopper wrote`)."""
+    if cues.person(text, a, b, strict=True, imperative=False) and not cues.field_before(text, a):
+        return False
+    quoted = text[a - 1 : a] in "\"'“«" and text[b : b + 1] in "\"'”»" and a > 0
+    near = text[max(0, a - _THING_REACH) : b + _THING_REACH]
+    return quoted or cues.field_before(text, a) or _THING_WORDS.search(near) is not None
+
+
+_THING_REACH = 80
+_THING_WORDS = re.compile(
+    r"(?i:\b(?:rooms?|halls?|building|wing|lab|suites?|ward|auditorium|theatre|theater|cluster|nodes?|servers?|"
+    r"satellite|ship|vessel|loco|locomotive|engine|train|cocktails?|drinks?|rounds?|menu|themed|theme|named|"
+    r"codename|mascot|model|units?|tractors?|films?|movies?|novel|book|detectives?|character|capacity|booked|"
+    r"escape|mortgage|loans?|LPA|firmware|fleet|opera|fictional|series|watched|rewatched|mugs?|tea|cócteles|"
+    r"cocktail)\b)"
+)

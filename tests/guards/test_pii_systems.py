@@ -88,6 +88,12 @@ def test_a_role_mailbox_is_one_whose_every_part_names_a_function(address: str, r
         ("brown@acme.io", False),
         ("lucky.star@gmail.com", False),
         ("k.nakamura@tsubame-space.jp", False),
+        # given names that are words, words that are surnames, an initial and a surname beside a role's word,
+        # another personal host
+        ("will.young@acme.com", False),
+        ("park.young@acme.com", False),
+        ("hr-mnowak@acme.com", False),
+        ("summer.rain@fastmail.com", False),
     ],
 )
 def test_with_the_lexicons_an_offices_ordinary_words_make_a_role_mailbox(address: str, role: bool) -> None:
@@ -176,6 +182,11 @@ def test_an_address_in_a_urls_query_is_found_without_the_query() -> None:
         ("Bestellnummer 1234 5678 ist da", []),
         ('phone: str = "555-0142"', []),
         ("call_id=612447903", []),
+        # a unit after it, a date or a version in it, a word that only starts like a phone's
+        ("the function call took 12 345 678 ns", []),
+        ("callback_id=1718 2349 0012 was retried", []),
+        ("tell 600 700 800 people", []),
+        ("mobile build 2024.05.11.1234 is live", []),
     ],
 )
 def test_a_national_number_after_a_phones_word_is_a_phone_number(text: str, found: list[tuple[str, str]]) -> None:
