@@ -63,6 +63,10 @@ class Lexicons:
     # a name in another script -> (its best rank as a given name, as a surname; 0: not one)
     people: dict[str, tuple[int, int]] = dataclasses.field(default_factory=dict)
 
+    def knows_place(self, key: str) -> bool:
+        """A place by any of the lexicons of places: a city, a town, a subdivision or another language's name."""
+        return key in self.places or key in self.regions or key in self.towns
+
     @functools.cached_property
     def systems(self) -> frozenset[str]:
         """Product and package words that are no one's given name and no place's name: `grafana`, `patroni`."""

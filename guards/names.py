@@ -33,7 +33,7 @@ from .lowercase import lower_names
 from .otherplaces import other_places
 from .placenames import Placenames
 from .records import code_names, personas, record_names, record_places, street_places
-from .scriptnames import common_word, script_names
+from .scriptnames import common_word, function_words, script_names
 from .scriptplaces import script_places
 from .things import things
 from .vetting import Vetter
@@ -51,6 +51,7 @@ def names_for(params: PiiParams) -> Names | None:
     with the vetter unless it is turned off."""
     if params.backend != "ner" or params.names != "lexicon":
         return None
+    function_words()  # spaCy's stop-word lists, read when the step is built, not on its first request
     return Names(lexicons(), Vetter.load(threshold=params.vetter_threshold) if params.vetter else None)
 
 

@@ -164,12 +164,12 @@ def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
             key = " ".join(fold(text[a:end]).split())
             english = prep in _ENGLISH and key in lex.regions and key not in lex.given
             language = None if english else _language(text, m.start(), prep)
-            known = key in lex.places or key in lex.regions or key in lex.towns
+            known = lex.knows_place(key)
             if not known and language in _INFLECTED:  # `do Warszawy`: Warszawa is a large city's name in Polish
                 stems = {_stem(key, ending, base) for ending, base in _ENDINGS} - {""}
                 # people's names take the same endings: `do Anny`, `od Martiny`, `do Jana`
                 named = any(kinds.given(x) or x in lex.surnames for x in {key, *stems})
-                known = not named and any(x in lex.places or x in lex.regions or x in lex.towns for x in stems)
+                known = not named and any(lex.knows_place(x) for x in stems)
             if known and (english or language) and not deployments.deployment(text, a, end, lex.products):
                 out.append(("LOCATION", a, end))
                 break
@@ -242,7 +242,7 @@ def _suffixed(kinds: Kinds, text: str) -> list[Span]:
     out: list[Span] = []
     for m in _TURKISH.finditer(text):
         key = fold(m.group(1))
-        if key in kinds.lex.places or key in kinds.lex.regions or key in kinds.lex.towns:
+        if kinds.lex.knows_place(key):
             out.append(("LOCATION", *m.span(1)))
     return out
 
@@ -298,8 +298,7 @@ def _stems(key: str, ending: str, lex: Lexicons, language: str) -> bool:
     stem = key[: -len(ending)]
     candidates = {stem, stem[:-1]}
     candidates |= {stem[: -len(a)] + b for a, b in _GRADATION if stem.endswith(a)}
-    places = lex.places, lex.towns, lex.regions
-    return any(len(c) > 2 and any(c in p for p in places) for c in candidates)
+    return any(len(c) > 2 and lex.knows_place(c) for c in candidates)
 
 
 def _agglutinating(text: str, at: int) -> str | None:
@@ -352,7 +351,7 @@ _TRAVEL_WORDS = re.compile(
 
 def _known_place(kinds: Kinds, name: str) -> bool:
     key = " ".join(fold(name).split())
-    return key in kinds.lex.places or key in kinds.lex.regions or key in kinds.lex.towns
+    return kinds.lex.knows_place(key)
 
 
 # a river, a lake or a mountain by its word: `the river Severn`, `Lake Bled`, `Mount Kenya`, `lago di Como`

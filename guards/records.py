@@ -93,7 +93,7 @@ _PEOPLE_TABLE = re.compile(
 # possessive quantifiers: a doubled quote is always an escaped one, and no loop gives back what it took, so a row
 # with no `)` fails at once instead of trying every way to split its quotes
 _ROW = re.compile(r"\s*,?\s*\((?P<row>(?:'(?:''|[^'\\]|\\.)*+'|[^()'])*+)\)")
-_PARTICLES = _words("van von der den de da das dos del della di du le la bin binti ibn al el ben")
+_PARTICLES = _words("van von der den de da das do dos del della di du le la zu ten ter bin binti bint ibn al el ben")
 COMMON_SURNAME = 20_000  # the census' rank
 RARE_WORD = 5_000  # a word's frequency in running text
 _HL7_PID = re.compile(r"(?m)^PID\|(?:[^|\n]*\|){4}(?P<family>[^|\n^]+)\^(?P<given>[^|\n^]+)")
@@ -118,7 +118,6 @@ _NOT_NAMES = _words(
     "acct account ref sort iban bic swift amt amount bal balance cr dr txn trx ach bacs sepa wire fee salary wages "
     "rent credit debit payment transfer imo mmsi vessel st rd ave"
 )
-_PARTICLES = _words("van den der de del della la le da das do dos di du von zu ten ter bin binti bint al el")
 # the placeholder people of fixtures and protocols' examples: no one's name where a record holds them
 PERSONAS = frozenset(
     {"john doe", "jane doe", "john smith", "jane smith", "max mustermann", "erika mustermann", "alice", "bob",
@@ -428,7 +427,7 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out.append(("LOCATION", a, b))
         town = _TOWN_AFTER.match(text, b)  # `Rua da Prata 58, Lisboa`: the town the address is in
         key = " ".join(fold(town.group(1)).split()) if town is not None else ""
-        if town is not None and (key in kinds.lex.places or key in kinds.lex.towns or key in kinds.lex.regions):
+        if town is not None and kinds.lex.knows_place(key):
             out.append(("LOCATION", *town.span(1)))
     return out
 

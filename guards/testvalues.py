@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import bisect
 import re
-import unicodedata
 
 import phonenumbers
+
+from .lexicons import fold
 
 TEST_CARDS = frozenset(
     [
@@ -230,14 +231,14 @@ def example_people(text: str, found: list[Span]) -> list[Span]:
     rows: list[tuple[int, int]] = []
     starts = [a for _, a, _ in found]
     for m in _EXAMPLE_ADDRESS.finditer(text):
-        parts = set(re.split(r"[._+\-]+", _folded(m.group(1))))
+        parts = set(re.split(r"[._+\-]+", fold(m.group(1))))
         near = found[
             bisect.bisect_left(starts, m.start() - _EXAMPLE_REACH) : bisect.bisect_right(
                 starts, m.end() + _EXAMPLE_REACH
             )
         ]
         for kind, a, b in near:
-            if kind != "PERSON" or not (words := [w for w in re.split(r"[\s,.'’\-]+", _folded(text[a:b])) if w]):
+            if kind != "PERSON" or not (words := [w for w in re.split(r"[\s,.'’\-]+", fold(text[a:b])) if w]):
                 continue
             spelled = set(words) <= parts or "".join(words) in parts or words[0][0] + words[-1] in parts
             if spelled or {words[0][0], words[-1]} <= parts:  # `camille.martin`, `jdoe`, `n.varga`
@@ -262,8 +263,3 @@ def example_people(text: str, found: list[Span]) -> list[Span]:
             for s, e in rows[bisect.bisect_left(firsts, x[1] - longest) : bisect.bisect_right(firsts, x[1])]
         )
     ]
-
-
-def _folded(value: str) -> str:
-    """Lower case without accents: `Pérez` as `perez`, as addresses spell names."""
-    return "".join(c for c in unicodedata.normalize("NFKD", value.lower()) if not unicodedata.combining(c))

@@ -25,9 +25,9 @@ letters and no vowel (`Wh`).
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from . import cues
+from .lexicons import fold
 
 Span = tuple[str, int, int]
 
@@ -145,7 +145,7 @@ def _no_one(text: str, a: int, b: int) -> bool:
         return True
     if _ORGANISATION_WORD.search(value) or _STREET_FIRST.match(value):
         return True
-    if " " in value and _folded(value) in FAMOUS and _a_things_name(text, a, b):
+    if " " in value and " ".join(fold(value).replace(".", " ").split()) in FAMOUS and _a_things_name(text, a, b):
         return True  # `room Grace Hopper`, not `Grace Hopper wrote the first compiler`, `refund to Mary Jackson`
     if _ASKING.match(value) and _ASKED.match(text, b):
         return True  # `Can you help me`, `Will we ship it`: a question's verb, not `Can` or `Will`
@@ -180,12 +180,6 @@ def _thing(text: str, a: int, b: int) -> bool:
     line_start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
     line_end = text.find("\n", b, b + 200)
     return _FONT_LINE.search(text, line_start, line_end if line_end >= 0 else b + 200) is not None
-
-
-def _folded(value: str) -> str:
-    """Lower case, without accents or titles' dots: `Erwin Schrödinger` as `erwin schrodinger`."""
-    plain = unicodedata.normalize("NFKD", value.lower())
-    return " ".join("".join(c for c in plain if not unicodedata.combining(c)).replace(".", " ").split())
 
 
 def _a_things_name(text: str, a: int, b: int) -> bool:
