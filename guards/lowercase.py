@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from . import cues, deployments
+from . import cues, deployments, languages
 from . import systems as said
 from .kinds import Kinds
 from .lexicons import fold
@@ -144,7 +144,11 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
         return False
     if said.tech_after(text, b) or said.tech_before(text, a) or cues.field_before(text, a):
         return False  # `name: "nile"`, `name = ledger`: a field in lower case holds an identifier
-    if cues.word_before(text, a) in _PEOPLE_BEFORE or cues.person(text, a, b, strict=True):
+    if cues.word_before(text, a) in _PEOPLE_BEFORE:
+        return True  # `ping marco`, and other languages' greetings: `oye carlos`, `ciao giulia`
+    if _foreign_line(text, a):
+        return False  # the cues below are English's: `email dela` in Portuguese, `refund ko` in Tagalog
+    if cues.person(text, a, b, strict=True):
         return True
     if _STANDUP_AFTER.match(text, b) and _LIST_START.search(text, max(0, a - 3), a):
         return True
@@ -156,7 +160,9 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
     if key in lex.words or key in _KEYWORDS or len(key) < 3 or not _LATIN.fullmatch(text[a:b]):
         return False  # the weaker cues below are for words that are names alone (`kwabena`, `priya`)
     if not _english_line(text, a):
-        return False  # in another language's line, any word may be a name's spelling (`cùng gia đình`, `raha hai`)
+        # in another language's line, any word may be a name's spelling (`cùng gia đình`, `raha hai`, Hausa's
+        # `yana aiki a Kaduna`, which has an `a`)
+        return False
     if other is not None and _PAIRED_AFTER.match(text, b):
         return True  # `kenji and sam are both out`: the pair is people whatever the other word is
     opening = _OPENING.search(text, max(0, a - 24), a) is not None
@@ -188,11 +194,18 @@ _LINE_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")  # whole words: `tại` is 
 
 
 def _english_line(text: str, a: int) -> bool:
-    """One of English's commonest words on the line around text[a]: the line is English chat."""
-    start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
-    end = text.find("\n", a, a + 200)
-    line = text[start : end if end >= 0 else a + 200].lower()
-    return any(word in _ENGLISH for word in _LINE_WORD.findall(line))
+    """The line around text[a] is English chat: one of English's commonest words on it, and the language
+    identifier not sure of another language (a Hausa or Tagalog line has an `a` or a `from` too)."""
+    line = languages.around(text, a, 200)
+    if not any(word in _ENGLISH for word in _LINE_WORD.findall(line.lower())):
+        return False
+    return languages.language_at(text, a, 200) in ("en", None)
+
+
+def _foreign_line(text: str, a: int) -> bool:
+    """The language identifier is sure the line around text[a] is in another language than English: its cues
+    (`email X`, `X said`) are English's."""
+    return languages.language_at(text, a, 200) not in ("en", None)
 
 
 def _names_beside(kinds: Kinds, text: str, a: int, b: int) -> bool:

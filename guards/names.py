@@ -28,6 +28,7 @@ from . import systems as said
 from .cues import Token
 from .findings import Overlaps
 from .kinds import COMMON_SURNAME, INITIAL_WORD
+from .languages import identifier
 from .lexicons import Lexicons, fold, lexicons
 from .lowercase import lower_names
 from .otherplaces import other_places
@@ -52,6 +53,7 @@ def names_for(params: PiiParams) -> Names | None:
     if params.backend != "ner" or params.names != "lexicon":
         return None
     function_words()  # spaCy's stop-word lists, read when the step is built, not on its first request
+    identifier()  # and the language identifier's model
     return Names(lexicons(), Vetter.load(threshold=params.vetter_threshold) if params.vetter else None)
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 
-from . import cues, deployments
+from . import cues, deployments, languages
 from . import systems as said
 from .findings import Overlaps
 from .kinds import Kinds
@@ -67,6 +67,9 @@ _LANGUAGES = {
     "no": ("på i fra til", "og bor er med hun han om mellom sommeren jobber"),
     "ms": ("di ke dari", "dan sejak setiap tinggal pulang yang bekerja"),
     "tl": ("mula sa papuntang", "ay ng para isang lumipat nakatira"),
+    "sl": ("v na iz pri do", "je in da se so pa ki živi dela delala dela kot poleti pozimi njegova njena"),
+    "hr": ("u na iz do kod", "je i da se su ali živi radi rođen rođena njegova njezina sada"),
+    "sk": ("v vo z zo do na", "je a sa nie býva pracuje jeho jej ktorý ktorá bol bola teraz"),
 }  # fmt: skip
 # the case endings of Polish and Czech places: `w Krakowie` (Kraków), `z Gdańska`, `we Wrocławiu`, `z Łodzi`
 _ENDINGS = (
@@ -89,13 +92,21 @@ _ENDINGS = (
     ("i", "ia"),  # Polish: `z Gdyni` (Gdynia)
     ("y", ""),  # Polish: `z Bydgoszczy` (Bydgoszcz)
     ("e", ""),  # Czech: `do Olomouce` (Olomouc)
+    ("nia", "n"),  # Polish: `z Poznania` (Poznań)
+    ("niu", "n"),  # Polish: `w Toruniu` (Toruń)
+    ("i", "a"),  # Slovene, Croatian: `v Ljubljani` (Ljubljana)
+    ("ci", "ka"),  # Croatian: `u Rijeci` (Rijeka)
+    ("iach", "e"),  # Slovak: `v Košiciach` (Košice)
 )
-_INFLECTED = frozenset({"pl", "cs"})
+# the languages whose places take a case ending after a preposition: Polish, Czech, Slovak, Slovene, Croatian
+_INFLECTED = frozenset({"pl", "cs", "sk", "sl", "hr"})
+LARGE_CITY = 100_000  # a city this large with a case ending is the city, though the stem is a given name too
 # English prepositions before a region's or another language's city name: `in Nova Scotia`, `from Bretagne`
 _ENGLISH = _words("in from near to at around visiting across through throughout towards toward")
 _PREPOSITIONS = {lang: _words(preps) for lang, (preps, _) in _LANGUAGES.items()}
 _FUNCTION_WORDS = {lang: _words(words) for lang, (_, words) in _LANGUAGES.items()}
 _ALL_PREPOSITIONS = frozenset().union(*_PREPOSITIONS.values()) | _ENGLISH
+_INFLECTED_PREPOSITIONS = frozenset().union(*(_PREPOSITIONS[lang] for lang in _INFLECTED))
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _NAME = r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]*(?:-[^\W\d_]+)*"
 _PARTICLE = r"(?:(?:de|del|da|do|di|la|le)[ \t]+)?"
@@ -163,27 +174,49 @@ def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
         for end in (a + t for t in reversed(tokens)):
             key = " ".join(fold(text[a:end]).split())
             english = prep in _ENGLISH and key in lex.regions and key not in lex.given
-            language = None if english else _language(text, m.start(), prep)
             known = lex.knows_place(key)
-            if not known and language in _INFLECTED:  # `do Warszawy`: Warszawa is a large city's name in Polish
-                stems = {_stem(key, ending, base) for ending, base in _ENDINGS} - {""}
-                # people's names take the same endings: `do Anny`, `od Martiny`, `do Jana`
-                named = any(kinds.given(x) or x in lex.surnames for x in {key, *stems})
-                known = not named and any(lex.knows_place(x) for x in stems)
-            if known and (english or language) and not deployments.deployment(text, a, end, lex.products):
+            # `do Warszawy`: Warszawa is a large city's name in Polish
+            inflected = not known and prep in _INFLECTED_PREPOSITIONS and _inflected(kinds, key)
+            if not (known or inflected):
+                continue
+            language = None if english else _language(text, m.start(), prep)
+            if inflected and language not in _INFLECTED:
+                continue
+            if (english or language) and not deployments.deployment(text, a, end, lex.products):
                 out.append(("LOCATION", a, end))
-                break
-            if known:
-                break
+            break
     return out
 
 
+def _inflected(kinds: Kinds, key: str) -> bool:
+    """`key` is a place the lexicons know with a Slavic case ending, and no one's name with one."""
+    lex = kinds.lex
+    stems = {_stem(key, ending, base) for ending, base in _ENDINGS} - {""}
+    places = [x for x in stems if lex.knows_place(x)]
+    if not places or kinds.given(key) or key in lex.surnames:
+        return False
+    if any(_large(lex, x) for x in places):
+        return True  # `w Toruniu`, `v Bratislave`: Toruń and Bratislav are given names too, the cities are large
+    # people's names take the same endings: `do Anny`, `od Martiny`, `do Jana`
+    return not any(kinds.given(x) or x in lex.surnames for x in stems)
+
+
+def _large(lex: Lexicons, key: str) -> bool:
+    place = lex.places.get(key)
+    return place is not None and (place.kind != "city" or place.population >= LARGE_CITY)
+
+
 def _stem(key: str, ending: str, base: str) -> str:
-    return key[: -len(ending)] + base if key.endswith(ending) and len(key) > len(ending) + 2 else ""
+    stem = key[: -len(ending)] + base if key.endswith(ending) else ""
+    return stem if len(stem) > 3 else ""  # `Brně` is `Brno`
 
 
 def _language(text: str, at: int, prep: str) -> str | None:
-    """The language whose preposition `prep` is and whose function words are around text[at]: two at least."""
+    """The language whose preposition `prep` is, around text[at]: the language identifier's when it is sure of
+    one, else the language two of whose function words at least are around."""
+    identified = languages.language_at(text, at, _SENTENCE)
+    if identified is not None:
+        return identified if prep in _PREPOSITIONS.get(identified, ()) else None
     line_start = text.rfind("\n", max(0, at - _SENTENCE), at) + 1
     line_end = text.find("\n", at, at + _SENTENCE)
     window = text[max(line_start, at - _SENTENCE) : line_end if line_end >= 0 else at + _SENTENCE].lower()
@@ -247,9 +280,12 @@ def _suffixed(kinds: Kinds, text: str) -> list[Span]:
     return out
 
 
-# Finnish and Hungarian put `in`, `from`, `to` on the place's end: `Helsingissä`, `Oulussa`, `Tampereelta`,
-# `Budapesten`, `Debrecenben`, `Szegedről`. Read where two of the language's function words that are no English
-# word are near: the place is the word with its ending, when the stem is a place the lexicons know.
+# Finnish, Hungarian, Estonian, Latvian and Lithuanian put `in`, `from`, `to` on the place's end: `Helsingissä`,
+# `Tampereelta`, `Budapesten`, `Debrecenben`, `Tallinnas`, `Tartusse`, `Siguldu`, `Vilniuje`, `Kauno`. Read where
+# the language identifier is sure of the language (or, where it is unsure, two of the language's function words
+# that are no English word are near): the place is the word with its ending, when the stem is a place the lexicons
+# know. An ending is written folded (no accents), `ending>base` where the place's own ending changes (Lithuanian
+# `Vilniuje` is `Vilnius`).
 _CASES = {
     "fi": (
         "ssa ssä sta stä lla llä lta ltä lle seen siin hin n",
@@ -261,47 +297,65 @@ _CASES = {
         "és hogy nem él lakik dolgozik született nyáron minden évben volt egy már még után óta között "
         "költözött szülei családja utazott tavaly jövőre ment él itt ott",
     ),
+    "et": ("s sse st l lt le ni ga", "ja on ei aga elab elavad töötab tema vanemad kolis käib suviti ka see"),
+    "lv": ("u>a as>a", "un ir bet dzīvo strādā brauc uz viņa viņš no ar"),
+    "lt": (
+        "iuje>ius oje>a uje>us iaus>ius o>as e>as",
+        "ir yra gyvena dirba jos jo brolis sesuo bet iš į kad su",
+    ),
 }
-_CASE_ENDINGS = {lang: sorted(_words(endings), key=len, reverse=True) for lang, (endings, _) in _CASES.items()}
+
+
+def _endings(endings: str) -> list[tuple[str, str]]:
+    """`iuje>ius oje>a s` as (ending, the place's own ending), the longest first."""
+    pairs = [(ending, base) for ending, _, base in (e.partition(">") for e in endings.split())]
+    return sorted(pairs, key=lambda pair: -len(pair[0]))
+
+
+_CASE_ENDINGS = {lang: _endings(endings) for lang, (endings, _) in _CASES.items()}
 _CASE_WORDS = {lang: _words(words) for lang, (_, words) in _CASES.items()}
 # the stem's own changes before an ending: Finnish `Helsingi-` (Helsinki), `Tampere-e-`; Hungarian `Szentendré-`
-_GRADATION = (("ngi", "nki"), ("nni", "nti"), ("mme", "mpe"), ("lli", "lti"), ("rri", "rti"), ("é", "e"), ("á", "a"))
+# Finnish `Rovaniemelle` (Rovaniemi)
+_GRADATION = (("ngi", "nki"), ("nni", "nti"), ("mme", "mpe"), ("lli", "lti"), ("rri", "rti"), ("e", "i"))
 _CAPITALISED_WORD = re.compile(r"(?<![\w\-])[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{3,}")
 
 
 def _agglutinated(kinds: Kinds, text: str) -> list[Span]:
     out: list[Span] = []
     lex = kinds.lex
-    languages: dict[int, str | None] = {}  # the language around each stretch of the text, read once
     for m in _CAPITALISED_WORD.finditer(text):
-        stretch = m.start() // _SENTENCE
-        if stretch not in languages:
-            languages[stretch] = _agglutinating(text, m.start())
-        language = languages[stretch]
-        if language is None:
-            continue
         key = fold(m.group())
         if key in lex.places or key in lex.towns or key in lex.surnames or kinds.given(key):
             continue  # the name as written: the other readers' to find; a person's name (`Mäkinen`)
-        for ending in _CASE_ENDINGS[language]:
-            if _stems(key, ending, lex, language):
-                out.append(("LOCATION", *m.span()))
-                break
+        # the languages in which the word is a place with an ending; asked of the text only when there is one
+        candidates = [
+            lang for lang, endings in _CASE_ENDINGS.items() if any(_stems(key, e, lex, lang) for e in endings)
+        ]
+        if candidates and _agglutinating(text, m.start()) in candidates:
+            out.append(("LOCATION", *m.span()))
     return out
 
 
-def _stems(key: str, ending: str, lex: Lexicons, language: str) -> bool:
-    if not key.endswith(ending) or len(key) < len(ending) + 3:
+def _stems(key: str, ending: tuple[str, str], lex: Lexicons, language: str) -> bool:
+    suffix, base = ending
+    if not key.endswith(suffix) or len(key) < len(suffix) + 3:
         return False
-    if ending == "n" and language == "fi" and key[-2] != key[-3]:
+    if suffix == "n" and language == "fi" and key[-2] != key[-3]:
         return False  # Finnish `n` alone only after a doubled vowel, into a place: `Jyväskylään`, `Ouluun`
-    stem = key[: -len(ending)]
+    stem = key[: -len(suffix)]
+    if base:
+        return lex.knows_place(stem + base)
     candidates = {stem, stem[:-1]}
     candidates |= {stem[: -len(a)] + b for a, b in _GRADATION if stem.endswith(a)}
     return any(len(c) > 2 and lex.knows_place(c) for c in candidates)
 
 
 def _agglutinating(text: str, at: int) -> str | None:
+    """The language around text[at]: the language identifier's when it is sure of one, else the language two of
+    whose function words at least are near."""
+    identified = languages.language_at(text, at, _SENTENCE)
+    if identified is not None:
+        return identified
     window = text[max(0, at - _SENTENCE) : at + _SENTENCE].lower()
     words = set(_WORD.findall(window))
     for lang, function in _CASE_WORDS.items():

@@ -55,8 +55,15 @@ _NAMED_AFTER = re.compile(
 _NAMED_BEFORE = re.compile(
     r"(?:\b(?:room|meeting\s+room|conference\s+room|hall|building|wing|vessel|ship|tanker|ferry|loco|locomotive|"
     # in other languages: `no edifício Machado de Assis`, `auditório Clarice Lispector`
-    r"edifício|edificio|auditório|auditorio|sala|aula|salle|bâtiment|amphithéâtre|gebäude|saal|hörsaal|gebouw|zaal)"
-    r"|\b(?:MSC|CMA\s+CGM|MV|MT|SS|RMS|HMS|USS))[ \t]+[\"'“]?\Z"  # not `MS`: also Ms in capitals
+    r"edifício|edificio|auditório|auditorio|sala|aula|salle|bâtiment|amphithéâtre|gebäude|saal|hörsaal|gebouw|zaal|"
+    # a stadium, a train, a rose, an exhibition: `Estadio Santiago Bernabéu`, `IC „Theodor Heuss“`, `la rose « Pierre
+    # de Ronsard »`, `l'expo Monet`
+    r"(?i:estadio|estádio|stade|stadion|stadio|expo|exposition|ausstellung|mostra)|rose|rosa)"
+    r"|\b(?:MSC|CMA\s+CGM|MV|MT|SS|RMS|HMS|USS|IC|ICE|EC|TGV))[ \t]+[\"'“„«]?[ \t]?\Z"  # not `MS`: also Ms
+)
+_QUALIFIED_AFTER = re.compile(
+    r"[ \t]+[A-Z][a-z]+[ \t]+(?:Prize|Award|Medal|Fellowship|Scholarship|Lecture|Memorial|Stadium|Hall|Building|"
+    r"Library|Institute)(?![\w\-])"
 )
 _ANIMAL_AFTER = re.compile(
     r"[ \t]*\((?:feline|canine|equine|cat|dog|kitten|puppy|horse|pony|rabbit|parrot|bird|ferret|hamster|"
@@ -173,6 +180,8 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True
     if last > 0 and _NAMED_AFTER.match(text, a + last, b):
         return True  # `Dolores Huerta Hall`: the building's word inside the name found
+    if _QUALIFIED_AFTER.match(text, b):
+        return True  # `Florence Nightingale Nursing Scholarship`: a prize's word after one more word
     if _ANIMAL_AFTER.match(text, b) or _PET_BEFORE.search(text, max(0, a - 16), a) or _FOOD_AFTER.match(text, b):
         return True
     if _FONT_AFTER.match(text, b):

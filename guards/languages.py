@@ -1,0 +1,59 @@
+"""The language a stretch of text is written in, for the readers whose cues belong to one language.
+
+The readers of names in lower case (guards/lowercase.py) and of places with a
+case ending (guards/otherplaces.py) read cues of a language: `have fun marco`
+is English, `w Krakowie` Polish, `Tallinnas` Estonian. A line of Hausa
+(`yana aiki a Kaduna`) has an `a` and words that are given names somewhere,
+and a count of a few function words cannot tell it from English. A language
+identifier can: langid.py's model (py3langid, 140 languages, shipped inside
+its wheel, nothing downloaded), about 0.1 ms for a line.
+
+It is asked only where a reader has a candidate already (a lower-case given
+name with a weak cue, a capitalised word whose stem is a place), so text with
+none costs nothing, and each stretch is identified once per process
+(an LRU of the stretches read). The model is read when the step is built
+(`identifier()`, from guards/names.py:names_for).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+SURE = 0.8  # the identifier's probability from which a stretch is taken to be in its language
+REACH = 160  # characters either side of a word, within its line, that are identified
+# languages read as one: the identifier splits Serbo-Croatian by little more than the script, Malay and
+# Indonesian by little more than their spelling
+_SAME = {"bs": "hr", "sr": "hr", "id": "ms"}
+_FAMILIES = frozenset(_SAME.values())
+
+
+@functools.cache
+def identifier() -> LanguageIdentifier:
+    """langid.py's model with probabilities normalised, read once a process."""
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+@functools.lru_cache(maxsize=2048)
+def identify(stretch: str) -> tuple[str, float]:
+    """The language `stretch` is most likely in (ISO 639-1 where it has one), and how likely; languages read as
+    one (_SAME) sum their probabilities."""
+    language, probability = identifier().classify(stretch)
+    language = _SAME.get(language, language)
+    if language in _FAMILIES:
+        probability = sum(p for lang, p in identifier().rank(stretch) if _SAME.get(lang, lang) == language)
+    return language, float(probability)
+
+
+def around(text: str, at: int, reach: int = REACH) -> str:
+    """The line around text[at], at most `reach` characters either side."""
+    start = text.rfind("\n", max(0, at - reach), at) + 1 or max(0, at - reach)
+    end = text.find("\n", at, at + reach)
+    return text[start : end if end >= 0 else at + reach]
+
+
+def language_at(text: str, at: int, reach: int = REACH) -> str | None:
+    """The language of the line around text[at] when the identifier is sure of it (SURE), else None."""
+    language, probability = identify(around(text, at, reach))
+    return language if probability >= SURE else None

@@ -1,0 +1,113 @@
+"""The readers whose cues belong to one language, asking the language identifier which language a line is in.
+
+Read with the step's own name reader (the shipped lexicons, rules, vetter and language identifier's model).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from taskgate.guards import languages
+from taskgate.guards.names import names_for
+from taskgate.guards.pii_params import PiiParams
+
+
+def read(text: str) -> list[tuple[str, str]]:
+    names = names_for(PiiParams())
+    assert names is not None
+    return [(e, text[a:b]) for e, a, b in names.find(text)]
+
+
+def test_the_identifier_names_the_language_of_a_line_and_is_unsure_of_a_short_one() -> None:
+    assert languages.language_at("Aminu Bello Danjuma yana zaune a Kano, amma yana aiki a Kaduna.", 30) == "ha"
+    assert languages.language_at("Ana Horvat živi u Zagrebu, ali radi u Rijeci.", 20) == "hr"
+    assert languages.language_at("Tuan tinggal di Bandung dan bekerja di sebuah klinik.", 20) == "ms"
+    assert languages.language_at("have fun marco", 3) is None  # three words: no language it is sure of
+    text = "line one is English and says so plainly enough\nMart Kask elab Tallinnas, aga tema vanemad elavad Pärnus"
+    assert languages.language_at(text, 5) == "en"
+    assert languages.language_at(text, text.index("Tallinnas")) == "et"  # each line its own
+
+
+LOWER_CASE_WORDS_OF_OTHER_LANGUAGES = [
+    # Hausa and Tagalog lines have an `a` or a `from`, and words that are given names somewhere
+    "Aminu Bello Danjuma yana zaune a Kano, amma yana aiki a Kaduna a matsayin manomi.",
+    "Sabon tsarin biyan kuɗin wutar lantarki zai fara aiki a watan Yuni.",
+    "pasabi kay Kuya Ramil na tumawag ulit yung customer from Cebu, 0975 161 4730 daw yung number niya",
+    # an English cue's words in Portuguese and Tagalog: `email dela` is `her email`, `refund ko` `my refund`
+    "bom dia! a Joana pediu pra gente reenviar o certificado do curso pro email dela, joana.ferreira88@gmail.com",
+    "Maricel Dizon po ito, di pa dumating yung refund ko sa ticket",
+]
+
+
+@pytest.mark.parametrize("text", LOWER_CASE_WORDS_OF_OTHER_LANGUAGES)
+def test_lower_case_words_of_a_line_in_another_language_are_no_ones_names(text: str) -> None:
+    lower = [(e, v) for e, v in read(text) if e == "PERSON" and v.islower()]
+    assert lower == []
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("kwabena i owe you a beer for the migration", "kwabena"),
+        ("ravi shreya — retro at 4", "ravi"),
+        ("ping marco about the payout", "marco"),
+        ("oye carlos, ya está el deploy?", "carlos"),  # another language's greeting is its own cue
+    ],
+)
+def test_lower_case_names_in_english_chat_are_still_read(text: str, person: str) -> None:
+    assert ("PERSON", person) in read(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Dzień dobry, pociąg z Krakowa do Warszawy był opóźniony o 95 minut.", "Krakowa"),
+        ("Dzień dobry, pociąg z Krakowa do Warszawy był opóźniony o 95 minut.", "Warszawy"),
+        ("dzięki Ola! wysłałam fakturę do klienta z Poznania", "Poznania"),
+        ("a studiowała w Krakowie; dziś mieszka nad Wisłą w Toruniu.", "Toruniu"),  # Toruń is a given name too
+        ("Dobrý den, jmenuji se Jiří Novotný a bydlím v Brně.", "Brně"),
+        ("Zuzana býva v Bratislave a pracuje v Košiciach.", "Bratislave"),
+        ("Zuzana býva v Bratislave a pracuje v Košiciach.", "Košiciach"),
+        ("Matej Kovačič živi v Mariboru, poleti pa dela kot vodnik.", "Mariboru"),
+        ("Ana Horvat živi u Zagrebu, ali radi u Rijeci.", "Rijeci"),
+        ("Mart Kask elab Tallinnas, aga tema vanemad elavad Pärnus ja suviti käib ta Saaremaal.", "Tallinnas"),
+        ("Mart Kask elab Tallinnas, aga tema vanemad elavad Pärnus ja suviti käib ta Saaremaal.", "Pärnus"),
+        ("Ilze Kalniņa strādā Rīgā, bet dzīvo Jūrmalā un brīvdienās brauc uz Siguldu.", "Siguldu"),
+        ("Rūta Petrauskaitė gyvena Vilniuje, o jos brolis Mindaugas dirba Klaipėdoje.", "Vilniuje"),
+        ("Rūta Petrauskaitė gyvena Vilniuje, o jos brolis Mindaugas dirba Klaipėdoje.", "Klaipėdoje"),
+        ("Jó napot! Kovács Eszter vagyok, Debrecenben lakom.", "Debrecenben"),
+        ("Juha Lehtonen muutti Helsingistä Rovaniemelle ja työskentelee nyt", "Rovaniemelle"),
+        ("Hei, olen Aino Virtanen Oulusta. Sähkölasku on väärä", "Oulusta"),
+        ("Tuan Hidayat tinggal di Yogyakarta dan bekerja di sebuah klinik di Sleman.", "Sleman"),
+    ],
+)
+def test_a_place_with_its_case_ending_is_read_where_the_line_is_in_its_language(text: str, place: str) -> None:
+    assert ("LOCATION", place) in read(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        # the same words with an ending, in English: not Polish, so no place
+        ("we shipped the Warszawy build to staging", "Warszawy"),
+        ("the Tallinnas theme is broken on mobile", "Tallinnas"),
+        # a given name with the ending, in Polish: a person's, not a small place's
+        ("Dzień dobry, przekaż to do Anny, ona zna sprawę.", "Anny"),
+    ],
+)
+def test_an_ending_is_read_only_in_its_language_and_not_on_a_persons_name(text: str, word: str) -> None:
+    assert ("LOCATION", word) not in read(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'title: "Florence Nightingale Nursing Scholarship"',
+        "El concierto en el Estadio Santiago Bernabéu se ha trasladado al sábado",
+        "La rose « Pierre de Ronsard » et le camembert Président sont en promotion",
+        "Der IC „Theodor Heuss“ fällt heute aus.",
+        "j'ai acheté deux billets pour l'expo Monet mais je n'ai reçu aucun e-mail",
+    ],
+)
+def test_a_stadium_a_train_a_rose_an_exhibition_and_a_prize_named_after_someone_are_no_one(text: str) -> None:
+    assert [v for e, v in read(text) if e == "PERSON"] == []
