@@ -34,7 +34,7 @@ from .lowercase import lower_names
 from .otherplaces import other_places
 from .placenames import Placenames
 from .records import code_names, personas, record_names, record_places, street_places
-from .scriptnames import common_word, function_words, script_names
+from .scriptnames import common_word, function_words, latin_function_words, said_in_its_language, script_names
 from .scriptplaces import script_places
 from .things import things
 from .vetting import Vetter
@@ -53,6 +53,7 @@ def names_for(params: PiiParams) -> Names | None:
     if params.backend != "ner" or params.names != "lexicon":
         return None
     function_words()  # spaCy's stop-word lists, read when the step is built, not on its first request
+    latin_function_words()
     identifier()  # and the language identifier's model
     return Names(lexicons(), Vetter.load(threshold=params.vetter_threshold) if params.vetter else None)
 
@@ -291,8 +292,8 @@ class Names(Placenames):
             or text[a:b].lower() in cues.NEVER_ALONE
         ):
             return []
-        if len(piece) == 1 and common_word(lex, text[a:b]):
-            return []  # `Мой брат Алексей`: `my`, capitalised at the sentence's start
+        if len(piece) == 1 and (common_word(lex, text[a:b]) or said_in_its_language(lex, text, a, b)):
+            return []  # `Мой брат Алексей`, `Jag har betalat`: `my`, `I`, capitalised at the sentence's start
         if key in lex.places:
             if hosts and not cues.place_before(text, a) and not self.given(key) and not self._peoples(text, a, b):
                 return []

@@ -27,8 +27,9 @@ import functools
 import importlib
 import re
 
+from . import languages
 from .findings import Overlaps
-from .lexicons import Lexicons
+from .lexicons import Lexicons, fold
 from .scriptplaces import words_by_script
 
 Span = tuple[str, int, int]
@@ -75,6 +76,47 @@ def function_words() -> frozenset[str]:
         module = importlib.import_module(f"spacy.lang.{language}.stop_words")
         out |= {w for w in module.STOP_WORDS if not w.isascii()}
     return frozenset(out)
+
+
+# the languages written in Latin letters whose commonest words spaCy lists, by the language identifier's code
+_LATIN_STOP_LANGUAGES = {
+    "af": "af", "ca": "ca", "cs": "cs", "da": "da", "de": "de", "es": "es", "et": "et", "eu": "eu", "fi": "fi",
+    "fr": "fr", "ga": "ga", "hr": "hr", "hu": "hu", "is": "is", "it": "it", "lb": "lb", "lt": "lt", "lv": "lv",
+    "ms": "ms id", "no": "nb", "nl": "nl", "pl": "pl", "pt": "pt", "ro": "ro", "sk": "sk", "sl": "sl", "sq": "sq",
+    "sv": "sv", "tl": "tl", "tr": "tr", "vi": "vi", "yo": "yo",
+}  # fmt: skip
+_OPENS = re.compile(r"(?:\A|[\n.!?:;\"“„«(])[ \t]*\Z")  # a sentence's, a line's or a quote's start
+MANY_PEOPLE = 10_000  # a function word this many people are called is still read as a name (`Ana`, `Ella`, `Ali`)
+
+
+@functools.cache
+def latin_function_words() -> dict[str, frozenset[str]]:
+    """The commonest words of languages written in Latin letters (spaCy's stop-word lists), by language."""
+    out: dict[str, frozenset[str]] = {}
+    for language, modules in _LATIN_STOP_LANGUAGES.items():
+        words: set[str] = set()
+        for module in modules.split():
+            words |= importlib.import_module(f"spacy.lang.{module}.stop_words").STOP_WORDS
+        out[language] = frozenset(w.lower() for w in words)
+    return out
+
+
+@functools.cache
+def _any_latin_function_word() -> frozenset[str]:
+    return frozenset().union(*latin_function_words().values())
+
+
+def said_in_its_language(lex: Lexicons, text: str, a: int, b: int) -> bool:
+    """text[a:b] is one of the commonest words of the language its line is in, other than English, capitalised at
+    a sentence's, a line's or a quote's start (`Jag har betalat`, `Dobrý den`, `Von: Katharina`), and no name many
+    people carry; with an accent the name lexicons fold away, the language's word (`Jó napot`, not `Jo`)."""
+    word = text[a:b].lower()
+    if word not in _any_latin_function_word() or not _OPENS.search(text, max(0, a - 4), a):
+        return False  # mid-sentence, a capitalised word is a name's more than a sentence's (`mamá de Mía`)
+    language = languages.language_at(text, a)
+    if language in (None, "en") or word not in latin_function_words().get(language, ()):
+        return False
+    return fold(word) != word or lex.given.get(word, 0) < MANY_PEOPLE
 
 
 def common_word(lex: Lexicons, word: str) -> bool:

@@ -111,3 +111,28 @@ def test_an_ending_is_read_only_in_its_language_and_not_on_a_persons_name(text: 
 )
 def test_a_stadium_a_train_a_rose_an_exhibition_and_a_prize_named_after_someone_are_no_one(text: str) -> None:
     assert [v for e, v in read(text) if e == "PERSON"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ('Kund: Gunilla Ekström, Luleå "Jag har betalat till fel konto, kan ni återbetala?"', "Jag"),
+        ("odpověz prosím na tento e-mail: „Dobrý den, jmenuji se Jiří Novotný a bydlím v Brně.", "Dobrý"),
+        ("fordítsd le angolra: „Jó napot! Kovács Eszter vagyok, Debrecenben lakom.", "Jó"),
+    ],
+)
+def test_a_common_word_of_the_lines_language_opening_a_sentence_is_no_ones_name(text: str, word: str) -> None:
+    assert ("PERSON", word) not in read(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("buenas tardes, soy Marisol Castellanos, mamá de Mía (7º grado). Nos mudamos a Valencia.", "Mía"),
+        ("Ella vive en Sevilla con su madre y trabaja en el puerto.", "Ella"),  # many people are called Ella
+    ],
+)
+def test_a_name_that_is_also_a_common_word_stays_a_name_mid_sentence_or_when_many_carry_it(
+    text: str, person: str
+) -> None:
+    assert ("PERSON", person) in read(text)
