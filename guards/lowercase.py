@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from . import cues, deployments, languages
+from . import cues, deployments, languages, mailboxes
 from . import systems as said
 from .kinds import Kinds
 from .lexicons import fold
@@ -109,6 +109,7 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         if found is not None:
             out.append(found)
             covered[found[1] : found[2]] = b"\x01" * (found[2] - found[1])
+    out += _korean(kinds, text, code, lines, covered)
     # one sense a text: a name read as a person's once is that person wherever else the text writes it
     people = {fold(text[s:e]) for kind, s, e in out if kind == "PERSON"}
     for m in words if people else ():
@@ -117,6 +118,26 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
             continue
         if not (cues.within(code, a) or cues.glued(text, a, b) or cues.within(lines, a)):
             out.append(("PERSON", a, b))
+    return out
+
+
+def _korean(
+    kinds: Kinds, text: str, code: list[tuple[int, int]], lines: list[tuple[int, int]], covered: bytearray
+) -> list[Span]:
+    """Korean given names romanised in lower case, two syllables and a hyphen (`ask hyun-woo or seo-yeon`), with
+    the surname before when there is one (`park ji-hoon's payout`): no English word is so shaped."""
+    out: list[Span] = []
+    for m in _KOREAN_GIVEN.finditer(text) if "-" in text else ():
+        a, b = m.span()
+        lex = kinds.lex
+        if len(m.group()) < 6 or any(lex.words.get(part, 0) >= _KOREAN_WORD for part in m.groups()):
+            continue  # `go-to`, `re-run`: a common English word
+        if all(lex.wordiness(part) >= 0.5 for part in m.groups()):
+            continue  # `ping-pong`, `bye-bye`: English words both (`hyun-woo`: `woo` is one, `hyun` no word)
+        if 1 in covered[a:b] or cues.within(code, a) or cues.within(lines, a) or _foreign_line(text, a):
+            continue
+        surname = _KOREAN_SURNAME_BEFORE.search(text, max(0, a - 8), a)
+        out.append(("PERSON", surname.start() if surname else a, b))
     return out
 
 
@@ -138,14 +159,19 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
     titled = _TITLE_BEFORE.search(text, max(0, a - 8), a) or cues.officer_before(text, a)
     if titled and key not in lex.words and not kinds.product(key):
         return len(key) > 2 and not kinds.big_place(key)  # `capt. moreau`, `dr. okafor`: a surname after a title
-    if kinds.given(key) < 2 or kinds.product(key) or kinds.big_place(key) or key in lex.codenames:
+    given = kinds.given(key)
+    if not given or kinds.product(key) or kinds.big_place(key) or key in lex.codenames:
         return False
+    if given < 2 and (key in lex.words or key in mailboxes.ROLES or len(key) < 4):
+        return False  # a name few people carry is read only when it is no English word nor a role's (`admin`),
+        # and only with a strong cue
     if lex.wordiness(key) >= 0.5 or key in cues.PRONOUNS or key in cues.CALENDAR or key in cues.TITLES:
         return False
     if said.tech_after(text, b) or said.tech_before(text, a) or cues.field_before(text, a):
         return False  # `name: "nile"`, `name = ledger`: a field in lower case holds an identifier
-    if cues.word_before(text, a) in _PEOPLE_BEFORE:
-        return True  # `ping marco`, and other languages' greetings: `oye carlos`, `ciao giulia`
+    before = cues.word_before(text, a)
+    if before in _PEOPLE_BEFORE and (given == 2 or before not in ("w", "with")):
+        return True  # `ping marco`, and other languages' greetings: `oye carlos`, `ciao giulia`; not `with admin`
     if _foreign_line(text, a):
         return False  # the cues below are English's: `email dela` in Portuguese, `refund ko` in Tagalog
     if cues.person(text, a, b, strict=True):
@@ -154,6 +180,10 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
         return True
     if _ABSENT_AFTER.match(text, b) or _DOES_AFTER.match(text, b):
         return True
+    if _INTRODUCED_BEFORE.search(text, max(0, a - 16), a) and _INTRODUCED_AFTER.match(text, b):
+        return True  # `hi, i'm aroha from the ski school`, `its soraya at the isfahan clinic`
+    if given < 2:
+        return False
     other = cues.pair(text, a, b, lower=True)  # `kenji & mei`
     if other is not None and kinds.given(other) == 2 and not kinds.product(other) and other not in kinds.lex.words:
         return True
@@ -178,7 +208,23 @@ def done_for(text: str, a: int) -> bool:
     return _FOR_PERSON_BEFORE.search(text, max(0, a - 24), a) is not None
 
 
-_TITLE_BEFORE = re.compile(r"(?<![\w\-])(?i:dr|mr|mrs|ms|prof|capt|cpt|sgt|lt|insp)\.[ \t]+\Z")
+# chat drops the title's dot too: `dr okafor`, `ms lindqvist` (not `200 ms latency`: a number before it)
+# an introduction: `i'm aroha from the ski school`, `this is kemal at billing`, `its soraya here`
+_INTRODUCED_BEFORE = re.compile(r"(?<![\w'’])(?:i['’]?m|i\s+am|this\s+is|it['’]?s|my\s+name\s+is)\s+\Z")
+_INTRODUCED_AFTER = re.compile(r"\s+(?:from|at|with|here|in)\b|[ \t]*(?:,|[—–]|\s-\s)")
+_SYLLABLE = (
+    r"(?:kk|tt|pp|ss|jj|ch|[kgndtrlmbpsjhwy])?(?:yae|yeo|wae|ae|ya|eo|ye|wa|oe|yo|wo|we|wi|yu|eu|ui|oo|ee|[aeiou])"
+    r"(?:ng|[kntlmph])?"
+)
+_KOREAN_GIVEN = re.compile(rf"(?<![\w\-'’@./])({_SYLLABLE})-({_SYLLABLE})(?![\w\-])")
+_KOREAN_WORD = 25_000  # a syllable this frequent as an English word is that word (`run`, `go`), not a name's part
+_KOREAN_SURNAME_BEFORE = re.compile(
+    r"(?<![\w\-])(?:kim|lee|park|choi|jung|kang|cho|yoon|jang|lim|han|oh|seo|shin|kwon|hwang|ahn|song|yoo|hong|jeon|"
+    r"moon|yang|son|bae|baek|nam)[ \t]+\Z"
+)
+_TITLE_BEFORE = re.compile(
+    r"(?<![\w\-])(?<!\d[ \t])(?:(?i:dr|mr|mrs|ms|prof|capt|cpt|sgt|lt|insp)\.|dr|mr|mrs|ms|prof)[ \t]+\Z"
+)  # in lower case only without the dot: `the DR runbook` is disaster recovery's
 _PAIRED_AFTER = re.compile(r"(?:\s+(?:and|&)\s+[^\W\d_]+)?\s+(?:are|were|both|r)\b")
 # keywords of programming languages that people are also called (`elif x:`, `var name`, `echo $HOME`), and other
 # languages' pronouns (`elle ne parlait pas`)

@@ -47,7 +47,7 @@ _KEY = (
     r"(?:[\w\-]*_)?(?:name|full_?name|display_?name|holder|account_?holder|card_?holder|beneficiary(?:_name)?|"
     r"payee|payer|creditor|debtor|cdtr|dbtr|remitter|recipient|passenger|guest|travell?er|policy_?holder|insured|"
     r"employee|applicant|patient|customer_name|assignees?|reviewers?|nm|custodian|agent|inspector|adjuster|"
-    r"claimant|driver|donor|member|student|signer|signatory|witness|contact_?name|owner_?name|cn|given_?name|"
+    r"claimant|driver|donor|member|student|signer|signatory|witness|contact_?name|owner_?name|cn|given(?:_?name)?|"
     r"first_?name|last_?name|family_?name|surname|forename|first|last|caregiver|pax_?name|"
     # in other languages: a table's header, a form's field (`Nazwisko;Imię;Telefon`, `Auftraggeber;IBAN`)
     r"vorname|nachname|familienname|auftraggeber|empfänger|empfaenger|begünstigter|kontoinhaber|inhaber|"

@@ -136,3 +136,44 @@ def test_a_name_that_is_also_a_common_word_stays_a_name_mid_sentence_or_when_man
     text: str, person: str
 ) -> None:
     assert ("PERSON", person) in read(text)
+
+
+# the eighteenth set's run, seen after it: more of the same readers
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Jānis Bērziņš dzīvo Rīgā un ziemā strādā par slēpošanas instruktoru Siguldā.", ("LOCATION", "Rīgā")),
+        ("Rūta Kazlauskienė gyvena Kaune ir savanoriauja maisto banke.", ("LOCATION", "Kaune")),  # Kaune: a surname
+        ("Mette Andersen fra Aarhus har støttet fødevarebanken med et fast beløb.", ("LOCATION", "Aarhus")),
+        (
+            "Agnieszka Wróbel przeprowadziła się z Gdańska do Wrocławia i od marca prowadzi gabinet",
+            ("LOCATION", "Wrocławia"),
+        ),
+        ("staff_id,surname,given,ward\n4410,Eze,Ngozi,ICU\n4411,Olawale,Temitope,A&E", ("PERSON", "Temitope")),
+        ('{"patient": {"given": "Fatou", "family": "Sow"}}', ("PERSON", "Fatou")),
+        ("hey can you fix the rota export? it's putting dr okafor on nights twice", ("PERSON", "okafor")),
+        ("ask ms lindqvist first, she owns the strings roster", ("PERSON", "lindqvist")),
+        ("hi, i'm aroha from the ski school, our booking page shows USD", ("PERSON", "aroha")),
+        ("> hi its soraya at the isfahan clinic, we marked the cat as deceased", ("PERSON", "soraya")),
+        ("he said baraka's sister can drive the van saturday", ("PERSON", "baraka")),
+        ("can you check why park ji-hoon's tournament payout went to the wrong account", ("PERSON", "park ji-hoon")),
+        ("our jungler is lee min-jae, sub is on the bench", ("PERSON", "lee min-jae")),
+    ],
+)
+def test_more_places_with_endings_and_people_in_lower_case(text: str, found: tuple[str, str]) -> None:
+    assert found in read(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "p99 is 200 ms latency on the ledger",
+        "city names confuse the DR runbook.",  # disaster recovery's, in capitals without a dot
+        "can someone with admin on Sentry bump the rate limit",
+        "i'm sorry, it's broken again",
+        "the go-live is on monday, re-run the job, ping-pong and bye-bye",
+        "given: a user with two carts",
+    ],
+)
+def test_what_only_looks_like_those_cues_finds_no_one(text: str) -> None:
+    assert [v for e, v in read(text) if e == "PERSON"] == []
