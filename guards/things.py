@@ -121,6 +121,17 @@ _NOUN_BEFORE = re.compile(
     re.IGNORECASE,
 )
 # a unit or an abbreviation, never a name: two or three letters and no vowel (`Wh`, `kWh`, `Pb`), not `Ng`
+# a mail header's key in another language, before its colon: `Von: Katharina Oberhuber <...>`, `Fra:`, `Från:`
+_HEADER_KEY = re.compile(
+    r"(?:Von|An|Betreff|Fra|Til|Emne|Från|Till|Ämne|Van|Aan|Onderwerp|Od|Do|Temat|Předmět|Komu|De|Para|Asunto|"
+    r"Assunto|Objet|Oggetto|Da|Lähettäjä|Aihe|Vastaanottaja|Kimden|Kime|Konu)\Z"
+)
+# a German line's formal pronoun and its greeting's nouns, capitalised wherever they are: `überweisen Sie die`,
+# `Sehr geehrte Damen und Herren`
+_GERMAN_CAPITALISED = re.compile(r"(?:Sie|Ihnen|Ihr|Ihre|Ihrem|Ihren|Ihrer|Ihres|Damen|Herren)\Z")
+_GERMAN_LINE = re.compile(r"\b(?:und|die|der|das|bitte|nicht|ist|mit|Sehr geehrte)\b")
+# a saint's name: a church, a street, a town (`St. Augustine's`, `Saint-Laurent`), no one the text is about
+_SAINT_BEFORE = re.compile(r"(?<![\w\-])(?:St\.?|Saint|Sankt|São)[ \t]+\Z")
 _VOWELLESS = re.compile(r"(?!Ng\Z)[B-DF-HJ-NP-TV-XZb-df-hj-np-tv-xz]{1,3}\Z")
 
 
@@ -156,6 +167,12 @@ def _no_one(text: str, a: int, b: int) -> bool:
         return True  # `room Grace Hopper`, not `Grace Hopper wrote the first compiler`, `refund to Mary Jackson`
     if _ASKING.match(value) and _ASKED.match(text, b):
         return True  # `Can you help me`, `Will we ship it`: a question's verb, not `Can` or `Will`
+    if _HEADER_KEY.match(value) and text[b : b + 1] == ":":
+        return True
+    if _GERMAN_CAPITALISED.match(value) and _GERMAN_LINE.search(_line(text, a, b)):
+        return True
+    if _SAINT_BEFORE.search(text, max(0, a - 7), a):
+        return True
     if " " not in value and _NOUN_BEFORE.search(text, max(0, a - 12), a):
         return True
     return _MONTH.match(value) is not None and (
@@ -189,6 +206,12 @@ def _thing(text: str, a: int, b: int) -> bool:
     line_start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
     line_end = text.find("\n", b, b + 200)
     return _FONT_LINE.search(text, line_start, line_end if line_end >= 0 else b + 200) is not None
+
+
+def _line(text: str, a: int, b: int) -> str:
+    start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
+    end = text.find("\n", b, b + 200)
+    return text[start : end if end >= 0 else b + 200]
 
 
 def _a_things_name(text: str, a: int, b: int) -> bool:

@@ -177,3 +177,28 @@ def test_more_places_with_endings_and_people_in_lower_case(text: str, found: tup
 )
 def test_what_only_looks_like_those_cues_finds_no_one(text: str) -> None:
     assert [v for e, v in read(text) if e == "PERSON"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("Von: Katharina Oberhuber <k.oberhuber@aon.at>", "Von"),
+        ("Subject: Kan ikke logge inn\nFra: Håkon Aasheim <hakon.aasheim@online.no>", "Fra"),
+        (
+            "Sehr geehrte Damen und Herren, bitte überweisen Sie die Kaution. Mit freundlichen Grüßen, Katharina Huber",
+            "Sie",
+        ),
+        (
+            "Sehr geehrte Damen und Herren, bitte überweisen Sie die Kaution. Mit freundlichen Grüßen, Katharina Huber",
+            "Damen",
+        ),
+        ("and married Bridget Hurley at St. Augustine's the following spring", "Augustine"),
+    ],
+)
+def test_a_header_key_a_german_pronoun_and_a_saint_are_no_one(text: str, word: str) -> None:
+    assert ("PERSON", word) not in read(text)
+    assert any(e == "PERSON" for e, _ in read(text))  # the person beside them still is
+
+
+def test_a_name_like_the_german_pronoun_outside_german_is_still_read() -> None:
+    assert ("PERSON", "Sie Chen") in read("Ask Sie Chen about the rota")
