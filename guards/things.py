@@ -130,6 +130,22 @@ _HEADER_KEY = re.compile(
 # `Sehr geehrte Damen und Herren`
 _GERMAN_CAPITALISED = re.compile(r"(?:Sie|Ihnen|Ihr|Ihre|Ihrem|Ihren|Ihrer|Ihres|Damen|Herren)\Z")
 _GERMAN_LINE = re.compile(r"\b(?:und|die|der|das|bitte|nicht|ist|mit|Sehr geehrte)\b")
+# a place in an institution's name: `University of Ibadan`, `Univ. Ibadan`, `Universidad de Chile`
+_INSTITUTION_BEFORE = re.compile(
+    r"(?<![\w\-])(?:(?:University|Universidad|Universidade|Université|Università|Universität|Uniwersytet|College|"
+    r"Institute|Bank)[ \t]+(?:of|de|di|do|da|du)[ \t]+|Univ\.[ \t]+(?:of[ \t]+)?)\Z"
+)
+_INSTITUTION_WORD = re.compile(r"(?:University|Universidad|Universidade|Université|Università|Universität|College)\Z")
+
+
+def _institution(text: str, a: int, b: int) -> bool:
+    """A place in an institution's name, or the institution's own word read as one (`University` of
+    `University of Ghana`)."""
+    if _INSTITUTION_BEFORE.search(text, max(0, a - 16), a):
+        return True
+    return _INSTITUTION_WORD.match(text, a, b) is not None and text[b : b + 4] in (" of ", " de ", " di ", " do ")
+
+
 # a saint's name: a church, a street, a town (`St. Augustine's`, `Saint-Laurent`), no one the text is about
 _SAINT_BEFORE = re.compile(r"(?<![\w\-])(?:St\.?|Saint|Sankt|São)[ \t]+\Z")
 _VOWELLESS = re.compile(r"(?!Ng\Z)[B-DF-HJ-NP-TV-XZb-df-hj-np-tv-xz]{1,3}\Z")
@@ -137,13 +153,17 @@ _VOWELLESS = re.compile(r"(?!Ng\Z)[B-DF-HJ-NP-TV-XZb-df-hj-np-tv-xz]{1,3}\Z")
 
 def things(text: str, spans: list[Span]) -> list[Span]:
     """`spans` less the names of storms, fonts, organisations and animals, and people's readings of streets,
-    months and units."""
+    months and units, and places that name an institution (`University of Ibadan`)."""
     return [
         span
         for span in spans
         if span[0] not in ("PERSON", "LOCATION")
         or (span[0] == "LOCATION" and _ADDRESSED.search(text, span[1], span[2]))  # `221B Baker Street`
-        or not (_thing(text, span[1], span[2]) or (span[0] == "PERSON" and _no_one(text, span[1], span[2])))
+        or not (
+            _thing(text, span[1], span[2])
+            or (span[0] == "PERSON" and _no_one(text, span[1], span[2]))
+            or (span[0] == "LOCATION" and _institution(text, span[1], span[2]))
+        )
     ]
 
 

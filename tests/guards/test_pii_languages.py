@@ -202,3 +202,9 @@ def test_a_header_key_a_german_pronoun_and_a_saint_are_no_one(text: str, word: s
 
 def test_a_name_like_the_german_pronoun_outside_german_is_still_read() -> None:
     assert ("PERSON", "Sie Chen") in read("Ask Sie Chen about the rota")
+
+
+def test_a_place_in_an_institutions_name_is_no_ones_place_but_the_place_beside_it_is() -> None:
+    found = read('{"name": "Oluwaseun Bamidele", "institution": "University of Ibadan", "city": "Ibadan"}')
+    assert [v for e, v in found if e == "LOCATION"] == ["Ibadan"]
+    assert read("She studied at the University of Ghana and now lives in Accra.") == [("LOCATION", "Accra")]
