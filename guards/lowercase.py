@@ -176,7 +176,7 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
         return False  # the cues below are English's: `email dela` in Portuguese, `refund ko` in Tagalog
     if cues.person(text, a, b, strict=True):
         return True
-    if _STANDUP_AFTER.match(text, b) and _LIST_START.search(text, max(0, a - 3), a):
+    if standup(text, a, b):
         return True
     if _ABSENT_AFTER.match(text, b) or _DOES_AFTER.match(text, b):
         return True
@@ -195,11 +195,20 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
         return False
     if other is not None and _PAIRED_AFTER.match(text, b):
         return True  # `kenji and sam are both out`: the pair is people whatever the other word is
-    opening = _OPENING.search(text, max(0, a - 24), a) is not None
-    if opening and _ADDRESSED_AFTER.match(text, b):
+    if addressed(text, a, b):
         return True  # `kwabena i owe you a beer`, `quick q akua — is the feed`, `ines: my new number`
     # `have fun marco`, `add valentina to`; `ravi shreya omar — retro at 4`
     return done_for(text, a) or _names_beside(kinds, text, a, b)
+
+
+def standup(text: str, a: int, b: int) -> bool:
+    """A stand-up line's name at its start or after a comma: `hamid on ledger bug, sana on ios crash`."""
+    return _STANDUP_AFTER.match(text, b) is not None and _LIST_START.search(text, max(0, a - 3), a) is not None
+
+
+def addressed(text: str, a: int, b: int) -> bool:
+    """A message addressed to someone by the name that opens it: `kwabena i owe you`, `ines: my new number`."""
+    return _OPENING.search(text, max(0, a - 24), a) is not None and _ADDRESSED_AFTER.match(text, b) is not None
 
 
 def done_for(text: str, a: int) -> bool:

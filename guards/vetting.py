@@ -29,8 +29,9 @@ from . import systems as said
 from .kinds import Kinds
 from .lexicons import fold
 from .lexicons import words as _words
-from .lowercase import done_for
+from .lowercase import addressed, done_for, standup
 from .records import PERSONAS, in_personal_row
+from .scriptnames import GIVEN_RANK
 
 WEIGHTS = Path(__file__).parent / "data" / "vetter.json"
 FEATURES_VERSION = 1  # bump when features() changes: the shipped weights are then stale (a test says so)
@@ -105,7 +106,11 @@ _JOINED_AFTER = re.compile(r"\s+(?:og|och|und|et|y|e|i|en|ve|ja|és|и|та)\s+(
 # a verb of saying or writing in other languages, right after a given name
 _SAYS_AFTER = re.compile(
     r"[ \t]+(?:mówi|napisała|napisał|dice|ha\s+detto|scrive|sagt|schreibt|schrieb|dit|écrit|diz|disse|escreveu|"
-    r"dijo|escribió|zegt|schreef|säger|skrev|sier|říká|napsala|napsal|söyledi|yazdı|kaže|говорит|сказала|сказал)\b"
+    r"dijo|escribió|zegt|schreef|säger|skrev|sier|říká|napsala|napsal|söyledi|yazdı|kaže|говорит|сказала|сказал|"
+    # what only a person does, in other scripts: lives, moved, was born, works (`דנה עברה ל...`, `Анна живёт в`)
+    r"אמר|אמרה|כתב|כתבה|גר|גרה|עבר|עברה|נולד|נולדה|עובד|עובדת|قال|قالت|يعيش|تعيش|انتقل|انتقلت|ولد|ولدت|"
+    r"گفت|نوشت|زندگی|живёт|живет|переехал|переехала|родился|родилась|работает|μένει|μετακόμισε|γεννήθηκε|"
+    r"δουλεύει)\b"
 )
 _PRONOUNS_ELSEWHERE = _words("sie er ella elle lei lui ela ele hij zij hon han hun ona on ono")
 # a rota's day: `mon: Tanvir / tue: Gabriela`
@@ -131,6 +136,8 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
     cued = cues.person(text, a, b, strict=True) or cues.title_before(text, a) or cues.social_before(text, a)
     cued = cued or _INTRODUCED.search(text, max(0, a - 24), a) is not None  # `I'm Jakub, new on the team`
     cued = cued or (text[a:b].islower() and done_for(text, a))  # `pls add oluwaseun to the rota`
+    # chat's own cues for a name in lower case: a stand-up line's, a message's addressee
+    cued = cued or (text[a:b].islower() and _pure(kinds, text[a:b]) and (standup(text, a, b) or addressed(text, a, b)))
     if cued and not field:  # a `name:` field is a cue to the rules, not enough here
         return True
     if words and in_personal_row(text, a, b) and _rowed(kinds, [fold(w) for w in words]):
@@ -138,12 +145,24 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
     given = kinds.given(fold(words[0])) == 2 if words else False
     if given and len(words) == 1 and (_DAY_LABEL.search(text, max(0, a - 14), a) or _joined(kinds, text, a, b)):
         return True
-    if given and len(words) == 1 and _SAYS_AFTER.match(text, b) and fold(words[0]) not in _PRONOUNS_ELSEWHERE:
-        return True  # `Ola mówi, że ...`, `Giulia dice che ...`: a person says
+    scripted = bool(words) and not words[0].isascii() and 0 < _script_rank(kinds, words[0]) <= GIVEN_RANK
+    if (
+        (given or scripted)
+        and len(words) == 1
+        and _SAYS_AFTER.match(text, b)
+        and fold(words[0]) not in _PRONOUNS_ELSEWHERE
+    ):
+        return True  # `Ola mówi, że ...`, `Giulia dice che ...`, `דנה עברה ל...`: a person says, lives, moves
     pair = _PAIR_AT_START.search(text, max(0, a - 40), a) if text[a:b].islower() and given else None
     if pair is not None and _pure(kinds, text[a:b]) and _pure(kinds, pair.group("first")):
         return True  # `hiroshi anneliese — design review`: two names that are names alone, opening a line
     return len(words) >= 2 and given and fold(words[-1]) in kinds.lex.surnames
+
+
+def _script_rank(kinds: Kinds, word: str) -> int:
+    """A given name's rank in another script (guards/scriptnames.py's lexicon), 0 when it is none."""
+    ranks = kinds.lex.people.get(word)
+    return ranks[0] if ranks else 0
 
 
 def _rowed(kinds: Kinds, keys: list[str]) -> bool:
