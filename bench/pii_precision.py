@@ -4,7 +4,7 @@
     python bench/pii_precision.py --split tune     # the tuning sets: labelled, technical, sets two to seventeen
     python bench/pii_precision.py --split held-aside   # the held-aside (eighteenth) set alone
     python bench/pii_precision.py --vetter off     # names as the rules alone find them (guards/vetting.py off)
-    python bench/pii_precision.py --test-values allow   # published test values are not personal (testvalues.py)
+    python bench/pii_precision.py --test-values personal   # published test values are personal data too (testvalues.py)
     python bench/pii_precision.py --config examples/taskgate.yaml [--step pii]   # that config alone
     python bench/pii_precision.py --names ner      # names as the NER model finds them, as before guards/names.py
     python bench/pii_precision.py --backend patterns

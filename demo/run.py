@@ -56,6 +56,11 @@ GUARDS = [
         },
     },
 ]
+# the personal data the workload sends: someone's, not values published for testing (guards/testvalues.py),
+# which the PII step leaves alone by default
+EMAIL, PHONE = "jane.porter@fastmail.com", "+1 212-484-7316"
+IBAN = "GB53 BARC 9898 7310 5760 32"
+CARD = "4539 0690 0679 2185"
 TOOL_RESULT = "Tool result: p99 of payment-api rose from 180 ms to 410 ms at 14:02 Friday, after deploy 7781."
 SYSTEM = "You are an operations agent. Plan, call tools when needed, and answer briefly."
 LOOP_INSTRUCTION = (
@@ -253,7 +258,7 @@ async def _side_work(client: openai.AsyncOpenAI) -> list[Call]:
     personal: list[ChatCompletionMessageParam] = [
         {
             "role": "user",
-            "content": "Draft a reply to Jane Porter (jane.porter@example.com, +1 212-555-0147) "
+            "content": f"Draft a reply to Jane Porter ({EMAIL}, {PHONE}) "
             "apologising for the checkout outage on Friday.",
         }
     ]
@@ -261,7 +266,7 @@ async def _side_work(client: openai.AsyncOpenAI) -> list[Call]:
     refund: list[ChatCompletionMessageParam] = [
         {
             "role": "user",
-            "content": "Extract the amount and the account: refund 42.50 EUR to GB82 WEST 1234 5698 7654 32.",
+            "content": f"Extract the amount and the account: refund 42.50 EUR to {IBAN}.",
         }
     ]
     residency, _ = await _chat(client, "IBAN: must stay in eu-west", refund, {})
@@ -299,7 +304,7 @@ async def _workload(base_url: str, token: str) -> tuple[list[Call], list[tuple[s
             _agent_task(client, base_url, token), _tool_loop_task(client), _side_work(client)
         )
         unknown = await _refused(client, "unknown model (refused)", "gpt-nonexistent", "hi")
-        card = await _refused(client, "card number (blocked)", "agent", "Charge 4111 1111 1111 1111 for the renewal.")
+        card = await _refused(client, "card number (blocked)", "agent", f"Charge {CARD} for the renewal.")
         return [*agent, *side, unknown, card], tool_calls, loop
 
 

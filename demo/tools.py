@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 ISSUER, AUDIENCE, TENANT = "https://idp.demo", "taskgate", "demo"
 IDP_ENV, TASK_ENV = "TASKGATE_DEMO_IDP_SECRET", "TASKGATE_TASK_KEY"
+SENDER = "carol.reyes@fastmail.com"  # the alert mail's: a person's address, which the PII step redacts
 POLICY = """\
 p, role:ops, demo, mail__*, call, r-ops-mail
 p, role:ops, demo, metrics__*, call, r-ops-metrics
@@ -89,7 +90,7 @@ def mail_server() -> MCPServer:
     async def read(folder: str = "inbox") -> str:
         """Read the newest message of a folder."""
         await asyncio.sleep(MAIL_READ_S)
-        return f"[{folder}] From carol@example.org: the payment-api alert fired twice after deploy 7781."
+        return f"[{folder}] From {SENDER}: the payment-api alert fired twice after deploy 7781."
 
     @server.tool(name="list")
     def list_messages(folder: str = "inbox") -> list[str]:

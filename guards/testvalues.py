@@ -1,9 +1,9 @@
-"""Values published for testing, that belong to no one: with `allow_test_values`, not personal data.
+"""Values published for testing, that belong to no one: with `allow_test_values` (the default), not personal data.
 
 Code, fixtures and tickets are full of them, and redacting them changes what
-an agent does with a test. They are treated as personal data unless the
-operator says otherwise (`allow_test_values: true`), so a demo or a test that
-sends `4111 1111 1111 1111` sees it acted on:
+an agent does with a test. They are not personal data unless the operator
+says otherwise: with `allow_test_values: false` they are personal data like
+any other value, so every card-shaped value is acted on. They are:
 
 - payment cards the processors publish for their test modes (Stripe's testing
   page, Braintree's and Adyen's test card numbers): `4242 4242 4242 4242`,

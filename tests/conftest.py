@@ -26,6 +26,14 @@ from taskgate.sim import create_app as create_sim
 
 ProxyFactory = Callable[..., Awaitable[TestClient[Any, Any]]]
 
+# Someone's personal data, for the tests that check it is acted on: valid values of each kind that no one
+# publishes for testing. The published ones (guards/testvalues.py: 4111 1111 1111 1111, GB82 WEST ..., 555-01xx,
+# addresses at example.com) are no one's by default (`allow_test_values`), so they cannot stand in for a person's.
+CARD = "4539 0690 0679 2185"  # a Visa number: passes Luhn
+IBAN = "GB53 BARC 9898 7310 5760 32"  # a British IBAN: 22 characters, passes mod 97
+PHONE = "212-484-7316"  # a New York number that phonenumbers calls valid, outside 555-0100 to 555-0199
+EMAIL = "maria.gonzalez@fastmail.com"
+
 
 @pytest.fixture(scope="session")
 def registry() -> Registry:

@@ -185,7 +185,7 @@ async def test_personal_data_in_an_argument_name_is_refused_and_unlisted_tool_na
 ) -> None:
     async with summary_session(gateway) as mcp:
         with pytest.raises(MCPError) as caught:
-            await mcp.call_tool("files__read", {"path": "/home/alice/a", "carol.danvers@example.org": "x"})
+            await mcp.call_tool("files__read", {"path": "/home/alice/a", "carol.danvers@fastmail.com": "x"})
         assert caught.value.error.code == -32003
         assert "EMAIL_ADDRESS" in caught.value.error.message
         with pytest.raises(MCPError) as caught:

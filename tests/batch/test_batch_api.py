@@ -15,10 +15,8 @@ from tests.authz.policy import authz_config
 from tests.authz.test_limits import limited
 from tests.guards.conftest import PII_BLOCKING
 
-from ..conftest import ProxyFactory
+from ..conftest import CARD, ProxyFactory
 from .conftest import engine, jsonl, line, lines_of, records, until, until_ended
-
-CARD = "4111 1111 1111 1111"
 
 
 def sdk(client: Any, token: str = "x") -> openai.AsyncOpenAI:
@@ -276,7 +274,7 @@ async def test_items_run_as_the_caller_and_a_refused_one_lands_in_the_error_file
     assert [e["custom_id"] for e in errors] == ["card"]
     assert errors[0]["response"]["status_code"] == 400
     assert errors[0]["error"]["code"] == errors[0]["response"]["body"]["error"]["code"] == "pii_blocked"
-    assert not sim.bodies_with("4111")  # the refused item never reached the engine
+    assert not sim.bodies_with(CARD[:4])  # the refused item never reached the engine
     kept = records(client)
     items = [r for r in kept if r.get("batch", {}).get("batch_id") == batch.id and r["surface"] == "chat"]
     assert {r["decisions"]["identity"]["subject"] for r in items} == {"alice"}

@@ -22,11 +22,9 @@ from tests.authz.policy import authz_config
 from tests.authz.test_mcp import connect
 from tests.authz.test_tasks import ask, bearer
 from tests.authz.upstream import ToolCaller
+from tests.conftest import CARD, EMAIL, PHONE
 
-PII_PROMPT = (
-    "My name is Maria Gonzalez. Email me at maria.gonzalez@example.com or call 212-555-0147; "
-    "charge the card 4111 1111 1111 1111 for the renewal."
-)
+PII_PROMPT = f"My name is Maria Gonzalez. Email me at {EMAIL} or call {PHONE}; charge the card {CARD} for the renewal."
 
 
 @dataclass

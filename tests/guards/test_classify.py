@@ -16,6 +16,8 @@ from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 from taskgate.sim.script import Rule, Script
 
+from ..conftest import CARD, EMAIL
+
 # Measured on the bundled held-out split (240 examples written apart from the training set): 0.95.
 HELD_OUT_ACCURACY_FLOOR = 0.93
 
@@ -234,13 +236,13 @@ async def test_model_mode_sends_the_redacted_instruction_and_nothing_when_pii_bl
     config["steps"].append({"name": "pii", "type": "guards.pii", "params": {"backend": "patterns", "entities": rules}})
     config["pipelines"]["chat"] = ["classify", "pii", "state", "route"]
     client = await proxy(config)
-    intent = await intent_of(client, chat("pull the order ids from the mail of maria.gonzalez@example.com"))
+    intent = await intent_of(client, chat(f"pull the order ids from the mail of {EMAIL}"))
     assert intent["task_type"] == "extract"
     sent = recorder.bodies[-1]["messages"][-1]["content"]
-    assert "maria.gonzalez@example.com" not in sent
+    assert EMAIL not in sent
     assert "<EMAIL_ADDRESS>" in sent
     asked = len(recorder.bodies)
-    resp = await client.post("/v1/chat/completions", json=chat("charge 4111 1111 1111 1111 and file it"))
+    resp = await client.post("/v1/chat/completions", json=chat(f"charge {CARD} and file it"))
     assert resp.status == 400
     assert len(recorder.bodies) == asked  # blocked before the classifier was asked
 

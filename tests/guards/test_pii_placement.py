@@ -6,9 +6,9 @@ from typing import Any
 
 from taskgate.gateway.gateway import GATEWAY
 
-from ..conftest import StartEngines
+from ..conftest import IBAN, StartEngines
 
-PROMPT = "Transfer the balance to IBAN GB82 WEST 1234 5698 7654 32 by Friday."
+PROMPT = f"Transfer the balance to IBAN {IBAN} by Friday."
 
 
 def config(engines: list[Any], restrict_to: list[str]) -> dict[str, Any]:
@@ -58,4 +58,4 @@ async def test_a_restricted_entity_with_no_pool_in_its_regions_gets_a_clear_erro
     error = (await resp.json())["error"]
     assert "region" in error["message"], error
     assert "ap-south" in error["message"], error
-    assert "GB82" not in error["message"]
+    assert IBAN[:4] not in error["message"]

@@ -13,6 +13,7 @@ import yaml
 
 from taskgate.gateway.gateway import GATEWAY
 
+from ..conftest import CARD, EMAIL, PHONE
 from .conftest import PII_PROMPT, Scripted, pii_config
 
 RULES = {
@@ -33,8 +34,8 @@ async def test_prompt_reaches_the_upstream_redacted_and_the_streamed_answer_is_r
     proxy: Any, scripted: tuple[Scripted, str]
 ) -> None:
     upstream, url = scripted
-    # the address is split over three events: "...write to jane.d" | "oe@exam" | "ple.com, or ..."
-    upstream.pieces = ["Sure. I will write to jane.d", "oe@exam", "ple.com, or ask", " Maria. Done."]
+    # the address is split over three events: "...write to jane.d" | "oe@fast" | "mail.com, or ..."
+    upstream.pieces = ["Sure. I will write to jane.d", "oe@fast", "mail.com, or ask", " Maria. Done."]
     client = await proxy(pii_config(url, {"entities": RULES}))
     sdk = openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key="unused")
     stream = await sdk.chat.completions.create(
@@ -44,11 +45,11 @@ async def test_prompt_reaches_the_upstream_redacted_and_the_streamed_answer_is_r
     await sdk.close()
 
     sent = upstream.bodies[-1]["messages"][0]["content"]
-    assert "maria.gonzalez@example.com" not in sent
+    assert EMAIL not in sent
     assert "<EMAIL_ADDRESS>" in sent
-    assert "212-555-0147" not in sent
-    assert "************" in sent
-    assert "4111 1111 1111 1111" not in sent
+    assert PHONE not in sent
+    assert "*" * len(PHONE) in sent
+    assert CARD not in sent
     assert "<CREDIT_CARD>" in sent
     assert "Maria Gonzalez" not in sent
     assert "<PERSON>" in sent
@@ -64,7 +65,7 @@ async def test_the_evidence_has_types_counts_positions_and_actions_but_never_val
     proxy: Any, scripted: tuple[Scripted, str]
 ) -> None:
     upstream, url = scripted
-    upstream.pieces = ["Reach me at bob@example.org."]
+    upstream.pieces = ["Reach me at bob@friendsmail.com."]
     client = await proxy(pii_config(url, {"entities": RULES}))
     resp = await client.post(
         "/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": PII_PROMPT}]}
@@ -79,10 +80,10 @@ async def test_the_evidence_has_types_counts_positions_and_actions_but_never_val
     assert email["where"] == "messages[0].content"
     assert email["kind"] == "prompt"
     assert email["action"] == "redact"
-    assert PII_PROMPT[email["start"] : email["end"]] == "maria.gonzalez@example.com"
+    assert PII_PROMPT[email["start"] : email["end"]] == EMAIL
     assert pii["output"]["counts"] == {"EMAIL_ADDRESS": 1}
     text = json.dumps(rec)
-    for value in ("maria.gonzalez@example.com", "212-555-0147", "4111 1111 1111 1111", "Maria Gonzalez", "bob@example"):
+    for value in (EMAIL, PHONE, CARD, "Maria Gonzalez", "bob@friendsmail"):
         assert value not in text
     metrics = (await (await client.get("/metrics")).read()).decode()
     assert 'taskgate_pii_findings_total{action="redact",direction="input",entity="CREDIT_CARD"} 1.0' in metrics
@@ -101,7 +102,7 @@ async def test_a_blocked_entity_is_refused_by_type_and_nothing_is_forwarded(
     error = (await resp.json())["error"]
     assert error["code"] == "pii_blocked"
     assert "CREDIT_CARD" in error["message"]
-    assert "4111" not in error["message"]
+    assert CARD[:4] not in error["message"]
     assert upstream.bodies == []
     rec = record(client, resp.headers["x-taskgate-request-id"])
     assert rec["error"]["step"] == "pii"
@@ -111,14 +112,14 @@ async def test_a_blocked_entity_is_refused_by_type_and_nothing_is_forwarded(
 async def test_tool_call_arguments_and_tool_results_are_scanned(proxy: Any, scripted: tuple[Scripted, str]) -> None:
     upstream, url = scripted
     client = await proxy(pii_config(url, {"entities": RULES}))
-    call = {"id": "c1", "type": "function", "function": {"name": "send", "arguments": '{"to": "ann@corp.example.com"}'}}
+    call = {"id": "c1", "type": "function", "function": {"name": "send", "arguments": '{"to": "ann@corp.acme.io"}'}}
     messages: list[dict[str, Any]] = [
         {"role": "user", "content": "Send the report."},
         {"role": "assistant", "content": None, "tool_calls": [call]},
         {
             "role": "tool",
             "tool_call_id": "c1",
-            "content": [{"type": "text", "text": "sent; reply from lee@corp.example.com"}],
+            "content": [{"type": "text", "text": "sent; reply from lee@corp.acme.io"}],
         },
     ]
     resp = await client.post("/v1/chat/completions", json={"model": "m", "messages": messages})
@@ -126,7 +127,7 @@ async def test_tool_call_arguments_and_tool_results_are_scanned(proxy: Any, scri
     sent = upstream.bodies[-1]["messages"]
     assert json.loads(sent[1]["tool_calls"][0]["function"]["arguments"]) == {"to": "<EMAIL_ADDRESS>"}
     assert sent[2]["content"][0]["text"] == "sent; reply from <EMAIL_ADDRESS>"
-    assert messages[1]["tool_calls"][0]["function"]["arguments"] == '{"to": "ann@corp.example.com"}'
+    assert messages[1]["tool_calls"][0]["function"]["arguments"] == '{"to": "ann@corp.acme.io"}'
     kinds = {f["kind"] for f in record(client, resp.headers["x-taskgate-request-id"])["decisions"]["pii"]["findings"]}
     assert kinds == {"tool_call", "tool_result"}
 
@@ -185,14 +186,14 @@ async def test_a_100000_character_prompt_passes_under_the_example_config(
     ]
     sentences = [" ".join(words[(i + j) % len(words)] for j in range(12)).capitalize() + ". " for i in range(2000)]
     text = "".join(sentences)
-    document = text[:50_000] + " Send it to jane.doe@example.com today. " + text[:50_000]
+    document = text[:50_000] + " Send it to jane.doe@acme.io today. " + text[:50_000]
     assert len(document) > 100_000
     resp = await client.post(
         "/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": document}]}
     )
     assert resp.status == 200, await resp.text()
     sent = upstream.bodies[-1]["messages"][0]["content"]
-    assert "jane.doe@example.com" not in sent
+    assert "jane.doe@acme.io" not in sent
     assert "<EMAIL_ADDRESS>" in sent
 
 

@@ -13,7 +13,9 @@ from taskgate.guards.normalize import normalize
 from taskgate.guards.scan import Scanner
 from taskgate.guards.views import Decoding, decoded
 
+from ..conftest import CARD, IBAN
 from .conftest import PII_BLOCKING, Scripted, pii_config
+from .test_pii_smuggling import FULLWIDTH, GROUPS
 
 REDACT = {
     "entities": {
@@ -31,14 +33,14 @@ def user(*contents: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("sent", "forwarded"),
     [
-        ("pay 4111\u00a01111\u00a01111\u00a01111 now", "pay <CREDIT_CARD> now"),
-        ("mail ja\u200bne@exa\u200dmple.com today", "mail <EMAIL_ADDRESS> today"),
-        ("card ４１１１ １１１１ １１１１ １１１１!", "card <CREDIT_CARD>!"),
-        ("dotted 4111.1111.1111.1111.", "dotted <CREDIT_CARD>."),
-        ("iban ＧＢ８２ ＷＥＳＴ １２３４ ５６９８ ７６５４ ３２ ok", "iban " + "*" * 27 + " ok"),
-        ("iban gb82.west.1234.5698.7654.32 ok", "iban " + "*" * 27 + " ok"),
-        ('{"to": "\\u006a\\u0061ne@example.com"}', '{"to": "<EMAIL_ADDRESS>"}'),
-        ("caf\u00e9 \u00e0 4111\u20131111\u20131111\u20131111 merci", "caf\u00e9 \u00e0 <CREDIT_CARD> merci"),
+        ("pay " + "\u00a0".join(GROUPS) + " now", "pay <CREDIT_CARD> now"),
+        ("mail ja\u200bne@fast\u200dmail.com today", "mail <EMAIL_ADDRESS> today"),
+        ("card " + CARD.translate(FULLWIDTH) + "!", "card <CREDIT_CARD>!"),
+        ("dotted " + ".".join(GROUPS) + ".", "dotted <CREDIT_CARD>."),
+        ("iban " + IBAN.translate(FULLWIDTH) + " ok", "iban " + "*" * len(IBAN) + " ok"),
+        ("iban " + IBAN.lower().replace(" ", ".") + " ok", "iban " + "*" * len(IBAN) + " ok"),
+        ('{"to": "\\u006a\\u0061ne@fastmail.com"}', '{"to": "<EMAIL_ADDRESS>"}'),
+        ("caf\u00e9 \u00e0 " + "\u2013".join(GROUPS) + " merci", "caf\u00e9 \u00e0 <CREDIT_CARD> merci"),
     ],
 )
 async def test_a_redaction_replaces_exactly_the_characters_the_client_wrote(
@@ -56,8 +58,9 @@ async def test_a_value_split_over_two_texts_is_redacted_piece_by_piece(
 ) -> None:
     upstream, url = scripted
     client = await proxy(pii_config(url, {**REDACT, "backend": "patterns"}))
-    parts = [{"type": "text", "text": "my card is 4111 1111"}, {"type": "text", "text": " 1111 1111 thanks"}]
-    resp = await client.post("/v1/chat/completions", json=user(parts, "write to jane.d", "oe@example.com please"))
+    first, second = " ".join(GROUPS[:2]), " ".join(GROUPS[2:])
+    parts = [{"type": "text", "text": f"my card is {first}"}, {"type": "text", "text": f" {second} thanks"}]
+    resp = await client.post("/v1/chat/completions", json=user(parts, "write to jane.d", "oe@fastmail.com please"))
     assert resp.status == 200, await resp.text()
     sent = upstream.bodies[-1]["messages"]
     # the space between the groups belongs to the card, so it goes with the second piece
@@ -73,7 +76,7 @@ async def test_a_key_carrying_personal_data_is_refused_and_never_printed(
 ) -> None:
     upstream, url = scripted
     client = await proxy(pii_config(url, {**REDACT, "backend": "patterns"}))
-    body = {**user("hi"), "metadata": {"jane@example.com": {"note": "call bob@example.org"}}}
+    body = {**user("hi"), "metadata": {"jane@fastmail.com": {"note": "call bob@friendsmail.com"}}}
     resp = await client.post("/v1/chat/completions", json=body)
     assert resp.status == 400  # a key cannot be redacted in place, so redact refuses it
     error = (await resp.json())["error"]
@@ -91,8 +94,8 @@ async def test_decoding_can_be_turned_off_and_reads_only_for_blocked_types(
     proxy: Any, scripted: tuple[Scripted, str]
 ) -> None:
     upstream, url = scripted
-    card = base64.b64encode(b"4111 1111 1111 1111").decode()
-    email = base64.b64encode(b"jane@example.com").decode()
+    card = base64.b64encode(CARD.encode()).decode()
+    email = base64.b64encode(b"jane@fastmail.com").decode()
     off = await proxy(pii_config(url, {**PII_BLOCKING, "backend": "patterns", "decode": {"enabled": False}}))
     assert (await off.post("/v1/chat/completions", json=user(f"blob {card}"))).status == 200
     on = await proxy(pii_config(url, {**PII_BLOCKING, "backend": "patterns"}))

@@ -16,22 +16,36 @@ import pytest
 
 from taskgate.gateway.gateway import GATEWAY
 
+from ..conftest import CARD, IBAN
 from .conftest import PII_BLOCKING, McpGateway, Scripted, pii_config
 
-CARD = "4111 1111 1111 1111"
 DIGITS = CARD.replace(" ", "")
+GROUPS = CARD.split()  # four groups of four digits
 SSN = "536-22-1234"
 RED_TEAM_SSN = "536-90-4399"  # the outside red-team pass's value; base64 NTM2LTkwLTQzOTk=
-IBAN = "GB82 WEST 1234 5698 7654 32"
 
 
 def b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
 
+FULLWIDTH = {c: c + 0xFEE0 for c in range(0x21, 0x7F)}  # str.translate: ASCII to its fullwidth forms
+
+
 def script(text: str, zero: str) -> str:
     """`text` with its ASCII digits written in the script whose zero is `zero`."""
     return "".join(chr(ord(zero) + int(c)) if c.isdigit() else c for c in text)
+
+
+def mixed(text: str) -> str:
+    """`text` with each digit in a script of its own, in turn: Devanagari, Arabic-Indic, fullwidth, ASCII."""
+    zeros = "\u0966\u0660\uff100"
+    out, n = "", 0
+    for c in text:
+        if c.isdigit():
+            c, n = chr(ord(zeros[n % 4]) + int(c)), n + 1
+        out += c
+    return out
 
 
 def user(*contents: Any) -> dict[str, Any]:
@@ -53,20 +67,23 @@ def call(arguments: str) -> dict[str, Any]:
 
 # name -> (request body, the entity type that must be named in the refusal)
 CHAT_CASES: dict[str, tuple[dict[str, Any], str]] = {
-    "nbsp between groups": (user("my number is 4111\u00a01111\u00a01111\u00a01111"), "CREDIT_CARD"),
-    "narrow nbsp and thin space": (user("card 4111\u202f1111\u20091111\u202f1111"), "CREDIT_CARD"),
-    "ideographic space": (user("card 4111\u30001111\u30001111\u30001111"), "CREDIT_CARD"),
-    "zero-width space between groups": (user("card 4111\u200b1111\u200b1111\u200b1111"), "CREDIT_CARD"),
-    "zero-width joiner inside a group": (user("card 41\u200d11 1111 11\u200c11 1111"), "CREDIT_CARD"),
-    "soft hyphen and word joiner": (user("card 4111\u00ad1111\u20601111\ufeff1111"), "CREDIT_CARD"),
+    "nbsp between groups": (user("my number is " + "\u00a0".join(GROUPS)), "CREDIT_CARD"),
+    "narrow nbsp and thin space": (user("card {}\u202f{}\u2009{}\u202f{}".format(*GROUPS)), "CREDIT_CARD"),
+    "ideographic space": (user("card " + "\u3000".join(GROUPS)), "CREDIT_CARD"),
+    "zero-width space between groups": (user("card " + "\u200b".join(GROUPS)), "CREDIT_CARD"),
+    "zero-width joiner inside a group": (
+        user(f"card {GROUPS[0][:2]}\u200d{GROUPS[0][2:]} {GROUPS[1]} {GROUPS[2][:2]}\u200c{GROUPS[2][2:]} {GROUPS[3]}"),
+        "CREDIT_CARD",
+    ),
+    "soft hyphen and word joiner": (user("card {}\u00ad{}\u2060{}\ufeff{}".format(*GROUPS)), "CREDIT_CARD"),
     "spaced digits": (user("card " + " ".join(DIGITS)), "CREDIT_CARD"),
-    "dotted groups": (user("card 4111.1111.1111.1111"), "CREDIT_CARD"),
-    "slashed groups": (user("card 4111/1111/1111/1111"), "CREDIT_CARD"),
-    "underscored groups": (user("card 4111_1111_1111_1111"), "CREDIT_CARD"),
-    "spaced dashes": (user("card 4111 - 1111 - 1111 - 1111"), "CREDIT_CARD"),
-    "en dashes": (user("card 4111\u20131111\u20131111\u20131111"), "CREDIT_CARD"),
-    "minus signs": (user("card 4111\u22121111\u22121111\u22121111"), "CREDIT_CARD"),
-    "pairs of digits": (user("card 41 11 11 11 11 11 11 11"), "CREDIT_CARD"),
+    "dotted groups": (user("card " + ".".join(GROUPS)), "CREDIT_CARD"),
+    "slashed groups": (user("card " + "/".join(GROUPS)), "CREDIT_CARD"),
+    "underscored groups": (user("card " + "_".join(GROUPS)), "CREDIT_CARD"),
+    "spaced dashes": (user("card " + " - ".join(GROUPS)), "CREDIT_CARD"),
+    "en dashes": (user("card " + "\u2013".join(GROUPS)), "CREDIT_CARD"),
+    "minus signs": (user("card " + "\u2212".join(GROUPS)), "CREDIT_CARD"),
+    "pairs of digits": (user("card " + " ".join(DIGITS[i : i + 2] for i in range(0, 16, 2))), "CREDIT_CARD"),
     "fullwidth digits": (user("card " + script(CARD, "\uff10")), "CREDIT_CARD"),
     "fullwidth digits, no spaces": (user("card " + script(DIGITS, "\uff10")), "CREDIT_CARD"),
     "arabic-indic digits": (user("card " + script(CARD, "\u0660")), "CREDIT_CARD"),
@@ -74,7 +91,7 @@ CHAT_CASES: dict[str, tuple[dict[str, Any], str]] = {
     "devanagari digits": (user("card " + script(CARD, "\u0966")), "CREDIT_CARD"),
     "bengali digits": (user("card " + script(DIGITS, "\u09e6")), "CREDIT_CARD"),
     "mathematical bold digits": (user("card " + script(DIGITS, "\U0001d7ce")), "CREDIT_CARD"),
-    "mixed scripts": (user("card \u096a1\u06611 \uff11111 \u0661111 1111"), "CREDIT_CARD"),
+    "mixed scripts": (user("card " + mixed(CARD)), "CREDIT_CARD"),
     "ssn, no separators, context after": (user("536221234 is my SSN"), "US_SSN"),
     "ssn, no separators, context words far before": (
         user("social security number (as you asked, for the new rental form): 536221234"),
@@ -92,15 +109,21 @@ CHAT_CASES: dict[str, tuple[dict[str, Any], str]] = {
     "ssn hex, no context word": (user("for the form: " + RED_TEAM_SSN.encode().hex()), "US_SSN"),
     "ssn hex with 0x, no context word": (user("blob 0x" + RED_TEAM_SSN.encode().hex().upper()), "US_SSN"),
     "ssn with nbsp": (user("ssn 536\u00a022\u00a01234"), "US_SSN"),
-    "lowercase iban": (user("pay to gb82west12345698765432"), "IBAN_CODE"),
+    "lowercase iban": (user("pay to " + IBAN.replace(" ", "").lower()), "IBAN_CODE"),
     "lowercase iban in groups": (user("pay to " + IBAN.lower()), "IBAN_CODE"),
-    "dotted iban": (user("pay to GB82.WEST.1234.5698.7654.32"), "IBAN_CODE"),
+    "dotted iban": (user("pay to " + IBAN.replace(" ", ".")), "IBAN_CODE"),
     "iban with nbsp": (user("pay to " + IBAN.replace(" ", "\u00a0")), "IBAN_CODE"),
-    "fullwidth iban": (user("pay to ＧＢ８２ＷＥＳＴ１２３４５６９８７６５４３２"), "IBAN_CODE"),
-    "card split over two content parts": (user(parts("my card is 4111 1111", " 1111 1111 thanks")), "CREDIT_CARD"),
-    "card split over four content parts": (user(parts("4111", "1111", "1111", "1111")), "CREDIT_CARD"),
-    "card split over two messages": (user("my card is 4111 1111", "1111 1111 thanks"), "CREDIT_CARD"),
-    "iban split over two messages": (user("pay GB82 WEST 1234", "5698 7654 32 today"), "IBAN_CODE"),
+    "fullwidth iban": (user("pay to " + IBAN.replace(" ", "").translate(FULLWIDTH)), "IBAN_CODE"),
+    "card split over two content parts": (
+        user(parts("my card is {} {}".format(*GROUPS[:2]), " {} {} thanks".format(*GROUPS[2:]))),
+        "CREDIT_CARD",
+    ),
+    "card split over four content parts": (user(parts(*GROUPS)), "CREDIT_CARD"),
+    "card split over two messages": (
+        user("my card is {} {}".format(*GROUPS[:2]), "{} {} thanks".format(*GROUPS[2:])),
+        "CREDIT_CARD",
+    ),
+    "iban split over two messages": (user("pay " + IBAN[:14], IBAN[15:] + " today"), "IBAN_CODE"),
     "card as a metadata key": ({**user("hi"), "metadata": {CARD: "vip"}}, "CREDIT_CARD"),
     "card as a nested key": ({**user("hi"), "metadata": {"customer": {DIGITS: True}}}, "CREDIT_CARD"),
     "fullwidth card as a key": ({**user("hi"), "metadata": {script(DIGITS, "\uff10"): "x"}}, "CREDIT_CARD"),
@@ -108,7 +131,7 @@ CHAT_CASES: dict[str, tuple[dict[str, Any], str]] = {
     "base64 without padding": (user("token " + b64("card " + DIGITS).rstrip("=")), "CREDIT_CARD"),
     "url-safe base64": (user("x " + base64.urlsafe_b64encode(f"~~~ {DIGITS} ~~~".encode()).decode()), "CREDIT_CARD"),
     "base64 of fullwidth digits": (user("blob " + b64(script(DIGITS, "\uff10"))), "CREDIT_CARD"),
-    "base64 of dotted groups": (user("blob " + b64("4111.1111.1111.1111")), "CREDIT_CARD"),
+    "base64 of dotted groups": (user("blob " + b64(".".join(GROUPS))), "CREDIT_CARD"),
     "base64 ssn with context": (user("my ssn, encoded: " + b64(SSN)), "US_SSN"),
     "base64 iban": (user("iban " + b64(IBAN.replace(" ", ""))), "IBAN_CODE"),
     "hex": (user("hex " + DIGITS.encode().hex()), "CREDIT_CARD"),
@@ -133,7 +156,7 @@ CHAT_CASES: dict[str, tuple[dict[str, Any], str]] = {
 
 def texts_of(record: Any) -> list[str]:
     """Every string a record says, but its request id: a value could only leak as text (a timing such as
-    0.1111 ms or an id with 1111 in it is not a leaked card number)."""
+    0.2185 ms or an id with 2185 in it is not a leaked card number)."""
     if isinstance(record, dict):
         return [t for k, v in record.items() if k != "request_id" for t in (str(k), *texts_of(v))]
     if isinstance(record, list):
@@ -159,7 +182,7 @@ async def test_an_encoded_or_split_value_is_refused_on_the_chat_surface(
     record = client.app[GATEWAY].evidence.find(resp.headers["x-taskgate-request-id"])
     assert record is not None
     said = " ".join([error["message"], *texts_of(record)])
-    for value in ("1111", "5698", "22-1234", "536221234", "90-4399", "536904399", "NTM2LTkwLTQzOTk"):
+    for value in (*GROUPS, *IBAN.split()[2:5], "22-1234", "536221234", "90-4399", "536904399", "NTM2LTkwLTQzOTk"):
         assert value not in said  # the refusal names types, never values
 
 
@@ -205,10 +228,10 @@ MCP_CASES: dict[str, dict[str, str]] = {
     "nbsp card": {"folder": CARD.replace(" ", "\u00a0")},
     "arabic-indic card": {"folder": script(DIGITS, "\u0660")},
     "hex card": {"folder": DIGITS.encode().hex()},
-    "dotted card": {"folder": "4111.1111.1111.1111"},
-    "card split over two arguments": {"folder": "4111 1111", "label": "1111 1111"},
+    "dotted card": {"folder": ".".join(GROUPS)},
+    "card split over two arguments": {"folder": " ".join(GROUPS[:2]), "label": " ".join(GROUPS[2:])},
     "fullwidth card as an argument name": {script(DIGITS, "\uff10"): "inbox"},
-    "lowercase iban": {"folder": "gb82west12345698765432"},
+    "lowercase iban": {"folder": IBAN.replace(" ", "").lower()},
 }
 
 
@@ -219,7 +242,7 @@ async def test_an_encoded_or_split_value_is_refused_on_mcp_tool_arguments(mcp_ga
         assert refused.is_error
         assert refused.meta is not None
         assert refused.meta["io.taskgate/refusal"] == {"reason": "pii_blocked"}
-        assert "1111" not in refused.content[0].text  # type: ignore[union-attr]
+        assert not any(g in refused.content[0].text for g in GROUPS)  # type: ignore[union-attr]
         ok = await mcp.call_tool("mail__read", {"folder": "inbox"})
     assert not ok.is_error
     assert mcp_gateway.mail.seen == [{"folder": "inbox", "label": ""}]  # only the clean call reached the tool

@@ -11,9 +11,9 @@ from taskgate.guards.body import request_texts
 from taskgate.guards.presidio import entities_of
 from taskgate.guards.scan import CHUNK_CHARS, Scanner, name_parts
 
+from ..conftest import EMAIL
 from .conftest import Scripted, pii_config
 
-EMAIL = "maria.gonzalez@example.com"
 CALL = {"name": "s", "arguments": json.dumps({"cc": EMAIL})}  # arguments are a JSON string, as the API has them
 Upstream = tuple[Scripted, str]
 

@@ -1,5 +1,5 @@
 """Names the capitalised-word rules do not see: in lower case in chat, in scripts without capitals, in records'
-fields; and the values published for testing, which the operator may say are no one's.
+fields; and the values published for testing, which are no one's unless the operator says otherwise.
 
 Read with the step's own name reader (the shipped lexicons, rules and vetter) and, for the test values, through
 the real proxy in front of a real upstream that records what it was sent.
@@ -324,30 +324,33 @@ def test_published_test_values_are_told_from_real_ones(entity: str, value: str, 
     ],
 )
 def test_a_fixtures_people_are_no_ones_only_with_test_values_allowed(text: str, fixture: bool) -> None:
-    """The people an example's address spells, and their row's places: with `allow_test_values` only, since
-    this project's own tests and demo write real people at `example.com`."""
+    """The people an example's address spells, and their row's places: with `allow_test_values` only (the
+    default); with it false, they are people and places like any other."""
     names = names_for(PiiParams())
     assert names is not None
     found = [Finding(e, a, b, 1.0) for e, a, b in names.find(text)]
     assert {f.entity for f in found} >= {"PERSON", "LOCATION"}
-    strict = Precision(PiiParams(), names.mailbox_part).kept(text, found)
-    allowing = Precision(PiiParams(allow_test_values=True), names.mailbox_part).kept(text, found)
+    strict = Precision(PiiParams(allow_test_values=False), names.mailbox_part).kept(text, found)
+    allowing = Precision(PiiParams(), names.mailbox_part).kept(text, found)
     assert strict == tuple(found)
     people_and_places = [f for f in allowing if f.entity in ("PERSON", "LOCATION")]
     assert (people_and_places == []) is fixture, allowing
 
 
-async def test_test_values_are_personal_data_unless_the_operator_allows_them(
+async def test_test_values_are_no_ones_unless_the_operator_says_they_are_personal_data(
     proxy: Any, scripted: tuple[Scripted, str]
 ) -> None:
     upstream, url = scripted
     text = "Fixture: call +1 (212) 555-0147 and charge 4242 4242 4242 4242; the real one is +1 312 847 2290."
     params: dict[str, Any] = {"entities": {"PHONE_NUMBER": {"action": "redact"}, "CREDIT_CARD": {"action": "redact"}}}
+    personal = "Fixture: call <PHONE_NUMBER> and charge <CREDIT_CARD>; the real one is <PHONE_NUMBER>."
+    allowed = "Fixture: call +1 (212) 555-0147 and charge 4242 4242 4242 4242; the real one is <PHONE_NUMBER>."
     for allow, forwarded in (
-        (False, "Fixture: call <PHONE_NUMBER> and charge <CREDIT_CARD>; the real one is <PHONE_NUMBER>."),
-        (True, "Fixture: call +1 (212) 555-0147 and charge 4242 4242 4242 4242; the real one is <PHONE_NUMBER>."),
+        ({"allow_test_values": False}, personal),
+        ({"allow_test_values": True}, allowed),
+        ({}, allowed),  # the default
     ):
-        client = await proxy(pii_config(url, {**params, "allow_test_values": allow}))
+        client = await proxy(pii_config(url, {**params, **allow}))
         resp = await client.post("/v1/chat/completions", json=user(text))
         assert resp.status == 200, await resp.text()
         assert upstream.bodies[-1]["messages"][0]["content"] == forwarded

@@ -10,10 +10,10 @@ import openai
 from tests.authz.conftest import Keys, jwt_section
 from tests.batch.conftest import jsonl, line, until_ended
 
-from ..conftest import upstreams
+from ..conftest import EMAIL, PHONE, upstreams
 
 PROMPT = (
-    "Write to jane.porter@example.com and +1 212-555-0147 about the delayed refund; "
+    f"Write to {EMAIL} and +1 {PHONE} about the delayed refund; "
     + "the customer waited since Friday and asks what happened to the order. " * 8
 )
 

@@ -18,7 +18,8 @@ import jwt
 import pytest
 
 from taskgate.demo.report import dashboard
-from taskgate.demo.run import LOOP_ANSWER
+from taskgate.demo.run import EMAIL, LOOP_ANSWER
+from taskgate.demo.tools import SENDER
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "the-demo-idp-secret-of-this-test-0123456789"
@@ -90,8 +91,8 @@ def test_the_demo_answers_everything_or_refuses_cleanly_and_writes_evidence(out:
     assert len([r for r in records if r["path"].startswith("/v1/")]) == 11
     assert {r["model"] for r in records if r["path"] == "/mcp"} >= {"initialize", "tools/list", "tools/call"}
     text = json.dumps(records)
-    assert "jane.porter@example.com" not in text
-    assert "carol@example.org" not in text  # the mail tool's result was redacted on every path
+    assert EMAIL not in text
+    assert SENDER not in text  # the mail tool's result was redacted on every path
 
 
 def test_the_tool_loop_runs_two_calls_in_parallel_denies_one_and_streams_the_answer(out: str) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from ..conftest import closed_port
+from ..conftest import CARD, IBAN, closed_port
 
 CONFIG = {
     "routing": {
@@ -48,7 +48,7 @@ def explain(tmp_path: Path, text: str, *headers: str, **extra: object) -> dict[s
 def test_explain_shows_the_plan_and_each_decision_without_calling_upstreams(tmp_path: Path) -> None:
     report = explain(
         tmp_path,
-        "Summarise the refund for GB82 WEST 1234 5698 7654 32, mail jo@example.com",
+        f"Summarise the refund for {IBAN}, mail jo@fastmail.com",
         "X-TASKGATE-CLASS: background",
     )
     assert report["outcome"] == "would be dispatched"
@@ -66,7 +66,7 @@ def test_explain_shows_the_plan_and_each_decision_without_calling_upstreams(tmp_
 
 
 def test_explain_reports_a_refusal(tmp_path: Path) -> None:
-    report = explain(tmp_path, "charge 4111 1111 1111 1111")
+    report = explain(tmp_path, f"charge {CARD}")
     assert str(report["outcome"]).startswith("refused: 400 pii_blocked")
 
 

@@ -206,7 +206,7 @@ async def test_a_model_taskgate_does_not_serve_is_a_404_as_on_chat(plain: Any) -
 
 # under a grant: the task's tools, the tool-call guard, PII both ways
 
-ADDRESS = "carol.danvers@example.org"
+ADDRESS = "carol.danvers@fastmail.com"
 GRANTED = Script(
     [
         Rule(match="quickly", role="user", tool_calls=(ToolCall("mail__delete", {"message_id": "42"}),)),
