@@ -16,7 +16,7 @@ def mail_server() -> MCPServer:
     @server.tool()
     def read(folder: str = "inbox") -> str:
         """Read the newest message of a folder."""
-        return f"[{folder}] From carol.danvers@example.org: the quarterly numbers are attached."
+        return f"[{folder}] From carol.danvers@proton.me: the quarterly numbers are attached."
 
     @server.tool(name="list")
     def list_messages(folder: str = "inbox") -> list[str]:
@@ -58,7 +58,7 @@ def docs_server() -> MCPServer:
 
     @server.resource("docs://handbook", name="handbook", description="The team handbook")
     def handbook() -> str:
-        return "Expenses go to finance; questions to dana.scully@example.org."
+        return "Expenses go to finance; questions to dana.scully@posteo.de."
 
     @server.resource("docs://salaries", name="salaries", description="Everyone's salary")
     def salaries() -> str:

@@ -78,7 +78,7 @@ async def test_a_granted_call_succeeds_and_its_result_is_pii_scanned(gateway: tu
     assert not result.is_error
     text = result.content[0].text  # type: ignore[union-attr]
     assert "the quarterly numbers" in text
-    assert "carol.danvers@example.org" not in text
+    assert "carol.danvers@proton.me" not in text
     assert "<EMAIL_ADDRESS>" in text
     assert listed.structured_content == {"result": ["inbox: Q3 numbers", "inbox: offsite"]}
 

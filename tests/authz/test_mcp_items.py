@@ -83,7 +83,7 @@ async def test_a_granted_read_returns_the_contents_redacted(gateway: Any, keys: 
     assert isinstance(contents, TextResourceContents)
     assert str(contents.uri) == "docs__docs://handbook"  # named as the client asked for it
     assert "Expenses go to finance" in contents.text
-    assert "dana.scully@example.org" not in contents.text
+    assert "dana.scully@posteo.de" not in contents.text
     assert "<EMAIL_ADDRESS>" in contents.text
     assert page.contents[0].text == "page 7 of the wiki"  # type: ignore[union-attr]
     allowed = [d for d in decisions(gateway) if d.get("resource")]
@@ -109,12 +109,12 @@ async def test_prompts_are_got_when_granted_with_their_arguments_redacted_and_re
     gateway: Any, keys: Keys
 ) -> None:
     async with summary(gateway, keys, "legacy") as mcp:
-        got = await mcp.get_prompt("docs__summarise", {"document": "mail from fox.mulder@example.org"})
+        got = await mcp.get_prompt("docs__summarise", {"document": "mail from fox.mulder@fastmail.com"})
         with pytest.raises(MCPError) as caught:
             await mcp.get_prompt("docs__payroll")
     text = got.messages[0].content.text  # type: ignore[union-attr]
     assert text.startswith("Summarise this document: mail from")
-    assert "fox.mulder@example.org" not in text  # redacted on the way in, before the upstream saw it
+    assert "fox.mulder@fastmail.com" not in text  # redacted on the way in, before the upstream saw it
     assert caught.value.error.code == -32003
     assert "no role of 'alice' may prompt 'docs__payroll'" in caught.value.error.message
 

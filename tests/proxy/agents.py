@@ -21,7 +21,7 @@ def slow_servers() -> tuple[MCPServer, MCPServer]:
     async def read(folder: str = "inbox") -> str:
         """Read the newest message of a folder."""
         await asyncio.sleep(MAIL_S)
-        return f"[{folder}] From carol.danvers@example.org: the Q3 numbers are in."
+        return f"[{folder}] From carol.danvers@proton.me: the Q3 numbers are in."
 
     @mail.tool()
     async def delete(message_id: str, older_than_days: int = 0) -> str:

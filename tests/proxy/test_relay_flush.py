@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import openai
+import pytest
 from aiohttp import web
 
 from taskgate.plugins.sse import EventSplitter
@@ -126,7 +127,7 @@ async def test_an_address_split_by_a_gap_shorter_than_the_deadline_is_still_reda
     proxy: Any, aiohttp_server: Any
 ) -> None:
     # after a flush (the pause behind "Hello"), held text still waits out a short gap: the address is judged whole
-    upstream = Slow([(0.0, "Hello"), (PAUSE_S, " write to bob@exa"), (0.02, "mple.com now.")])
+    upstream = Slow([(0.0, "Hello"), (PAUSE_S, " write to bob@pos"), (0.02, "teo.de now.")])
     got = await stream(await serve(proxy, aiohttp_server, upstream, {"flush_after_s": 0.5}))
     assert got.text() == "Hello write to <EMAIL_ADDRESS> now."
     assert not any(b"@" in e or b"bob" in e for _, e in got.events)
@@ -136,23 +137,23 @@ async def test_an_address_split_by_a_gap_shorter_than_the_deadline_is_still_reda
 async def test_a_complete_address_held_at_the_end_of_a_chunk_is_redacted_when_flushed(
     proxy: Any, aiohttp_server: Any
 ) -> None:
-    upstream = Slow([(0.0, "Hello, write to bob@example.com"), (PAUSE_S, " today.")])
+    upstream = Slow([(0.0, "Hello, write to bob@posteo.de"), (PAUSE_S, " today.")])
     got = await stream(await serve(proxy, aiohttp_server, upstream))
     assert got.text() == "Hello, write to <EMAIL_ADDRESS> today."
-    assert not any(b"bob" in e or b"example.com" in e for _, e in got.events)
+    assert not any(b"bob" in e or b"posteo.de" in e for _, e in got.events)
     assert got.when("<EMAIL_ADDRESS>") - upstream.sent[0] < SOON_S  # flushed, redacted, before the pause ended
 
 
 GAP_S = 0.3  # the engine's pauses in the longer answer; the default flush deadline is 0.05 s
 # pauses (before the piece) only where what is held is not part of an entity: the words "Ma", "ca", "Ca", "th", "Than"
 SCRIPT = [
-    (0.0, "Hi! Ma"), (GAP_S, "il ops@exa"), (0.0, "mple.com or ca"), (GAP_S, "ll 212-555-"), (0.0, "0147. Ca"),
-    (GAP_S, "rd 4111 1111 "), (0.0, "1111 1111 ends th"), (GAP_S, "e note. Than"), (GAP_S, "ks, bye!"),
+    (0.0, "Hi! Ma"), (GAP_S, "il tomas.ode@pos"), (0.0, "teo.de or ca"), (GAP_S, "ll 212-484-"), (0.0, "7316. Ca"),
+    (GAP_S, "rd 4539 0690 "), (0.0, "0679 2185 ends th"), (GAP_S, "e note. Than"), (GAP_S, "ks, bye!"),
 ]  # fmt: skip
 ENTITIES = {
-    "ops@example.com": "<EMAIL_ADDRESS>",
-    "212-555-0147": "<PHONE_NUMBER>",
-    "4111 1111 1111 1111": "<CREDIT_CARD>",
+    "tomas.ode@posteo.de": "<EMAIL_ADDRESS>",
+    "212-484-7316": "<PHONE_NUMBER>",
+    "4539 0690 0679 2185": "<CREDIT_CARD>",
 }
 
 
@@ -171,7 +172,7 @@ async def test_flushes_lose_and_repeat_nothing_the_stream_is_the_same_but_for_re
     assert got.text() == redacted(whole)  # every character once, in order, entities redacted
     everything = b"".join(e for _, e in got.events)
     assert not any(value.encode() in everything for value in ENTITIES)
-    assert b"ops@" not in everything
+    assert b"tomas.ode@" not in everything
     rest = [e for _, e in got.events if not content(e)]  # events without text pass through as the engine sent them
     assert rest[0] == event({"role": "assistant", "content": ""})
     assert rest[-3:] == [event({}, "stop"), USAGE, b"data: [DONE]\n\n"]
@@ -203,3 +204,19 @@ async def test_the_tool_loop_forwards_a_first_token_without_waiting_for_the_next
     assert "".join(text for _, text in seen) == "Hello world."
     hello = next(at for at, text in seen if "Hello" in text)
     assert hello - upstream.sent[0] < SOON_S
+
+
+@pytest.mark.parametrize("personal", [False, True])
+async def test_an_answers_test_values_and_role_mailboxes_are_left_as_the_step_leaves_them_in_a_request(
+    proxy: Any, aiohttp_server: Any, personal: bool
+) -> None:
+    # the output guard applies the step's own judgement of what is no one's: a published test card and a
+    # support mailbox stay (unless the operator says test values are personal data); a person's address never does
+    answer = "Use 4242 4242 4242 4242 in test mode, then mail support@acme.io or tomas.ode@posteo.de."
+    server = await aiohttp_server(Slow([(0.0, answer)]).app())
+    cfg = config(str(server.make_url("")).rstrip("/"))
+    if personal:
+        cfg["steps"][0]["params"]["allow_test_values"] = False
+    got = await stream(await proxy(cfg))
+    card = "<CREDIT_CARD>" if personal else "4242 4242 4242 4242"
+    assert got.text() == f"Use {card} in test mode, then mail support@acme.io or <EMAIL_ADDRESS>."
