@@ -130,7 +130,8 @@ _AFTER_SOCIAL = re.compile(
     r"turned|lives|lived|left|joined|called|texted|emailed|messaged|grew|presented|will\s+(?:chair|join|cover)|"
     r"is\s+(?:on\s+(?:leave|call|holiday|vacation|pto)|out|off|away|back|moving|applying|presenting|joining|"
     r"walking|sick|travell?ing|flying)|from\s+(?:the\s+\w+\s+(?:team|office)|accounts|legal|support|finance|sales|"
-    r"marketing|hr|it|ops|security|billing)|and\s+(?:her|his|their|I)\s)\b",
+    r"marketing|hr|it|ops|security|billing|facilities|payroll|procurement|reception|dispatch)|"
+    r"and\s+(?:her|his|their|I)\s)\b",
     re.IGNORECASE,
 )
 _AFTER_SHARED = re.compile(

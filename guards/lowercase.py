@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from . import cues, deployments, languages, mailboxes
+from . import cues, deployments, languages, mailboxes, places
 from . import systems as said
 from .kinds import Kinds
 from .lexicons import fold
@@ -53,7 +53,7 @@ _OPENING = re.compile(
     r"(?:\A|\n)[ \t]*(?:(?:ok|okay|so|gm|gn|hey|hi|yo|btw|fyi|sorry|quick\s+q|q|psst|also)[!,.:]*\s+)*\Z"
 )
 _ADDRESSED_AFTER = re.compile(
-    r"[ \t]*(?:[,—–][ \t]|\s-\s|:?\s+(?:i|i'm|im|my|me|we|you|u|can|could|would|pls|please|do|did|are|r|any|when|"
+    r"[ \t]*(?:[,—–][ \t]|\s-\s|:?\s+(?:i|i'm|im|my|me|we|you|u|ur|can|could|would|pls|please|do|did|are|r|any|when|"
     r"where|what|how|quick|thanks|thx|hey|hi|sorry|ok|okay|yes|yeah|no|lol|so|just|btw)\b)"
 )
 _LATIN = re.compile(r"[a-z\u00df-\u024f]+")
@@ -180,8 +180,8 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
         return True
     if _ABSENT_AFTER.match(text, b) or _DOES_AFTER.match(text, b):
         return True
-    if _INTRODUCED_BEFORE.search(text, max(0, a - 16), a) and _INTRODUCED_AFTER.match(text, b):
-        return True  # `hi, i'm aroha from the ski school`, `its soraya at the isfahan clinic`
+    if introduced(text, a, b):
+        return True  # `hi, i'm aroha from the ski school`, `its soraya at the isfahan clinic`, `pairing w/ haruto`
     if given < 2:
         return False
     other = cues.pair(text, a, b, lower=True)  # `kenji & mei`
@@ -195,10 +195,21 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
         return False
     if other is not None and _PAIRED_AFTER.match(text, b):
         return True  # `kenji and sam are both out`: the pair is people whatever the other word is
+    if _either(kinds, text, a, b):
+        return True  # `a review from mehdi or parisa`: two names alone, one or the other
     if addressed(text, a, b):
         return True  # `kwabena i owe you a beer`, `quick q akua — is the feed`, `ines: my new number`
     # `have fun marco`, `add valentina to`; `ravi shreya omar — retro at 4`
     return done_for(text, a) or _names_beside(kinds, text, a, b)
+
+
+def introduced(text: str, a: int, b: int) -> bool:
+    """Who the writer is or is with: `i'm aroha from the ski school`, `her name's yuna,`, `pairing w/ haruto`."""
+    if _WITH_BEFORE.search(text, max(0, a - 4), a):
+        return True
+    return (
+        _INTRODUCED_BEFORE.search(text, max(0, a - 16), a) is not None and _INTRODUCED_AFTER.match(text, b) is not None
+    )
 
 
 def standup(text: str, a: int, b: int) -> bool:
@@ -219,8 +230,10 @@ def done_for(text: str, a: int) -> bool:
 
 # chat drops the title's dot too: `dr okafor`, `ms lindqvist` (not `200 ms latency`: a number before it)
 # an introduction: `i'm aroha from the ski school`, `this is kemal at billing`, `its soraya here`
-_INTRODUCED_BEFORE = re.compile(r"(?<![\w'’])(?:i['’]?m|i\s+am|this\s+is|it['’]?s|my\s+name\s+is)\s+\Z")
-_INTRODUCED_AFTER = re.compile(r"\s+(?:from|at|with|here|in)\b|[ \t]*(?:,|[—–]|\s-\s)")
+_INTRODUCED_BEFORE = re.compile(
+    r"(?<![\w'’])(?:i['’]?m|i\s+am|this\s+is|it['’]?s|(?:my|her|his|their)\s+name(?:['’]s|\s+is))\s+\Z"
+)
+_INTRODUCED_AFTER = re.compile(r"\s+(?:from|at|with|here|in|again)\b|[ \t]*(?:,|[—–]|\s-\s)")
 _SYLLABLE = (
     r"(?:kk|tt|pp|ss|jj|ch|[kgndtrlmbpsjhwy])?(?:yae|yeo|wae|ae|ya|eo|ye|wa|oe|yo|wo|we|wi|yu|eu|ui|oo|ee|[aeiou])"
     r"(?:ng|[kntlmph])?"
@@ -240,6 +253,9 @@ _PAIRED_AFTER = re.compile(r"(?:\s+(?:and|&)\s+[^\W\d_]+)?\s+(?:are|were|both|r)
 _KEYWORDS = _words(
     "elif var val echo dim nil enum const elsif unless fn pub elle ella ele lei lui sie hij zij hon han hen nous vous"
 )
+_OR_AFTER = re.compile(r"[ \t]+or[ \t]+([^\W\d_]+)(?![\w\-@.])")
+_OR_BEFORE = re.compile(r"(?<![\w\-@./])([^\W\d_]+)[ \t]+or[ \t]+\Z")
+_WITH_BEFORE = re.compile(r"(?<![\w/])w/[ \t]*\Z")
 _BESIDE = re.compile(r"[ \t]*,?[ \t]*([^\W\d_]+)(?![\w\-@.])")
 _BESIDE_BEFORE = re.compile(r"(?<![\w\-@./])([^\W\d_]+)[ \t]*,?[ \t]*\Z")
 
@@ -261,6 +277,21 @@ def _foreign_line(text: str, a: int) -> bool:
     """The language identifier is sure the line around text[a] is in another language than English: its cues
     (`email X`, `X said`) are English's."""
     return languages.language_at(text, a, 200) not in ("en", None)
+
+
+def _either(kinds: Kinds, text: str, a: int, b: int) -> bool:
+    """`mehdi or parisa`: a name alone, `or`, another name alone, each a given name and nothing else."""
+    for match in (_OR_AFTER.match(text, b), _OR_BEFORE.search(text, max(0, a - 30), a)):
+        if match is not None and match.group(1).islower() and _alone(kinds, match.group(1)):
+            return True
+    return False
+
+
+def _alone(kinds: Kinds, word: str) -> bool:
+    key = fold(word)
+    lex = kinds.lex
+    pure = len(key) > 2 and key not in lex.words and _LATIN.fullmatch(word) is not None
+    return pure and kinds.given(key) == 2 and not kinds.product(key) and not kinds.big_place(key)
 
 
 def _names_beside(kinds: Kinds, text: str, a: int, b: int) -> bool:
@@ -285,6 +316,8 @@ def _place(kinds: Kinds, text: str, a: int, b: int) -> bool:
         return False
     if any(w in lex.words for w in key.split()) or kinds.given(key) == 2 or kinds.product(key):
         return False
-    if not cues.place_before(text, a) or cues.word_before(text, a) == "on":
-        return False
+    if (not cues.place_before(text, a) or cues.word_before(text, a) == "on") and not places.peoples_place_after(
+        text, b
+    ):
+        return False  # no place's cue before it, nor a place people work at after it (`the durban office`)
     return not deployments.deployment(text, a, b, lex.products)

@@ -33,6 +33,7 @@ from .lexicons import Lexicons, fold, lexicons
 from .lowercase import lower_names
 from .otherplaces import other_places
 from .placenames import Placenames
+from .places import state_codes
 from .records import code_names, personas, record_names, record_places, street_places
 from .scriptnames import common_word, function_words, latin_function_words, said_in_its_language, script_names
 from .scriptplaces import script_places
@@ -139,6 +140,9 @@ class Names(Placenames):
             out = _less(text, out, places)
         if self.vetter is not None and out:
             out = self.vetter.vet(self, text, out, sure)
+        if any(c in text for c in " ,") and any(e == "LOCATION" for e, _, _ in out):
+            # a town's state where the town stands: `Tulsa, OK`
+            out += [span for span in state_codes(text, out) if span not in out]
         return sorted(out, key=lambda s: s[1])
 
     def _versioned(self, text: str, run: list[Token]) -> bool:

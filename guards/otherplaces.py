@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 
-from . import cues, deployments, languages
+from . import cues, deployments, languages, places
 from . import systems as said
 from .findings import Overlaps
 from .kinds import Kinds
@@ -154,6 +154,7 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _agglutinated(kinds, text)
         out += _routes(kinds, text) if "→" in text or "->" in text else []
         out += _named_features(kinds, text)
+        out += _sites(kinds, text)
     out = list(dict.fromkeys(out))  # a place both a preposition and a feature find (`in Toscana`) is one
     kept = Overlaps(span for span in taken if span[0] != "PERSON")
     return [span for span in out if not kept.over(span[1], span[2])]
@@ -379,6 +380,20 @@ def _agglutinating(text: str, at: int) -> str | None:
         if len(words & function) >= 2:
             return lang
     return None
+
+
+def _sites(kinds: Kinds, text: str) -> list[Span]:
+    """Another language's name of a city before a site people work at: `the Napoli warehouse`, `our Lisboa
+    office` (the English name's the other readers')."""
+    out: list[Span] = []
+    lex = kinds.lex
+    for m in _CAPITALISED.finditer(text):
+        key = fold(m.group())
+        if key in lex.places or key not in lex.regions or not places.peoples_place_after(text, m.end()):
+            continue
+        if not deployments.deployment(text, m.start(), m.end(), lex.products):
+            out.append(("LOCATION", *m.span()))
+    return out
 
 
 # a journey's ends: `Flight Berlin → Almaty`, `Napoli -> Lisboa`, both places the lexicons know

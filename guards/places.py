@@ -44,7 +44,10 @@ _FEATURES_LOWER = _words(
 _PEOPLES = _words(
     "office offices team teams campus hq headquarters branch store shop flat apartment house home meetup meetups "
     "conference summit hackathon airport station hospital school university clinic studio bakery market lab labs "
-    "customer customers client clients buyer buyers seller sellers family families resident residents"
+    "customer customers client clients buyer buyers seller sellers family families resident residents "
+    # sites people work at and events they go to: `our Manisa cinema`, `the Napoli warehouse`, `the Glasgow show`
+    "cinema cinemas warehouse depot factory showroom pharmacy library theatre theater gym yard plant nursery "
+    "gig gigs concert concerts festival wedding"
 )
 # verbs of people travelling, with up to four words before `from`, `to`, ...: `paddled an outrigger canoe from`
 _TRAVEL = re.compile(
@@ -79,6 +82,16 @@ _NAME_OPEN = re.compile(r"\b[A-Z][a-zà-ÿ][\w'’\-]*[ \t]+\(\Z")  # not `TODO(
 def state_after(text: str, b: int) -> bool:
     """A US state's code right after the city at text[:b]: `Austin TX`, `Portland, OR`."""
     return _STATE_AFTER.match(text, b) is not None
+
+
+def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """The US states' codes written after the towns in `spans` (`Tulsa, OK`, `Boston, MA`): places of their own.
+    Not after a whole address, whose span holds its state already."""
+    out = []
+    for kind, a, b in spans:
+        if kind == "LOCATION" and not any(c.isdigit() for c in text[a:b]) and (m := _STATE_AFTER.match(text, b)):
+            out.append(("LOCATION", m.end() - 2, m.end()))
+    return out
 
 
 def beside_name(text: str, a: int, b: int) -> bool:

@@ -29,7 +29,7 @@ from . import systems as said
 from .kinds import Kinds
 from .lexicons import fold
 from .lexicons import words as _words
-from .lowercase import addressed, done_for, standup
+from .lowercase import addressed, done_for, introduced, standup
 from .records import PERSONAS, in_personal_row
 from .scriptnames import GIVEN_RANK
 
@@ -137,7 +137,8 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
     cued = cued or _INTRODUCED.search(text, max(0, a - 24), a) is not None  # `I'm Jakub, new on the team`
     cued = cued or (text[a:b].islower() and done_for(text, a))  # `pls add oluwaseun to the rota`
     # chat's own cues for a name in lower case: a stand-up line's, a message's addressee
-    cued = cued or (text[a:b].islower() and _pure(kinds, text[a:b]) and (standup(text, a, b) or addressed(text, a, b)))
+    lower = text[a:b].islower() and _pure(kinds, text[a:b])
+    cued = cued or (lower and (standup(text, a, b) or addressed(text, a, b) or introduced(text, a, b)))
     if cued and not field:  # a `name:` field is a cue to the rules, not enough here
         return True
     if words and in_personal_row(text, a, b) and _rowed(kinds, [fold(w) for w in words]):
