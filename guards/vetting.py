@@ -106,7 +106,8 @@ _JOINED_AFTER = re.compile(r"\s+(?:og|och|und|et|y|e|i|en|ve|ja|és|и|та)\s+(
 # a verb of saying or writing in other languages, right after a given name
 _SAYS_AFTER = re.compile(
     r"[ \t]+(?:mówi|napisała|napisał|dice|ha\s+detto|scrive|sagt|schreibt|schrieb|dit|écrit|diz|disse|escreveu|"
-    r"dijo|escribió|zegt|schreef|säger|skrev|sier|říká|napsala|napsal|söyledi|yazdı|kaže|говорит|сказала|сказал|"
+    r"dijo|escribió|zegt|schreef|säger|skrev|sier|říká|napsala|napsal|psala|psal|píše|řekla|řekl|söyledi|yazdı|kaže|"
+    r"говорит|сказала|сказал|"
     # what only a person does, in other scripts: lives, moved, was born, works (`דנה עברה ל...`, `Анна живёт в`)
     r"אמר|אמרה|כתב|כתבה|גר|גרה|עבר|עברה|נולד|נולדה|עובד|עובדת|قال|قالت|يعيش|تعيش|انتقل|انتقلت|ولد|ولدت|"
     r"گفت|نوشت|زندگی|живёт|живет|переехал|переехала|родился|родилась|работает|μένει|μετακόμισε|γεννήθηκε|"
