@@ -145,6 +145,38 @@ class IssuedSsnRecognizer(UsSsnRecognizer):
         return bool(super().invalidate_result(pattern_text)) or digits[:1] == "9"
 
 
+class IssuedCardRecognizer(CreditCardRecognizer):
+    """presidio's credit card recognizer (Luhn decides), also refusing a number whose length no card of its
+    prefix's network has: an IMEI is 15 digits and passes Luhn by design (`35-209900-176148-1`, `490154203237518`),
+    and no Visa or JCB card is 15 digits long."""
+
+    def invalidate_result(self, pattern_text: str) -> bool:
+        digits = "".join(c for c in pattern_text if c.isdigit())
+        return bool(super().invalidate_result(pattern_text)) or not issued_length(digits)
+
+
+def issued_length(digits: str) -> bool:
+    """A card of this prefix's network can be this long (ISO/IEC 7812 ranges as the networks publish them)."""
+    n, two, four = len(digits), digits[:2], digits[:4]
+    if digits[:1] == "4":  # Visa
+        return n in (13, 16, 19)
+    if two in ("34", "37"):  # American Express
+        return n == 15
+    if "51" <= two <= "55" or "2221" <= four <= "2720":  # Mastercard
+        return n == 16
+    if "2200" <= four <= "2204":  # Mir
+        return 16 <= n <= 19
+    if two == "35":  # JCB (3528 to 3589), and any other 35 of a card's length
+        return 16 <= n <= 19
+    if two in ("36", "38", "39") or "300" <= digits[:3] <= "305" or four == "3095":  # Diners Club
+        return 14 <= n <= 19
+    if digits[:1] == "6" or two == "50" or "56" <= two <= "58":  # Discover, UnionPay, RuPay, Maestro
+        return 12 <= n <= 19
+    if digits[:1] == "1":  # UATP
+        return n == 15
+    return False
+
+
 class CuedPhoneRecognizer(EntityRecognizer):
     """A number in a country's own national format after a phone's word (`call back on 601 338 472`,
     `captain_phone=34 77 25 98`, `연락처는 010-4827-3915`): presidio's phone recognizer reads national numbers
@@ -277,8 +309,9 @@ def _valid_somewhere(number: str) -> bool:
 
 
 def card_recognizer() -> CreditCardRecognizer:
-    """presidio's credit card recognizer (Luhn decides), knowing Mastercard's 2-series numbers too."""
-    return CreditCardRecognizer(patterns=[Pattern("All Credit Cards (weak)", CARD_PATTERN, 0.3)])
+    """presidio's credit card recognizer (Luhn and the network's lengths decide), knowing Mastercard's 2-series
+    numbers too."""
+    return IssuedCardRecognizer(patterns=[Pattern("All Credit Cards (weak)", CARD_PATTERN, 0.3)])
 
 
 # Context words (`ssn`, `card`, `iban`) raise a weak match's score. presidio looks 5 words back and none

@@ -152,3 +152,13 @@ def test_names_in_cyrillic_are_read_in_latin_letters() -> None:
 def test_a_phone_number_grouped_by_unicode_dashes_or_spaces_is_still_one() -> None:
     assert scanned("call 212\u2013555\u20130147 now") == [("PHONE_NUMBER", "212\u2013555\u20130147")]
     assert scanned("call 212\u00a0555\u00a00147 now") == [("PHONE_NUMBER", "212\u00a0555\u00a00147")]
+
+
+def test_an_imei_is_no_card_though_it_passes_luhn_and_cards_of_every_network_are_still_found() -> None:
+    # an IMEI is 15 digits and Luhn-valid by design; no Visa or JCB card is 15 digits long
+    imeis = "IMEI 356938035643809, unit 490154203237518, lost device 35-209900-176148-1"
+    assert [e for e, _ in scanned(imeis) if e == "CREDIT_CARD"] == []
+    cards = "visa 4539 0690 0679 2185, mastercard 5412 8273 6401 7399, jcb 3541 8723 0961 4529, amex 3782 551903 46175"
+    assert [v for e, v in scanned(cards) if e == "CREDIT_CARD"] == [
+        "4539 0690 0679 2185", "5412 8273 6401 7399", "3541 8723 0961 4529", "3782 551903 46175",
+    ]  # fmt: skip
