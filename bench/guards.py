@@ -133,11 +133,12 @@ _TEXT = (
     "two new regions next quarter so hiring will start soon with a focus on support and sales"
 )
 _WORDS = _TEXT.split()
+# personal data no one publishes for testing (published test values are no one's: guards/testvalues.py)
 _PII = [
-    "My colleague Priya Raman (priya.raman@example.com) will join the call.",
-    "You can reach me on 415-555-0199 after six.",
-    "Bill the card 5500 0000 0000 0004, not the old one.",
-    "Send the contract to legal@contoso-law.example.org and copy Tom Becker.",
+    "My colleague Priya Raman (priya.raman@fastmail.com) will join the call.",
+    "You can reach me on 415-484-7316 after six.",
+    "Bill the card 5412 8273 6401 7399, not the old one.",
+    "Send the contract to legal@contoso-law.com and copy Tom Becker.",
 ]
 
 
@@ -193,7 +194,7 @@ async def pii_turns(turns: int, repeat: int) -> list[dict[str, Any]]:
 
 REPLY = (
     "Here is the summary you asked for. The vendor confirmed the delivery window for next week, "
-    "and the open questions go to their account manager at dana.whitfield@mail.example.com, who "
+    "and the open questions go to their account manager at dana.whitfield@mailbox.org, who "
     "answers within a day. The invoice total matches the purchase order, so no change is needed."
 )
 
