@@ -23,6 +23,7 @@ from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
 SURE = 0.8  # the identifier's probability from which a stretch is taken to be in its language
 REACH = 160  # characters either side of a word, within its line, that are identified
+GRID = 40  # a word is identified with the stretch around the start of its 40 characters
 # languages read as one: the identifier splits Serbo-Croatian by little more than the script, Malay and
 # Indonesian by little more than their spelling
 _SAME = {"bs": "hr", "sr": "hr", "id": "ms"}
@@ -54,6 +55,10 @@ def around(text: str, at: int, reach: int = REACH) -> str:
 
 
 def language_at(text: str, at: int, reach: int = REACH) -> str | None:
-    """The language of the line around text[at] when the identifier is sure of it (SURE), else None."""
-    language, probability = identify(around(text, at, reach))
+    """The language of the line around text[at] when the identifier is sure of it (SURE), else None. The words
+    of one stretch of GRID characters share the stretch around its start: a long line is identified once a
+    stretch, not once a word."""
+    point = at - at % GRID
+    point = text.rfind("\n", point, at) + 1 or point  # on the word's own line
+    language, probability = identify(around(text, point, reach))
     return language if probability >= SURE else None

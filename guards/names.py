@@ -142,7 +142,8 @@ class Names(Placenames):
             out = self.vetter.vet(self, text, out, sure)
         if any(c in text for c in " ,") and any(e == "LOCATION" for e, _, _ in out):
             # a town's state where the town stands: `Tulsa, OK`
-            out += [span for span in state_codes(text, out) if span not in out]
+            found = set(out)
+            out += [span for span in state_codes(text, out) if span not in found]
         return sorted(out, key=lambda s: s[1])
 
     def _versioned(self, text: str, run: list[Token]) -> bool:
