@@ -10,14 +10,17 @@ its wheel, nothing downloaded), about 0.1 ms for a line.
 
 It is asked only where a reader has a candidate already (a lower-case given
 name with a weak cue, a capitalised word whose stem is a place), so text with
-none costs nothing, and each stretch is identified once per process
-(an LRU of the stretches read). The model is read when the step is built
+none costs nothing, and a stretch read lately is not identified again
+(remembered by its digest: no request's text is kept). The model is read when the step is built
 (`identifier()`, from guards/names.py:names_for).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import threading
+from collections import OrderedDict
 
 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
@@ -28,6 +31,9 @@ GRID = 40  # a word is identified with the stretch around the start of its 40 ch
 # Indonesian by little more than their spelling
 _SAME = {"bs": "hr", "sr": "hr", "id": "ms"}
 _FAMILIES = frozenset(_SAME.values())
+CACHED = 2048
+_CACHE: OrderedDict[bytes, tuple[str, float]] = OrderedDict()
+_LOCK = threading.Lock()
 
 
 @functools.cache
@@ -36,10 +42,24 @@ def identifier() -> LanguageIdentifier:
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
-@functools.lru_cache(maxsize=2048)
 def identify(stretch: str) -> tuple[str, float]:
     """The language `stretch` is most likely in (ISO 639-1 where it has one), and how likely; languages read as
-    one (_SAME) sum their probabilities."""
+    one (_SAME) sum their probabilities. Remembered for the last CACHED stretches by their digest: no request's
+    text is kept."""
+    key = hashlib.blake2b(stretch.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    with _LOCK:
+        if (known := _CACHE.get(key)) is not None:
+            _CACHE.move_to_end(key)
+            return known
+    found = _identify(stretch)
+    with _LOCK:
+        _CACHE[key] = found
+        if len(_CACHE) > CACHED:
+            _CACHE.popitem(last=False)
+    return found
+
+
+def _identify(stretch: str) -> tuple[str, float]:
     language, probability = identifier().classify(stretch)
     language = _SAME.get(language, language)
     if language in _FAMILIES:

@@ -156,7 +156,10 @@ def _code_lines(text: str) -> list[tuple[int, int]]:
 def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
     key = fold(text[a:b])
     lex = kinds.lex
-    titled = _TITLE_BEFORE.search(text, max(0, a - 8), a) or cues.officer_before(text, a)
+    title = _TITLE_BEFORE.search(text, max(0, a - 8), a)
+    if title and not title.group().rstrip().endswith(".") and not (kinds.given(key) or key in lex.surnames):
+        title = None  # a title without its dot only before a name the lexicons know: not `ms entra`, `dr rto`
+    titled = title is not None or cues.officer_before(text, a)
     if titled and key not in lex.words and not kinds.product(key):
         return len(key) > 2 and not kinds.big_place(key)  # `capt. moreau`, `dr. okafor`: a surname after a title
     given = kinds.given(key)
@@ -170,16 +173,19 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
     if said.tech_after(text, b) or said.tech_before(text, a) or cues.field_before(text, a):
         return False  # `name: "nile"`, `name = ledger`: a field in lower case holds an identifier
     before = cues.word_before(text, a)
-    if before in _PEOPLE_BEFORE and (given == 2 or before not in ("w", "with")):
-        return True  # `ping marco`, and other languages' greetings: `oye carlos`, `ciao giulia`; not `with admin`
+    if before in _PEOPLE_BEFORE and given == 2:
+        return True  # `ping marco`, and other languages' greetings: `oye carlos`, `ciao giulia`
     if _foreign_line(text, a):
         return False  # the cues below are English's: `email dela` in Portuguese, `refund ko` in Tagalog
-    if cues.person(text, a, b, strict=True):
+    if given == 2 and cues.person(text, a, b, strict=True):
         return True
+    if cues.person(text, a, b, strict=True, imperative=False, social=True):
+        return True  # a name few people carry, only by what is said of people alone (`baraka's sister`): not
+        # `ping triton`, `thanks argus`, `kron will run`
     if standup(text, a, b):
         return True
-    if _ABSENT_AFTER.match(text, b) or _DOES_AFTER.match(text, b):
-        return True
+    if given == 2 and (_ABSENT_AFTER.match(text, b) or _DOES_AFTER.match(text, b)):
+        return True  # (a name few people carry: not `kron will run`, `ping triton`)
     if introduced(text, a, b):
         return True  # `hi, i'm aroha from the ski school`, `its soraya at the isfahan clinic`, `pairing w/ haruto`
     if given < 2:
@@ -261,6 +267,7 @@ _BESIDE_BEFORE = re.compile(r"(?<![\w\-@./])([^\W\d_]+)[ \t]*,?[ \t]*\Z")
 
 
 _ENGLISH = _words("the is are was to and you i i'm for on with from my me we can just so it at in of a an be will")
+_OTHER_LETTERS = 20  # letters on a line besides the name for its language to be asked
 _LINE_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")  # whole words: `tại` is no `i`
 
 
@@ -270,13 +277,21 @@ def _english_line(text: str, a: int) -> bool:
     line = languages.around(text, a, 200)
     if not any(word in _ENGLISH for word in _LINE_WORD.findall(line.lower())):
         return False
-    return languages.language_at(text, a, 200) in ("en", None)
+    return _language(text, a) in ("en", None)
 
 
 def _foreign_line(text: str, a: int) -> bool:
     """The language identifier is sure the line around text[a] is in another language than English: its cues
     (`email X`, `X said`) are English's."""
-    return languages.language_at(text, a, 200) not in ("en", None)
+    return _language(text, a) not in ("en", None)
+
+
+def _language(text: str, a: int) -> str | None:
+    """The line's language, if the identifier is sure and the line has words enough besides the name at text[a]
+    (`agnieszka ooo` is Polish to it by the name alone)."""
+    line = languages.around(text, a, 200)
+    letters = sum(c.isalpha() for c in line) - sum(c.isalpha() for c in text[a : a + 40].split(" ", 1)[0])
+    return languages.language_at(text, a, 200) if letters >= _OTHER_LETTERS else None
 
 
 def _either(kinds: Kinds, text: str, a: int, b: int) -> bool:

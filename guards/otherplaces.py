@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 
-from . import cues, deployments, languages, places
+from . import cues, deployments, languages
 from . import systems as said
 from .findings import Overlaps
 from .kinds import Kinds
@@ -300,11 +300,11 @@ _CASES = {
         "és hogy nem él lakik dolgozik született nyáron minden évben volt egy már még után óta között "
         "költözött szülei családja utazott tavaly jövőre ment él itt ott",
     ),
-    "et": ("s sse st l lt le ni ga", "ja on ei aga elab elavad töötab tema vanemad kolis käib suviti ka see"),
-    "lv": ("u>a as>a", "un ir bet dzīvo strādā brauc uz viņa viņš no ar"),
+    "et": ("s sse st l lt le ni ga", "ja ei aga elab elavad töötab tema vanemad kolis käib suviti ka"),
+    "lv": ("u>a as>a", "un ir dzīvo strādā brauc uz viņa viņš ar"),
     "lt": (
         "iuje>ius oje>a uje>us iaus>ius o>as e>as",
-        "ir yra gyvena dirba jos jo brolis sesuo bet iš į kad su",
+        "ir yra gyvena dirba jos jo brolis sesuo iš į kad su",
     ),
 }
 
@@ -382,6 +382,12 @@ def _agglutinating(text: str, at: int) -> str | None:
     return None
 
 
+_SITE_AFTER = re.compile(
+    r"[ \t]+(?:office|warehouse|depot|cinema|factory|plant|branch|store|clinic|hospital|campus|pharmacy|library)s?\b",
+    re.IGNORECASE,
+)
+
+
 def _sites(kinds: Kinds, text: str) -> list[Span]:
     """Another language's name of a city before a site people work at: `the Napoli warehouse`, `our Lisboa
     office` (the English name's the other readers')."""
@@ -389,8 +395,10 @@ def _sites(kinds: Kinds, text: str) -> list[Span]:
     lex = kinds.lex
     for m in _CAPITALISED.finditer(text):
         key = fold(m.group())
-        if key in lex.places or key not in lex.regions or not places.peoples_place_after(text, m.end()):
+        if key in lex.places or key not in lex.regions or not _SITE_AFTER.match(text, m.end()):
             continue
+        if kinds.given(key) or kinds.product(key) or key in lex.words or len(key) < 4:
+            continue  # `the Meta team`, `the Athena office`: regions.txt's short and other names
         if not deployments.deployment(text, m.start(), m.end(), lex.products):
             out.append(("LOCATION", *m.span()))
     return out

@@ -90,8 +90,16 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
     out = []
     for kind, a, b in spans:
         if kind == "LOCATION" and not any(c.isdigit() for c in text[a:b]) and (m := _STATE_AFTER.match(text, b)):
-            out.append(("LOCATION", m.end() - 2, m.end()))
+            comma = m.group().startswith(",")
+            if (_STATE_ENDS if comma else _STATE_ENDS_BARE).match(text, m.end()):
+                out.append(("LOCATION", m.end() - 2, m.end()))
     return out
+
+
+# what follows a state's code: the text's, a line's or a sentence's end, a number (a ZIP code), a word in lower case
+# after a comma (`Tulsa, OK warehouse`); not `Tokyo, OK?`, `Berlin, ME TOO`, `Lisbon IN the morning`
+_STATE_ENDS = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]]|[ \t]+(?:\d|[a-z]))")
+_STATE_ENDS_BARE = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]]|[ \t]+\d)")
 
 
 def beside_name(text: str, a: int, b: int) -> bool:

@@ -80,11 +80,38 @@ def function_words() -> frozenset[str]:
 
 # the languages written in Latin letters whose commonest words spaCy lists, by the language identifier's code
 _LATIN_STOP_LANGUAGES = {
-    "af": "af", "ca": "ca", "cs": "cs", "da": "da", "de": "de", "es": "es", "et": "et", "eu": "eu", "fi": "fi",
-    "fr": "fr", "ga": "ga", "hr": "hr", "hu": "hu", "is": "is", "it": "it", "lb": "lb", "lt": "lt", "lv": "lv",
-    "ms": "ms id", "no": "nb", "nl": "nl", "pl": "pl", "pt": "pt", "ro": "ro", "sk": "sk", "sl": "sl", "sq": "sq",
-    "sv": "sv", "tl": "tl", "tr": "tr", "vi": "vi", "yo": "yo",
-}  # fmt: skip
+    "af": "af",
+    "ca": "ca",
+    "cs": "cs",
+    "da": "da",
+    "de": "de",
+    "es": "es",
+    "et": "et",
+    "eu": "eu",
+    "fi": "fi",
+    "fr": "fr",
+    "ga": "ga",
+    "hr": "hr",
+    "hu": "hu",
+    "is": "is",
+    "it": "it",
+    "lb": "lb",
+    "lt": "lt",
+    "lv": "lv",
+    "ms": "ms id",
+    "no": "nb",
+    "nl": "nl",
+    "pl": "pl",
+    "pt": "pt",
+    "ro": "ro",
+    "sk": "sk",
+    "sl": "sl",
+    "sq": "sq",
+    "sv": "sv",
+    "tl": "tl",
+    "tr": "tr",
+    "yo": "yo",
+}  # fmt: skip  (not Vietnamese: its commonest words are its commonest names too, `Duy`, `Thanh`, `Anh`)
 _OPENS = re.compile(r"(?:\A|[\n.!?:;\"“„«(])[ \t]*\Z")  # a sentence's, a line's or a quote's start
 MANY_PEOPLE = 10_000  # a function word this many people are called is still read as a name (`Ana`, `Ella`, `Ali`)
 
@@ -109,14 +136,14 @@ def _any_latin_function_word() -> frozenset[str]:
 def said_in_its_language(lex: Lexicons, text: str, a: int, b: int) -> bool:
     """text[a:b] is one of the commonest words of the language its line is in, other than English, capitalised at
     a sentence's, a line's or a quote's start (`Jag har betalat`, `Dobrý den`, `Von: Katharina`), and no name many
-    people carry; with an accent the name lexicons fold away, the language's word (`Jó napot`, not `Jo`)."""
+    people carry."""
     word = text[a:b].lower()
     if word not in _any_latin_function_word() or not _OPENS.search(text, max(0, a - 4), a):
         return False  # mid-sentence, a capitalised word is a name's more than a sentence's (`mamá de Mía`)
     language = languages.language_at(text, a)
     if language in (None, "en") or word not in latin_function_words().get(language, ()):
         return False
-    return fold(word) != word or lex.given.get(word, 0) < MANY_PEOPLE
+    return lex.given.get(fold(word), 0) < MANY_PEOPLE
 
 
 def common_word(lex: Lexicons, word: str) -> bool:

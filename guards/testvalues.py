@@ -224,6 +224,10 @@ _EXAMPLE_ADDRESS = re.compile(
 _EXAMPLE_REACH = 200
 
 
+# a record's value: in quotes, or after a field's key (`name: `, `full_name=`, `"name": "`)
+_RECORDED = re.compile(r"(?:[\"'“]|[\w\-]+[\"']?[ \t]*[:=][ \t]*[\"']?)[ \t]*\Z")
+
+
 def example_people(text: str, found: list[Span]) -> list[Span]:
     """`found` (in order of their start) less the people an example's address beside them spells (`"name":
     "Camille Martin", "email": "camille.martin@example.com"`), and the places in the same record: a fixture's
@@ -240,6 +244,8 @@ def example_people(text: str, found: list[Span]) -> list[Span]:
         for kind, a, b in near:
             if kind != "PERSON" or not (words := [w for w in re.split(r"[\s,.'’\-]+", fold(text[a:b])) if w]):
                 continue
+            if not _RECORDED.search(text, max(0, a - 40), a):
+                continue  # a record's value (`"name": "Camille Martin"`), not a person in prose beside an address
             spelled = set(words) <= parts or "".join(words) in parts or words[0][0] + words[-1] in parts
             if spelled or {words[0][0], words[-1]} <= parts:  # `camille.martin`, `jdoe`, `n.varga`
                 rows.append((a, b))

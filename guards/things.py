@@ -148,6 +148,8 @@ def _institution(text: str, a: int, b: int) -> bool:
 
 # a saint's name: a church, a street, a town (`St. Augustine's`, `Saint-Laurent`), no one the text is about
 _SAINT_BEFORE = re.compile(r"(?<![\w\-])(?:St\.?|Saint|Sankt|São)[ \t]+\Z")
+# after a given name, a surname's: `Marc St. Pierre`, `Kate St. James`
+_SURNAME_SAINT = re.compile(r"(?<![\w\-])[A-Z][a-z]+[ \t]+(?:St\.?|Saint)[ \t]+\Z")
 _VOWELLESS = re.compile(r"(?!Ng\Z)[B-DF-HJ-NP-TV-XZb-df-hj-np-tv-xz]{1,3}\Z")
 
 
@@ -191,8 +193,11 @@ def _no_one(text: str, a: int, b: int) -> bool:
         return True
     if _GERMAN_CAPITALISED.match(value) and _GERMAN_LINE.search(_line(text, a, b)):
         return True
-    if _SAINT_BEFORE.search(text, max(0, a - 7), a):
+    if _SAINT_BEFORE.search(text, max(0, a - 7), a) and not _SURNAME_SAINT.search(text, max(0, a - 30), a):
         return True
+    if _QUALIFIED_AFTER.match(text, b):
+        return True  # `Florence Nightingale Nursing Scholarship`: a prize's word after one more word (a person's
+        # reading only: `Leeds Central Library` is still where she is)
     if " " not in value and _NOUN_BEFORE.search(text, max(0, a - 12), a):
         return True
     return _MONTH.match(value) is not None and (
@@ -217,8 +222,6 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True
     if last > 0 and _NAMED_AFTER.match(text, a + last, b):
         return True  # `Dolores Huerta Hall`: the building's word inside the name found
-    if _QUALIFIED_AFTER.match(text, b):
-        return True  # `Florence Nightingale Nursing Scholarship`: a prize's word after one more word
     if _ANIMAL_AFTER.match(text, b) or _PET_BEFORE.search(text, max(0, a - 16), a) or _FOOD_AFTER.match(text, b):
         return True
     if _FONT_AFTER.match(text, b):

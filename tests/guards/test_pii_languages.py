@@ -152,7 +152,7 @@ def test_a_name_that_is_also_a_common_word_stays_a_name_mid_sentence_or_when_man
         ("staff_id,surname,given,ward\n4410,Eze,Ngozi,ICU\n4411,Olawale,Temitope,A&E", ("PERSON", "Temitope")),
         ('{"patient": {"given": "Fatou", "family": "Sow"}}', ("PERSON", "Fatou")),
         ("hey can you fix the rota export? it's putting dr okafor on nights twice", ("PERSON", "okafor")),
-        ("ask ms lindqvist first, she owns the strings roster", ("PERSON", "lindqvist")),
+        ("ask ms ferreira first, she owns the strings roster", ("PERSON", "ferreira")),
         ("hi, i'm aroha from the ski school, our booking page shows USD", ("PERSON", "aroha")),
         ("> hi its soraya at the isfahan clinic, we marked the cat as deceased", ("PERSON", "soraya")),
         ("he said baraka's sister can drive the van saturday", ("PERSON", "baraka")),
