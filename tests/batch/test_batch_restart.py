@@ -37,6 +37,19 @@ async def ready(url: str, proc: subprocess.Popen[str], seconds: float = 30.0) ->
     raise AssertionError(f"{url} never became ready")
 
 
+async def settled(count: Any, quiet_s: float = 0.5, seconds: float = 10.0) -> None:
+    """Until `count()` has not changed for `quiet_s`."""
+    deadline = time.monotonic() + seconds
+    last, since = count(), time.monotonic()
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+        if (now := count()) != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet_s:
+            return
+    raise AssertionError("the engine kept answering")
+
+
 def serve(config: Path, port: int, log: Path) -> subprocess.Popen[str]:
     """`taskgate serve`, its log lines to a file (a pipe nobody reads could fill and stall it)."""
     argv = [sys.executable, "-m", "taskgate", "serve", "-c", str(config), "--port", str(port)]
@@ -82,6 +95,9 @@ async def test_a_job_survives_a_killed_process_with_no_item_lost_and_none_run_tw
         first.send_signal(signal.SIGKILL)  # no shutdown: what was in flight is simply cut off
         first.wait(10)
     before = {entry["custom_id"] for entry in written(directory, batch.id)}
+    # what the killed process sent just before it died is read by the engine (on this loop, blocked in wait()
+    # above) only once the loop runs again: it belongs before the restart, not after
+    await settled(lambda: len(sim.seen))
     seen_before = len(sim.seen)
     assert ITEMS // 3 <= len(before) < ITEMS
 
