@@ -234,7 +234,6 @@ def done_for(text: str, a: int) -> bool:
     return _FOR_PERSON_BEFORE.search(text, max(0, a - 24), a) is not None
 
 
-# chat drops the title's dot too: `dr okafor`, `ms lindqvist` (not `200 ms latency`: a number before it)
 # an introduction: `i'm aroha from the ski school`, `this is kemal at billing`, `its soraya here`
 _INTRODUCED_BEFORE = re.compile(
     r"(?<![\w'’])(?:i['’]?m|i\s+am|this\s+is|it['’]?s|(?:my|her|his|their)\s+name(?:['’]s|\s+is))\s+\Z"
@@ -250,6 +249,8 @@ _KOREAN_SURNAME_BEFORE = re.compile(
     r"(?<![\w\-])(?:kim|lee|park|choi|jung|kang|cho|yoon|jang|lim|han|oh|seo|shin|kwon|hwang|ahn|song|yoo|hong|jeon|"
     r"moon|yang|son|bae|baek|nam)[ \t]+\Z"
 )
+# chat drops the title's dot too, before a name the lexicons know: `dr okafor` (not `200 ms latency`: a number
+# before it)
 _TITLE_BEFORE = re.compile(
     r"(?<![\w\-])(?<!\d[ \t])(?:(?i:dr|mr|mrs|ms|prof|capt|cpt|sgt|lt|insp)\.|dr|mr|mrs|ms|prof)[ \t]+\Z"
 )  # in lower case only without the dot: `the DR runbook` is disaster recovery's
@@ -303,6 +304,7 @@ def _either(kinds: Kinds, text: str, a: int, b: int) -> bool:
 
 
 def _alone(kinds: Kinds, word: str) -> bool:
+    """A given name on sight and nothing else, in Latin letters: no English word, product or large place."""
     key = fold(word)
     lex = kinds.lex
     pure = len(key) > 2 and key not in lex.words and _LATIN.fullmatch(word) is not None
@@ -315,10 +317,7 @@ def _names_beside(kinds: Kinds, text: str, a: int, b: int) -> bool:
     for match in (_BESIDE.match(text, b), _BESIDE_BEFORE.search(text, max(0, a - 30), a)):
         if match is None or not match.group(1).islower():
             continue
-        other = fold(match.group(1))
-        lex = kinds.lex
-        pure = len(other) > 2 and other not in lex.words and _LATIN.fullmatch(match.group(1)) is not None
-        if pure and kinds.given(other) == 2 and not kinds.product(other) and not kinds.big_place(other):
+        if _alone(kinds, match.group(1)):
             return True
     return False
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 
-from . import cues, deployments, languages
+from . import cues, deployments, languages, places
 from . import systems as said
 from .findings import Overlaps
 from .kinds import Kinds
@@ -195,10 +195,10 @@ def _inflected(kinds: Kinds, key: str) -> bool:
     """`key` is a place the lexicons know with a Slavic case ending, and no one's name with one."""
     lex = kinds.lex
     stems = {_stem(key, ending, base) for ending, base in _ENDINGS} - {""}
-    places = [x for x in stems if lex.knows_place(x)]
-    if not places or kinds.given(key) or key in lex.surnames:
+    known = [x for x in stems if lex.knows_place(x)]
+    if not known or kinds.given(key) or key in lex.surnames:
         return False
-    if any(_large(lex, x) for x in places):
+    if any(_large(lex, x) for x in known):
         return True  # `w Toruniu`, `v Bratislave`: Toruń and Bratislav are given names too, the cities are large
     # people's names take the same endings: `do Anny`, `od Martiny`, `do Jana`
     return not any(kinds.given(x) or x in lex.surnames for x in stems)
@@ -338,12 +338,12 @@ def _agglutinated(kinds: Kinds, text: str) -> list[Span]:
                 out.append(("LOCATION", *m.span()))
             continue
         # the languages in which the word is a place with an ending; asked of the text only when there is one
-        places = {
+        known = {
             lang: place for lang, endings in _CASE_ENDINGS.items() if (place := _place_of(key, endings, lex, lang))
         }
         if key in lex.surnames:  # `Kaune` is a surname too: the place only when it is a large one (`Kaunas`)
-            places = {lang: place for lang, place in places.items() if _large(lex, place)}
-        if places and _agglutinating(text, m.start()) in places:
+            known = {lang: place for lang, place in known.items() if _large(lex, place)}
+        if known and _agglutinating(text, m.start()) in known:
             out.append(("LOCATION", *m.span()))
     return out
 
@@ -382,12 +382,6 @@ def _agglutinating(text: str, at: int) -> str | None:
     return None
 
 
-_SITE_AFTER = re.compile(
-    r"[ \t]+(?:office|warehouse|depot|cinema|factory|plant|branch|store|clinic|hospital|campus|pharmacy|library)s?\b",
-    re.IGNORECASE,
-)
-
-
 def _sites(kinds: Kinds, text: str) -> list[Span]:
     """Another language's name of a city before a site people work at: `the Napoli warehouse`, `our Lisboa
     office` (the English name's the other readers')."""
@@ -395,7 +389,7 @@ def _sites(kinds: Kinds, text: str) -> list[Span]:
     lex = kinds.lex
     for m in _CAPITALISED.finditer(text):
         key = fold(m.group())
-        if key in lex.places or key not in lex.regions or not _SITE_AFTER.match(text, m.end()):
+        if key in lex.places or key not in lex.regions or not places.site_after(text, m.end()):
             continue
         if kinds.given(key) or kinds.product(key) or key in lex.words or len(key) < 4:
             continue  # `the Meta team`, `the Athena office`: regions.txt's short and other names

@@ -40,14 +40,21 @@ _FEATURES_LOWER = _words(
     "river lake valley plateau island islands coast peninsula desert canyon glacier fjord gorge delta estuary "
     "mountains hills highlands archipelago lagoon strait"
 )
+# sites people work at: `our Manisa cinema`, `the Napoli warehouse`, `the durban office`
+SITES = _words(
+    "office offices branch store clinic hospital campus cinema cinemas warehouse depot factory showroom pharmacy "
+    "library theatre theater gym yard plant nursery"
+)
 # where people work, live and meet: `the Galway office`, `the Cork team`, `the Porto flat`, `the Tel Aviv meetup`
-_PEOPLES = _words(
-    "office offices team teams campus hq headquarters branch store shop flat apartment house home meetup meetups "
-    "conference summit hackathon airport station hospital school university clinic studio bakery market lab labs "
-    "customer customers client clients buyer buyers seller sellers family families resident residents "
-    # sites people work at and events they go to: `our Manisa cinema`, `the Napoli warehouse`, `the Glasgow show`
-    "cinema cinemas warehouse depot factory showroom pharmacy library theatre theater gym yard plant nursery "
-    "gig gigs concert concerts festival wedding"
+_PEOPLES = (
+    _words(
+        "office offices team teams campus hq headquarters branch store shop flat apartment house home meetup meetups "
+        "conference summit hackathon airport station hospital school university clinic studio bakery market lab labs "
+        "customer customers client clients buyer buyers seller sellers family families resident residents "
+        # events people go to: `the Glasgow concert`
+        "gig gigs concert concerts festival wedding"
+    )
+    | SITES
 )
 # verbs of people travelling, with up to four words before `from`, `to`, ...: `paddled an outrigger canoe from`
 _TRAVEL = re.compile(
@@ -125,6 +132,12 @@ def peoples_place_after(text: str, b: int) -> bool:
     """A place where people work, live or meet right after text[:b]: `Galway office`, `Cork team`."""
     match = _NEXT.match(text, b)
     return match is not None and match.group(1).lower() in _PEOPLES
+
+
+def site_after(text: str, b: int) -> bool:
+    """A site people work at right after text[:b]: `Napoli warehouse`, `Lisboa office`."""
+    match = _NEXT.match(text, b)
+    return match is not None and match.group(1).lower() in SITES
 
 
 def journey_before(text: str, a: int) -> bool:

@@ -148,10 +148,11 @@ def said_in_its_language(lex: Lexicons, text: str, a: int, b: int) -> bool:
 
 def common_word(lex: Lexicons, word: str) -> bool:
     """One of another script's language's commonest words, and no common given name (`Аман` is both)."""
-    return not word.isascii() and word.lower() in function_words() and not 0 < _rank(lex, word) <= GIVEN_RANK
+    return not word.isascii() and word.lower() in function_words() and not 0 < rank(lex, word) <= GIVEN_RANK
 
 
-def _rank(lex: Lexicons, word: str, surname: bool = False) -> int:
+def rank(lex: Lexicons, word: str, surname: bool = False) -> int:
+    """A word's best rank among a country's first given names (`surname`: surnames) in people.txt; 0: none."""
     ranks = lex.people.get(word)
     return (ranks[1] if surname else ranks[0]) if ranks else 0
 
@@ -166,13 +167,13 @@ def _spaced(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int)
     if i + 1 < len(words):
         c, d, other = words[i + 1]
         nxt = text[c:d]
-        if other == script and text[b:c] == " " and 0 < _rank(lex, _base(lex, nxt, script, True), True) <= NAME_RANK:
+        if other == script and text[b:c] == " " and 0 < rank(lex, _base(lex, nxt, script, True), True) <= NAME_RANK:
             return a, d
     return a, b
 
 
 def _given(lex: Lexicons, word: str, script: str) -> int:
-    return _rank(lex, _base(lex, word, script, False))
+    return rank(lex, _base(lex, word, script, False))
 
 
 def _base(lex: Lexicons, word: str, script: str, surname: bool) -> str:
@@ -182,16 +183,16 @@ def _base(lex: Lexicons, word: str, script: str, surname: bool) -> str:
     for cut in (1, 2):
         stem = word[:-cut]
         for form in (stem, *(stem + v for v in "ьйаяоеиыΑαοςη")):
-            if len(stem) >= 3 and _rank(lex, form, surname):
+            if len(stem) >= 3 and rank(lex, form, surname):
                 return form
     return word
 
 
 def _korean(lex: Lexicons, text: str, a: int, b: int) -> tuple[int, int] | None:
     word = text[a:b]
-    if len(word) >= 3 and word[0] in KOREAN_SURNAMES and 0 < _rank(lex, word[1:3]) <= NAME_RANK:
+    if len(word) >= 3 and word[0] in KOREAN_SURNAMES and 0 < rank(lex, word[1:3]) <= NAME_RANK:
         return a, a + 3  # `김민준`, `박지훈에게`: the particle after it is not the name's
-    if word[2:3] in _KOREAN_TITLES and 0 < _rank(lex, word[:2]) <= NAME_RANK:
+    if word[2:3] in _KOREAN_TITLES and 0 < rank(lex, word[:2]) <= NAME_RANK:
         return a, a + 2  # `지훈님`
     return None
 
@@ -204,16 +205,16 @@ def _japanese(lex: Lexicons, text: str, a: int, b: int) -> list[Span]:
         found = None
         for size in (3, 2):
             surname = text[i : i + size]
-            if i + size > b or not 0 < _rank(lex, surname, True) <= GIVEN_RANK:
+            if i + size > b or not 0 < rank(lex, surname, True) <= GIVEN_RANK:
                 continue
             end = i + size
-            given = next((k for k in (3, 2) if 0 < _rank(lex, text[end : end + k]) <= NAME_RANK), 0)
+            given = next((k for k in (3, 2) if 0 < rank(lex, text[end : end + k]) <= NAME_RANK), 0)
             if given and _JAPANESE_TITLES.match(text, end + given):
                 found = (i, end + given)
             elif _JAPANESE_TITLES.match(text, end):
                 found = (i, end)
             elif end == b and text[end : end + 1] == " ":  # `山本 美咲`: the given name after a space
-                after = next((k for k in (3, 2) if 0 < _rank(lex, text[end + 1 : end + 1 + k]) <= NAME_RANK), 0)
+                after = next((k for k in (3, 2) if 0 < rank(lex, text[end + 1 : end + 1 + k]) <= NAME_RANK), 0)
                 if after:
                     found = (i, end + 1 + after)
             if found:

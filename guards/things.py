@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from . import cues
+from . import cues, languages
 from .lexicons import fold
 
 Span = tuple[str, int, int]
@@ -120,7 +120,6 @@ _NOUN_BEFORE = re.compile(
     r"iedere|deze|vorigen)[ \t]+\Z",
     re.IGNORECASE,
 )
-# a unit or an abbreviation, never a name: two or three letters and no vowel (`Wh`, `kWh`, `Pb`), not `Ng`
 # a mail header's key in another language, before its colon: `Von: Katharina Oberhuber <...>`, `Fra:`, `Från:`
 _HEADER_KEY = re.compile(
     r"(?:Von|An|Betreff|Fra|Til|Emne|Från|Till|Ämne|Van|Aan|Onderwerp|Od|Do|Temat|Předmět|Komu|De|Para|Asunto|"
@@ -129,7 +128,6 @@ _HEADER_KEY = re.compile(
 # a German line's formal pronoun and its greeting's nouns, capitalised wherever they are: `überweisen Sie die`,
 # `Sehr geehrte Damen und Herren`
 _GERMAN_CAPITALISED = re.compile(r"(?:Sie|Ihnen|Ihr|Ihre|Ihrem|Ihren|Ihrer|Ihres|Damen|Herren)\Z")
-_GERMAN_LINE = re.compile(r"\b(?:und|die|der|das|bitte|nicht|ist|mit|Sehr geehrte)\b")
 # a place in an institution's name: `University of Ibadan`, `Univ. Ibadan`, `Universidad de Chile`
 _INSTITUTION_BEFORE = re.compile(
     r"(?<![\w\-])(?:(?:University|Universidad|Universidade|Université|Università|Universität|Uniwersytet|College|"
@@ -150,6 +148,7 @@ def _institution(text: str, a: int, b: int) -> bool:
 _SAINT_BEFORE = re.compile(r"(?<![\w\-])(?:St\.?|Saint|Sankt|São)[ \t]+\Z")
 # after a given name, a surname's: `Marc St. Pierre`, `Kate St. James`
 _SURNAME_SAINT = re.compile(r"(?<![\w\-])[A-Z][a-z]+[ \t]+(?:St\.?|Saint)[ \t]+\Z")
+# a unit or an abbreviation, never a name: two or three letters and no vowel (`Wh`, `kWh`, `Pb`), not `Ng`
 _VOWELLESS = re.compile(r"(?!Ng\Z)[B-DF-HJ-NP-TV-XZb-df-hj-np-tv-xz]{1,3}\Z")
 
 
@@ -191,7 +190,7 @@ def _no_one(text: str, a: int, b: int) -> bool:
         return True  # `Can you help me`, `Will we ship it`: a question's verb, not `Can` or `Will`
     if _HEADER_KEY.match(value) and text[b : b + 1] == ":":
         return True
-    if _GERMAN_CAPITALISED.match(value) and _GERMAN_LINE.search(_line(text, a, b)):
+    if _GERMAN_CAPITALISED.match(value) and languages.language_at(text, a) == "de":
         return True
     if _SAINT_BEFORE.search(text, max(0, a - 7), a) and not _SURNAME_SAINT.search(text, max(0, a - 30), a):
         return True
@@ -229,12 +228,6 @@ def _thing(text: str, a: int, b: int) -> bool:
     line_start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
     line_end = text.find("\n", b, b + 200)
     return _FONT_LINE.search(text, line_start, line_end if line_end >= 0 else b + 200) is not None
-
-
-def _line(text: str, a: int, b: int) -> str:
-    start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
-    end = text.find("\n", b, b + 200)
-    return text[start : end if end >= 0 else b + 200]
 
 
 def _a_things_name(text: str, a: int, b: int) -> bool:

@@ -31,7 +31,7 @@ from .lexicons import fold
 from .lexicons import words as _words
 from .lowercase import addressed, done_for, introduced, standup
 from .records import PERSONAS, in_personal_row
-from .scriptnames import GIVEN_RANK
+from .scriptnames import GIVEN_RANK, rank
 
 WEIGHTS = Path(__file__).parent / "data" / "vetter.json"
 FEATURES_VERSION = 1  # bump when features() changes: the shipped weights are then stale (a test says so)
@@ -147,7 +147,7 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
     given = kinds.given(fold(words[0])) == 2 if words else False
     if given and len(words) == 1 and (_DAY_LABEL.search(text, max(0, a - 14), a) or _joined(kinds, text, a, b)):
         return True
-    scripted = bool(words) and not words[0].isascii() and 0 < _script_rank(kinds, words[0]) <= GIVEN_RANK
+    scripted = bool(words) and not words[0].isascii() and 0 < rank(kinds.lex, words[0]) <= GIVEN_RANK
     if (
         (given or scripted)
         and len(words) == 1
@@ -159,12 +159,6 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
     if pair is not None and _pure(kinds, text[a:b]) and _pure(kinds, pair.group("first")):
         return True  # `hiroshi anneliese — design review`: two names that are names alone, opening a line
     return len(words) >= 2 and given and fold(words[-1]) in kinds.lex.surnames
-
-
-def _script_rank(kinds: Kinds, word: str) -> int:
-    """A given name's rank in another script (guards/scriptnames.py's lexicon), 0 when it is none."""
-    ranks = kinds.lex.people.get(word)
-    return ranks[0] if ranks else 0
 
 
 def _rowed(kinds: Kinds, keys: list[str]) -> bool:

@@ -11,11 +11,7 @@ from taskgate.guards.findings import Finding
 from taskgate.guards.names import names_for
 from taskgate.guards.pii_params import PiiParams, Precision
 
-
-def read(text: str) -> list[tuple[str, str]]:
-    names = names_for(PiiParams())
-    assert names is not None
-    return [(e, text[a:b]) for e, a, b in names.find(text)]
+from .test_pii_unusual_case import read
 
 
 @pytest.mark.parametrize(

@@ -8,14 +8,8 @@ from __future__ import annotations
 import pytest
 
 from taskgate.guards import languages
-from taskgate.guards.names import names_for
-from taskgate.guards.pii_params import PiiParams
 
-
-def read(text: str) -> list[tuple[str, str]]:
-    names = names_for(PiiParams())
-    assert names is not None
-    return [(e, text[a:b]) for e, a, b in names.find(text)]
+from .test_pii_unusual_case import read
 
 
 def test_the_identifier_names_the_language_of_a_line_and_is_unsure_of_a_short_one() -> None:
