@@ -45,8 +45,15 @@ _DOES_AFTER = re.compile(
     r"(?:has|had|is|was|will|can|could|did|does|fixed|pushed|merged|reviewed|approved|owns|covers|covered|wrote|"
     r"said|says|asked|knows|thinks|left|joined|took|shipped|told|tells|mentioned|noticed|found|swapped|owes|wants|"
     r"needs|suggested|reported|confirmed|promised|replied|pinged|sent|gave|offered|volunteered|are\s+both|→|->|"
-    r"called|calls|rang|phoned|texted|messaged|emailed|dropped|arrived|landed)"
+    r"called|calls|rang|phoned|texted|messaged|emailed|dropped|arrived|landed|"
+    # what a person does with their own things: `pedro pasted his ssn`, `mei lost her badge`
+    r"[a-z]+ed\s+(?:his|her|their)|forgot\s+(?:his|her|their)|lost\s+(?:his|her|their))"
     r"(?=\s)"
+)
+# where a person works, after their name: `kemal from the izmir depot says`, `ana from the lisbon office`
+_FROM_SITE_AFTER = re.compile(
+    r"\s+from\s+(?:the\s+|our\s+)?[a-z\-]+(?:\s+[a-z\-]+)?\s+(?:team|office|depot|site|branch|warehouse|clinic|"
+    r"store|desk|lab|plant|hub)\b"
 )
 # a message addressed to someone by the name that opens it: `kwabena i owe you`, `quick q akua — is`, `ines: my`
 _OPENING = re.compile(
@@ -66,16 +73,21 @@ _FOR_PERSON_BEFORE = re.compile(
     r")\s*\Z"
 )
 _LIST_START = re.compile(r"(?:\A|\n|[,;:]\s*|[-*•]\s+)\Z")
-_PEOPLE_BEFORE = frozenset(
-    {"w", "with", "ping", "cc", "thanks", "thx", "ty", "hi", "hey", "yo", "tell", "ask",
-     # greetings in other languages: `oye carlos`, `ciao giulia`, `hallo jens`
-     "oye", "hola", "ciao", "hallo", "moin", "hej", "salut", "olá", "oi", "merhaba", "cześć", "ahoj", "szia"}
-)  # fmt: skip
+# greetings in other languages: `oye carlos`, `ciao giulia`, `hallo jens`
+_GREETINGS = frozenset(
+    {"oye", "hola", "ciao", "hallo", "moin", "hej", "salut", "olá", "oi", "merhaba", "cześć", "ahoj", "szia"}
+)
+_PEOPLE_BEFORE = (
+    frozenset({"w", "with", "ping", "cc", "thanks", "thx", "ty", "hi", "hey", "yo", "tell", "ask"}) | _GREETINGS
+)
+# the names of the values a record holds, some of them given names too (`Iban`)
+_VALUE_WORDS = _words("iban bic swift cvv cvc pin ssn vat tin nif nie dni")
 BIG_PLACE = 100_000
 
 
-def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
-    """The people and places written in lower case in `text`, apart from those `taken` already overlaps."""
+def lower_names(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | None = None) -> list[Span]:
+    """The people and places written in lower case in `text`, apart from those `taken` already overlaps; a name
+    an honorific marks (`nakamura-san`) is added to `sure` too."""
     if not any(c.islower() for c in text):
         return []
     code = cues.code_spans(text)
@@ -110,6 +122,10 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
             out.append(found)
             covered[found[1] : found[2]] = b"\x01" * (found[2] - found[1])
     out += _korean(kinds, text, code, lines, covered)
+    honoured = _honoured(kinds, text, code, lines, covered) if "-" in text else []
+    out += honoured
+    if sure is not None:
+        sure.update(honoured)
     # one sense a text: a name read as a person's once is that person wherever else the text writes it
     people = {fold(text[s:e]) for kind, s, e in out if kind == "PERSON"}
     for m in words if people else ():
@@ -141,6 +157,26 @@ def _korean(
     return out
 
 
+# a Japanese honorific written on a name: `nakamura-san`, `yuki-chan`, `tanaka-sensei`
+_HONOURED = re.compile(r"(?<![\w\-'’./@])([a-z]{3,})-(?:san|sama|kun|chan|sensei|senpai)(?![\w\-])")
+
+
+def _honoured(
+    kinds: Kinds, text: str, code: list[tuple[int, int]], lines: list[tuple[int, int]], covered: bytearray
+) -> list[Span]:
+    """Names with a Japanese honorific after them, in lower case: `fyi nakamura-san from the osaka office`; the
+    name without it. No English word is so written (`ji-san`? no word; not `cyber-san`: a word)."""
+    out: list[Span] = []
+    for m in _HONOURED.finditer(text):
+        a, b = m.span(1)
+        key = m.group(1)
+        if kinds.lex.words.get(key, 0) or kinds.product(key) or 1 in covered[a:b]:
+            continue
+        if not (cues.within(code, a) or cues.within(lines, a)):
+            out.append(("PERSON", a, b))
+    return out
+
+
 def _code_lines(text: str) -> list[tuple[int, int]]:
     """The lines of code in `text` (`var ean = "...";`, `if (x) {`), by their spans: chat's lines have none of
     `=`, `;` and braces."""
@@ -163,7 +199,9 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
     if titled and key not in lex.words and not kinds.product(key):
         return len(key) > 2 and not kinds.big_place(key)  # `capt. moreau`, `dr. okafor`: a surname after a title
     given = kinds.given(key)
-    if not given or kinds.product(key) or kinds.big_place(key) or key in lex.codenames:
+    # a product's name is written without accents: `lucía` is someone, `lucia` may be a product
+    product = kinds.product(key) and text[a:b].isascii()
+    if not given or product or kinds.big_place(key) or key in lex.codenames:
         return False
     if given < 2 and (key in lex.words or key in mailboxes.ROLES or len(key) < 4):
         return False  # a name few people carry is read only when it is no English word nor a role's (`admin`),
@@ -172,9 +210,12 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
         return False
     if said.tech_after(text, b) or said.tech_before(text, a) or cues.field_before(text, a):
         return False  # `name: "nile"`, `name = ledger`: a field in lower case holds an identifier
+    if key in _VALUE_WORDS:
+        return False  # `, iban on member 2231`: a value's name (Iban is a given name too)
     before = cues.word_before(text, a)
-    if before in _PEOPLE_BEFORE and given == 2:
-        return True  # `ping marco`, and other languages' greetings: `oye carlos`, `ciao giulia`
+    if before in _PEOPLE_BEFORE and given == 2 and (before in _GREETINGS or not _foreign_line(text, a)):
+        return True  # `ping marco`, and other languages' greetings: `oye carlos`, `ciao giulia` (not Vietnamese
+        # `Công ty quản lý`, whose `ty` is no thanks)
     if _foreign_line(text, a):
         return False  # the cues below are English's: `email dela` in Portuguese, `refund ko` in Tagalog
     if given == 2 and cues.person(text, a, b, strict=True):
@@ -184,7 +225,7 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
         # `ping triton`, `thanks argus`, `kron will run`
     if standup(text, a, b):
         return True
-    if given == 2 and (_ABSENT_AFTER.match(text, b) or _DOES_AFTER.match(text, b)):
+    if given == 2 and (_ABSENT_AFTER.match(text, b) or _DOES_AFTER.match(text, b) or _FROM_SITE_AFTER.match(text, b)):
         return True  # (a name few people carry: not `kron will run`, `ping triton`)
     if introduced(text, a, b):
         return True  # `hi, i'm aroha from the ski school`, `its soraya at the isfahan clinic`, `pairing w/ haruto`

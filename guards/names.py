@@ -121,14 +121,14 @@ class Names(Placenames):
         if any(e == "LOCATION" for e, _, _ in out) and self._no_one_there(text, out):
             # a place people are in (a journey, an office, a lake) is not where a system runs
             out = [span for span in out if span[0] != "LOCATION" or self._peoples(text, span[1], span[2])]
-        out.extend(lower_names(self, text, out))
-        sure: set[Span] = set()  # a person's own field or HL7 says so: the vetter does not second-guess it
+        sure: set[Span] = set()  # a person's field, HL7, an honorific says so: the vetter does not second-guess it
+        out.extend(lower_names(self, text, out, sure))
         records = record_names(self, text, out, self.program, sure)
         if records:  # `Hunter Mills <...>`: the record's whole name, not the part the rules found
             index = Overlaps(records)
             out = [x for x in out if not any(s <= x[1] and x[2] <= e for _, s, e in index.over(x[1], x[2]))]
             out += records
-        cells = record_places(self, text, out) + street_places(self, text, out)
+        cells = record_places(self, text, out, sure) + street_places(self, text, out)
         if cells:  # a table's `country` column, a `city:` field: the place, not a person the rules read there
             out = _less(text, out, cells)
         out.extend(code_names(self, text, out))

@@ -71,7 +71,20 @@ _LANGUAGES = {
     "sl": ("v na iz pri do", "je in da se so pa ki živi dela delala dela kot poleti pozimi njegova njena"),
     "hr": ("u na iz do kod", "je i da se su ali živi radi rođen rođena njegova njezina sada"),
     "sk": ("v vo z zo do na", "je a sa nie býva pracuje jeho jej ktorý ktorá bol bola teraz"),
+    "ro": ("în la spre", "și este sunt lucrează locuiește un o cu pentru care a fost nou nouă cel mai după"),
+    "ca": ("a en cap", "el la els les i és són va treballa viu amb per una dels del que aquest aquesta"),
 }  # fmt: skip
+# each Romance language's preposition of origin or belonging (`of`), which precedes a place and a person's
+# surname alike (`de Sevilla`, `de la Cruz`): a place after it only after a common noun (`banco de sangre de
+# Sevilla`, `teatro comunale di Bologna`, `cooperativa do Douro`), not after a given name (`María de Sevilla`)
+_OF = {
+    "fr": "de du des",
+    "es": "de del",
+    "it": "di del della dello dei",
+    "pt": "de do da dos das",
+    "ro": "din",
+    "ca": "de del dels",
+}
 # the case endings of Polish and Czech places: `w Krakowie` (Kraków), `z Gdańska`, `we Wrocławiu`, `z Łodzi`
 _ENDINGS = (
     ("owie", "ow"),
@@ -107,7 +120,9 @@ LARGE_CITY = 100_000  # a city this large with a case ending is the city, though
 _ENGLISH = _words("in from near to at around visiting across through throughout towards toward")
 _PREPOSITIONS = {lang: _words(preps) for lang, (preps, _) in _LANGUAGES.items()}
 _FUNCTION_WORDS = {lang: _words(words) for lang, (_, words) in _LANGUAGES.items()}
-_ALL_PREPOSITIONS = frozenset().union(*_PREPOSITIONS.values()) | _ENGLISH
+_OF_PREPOSITIONS = {lang: _words(preps) for lang, preps in _OF.items()}
+_ALL_OF = frozenset().union(*_OF_PREPOSITIONS.values())
+_ALL_PREPOSITIONS = frozenset().union(*_PREPOSITIONS.values()) | _ENGLISH | _ALL_OF
 _INFLECTED_PREPOSITIONS = frozenset().union(*(_PREPOSITIONS[lang] for lang in _INFLECTED))
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _NAME = r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]*(?:-[^\W\d_]+)*"
@@ -124,7 +139,8 @@ FEATURES = _words(
     "alps alpen alpes alpi andes himalayas himalaya rockies pyrenees pyrenäen pyrénées dolomites dolomiten "
     "dolomiti carpathians karpaten apennines appalachians urals caucasus atlas_mountains tatras hindu_kush "
     "western_ghats eastern_ghats drakensberg kilimanjaro everest mont_blanc matterhorn fuji aconcagua "
-    "blue_mountains scottish_highlands sierra_nevada table_mountain zugspitze "
+    "blue_mountains scottish_highlands sierra_nevada table_mountain zugspitze ben_nevis snowdon scafell_pike "
+    "ben_lomond denali mount_rainier etna vesuvius "
     # rivers
     "nile ganges ganga danube donau rhine rhein loire seine thames mekong yangtze volga zambezi niger congo "
     "mississippi orinoco tagus tejo douro elbe vistula wisła brahmaputra indus euphrates tigris amazonas "
@@ -139,7 +155,11 @@ FEATURES = _words(
     "tasmania hokkaido okinawa jeju bodensee gardasee chiemsee harz ruhrgebiet schwarzwald black_forest eifel "
     "allgäu lake_district cotswolds pilbara kimberley riviera high_atlas high_tatras tatry"
 )
-_ARTICLE = _words("the die der den la le el il lo o a les los las des du nos nas aux au am im på sur")
+# articles, and prepositions an article is written into (`do Douro`, `della Toscana`, `du Rhône`)
+_ARTICLE = _words(
+    "the die der den la le el il lo o a les los las des du nos nas aux au am im på sur do da dos das "
+    "del della dello dei al"
+)
 _NOT_AFTER = re.compile(r"/|[ \t]+(?:[A-Z]\w*|time|standard|records|airlines?|ocean\w*|s3|bucket|region\b[^\n]*-\d)")
 
 
@@ -171,6 +191,9 @@ def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
         prep = m.group(1).lower()
         if prep not in _ALL_PREPOSITIONS:
             continue
+        after_noun = prep not in _ALL_OF or _after_common_noun(kinds, text, m.start())
+        if not after_noun and not any(prep in preps for preps in _PREPOSITIONS.values()):
+            continue  # `de` after a given name or a capital: a person's particle
         a, b = m.span(2)
         tokens = [t.end() for t in re.finditer(r"\S+", text[a:b])]
         # the longest run of the name's words that is a place: `Ciudad de México`, `Aix-en-Provence`
@@ -185,10 +208,28 @@ def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
             language = None if english else _language(text, m.start(), prep)
             if inflected and language not in _INFLECTED:
                 continue
+            if language and prep not in _PREPOSITIONS.get(language, ()) and (not after_noun or _personal(kinds, key)):
+                break  # `María de Sevilla`; `de Victoria` after a noun may be a person's surname
             if (english or language) and not deployments.deployment(text, a, end, lex.products):
                 out.append(("LOCATION", a, end))
             break
     return out
+
+
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]+\Z")
+
+
+def _after_common_noun(kinds: Kinds, text: str, at: int) -> bool:
+    """The word before text[at] is a common noun of a line's prose: lower case, and no given name."""
+    m = _WORD_BEFORE.search(text, max(0, at - 40), at)
+    return m is not None and m.group(1).islower() and kinds.given(fold(m.group(1))) < 2
+
+
+def _personal(kinds: Kinds, key: str) -> bool:
+    """A given name or a common surname, unless a large city's (in any language) or a region's: `Leon`; not
+    `Lyon`, `Valencia`, `Lisboa`."""
+    named = bool(kinds.given(key)) or kinds.lex.surnames.get(key, 100_000) <= 5_000
+    return named and not _large(kinds.lex, key) and key not in kinds.lex.regions
 
 
 def _inflected(kinds: Kinds, key: str) -> bool:
@@ -219,15 +260,19 @@ def _language(text: str, at: int, prep: str) -> str | None:
     one, else the language two of whose function words at least are around."""
     identified = languages.language_at(text, at, _SENTENCE)
     if identified is not None:
-        return identified if prep in _PREPOSITIONS.get(identified, ()) else None
+        return identified if _of_language(prep, identified) else None
     line_start = text.rfind("\n", max(0, at - _SENTENCE), at) + 1
     line_end = text.find("\n", at, at + _SENTENCE)
     window = text[max(line_start, at - _SENTENCE) : line_end if line_end >= 0 else at + _SENTENCE].lower()
     words = set(_WORD.findall(window)) - {prep}
-    for lang, preps in _PREPOSITIONS.items():
-        if prep in preps and len(words & _FUNCTION_WORDS[lang]) >= 2:
+    for lang in _PREPOSITIONS:
+        if _of_language(prep, lang) and len(words & _FUNCTION_WORDS[lang]) >= 2:
             return lang
     return None
+
+
+def _of_language(prep: str, lang: str) -> bool:
+    return prep in _PREPOSITIONS.get(lang, ()) or prep in _OF_PREPOSITIONS.get(lang, ())
 
 
 # each feature by its first word: `red` -> (`red`, `sea`); looked up from the text's capitalised words

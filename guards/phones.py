@@ -22,6 +22,9 @@ a number is something else:
 - an id's word among the four words before it on its line, and no phone's
   word there (`the ticket id 0161-555-0192`, `BUILD_ID = "415-555-0139"`,
   `Order IDs like 0800-4471-9932`): an id written in a phone number's shape;
+- a country's code before it that the match left out, with which it is no
+  valid number (`+1 (555) 010-7788`, no area code of North America's,
+  read as a Brazilian number);
 - the seconds of a clock time before it (`14:03:51 2024 -0300` in a commit's
   date): a timestamp's tail, whatever its digits read as;
 - a group of three zeros or more before the last (`1-800-000-0000`: no
@@ -91,7 +94,7 @@ def implausible(text: str, start: int, end: int) -> bool:
         return True
     if _NOT_PHONE.search(_EXTENSION.sub("", value)) or _DATE.search(value) or _glued(text, start, end):
         return True
-    if _CLOCK_BEFORE.search(text, max(0, start - 2), start) or misgrouped(value):
+    if _CLOCK_BEFORE.search(text, max(0, start - 2), start) or misgrouped(value) or _miscoded(text, start, value):
         return True
     before = _words_before(text, start)
     if _BARE.fullmatch(value):
@@ -106,6 +109,22 @@ def implausible(text: str, start: int, end: int) -> bool:
 
 
 _WIDE = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]")
+
+
+_CODE_BEFORE = re.compile(r"\+(\d{1,3})[ \t]*\Z")
+
+
+def _miscoded(text: str, start: int, value: str) -> bool:
+    """A country's code written before the number and left out of it, with which it is no valid number:
+    `+1 (555) 010-7788` (no North American area code is 555) read as a Brazilian `(555) 010-7788`."""
+    code = _CODE_BEFORE.search(text, max(0, start - 5), start)
+    if code is None or value.lstrip("( ").startswith("+"):
+        return False
+    try:
+        number = phonenumbers.parse(f"+{code.group(1)} {value}", None)
+    except phonenumbers.NumberParseException:
+        return True
+    return not phonenumbers.is_valid_number(number)
 
 
 def _glued(text: str, start: int, end: int) -> bool:

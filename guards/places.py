@@ -77,11 +77,13 @@ _ROUTE_GAP = re.compile(r"\s+(?:to|into|and)\s+(?:the\s+)?", re.IGNORECASE)
 _NEXT = re.compile(r"[ \t]+([\w\-]+)")
 
 
-# a US state's code after a city: `Austin TX`, `Portland, OR`
-_STATE_AFTER = re.compile(
-    r",?[ \t]+(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|"
-    r"NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC)\b(?![\-_.]\w)"
+# the US states' codes (and the District of Columbia's)
+STATES = (
+    r"(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|"
+    r"NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC)"
 )
+# a US state's code after a city: `Austin TX`, `Portland, OR`
+_STATE_AFTER = re.compile(rf",?[ \t]+{STATES}\b(?![\-_.]\w)")
 # a name, then the place in brackets: `Luca Frei (Basel)`, `the customer Peter Müller (Graz)`
 _NAME_OPEN = re.compile(r"\b[A-Z][a-zà-ÿ][\w'’\-]*[ \t]+\(\Z")  # not `TODO(Fatima)`
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from . import cues, mailboxes
+from . import cues, mailboxes, places
 from . import systems as said
 from .findings import Overlaps
 from .kinds import Kinds
@@ -67,10 +67,24 @@ _FIELD = re.compile(
 _TITLE = re.compile(r"([^\W\d_]+)\.?\s+")
 _PLACE_KEY = (
     r"(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in|"
-    r"destination|origin|village)(?:_(?:pref|preference|name|city))?"
+    r"destination|origin|village|prefecture|province|county|home_?base|base|site|office|depot)"
+    r"(?:_(?:pref|preference|name|city))?"
 )
+_WORDY_KEYS = _words("base site office depot")  # keys of other things too: their value a capitalised place only
+_PLACE_KEY_WORDS = (
+    "location", "city", "town", "birth", "residence", "based", "destination", "origin", "village", "prefecture",
+    "province", "county", "base", "site", "office", "depot",
+)  # fmt: skip
+# a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is someone's: an
+# SSN, an IBAN, a card, an address or a phone number with its `+` near it (not `"state": "OK"` of a health check)
+_STATE_FIELD = re.compile(
+    rf"(?<![\w\-])(?i:state|state_code|us_state)(?:\s*[=:]\s*[\"']?|\"\s*:\s*\")(?P<code>{places.STATES})"
+    r"(?=[\"'\s,;})\]]|\Z)"
+)
+_STATE_REACH = 200
 _PLACE_FIELD = re.compile(
-    rf"(?<![\w\-])(?i:{_PLACE_KEY})(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|\s+){_VALUE}(?=[\"'<\]|,;&\s.]|\Z)"
+    rf"(?<![\w\-])(?P<key>(?i:{_PLACE_KEY}))(?P<sep>\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|\s+){_VALUE}"
+    r"(?=[\"'<\]|,;&\s.]|\Z)"
 )
 _DISPLAY = re.compile(rf"(?:(?<=[:=,\"(])|(?<=[:=,]\s)|^){_VALUE}\"?\s*<(?P<address>[\w.+\-]+@[\w.\-]+)>", re.M)
 # a name in capitals among other words: `sent 920.00 EUR to PIETERS JAN BE11...`, `the card file for LEE HYE JIN`
@@ -120,7 +134,8 @@ _NOT_NAMES = _words(
 )
 # the placeholder people of fixtures and protocols' examples: no one's name where a record holds them
 PERSONAS = frozenset(
-    {"john doe", "jane doe", "john smith", "jane smith", "max mustermann", "erika mustermann", "alice", "bob",
+    {"john doe", "jane doe", "john smith", "jane smith", "max mustermann", "erika mustermann", "erika musterfrau",
+     "alice", "bob",
      "carol", "dave", "eve", "mallory", "trent",
      # other languages' placeholder people: in forms' and fixtures' examples, no one's
      "jan kowalski", "anna kowalska", "mario rossi", "ola nordmann", "kari nordmann", "jean dupont",
@@ -138,6 +153,20 @@ def _persona(name: str) -> str | None:
 
 
 _PERSONA_PARTS = [name.split() for name in PERSONAS if name.count(" ") == 1]
+_NEXT_WORD = re.compile(r"[ \t]+[^\W\d_]+")
+_LAST_WORD = re.compile(r"[^\W\d_]+[ \t]+\Z")
+
+
+def _in_persona(text: str, a: int, b: int) -> bool:
+    """text[a:b] is a persona by its full name, or part of one the text writes whole (`Max` of `Dear Max
+    Mustermann`, where the rest was not read)."""
+    if _persona(text[a:b]) is not None:
+        return True
+    after = _NEXT_WORD.match(text, b)
+    before = _LAST_WORD.search(text, max(0, a - 30), a)
+    return (after is not None and _persona(text[a : after.end()]) is not None) or (
+        before is not None and _persona(text[before.start() : b]) is not None
+    )
 
 
 def personas(text: str, found: list[Span]) -> list[Span]:
@@ -146,7 +175,7 @@ def personas(text: str, found: list[Span]) -> list[Span]:
     it."""
     if not any(e == "PERSON" for e, _, _ in found):
         return found
-    found = [x for x in found if x[0] != "PERSON" or _persona(text[x[1] : x[2]]) is None]
+    found = [x for x in found if x[0] != "PERSON" or not _in_persona(text, x[1], x[2])]
     lower = fold(text)  # `Pérez` as `perez`
     parts = {
         part
@@ -391,11 +420,17 @@ def _inserted(text: str) -> list[tuple[str, tuple[int, int], str]]:
 # `Váci út 84`, `221B Baker Street`, `12 Oak Road`
 _STREET_BEFORE = (
     r"(?:Rua|Calle|Carrer|Avenida|Av\.|Avenue|Rue|Via|Viale|Piazza|Plaza|Praça|Largo|Travessa|Rambla|Paseo|"
-    r"Jalan|Jl\.|Ulica|ul\.|Aleja|al\.|Plac|Calea|Strada|Bulevar|Boulevard)"
+    r"Jalan|Jl\.|Ulica|ul\.|Aleja|al\.|Plac|Calea|Strada|Bulevar|Boulevard|Odos|Leoforos)"
 )
 # English writes the number first (`12 Oak Road`); not `Drive`, `Way`, `Place`: `Hard Drive 2`, `Test Drive`
 _STREET_AFTER = r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Lane|Ln\.?|Boulevard|Blvd\.?|Terrace|Crescent|Close|Court)"
-_STREET_AFTER_NUMBERED = r"(?:utca|út|körút|tér)"  # Hungarian writes it after: `Váci út 84`
+# written after the street's name and before its number: Hungarian `Váci út 84`, German `Mariahilfer Straße 88`,
+# Turkish `Bağdat Caddesi No:112`
+_STREET_AFTER_NUMBERED = (
+    r"(?:utca|út|körút|tér|Straße|Strasse|Gasse|Allee|Platz|Caddesi|Cad\.|Sokak|Sokağı|Bulvarı)"
+    r"(?:[ \t]+No[:.][ \t]*|[ \t]+)"
+)
+_STREET_BEFORE_TOWN = r"(?:Drive|Dr\.?|Way|Place|Pl\.?|Parade|View|Highway|Hwy|Circuit|Grove|Row|Walk|Square)"
 _STREET_WORD = r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]*(?:[-'’][^\W\d_]+)*"
 _STREET_JOINED = (  # one word with its street's word: `Storgatan`, `Hauptstraße`, `Keizersgracht`
     r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{3,}(?:gatan|vägen|gade|vej|veien|laan|straat|gracht|kade|singel|weg|straße|strasse|"
@@ -405,9 +440,12 @@ _NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?"
 _ADDRESS = re.compile(
     rf"(?<![\w\-])(?:{_STREET_BEFORE}[ \t]+(?:(?:de|del|da|do|dos|das|di|la|le|des|du)[ \t]+)*{_STREET_WORD}"
     rf"(?:[ \t]+(?:(?:de|del|da|do|dos|das|di|la|le|des|du)[ \t]+)*{_STREET_WORD}){{0,3}},?[ \t]+{_NUMBER}"
-    rf"|{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER_NUMBERED}[ \t]+{_NUMBER}"
+    rf"|{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER_NUMBERED}{_NUMBER}"
     rf"|{_STREET_JOINED}[ \t]+{_NUMBER}"
-    rf"|{_NUMBER}[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER})(?![\w\-])"
+    rf"|{_NUMBER}[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER}"
+    # words that name other things too (`Hard Drive 2`), a street's only before its town: `9 Harbour View, Ballina`
+    rf"|{_NUMBER}[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_BEFORE_TOWN}(?=,[ \t]*[A-Z]))"
+    rf"(?![\w\-])"
 )
 
 
@@ -432,12 +470,17 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     return out
 
 
-_TOWN_AFTER = re.compile(r",[ \t]*(?:\d{4,5}[ \t]+)?([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t][A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?)")
+# the town after an address, its postcode before it: `, 1070 Wien`, `, 105 63 Athina` (Greek, Swedish, Czech)
+_TOWN_AFTER = re.compile(
+    r",[ \t]*(?:(?:\d{4,5}|\d{3}[ \t]\d\d)[ \t]+)?([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t][A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?)"
+)
 
 
-def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
+def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | None = None) -> list[Span]:
     """The places in `text`'s location fields (`location: Durban`, `"city": "Sevilla"`, `incident location
-    Swansea`): a place or a town the lexicons know, apart from what `taken` overlaps."""
+    Swansea`, `prefecture="Kanagawa"`): a place, a town or a region the lexicons know, and a US state's code in a
+    person's record (added to `sure` too: the vetter does not second-guess two capitals), apart from what `taken`
+    overlaps."""
     out: list[Span] = []
     seen = Overlaps(taken)
     cells = [(span, column) for kind, span, column in _table_cells(text) if kind == "LOCATION"] if "\n" in text else []
@@ -454,22 +497,28 @@ def record_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         if b > a and (known or country) and not any(k != "PERSON" for k, _, _ in seen.over(a, b)):
             out.append(("LOCATION", a, b))
             seen.add(("LOCATION", a, b))
+    for m in _STATE_FIELD.finditer(text) if "state" in text.lower() else ():
+        near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
+        if _PERSONAL_VALUE.search(near) and not seen.over(*m.span("code")):
+            out.append(("LOCATION", *m.span("code")))
+            if sure is not None:
+                sure.add(out[-1])
     lower = text.lower()
-    if not any(
-        k in lower
-        for k in ("location", "city", "town", "birth", "residence", "based", "destination", "origin", "village")
-    ):
+    if not any(k in lower for k in _PLACE_KEY_WORDS):
         return out
     for m in _PLACE_FIELD.finditer(text):
         if text[m.start() - 1 : m.start()] in ("?", "&") or where_systems_run(text, m.start(), m.end()):
             continue  # a URL's query (`?city=Barcelona`), a region's line (`location: "Virginia"  # eastus`)
         a, b = _trimmed(text, *m.span("value"))
         key = " ".join(fold(w) for w in text[a:b].replace(",", " ").split())
-        known = key in kinds.lex.places or key in kinds.lex.towns
+        known = kinds.lex.knows_place(key)
         if not known and "," in text[a:b]:  # `"Tulsa, Oklahoma"`: the town, then its state or country
             b = a + text[a:b].index(",")
             key = " ".join(fold(w) for w in text[a:b].split())
-            known = key in kinds.lex.places or key in kinds.lex.towns
+            known = kinds.lex.knows_place(key)
+        wordy = m.group("key").lower() in _WORDY_KEYS
+        if wordy and (key in kinds.lex.words or not text[a : a + 1].isupper() or not m.group("sep").strip()):
+            continue  # `site: production`, `our office Reading`: the value of a field, capitalised and no word
         if b > a and known and not seen.over(a, b):
             out.append(("LOCATION", a, b))
             seen.add(("LOCATION", a, b))

@@ -19,6 +19,9 @@ any other value, so every card-shaped value is acted on. They are:
 - the people a fixture's row names beside an address at one of those
   domains that spells them (`"name": "Camille Martin", "email":
   "camille.martin@example.com"`), and the places in the same row;
+- the example numbers libphonenumber gives for every region and type of
+  line, which its users' documentation and tests copy (`+31 6 12345678`,
+  `020 1234 5678`): read from the pinned `phonenumbers`, whole numbers only;
 - phone numbers reserved for fiction: in North America `555-0100` to
   `555-0199` in every area code (NANPA), and Twilio's test numbers
   (`+1 500 555 0006`), in the United Kingdom Ofcom's drama
@@ -32,6 +35,7 @@ that fails its checksum is never found as one anyway.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 
 import phonenumbers
@@ -99,6 +103,7 @@ EXAMPLE_IBANS = frozenset(
         "CH9300762011623852957",
         "DK5000400440116243",
         "FI2112345600000785",
+        "GB33BUKB20201555555555",  # the example of IBAN checkers' documentation (iban.com)
         "NO9386011117947",
         "SE4550000000058398257466",
         "PL61109010140000071219812874",
@@ -196,6 +201,8 @@ def _fictional(value: str) -> bool:
         except phonenumbers.NumberParseException:
             continue
         national, country = str(number.national_number), number.country_code or 0
+        if (country, national) in _examples() or (region is not None and national in _example_nationals()):
+            return True  # `+31612345678`, `06 12345678`: libphonenumber's example for the Netherlands' mobiles
         if region is not None and not phonenumbers.is_possible_number(number):
             continue
         if country == 1:
@@ -205,6 +212,41 @@ def _fictional(value: str) -> bool:
         if national.startswith(_FICTION.get(country, ())):
             return True
     return False
+
+
+_EXAMPLE_DIGITS = 7  # shorter examples (short codes, some regions' local numbers) could be anyone's number
+
+
+@functools.cache
+def _examples() -> frozenset[tuple[int, str]]:
+    """libphonenumber's example number of every region and type, as (country code, national number)."""
+    out = set()
+    for region in phonenumbers.SUPPORTED_REGIONS:
+        for kind in _EXAMPLE_TYPES:
+            number = phonenumbers.example_number_for_type(region, kind)
+            if number is not None and len(str(number.national_number)) >= _EXAMPLE_DIGITS:
+                out.add((number.country_code or 0, str(number.national_number)))
+    return frozenset(out)
+
+
+@functools.cache
+def _example_nationals() -> frozenset[str]:
+    """The national numbers of `_examples()`: a number written nationally (`06 12345678`) matches in any country."""
+    return frozenset(national for _, national in _examples())
+
+
+_EXAMPLE_TYPES = (
+    phonenumbers.PhoneNumberType.FIXED_LINE,
+    phonenumbers.PhoneNumberType.MOBILE,
+    phonenumbers.PhoneNumberType.TOLL_FREE,
+    phonenumbers.PhoneNumberType.PREMIUM_RATE,
+    phonenumbers.PhoneNumberType.SHARED_COST,
+    phonenumbers.PhoneNumberType.VOIP,
+    phonenumbers.PhoneNumberType.PERSONAL_NUMBER,
+    phonenumbers.PhoneNumberType.PAGER,
+    phonenumbers.PhoneNumberType.UAN,
+    phonenumbers.PhoneNumberType.VOICEMAIL,
+)
 
 
 def _nanp_fiction(digits: str) -> bool:

