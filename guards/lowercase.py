@@ -8,8 +8,9 @@ large place's, and what is said around it is said of a person (`ping`, `cc`, `th
 `said`, `is out`, `moved to`, another name in `X & Y`, a stand-up line's
 `marco on the ledger bug`). A word that is a name and nothing else (no
 English word, three letters or more, in Latin letters: `kwabena`, `priya`)
-needs less: the name that opens a message (`kwabena i owe you`, `ines: my
-new number`), another such name beside it (`ravi shreya — retro at 4`), what
+needs less: a Japanese honorific on it (`nakamura-san`), the name that
+opens a message (`kwabena i owe you`, `ines: my new number`), another such
+name beside it (`ravi shreya — retro at 4`), what
 is done for a person (`have fun marco`, `add valentina to`); and a name read
 as a person's once is that person wherever else the text writes it. A
 place only when it is a large place's name

@@ -9,6 +9,11 @@ mountain ranges and deserts in prose.
   sentence is in its language: two of that language's function words that
   are no English word around it (`vive`, `ma`, `lavora`), so `a Rome trip`
   and `en route` in English are not read.
+- `banco de sangre de Sevilla`, `teatro comunale di Bologna`, `din Cotnari`:
+  a place after a Romance language's `of` (French, Spanish, Italian,
+  Portuguese, Romanian, Catalan), only after a common noun in lower case
+  (`María de Sevilla` is a person's particle) and never a given name or a
+  common surname unless a large city's or a region's.
 - `the Andes`, `the Red Sea`, `near the Loire`, `die Alpen`: a well-known
   geographic feature (FEATURES, written from common knowledge: no pinned
   package lists them) after an article or a place's cue, not before a
