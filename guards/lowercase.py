@@ -125,6 +125,7 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | No
     out += _korean(kinds, text, code, lines, covered)
     honoured = _honoured(kinds, text, code, lines, covered) if "-" in text else []
     out += honoured
+    out += _irish(kinds, text, code, lines, covered) if "o'" in text or "o’" in text else []
     if sure is not None:
         sure.update(honoured)
     # one sense a text: a name read as a person's once is that person wherever else the text writes it
@@ -174,6 +175,27 @@ def _honoured(
         if kinds.lex.words.get(key, 0) or kinds.product(key) or 1 in covered[a:b]:
             continue
         if not (cues.within(code, a) or cues.within(lines, a)):
+            out.append(("PERSON", a, b))
+    return out
+
+
+_IRISH = re.compile(r"(?<![\w\-'’])o['’]([a-z]{3,})(?![\w\-])")
+
+
+def _irish(
+    kinds: Kinds, text: str, code: list[tuple[int, int]], lines: list[tuple[int, int]], covered: bytearray
+) -> list[Span]:
+    """An Irish surname with its `O'` in lower case (`ping o'brien`, `o'brien wants the dashboard`): a surname the
+    lexicons know written without the apostrophe, with what is said of a person around it (not `o'clock`)."""
+    out: list[Span] = []
+    for m in _IRISH.finditer(text):
+        a, b = m.span()
+        if "o" + m.group(1) not in kinds.lex.surnames or m.group(1) in kinds.lex.words or 1 in covered[a:b]:
+            continue
+        if cues.within(code, a) or cues.within(lines, a):
+            continue
+        said_of = cues.word_before(text, a) in _PEOPLE_BEFORE or cues.person(text, a, b, strict=True)
+        if said_of or _DOES_AFTER.match(text, b) or _ABSENT_AFTER.match(text, b):
             out.append(("PERSON", a, b))
     return out
 

@@ -58,7 +58,12 @@ ROLES = _words(
     # a desk or an office that answers for an organisation: `bookings@`, `registrar@`, `dispatch@`
     " booking bookings reservations registrar admissions enrolment enrollment dispatch frontdesk reception "
     "concierge returns refunds claims permits licensing procurement purchasing treasury tax audit payroll "
-    "helpline hotline enquiries inquiries board digest advisory committee council user member checkout"
+    "helpline hotline enquiries inquiries board digest advisory committee council user member checkout complaints"
+    # the same desks in other languages: `reklamacje@`, `reclamaciones@`, `kundenservice@`, `commandes@`
+    " reklamacje reklamacja zamowienia faktury biuro kontakt obsluga reclamaciones reclamacion pedidos facturas "
+    "facturacion atencion contacto reservas reclamacoes encomendas faturas atendimento reclami ordini fatture "
+    "assistenza prenotazioni reclamations commandes factures facturation accueil kundenservice bestellungen "
+    "rechnungen buchhaltung zentrale klachten bestellingen facturen boekhouding klantenservice"
 )
 # hosts of personal mailboxes: there, a local part of ordinary words is still someone's (`lucky.star@gmail.com`)
 _PERSONAL_HOSTS = _words(

@@ -27,7 +27,8 @@ from . import cues, deployments
 from . import systems as said
 from .cues import Token
 from .findings import Overlaps
-from .kinds import COMMON_SURNAME, INITIAL_WORD
+from .initials import initialled
+from .kinds import COMMON_SURNAME, INITIAL_WORD, Kinds
 from .languages import identifier
 from .lexicons import Lexicons, fold, lexicons
 from .lowercase import lower_names
@@ -57,6 +58,29 @@ def names_for(params: PiiParams) -> Names | None:
     latin_function_words()
     identifier()  # and the language identifier's model
     return Names(lexicons(), Vetter.load(threshold=params.vetter_threshold) if params.vetter else None)
+
+
+def _initialled(kinds: Kinds, text: str, spans: list[Span], sure: set[Span]) -> list[Span]:
+    """`spans` with the names written with an initial (`SCHMIDT K.`, `J. Kowalski`) in place of the parts of them a
+    person's reading found, apart from other kinds' spans; those names are added to `sure` too."""
+    found = Overlaps(spans)
+    initials = [x for x in initialled(kinds, text) if not any(k != "PERSON" for k, _, _ in found.over(x[1], x[2]))]
+    if not initials:
+        return spans
+    # a person's reading across one or a space from it joins it: `Brenda` + `K. Holloway`, `Luis A. Fernández`
+    people = Overlaps(x for x in spans if x[0] == "PERSON")
+    joined: list[Span] = []
+    for _, a, b in initials:
+        for _, s, e in people.over(max(0, a - 2), b + 2):
+            if (s < b and e > a) or not text[min(e, a) : max(e, a)].strip() or not text[min(b, s) : max(b, s)].strip():
+                a, b = min(a, s), max(b, e)
+        if joined and a < joined[-1][2]:  # `Benutzer S.` and `S. Krüger`: one name
+            _, start, end = joined.pop()
+            a, b = min(a, start), max(b, end)
+        joined.append(("PERSON", a, b))
+    index = Overlaps(joined)
+    sure.update(joined)
+    return [x for x in spans if not (x[0] == "PERSON" and index.over(x[1], x[2]))] + joined
 
 
 def _less(text: str, spans: list[Span], places: list[Span]) -> list[Span]:
@@ -132,6 +156,7 @@ class Names(Placenames):
         if cells:  # a table's `country` column, a `city:` field: the place, not a person the rules read there
             out = _less(text, out, cells)
         out.extend(code_names(self, text, out))
+        out = _initialled(self, text, out, sure)
         out = things(text, personas(text, out))
         out.extend(script_names(self.lex, text, out))
         out.extend(script_places(self.lex, text, out))
@@ -320,8 +345,10 @@ class Names(Placenames):
             return []  # `Name: Mr. Abdullah`, `Sender: finance-dept@`: a field's label, not a name (`Hannah: out`)
         # a name written with its accents is a person's (`Lucía`, `Zoë`): products are spelled in ASCII
         product = (self.product(key) or said.system_named(text, a, given >= 2)) and (not given or text[a:b].isascii())
-        if cues.title_before(text, a) and not product and not tech:
-            return [("PERSON", a, b)]  # `Auntie Comfort`, `Mr. Oyelowo`: a title makes a person of any word
+        surname = lex.surnames.get(key, COMMON_SURNAME + 1) <= COMMON_SURNAME
+        if cues.title_before(text, a) and (not product or surname) and not tech:
+            return [("PERSON", a, b)]  # `Auntie Comfort`, `Mr. Oyelowo`, `Herr Schneider`: a title makes a person of
+            # any word, and of a product's that is a common surname
         if given and cues.social_before(text, a):
             return [("PERSON", a, b)]  # `her brother Julien builds violins`, `a man called Milan`
         if key in cues.CALENDAR or product or self.wordy(token):  # "June", "Cassandra", "Chase"

@@ -25,6 +25,8 @@ mountain ranges and deserts in prose.
   or a mountain's word that is no ordinary word (`Lake Formation`).
 - `Helsingissä`, `Budapesten`: a place with a Finnish or Hungarian case
   ending, where the language's function words are around.
+- `eDurban`, `n'Enugu`: a place the lexicons know after a Zulu, Xhosa or
+  Igbo locative prefix written on it.
 - `İzmir'de`, `Ankara'dan`: a place the lexicons know before a Turkish case
   suffix after an apostrophe; `in Nova Scotia`, `from Bretagne`: a
   subdivision or another language's city name (regions.txt) after an
@@ -180,6 +182,7 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _routes(kinds, text) if "→" in text or "->" in text else []
         out += _named_features(kinds, text)
         out += _sites(kinds, text)
+        out += _prefixed(kinds, text)
     out = list(dict.fromkeys(out))  # a place both a preposition and a feature find (`in Toscana`) is one
     kept = Overlaps(span for span in taken if span[0] != "PERSON")
     return [span for span in out if not kept.over(span[1], span[2])]
@@ -445,6 +448,24 @@ def _sites(kinds: Kinds, text: str) -> list[Span]:
             continue  # `the Meta team`, `the Athena office`: regions.txt's short and other names
         if not deployments.deployment(text, m.start(), m.end(), lex.products):
             out.append(("LOCATION", *m.span()))
+    return out
+
+
+# a place with a locative prefix on it: Zulu and Xhosa `eDurban`, `eThekwini`, `kwaMashu`, Igbo `n'Enugu`; the
+# place without it (the prefix is the preposition's)
+_PREFIXED = re.compile(r"(?<![\w\-'’])(?:e|kwa|n['’])([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{2,}(?:[ \t][A-Z][^\W\d_]+)?)")
+
+
+def _prefixed(kinds: Kinds, text: str) -> list[Span]:
+    out: list[Span] = []
+    for m in _PREFIXED.finditer(text):
+        words = m.group(1).split()
+        for n in (len(words), 1):  # `eCape Town`, else its first word
+            end = m.start(1) + len(" ".join(words[:n]))
+            key = " ".join(fold(w) for w in words[:n])
+            if kinds.lex.knows_place(key) and not kinds.product(key) and key not in kinds.lex.words:
+                out.append(("LOCATION", m.start(1), end))
+                break
     return out
 
 

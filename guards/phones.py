@@ -22,6 +22,8 @@ a number is something else:
 - an id's word among the four words before it on its line, and no phone's
   word there (`the ticket id 0161-555-0192`, `BUILD_ID = "415-555-0139"`,
   `Order IDs like 0800-4471-9932`): an id written in a phone number's shape;
+  before a number written with its `+`, the word right before it only (`if
+  the shipment slips: +234 807 134 8873` is a phone number);
 - a country's code before it that the match left out, with which it is no
   valid number (`+1 (555) 010-7788`, no area code of North America's,
   read as a Brazilian number);
@@ -105,7 +107,9 @@ def implausible(text: str, start: int, end: int) -> bool:
             return True
         if not _words_before(text, start, 100, 0) & _PHONE_WORDS:
             return True  # `NO_TIMEOUT = 2147483647`, `(run 12088341772)`; not `call 617.555.0159 or 4155550123`
-    return bool(before & _ID_WORDS) and not before & _PHONE_WORDS
+    # written with its country's code: an id's word right before it only
+    named = _words_before(text, start, last=1) if value.startswith("+") else before
+    return bool(named & _ID_WORDS) and not before & _PHONE_WORDS
 
 
 _WIDE = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]")

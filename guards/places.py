@@ -52,7 +52,8 @@ _PEOPLES = (
         "conference summit hackathon airport station hospital school university clinic studio bakery market lab labs "
         "customer customers client clients buyer buyers seller sellers family families resident residents "
         # events people go to: `the Glasgow concert`
-        "gig gigs concert concerts festival wedding"
+        "gig gigs concert concerts festival wedding screening screenings premiere branches stores clinics depots "
+        "site sites"
     )
     | SITES
 )

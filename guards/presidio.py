@@ -208,7 +208,8 @@ class CuedPhoneRecognizer(EntityRecognizer):
 
 _PHONE_WORDS = (
     r"phone|tel|telephone|mobile|mobil|cell|cellphone|handy|telefon|teléfono|telefono|telefone|téléphone|"
-    r"portable|call|whatsapp|sms|número|numero|numer|nummer|celular|móvil|movil|"
+    r"portable|call|called|calling|whatsapp|sms|número|numero|numer|nummer|celular|móvil|movil|"
+    r"kontakt|contact|contacto|contatto|rufnummer|"
     r"연락처|전화|電話|携帯|手机|电话"
 )
 _PHONE_WORD = re.compile(rf"(?i:{_PHONE_WORDS})")

@@ -67,13 +67,18 @@ _FIELD = re.compile(
 _TITLE = re.compile(r"([^\W\d_]+)\.?\s+")
 _PLACE_KEY = (
     r"(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in|"
-    r"destination|origin|village|prefecture|province|county|home_?base|base|site|office|depot)"
+    r"destination|origin|village|prefecture|province|county|home_?base|base|site|sites|office|depot|suburb|"
+    r"neighbou?rhood|district|municipality|home[_ ]?port|port|station|campus|branch|pickup|drop_?off|territory|"
+    r"region|island)"
     r"(?:_(?:pref|preference|name|city))?"
 )
-_WORDY_KEYS = _words("base site office depot")  # keys of other things too: their value a capitalised place only
+# keys of other things too (`port: 8080`, `region: eu-west-1`, `branch: main`): their value a capitalised place
+# only, after `:` or `=`
+_WORDY_KEYS = _words("base site sites office depot port station campus branch pickup dropoff drop_off territory region")
 _PLACE_KEY_WORDS = (
     "location", "city", "town", "birth", "residence", "based", "destination", "origin", "village", "prefecture",
-    "province", "county", "base", "site", "office", "depot",
+    "province", "county", "base", "site", "office", "depot", "suburb", "neighbo", "district", "municipality", "port",
+    "station", "campus", "branch", "pickup", "drop", "territory", "region", "island",
 )  # fmt: skip
 # a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is someone's: an
 # SSN, an IBAN, a card, an address or a phone number with its `+` near it (not `"state": "OK"` of a health check)
@@ -84,7 +89,7 @@ _STATE_FIELD = re.compile(
 _STATE_REACH = 200
 _PLACE_FIELD = re.compile(
     rf"(?<![\w\-])(?P<key>(?i:{_PLACE_KEY}))(?P<sep>\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|\s+){_VALUE}"
-    r"(?=[\"'<\]|,;&\s.]|\Z)"
+    r"(?=[\"'<\])}|,;&\s.]|\Z)"
 )
 _DISPLAY = re.compile(rf"(?:(?<=[:=,\"(])|(?<=[:=,]\s)|^){_VALUE}\"?\s*<(?P<address>[\w.+\-]+@[\w.\-]+)>", re.M)
 # a name in capitals among other words: `sent 920.00 EUR to PIETERS JAN BE11...`, `the card file for LEE HYE JIN`
@@ -190,7 +195,8 @@ def personas(text: str, found: list[Span]) -> list[Span]:
 
 # what only a person's row holds beside a name: an SSN, an IBAN, a card number, an address, a number with its `+`
 _PERSONAL_VALUE = re.compile(
-    r"(?<![\w\-])(?:\d{3}-\d{2}-\d{4}|[A-Z]{2}\d{2}[ ]?(?:[A-Z0-9]{4}[ ]?){2,7}[A-Z0-9]{1,4}|(?:\d[ \-]?){12,18}\d|"
+    r"(?<![\w\-])(?:\d{3}([- ])\d{2}\1\d{4}|[A-Z]{2}\d{2}[ ]?(?:[A-Z0-9]{4}[ ]?){2,7}[A-Z0-9]{1,4}|"
+    r"(?:\d[ \-]?){12,18}\d|"
     r"(?<![\w.+\-])[\w.+\-]{1,64}@[\w\-]+(?:\.[\w\-]+)+|\+\d[\d ()\-]{7,16}\d)(?![\w\-])"
 )
 _ROW_REACH = 300
@@ -470,6 +476,54 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     return out
 
 
+_ROW_PLACE = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \-][A-ZÀ-ÖØ-ÞĀ-ſa-z][^\W\d_]+){0,2}")
+_STATE_CELL = re.compile(places.STATES)
+
+
+def _row_cells(kinds: Kinds, text: str, taken: list[Span]) -> tuple[list[tuple[tuple[int, int], str]], list[Span]]:
+    """A person's row without a header (`Sophie Lambert;Namur;+32 457 60 83 36`, `Chloé Martin,Lyon,JP-N5`):
+    its cells that are a place's name whole (as `(span, "row")`, for record_places to look up), and the US
+    states' codes among them (as spans). A row is someone's by an SSN, an IBAN, a card, an address or a phone
+    with its `+` in it, or by a person found in it; a cell that is a common given name or surname, unless a
+    large place's, is left to the readers of names (`Lincoln,Abraham`)."""
+    cells: list[tuple[tuple[int, int], str]] = []
+    states: list[Span] = []
+    people = Overlaps(span for span in taken if span[0] == "PERSON")
+    start = 0
+    for line in text.split("\n"):
+        row = _cells(line) if len(line) < _ROW_REACH else None
+        if row is not None:
+            valued = _PERSONAL_VALUE.search(line) is not None
+            prose = sum(len(line[a:b].split()) > _CELL_WORDS for a, b in row[1]) > 1  # `Hola, pagué con la tarjeta`
+            if (valued or people.over(start, start + len(line))) and not prose:
+                for a, b in row[1]:
+                    value = line[a:b]
+                    if _STATE_CELL.fullmatch(value):
+                        states.append(("LOCATION", start + a, start + b))
+                    elif value.isupper() and not valued:
+                        continue  # `{ AURORA, ARCADIA, QUEEN_VICTORIA }`: an enum's, not a record's
+                    elif _ROW_PLACE.fullmatch(value) and not _named_person(kinds, fold(value)):
+                        cells.append(((start + a, start + b), "row"))
+        start += len(line) + 1
+    return cells, states
+
+
+def _named_person(kinds: Kinds, key: str) -> bool:
+    """A common given name, unless a big place's (`Lincoln`); a common surname, unless a large city's (`Lyon`)."""
+    if kinds.big_place(key):
+        return False
+    if kinds.given(key) == 2:
+        return True
+    place = kinds.lex.places.get(key)
+    large = place is not None and place.population >= _LARGE_CITY
+    return kinds.lex.surnames.get(key, _RARE_SURNAME) < _RARE_SURNAME and not large
+
+
+_RARE_SURNAME = 5_000
+_LARGE_CITY = 100_000
+_CELL_WORDS = 5  # a record's cell holds a few words; a sentence's commas make no row
+
+
 # the town after an address, its postcode before it: `, 1070 Wien`, `, 105 63 Athina` (Greek, Swedish, Czech)
 _TOWN_AFTER = re.compile(
     r",[ \t]*(?:(?:\d{4,5}|\d{3}[ \t]\d\d)[ \t]+)?([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t][A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?)"
@@ -487,6 +541,13 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
     cells += [(m.span("city"), "city") for m in _HL7_CITY.finditer(text)] if "PID|" in text else []
     if "VALUES" in text.upper() and "INSERT" in text.upper():
         cells += [(span, column) for kind, span, column in _inserted(text) if kind == "LOCATION"]
+    rows, states = _row_cells(kinds, text, taken) if any(c in text for c in ",;|\t") else ([], [])
+    cells += rows
+    for span in states:
+        if not seen.over(span[1], span[2]):
+            out.append(span)
+            if sure is not None:
+                sure.add(out[-1])
     for (a, b), column in cells:
         key = " ".join(fold(w) for w in text[a:b].split())
         lex = kinds.lex
@@ -516,13 +577,29 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
             b = a + text[a:b].index(",")
             key = " ".join(fold(w) for w in text[a:b].split())
             known = kinds.lex.knows_place(key)
-        wordy = m.group("key").lower() in _WORDY_KEYS
-        if wordy and (key in kinds.lex.words or not text[a : a + 1].isupper() or not m.group("sep").strip()):
+        wordy = m.group("key").lower().rsplit("_", 1)[-1] in _WORDY_KEYS
+        place = kinds.lex.places.get(key)
+        ordinary = key in kinds.lex.words and not (place and place.population >= _LARGE_CITY)  # not `site=Cork`
+        if wordy and (ordinary or not text[a : a + 1].isupper() or not m.group("sep").strip()):
             continue  # `site: production`, `our office Reading`: the value of a field, capitalised and no word
         if b > a and known and not seen.over(a, b):
             out.append(("LOCATION", a, b))
             seen.add(("LOCATION", a, b))
+        if known:  # `pickup: Ikeja, Lagos`, `territory: [Bulawayo, Gweru]`, `sites="Pune,Nagpur"`: the list's others
+            at = b
+            while (more := _LISTED.match(text, at)) is not None and more.end() - b < _LISTED_REACH:
+                if not kinds.lex.knows_place(" ".join(fold(w) for w in more.group(1).split())):
+                    break
+                if not seen.over(*more.span(1)):
+                    out.append(("LOCATION", *more.span(1)))
+                    seen.add(("LOCATION", *more.span(1)))
+                at = more.end()
     return out
+
+
+# a place after another in a field's list: `, Gweru`, `,Nagpur`
+_LISTED = re.compile(r",[ \t]*([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t][A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?)")
+_LISTED_REACH = 120
 
 
 # months in other languages, which payment lines write in capitals beside a name: `SPENDE JUNI`, `GEHALT JUNI`

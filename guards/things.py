@@ -132,7 +132,13 @@ _HEADER_KEY = re.compile(
 )
 # a German line's formal pronoun and its greeting's nouns, capitalised wherever they are: `überweisen Sie die`,
 # `Sehr geehrte Damen und Herren`
-_GERMAN_CAPITALISED = re.compile(r"(?:Sie|Ihnen|Ihr|Ihre|Ihrem|Ihren|Ihrer|Ihres|Damen|Herren)\Z")
+# German's capitalised pronouns and polite nouns, alone or opening what was read (`Sie den Betrag`), and a
+# preposition with its article opening a sentence (`Bei der Kühlkette zählt`): German's capitals, no one's
+_GERMAN_CAPITALISED = re.compile(
+    r"(?:Sie|Ihnen|Ihr|Ihre|Ihrem|Ihren|Ihrer|Ihres|Damen|Herren)(?:\Z|[ \t])"
+    r"|(?:Bei|Mit|Nach|Von|Aus|Auf|Für|Über|Unter|Vor|Zu|In|An|Durch|Gegen|Ohne|Seit|Wegen)[ \t]+"
+    r"(?:der|die|das|dem|den|des|einer|einem|eines)[ \t]"
+)
 # a place in an institution's name: `University of Ibadan`, `Univ. Ibadan`, `Universidad de Chile`
 _INSTITUTION_BEFORE = re.compile(
     r"(?<![\w\-])(?:(?:University|Universidad|Universidade|Université|Università|Universität|Uniwersytet|College|"

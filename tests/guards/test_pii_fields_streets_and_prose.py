@@ -6,12 +6,34 @@ Read with the step's own name reader (the shipped lexicons, rules, vetter and la
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
+from taskgate.guards.names import names_for
 from taskgate.guards.phones import implausible
+from taskgate.guards.pii_params import PiiParams, Precision
+from taskgate.guards.presidio import entities_of
+from taskgate.guards.scan import Scanner
 from taskgate.guards.testvalues import published
 
 from .test_pii_unusual_case import read
+
+
+@functools.cache
+def _scanner() -> tuple[Scanner, Precision]:
+    names = names_for(PiiParams())
+    assert names is not None
+    return Scanner("ner", entities_of("ner"), 0.4, 0, names=names), Precision(PiiParams(), names.mailbox_part)
+
+
+def scan(text: str) -> list[tuple[str, str]]:
+    """What the step finds in `text` under its defaults, names and the pattern types, less what it lets be."""
+    scanner, precision = _scanner()
+    found = scanner.analyze(text)
+    return [
+        (f.entity, text[f.start : f.end]) for f in found if precision.keeps(f.entity, text[f.start : f.end], f.score)
+    ]
 
 
 @pytest.mark.parametrize(
@@ -54,7 +76,7 @@ def test_fields_streets_and_other_languages_places_are_read(text: str, found: tu
         # `de` after a given name is a person's particle; a health check's `state` is no state
         "Maria de Sevilla trabaja en el banco y vive con su hermano.",
         '{"status": "up", "state": "OK", "checks": 3}',
-        "site: production\noffice: Reading",
+        "site: production\noffice: Remote\nbase: Camp",
         "swap 2 Hard Drive, then reboot",
     ],
 )
@@ -102,3 +124,65 @@ def test_libphonenumbers_examples_are_published(value: str, test: bool) -> None:
 def test_a_country_code_left_out_of_a_number_decides(text: str, value: str, phone: bool) -> None:
     start = text.index(value)
     assert implausible(text, start, start + len(value)) is not phone
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a name with an initial, either way round
+        ("fyi SCHMIDT K. has two driver records in the rental system", ("PERSON", "SCHMIDT K.")),
+        ("operator=Dvořáková T. action=ROUTE_SET route=14-22", ("PERSON", "Dvořáková T.")),
+        ("night duty for signalling faults, updated by J. Kowalski", ("PERSON", "J. Kowalski")),
+        ("pharmacist needs it for a review: Brenda K. Holloway, DOB 1962-04-18", ("PERSON", "Brenda K. Holloway")),
+        ("OTP sent to +66812974764 (user=Nattapong S.)", ("PERSON", "Nattapong S.")),
+        # a person's row without a header, its places and its state
+        ("Sophie Lambert;Namur;+32 457 60 83 36\nThomas Peeters;Leuven;+32 16 29 81 04", ("LOCATION", "Namur")),
+        ("Mei Lin,Taipei,JP-N4,pending\nChloé Martin,Lyon,JP-N5,paid", ("LOCATION", "Lyon")),
+        ("C-1003,Okafor,Bao,304-99-8994,NY", ("LOCATION", "NY")),
+        # more of a record's place fields, and the places listed after the first
+        ("skipper: Salvatore Lo Bue\n  home_port: Sciacca", ("LOCATION", "Sciacca")),
+        ('name: "NDLOVU T."\n  territory: [Bulawayo, Gweru]', ("LOCATION", "Gweru")),
+        ('report=pet_ct_schedule sites="Pune,Nagpur" rows=212', ("LOCATION", "Nagpur")),
+        ('renter="Sigrún Jónsdóttir" licence=IS pickup=Reykjavík', ("LOCATION", "Reykjavík")),
+        ("Customer complaint From: Oluwaseun Bakare Pickup: Ikeja, Lagos", ("LOCATION", "Lagos")),
+        # sites and events people are at; a locative prefix on a place
+        ("Reported by Moana Tuilagi from the Wellington site, device Pixel 6a", ("LOCATION", "Wellington")),
+        ("approved the subtitle delivery for the Busan screening", ("LOCATION", "Busan")),
+        ("U-Lindiwe Dlamini usebenza ehhovisi eDurban futhi uhlala ePinetown.", ("LOCATION", "Durban")),
+        ("Chinedu ga-abịa n'Enugu echi maka nyocha ụgbọ elu.", ("LOCATION", "Enugu")),
+        # chat's Irish surname, a German title before a surname that names a product too
+        ("ping o'brien — the radiology booking for bed 14 needs a consent form", ("PERSON", "o'brien")),
+        ("deshalb hat Herr Schneider die Montage auf Donnerstag verschoben.", ("PERSON", "Schneider")),
+        # phone numbers: a verb of calling, another language's word, a `+` number after an id's word further back
+        ("Dispatcher Laura Gil called him on 616 30 65 57.", ("PHONE_NUMBER", "616 30 65 57")),
+        ("i szyba była pęknięta. Proszę o kontakt: 512 713 108.", ("PHONE_NUMBER", "512 713 108")),
+        ("call Chidinma if the shipment slips: +234 807 134 8873", ("PHONE_NUMBER", "+234 807 134 8873")),
+    ],
+)  # fmt: skip
+def test_initials_rows_fields_and_calls_are_read(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "See Appendix A. and Plan B. then Section C.",
+        "Thermostat reads 31°C. Rosa Parks Elementary gym also affected",
+        "public enum Ship { AURORA, ARCADIA, QUEEN_VICTORIA, BRITANNIA }",
+        "Bei der Kühlkette zählt jede Minute: Wenn die Temperatur steigt, muss der Fahrer anhalten.",
+        "Servus, bitte überweisen Sie den Betrag auf das Konto. Lieferung kommt morgen.",
+        "buy it on eBay or eCommerce sites",
+        "see you at 5 o'clock then",
+        "status,OK,CA,retries",
+    ],
+)
+def test_what_only_looks_like_an_initial_a_row_or_a_prefix_is_no_one(text: str) -> None:
+    assert [(e, v) for e, v in read(text) if e in ("PERSON", "LOCATION")] == []
+
+
+@pytest.mark.parametrize(
+    ("entity", "value"),
+    [("CREDIT_CARD", "4000 0027 6000 3184"), ("CREDIT_CARD", "4000000000003063")],
+)
+def test_stripes_3ds_cards_are_published(entity: str, value: str) -> None:
+    assert published(entity, value)

@@ -151,7 +151,7 @@ FOUND = [
     ("handover: Takumi Mori -> Yuki Hayashi", [("PERSON", "Takumi Mori"), ("PERSON", "Yuki Hayashi")]),
     ("train Lyon → Torino on Friday", [("LOCATION", "Lyon"), ("LOCATION", "Torino")]),
     ("sandbags along the river Severn again", [("LOCATION", "Severn")]),
-    ('{"loss_location": "Tulsa, Oklahoma"}', [("LOCATION", "Tulsa")]),
+    ('{"loss_location": "Tulsa, Oklahoma"}', [("LOCATION", "Tulsa"), ("LOCATION", "Oklahoma")]),
     # a street and its number; a payee in a bank line's capitals, with accents, an initial, among other words;
     # more Czech and Polish case endings; a Finnish illative
     ("please ship it to Rua da Prata 58, Lisboa", [("LOCATION", "Rua da Prata 58"), ("LOCATION", "Lisboa")]),
