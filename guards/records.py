@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from . import cues, mailboxes, places
+from . import cues, deployments, mailboxes, places
 from . import systems as said
 from .findings import Overlaps
 from .kinds import Kinds
@@ -158,8 +158,17 @@ def _persona(name: str) -> str | None:
 
 
 _PERSONA_PARTS = [name.split() for name in PERSONAS if name.count(" ") == 1]
-_NEXT_WORD = re.compile(r"[ \t]+[^\W\d_]+")
-_LAST_WORD = re.compile(r"[^\W\d_]+[ \t]+\Z")
+_INVERTED = re.compile(r"([^\W\d_][^\W\d_'’\-]+),[ \t]*([^\W\d_]+)")
+
+
+def _inverted(kinds: Kinds, value: str) -> bool:
+    """A name written as records write people, surname first: `NAKASHIMA, REIKO`, `García, Lucía` (the given name
+    one many people carry); a bare `name` column's value so written is someone's."""
+    m = _INVERTED.fullmatch(value)
+    return m is not None and kinds.given(fold(m.group(2))) == 2 and fold(m.group(1)) not in kinds.lex.words
+# the next and the last word, a space or a cell's delimiter between: `Max` `Mustermann`, `Doe,Jane`
+_NEXT_WORD = re.compile(r"(?:[ \t]+|[,;|\t])[^\W\d_]+")
+_LAST_WORD = re.compile(r"[^\W\d_]+(?:[ \t]+|[,;|\t])\Z")
 
 
 def _in_persona(text: str, a: int, b: int) -> bool:
@@ -169,9 +178,10 @@ def _in_persona(text: str, a: int, b: int) -> bool:
         return True
     after = _NEXT_WORD.match(text, b)
     before = _LAST_WORD.search(text, max(0, a - 30), a)
-    return (after is not None and _persona(text[a : after.end()]) is not None) or (
-        before is not None and _persona(text[before.start() : b]) is not None
-    )
+    pairs = [text[a : after.end()]] if after else []
+    pairs += [text[before.start() : b]] if before else []
+    # a row's cells in either order: `Doe,Jane`
+    return any(_persona(p) or _persona(" ".join(reversed(re.split(r"[\s,;|]+", p)))) for p in pairs)
 
 
 def personas(text: str, found: list[Span]) -> list[Span]:
@@ -247,7 +257,7 @@ def record_names(
         for kind, span, column in _table_cells(text):
             if kind == "PERSON":
                 spans.append(span)
-                if not _BARE.fullmatch(column):
+                if not _BARE.fullmatch(column) or _inverted(kinds, text[span[0] : span[1]]):
                     keyed.add(span)
     if "/" in text or "^" in text:
         for m in _SLASHED.finditer(text):
@@ -568,8 +578,15 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
     if not any(k in lower for k in _PLACE_KEY_WORDS):
         return out
     for m in _PLACE_FIELD.finditer(text):
-        if text[m.start() - 1 : m.start()] in ("?", "&") or where_systems_run(text, m.start(), m.end()):
-            continue  # a URL's query (`?city=Barcelona`), a region's line (`location: "Virginia"  # eastus`)
+        if text[m.start() - 1 : m.start()] in ("?", "&"):
+            continue  # a URL's query (`?city=Barcelona`)
+        if m.group("key").lower().endswith("region"):
+            # a person's record's `region` (`region = "Minas Gerais"` beside a phone), not a deployment's
+            near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
+            if not _PERSONAL_VALUE.search(near) or deployments.REGION_ID.search(near):
+                continue
+        elif where_systems_run(text, m.start(), m.end()):
+            continue  # a region's line (`location: "Virginia"  # eastus`)
         a, b = _trimmed(text, *m.span("value"))
         key = " ".join(fold(w) for w in text[a:b].replace(",", " ").split())
         known = kinds.lex.knows_place(key)
@@ -582,7 +599,8 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         ordinary = key in kinds.lex.words and not (place and place.population >= _LARGE_CITY)  # not `site=Cork`
         if wordy and (ordinary or not text[a : a + 1].isupper() or not m.group("sep").strip()):
             continue  # `site: production`, `our office Reading`: the value of a field, capitalised and no word
-        if b > a and known and not seen.over(a, b):
+        # a person's reading of the field's value gives way: the field says what it is (`region = "Minas Gerais"`)
+        if b > a and known and not any(k != "PERSON" for k, _, _ in seen.over(a, b)):
             out.append(("LOCATION", a, b))
             seen.add(("LOCATION", a, b))
         if known:  # `pickup: Ikeja, Lagos`, `territory: [Bulawayo, Gweru]`, `sites="Pune,Nagpur"`: the list's others

@@ -145,6 +145,8 @@ def test_a_country_code_left_out_of_a_number_decides(text: str, value: str, phon
         ('report=pet_ct_schedule sites="Pune,Nagpur" rows=212', ("LOCATION", "Nagpur")),
         ('renter="Sigrún Jónsdóttir" licence=IS pickup=Reykjavík', ("LOCATION", "Reykjavík")),
         ("Customer complaint From: Oluwaseun Bakare Pickup: Ikeja, Lagos", ("LOCATION", "Lagos")),
+        ('name = "Mateus Ferreira"\nregion = "Minas Gerais"\nmobile = "+55 11 90664-0728"',
+         ("LOCATION", "Minas Gerais")),
         # sites and events people are at; a locative prefix on a place
         ("Reported by Moana Tuilagi from the Wellington site, device Pixel 6a", ("LOCATION", "Wellington")),
         ("approved the subtitle delivery for the Busan screening", ("LOCATION", "Busan")),
@@ -174,10 +176,20 @@ def test_initials_rows_fields_and_calls_are_read(text: str, found: tuple[str, st
         "buy it on eBay or eCommerce sites",
         "see you at 5 o'clock then",
         "status,OK,CA,retries",
+        "provider:\n  region: Frankfurt\n  zone: b",
     ],
 )
 def test_what_only_looks_like_an_initial_a_row_or_a_prefix_is_no_one(text: str) -> None:
     assert [(e, v) for e, v in read(text) if e in ("PERSON", "LOCATION")] == []
+
+
+def test_a_placeholders_cells_in_a_row_are_no_one() -> None:
+    assert [
+        v for e, v in read("C-1002,Nguyen,Bao,304-99-8994,CA\nC-1003,Doe,Jane,078-05-1120,NY") if e == "PERSON"
+    ] == [
+        "Nguyen",
+        "Bao",
+    ]
 
 
 @pytest.mark.parametrize(
