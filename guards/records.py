@@ -166,6 +166,8 @@ def _inverted(kinds: Kinds, value: str) -> bool:
     one many people carry); a bare `name` column's value so written is someone's."""
     m = _INVERTED.fullmatch(value)
     return m is not None and kinds.given(fold(m.group(2))) == 2 and fold(m.group(1)) not in kinds.lex.words
+
+
 # the next and the last word, a space or a cell's delimiter between: `Max` `Mustermann`, `Doe,Jane`
 _NEXT_WORD = re.compile(r"(?:[ \t]+|[,;|\t])[^\W\d_]+")
 _LAST_WORD = re.compile(r"[^\W\d_]+(?:[ \t]+|[,;|\t])\Z")
