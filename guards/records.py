@@ -69,16 +69,19 @@ _PLACE_KEY = (
     r"(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in|"
     r"destination|origin|village|prefecture|province|county|home_?base|base|site|sites|office|depot|suburb|"
     r"neighbou?rhood|district|municipality|home[_ ]?port|port|station|campus|branch|pickup|drop_?off|territory|"
-    r"region|island)"
+    r"region|island|home|post|store|from)"
     r"(?:_(?:pref|preference|name|city))?"
 )
 # keys of other things too (`port: 8080`, `region: eu-west-1`, `branch: main`): their value a capitalised place
 # only, after `:` or `=`
-_WORDY_KEYS = _words("base site sites office depot port station campus branch pickup dropoff drop_off territory region")
+_WORDY_KEYS = _words(
+    "base site sites office depot port station campus branch pickup dropoff drop_off territory region home post store "
+    "from"
+)
 _PLACE_KEY_WORDS = (
     "location", "city", "town", "birth", "residence", "based", "destination", "origin", "village", "prefecture",
     "province", "county", "base", "site", "office", "depot", "suburb", "neighbo", "district", "municipality", "port",
-    "station", "campus", "branch", "pickup", "drop", "territory", "region", "island",
+    "station", "campus", "branch", "pickup", "drop", "territory", "region", "island", "home", "post", "store", "from",
 )  # fmt: skip
 # a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is someone's: an
 # SSN, an IBAN, a card, an address or a phone number with its `+` near it (not `"state": "OK"` of a health check)
@@ -159,6 +162,25 @@ def _persona(name: str) -> str | None:
 
 _PERSONA_PARTS = [name.split() for name in PERSONAS if name.count(" ") == 1]
 _INVERTED = re.compile(r"([^\W\d_][^\W\d_'’\-]+),[ \t]*([^\W\d_]+)")
+
+
+def _full_name(kinds: Kinds, value: str) -> bool:
+    """A given name the lexicons know and a common surname, nothing else (`Hemi Walker`, `NAKASHIMA, REIKO`): a
+    bare `name` field's or column's value so written is a person's, not a robot's or a pet's."""
+    if _inverted(kinds, value):
+        return True
+    words = value.split()
+    if len(words) != 2 or not all(w[:1].isupper() for w in words):
+        return False
+    given, surname = (fold(w) for w in words)
+    lex = kinds.lex
+    return (
+        bool(kinds.given(given))
+        and given not in lex.words
+        and not kinds.product(given)
+        and lex.surnames.get(surname, _RARE_SURNAME) < _RARE_SURNAME
+        and not kinds.product(surname)
+    )
 
 
 def _inverted(kinds: Kinds, value: str) -> bool:
@@ -247,7 +269,7 @@ def record_names(
     if "=" in text or ":" in text or ">" in text:
         for m in _FIELD.finditer(text):
             spans.append(m.span("value"))
-            if not _BARE.fullmatch(m.group("key")):
+            if not _BARE.fullmatch(m.group("key")) or _full_name(kinds, m.group("value")):
                 keyed.add(m.span("value"))
     if "<" in text and "@" in text:
         spans += [
@@ -259,7 +281,7 @@ def record_names(
         for kind, span, column in _table_cells(text):
             if kind == "PERSON":
                 spans.append(span)
-                if not _BARE.fullmatch(column) or _inverted(kinds, text[span[0] : span[1]]):
+                if not _BARE.fullmatch(column) or _full_name(kinds, text[span[0] : span[1]]):
                     keyed.add(span)
     if "/" in text or "^" in text:
         for m in _SLASHED.finditer(text):
@@ -455,9 +477,10 @@ _STREET_JOINED = (  # one word with its street's word: `Storgatan`, `Hauptstraß
     r"gasse|allee|platz|str\.)"
 )
 _NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?"
+_STREET_PARTICLE = r"(?:de|del|da|do|dos|das|di|dei|degli|della|delle|dello|la|le|les|des|du)"
 _ADDRESS = re.compile(
-    rf"(?<![\w\-])(?:{_STREET_BEFORE}[ \t]+(?:(?:de|del|da|do|dos|das|di|la|le|des|du)[ \t]+)*{_STREET_WORD}"
-    rf"(?:[ \t]+(?:(?:de|del|da|do|dos|das|di|la|le|des|du)[ \t]+)*{_STREET_WORD}){{0,3}},?[ \t]+{_NUMBER}"
+    rf"(?<![\w\-])(?:{_STREET_BEFORE}[ \t]+(?:{_STREET_PARTICLE}[ \t]+)*{_STREET_WORD}"
+    rf"(?:[ \t]+(?:{_STREET_PARTICLE}[ \t]+)*{_STREET_WORD}){{0,3}},?[ \t]+{_NUMBER}"
     rf"|{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER_NUMBERED}{_NUMBER}"
     rf"|{_STREET_JOINED}[ \t]+{_NUMBER}"
     rf"|{_NUMBER}[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER}"
@@ -474,18 +497,52 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         return []
     seen = Overlaps(span for span in taken if span[0] != "PERSON")
     out: list[Span] = []
-    for m in _ADDRESS.finditer(text):
+    postal = [
+        m
+        for m in _POSTAL.finditer(text)
+        if _town(kinds, _TOWN_AFTER.match(text, m.end())) and not _wordy_street(kinds, m.group())
+    ]
+    for m in [*_ADDRESS.finditer(text), *postal]:
         a, b = m.span()
+        if any(s <= a and b <= e for _, s, e in out):
+            continue  # read by both patterns
         # a place inside the address is the address's (`1600 Pennsylvania Avenue`); one across its edge wins
         across = any(s < a or e > b for _, s, e in seen.over(a, b))
         if across or where_systems_run(text, a, b) or said.tech_after(text, b):
             continue
         out.append(("LOCATION", a, b))
-        town = _TOWN_AFTER.match(text, b)  # `Rua da Prata 58, Lisboa`: the town the address is in
-        key = " ".join(fold(town.group(1)).split()) if town is not None else ""
-        if town is not None and kinds.lex.knows_place(key):
-            out.append(("LOCATION", *town.span(1)))
+        town = _town(kinds, _TOWN_AFTER.match(text, b))  # `Rua da Prata 58, Lisboa`: the town the address is in
+        if town is not None:
+            out.append(("LOCATION", *town))
     return out
+
+
+def _town(kinds: Kinds, town: re.Match[str] | None) -> tuple[int, int] | None:
+    """The span of the known place `town` matched (its first word, if that alone is one: `Reykjavík Company`)."""
+    if town is None:
+        return None
+    a, b = town.span(1)
+    if kinds.lex.knows_place(" ".join(fold(town.group(1)).split())):
+        return a, b
+    first = town.group(1).split()[0]
+    return (a, a + len(first)) if " " in town.group(1) and kinds.lex.knows_place(fold(first)) else None
+
+
+def _wordy_street(kinds: Kinds, street: str) -> bool:
+    """A street read by its postcode alone whose words are English words or a product's (`Ubuntu 22, 100 Berlin`)."""
+    words = [fold(w) for w in re.findall(r"[^\W\d_]+", street)]
+    first = words[0] if words and words[0] not in ("rue", "avenue", "boulevard", "bd", "place") else ""
+    return bool(first) and (first in kinds.lex.words or kinds.product(first))
+
+
+# an address by its postcode and town, whatever the street's word (`Vinohradská 48, 120 00 Praha 2`, `Laugavegur 28,
+# 101 Reykjavík`, `12 rue des Martyrs, 75009 Paris`): read only where the town after the postcode is a known place
+_POSTAL = re.compile(
+    rf"(?<![\w\-])(?:{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_NUMBER}"
+    rf"|{_NUMBER},?[ \t]+(?:rue|avenue|boulevard|bd|place|allée|chemin|quai|impasse|route|cours)"
+    rf"(?:[ \t]+{_STREET_PARTICLE})*[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}})"
+    r"(?=,[ \t]*(?:\d{4,5}|\d{3}[ \t]\d\d|\d{3})[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ])"
+)
 
 
 _ROW_PLACE = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \-][A-ZÀ-ÖØ-ÞĀ-ſa-z][^\W\d_]+){0,2}")
@@ -538,7 +595,7 @@ _CELL_WORDS = 5  # a record's cell holds a few words; a sentence's commas make n
 
 # the town after an address, its postcode before it: `, 1070 Wien`, `, 105 63 Athina` (Greek, Swedish, Czech)
 _TOWN_AFTER = re.compile(
-    r",[ \t]*(?:(?:\d{4,5}|\d{3}[ \t]\d\d)[ \t]+)?([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t][A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?)"
+    r",[ \t]*(?:(?:\d{4,5}|\d{3}[ \t]\d\d|\d{3})[ \t]+)?([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t][A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?)"
 )
 
 

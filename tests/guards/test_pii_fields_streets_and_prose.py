@@ -198,3 +198,25 @@ def test_a_placeholders_cells_in_a_row_are_no_one() -> None:
 )
 def test_stripes_3ds_cards_are_published(entity: str, value: str) -> None:
     assert published(entity, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # an address by its postcode and town, whatever the street's word
+        ("zásilka měla být doručena na adresu Vinohradská 48, 120 00 Praha 2, ale", ("LOCATION", "Vinohradská 48")),
+        ("Guest: Björk Jónsdóttir, address Laugavegur 28, 101 Reykjavík Company", ("LOCATION", "Reykjavík")),
+        ("Customer: Delphine Mercier, 12 rue des Martyrs, 75009 Paris", ("LOCATION", "12 rue des Martyrs")),
+        ("Address (as entered): Via dei Tribunali 181, 80138 Napoli", ("LOCATION", "Via dei Tribunali 181")),
+        # more place fields, and a bare `name` that is a given name and a common surname
+        ('  - { name: "Katharina Steiner", home: "Kitzbühel", phone: "+43 664 541087" }', ("LOCATION", "Kitzbühel")),
+        ('rx=RX-44810 patient="HOLLOWAY, MARGARET" store=Swindon amount=12.40', ("LOCATION", "Swindon")),
+        ('[[recycling.drivers]]\nname = "Hemi Walker"\nlicence_class = "C"', ("PERSON", "Hemi Walker")),
+    ],
+)  # fmt: skip
+def test_postal_addresses_and_more_fields_are_read(text: str, found: tuple[str, str]) -> None:
+    assert found in read(text)
+
+
+def test_a_street_of_words_before_a_postcode_is_no_address() -> None:
+    assert read("release Ubuntu 22, 100 Berlin") == []
