@@ -122,14 +122,18 @@ def _bot(part: str) -> bool:
 
 
 def trim(text: str, finding: Finding) -> Finding | None:
-    """An email finding without what is not part of the address (`ALERT_EMAIL=`), or None for a URL's user."""
+    """An email finding without what is not part of the address (`ALERT_EMAIL=`), or None for a URL's user or a
+    fediverse handle (`@jkrueger@hachyderm.io`: an account on a server, written with its own `@`)."""
     value = text[finding.start : finding.end]
     local = value.rpartition("@")[0]
     cut = max(local.rfind(c) for c in _LOCAL_CUT)
     start = finding.start + cut + 1
-    if cut + 1 >= len(local) or in_url(text, start):
+    if cut + 1 >= len(local) or in_url(text, start) or _HANDLE_BEFORE.search(text, max(0, start - 2), start):
         return None
     return finding if start == finding.start else dataclasses.replace(finding, start=start)
+
+
+_HANDLE_BEFORE = re.compile(r"(?:^|[\s(\[\"'])@\Z")
 
 
 def in_url(text: str, start: int) -> bool:

@@ -267,7 +267,7 @@ class Names(Placenames):
             if size > 1:
                 pieces.append(run[i : i + size])
                 i += size
-            elif pieces and self._continues(pieces[-1], run[i]):
+            elif pieces and self._continues(pieces[-1], run[i], text):
                 pieces[-1].append(run[i])
                 i += 1
             else:
@@ -284,8 +284,8 @@ class Names(Placenames):
                 return size
         return 0
 
-    def _continues(self, piece: list[Token], token: Token) -> bool:
-        """Whether `token` goes on the name `piece` began ("Thandiwe Moyo", "Sarah Jenkins")."""
+    def _continues(self, piece: list[Token], token: Token, text: str) -> bool:
+        """Whether `token` goes on the name `piece` began ("Thandiwe Moyo", "Sarah Jenkins", "Sebastián Castro")."""
         lex = self.lex
         head = piece[0]
         key = token.key
@@ -294,7 +294,9 @@ class Names(Placenames):
         if head.key in cues.TITLES or not self.given(head.key) or head.key in cues.CALENDAR or cues.greeting(head.key):
             return False
         surname = key in lex.surnames and key not in lex.products and lex.wordiness(key) < 1
-        if len(piece) == 1 and (self.wordy(head) or head.key in lex.products) and not surname:
+        # a name written with its accents is no English word nor product (`Sebastián`, not `Sebastian`)
+        accented = not text[head.start : head.end].isascii()
+        if len(piece) == 1 and (self.wordy(head) or head.key in lex.products) and not surname and not accented:
             # "Grace period", "Ruby Sinatra": an ordinary word or a product before a word; not before a word no
             # lexicon knows (`Grace Mbatha`)
             return self.unknown(key) and head.key not in lex.products

@@ -24,6 +24,9 @@ a number is something else:
   `Order IDs like 0800-4471-9932`): an id written in a phone number's shape;
   before a number written with its `+`, the word right before it only (`if
   the shipment slips: +234 807 134 8873` is a phone number);
+- four groups of four digits (a card's shape, `4916 8869 5956 7528`, one
+  that failed its checksum), or an IBAN's country, check digits and bank
+  code right before it (`NL91 ABNA 0417 1643 01`);
 - a country's code before it that the match left out, with which it is no
   valid number (`+1 (555) 010-7788`, no area code of North America's,
   read as a Brazilian number);
@@ -98,6 +101,8 @@ def implausible(text: str, start: int, end: int) -> bool:
         return True
     if _CLOCK_BEFORE.search(text, max(0, start - 2), start) or misgrouped(value) or _miscoded(text, start, value):
         return True
+    if _CARD_GROUPS.fullmatch(value) or _IBAN_BEFORE.search(text, max(0, start - 12), start):
+        return True  # a card's groups (`4916 8869 5956 7528`), an IBAN's tail (`NL91 ABNA 0417 1643 01`)
     before = _words_before(text, start)
     if _BARE.fullmatch(value):
         if _CONTINUED.match(text, end) or _BEGUN.search(text, max(0, start - 2), start):
@@ -116,6 +121,8 @@ _WIDE = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00
 
 
 _CODE_BEFORE = re.compile(r"\+(\d{1,3})[ \t]*\Z")
+_CARD_GROUPS = re.compile(r"\d{4}([ \-])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?")
+_IBAN_BEFORE = re.compile(r"(?<![\w])[A-Z]{2}\d{2}[ ]?[A-Z0-9]{4}[ ]?\Z")
 
 
 def _miscoded(text: str, start: int, value: str) -> bool:

@@ -135,6 +135,11 @@ CARD_PATTERN = (
 )
 
 
+# a card of 19 digits in its printed groups (Maestro, UnionPay, Visa): `6759 5867 1521 9769 577`; a pattern of its
+# own, so that a 16-digit card before three more digits (a CVV) is still read by CARD_PATTERN
+CARD_19_PATTERN = r"\b(?:4|5[06-8]|6)\d{3}([- ])\d{4}\1\d{4}\1\d{4}\1\d{3}\b"
+
+
 class IssuedSsnRecognizer(UsSsnRecognizer):
     """presidio's SSN recognizer, also refusing areas 900 to 999, which the SSA has never issued (ITINs and
     test values use them: `987-65-4321`, `900-45-6789`); presidio refuses 000 and 666 areas, 00 groups, 0000
@@ -312,7 +317,12 @@ def _valid_somewhere(number: str) -> bool:
 def card_recognizer() -> CreditCardRecognizer:
     """presidio's credit card recognizer (Luhn and the network's lengths decide), knowing Mastercard's 2-series
     numbers too."""
-    return IssuedCardRecognizer(patterns=[Pattern("All Credit Cards (weak)", CARD_PATTERN, 0.3)])
+    return IssuedCardRecognizer(
+        patterns=[
+            Pattern("All Credit Cards (weak)", CARD_PATTERN, 0.3),
+            Pattern("Cards of 19 digits (weak)", CARD_19_PATTERN, 0.3),
+        ]
+    )
 
 
 # Context words (`ssn`, `card`, `iban`) raise a weak match's score. presidio looks 5 words back and none

@@ -164,6 +164,20 @@ _PERSONA_PARTS = [name.split() for name in PERSONAS if name.count(" ") == 1]
 _INVERTED = re.compile(r"([^\W\d_][^\W\d_'’\-]+),[ \t]*([^\W\d_]+)")
 
 
+def _spelled(name: str, address: str) -> bool:
+    """Whether the mailbox's local part spells the display name before it: `grace.mwangi`, `gmwangi`, `grace_m`."""
+    words = [w for w in re.split(r"[\s,.'’\-]+", fold(name)) if w]
+    parts = set(re.split(r"[._+\-]+", fold(address.split("@")[0])))
+    if len(words) < 2:
+        return False
+    return (
+        set(words) <= parts
+        or "".join(words) in parts
+        or words[0][0] + words[-1] in parts
+        or ({words[0], words[-1][0]} <= parts)
+    )
+
+
 def _full_name(kinds: Kinds, value: str) -> bool:
     """A given name the lexicons know and a common surname, nothing else (`Hemi Walker`, `NAKASHIMA, REIKO`): a
     bare `name` field's or column's value so written is a person's, not a robot's or a pet's."""
@@ -272,9 +286,11 @@ def record_names(
             if not _BARE.fullmatch(m.group("key")) or _full_name(kinds, m.group("value")):
                 keyed.add(m.span("value"))
     if "<" in text and "@" in text:
-        spans += [
-            m.span("value") for m in _DISPLAY.finditer(text) if not mailboxes.is_role(m.group("address"), program)
-        ]
+        for m in _DISPLAY.finditer(text):
+            if not mailboxes.is_role(m.group("address"), program):
+                spans.append(m.span("value"))
+                if _spelled(m.group("value"), m.group("address")):
+                    keyed.add(m.span("value"))  # `"Grace Mwangi" <grace.mwangi@...>`: the address spells its name
     if _CAPS.search(text):
         spans += _capital_names(kinds, text)
     if "\n" in text:

@@ -220,3 +220,27 @@ def test_postal_addresses_and_more_fields_are_read(text: str, found: tuple[str, 
 
 def test_a_street_of_words_before_a_postcode_is_no_address() -> None:
     assert read("release Ubuntu 22, 100 Berlin") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Customer: Sebastián Castro Vega\nRental: 2x SUP boards", ("PERSON", "Sebastián Castro Vega")),
+        ('From: "Grace Mwangi" <grace.mwangi@outlook.com>\nSubject: Double charge', ("PERSON", "Grace Mwangi")),
+        ("I paid with Maestro 6759 5867 1521 9769 577", ("CREDIT_CARD", "6759 5867 1521 9769 577")),
+    ],
+)  # fmt: skip
+def test_accented_names_display_names_and_long_cards_are_read(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "thanks Jonas! (he is @jkrueger@hachyderm.io on mastodon)",
+        'assert luhn("4916 8869 5956 7528") is False',
+        'assert not is_valid_iban("NL91 ABNA 0417 1643 01")',
+    ],
+)
+def test_handles_failed_cards_and_iban_tails_are_no_address_and_no_phone(text: str) -> None:
+    assert [e for e, _ in scan(text) if e in ("EMAIL_ADDRESS", "PHONE_NUMBER")] == []
