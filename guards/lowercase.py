@@ -167,13 +167,15 @@ def _honoured(
     kinds: Kinds, text: str, code: list[tuple[int, int]], lines: list[tuple[int, int]], covered: bytearray
 ) -> list[Span]:
     """Names with a Japanese honorific after them, in lower case: `fyi nakamura-san from the osaka office`; the
-    name without it. No English word is so written (`ji-san`? no word; not `cyber-san`: a word)."""
+    name without it, when it is a given name or a surname the lexicons know and no English word."""
     out: list[Span] = []
     for m in _HONOURED.finditer(text):
         a, b = m.span(1)
         key = m.group(1)
         if kinds.lex.words.get(key, 0) or kinds.product(key) or 1 in covered[a:b]:
             continue
+        if len(key) < 4 or not (kinds.given(key) == 2 or key in kinds.lex.surnames or key in kinds.lex.people):
+            continue  # `foo-kun`, `dev-san`: no name the lexicons know, or too short to tell
         if not (cues.within(code, a) or cues.within(lines, a)):
             out.append(("PERSON", a, b))
     return out
@@ -233,9 +235,9 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
         return False
     if said.tech_after(text, b) or said.tech_before(text, a) or cues.field_before(text, a):
         return False  # `name: "nile"`, `name = ledger`: a field in lower case holds an identifier
-    if key in _VALUE_WORDS:
-        return False  # `, iban on member 2231`: a value's name (Iban is a given name too)
     before = cues.word_before(text, a)
+    if key in _VALUE_WORDS and not (before in _PEOPLE_BEFORE or _DOES_AFTER.match(text, b)):
+        return False  # `, iban on member 2231`, `email,iban,ssn`: a value's name (Iban is a given name too)
     if before in _PEOPLE_BEFORE and given == 2 and (before in _GREETINGS or not _foreign_line(text, a)):
         return True  # `ping marco`, and other languages' greetings: `oye carlos`, `ciao giulia` (not Vietnamese
         # `Công ty quản lý`, whose `ty` is no thanks)
@@ -246,6 +248,8 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
     if cues.person(text, a, b, strict=True, imperative=False, social=True):
         return True  # a name few people carry, only by what is said of people alone (`baraka's sister`): not
         # `ping triton`, `thanks argus`, `kron will run`
+    if key in _VALUE_WORDS:
+        return False  # by the weaker cues below: a value's name
     if standup(text, a, b):
         return True
     if given == 2 and (_ABSENT_AFTER.match(text, b) or _DOES_AFTER.match(text, b) or _FROM_SITE_AFTER.match(text, b)):

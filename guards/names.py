@@ -61,22 +61,20 @@ def names_for(params: PiiParams) -> Names | None:
 
 
 def _initialled(kinds: Kinds, text: str, spans: list[Span], sure: set[Span]) -> list[Span]:
-    """`spans` with the names written with an initial (`SCHMIDT K.`, `J. Kowalski`) in place of the parts of them a
-    person's reading found, apart from other kinds' spans; those names are added to `sure` too."""
+    """`spans` with the names written with an initial (`SCHMIDT K.`, `J. Kowalski`, `Brenda K. Holloway`) in place
+    of the person's readings across them, apart from other kinds' spans; those names are added to `sure` too."""
     found = Overlaps(spans)
     initials = [x for x in initialled(kinds, text) if not any(k != "PERSON" for k, _, _ in found.over(x[1], x[2]))]
     if not initials:
         return spans
-    # a person's reading across one or a space from it joins it: `Brenda` + `K. Holloway`, `Luis A. Fernández`
+    # a person's reading across one joins it (`Luis A.` and `A. Fernández` of `Luis A. Fernández`)
     people = Overlaps(x for x in spans if x[0] == "PERSON")
     joined: list[Span] = []
     for _, a, b in initials:
-        for _, s, e in people.over(max(0, a - 2), b + 2):
-            if (s < b and e > a) or not text[min(e, a) : max(e, a)].strip() or not text[min(b, s) : max(b, s)].strip():
-                a, b = min(a, s), max(b, e)
-        if joined and a < joined[-1][2]:  # `Benutzer S.` and `S. Krüger`: one name
-            _, start, end = joined.pop()
-            a, b = min(a, start), max(b, end)
+        for _, s, e in people.over(a, b):
+            a, b = min(a, s), max(b, e)
+        if joined and a < joined[-1][2]:
+            continue  # a reading across two of them: the first keeps it
         joined.append(("PERSON", a, b))
     index = Overlaps(joined)
     sure.update(joined)

@@ -228,9 +228,20 @@ _WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]+\Z")
 
 
 def _after_common_noun(kinds: Kinds, text: str, at: int) -> bool:
-    """The word before text[at] is a common noun of a line's prose: lower case, and no given name."""
+    """The word before text[at] is a common noun of a line's prose: lower case, no given name, and no system's
+    (`le serveur de Lyon`, `il database di Milano` name where a system runs)."""
     m = _WORD_BEFORE.search(text, max(0, at - 40), at)
-    return m is not None and m.group(1).islower() and kinds.given(fold(m.group(1))) < 2
+    if m is None or not m.group(1).islower() or m.group(1) in _SYSTEM_NOUNS:
+        return False
+    return kinds.given(fold(m.group(1))) < 2
+
+
+# Romance nouns of systems, before `de`, `di`, `do`
+_SYSTEM_NOUNS = _words(
+    "serveur serveurs servidor servidores server servers servizio serviço serviços nodo nodi nó nós noeud nœud "
+    "nœuds cluster clusters database databases base banco datacenter datacentre réseau rede red rete région "
+    "región regione região zona zone instance instances instancia instancias istanza istanze"
+)
 
 
 def _personal(kinds: Kinds, key: str) -> bool:
@@ -457,10 +468,14 @@ _PREFIXED = re.compile(r"(?<![\w\-'’])(?:e|kwa|n['’])([A-ZÀ-ÖØ-ÞĀ-ſ][^
 
 
 def _prefixed(kinds: Kinds, text: str) -> list[Span]:
+    """The places with a locative prefix on them, in a line the language identifier puts in a language that
+    writes one (Zulu, Xhosa, Igbo and their neighbours; not `the eBerlin endpoint` in English)."""
     out: list[Span] = []
     for m in _PREFIXED.finditer(text):
+        if languages.language_at(text, m.start()) in (None, "en"):
+            continue
         words = m.group(1).split()
-        for n in (len(words), 1):  # `eCape Town`, else its first word
+        for n in dict.fromkeys((len(words), 1)):  # `eCape Town`, else its first word
             end = m.start(1) + len(" ".join(words[:n]))
             key = " ".join(fold(w) for w in words[:n])
             if kinds.lex.knows_place(key) and not kinds.product(key) and key not in kinds.lex.words:

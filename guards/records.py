@@ -69,22 +69,21 @@ _PLACE_KEY = (
     r"(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in|"
     r"destination|origin|village|prefecture|province|county|home_?base|base|site|sites|office|depot|suburb|"
     r"neighbou?rhood|district|municipality|home[_ ]?port|port|station|campus|branch|pickup|drop_?off|territory|"
-    r"region|island|home|post|store|from)"
+    r"region|island|home|post|store)"
     r"(?:_(?:pref|preference|name|city))?"
 )
 # keys of other things too (`port: 8080`, `region: eu-west-1`, `branch: main`): their value a capitalised place
 # only, after `:` or `=`
 _WORDY_KEYS = _words(
-    "base site sites office depot port station campus branch pickup dropoff drop_off territory region home post store "
-    "from"
+    "base site sites office depot port station campus branch pickup dropoff territory region home post store"
 )
 _PLACE_KEY_WORDS = (
     "location", "city", "town", "birth", "residence", "based", "destination", "origin", "village", "prefecture",
     "province", "county", "base", "site", "office", "depot", "suburb", "neighbo", "district", "municipality", "port",
-    "station", "campus", "branch", "pickup", "drop", "territory", "region", "island", "home", "post", "store", "from",
+    "station", "campus", "branch", "pickup", "drop", "territory", "region", "island", "home", "post", "store",
 )  # fmt: skip
-# a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is someone's: an
-# SSN, an IBAN, a card, an address or a phone number with its `+` near it (not `"state": "OK"` of a health check)
+# a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is a US person's: an
+# SSN or a North American phone number near it (not `"state": "OK"` of a health check beside a German phone)
 _STATE_FIELD = re.compile(
     rf"(?<![\w\-])(?i:state|state_code|us_state)(?:\s*[=:]\s*[\"']?|\"\s*:\s*\")(?P<code>{places.STATES})"
     r"(?=[\"'\s,;})\]]|\Z)"
@@ -201,7 +200,10 @@ def _inverted(kinds: Kinds, value: str) -> bool:
     """A name written as records write people, surname first: `NAKASHIMA, REIKO`, `García, Lucía` (the given name
     one many people carry); a bare `name` column's value so written is someone's."""
     m = _INVERTED.fullmatch(value)
-    return m is not None and kinds.given(fold(m.group(2))) == 2 and fold(m.group(1)) not in kinds.lex.words
+    if m is None or kinds.given(fold(m.group(2))) < 2:
+        return False
+    surname = fold(m.group(1))
+    return surname not in kinds.lex.words and not kinds.lex.knows_place(surname)  # not `Lagos, Grace`
 
 
 # the next and the last word, a space or a cell's delimiter between: `Max` `Mustermann`, `Doe,Jane`
@@ -248,6 +250,11 @@ _PERSONAL_VALUE = re.compile(
     r"(?<![\w.+\-])[\w.+\-]{1,64}@[\w\-]+(?:\.[\w\-]+)+|\+\d[\d ()\-]{7,16}\d)(?![\w\-])"
 )
 _ROW_REACH = 300
+# what only a US record holds: an SSN, a North American phone number, a ZIP code after a state's code
+_US_VALUE = re.compile(
+    r"(?<![\w\-])(?:\d{3}([- ])\d{2}\1\d{4}|\+1[ \-.]?\(?\d{3}\)?[ \-.]?\d{3}[ \-.]\d{4}|\(\d{3}\)[ ]?\d{3}-\d{4}|"
+    r"\d{3}-\d{3}-\d{4})(?![\w\-])"
+)
 
 
 def in_personal_row(text: str, a: int, b: int) -> bool:
@@ -483,11 +490,14 @@ _STREET_AFTER = r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Lane|Ln\.?|Boulevard|
 # written after the street's name and before its number: Hungarian `Váci út 84`, German `Mariahilfer Straße 88`,
 # Turkish `Bağdat Caddesi No:112`
 _STREET_AFTER_NUMBERED = (
-    r"(?:utca|út|körút|tér|Straße|Strasse|Gasse|Allee|Platz|Caddesi|Cad\.|Sokak|Sokağı|Bulvarı)"
+    r"(?:utca|út|körút|tér|Straße|Strasse|Caddesi|Cad\.|Sokak|Sokağı|Bulvarı)"
     r"(?:[ \t]+No[:.][ \t]*|[ \t]+)"
 )
+# words that name other things too (`Auf Platz 3`, `2 Column View`), a street's only before its town (below)
+_STREET_AFTER_BEFORE_TOWN = r"(?:Gasse|Allee|Platz)"
 _STREET_BEFORE_TOWN = r"(?:Drive|Dr\.?|Way|Place|Pl\.?|Parade|View|Highway|Hwy|Circuit|Grove|Row|Walk|Square)"
-_STREET_WORD = r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]*(?:[-'’][^\W\d_]+)*"
+# a street's word, bounded so that a long run of joined words is not tried from each of its capitals
+_STREET_WORD = r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{0,40}(?:[-'’][^\W\d_]{1,40}){0,4}"
 _STREET_JOINED = (  # one word with its street's word: `Storgatan`, `Hauptstraße`, `Keizersgracht`
     r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{3,}(?:gatan|vägen|gade|vej|veien|laan|straat|gracht|kade|singel|weg|straße|strasse|"
     r"gasse|allee|platz|str\.)"
@@ -499,10 +509,15 @@ _ADDRESS = re.compile(
     rf"(?:[ \t]+(?:{_STREET_PARTICLE}[ \t]+)*{_STREET_WORD}){{0,3}},?[ \t]+{_NUMBER}"
     rf"|{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER_NUMBERED}{_NUMBER}"
     rf"|{_STREET_JOINED}[ \t]+{_NUMBER}"
-    rf"|{_NUMBER}[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER}"
-    # words that name other things too (`Hard Drive 2`), a street's only before its town: `9 Harbour View, Ballina`
-    rf"|{_NUMBER}[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_BEFORE_TOWN}(?=,[ \t]*[A-Z]))"
+    rf"|{_NUMBER}[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER})"
     rf"(?![\w\-])"
+)
+# a street whose word names other things too, read only before its town: `9 Harbour View, Ballina`, `Währinger
+# Gasse 12, 1090 Wien`; not `2 Column View, Then refresh`, `Auf Platz 3 landete`
+_BEFORE_TOWN = re.compile(
+    rf"(?<![\w\-])(?:{_NUMBER}[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_BEFORE_TOWN}"
+    rf"|{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER_BEFORE_TOWN}[ \t]+{_NUMBER})"
+    r"(?=,[ \t]*(?:(?:\d{4,5}|\d{3}[ \t]\d\d)[ \t]+)?(?P<town>[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+))"
 )
 
 
@@ -518,10 +533,18 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         for m in _POSTAL.finditer(text)
         if _town(kinds, _TOWN_AFTER.match(text, m.end())) and not _wordy_street(kinds, m.group())
     ]
-    for m in [*_ADDRESS.finditer(text), *postal]:
+    # before a town: one the lexicons know, or a word that is no English word (`Ballina`; not `Then`)
+    towns = [
+        m
+        for m in _BEFORE_TOWN.finditer(text)
+        if kinds.lex.knows_place(fold(m.group("town"))) or fold(m.group("town")) not in kinds.lex.words
+    ]
+    read = Overlaps()
+    for m in [*_ADDRESS.finditer(text), *postal, *towns]:
         a, b = m.span()
-        if any(s <= a and b <= e for _, s, e in out):
-            continue  # read by both patterns
+        if read.over(a, b):
+            continue  # read by another pattern
+        read.add(("LOCATION", a, b))
         # a place inside the address is the address's (`1600 Pennsylvania Avenue`); one across its edge wins
         across = any(s < a or e > b for _, s, e in seen.over(a, b))
         if across or where_systems_run(text, a, b) or said.tech_after(text, b):
@@ -568,23 +591,32 @@ _STATE_CELL = re.compile(places.STATES)
 def _row_cells(kinds: Kinds, text: str, taken: list[Span]) -> tuple[list[tuple[tuple[int, int], str]], list[Span]]:
     """A person's row without a header (`Sophie Lambert;Namur;+32 457 60 83 36`, `Chloé Martin,Lyon,JP-N5`):
     its cells that are a place's name whole (as `(span, "row")`, for record_places to look up), and the US
-    states' codes among them (as spans). A row is someone's by an SSN, an IBAN, a card, an address or a phone
-    with its `+` in it, or by a person found in it; a cell that is a common given name or surname, unless a
-    large place's, is left to the readers of names (`Lincoln,Abraham`)."""
+    states' codes among them where the row holds an SSN or a North American phone (as spans). A row is
+    someone's by an SSN, an IBAN, a card, an address or a phone with its `+` in it, or by a person found in it
+    where another line is as wide (a table, not a sentence's commas); a cell that is a common given name,
+    unless a big place's, or a common surname, unless a large city's, is left to the readers of names
+    (`Lincoln,Abraham`)."""
     cells: list[tuple[tuple[int, int], str]] = []
     states: list[Span] = []
     people = Overlaps(span for span in taken if span[0] == "PERSON")
+    lines = text.split("\n")
+    widths = [len(row[1]) if (row := _cells(line)) is not None else 0 for line in lines]
     start = 0
-    for line in text.split("\n"):
-        row = _cells(line) if len(line) < _ROW_REACH else None
+    for line, width in zip(lines, widths, strict=True):
+        row = _cells(line) if width and len(line) < _ROW_REACH else None
         if row is not None:
             valued = _PERSONAL_VALUE.search(line) is not None
             prose = sum(len(line[a:b].split()) > _CELL_WORDS for a, b in row[1]) > 1  # `Hola, pagué con la tarjeta`
-            if (valued or people.over(start, start + len(line))) and not prose:
+            # a person found in a row of a table (another line as wide), not in a sentence's commas
+            table = widths.count(width) > 1
+            # a US state's code in a US record only (an SSN, bare or not, or a North American phone): not `Maria,OK,+34`
+            us = _US_VALUE.search(line) is not None or any(_SSN_CELL.fullmatch(line[a:b]) for a, b in row[1])
+            if (valued or (table and people.over(start, start + len(line)))) and not prose:
                 for a, b in row[1]:
                     value = line[a:b]
                     if _STATE_CELL.fullmatch(value):
-                        states.append(("LOCATION", start + a, start + b))
+                        if us:
+                            states.append(("LOCATION", start + a, start + b))
                     elif value.isupper() and not valued:
                         continue  # `{ AURORA, ARCADIA, QUEEN_VICTORIA }`: an enum's, not a record's
                     elif _ROW_PLACE.fullmatch(value) and not _named_person(kinds, fold(value)):
@@ -606,6 +638,8 @@ def _named_person(kinds: Kinds, key: str) -> bool:
 
 _RARE_SURNAME = 5_000
 _LARGE_CITY = 100_000
+_FREQUENT_WORD = 10_000  # an English word this frequent is the word, whatever city it names (`Reading`, `Mobile`)
+_SSN_CELL = re.compile(r"\d{9}")
 _CELL_WORDS = 5  # a record's cell holds a few words; a sentence's commas make no row
 
 
@@ -643,22 +677,37 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         if b > a and (known or country) and not any(k != "PERSON" for k, _, _ in seen.over(a, b)):
             out.append(("LOCATION", a, b))
             seen.add(("LOCATION", a, b))
+    out += _fields(kinds, text, seen) if any(k in text.lower() for k in _PLACE_KEY_WORDS) else []
     for m in _STATE_FIELD.finditer(text) if "state" in text.lower() else ():
+        # a US record's: an SSN or a North American phone near, or its city read just before (`"city": "Honolulu",
+        # "state": "HI"`)
         near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
-        if _PERSONAL_VALUE.search(near) and not seen.over(*m.span("code")):
+        city = any(k == "LOCATION" for k, _, _ in seen.over(max(0, m.start() - _CITY_REACH), m.start()))
+        if (_US_VALUE.search(near) or city) and not seen.over(*m.span("code")):
             out.append(("LOCATION", *m.span("code")))
             if sure is not None:
                 sure.add(out[-1])
-    lower = text.lower()
-    if not any(k in lower for k in _PLACE_KEY_WORDS):
-        return out
+    return out
+
+
+_CITY_REACH = 60
+
+
+def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
+    """The places in `text`'s place fields (`city: Durban`, `home_port: Sciacca`, `pickup: Ikeja, Lagos`), added
+    to `seen` too."""
+    out: list[Span] = []
     for m in _PLACE_FIELD.finditer(text):
         if text[m.start() - 1 : m.start()] in ("?", "&"):
             continue  # a URL's query (`?city=Barcelona`)
         if m.group("key").lower().endswith("region"):
-            # a person's record's `region` (`region = "Minas Gerais"` beside a phone), not a deployment's
+            # a person's record's `region` (`region = "Minas Gerais"` beside a phone), not a deployment's, nor a
+            # continent (`"region": "Europe"`)
             near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
+            place = kinds.lex.places.get(" ".join(fold(w) for w in m.group("value").split()))
             if not _PERSONAL_VALUE.search(near) or deployments.REGION_ID.search(near):
+                continue
+            if place is not None and place.kind == "continent":
                 continue
         elif where_systems_run(text, m.start(), m.end()):
             continue  # a region's line (`location: "Virginia"  # eastus`)
@@ -669,9 +718,12 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
             b = a + text[a:b].index(",")
             key = " ".join(fold(w) for w in text[a:b].split())
             known = kinds.lex.knows_place(key)
-        wordy = m.group("key").lower().rsplit("_", 1)[-1] in _WORDY_KEYS
+        compact = m.group("key").lower().replace("_", "")  # `home_port`, `drop_off`; not the phrase `home port`
+        wordy = " " not in m.group("key") and any(compact.endswith(word) for word in _WORDY_KEYS)
         place = kinds.lex.places.get(key)
-        ordinary = key in kinds.lex.words and not (place and place.population >= _LARGE_CITY)  # not `site=Cork`
+        # an English word, unless a rare one that is a large city's name (`site=Cork`; not `store: Reading`)
+        frequent = kinds.lex.words.get(key, 0) >= _FREQUENT_WORD
+        ordinary = key in kinds.lex.words and (frequent or not (place and place.population >= _LARGE_CITY))
         if wordy and (ordinary or not text[a : a + 1].isupper() or not m.group("sep").strip()):
             continue  # `site: production`, `our office Reading`: the value of a field, capitalised and no word
         # a person's reading of the field's value gives way: the field says what it is (`region = "Minas Gerais"`)

@@ -205,14 +205,17 @@ def _fictional(value: str) -> bool:
         regions = ("GB", "AU")
     else:
         regions = ("US",)
+    example, valid = False, False
     for region in regions:
         try:
             number = phonenumbers.parse(written.replace("00", "+", 1) if written.startswith("00") else written, region)
         except phonenumbers.NumberParseException:
             continue
         national, country = str(number.national_number), number.country_code or 0
-        if (country, national) in _examples() or (region is not None and national in _example_nationals()):
-            return True  # `+31612345678`, `06 12345678`: libphonenumber's example for the Netherlands' mobiles
+        if (country, national) in _examples():
+            return True  # `+31612345678`: libphonenumber's example for the Netherlands' mobiles
+        example = example or (region is not None and national in _example_nationals())
+        valid = valid or phonenumbers.is_valid_number(number)
         if region is not None and not phonenumbers.is_possible_number(number):
             continue
         if country == 1:
@@ -221,7 +224,8 @@ def _fictional(value: str) -> bool:
             return True
         if national.startswith(_FICTION.get(country, ())):
             return True
-    return False
+    # `06 12345678`, no number in the regions it was read in: another country's example
+    return example and not valid
 
 
 _EXAMPLE_DIGITS = 7  # shorter examples (short codes, some regions' local numbers) could be anyone's number
@@ -241,7 +245,9 @@ def _examples() -> frozenset[tuple[int, str]]:
 
 @functools.cache
 def _example_nationals() -> frozenset[str]:
-    """The national numbers of `_examples()`: a number written nationally (`06 12345678`) matches in any country."""
+    """The national numbers of `_examples()`: a number written nationally (`06 12345678`) that is no valid number
+    in the regions it was read in matches another country's example (`(02) 9491 1911` is Sydney's, not
+    Belarus's)."""
     return frozenset(national for _, national in _examples())
 
 

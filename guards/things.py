@@ -36,8 +36,41 @@ _STORM = re.compile(r"\b(?:[Ss]torm|STORM|[Hh]urricane|[Tt]yphoon|[Cc]yclone|[Tt
 _FONT_LINE = re.compile(r"font-family|fontFamily|font_family|\bfonts?\s*[=:]|\btypefaces?\s*[=:]", re.IGNORECASE)
 # a typeface's own word ends its name: `Gill Sans`, `Fira Code`, `Noto Serif`, `JetBrains Mono`, `Roboto Slab`
 _TYPEFACE = re.compile(r"[ \t](?:Sans|Serif|Mono|Code|Grotesk|Slab)(?:[ \t]+Pro)?\Z")
-_FONT_SECTION = re.compile(r"^[ \t]*(?:\[[\w.\-]*fonts?\]|fonts?:)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+_VALUE_BEFORE = re.compile(r"(?:[=:][ \t]*[\"']?|[\"'])\Z")  # a config's value: `heading = "`, `mono: `
+_FONT_SECTION = re.compile(r"^([ \t]*)(?:\[[\w.\-]*fonts?\]|fonts?:)[ \t]*$", re.IGNORECASE | re.MULTILINE)
 _FONT_SECTION_REACH = 300
+_NEXT_SECTION = re.compile(r"^[ \t]*\[", re.MULTILINE)  # TOML's next table
+
+
+_FONT_WORDS = re.compile(
+    r"\b(?:fonts?|typefaces?|typography|headings?|headers|body text|serif|sans-serif|monospace|kerning)\b",
+    re.IGNORECASE,
+)
+
+
+def _set_as_font(text: str, a: int, b: int) -> bool:
+    """A config's value (`heading = "Gill Sans"`) or a name on a line about type (`Gill Sans for headings`)."""
+    if _VALUE_BEFORE.search(text, max(0, a - 4), a):
+        return True
+    start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
+    end = text.find("\n", b, b + 200)
+    return _FONT_WORDS.search(text, start, end if end >= 0 else min(len(text), b + 200)) is not None
+
+
+def _in_font_section(text: str, a: int) -> bool:
+    """text[a] is a value in a `[fonts]` table (up to the next table) or under a `fonts:` key (its indented lines
+    only), within _FONT_SECTION_REACH characters of it."""
+    sections = list(_FONT_SECTION.finditer(text, max(0, a - _FONT_SECTION_REACH), a))
+    section = sections[-1] if sections else None
+    if section is None or "\n\n" in text[section.end() : a]:
+        return False
+    if section.group().lstrip().startswith("["):
+        return _NEXT_SECTION.search(text, section.end(), a) is None
+    indent = len(section.group(1))
+    lines = text[section.end() : a].split("\n")[1:]  # the lines after the key's, the value's own among them
+    return all(len(line) - len(line.lstrip(" \t")) > indent for line in lines if line.strip())
+
+
 _FONT_AFTER = re.compile(
     r"[ \t]*,[ \t]*[\"']?(?:serif|sans-serif|monospace)\b"
     r"|[ \t]+is[ \t]+(?:the|our|a|set)\b[^.\n]{0,20}?\b(?:serif|sans-serif|font|typeface)\b",
@@ -234,9 +267,9 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True  # `Dolores Huerta Hall`: the building's word inside the name found
     if _ANIMAL_AFTER.match(text, b) or _PET_BEFORE.search(text, max(0, a - 16), a) or _FOOD_AFTER.match(text, b):
         return True
-    if _FONT_AFTER.match(text, b) or _TYPEFACE.search(text, a, b):
-        return True  # `Georgia, serif`, `Paris is the serif we use`, `Gill Sans`
-    if _FONT_SECTION.search(text, max(0, a - _FONT_SECTION_REACH), a) and "\n\n" not in text[max(0, a - 300) : a]:
+    if _FONT_AFTER.match(text, b) or (_TYPEFACE.search(text, a, b) and _set_as_font(text, a, b)):
+        return True  # `Georgia, serif`, `Paris is the serif we use`, `heading = "Gill Sans"` (not `Jordi Sans`)
+    if _in_font_section(text, a):
         return True  # a value in a `[fonts]` section
     line_start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
     line_end = text.find("\n", b, b + 200)

@@ -244,3 +244,45 @@ def test_accented_names_display_names_and_long_cards_are_read(text: str, found: 
 )
 def test_handles_failed_cards_and_iban_tails_are_no_address_and_no_phone(text: str) -> None:
     assert [e for e, _ in scan(text) if e in ("EMAIL_ADDRESS", "PHONE_NUMBER")] == []
+
+
+# a review of this stop's readers: what they first read wrong
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A. Einleitung\nB. Grundlagen\nC. Ergebnisse",
+        "Kategorie C. Fehler werden ignoriert.",
+        "SIGTERM A. received, ENOENT B. raised",
+        "id,status,owner_email\n1,OK,alice.ops@corp.com\n2,IN,bob@corp.com",
+        'health: {"state": "OK"}, contact: +49 30 1234567',
+        "Maria Lopez,OK,+34 600 123 456",
+        "Switch to 2 Column View, Then refresh.",
+        "Auf Platz 3 landete Go.",
+        "the eBerlin endpoint and ePortugal portals",
+        "Le serveur de Lyon redémarre chaque nuit.",
+        "foo-kun bar-chan baz-san dev-san",
+        '{"region": "Europe", "email": "ops@corp.com"}',
+        "post: Mobile\nstore: Reading\ndepot: Bath",
+    ],
+)
+def test_the_reviews_false_findings_are_no_place(text: str) -> None:
+    assert [(e, v) for e, v in read(text) if e == "LOCATION" or (e == "PERSON" and v not in ("Maria Lopez",))] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Team: Kowalski A. Nowak B.", [("PERSON", "Kowalski A."), ("PERSON", "Nowak B.")]),
+        ("Jordi Sans approved the PR.", [("PERSON", "Jordi Sans")]),
+        ('[fonts]\nbody = Inter\n[owner]\nname = "Florence Welch"', [("PERSON", "Florence Welch")]),
+        ("fonts:\n  - Inter\nmaintainer: Victoria Adams", [("PERSON", "Victoria Adams")]),
+        ("From: Florence <florence.m@gmail.com>", [("PERSON", "Florence"), ("EMAIL_ADDRESS", "florence.m@gmail.com")]),
+    ],
+)  # fmt: skip
+def test_the_reviews_lost_people_are_found(text: str, found: list[tuple[str, str]]) -> None:
+    assert read(text) == [x for x in found if x[0] in ("PERSON", "LOCATION")]
+
+
+@pytest.mark.parametrize("value", ["(02) 9491 1911", "(779) 771-2345"])
+def test_a_real_number_equal_to_another_countrys_example_is_no_test_value(value: str) -> None:
+    assert not published("PHONE_NUMBER", value)
