@@ -268,7 +268,12 @@ def field_before(text: str, a: int) -> bool:
     """A record's field for a person's name right before text[a:]: `name: "`, `last_name="`, `--author="`, and
     before an initial (`"holder":"K. Rostami"`)."""
     initial = _INITIAL_BEFORE.search(text, max(0, a - 4), a)
-    return word_before(text, initial.start() if initial else a) in _FIELDS
+    at = initial.start() if initial else a
+    match = _WORD_BEFORE.search(text, max(0, at - 40), at)
+    if match is None or match.group(1).lower().lstrip("-") not in _FIELDS:
+        return False
+    gap = text[match.end(1) : at]
+    return not (("," in gap or "." in gap) and not any(c in gap for c in ":=\"'>"))  # not `first, Lagos`
 
 
 _OFFICER_BEFORE = re.compile(r"(?<![\w/])(?i:[fs]/o)[ \t]+\Z")  # a first or second officer: `F/O lindqvist`

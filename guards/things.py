@@ -173,6 +173,7 @@ _GERMAN_CAPITALISED = re.compile(
     r"(?:der|die|das|dem|den|des|einer|einem|eines)[ \t]"
 )
 # a place in an institution's name: `University of Ibadan`, `Univ. Ibadan`, `Universidad de Chile`
+_GREETING_WORDS = re.compile(r"(?i:\b(?:grüße|grüßen|gruß|grüsse|grüssen|gruss|regards|saludos|saluti|groetjes)\b)")
 _INSTITUTION_BEFORE = re.compile(
     r"(?<![\w\-])(?:(?:University|Universidad|Universidade|Université|Università|Universität|Uniwersytet|College|"
     r"Institute|Bank)[ \t]+(?:of|de|di|do|da|du)[ \t]+|Univ\.[ \t]+(?:of[ \t]+)?)\Z"
@@ -236,6 +237,8 @@ def _no_one(text: str, a: int, b: int) -> bool:
         return True
     if _GERMAN_CAPITALISED.match(value) and languages.language_at(text, a) == "de":
         return True
+    if _GREETING_WORDS.search(value):
+        return True  # `Viele Grüße`, `Mit freundlichen Grüßen`, `Best regards`: a letter's close, no one
     if _SAINT_BEFORE.search(text, max(0, a - 7), a) and not _SURNAME_SAINT.search(text, max(0, a - 30), a):
         return True
     if _QUALIFIED_AFTER.match(text, b):

@@ -286,3 +286,19 @@ def test_the_reviews_lost_people_are_found(text: str, found: list[tuple[str, str
 @pytest.mark.parametrize("value", ["(02) 9491 1911", "(779) 771-2345"])
 def test_a_real_number_equal_to_another_countrys_example_is_no_test_value(value: str) -> None:
     assert not published("PHONE_NUMBER", value)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a field's word before a comma is no field (`first, Lagos`); a large place few people are named after
+        ("the Ibadan branch noticed first, Lagos hasn't complained yet", ("LOCATION", "Lagos")),
+        ("optician chain in Tbilisi wants Georgian receipts", ("LOCATION", "Tbilisi")),
+    ],
+)
+def test_large_places_with_a_persons_cue_are_places(text: str, found: tuple[str, str]) -> None:
+    assert found in read(text)
+
+
+def test_a_letters_close_is_no_one() -> None:
+    assert ("PERSON", "Viele Grüße") not in read("die Beuten kommen am Freitag nach Kufstein. Viele Grüße Verena Egger")
