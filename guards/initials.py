@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from .kinds import COMMON_SURNAME, Kinds
+from .kinds import Kinds
 from .lexicons import fold
 
 Span = tuple[str, int, int]
@@ -80,8 +80,8 @@ def _surname(kinds: Kinds, text: str, at: int, word: str, known: bool = False, i
     one will do, a word no lexicon knows written as names are after what introduces a person."""
     key = fold(word)
     lex = kinds.lex
-    common = lex.surnames.get(key, COMMON_SURNAME + 1) <= COMMON_SURNAME
-    if key in lex.words or (kinds.product(key) and not common) or kinds.big_place(key) or key in lex.codenames:
+    product = kinds.product(key) and not kinds.common_surname(key)
+    if key in lex.words or product or kinds.big_place(key) or key in lex.codenames:
         return False
     if key in lex.surnames or key in lex.people or kinds.given(key):
         return True  # a surname, or a given name with the surname's initial (`Nattapong S.`)

@@ -15,6 +15,7 @@ STRONG_RANK = 1000  # or a given name among one country's first this many (names
 PLAIN_PLACE = 250_000  # or this large, and no given name, product, word or common surname (`Naples`)
 BIG_PLACE = 1_000_000  # a city this large (or a country, state, continent) is a place unless a cue says otherwise
 COMMON_SURNAME = 5000  # a surname this common goes on a given name even when it is a large place's name too
+LARGE_CITY = 100_000  # a city this large is the place where its name is a given name or a surname few people carry
 WORDY = 3.0  # Lexicons.wordiness from which a name is an ordinary word first ("chase", "grace", "will")
 INITIAL_WORD = 1000  # a word this frequent, more a word than a name, starting a sentence: "Jack up", "Patience,"
 
@@ -90,6 +91,15 @@ class Kinds:
         place = self.lex.places.get(key)
         return place is not None and (place.kind != "city" or place.population >= BIG_PLACE)
 
+    def large_city(self, key: str) -> bool:
+        """A place of LARGE_CITY people or more: `Lyon`, `Tbilisi`, `Cork`."""
+        place = self.lex.places.get(key)
+        return place is not None and place.population >= LARGE_CITY
+
+    def common_surname(self, key: str) -> bool:
+        """A surname among the census' first COMMON_SURNAME: `Castro`, `Jenkins`, `Schneider`."""
+        return self.lex.surnames.get(key, COMMON_SURNAME + 1) <= COMMON_SURNAME
+
     def maker(self, key: str) -> bool:
         """A product's name that is no one's name nor a common word, so the word after it is its product's."""
         lex = self.lex
@@ -101,4 +111,4 @@ class Kinds:
         place = lex.places[key]
         if place.population < PLAIN_PLACE or self.given(key) or self.product(key) or key in lex.words:
             return False
-        return lex.surnames.get(key, COMMON_SURNAME + 1) > COMMON_SURNAME
+        return not self.common_surname(key)

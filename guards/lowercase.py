@@ -152,7 +152,7 @@ def _korean(
             continue  # `go-to`, `re-run`: a common English word
         if all(lex.wordiness(part) >= 0.5 for part in m.groups()):
             continue  # `ping-pong`, `bye-bye`: English words both (`hyun-woo`: `woo` is one, `hyun` no word)
-        if 1 in covered[a:b] or cues.within(code, a) or cues.within(lines, a) or _foreign_line(text, a):
+        if not _free(code, lines, covered, a, b) or _foreign_line(text, a):
             continue
         surname = _KOREAN_SURNAME_BEFORE.search(text, max(0, a - 8), a)
         out.append(("PERSON", surname.start() if surname else a, b))
@@ -172,12 +172,11 @@ def _honoured(
     for m in _HONOURED.finditer(text):
         a, b = m.span(1)
         key = m.group(1)
-        if kinds.lex.words.get(key, 0) or kinds.product(key) or 1 in covered[a:b]:
+        if kinds.lex.words.get(key, 0) or kinds.product(key) or not _free(code, lines, covered, a, b):
             continue
         if len(key) < 4 or not (kinds.given(key) == 2 or key in kinds.lex.surnames or key in kinds.lex.people):
             continue  # `foo-kun`, `dev-san`: no name the lexicons know, or too short to tell
-        if not (cues.within(code, a) or cues.within(lines, a)):
-            out.append(("PERSON", a, b))
+        out.append(("PERSON", a, b))
     return out
 
 
@@ -192,14 +191,19 @@ def _irish(
     out: list[Span] = []
     for m in _IRISH.finditer(text):
         a, b = m.span()
-        if "o" + m.group(1) not in kinds.lex.surnames or m.group(1) in kinds.lex.words or 1 in covered[a:b]:
+        if "o" + m.group(1) not in kinds.lex.surnames or m.group(1) in kinds.lex.words:
             continue
-        if cues.within(code, a) or cues.within(lines, a):
+        if not _free(code, lines, covered, a, b):
             continue
         said_of = cues.word_before(text, a) in _PEOPLE_BEFORE or cues.person(text, a, b, strict=True)
         if said_of or _DOES_AFTER.match(text, b) or _ABSENT_AFTER.match(text, b):
             out.append(("PERSON", a, b))
     return out
+
+
+def _free(code: list[tuple[int, int]], lines: list[tuple[int, int]], covered: bytearray, a: int, b: int) -> bool:
+    """text[a:b] is read by no other reader and is in no code (a span of it or a line of it)."""
+    return 1 not in covered[a:b] and not cues.within(code, a) and not cues.within(lines, a)
 
 
 def _code_lines(text: str) -> list[tuple[int, int]]:

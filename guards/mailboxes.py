@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable
 
 from .findings import Finding
+from .lexicons import fold
 from .lexicons import words as _words
 
 # a mailbox that names a function, not a person
@@ -114,6 +115,21 @@ def is_role(address: str, program: Callable[[str], bool | None] | None = None) -
     # a role word beside words no lexicon knows: `hse-incidents@`, `svc-cva-batch@`; not beside a name
     unknown = [s is None and len(p) > 1 for s, p in zip(said, parts, strict=True)]
     return any(named) and all(r or u or p in QUALIFIERS for r, u, p in zip(roles, unknown, parts, strict=True))
+
+
+def name_words(name: str) -> list[str]:
+    """A person's name as a mailbox would spell it: folded words (`Noémi Varga` -> `noemi`, `varga`)."""
+    return [w for w in re.split(r"[\s,.'’\-]+", fold(name)) if w]
+
+
+def local_parts(local: str) -> set[str]:
+    """A mailbox's local part in its pieces: `camille.martin` -> `camille`, `martin`."""
+    return set(re.split(r"[._+\-]+", fold(local)))
+
+
+def spells(words: list[str], parts: set[str]) -> bool:
+    """Whether a local part's pieces spell the name's words: `camille.martin`, `camillemartin`, `cmartin`."""
+    return set(words) <= parts or "".join(words) in parts or words[0][0] + words[-1] in parts
 
 
 def _bot(part: str) -> bool:

@@ -345,8 +345,7 @@ class Names(Placenames):
             return []  # `Name: Mr. Abdullah`, `Sender: finance-dept@`: a field's label, not a name (`Hannah: out`)
         # a name written with its accents is a person's (`Lucía`, `Zoë`): products are spelled in ASCII
         product = (self.product(key) or said.system_named(text, a, given >= 2)) and (not given or text[a:b].isascii())
-        surname = lex.surnames.get(key, COMMON_SURNAME + 1) <= COMMON_SURNAME
-        if cues.title_before(text, a) and (not product or surname) and not tech:
+        if cues.title_before(text, a) and (not product or self.common_surname(key)) and not tech:
             return [("PERSON", a, b)]  # `Auntie Comfort`, `Mr. Oyelowo`, `Herr Schneider`: a title makes a person of
             # any word, and of a product's that is a common surname
         if given and cues.social_before(text, a):

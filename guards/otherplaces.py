@@ -44,7 +44,7 @@ import re
 from . import cues, deployments, languages, places
 from . import systems as said
 from .findings import Overlaps
-from .kinds import Kinds
+from .kinds import LARGE_CITY, Kinds
 from .lexicons import Lexicons, fold
 from .lexicons import words as _words
 
@@ -122,7 +122,6 @@ _ENDINGS = (
 )
 # the languages whose places take a case ending after a preposition: Polish, Czech, Slovak, Slovene, Croatian
 _INFLECTED = frozenset({"pl", "cs", "sk", "sl", "hr"})
-LARGE_CITY = 100_000  # a city this large with a case ending is the city, though the stem is a given name too
 # English prepositions before a region's or another language's city name: `in Nova Scotia`, `from Bretagne`
 _ENGLISH = _words("in from near to at around visiting across through throughout towards toward")
 _PREPOSITIONS = {lang: _words(preps) for lang, (preps, _) in _LANGUAGES.items()}
@@ -247,7 +246,7 @@ _SYSTEM_NOUNS = _words(
 def _personal(kinds: Kinds, key: str) -> bool:
     """A given name or a common surname, unless a large city's (in any language) or a region's: `Leon`; not
     `Lyon`, `Valencia`, `Lisboa`."""
-    named = bool(kinds.given(key)) or kinds.lex.surnames.get(key, 100_000) <= 5_000
+    named = bool(kinds.given(key)) or kinds.common_surname(key)
     return named and not _large(kinds.lex, key) and key not in kinds.lex.regions
 
 
@@ -266,6 +265,7 @@ def _inflected(kinds: Kinds, key: str) -> bool:
 
 def _large(lex: Lexicons, key: str) -> bool:
     place = lex.places.get(key)
+    # a city this large with a case ending is the city, though the stem is a given name too
     return place is not None and (place.kind != "city" or place.population >= LARGE_CITY)
 
 

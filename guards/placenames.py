@@ -18,8 +18,6 @@ from .cues import Token
 from .kinds import COMMON_SURNAME, Kinds
 from .lexicons import fold
 
-LARGE_PLACE = 100_000  # a place this large, named by few people, is the place where a person's cue is said of it
-
 Span = tuple[str, int, int]  # entity type, start, end
 Decided = list[tuple[list[Token], list[Span] | None]]
 
@@ -125,8 +123,7 @@ class Placenames(Kinds):
         person = self.given(key) and cues.person(text, a, b, strict=True, imperative=False)
         if person and self.big_place(key) and cues.possessive(text, b):
             person = False  # `Madrid's heat`: what a large place has is said of it as of a person
-        place = lex.places.get(key)
-        if person and self.given(key) < 2 and place is not None and place.population >= LARGE_PLACE:
+        if person and self.given(key) < 2 and self.large_city(key):
             person = False  # `in Tbilisi wants`, `for Bergen is off`: a large place that few people are named
         if not person and (
             places.journey_before(text, a) or places.people_in_before(text, a) or places.peoples_place_after(text, b)

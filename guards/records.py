@@ -77,11 +77,6 @@ _PLACE_KEY = (
 _WORDY_KEYS = _words(
     "base site sites office depot port station campus branch pickup dropoff territory region home post store"
 )
-_PLACE_KEY_WORDS = (
-    "location", "city", "town", "birth", "residence", "based", "destination", "origin", "village", "prefecture",
-    "province", "county", "base", "site", "office", "depot", "suburb", "neighbo", "district", "municipality", "port",
-    "station", "campus", "branch", "pickup", "drop", "territory", "region", "island", "home", "post", "store",
-)  # fmt: skip
 # a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is a US person's: an
 # SSN or a North American phone number near it (not `"state": "OK"` of a health check beside a German phone)
 _STATE_FIELD = re.compile(
@@ -165,16 +160,9 @@ _INVERTED = re.compile(r"([^\W\d_][^\W\d_'’\-]+),[ \t]*([^\W\d_]+)")
 
 def _spelled(name: str, address: str) -> bool:
     """Whether the mailbox's local part spells the display name before it: `grace.mwangi`, `gmwangi`, `grace_m`."""
-    words = [w for w in re.split(r"[\s,.'’\-]+", fold(name)) if w]
-    parts = set(re.split(r"[._+\-]+", fold(address.split("@")[0])))
-    if len(words) < 2:
-        return False
-    return (
-        set(words) <= parts
-        or "".join(words) in parts
-        or words[0][0] + words[-1] in parts
-        or ({words[0], words[-1][0]} <= parts)
-    )
+    words = mailboxes.name_words(name)
+    parts = mailboxes.local_parts(address.split("@")[0])
+    return len(words) >= 2 and (mailboxes.spells(words, parts) or {words[0], words[-1][0]} <= parts)
 
 
 def _full_name(kinds: Kinds, value: str) -> bool:
@@ -191,7 +179,7 @@ def _full_name(kinds: Kinds, value: str) -> bool:
         bool(kinds.given(given))
         and given not in lex.words
         and not kinds.product(given)
-        and lex.surnames.get(surname, _RARE_SURNAME) < _RARE_SURNAME
+        and kinds.common_surname(surname)
         and not kinds.product(surname)
     )
 
@@ -531,7 +519,7 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     postal = [
         m
         for m in _POSTAL.finditer(text)
-        if _town(kinds, _TOWN_AFTER.match(text, m.end())) and not _wordy_street(kinds, m.group())
+        if _town(kinds, _TOWN_AFTER.match(text, m.end())) and not _wordy_street(kinds, m)
     ]
     # before a town: one the lexicons know, or a word that is no English word (`Ballina`; not `Then`)
     towns = [
@@ -567,17 +555,17 @@ def _town(kinds: Kinds, town: re.Match[str] | None) -> tuple[int, int] | None:
     return (a, a + len(first)) if " " in town.group(1) and kinds.lex.knows_place(fold(first)) else None
 
 
-def _wordy_street(kinds: Kinds, street: str) -> bool:
-    """A street read by its postcode alone whose words are English words or a product's (`Ubuntu 22, 100 Berlin`)."""
-    words = [fold(w) for w in re.findall(r"[^\W\d_]+", street)]
-    first = words[0] if words and words[0] not in ("rue", "avenue", "boulevard", "bd", "place") else ""
+def _wordy_street(kinds: Kinds, street: re.Match[str]) -> bool:
+    """A street read by its postcode alone whose name's first word is an English word or a product's (`Ubuntu 22,
+    100 Berlin`); a French street's word (`12 rue des Martyrs`) is none."""
+    first = fold(street.group("named") or "")
     return bool(first) and (first in kinds.lex.words or kinds.product(first))
 
 
 # an address by its postcode and town, whatever the street's word (`Vinohradská 48, 120 00 Praha 2`, `Laugavegur 28,
 # 101 Reykjavík`, `12 rue des Martyrs, 75009 Paris`): read only where the town after the postcode is a known place
 _POSTAL = re.compile(
-    rf"(?<![\w\-])(?:{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_NUMBER}"
+    rf"(?<![\w\-])(?:(?P<named>{_STREET_WORD})(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_NUMBER}"
     rf"|{_NUMBER},?[ \t]+(?:rue|avenue|boulevard|bd|place|allée|chemin|quai|impasse|route|cours)"
     rf"(?:[ \t]+{_STREET_PARTICLE})*[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}})"
     r"(?=,[ \t]*(?:\d{4,5}|\d{3}[ \t]\d\d|\d{3})[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ])"
@@ -600,10 +588,10 @@ def _row_cells(kinds: Kinds, text: str, taken: list[Span]) -> tuple[list[tuple[t
     states: list[Span] = []
     people = Overlaps(span for span in taken if span[0] == "PERSON")
     lines = text.split("\n")
-    widths = [len(row[1]) if (row := _cells(line)) is not None else 0 for line in lines]
+    rows = [_cells(line) if len(line) < _ROW_REACH else None for line in lines]
+    widths = [len(row[1]) if row is not None else 0 for row in rows]
     start = 0
-    for line, width in zip(lines, widths, strict=True):
-        row = _cells(line) if width and len(line) < _ROW_REACH else None
+    for line, row, width in zip(lines, rows, widths, strict=True):
         if row is not None:
             valued = _PERSONAL_VALUE.search(line) is not None
             prose = sum(len(line[a:b].split()) > _CELL_WORDS for a, b in row[1]) > 1  # `Hola, pagué con la tarjeta`
@@ -631,13 +619,9 @@ def _named_person(kinds: Kinds, key: str) -> bool:
         return False
     if kinds.given(key) == 2:
         return True
-    place = kinds.lex.places.get(key)
-    large = place is not None and place.population >= _LARGE_CITY
-    return kinds.lex.surnames.get(key, _RARE_SURNAME) < _RARE_SURNAME and not large
+    return kinds.common_surname(key) and not kinds.large_city(key)
 
 
-_RARE_SURNAME = 5_000
-_LARGE_CITY = 100_000
 _FREQUENT_WORD = 10_000  # an English word this frequent is the word, whatever city it names (`Reading`, `Mobile`)
 _SSN_CELL = re.compile(r"\d{9}")
 _CELL_WORDS = 5  # a record's cell holds a few words; a sentence's commas make no row
@@ -677,7 +661,7 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         if b > a and (known or country) and not any(k != "PERSON" for k, _, _ in seen.over(a, b)):
             out.append(("LOCATION", a, b))
             seen.add(("LOCATION", a, b))
-    out += _fields(kinds, text, seen) if any(k in text.lower() for k in _PLACE_KEY_WORDS) else []
+    out += _fields(kinds, text, seen)
     for m in _STATE_FIELD.finditer(text) if "state" in text.lower() else ():
         # a US record's: an SSN or a North American phone near, or its city read just before (`"city": "Honolulu",
         # "state": "HI"`)
@@ -720,10 +704,9 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
             known = kinds.lex.knows_place(key)
         compact = m.group("key").lower().replace("_", "")  # `home_port`, `drop_off`; not the phrase `home port`
         wordy = " " not in m.group("key") and any(compact.endswith(word) for word in _WORDY_KEYS)
-        place = kinds.lex.places.get(key)
         # an English word, unless a rare one that is a large city's name (`site=Cork`; not `store: Reading`)
         frequent = kinds.lex.words.get(key, 0) >= _FREQUENT_WORD
-        ordinary = key in kinds.lex.words and (frequent or not (place and place.population >= _LARGE_CITY))
+        ordinary = key in kinds.lex.words and (frequent or not kinds.large_city(key))
         if wordy and (ordinary or not text[a : a + 1].isupper() or not m.group("sep").strip()):
             continue  # `site: production`, `our office Reading`: the value of a field, capitalised and no word
         # a person's reading of the field's value gives way: the field says what it is (`region = "Minas Gerais"`)

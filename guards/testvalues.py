@@ -40,7 +40,7 @@ import re
 
 import phonenumbers
 
-from .lexicons import fold
+from . import mailboxes
 
 TEST_CARDS = frozenset(
     [
@@ -228,6 +228,11 @@ def _fictional(value: str) -> bool:
     return example and not valid
 
 
+def warm_examples() -> None:
+    """List libphonenumber's example numbers now (about 50 ms), not on the first request that asks."""
+    _example_nationals()
+
+
 _EXAMPLE_DIGITS = 7  # shorter examples (short codes, some regions' local numbers) could be anyone's number
 
 
@@ -293,19 +298,18 @@ def example_people(text: str, found: list[Span]) -> list[Span]:
     rows: list[tuple[int, int]] = []
     starts = [a for _, a, _ in found]
     for m in _EXAMPLE_ADDRESS.finditer(text):
-        parts = set(re.split(r"[._+\-]+", fold(m.group(1))))
+        parts = mailboxes.local_parts(m.group(1))
         near = found[
             bisect.bisect_left(starts, m.start() - _EXAMPLE_REACH) : bisect.bisect_right(
                 starts, m.end() + _EXAMPLE_REACH
             )
         ]
         for kind, a, b in near:
-            if kind != "PERSON" or not (words := [w for w in re.split(r"[\s,.'’\-]+", fold(text[a:b])) if w]):
+            if kind != "PERSON" or not (words := mailboxes.name_words(text[a:b])):
                 continue
             if not _RECORDED.search(text, max(0, a - 40), a):
                 continue  # a record's value (`"name": "Camille Martin"`), not a person in prose beside an address
-            spelled = set(words) <= parts or "".join(words) in parts or words[0][0] + words[-1] in parts
-            if spelled or {words[0][0], words[-1]} <= parts:  # `camille.martin`, `jdoe`, `n.varga`
+            if mailboxes.spells(words, parts) or {words[0][0], words[-1]} <= parts:  # `camille.martin`, `n.varga`
                 rows.append((a, b))
                 first, last = min(a, m.start()), max(b, m.end())
                 # the row: the brackets around both, `{...}` or `User(...)`
