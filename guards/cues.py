@@ -238,9 +238,19 @@ def glued(text: str, a: int, b: int) -> bool:
     opens_list = before == "[" and after in " ,"
     if "|" in (before, after) and _row_of_pipes(text, a, b):
         before, after = (" " if c == "|" else c for c in (before, after))  # a cell: `E-0610|Brandon Kowalski|...`
+    if before == ">" and _TEXT_TAG_BEFORE.search(text, max(0, a - 80), a):
+        before = " "  # an element's text: `<td>Ahmed Al-Farsi</td>`, `<strong>Juan Pablo Restrepo</strong>`
+    if after == "<" and text.startswith("</", b) and _TEXT_TAG_AFTER.match(text, b):
+        after = " "
     if (before in _GLUE_BEFORE and not opens_list) or before.isdigit() or after in _GLUE_AFTER or after.isdigit():
         return True
     return after in ".:" and not (following.isspace() or following in "\"')]},;." or text.startswith("..", b))
+
+
+# HTML's elements of text, opened right before a word or closed right after it (not `List<Order>`, `a->b`)
+_TEXT_TAGS = r"(?:td|th|li|p|b|i|u|em|strong|span|div|h[1-6]|a|label|dt|dd|caption|title|option|button|small|cite)"
+_TEXT_TAG_BEFORE = re.compile(rf"<{_TEXT_TAGS}(?:\s[^<>]*)?>\Z", re.IGNORECASE)
+_TEXT_TAG_AFTER = re.compile(rf"</{_TEXT_TAGS}>", re.IGNORECASE)
 
 
 def _row_of_pipes(text: str, a: int, b: int) -> bool:

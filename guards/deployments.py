@@ -31,7 +31,7 @@ from collections.abc import Collection
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from .cues import place_before, word_before
+from .cues import CALENDAR, place_before, word_before
 from .lexicons import fold
 from .lexicons import words as _words
 
@@ -97,7 +97,10 @@ def deployment(text: str, a: int, b: int, products: Collection[str] = frozenset(
     if system is not None and (system.group(1) or "").lower() not in _OWNED:
         word = system.group(2)
         if word.lower() in _SYSTEM_BEFORE_IN or (
-            word[:1].isupper() and fold(word) in products and word.lower() not in STOP_WORDS  # not `IT in Durban`
+            word[:1].isupper()
+            and fold(word) in products
+            and word.lower() not in STOP_WORDS  # not `IT in Durban`
+            and word.lower() not in CALENDAR  # nor `starts Monday in Izmir` (monday.com)
         ):
             return True
     return _DEPLOY_BEFORE.search(text, max(0, a - 80), a) is not None

@@ -60,6 +60,7 @@ class Lexicons:
     towns: frozenset[str] = frozenset()  # towns of 1,000 to 15,000 people that no other lexicon knows
     scripts: dict[str, int] = dataclasses.field(default_factory=dict)  # a city's name in another script -> people
     regions: frozenset[str] = frozenset()  # countries' subdivisions, large cities' names in other languages
+    cities: frozenset[str] = frozenset()  # of `regions`, the large cities' names (`Frankfurt`, `Aarhus`, `Göteborg`)
     # a name in another script -> (its best rank as a given name, as a surname; 0: not one)
     people: dict[str, tuple[int, int]] = dataclasses.field(default_factory=dict)
 
@@ -115,6 +116,7 @@ def lexicons() -> Lexicons:
         towns=frozenset(row[0] for row in _rows("towns")),
         scripts={row[0]: int(row[1]) for row in _rows("scripts")},
         regions=frozenset(row[0] for row in _rows("regions")),
+        cities=frozenset(row[0] for row in _rows("regions") if row[1] == "city"),
         people=_people(),
     )
 

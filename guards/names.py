@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from . import cues, deployments
+from . import cues, deployments, places
 from . import systems as said
 from .cues import Token
 from .findings import Overlaps
@@ -157,7 +157,7 @@ class Names(Placenames):
         out = _initialled(self, text, out, sure)
         out = things(text, personas(text, out))
         out.extend(script_names(self.lex, text, out))
-        out.extend(script_places(self.lex, text, out))
+        out = _less(text, out, script_places(self.lex, text, out))
         places = other_places(self, text, out)
         if places:  # `vive em Lisboa`: the place, not the surname the rules read
             out = _less(text, out, places)
@@ -329,7 +329,9 @@ class Names(Placenames):
                 return []
             return self._place(text, piece, key, a, b)
         tech = self._tech_after(text, b) or said.tech_before(text, a)
-        if len(piece) > 1 and key in lex.regions and not tech and not deployments.deployment(text, a, b, lex.products):
+        peoples = places.peoples_place_after(text, b)  # `from the Hà Nội office`: the article is no system's
+        regional = len(piece) > 1 and key in lex.regions and (not tech or peoples)
+        if regional and not deployments.deployment(text, a, b, lex.products):
             return [("LOCATION", a, b)]  # `British Columbia`, `Minas Gerais`: a country's subdivision
         if self._elsewhere(text, piece, key):
             return [("LOCATION", a, b)]  # `skied from Finse`, `the Hardangervidda plateau`

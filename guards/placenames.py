@@ -110,6 +110,11 @@ class Placenames(Kinds):
             return False
         if places.lower_feature_after(text, b):
             return True
+        if key in self.lex.cities and not self.given(key) and not said.tech_after(text, b):
+            # a large city by its own language's name (`Aarhus`, `Frankfurt`, `Göteborg`) where people are
+            cued = cues.place_before(text, a) or places.people_in_before(text, a) or places.peoples_place_after(text, b)
+            if cued and not deployments.deployment(text, a, b, self.lex.products):
+                return True
         return places.journey_before(text, a)
 
     def _place(self, text: str, piece: list[Token], key: str, a: int, b: int) -> list[Span]:
@@ -125,9 +130,9 @@ class Placenames(Kinds):
             person = False  # `Madrid's heat`: what a large place has is said of it as of a person
         if person and self.given(key) < 2 and self.large_city(key):
             person = False  # `in Tbilisi wants`, `for Bergen is off`: a large place that few people are named
-        if not person and (
-            places.journey_before(text, a) or places.people_in_before(text, a) or places.peoples_place_after(text, b)
-        ):
+        # not a sentence's first word that is a word too (`Most hostels now ask`)
+        peoples = places.peoples_place_after(text, b) and not (piece[0].initial and self.wordy(piece[0]))
+        if not person and (places.journey_before(text, a) or places.people_in_before(text, a) or peoples):
             return [("LOCATION", a, b)]  # `flew to Frankfurt`, `the Galway office`, `the Tel Aviv meetup`
         if deployments.deployment(text, a, b, self.lex.products):
             return []  # "us-east-2 (Ohio)", "fail over to Ohio", "the Ohio ring", "Thanos in Frankfurt"

@@ -53,7 +53,7 @@ _PEOPLES = (
         "customer customers client clients buyer buyers seller sellers family families resident residents "
         # events people go to: `the Glasgow concert`
         "gig gigs concert concerts festival wedding screening screenings premiere branches stores clinics depots "
-        "site sites"
+        "site sites co-op coop salon salons hostel hostels bookshop bookstore showroom workshop"
     )
     | SITES
 )
@@ -132,9 +132,12 @@ def lower_feature_after(text: str, b: int) -> bool:
 
 
 def peoples_place_after(text: str, b: int) -> bool:
-    """A place where people work, live or meet right after text[:b]: `Galway office`, `Cork team`."""
+    """A place where people work, live or meet right after text[:b]: `Galway office`, `Cork team`; not a
+    business's name (`Casa Azul Hostel`, `Athena Team`), unless the line is in capitals."""
     match = _NEXT.match(text, b)
-    return match is not None and match.group(1).lower() in _PEOPLES
+    if match is None or match.group(1).lower() not in _PEOPLES:
+        return False
+    return not match.group(1)[:1].isupper() or match.group(1).isupper()
 
 
 def site_after(text: str, b: int) -> bool:

@@ -69,13 +69,14 @@ _PLACE_KEY = (
     r"(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in|"
     r"destination|origin|village|prefecture|province|county|home_?base|base|site|sites|office|depot|suburb|"
     r"neighbou?rhood|district|municipality|home[_ ]?port|port|station|campus|branch|pickup|drop_?off|territory|"
-    r"region|island|home|post|store)"
+    r"region|island|home|post|store|dest|deliver_?to|ship_?to|return_?to|clinic|salon|gym|shop|hostel)"
     r"(?:_(?:pref|preference|name|city))?"
 )
 # keys of other things too (`port: 8080`, `region: eu-west-1`, `branch: main`): their value a capitalised place
 # only, after `:` or `=`
 _WORDY_KEYS = _words(
-    "base site sites office depot port station campus branch pickup dropoff territory region home post store"
+    "base site sites office depot port station campus branch pickup dropoff territory region home post store dest "
+    "clinic salon gym shop hostel"
 )
 # a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is a US person's: an
 # SSN or a North American phone number near it (not `"state": "OK"` of a health check beside a German phone)
@@ -101,6 +102,9 @@ _SLASHED = re.compile(
 _SEGMENT = re.compile(r"[A-Z][A-Z0-9]{2}\|")
 # SQL's `INSERT INTO t (first_name, last_name, ...) VALUES ('Chiamaka', 'Eze', ...), (...)`
 _INSERT = re.compile(r"(?i:\binsert\s+into\s+(?P<table>[\w.\"`]+)\s*)\((?P<columns>[^()]*)\)\s*(?i:values)\s*")
+# PostgreSQL's `COPY t (surname, given_name, town) FROM stdin WITH CSV;`: its rows follow, one a line, up to `\.`
+_COPY = re.compile(r"(?i:\bcopy\s+(?P<table>[\w.\"]+)\s*)\((?P<columns>[^()\n]*)\)\s*(?i:from\s+stdin)\b[^\n]*\n")
+_COPY_CELL = re.compile(r'"((?:[^"\n]|"")*)"|([^,\t\n]*)')
 # tables of people: a bare `name` column in them is a person's (in `sellers` or `venues` it is a business's)
 _PEOPLE_TABLE = re.compile(
     r"(?i:.*(?:users?|customers?|donors?|guests?|employees?|patients?|members?|students?|contacts?|people|persons?|"
@@ -241,7 +245,7 @@ _ROW_REACH = 300
 # what only a US record holds: an SSN, a North American phone number, a ZIP code after a state's code
 _US_VALUE = re.compile(
     r"(?<![\w\-])(?:\d{3}([- ])\d{2}\1\d{4}|\+1[ \-.]?\(?\d{3}\)?[ \-.]?\d{3}[ \-.]\d{4}|\(\d{3}\)[ ]?\d{3}-\d{4}|"
-    r"\d{3}-\d{3}-\d{4})(?![\w\-])"
+    r"\d{3}-\d{3}-\d{4}|(?i:ssn)[\"']?\s*[=:]\s*[\"']?\d{9})(?![\w\-])"  # and an SSN's field: `ssn=362183247`
 )
 
 
@@ -305,7 +309,7 @@ def record_names(
             if kinds.given(fold(given)) == 2 and min(len(family), len(given)) > 2 and plain:
                 spans.append(m.span())
                 keyed.add(m.span())
-    if "VALUES" in text.upper() and "INSERT" in text.upper():
+    if ("VALUES" in text.upper() and "INSERT" in text.upper()) or "STDIN" in text.upper():
         for kind, span, column in _inserted(text):
             if kind == "PERSON":
                 spans.append(span)
@@ -391,10 +395,15 @@ def _code_person(kinds: Kinds, keys: list[str], whole: bool) -> bool:
     return whole and bool(named) and not any(k in kinds.lex.words and not kinds.given(k) for k in keys)
 
 
+_HTML_CELL = re.compile(r"<t[dh](?:\s[^<>]*)?>([^<>\n]*)</t[dh]>")
+
+
 def _cells(line: str) -> tuple[str, list[tuple[int, int]]] | None:
     """A line's delimiter and its cells' spans (each less its quotes and spaces), if it is a table's row."""
     if "þ" in line:
         delimiter, parts = "þ", [m.span(1) for m in re.finditer(r"þ([^þ\n]*)þ", line)]
+    elif "</td>" in line or "</th>" in line:  # an HTML table's row: `<tr><td>Ahmed Al-Farsi</td><td>Muscat</td>`
+        delimiter, parts = "<", [m.span(1) for m in _HTML_CELL.finditer(line)]
     else:
         delimiter = max("|\t;,", key=line.count)
         if line.count(delimiter) < 2:
@@ -449,8 +458,8 @@ def _table_cells(text: str) -> list[tuple[str, tuple[int, int], str]]:
 
 
 def _inserted(text: str) -> list[tuple[str, tuple[int, int], str]]:
-    """The values an SQL INSERT puts in a person's or a place's column, as _table_cells gives a table's."""
-    out: list[tuple[str, tuple[int, int], str]] = []
+    """The values an SQL INSERT or COPY puts in a person's or a place's column, as _table_cells gives a table's."""
+    out = _copied(text) if "STDIN" in text.upper() else []
     for m in _INSERT.finditer(text):
         columns = [c.strip(' `"\n\t') for c in m.group("columns").split(",")]
         kinds = _column_kinds(columns, people=_PEOPLE_TABLE.fullmatch(m.group("table").strip('`"')) is not None)
@@ -464,6 +473,30 @@ def _inserted(text: str) -> list[tuple[str, tuple[int, int], str]]:
                     b = row.start("row") + (value.end(1) if value.group(1) is not None else value.end())
                     out.append((kind, (a, b), columns[i]))
             at = row.end()
+    return out
+
+
+def _copied(text: str) -> list[tuple[str, tuple[int, int], str]]:
+    """The values a COPY's rows (CSV or tab-separated, up to `\\.`) put in a person's or a place's column."""
+    out: list[tuple[str, tuple[int, int], str]] = []
+    for m in _COPY.finditer(text):
+        columns = [c.strip(' "\n\t') for c in m.group("columns").split(",")]
+        kinds = _column_kinds(columns, people=_PEOPLE_TABLE.fullmatch(m.group("table").strip('"')) is not None)
+        at = m.end()
+        while kinds and at < len(text) and not text.startswith("\\.", at):
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            cells, pos = [], at
+            while pos <= end:
+                cell = _COPY_CELL.match(text, pos, end)
+                if cell is None:
+                    break
+                group = 1 if cell.group(1) is not None else 2
+                cells.append(cell.span(group))
+                pos = cell.end() + 1  # past the delimiter
+            if len(cells) == len(columns):
+                out += [(kind, cells[i], columns[i]) for i, kind in kinds.items()]
+            at = end + 1
     return out
 
 
@@ -642,9 +675,10 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
     seen = Overlaps(taken)
     cells = [(span, column) for kind, span, column in _table_cells(text) if kind == "LOCATION"] if "\n" in text else []
     cells += [(m.span("city"), "city") for m in _HL7_CITY.finditer(text)] if "PID|" in text else []
-    if "VALUES" in text.upper() and "INSERT" in text.upper():
+    if ("VALUES" in text.upper() and "INSERT" in text.upper()) or "STDIN" in text.upper():
         cells += [(span, column) for kind, span, column in _inserted(text) if kind == "LOCATION"]
-    rows, states = _row_cells(kinds, text, taken) if any(c in text for c in ",;|\t") else ([], [])
+    tabled = any(c in text for c in ",;|\t") or "</td>" in text
+    rows, states = _row_cells(kinds, text, taken) if tabled else ([], [])
     cells += rows
     for span in states:
         if not seen.over(span[1], span[2]):

@@ -9,6 +9,8 @@ The lexicon people.txt holds given names and surnames in other scripts
   1,000 (in Greek and Cyrillic: capitalised, with a case ending of up to two
   letters: `Игорю`), with the next word when it is a surname (`שרה לוי`,
   `محمد العلي`);
+- in Armenian, a surname by its ending (`-յան`, `-եան`), with the given name
+  before it (`Անի Հակոբյան`): no lexicon here holds Armenian names;
 - in Hangul, a word that starts with one of the common one-syllable surnames
   and a given name of two syllables (`김민준`, `박지훈에게`), or a given name
   before `님` or `씨` (`지훈님`);
@@ -55,6 +57,7 @@ def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
             found = [(s, e) for _, s, e in _japanese(lex, text, a, b)]
         else:
             span = _korean(lex, text, a, b) if script == "hangul" else _spaced(lex, text, words, i)
+            span = span or (_armenian(text, words, i) if "\u0531" <= text[a] <= "\u0556" else None)
             found = [] if span is None else [span]
         for s, e in found:
             if not seen.over(s, e):
@@ -186,6 +189,23 @@ def _base(lex: Lexicons, word: str, script: str, surname: bool) -> str:
             if len(stem) >= 3 and rank(lex, form, surname):
                 return form
     return word
+
+
+# an Armenian surname's ending (`Հակոբյան`, `Պետրոսյան`, Western `Սարգսեան`), with a case ending or none
+_ARMENIAN_SURNAME = re.compile(r"[\u0531-\u0556][\u0561-\u0587]{2,}(?:յան|եան)(?:ը|ի|ին|ից|ով|ն)?")
+
+
+def _armenian(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int, int] | None:
+    """An Armenian surname, with the capitalised given name before it: `Անի Հակոբյան` (no lexicon holds
+    Armenian names; the surname's ending says)."""
+    a, b, _ = words[i]
+    if i + 1 < len(words) and text[b : words[i + 1][0]] == " ":
+        c, d, _ = words[i + 1]
+        if _ARMENIAN_SURNAME.fullmatch(text, c, d) and len(text[a:b]) >= 2:
+            return a, d  # the given name and the surname
+    if _ARMENIAN_SURNAME.fullmatch(text, a, b):
+        return a, b
+    return None
 
 
 def _korean(lex: Lexicons, text: str, a: int, b: int) -> tuple[int, int] | None:

@@ -5,7 +5,11 @@ Hangul have no capitals, and the lexicons hold places by their Latin names.
 Here a city of 100,000 people or more is looked up by its names in other
 scripts (lexicon scripts.txt, GeoNames' alternate names). Words in scripts
 written with spaces are looked up whole, a Cyrillic or Greek one also with a
-case ending of up to two letters (`Новосибирске`, `Харкова` from `Харков`);
+case ending of up to two letters (`Новосибирске`, `Харкова` from `Харков`),
+two such words declined together (`из Новог Сада`), a Bengali, Tamil, Armenian
+or Georgian one with its case ending (`চট্টগ্রামে`, `மதுரையில்`, `Երևանում`,
+`თბილისში`), a Hebrew, Arabic or Amharic one after the letters of a preposition
+(`בתל אביב`, `በአዲስ አበባ`); a place's two words outweigh a person's reading of one;
 in Han and kana, a city's name may start anywhere (`田中美咲さんは京都で生まれ`),
 and one of two characters only for a city of 500,000 people or more; in
 Hangul, at a word's start, a particle after it (`대전에서`). A line that names
@@ -38,14 +42,19 @@ def script_places(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
     for i, (a, b, script) in enumerate(words):
         if script == "latin":
             continue
+        two = False
         if script in ("han", "hangul") or "\u0e00" <= text[a] <= "\u0e7f":  # Thai is written without spaces too
             found = _wide(lex, text, a, b)
         else:
-            found = _two_words(lex, text, words, i) or _spaced(lex, text, a, b, script)
+            found = _two_words(lex, text, words, i)
+            two = bool(found)
+            found = found or _spaced(lex, text, a, b, script)
         if not found and script == "cased" and _GREEK_PLACE_BEFORE.search(text, max(0, a - 16), a):
             found = _greek(lex, text, a, b)
         for s, e in found:
-            if not seen.over(s, e) and not where_systems_run(text, s, e):
+            # a place's two words whole outweigh a person's reading of one of them (`በአዲስ አበባ`: `Abeba`)
+            over = [span for span in seen.over(s, e) if not (two and span[0] == "PERSON" and s <= span[1])]
+            if not over and not where_systems_run(text, s, e):
                 out.append(("LOCATION", s, e))
                 seen.add(("LOCATION", s, e))  # `בבאר שבע`: its second word is not read again
     return out
@@ -82,7 +91,25 @@ def _two_words(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: i
     for prefix in _PREFIXES.get(script_of(name[0]), ()):
         if name.startswith(prefix) and name[len(prefix) :] in lex.scripts:
             return [(a + len(prefix), b)]
+    if words[i][2] == "cased" and name[0].isupper() and text[words[i + 1][0]].isupper():
+        # both words declined: `из Новог Сада` (`Нови Сад`), `в Нижнем Новгороде`
+        first, second = name.split(" ")
+        if any(f"{x} {y}" in lex.scripts for x in _bases(first) for y in _bases(second)):
+            return [(a, b)]
     return []
+
+
+def _bases(word: str) -> set[str]:
+    """What a Cyrillic or Greek word may be before a case ending of up to two letters."""
+    out = {word}
+    for cut in range(1, _CASED_ENDING + 1):
+        stem = word[:-cut]
+        if len(stem) >= 2:
+            out |= {stem, *(stem + v for v in _VOWELS)}
+    return out
+
+
+_VOWELS = "аяоеьіиыйΑα"
 
 
 def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple[int, int]]:
@@ -92,26 +119,54 @@ def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple
     if script == "cased":  # `Новосибирске`, `Харкова`: a case ending on the name, or on its stem
         for cut in range(1, _CASED_ENDING + 1):
             stem = word[:-cut]
-            if len(stem) >= 3 and (stem in lex.scripts or any(stem + v in lex.scripts for v in "аяоеьіиыйΑα")):
+            if len(stem) >= 3 and (stem in lex.scripts or any(stem + v in lex.scripts for v in _VOWELS)):
                 return [(a, b)]
     # Hebrew and Arabic write `in`, `from`, `to`, `and` as letters before the name: `בירושלים`, `מחיפה`,
     # `وبالقاهرة`; the place is the name after them
     for prefix in _PREFIXES.get(script_of(word[0]), ()):
         if word.startswith(prefix) and len(word) - len(prefix) >= 3 and word[len(prefix) :] in lex.scripts:
             return [(a + len(prefix), b)]
+    # Bengali, Tamil, Armenian and Georgian write `in`, `of`, `from` as an ending: `চট্টগ্রামে`, `மதுரையில்`,
+    # `Երևանի`, `თბილისის` (Georgian's stem loses its final `ი`)
+    for ending, restore in _ENDINGS.get(script_of(word[0]), ()):
+        stem = word[: -len(ending)]
+        if word.endswith(ending) and len(stem) >= 3 and stem + restore in lex.scripts:
+            return [(a, b)]
     return []
+
+
+# case endings, longest first, with what the stem gives back
+_ENDINGS = {
+    "bengali": [("েতে", ""), ("ের", ""), ("তে", ""), ("ে", ""), ("র", "")],
+    "tamil": [("யிலிருந்து", ""), ("ிலிருந்து", ""), ("யில்", ""), ("ில்", ""), ("வில்", ""), ("க்கு", ""), ("ுக்கு", "")],
+    "armenian": [("ում", ""), ("ից", ""), ("ով", ""), ("ի", ""), ("ը", "")],
+    "georgian": [("ისკენ", "ი"), ("იდან", "ი"), ("ში", "ი"), ("ის", "ი"), ("ში", ""), ("ის", "")],
+}
 
 
 # one- and two-letter prefixes, longest first: Hebrew ב ל מ ה ו כ ש and their pairs; Arabic ب ل و ف ك and ال
 _PREFIXES = {
     "hebrew": sorted({*"בלמהוכש", *(x + y for x in "ושכ" for y in "בלמה"), "מה", "לה", "בה"}, key=len, reverse=True),
     "arabic": ["وبال", "فبال", "وال", "بال", "لل", "ال", "وب", "ول", "فب", "ب", "ل", "و", "ف", "ك"],
+    "ethiopic": ["ወደ", "በ", "ከ", "ለ", "የ"],  # Amharic: `በአዲስ አበባ`, `ወደ` `to`
 }
 
 
+_SCRIPT_BLOCKS = (
+    ("hebrew", "\u0590", "\u05ff"),
+    ("arabic", "\u0600", "\u06ff"),
+    ("bengali", "\u0980", "\u09ff"),
+    ("tamil", "\u0b80", "\u0bff"),
+    ("armenian", "\u0530", "\u058f"),
+    ("georgian", "\u10a0", "\u10ff"),
+    ("ethiopic", "\u1200", "\u137f"),
+)
+
+
 def script_of(c: str) -> str:
-    """`hebrew` or `arabic` for a letter of those scripts, else empty."""
-    return "hebrew" if "\u0590" <= c <= "\u05ff" else "arabic" if "\u0600" <= c <= "\u06ff" else ""
+    """The script of a letter of those a prefix or an ending is read in (`hebrew`, `arabic`, `bengali`, ...),
+    else empty."""
+    return next((name for name, low, high in _SCRIPT_BLOCKS if low <= c <= high), "")
 
 
 def _wide(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:

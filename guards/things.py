@@ -193,6 +193,8 @@ def _institution(text: str, a: int, b: int) -> bool:
 _SAINT_BEFORE = re.compile(r"(?<![\w\-])(?:St\.?|Saint|Sankt|São)[ \t]+\Z")
 # after a given name, a surname's: `Marc St. Pierre`, `Kate St. James`
 _SURNAME_SAINT = re.compile(r"(?<![\w\-])[A-Z][a-z]+[ \t]+(?:St\.?|Saint)[ \t]+\Z")
+# a saint joined to the name: French towns and streets (`Saint-Émilion`); people write a saint's name apart
+_SAINT_JOINED = re.compile(r"(?:Saint|Sainte|St|Ste|Sankt|Sant|San|Santa|Santo|São)-[A-ZÀ-ÖØ-Þ]")
 # a unit or an abbreviation, never a name: two or three letters and no vowel (`Wh`, `kWh`, `Pb`), not `Ng`
 _VOWELLESS = re.compile(r"(?!Ng\Z)[B-DF-HJ-NP-TV-XZb-df-hj-np-tv-xz]{1,3}\Z")
 
@@ -241,6 +243,8 @@ def _no_one(text: str, a: int, b: int) -> bool:
         return True  # `Viele Grüße`, `Mit freundlichen Grüßen`, `Best regards`: a letter's close, no one
     if _SAINT_BEFORE.search(text, max(0, a - 7), a) and not _SURNAME_SAINT.search(text, max(0, a - 30), a):
         return True
+    if _SAINT_JOINED.match(value):
+        return True  # `Saint-Émilion`, `Sainte-Foy`, `Sankt-Peterburg`: a town or a street, no one
     if _QUALIFIED_AFTER.match(text, b):
         return True  # `Florence Nightingale Nursing Scholarship`: a prize's word after one more word (a person's
         # reading only: `Leeds Central Library` is still where she is)

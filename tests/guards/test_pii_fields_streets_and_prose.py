@@ -302,3 +302,52 @@ def test_large_places_with_a_persons_cue_are_places(text: str, found: tuple[str,
 
 def test_a_letters_close_is_no_one() -> None:
     assert ("PERSON", "Viele Grüße") not in read("die Beuten kommen am Freitag nach Kufstein. Viele Grüße Verena Egger")
+
+
+_HTML_ROW = "<tr><td>Ahmed Al-Farsi</td><td>Muscat</td><td>a.alfarsi@omantel.net.om</td></tr>"
+_COPY_ROWS = "COPY members (member_no, surname, given_name, town) FROM stdin WITH CSV;\n10232,Haddad,Karim,Zahlé\n\\."
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # an HTML table's row, a COPY's rows under its columns, an element's text
+        (_HTML_ROW, ("LOCATION", "Muscat")),
+        (_HTML_ROW, ("PERSON", "Ahmed Al-Farsi")),
+        (_COPY_ROWS, ("PERSON", "Haddad")),
+        (_COPY_ROWS, ("LOCATION", "Zahlé")),
+        ("<p>Booked for <strong>Juan Pablo Restrepo</strong> - 2 nights</p>", ("PERSON", "Juan Pablo Restrepo")),
+        # more place fields, a state's code beside an SSN's field
+        ('order.dispatched order=FW-771204 truck=NL-77-BXK dest="Rungis"', ("LOCATION", "Rungis")),
+        ("bike.checkout member=\"Chidi\" bike=CO-0331 return_to=Peckham", ("LOCATION", "Peckham")),
+        ("Name: Nils Åkesson\nGym: Göteborg\nMobile: 070-159 67 51", ("LOCATION", "Göteborg")),
+        ('payroll.sync employee="Keisha Washington" ssn=362183247 state=GA city=Savannah', ("LOCATION", "GA")),
+        # a large city by its own language's name where people are; a weekday is no product
+        ("I left my helmet at the Aarhus co-op, can someone keep it aside?", ("LOCATION", "Aarhus")),
+        ("the new hire Ayşe starts Monday in İzmir, she needs repo access", ("LOCATION", "İzmir")),
+        ("Nguyễn Thị Lan from the Hà Nội office says the portal is down", ("LOCATION", "Hà Nội")),
+        # endings, prefixes and two declined words in other scripts; Armenian surnames
+        ("রহিম উদ্দিন চট্টগ্রামে একটি সাইকেল মেরামতের দোকানে কাজ করেন।", ("LOCATION", "চট্টগ্রামে")),
+        ("கார்த்திக் ராஜன் மதுரையில் ஒரு விடுதியை நடத்துகிறார்.", ("LOCATION", "மதுரையில்")),
+        ("გიორგი ბერიძე მართავს ჰოსტელს თბილისის ცენტრში.", ("LOCATION", "თბილისის")),
+        ("ሰላማዊት ታደሰ በአዲስ አበባ የሕክምና ሰነዶችን ትተረጉማለች።", ("LOCATION", "አዲስ አበባ")),
+        ("Милица Петровић из Новог Сада преводи медицинску документацију", ("LOCATION", "Новог Сада")),
+        ("Երևանի գրախանութներից մեկում աշխատում է Անի Հակոբյան։", ("PERSON", "Անի Հակոբյան")),
+    ],
+)  # fmt: skip
+def test_the_twenty_fourth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("<p>Lead planner · Bordeaux &amp; Saint-Émilion</p>", ("PERSON", "Saint-Émilion")),
+        ('booking_engine:\n  property: "Casa Azul Hostel"\n  city: "Oaxaca"', ("LOCATION", "Azul")),
+        ("Most hostels now ask guests to check in online.", ("LOCATION", "Most")),
+        ("we moved the Frankfurt cluster last week", ("LOCATION", "Frankfurt")),
+        ("List<Order> orders = repo.findAll();", ("PERSON", "Order")),
+    ],
+)
+def test_the_twenty_fourth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
