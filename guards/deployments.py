@@ -112,11 +112,17 @@ _TECHNICAL = re.compile(
     r"\b(?:HTTPS?|API|CPU|GPU|VPN|DNS|TLS|SSO|CI|CD|PR|MR|SLO|SLA|ASG|VPC|CDN|K8s|p\d\d)\b|[{}<>\[\]=]"
 )
 _WORD = re.compile(r"[A-Za-z][\w\-]*")
+# a chat log's line: its time and its speaker's handle (`[09:03] leilani:`, `10:40 <omar>`)
+_SPEAKER = re.compile(
+    r"(?m)^[ \t]*\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+"
+    r"(?!(?i:info|warn|warning|error|err|debug|trace|fatal|notice|crit|critical)\b)(?:<[\w.\-]+>|@?[\w.\-]+:)[ \t]"
+)  # not a log's level (`12:00:01 INFO: deployed`)
 
 
 def personal(text: str) -> bool:
-    """A person's pronoun in text: `I`, `my`, `she`, `his`."""
-    return _PERSONAL.search(text) is not None
+    """A person's pronoun in text (`I`, `my`, `she`, `his`), or a chat's speaker (`[09:03] leilani:`): someone
+    is there."""
+    return _PERSONAL.search(text) is not None or _SPEAKER.search(text) is not None
 
 
 def technical(text: str, systems: Collection[str], tech_words: Collection[str]) -> bool:

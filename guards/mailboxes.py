@@ -65,6 +65,10 @@ ROLES = _words(
     "facturacion atencion contacto reservas reclamacoes encomendas faturas atendimento reclami ordini fatture "
     "assistenza prenotazioni reclamations commandes factures facturation accueil kundenservice bestellungen "
     "rechnungen buchhaltung zentrale klachten bestellingen facturen boekhouding klantenservice"
+    # support and the office in other languages: `soporte@`, `hilfe@`, `sekretariat@`
+    " soporte suporte supporto assistance ayuda ajuda aiuto hilfe pomoc podpora tuki stod hjelp hjaelp "
+    "ondersteuning wsparcie destek secretaria sekretariat sekretariaat segreteria secretariat secretariado "
+    "kancelaria verwaltung administracion administracao amministrazione"
 )
 # hosts of personal mailboxes: there, a local part of ordinary words is still someone's (`lucky.star@gmail.com`)
 _PERSONAL_HOSTS = _words(

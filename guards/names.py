@@ -115,7 +115,7 @@ class Names(Placenames):
         runs = [part for run in runs for part in self._geographic(text, run, out)]
         runs = [part for run in runs for part in self._unnamed(run, named)]
         runs = [run for run in runs if not self._versioned(text, run)]
-        pieces = [piece for run in runs for piece in self._pieces(run, text)]
+        pieces = [self._opened(text, piece) for run in runs for piece in self._pieces(run, text)]
         # one sense per text: a word named as a system anywhere in it ("Alma 9") is not a person elsewhere
         systems = {p[0].key for p in pieces if len(p) == 1 and self._tech_after(text, p[0].end)}
         systems |= said.coded(text)  # `rename the `jackson` Helm release ... who Jackson is`
@@ -168,6 +168,14 @@ class Names(Placenames):
             found = set(out)
             out += [span for span in state_codes(text, out) if span not in found]
         return sorted(out, key=lambda s: s[1])
+
+    def _opened(self, text: str, piece: list[Token]) -> list[Token]:
+        """The piece less a first word that is its language's preposition or article opening the sentence (`Im
+        Münsterland gibt es`, `Selon Camille Girard`): that word is no part of a name, unless a common surname."""
+        first = piece[0]
+        if len(piece) > 1 and first.initial and said_in_its_language(self.lex, text, first.start, first.end):
+            return piece if self.common_surname(first.key) else piece[1:]  # `Nagy Eszter`: `big`, and a surname
+        return piece
 
     def _versioned(self, text: str, run: list[Token]) -> bool:
         """A run of words ending in a word that is no name, before a version (`Jasper Reports 6.21`): a product."""
@@ -316,7 +324,7 @@ class Names(Placenames):
             spelled = " ".join(fold(text[a:b]).split())  # with its particles: `Rio de Janeiro`
             key = spelled if spelled in lex.places else key
         if (
-            key in cues.WEEKDAYS
+            key.removesuffix("s") in cues.WEEKDAYS  # `Thursdays`
             or key in cues.HOLIDAYS
             or key in cues.PRONOUNS
             or text[a:b].lower() in cues.NEVER_ALONE

@@ -47,6 +47,7 @@ from .findings import Overlaps
 from .kinds import LARGE_CITY, Kinds
 from .lexicons import Lexicons, fold
 from .lexicons import words as _words
+from .scriptplaces import where_systems_run
 
 Span = tuple[str, int, int]
 
@@ -179,9 +180,11 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _suffixed(kinds, text) if "'" in text or "’" in text else []
         out += _agglutinated(kinds, text)
         out += _routes(kinds, text) if "→" in text or "->" in text else []
+        out += _listed(kinds, text) if "[" in text and '", "' in text else []
         out += _named_features(kinds, text)
         out += _sites(kinds, text)
         out += _prefixed(kinds, text)
+        out += [("LOCATION", *m.span("name")) for m in _MUTATED.finditer(text)]
     out = list(dict.fromkeys(out))  # a place both a preposition and a feature find (`in Toscana`) is one
     kept = Overlaps(span for span in taken if span[0] != "PERSON")
     return [span for span in out if not kept.over(span[1], span[2])]
@@ -510,6 +513,40 @@ def _routes(kinds: Kinds, text: str) -> list[Span]:
     return out
 
 
+# a list of quoted names: `stops = ["Salzburg", "Ljubljana", "Zagreb", "Trieste"]`
+_QUOTED_NAME = rf'"{_NAME}(?:[ \t]{_NAME})?"'
+_QUOTED_LIST = re.compile(rf"\[[ \t]*{_QUOTED_NAME}(?:[ \t]*,[ \t]*{_QUOTED_NAME})+[ \t]*,?[ \t]*\]")
+_QUOTED = re.compile(r'"([^"]+)"')
+
+
+# Irish and Welsh write a name after `in` with its first letter mutated, and only a name's capital after the
+# mutation's letters: `i nGaillimh`, `i gCorcaigh`, `i bPort Láirge`, `yng Nghaerdydd`, `ym Mhorthmadog`; a
+# name after `in` is a place's
+_MUTATED = re.compile(
+    r"(?<![\w\-'’])(?:i|yng|ym)[ \t]+(?P<name>(?:nG|bhF|mB|gC|dT|bP|n-[AEIOUÁÉÍÓÚ]|Ngh|Ng|Mh)[a-záéíóúâêîôûŵŷ]"
+    r"[^\W\d_]*(?:[ \t]+[A-ZÁÉÍÓÚ][^\W\d_]*)?)"
+)
+
+
+def _listed(kinds: Kinds, text: str) -> list[Span]:
+    """A list's places, where every one of its two or more names is a place the lexicons know and most of them
+    large cities, and none a given name many people have nor a product's, on a line that names no region nor
+    system: `stops = ["Salzburg", "Ljubljana"]`, not `fonts = ["Georgia", "Helvetica"]`, `regions = [...]`, nor
+    stations named after small places (`["Vostok", "Mirny", "Concordia"]`)."""
+    out: list[Span] = []
+    for m in _QUOTED_LIST.finditer(text):
+        items = [q.span(1) for q in _QUOTED.finditer(text, m.start(), m.end())]
+        keys = [" ".join(fold(text[a:b]).split()) for a, b in items]
+        if not all(kinds.lex.knows_place(k) and kinds.given(k) < 2 and not kinds.product(k) for k in keys):
+            continue
+        if 2 * sum(kinds.large_city(k) for k in keys) <= len(keys) or where_systems_run(text, m.start(), m.end()):
+            continue
+        if deployments.deployment(text, items[0][0], items[0][1], kinds.lex.products):
+            continue
+        out += [("LOCATION", a, b) for a, b in items]
+    return out
+
+
 def _named(kinds: Kinds, word: str) -> bool:
     key = fold(word)  # a name and not an ordinary word: `Takumi`, `Mori`; not `Flight`
     return key not in kinds.lex.words and (bool(kinds.given(key)) or key in kinds.lex.surnames)
@@ -519,7 +556,7 @@ _ROUTE_REACH = 60
 _TRAVEL_WORDS = re.compile(
     r"(?i:\b(?:flights?|fly|flew|flying|train|bus|coach|ferry|trip|travel\w*|journey|booking|booked|ticket|"
     r"drive|drove|ride|itinerary|layover|connection|depart\w*|arriv\w*|leg|passengers?|pax|route|vuelo|volo|"
-    r"flug|reise|viagem|voyage|tren|treno|zug))"
+    r"flug|reise|viagem|voyage|tren|treno|zug|tour|tours|tournée|gira|tournee))"
 )
 
 

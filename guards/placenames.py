@@ -130,6 +130,8 @@ class Placenames(Kinds):
             person = False  # `Madrid's heat`: what a large place has is said of it as of a person
         if person and self.given(key) < 2 and self.large_city(key):
             person = False  # `in Tbilisi wants`, `for Bergen is off`: a large place that few people are named
+        if person and self.big_place(key) and cues.word_before(text, a) == "in":
+            person = False  # `the sailing school in Valencia confirmed`: the verb is the school's, not the place's
         # not a sentence's first word that is a word too (`Most hostels now ask`)
         peoples = places.peoples_place_after(text, b) and not (piece[0].initial and self.wordy(piece[0]))
         if not person and (places.journey_before(text, a) or places.people_in_before(text, a) or peoples):

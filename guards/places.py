@@ -28,7 +28,8 @@ from .lexicons import words as _words
 
 # capitalised, before or after the name: `Lake Geneva`, `Victoria Island`, `Sacred Valley`, `Israel National Trail`
 FEATURES_BEFORE = _words(
-    "lake mount mt cape isle ile camino kibbutz loch glen port fort lago monte rue calle avenida rua"  # and streets
+    # and streets and quarters: `Rua Augusta`, `Vila Madalena`
+    "lake mount mt cape isle ile camino kibbutz loch glen port fort lago monte rue calle avenida rua vila"
 )
 FEATURES_AFTER = _words(
     "island islands river lake forest valley trail bay sea ocean coast peninsula desert canyon falls glacier beach "

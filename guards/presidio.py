@@ -205,7 +205,7 @@ class CuedPhoneRecognizer(EntityRecognizer):
             if number.startswith("(") and ")" not in number:
                 number = number[1:]
             start = m.start("number") + m.group("number").index(number)
-            if _not_a_phone(text, number, start + len(number)) or not _valid_somewhere(number):
+            if not_a_phone(text, number, start + len(number)) or not valid_somewhere(number):
                 continue
             out.append(RecognizerResult("PHONE_NUMBER", start, start + len(number), 0.75))
         return out
@@ -296,11 +296,11 @@ _UNIT_AFTER = re.compile(
 _DOTTED = re.compile(r"\d+(?:\.\d+){2,}|\d{4}[.\-/]\d\d[.\-/]\d\d")
 
 
-def _not_a_phone(text: str, number: str, end: int) -> bool:
+def not_a_phone(text: str, number: str, end: int) -> bool:
     return _UNIT_AFTER.match(text, end) is not None or _DOTTED.search(number) is not None
 
 
-def _valid_somewhere(number: str) -> bool:
+def valid_somewhere(number: str) -> bool:
     digits = sum(c.isdigit() for c in number)
     if digits < 8 or digits > 12 or not any(c in number for c in " -.()"):
         return False  # written in groups, as people write their numbers; a bare run is an id

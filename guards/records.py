@@ -151,6 +151,16 @@ PERSONAS = frozenset(
 )  # fmt: skip
 
 
+# a fixture's surname that says what it is: `Bob Tester`, `Anna Testuser`, `Hans Testkunde`
+_TEST_SURNAMES = _words("tester test testuser testperson testkunde testkundin testing testaccount")
+
+
+def _tester(name: str) -> bool:
+    """A placeholder by its surname (`Bob Tester`): someone of a test, no one's name."""
+    words = name.split()
+    return len(words) > 1 and fold(words[-1]) in _TEST_SURNAMES
+
+
 def _persona(name: str) -> str | None:
     """The fixture's persona `name` is, if it is one by its full name (`Jan Kowalski`, `Ola Nordmann`; `Alice`
     alone is too many people's name to drop outside a record)."""
@@ -222,7 +232,7 @@ def personas(text: str, found: list[Span]) -> list[Span]:
     it."""
     if not any(e == "PERSON" for e, _, _ in found):
         return found
-    found = [x for x in found if x[0] != "PERSON" or not _in_persona(text, x[1], x[2])]
+    found = [x for x in found if x[0] != "PERSON" or not (_in_persona(text, x[1], x[2]) or _tester(text[x[1] : x[2]]))]
     lower = fold(text)  # `Pérez` as `perez`
     parts = {
         part
@@ -592,7 +602,15 @@ def _wordy_street(kinds: Kinds, street: re.Match[str]) -> bool:
     """A street read by its postcode alone whose name's first word is an English word or a product's (`Ubuntu 22,
     100 Berlin`); a French street's word (`12 rue des Martyrs`) is none."""
     first = fold(street.group("named") or "")
+    if _STREETS_WORD.search(street.group()):
+        return False  # `Grand Rue 5`, `Lange Straße 12`: a street's own word after the English one
     return bool(first) and (first in kinds.lex.words or kinds.product(first))
+
+
+_STREETS_WORD = re.compile(
+    r"(?i:[ \t](?:rue|straße|strasse|gasse|weg|platz|allee|via|viale|calle|carrer|rua|avenida|avenue|chemin|"
+    r"route|street|road|lane|ulica|utca|gatan|gade|vej|gata|straat|laan|plein)\b)"
+)
 
 
 # an address by its postcode and town, whatever the street's word (`Vinohradská 48, 120 00 Praha 2`, `Laugavegur 28,
@@ -723,7 +741,9 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
             # continent (`"region": "Europe"`)
             near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
             place = kinds.lex.places.get(" ".join(fold(w) for w in m.group("value").split()))
-            if not _PERSONAL_VALUE.search(near) or deployments.REGION_ID.search(near):
+            # (or beside a person's name: `contact: Giuseppe Bianchi` / `region: Emilia-Romagna`)
+            person = any(k == "PERSON" for k, _, _ in seen.over(max(0, m.start() - _CITY_REACH), m.start()))
+            if not (_PERSONAL_VALUE.search(near) or person) or deployments.REGION_ID.search(near):
                 continue
             if place is not None and place.kind == "continent":
                 continue
@@ -736,6 +756,8 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
             b = a + text[a:b].index(",")
             key = " ".join(fold(w) for w in text[a:b].split())
             known = kinds.lex.knows_place(key)
+        if not known and "-" in key:  # `branch="Gdańsk-Wrzeszcz"`: a large city's district
+            known = kinds.large_city(key.split("-", 1)[0])
         compact = m.group("key").lower().replace("_", "")  # `home_port`, `drop_off`; not the phrase `home port`
         wordy = " " not in m.group("key") and any(compact.endswith(word) for word in _WORDY_KEYS)
         # an English word, unless a rare one that is a large city's name (`site=Cork`; not `store: Reading`)

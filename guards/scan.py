@@ -25,7 +25,7 @@ from . import mailboxes, phones
 from .findings import Finding, redact, resolve_overlaps
 from .names import Label, Names
 from .normalize import Mapped, normalize
-from .presidio import NER_ENTITIES, PATTERN_ENTITIES, Backend, analyzer, zones
+from .presidio import NER_ENTITIES, PATTERN_ENTITIES, Backend, analyzer, not_a_phone, valid_somewhere, zones
 from .views import Decoding, Regions, decoded, joined
 from .zones import Zones
 
@@ -111,6 +111,8 @@ class Scanner:
         if self.names is not None:
             found = self._find(self.patterns, self.pattern_zones, plain, self.pattern_entities, checkpoint)
             found.extend(self._named(plain, checkpoint))
+            if "PHONE_NUMBER" in self.pattern_entities:
+                found.extend(_phones_beside_names(text, found))
         elif self.ner_only:
             found = self._find(self.patterns, self.pattern_zones, plain, self.pattern_entities, checkpoint)
             if self.ner_entities and (parts := name_parts(plain.text)):
@@ -201,6 +203,32 @@ def _fixed(text: str, found: list[Finding]) -> list[Finding]:
                 ssn_end = f.end
         if kept is not None:
             out.append(kept)
+    return out
+
+
+# a number right after a person's name, in a phone's groups: `Kim Ji-woo (010-7759-2544)`, `Petra Lindberg — 070-106
+# 77 53`; a national number presidio's phone recognizer reads in a few regions only
+_AFTER_NAME = re.compile(r"(?:[ \t]*\(|[ \t]*[—–:,][ \t]*|[ \t]+-[ \t]+)(?P<number>\d[\d \-.]{6,14}\d)(?![\d\-.])")
+BESIDE_NAME_SCORE = 0.75
+BESIDE_NAME_DIGITS = 9  # a national mobile's digits at least (8: a year's range, a date)
+# a range of years (`(1999-2004)`), an SSN's shape (`666-12-0034`, one that is no valid SSN): no phone
+_NOT_PHONES = re.compile(r"(?:1[89]|20)\d\d[ \t]*[\-–.][ \t]*(?:1[89]|20)\d\d|\d{3}([ \-])\d\d\1\d{4}")
+
+
+def _phones_beside_names(text: str, found: list[Finding]) -> list[Finding]:
+    """Phone numbers in a country's own format right after a person the names found, valid in one of the
+    countries the cued phone recognizer reads (guards/presidio.py), where no finding is yet."""
+    out = []
+    for f in found:
+        if f.entity != "PERSON" or (m := _AFTER_NAME.match(text, f.end)) is None:
+            continue
+        a, b = m.span("number")
+        number = m.group("number")
+        taken = any(g.start < b and a < g.end for g in found if g.entity != "PERSON")
+        if taken or sum(c.isdigit() for c in number) < BESIDE_NAME_DIGITS or _NOT_PHONES.fullmatch(number):
+            continue
+        if not not_a_phone(text, number, b) and valid_somewhere(number):
+            out.append(Finding("PHONE_NUMBER", a, b, BESIDE_NAME_SCORE))
     return out
 
 

@@ -161,7 +161,8 @@ _NOUN_BEFORE = re.compile(
 # a mail header's key in another language, before its colon: `Von: Katharina Oberhuber <...>`, `Fra:`, `Från:`
 _HEADER_KEY = re.compile(
     r"(?:Von|An|Betreff|Fra|Til|Emne|Från|Till|Ämne|Van|Aan|Onderwerp|Od|Do|Temat|Předmět|Komu|De|Para|Asunto|"
-    r"Assunto|Objet|Oggetto|Da|Lähettäjä|Aihe|Vastaanottaja|Kimden|Kime|Konu)\Z"
+    r"Assunto|Objet|Oggetto|Da|Lähettäjä|Aihe|Vastaanottaja|Kimden|Kime|Konu|Sender|Recipient|Absender|"
+    r"Empfänger|Expéditeur|Destinataire|Remitente|Destinatario|Mittente|Afzender|Ontvanger|Nadawca|Odbiorca)\Z"
 )
 # a German line's formal pronoun and its greeting's nouns, capitalised wherever they are: `überweisen Sie die`,
 # `Sehr geehrte Damen und Herren`

@@ -351,3 +351,47 @@ def test_the_twenty_fourth_sets_readings(text: str, found: tuple[str, str]) -> N
 )
 def test_the_twenty_fourth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a chat log's speaker is someone: its places are not where systems run
+        ("[09:03] leilani: the rink in Honolulu asked whether the kiosk takes cards", ("LOCATION", "Honolulu")),
+        # lists and routes of places, an address in a field, a region beside a person, a district
+        ('[orchestra.tour.2025]\nstops = ["Salzburg", "Ljubljana", "Zagreb", "Trieste"]', ("LOCATION", "Zagreb")),
+        ('nadia: the tour page lists "Kraków → Wrocław → Poznań", but the map pins one', ("LOCATION", "Wrocław")),
+        ('order flagged: ship_to="Grand Rue 5, 1095 Lutry" bill_to_country=Brazil', ("LOCATION", "Grand Rue 5")),
+        ("  contact: Giuseppe Bianchi\n  region: Emilia-Romagna", ("LOCATION", "Emilia-Romagna")),
+        ('patron=P-2210-883 branch="Gdańsk-Wrzeszcz"', ("LOCATION", "Gdańsk-Wrzeszcz")),
+        ('desk_booked member="Lucas Ferreira" space="Vila Madalena"', ("LOCATION", "Vila Madalena")),
+        # a large place after `in` whatever verb follows; Irish and Welsh mutations after `in`
+        ("lucía y andrés — the sailing school in Valencia confirmed the inventory", ("LOCATION", "Valencia")),
+        ("Tá scoil seoltóireachta nua i nGaillimh, agus múineann Seán ranganna ann.", ("LOCATION", "nGaillimh")),
+        ("Mae Rhiannon yn gweithio yn y llyfrgell yng Nghaerdydd ac yn helpu pobl.", ("LOCATION", "Nghaerdydd")),
+        # a national number right after a person's name
+        ("Parent Kim Ji-woo (010-7759-2544) ordered the wrong blazer size", ("PHONE_NUMBER", "010-7759-2544")),
+        ("1. Duty manager Petra Lindberg — 070-106 77 53", ("PHONE_NUMBER", "070-106 77 53")),
+    ],
+)  # fmt: skip
+def test_the_twenty_fifth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("To: soporte@velaschool.mx\nSubject: Reembolso", ("EMAIL_ADDRESS", "soporte@velaschool.mx")),
+        ("> Sender: oleksandr.bondarenko@ukr.net", ("PERSON", "Sender")),
+        ('- [ ] remove "Bob Tester" accounts from staging', ("PERSON", "Bob Tester")),
+        ("the piano tuning slots for Osaka move to Thursdays from next month", ("LOCATION", "Thursdays")),
+        ("Im Münsterland gibt es kaum noch Postfilialen; in Ahaus betreibt", ("PERSON", "Im Münsterland")),
+        ("Maria Lopez (1999-2004) led the choir", ("PHONE_NUMBER", "1999-2004")),
+        ("E3,Owen Gallagher,666-12-0034", ("PHONE_NUMBER", "666-12-0034")),
+        ('const stations = ["Vostok", "Mirny", "Concordia"] as const;', ("LOCATION", "Mirny")),
+        ('fonts = ["Georgia", "Helvetica"]', ("LOCATION", "Georgia")),
+        ("[12:00:01] INFO: failover to Frankfurt done", ("LOCATION", "Frankfurt")),
+    ],
+)
+def test_the_twenty_fifth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
