@@ -224,6 +224,7 @@ def capitalised(word: str) -> bool:
         if not part or (i == 0 and not part[0].isupper()):
             return False
         skip = 3 if part.startswith("Mac") else 2 if part.startswith("Mc") else 1
+        skip += 1 if skip > 1 and part[skip : skip + 1].isupper() else 0  # `McAllister`, `MacArthur`
         if any(c.isupper() for c in part[skip:]) or not any(c.islower() for c in part):
             return False
     return True

@@ -81,6 +81,10 @@ def _initialled(kinds: Kinds, text: str, spans: list[Span], sure: set[Span]) -> 
     return [x for x in spans if not (x[0] == "PERSON" and index.over(x[1], x[2]))] + joined
 
 
+# languages' literals, as code writes them: `{"manager": None}`, `active: True`
+_LITERALS = frozenset({"None", "True", "False", "Null", "NULL", "Nil", "NaN", "Undefined"})
+
+
 def _less(text: str, spans: list[Span], places: list[Span]) -> list[Span]:
     """`spans` less the places that overlap them, and the places: a person's name before the place is kept (`Elif
     Demir` of `Elif Demir İzmir'de`), the rest gives way."""
@@ -328,6 +332,7 @@ class Names(Placenames):
             or key in cues.HOLIDAYS
             or key in cues.PRONOUNS
             or text[a:b].lower() in cues.NEVER_ALONE
+            or text[a:b] in _LITERALS
         ):
             return []
         if len(piece) == 1 and (common_word(lex, text[a:b]) or said_in_its_language(lex, text, a, b)):
@@ -345,6 +350,8 @@ class Names(Placenames):
             return [("LOCATION", a, b)]  # `skied from Finse`, `the Hardangervidda plateau`
         if len(piece) > 1 and self._town(text, piece):
             return [("LOCATION", a, b)]  # `the glaciers around El Chaltén`: a town's name of several words
+        if key in lex.towns and places.state_after(text, b) and not cues.person(text, a, b, strict=True):
+            return [("LOCATION", a, b)]  # `Park City, UT`: a town before its state's code
         if len(piece) > 1 and self.unknown(piece[0].key):  # words no lexicon knows: a cue says, or the NER model
             return [("PERSON", a, b)] if not tech and cues.person(text, a, b, strict=True) else None
         if len(piece) > 1:

@@ -337,7 +337,7 @@ def _spelled(text: str, b: int, rest: tuple[str, ...]) -> int | None:
 # a Turkish place with its case suffix after an apostrophe: `İzmir'de`, `Ankara'dan`, `Trabzon'a`
 _TURKISH = re.compile(
     r"(?<![\w\-])([A-ZÇĞİÖŞÜ][^\W\d_]+)['’](?:da|de|ta|te|dan|den|tan|ten|a|e|ya|ye|na|ne|ı|i|u|ü|yı|yi|yu|yü|"
-    r"ın|in|un|ün|nın|nin|nun|nün|la|le|lı|li|lu|lü)(?![\w\-])"
+    r"ın|in|un|ün|nın|nin|nun|nün|la|le|lı|li|lu|lü|daki|deki|taki|teki|dakiler|dekiler)(?![\w\-])"
 )
 
 
@@ -369,6 +369,7 @@ _CASES = {
     ),
     "et": ("s sse st l lt le ni ga", "ja ei aga elab elavad töötab tema vanemad kolis käib suviti ka"),
     "lv": ("u>a as>a", "un ir dzīvo strādā brauc uz viņa viņš ar"),
+    "is": ("i", "og er í á frá til hjá með sem hún hann býr vinnur rekur bjó"),  # `á Selfossi` (Selfoss)
     "lt": (
         "iuje>ius oje>a uje>us iaus>ius o>as e>as",
         "ir yra gyvena dirba jos jo brolis sesuo iš į kad su",
@@ -556,7 +557,7 @@ _ROUTE_REACH = 60
 _TRAVEL_WORDS = re.compile(
     r"(?i:\b(?:flights?|fly|flew|flying|train|bus|coach|ferry|trip|travel\w*|journey|booking|booked|ticket|"
     r"drive|drove|ride|itinerary|layover|connection|depart\w*|arriv\w*|leg|passengers?|pax|route|vuelo|volo|"
-    r"flug|reise|viagem|voyage|tren|treno|zug|tour|tours|tournée|gira|tournee))"
+    r"flug|reise|viagem|voyage|tren|treno|zug|tour|tours|tournée|gira|tournee|crossing|sailing|sailings|transfer|shuttle))"
 )
 
 
@@ -581,4 +582,18 @@ def _named_features(kinds: Kinds, text: str) -> list[Span]:
             continue  # `Lake Formation`, `Mount Everest-class`
         start = m.start() if m.group("word")[0].isupper() else m.start("name")
         out.append(("LOCATION", start, m.end()))
+    for m in _QUARTER_WORD.finditer(text):
+        key = " ".join(fold(m.group("name")).split())
+        if key in lex.words or kinds.product(key) or said.tech_after(text, m.end()):
+            continue
+        out.append(("LOCATION", *m.span("name")))
     return out
+
+
+# a quarter of a town, by its word in lower case: `la colonia Roma Norte`, `el barrio de Jalatlaco`, `no bairro
+# da Lapa`, `dzielnica Podgórze`, `the suburb of Fitzroy`
+_QUARTER_WORD = re.compile(
+    r"(?<![\w\-])(?:colonia|barrio|bairro|quartier|quartiere|rione|dzielnic[ayę]|osiedl[eu]|wijk|stadsdeel|"
+    r"stadtteil|stadtviertel|kerület|kaupunginosa|neighbou?rhood|suburb|district)"
+    rf"(?:[ \t]+(?:of|de|del|do|da|di|du|des|von))?[ \t]+(?P<name>{_NAME}(?:[ \t]{_NAME})?)"
+)

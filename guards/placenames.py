@@ -121,8 +121,9 @@ class Placenames(Kinds):
         lex = self.lex
         if places.state_after(text, b) or places.beside_name(text, a, b):
             return [("LOCATION", a, b)]  # `Austin TX`, `Luca Frei (Basel)`
-        if key in cues.CALENDAR or said.tech_after(text, b) or said.product_next(text, a, b, lex.products):
-            return []  # "in March", "the Frankfurt region", "EPYC Milan"
+        product = said.product_next(text, a, b, lex.products) and not places.peoples_place_after(text, b)
+        if key in cues.CALENDAR or said.tech_after(text, b) or product:
+            return []  # "in March", "the Frankfurt region", "EPYC Milan" (not `the Lyon hub`)
         if cues.field_before(text, a) or cues.title_before(text, a):
             return [("PERSON", a, b)]  # `last="Villanueva"`, `Dr. Pereira`: a name's field or a title says whose
         person = self.given(key) and cues.person(text, a, b, strict=True, imperative=False)

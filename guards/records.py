@@ -69,7 +69,11 @@ _PLACE_KEY = (
     r"(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in|"
     r"destination|origin|village|prefecture|province|county|home_?base|base|site|sites|office|depot|suburb|"
     r"neighbou?rhood|district|municipality|home[_ ]?port|port|station|campus|branch|pickup|drop_?off|territory|"
-    r"region|island|home|post|store|dest|deliver_?to|ship_?to|return_?to|clinic|salon|gym|shop|hostel)"
+    r"region|island|home|post|store|dest|deliver_?to|ship_?to|return_?to|clinic|salon|gym|shop|hostel|"
+    # other languages' town and city: `Település: Mád`, `Lokasi acara: Ubud, Bali`, `Wohnort: Graz`
+    r"település|telepules|város|varos|helység|miasto|miejscowość|miejscowosc|město|mesto|obec|stadt|wohnort|ort|"
+    r"ville|commune|localité|localite|ciudad|localidad|municipio|cidade|município|città|citta|comune|"
+    r"plaats|woonplaats|kota|lokasi|şehir|sehir|ilçe|ilce|kaupunki|paikkakunta|stad|mjesto|oraș|oras)"
     r"(?:_(?:pref|preference|name|city))?"
 )
 # keys of other things too (`port: 8080`, `region: eu-west-1`, `branch: main`): their value a capitalised place
@@ -619,7 +623,7 @@ _POSTAL = re.compile(
     rf"(?<![\w\-])(?:(?P<named>{_STREET_WORD})(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_NUMBER}"
     rf"|{_NUMBER},?[ \t]+(?:rue|avenue|boulevard|bd|place|allée|chemin|quai|impasse|route|cours)"
     rf"(?:[ \t]+{_STREET_PARTICLE})*[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}})"
-    r"(?=,[ \t]*(?:\d{4,5}|\d{3}[ \t]\d\d|\d{3})[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ])"
+    r"(?=,[ \t]*(?:\d{4}[ \t]?[A-Z]{2}|\d{4,5}|\d{3}[ \t]\d\d|\d{3})[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ])"  # `2514 EE`: Dutch
 )
 
 
@@ -680,7 +684,8 @@ _CELL_WORDS = 5  # a record's cell holds a few words; a sentence's commas make n
 
 # the town after an address, its postcode before it: `, 1070 Wien`, `, 105 63 Athina` (Greek, Swedish, Czech)
 _TOWN_AFTER = re.compile(
-    r",[ \t]*(?:(?:\d{4,5}|\d{3}[ \t]\d\d|\d{3})[ \t]+)?([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t][A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?)"
+    r",[ \t]*(?:(?:\d{4}[ \t]?[A-Z]{2}|\d{4,5}|\d{3}[ \t]\d\d|\d{3})[ \t]+)?"
+    r"([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t][A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?)"
 )
 
 
@@ -894,6 +899,8 @@ def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
     words = [w.strip(",.") for w in value.split()]
     if not words or len(words) > 5 or " ".join(fold(w) for w in words) in PERSONAS:
         return False
+    if len(words) == 1 and fold(words[0]) in _NOT_NAMES:
+        return False  # `"manager": None`, `holder: Customer`
     # a surname's particles in lower case: `van den Broek`, `E. de Vries`, `Carmen de la Fuente`
     words = [w for w in words if w not in _PARTICLES] if not value.islower() else words
     if not words or len(words) > 4:

@@ -34,6 +34,8 @@ Span = tuple[str, int, int]
 
 _STORM = re.compile(r"\b(?:[Ss]torm|STORM|[Hh]urricane|[Tt]yphoon|[Cc]yclone|[Tt]ropical\s+[Ss]torm)[ \t]+\Z")
 _FONT_LINE = re.compile(r"font-family|fontFamily|font_family|\bfonts?\s*[=:]|\btypefaces?\s*[=:]", re.IGNORECASE)
+# a font named earlier in the sentence: `the font from Helvetica to Lato`, `typeface: Georgia`
+_FONT_BEFORE = re.compile(r"\b(?:fonts?|typefaces?|schriftart|police)\b[^.!?;\n]{0,40}\Z", re.IGNORECASE)
 # a typeface's own word ends its name: `Gill Sans`, `Fira Code`, `Noto Serif`, `JetBrains Mono`, `Roboto Slab`
 _TYPEFACE = re.compile(r"[ \t](?:Sans|Serif|Mono|Code|Grotesk|Slab)(?:[ \t]+Pro)?\Z")
 _VALUE_BEFORE = re.compile(r"(?:[=:][ \t]*[\"']?|[\"'])\Z")  # a config's value: `heading = "`, `mono: `
@@ -97,7 +99,10 @@ _NAMED_BEFORE = re.compile(
     # a stadium, a train, a rose, an exhibition: `Estadio Santiago Bernabéu`, `IC „Theodor Heuss“`, `la rose « Pierre
     # de Ronsard »`, `l'expo Monet`
     r"(?i:estadio|estádio|stade|stadion|stadio|expo|exposition|ausstellung|mostra)|rose|rosa)"
-    r"|\b(?:MSC|CMA\s+CGM|MV|MT|SS|RMS|HMS|USS|IC|ICE|EC|TGV))[ \t]+[\"'“„«]?[ \t]?\Z"  # not `MS`: also Ms
+    # ships and trains: `MV Hebrides`, `IC Theodor Heuss` (not `MS`: `Dear MS Katharina Huber`; a vessel's field
+    # says so, `"vessel": "MS Hope"`, `vessel=MS Kong Harald`)
+    r"|\b(?:MSC|CMA\s+CGM|MV|MT|SS|RMS|HMS|USS|IC|ICE|EC|TGV)"
+    r"|(?i:vessel|ship|ferry|boat)[\"']?[ \t]*[:=][ \t]*[\"']?MS)[ \t]+[\"'“„«]?[ \t]?\Z"
 )
 _QUALIFIED_AFTER = re.compile(
     r"[ \t]+[A-Z][a-z]+[ \t]+(?:Prize|Award|Medal|Fellowship|Scholarship|Lecture|Memorial|Stadium|Hall|Building|"
@@ -194,6 +199,7 @@ def _institution(text: str, a: int, b: int) -> bool:
 _SAINT_BEFORE = re.compile(r"(?<![\w\-])(?:St\.?|Saint|Sankt|São)[ \t]+\Z")
 # after a given name, a surname's: `Marc St. Pierre`, `Kate St. James`
 _SURNAME_SAINT = re.compile(r"(?<![\w\-])[A-Z][a-z]+[ \t]+(?:St\.?|Saint)[ \t]+\Z")
+_INVERTED_QUESTION = re.compile(r"[A-ZÀ-Þ][a-zà-ÿ]+-(?:t-)?(?:il|elle|ce|on|ils|elles|vous|nous|je|tu)\Z")
 # a saint joined to the name: French towns and streets (`Saint-Émilion`); people write a saint's name apart
 _SAINT_JOINED = re.compile(r"(?:Saint|Sainte|St|Ste|Sankt|Sant|San|Santa|Santo|São)-[A-ZÀ-ÖØ-Þ]")
 # a unit or an abbreviation, never a name: two or three letters and no vowel (`Wh`, `kWh`, `Pb`), not `Ng`
@@ -240,6 +246,8 @@ def _no_one(text: str, a: int, b: int) -> bool:
         return True
     if _GERMAN_CAPITALISED.match(value) and languages.language_at(text, a) == "de":
         return True
+    if _INVERTED_QUESTION.match(value):
+        return True  # `Est-il possible`, `Est-ce possible ?`: French asks with the verb before its pronoun
     if _GREETING_WORDS.search(value):
         return True  # `Viele Grüße`, `Mit freundlichen Grüßen`, `Best regards`: a letter's close, no one
     if _SAINT_BEFORE.search(text, max(0, a - 7), a) and not _SURNAME_SAINT.search(text, max(0, a - 30), a):
@@ -279,6 +287,8 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True  # `Georgia, serif`, `Paris is the serif we use`, `heading = "Gill Sans"` (not `Jordi Sans`)
     if _in_font_section(text, a):
         return True  # a value in a `[fonts]` section
+    if _FONT_BEFORE.search(text, max(0, a - 48), a):
+        return True  # `switch the template font from Helvetica to Lato`
     line_start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
     line_end = text.find("\n", b, b + 200)
     return _FONT_LINE.search(text, line_start, line_end if line_end >= 0 else b + 200) is not None

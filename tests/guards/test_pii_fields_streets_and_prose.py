@@ -395,3 +395,41 @@ def test_the_twenty_fifth_sets_readings(text: str, found: tuple[str, str]) -> No
 )
 def test_the_twenty_fifth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # names with `Mc` and `Mac` before a capital; a field's name before the next line's word
+        ("SUP-88412 Customer Heather McAllister disputes a charge of $189.00", ("PERSON", "Heather McAllister")),
+        ("Deposit failed\nCouple: Priya Raman & Daniel Osei\nCard used: 4953-6972-3041", ("PERSON", "Daniel Osei")),
+        # other languages' town fields, Dutch postcodes, Turkish and Icelandic endings, quarters
+        ("Termelő: Kovács Gábor\nTelepülés: Tokaj\nTelefon: +36 1 213 4852", ("LOCATION", "Tokaj")),
+        ("Adres: Lange Voorhout 34, 2514 EE Den Haag", ("LOCATION", "Den Haag")),
+        ("Bodrum'daki kürek kulübünde yeni sezon başladı", ("LOCATION", "Bodrum")),
+        ("Hildur Ragnarsdóttir rekur dýralæknastofu á Selfossi og sinnir bæði hestum", ("LOCATION", "Selfossi")),
+        ("La clínica de la colonia Roma Norte abre ahora también los domingos.", ("LOCATION", "Roma Norte")),
+        # a people's site that is a product's word too
+        ("the transfer truck left Zaragoza at 06:40, ETA Lyon hub 14:00", ("LOCATION", "Lyon")),
+    ],
+)  # fmt: skip
+def test_the_twenty_sixth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("tomasz: did anyone call back the lady?\ntomasz: she says her card got charged twice", ("PERSON", "tomasz")),
+        ('{\n  "vessel": "MS Hope",\n  "master": "Capt. Henrik Østergaard"\n}', ("PERSON", "Hope")),
+        ("Est-il possible de décaler au 13 ?", ("PERSON", "Est-il")),
+        ('    "incheon_depot": {"manager": None, "tel": None},', ("PERSON", "None")),
+        ("Switch the template font from Helvetica to Lato and give the footer a fixed height.", ("LOCATION", "Lato")),
+    ],
+)
+def test_the_twenty_sixth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_a_title_in_capitals_is_still_a_title() -> None:
+    assert ("PERSON", "Katharina Huber") in scan("Dear MS Katharina Huber, your booking is confirmed")
