@@ -195,7 +195,7 @@ NOT_NAMES = [
     "WARN MAX RETRY reached; GRANT ALL ON ledger TO app",  # capitals that are ordinary words
     "кластер moscow-prod снова упал? или это только ru-central1-a",  # another language's lower-case words
     "iban: DE89 3704 0044 0532 0130 00",  # a field's label
-    "we booked a Rome offsite en route to the Pacific Time standup",  # English: `en` is no preposition here
+    "we booked an offsite en route to the Pacific Time standup",  # English: `en` is no preposition here
     'TZ="Pacific/Auckland" for the Atlantic Records import',  # a time zone, a company
     # storms, fonts, organisations, an X.509 name's organisation, animals
     "Storm Henk playbook: pre-stage crews at every depot",
@@ -354,3 +354,8 @@ async def test_test_values_are_no_ones_unless_the_operator_says_they_are_persona
         resp = await client.post("/v1/chat/completions", json=user(text))
         assert resp.status == 200, await resp.text()
         assert upstream.bodies[-1]["messages"][0]["content"] == forwarded
+
+
+def test_a_place_people_go_to_is_read_and_a_time_zone_is_not() -> None:
+    # `en route` is English, no preposition before `Pacific Time`; Rome is where the offsite is
+    assert read("we booked a Rome offsite en route to the Pacific Time standup") == [("LOCATION", "Rome")]
