@@ -20,6 +20,7 @@ it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -81,6 +82,7 @@ def _initialled(kinds: Kinds, text: str, spans: list[Span], sure: set[Span]) -> 
     return [x for x in spans if not (x[0] == "PERSON" and index.over(x[1], x[2]))] + joined
 
 
+_KEY_AFTER = re.compile(r"[ \t]*(?:=(?![=>])|:)[ \t]*[\"'«“]")
 # languages' literals, as code writes them: `{"manager": None}`, `active: True`
 _LITERALS = frozenset({"None", "True", "False", "Null", "NULL", "Nil", "NaN", "Undefined"})
 
@@ -322,6 +324,8 @@ class Names(Placenames):
         lex = self.lex
         a, b = piece[0].start, piece[-1].end
         if piece[0].key in cues.TITLES:  # "Dr. Okafor": the title is the cue, and not part of the name
+            if piece[0].key == "pan" and len(piece) > 1 and b - piece[1].start < 3:
+                return []  # `Pan Am`: Polish `Pan` before a surname, not an airline's name
             return [("PERSON", piece[1].start, b)] if len(piece) > 1 else []
         key = " ".join(t.key for t in piece)
         if len(piece) > 1 and key not in lex.places:
@@ -360,9 +364,12 @@ class Names(Placenames):
         given = self.given(key)
         if token.initial and text[b : b + 1] == ":" and given < 2:
             return []  # `Name: Mr. Abdullah`, `Sender: finance-dept@`: a field's label, not a name (`Hannah: out`)
+        if given < 2 and _KEY_AFTER.match(text, b):
+            return []  # `Name = "Jürgen Hofbauer"`: a property's name, its value quoted after it
         # a name written with its accents is a person's (`Lucía`, `Zoë`): products are spelled in ASCII
         product = (self.product(key) or said.system_named(text, a, given >= 2)) and (not given or text[a:b].isascii())
-        if cues.title_before(text, a) and (not product or self.common_surname(key)) and not tech:
+        titled = cues.title_before(text, a) and (b - a > 2 or cues.word_before(text, a) != "pan")  # not `Pan Am`
+        if titled and (not product or self.common_surname(key)) and not tech:
             return [("PERSON", a, b)]  # `Auntie Comfort`, `Mr. Oyelowo`, `Herr Schneider`: a title makes a person of
             # any word, and of a product's that is a common surname
         if given and cues.social_before(text, a):

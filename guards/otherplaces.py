@@ -72,7 +72,7 @@ _LANGUAGES = {
            "wczoraj będzie jestem są przez wróci"),
     "cs": ("v ve z ze do na", "že se není je bydlí pracuje jeho její který která byl byla také už jak jako teď "
            "pořád narodila narodil studuje psal psala bydlela ještě zákazník paní pan"),
-    "no": ("på i fra til", "og bor er med hun han om mellom sommeren jobber"),
+    "no": ("på i fra til", "og bor er med hun han om mellom sommeren jobber kommer skal ikke hvor"),
     "ms": ("di ke dari", "dan sejak setiap tinggal pulang yang bekerja"),
     "tl": ("mula sa papuntang", "ay ng para isang lumipat nakatira"),
     "da": ("i fra til på", "og bor er med hun han har det en et som af ikke boede flyttede arbejder"),

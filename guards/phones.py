@@ -103,6 +103,9 @@ def implausible(text: str, start: int, end: int) -> bool:
         return True
     if _CARD_GROUPS.fullmatch(value) or _IBAN_BEFORE.search(text, max(0, start - 12), start):
         return True  # a card's groups (`4916 8869 5956 7528`), an IBAN's tail (`NL91 ABNA 0417 1643 01`)
+    slashed = _SLASHED_AROUND.match(text, end) or _SLASHED_BEFORE.search(text, max(0, start - 2), start)
+    if value.count("/") > 1 or slashed:
+        return True  # HAProxy's timers and counters: `0/0/1/2/3 200 512`, `410/410/12/6/0`
     before = _words_before(text, start)
     if _BARE.fullmatch(value):
         if _CONTINUED.match(text, end) or _BEGUN.search(text, max(0, start - 2), start):
@@ -120,6 +123,8 @@ def implausible(text: str, start: int, end: int) -> bool:
 _WIDE = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]")
 
 
+_SLASHED_AROUND = re.compile(r"/\d")
+_SLASHED_BEFORE = re.compile(r"\d/\Z")
 _CODE_BEFORE = re.compile(r"\+(\d{1,3})[ \t]*\Z")
 _CARD_GROUPS = re.compile(r"\d{4}([ \-])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?")
 _IBAN_BEFORE = re.compile(r"(?<![\w])[A-Z]{2}\d{2}[ ]?[A-Z0-9]{4}[ ]?\Z")

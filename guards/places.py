@@ -44,7 +44,7 @@ _FEATURES_LOWER = _words(
 # sites people work at: `our Manisa cinema`, `the Napoli warehouse`, `the durban office`
 SITES = _words(
     "office offices branch store clinic hospital campus cinema cinemas warehouse depot factory showroom pharmacy "
-    "library theatre theater gym yard plant nursery hub terminal"
+    "library theatre theater gym yard plant nursery hub terminal studio"
 )
 # where people work, live and meet: `the Galway office`, `the Cork team`, `the Porto flat`, `the Tel Aviv meetup`
 _PEOPLES = (

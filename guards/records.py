@@ -61,8 +61,15 @@ _BARE = re.compile(
     r"(?i:(?:[\w\-]*_)?(?<![a-z])(?<!first_)(?<!last_)(?<!given_)(?<!family_)(?<!full_)(?<!middle_)(?<!maiden_)"
     r"(?<!birth_)(?:name|nm|display_?name|nom|nombre|nome|naam|namn))"
 )
+# a given name's key: a record that has one holds people, and its bare `nom` or `name` is their surname
+_GIVEN_KEY = re.compile(
+    r"(?<![\w\-])[\"']?(?i:pr[ée]nom|first_?name|given_?name|vorname|voornaam|imi[eę]|fornavn|f[öo]rnamn|etunimi|"
+    r"nome_proprio)[\"']?[ \t]*(?:=>|[=:])"
+)
+_ARROW = r"[\"']?[ \t]*=>[ \t]*[\"']?"  # PHP's and Perl's `'nom' => 'Lefèvre'`, Ruby's `:city => "Graz"`
 _FIELD = re.compile(
-    rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\[?\s*\"|>){_VALUE}(?=[\"'<\]|,;&\s]|\Z)"
+    rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\[?\s*\"|>|{_ARROW}){_VALUE}"
+    r"(?=[\"'<\]|,;&\s]|\Z)"
 )
 _TITLE = re.compile(r"([^\W\d_]+)\.?\s+")
 _PLACE_KEY = (
@@ -73,7 +80,10 @@ _PLACE_KEY = (
     # other languages' town and city: `Település: Mád`, `Lokasi acara: Ubud, Bali`, `Wohnort: Graz`
     r"település|telepules|város|varos|helység|miasto|miejscowość|miejscowosc|město|mesto|obec|stadt|wohnort|ort|"
     r"ville|commune|localité|localite|ciudad|localidad|municipio|cidade|município|città|citta|comune|"
-    r"plaats|woonplaats|kota|lokasi|şehir|sehir|ilçe|ilce|kaupunki|paikkakunta|stad|mjesto|oraș|oras)"
+    r"plaats|woonplaats|kota|lokasi|şehir|sehir|ilçe|ilce|kaupunki|paikkakunta|stad|mjesto|oraș|oras|"
+    # and their islands, ports and places: `isla: "Tenerife"`, `liman: "Mersin"`, `"porto":"Genova"`, `sted=`
+    r"isla|ilha|île|ile|insel|eiland|liman|porto|puerto|hafen|haven|havn|hamn|sted|lugar|luogo|ubicaci[óo]n|"
+    r"localiza[çc][ãa]o|standort)"
     r"(?:_(?:pref|preference|name|city))?"
 )
 # keys of other things too (`port: 8080`, `region: eu-west-1`, `branch: main`): their value a capitalised place
@@ -90,7 +100,7 @@ _STATE_FIELD = re.compile(
 )
 _STATE_REACH = 200
 _PLACE_FIELD = re.compile(
-    rf"(?<![\w\-])(?P<key>(?i:{_PLACE_KEY}))(?P<sep>\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|\s+){_VALUE}"
+    rf"(?<![\w\-])(?P<key>(?i:{_PLACE_KEY}))(?P<sep>\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|{_ARROW}|\s+){_VALUE}"
     r"(?=[\"'<\])}|,;&\s.]|\Z)"
 )
 _DISPLAY = re.compile(rf"(?:(?<=[:=,\"(])|(?<=[:=,]\s)|^){_VALUE}\"?\s*<(?P<address>[\w.+\-]+@[\w.\-]+)>", re.M)
@@ -294,9 +304,10 @@ def record_names(
     spans: list[tuple[int, int]] = []
     keyed: set[tuple[int, int]] = set()  # under a key only a person has: `custodian=`, `holder:`, `NAME` is not
     if "=" in text or ":" in text or ">" in text:
+        given = _GIVEN_KEY.search(text) is not None  # `'nom' => 'Lefèvre', 'prenom' => 'Camille'`: the surname
         for m in _FIELD.finditer(text):
             spans.append(m.span("value"))
-            if not _BARE.fullmatch(m.group("key")) or _full_name(kinds, m.group("value")):
+            if not _BARE.fullmatch(m.group("key")) or given or _full_name(kinds, m.group("value")):
                 keyed.add(m.span("value"))
     if "<" in text and "@" in text:
         for m in _DISPLAY.finditer(text):

@@ -115,7 +115,7 @@ _LATIN_STOP_LANGUAGES = {
     "tr": "tr",
     "yo": "yo",
 }  # fmt: skip  (not Vietnamese: its commonest words are its commonest names too, `Duy`, `Thanh`, `Anh`)
-_OPENS = re.compile(r"(?:\A|[\n.!?:;\"“„«(])[ \t]*\Z")  # a sentence's, a line's or a quote's start
+_OPENS = re.compile(r"(?:\A|[\n.!?:;\"“„«(]|\n>)[ \t]*\Z")  # a sentence's, a line's or a quote's start
 MANY_PEOPLE = 10_000  # a function word this many people are called is still read as a name (`Ana`, `Ella`, `Ali`)
 
 

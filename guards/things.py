@@ -35,7 +35,11 @@ Span = tuple[str, int, int]
 _STORM = re.compile(r"\b(?:[Ss]torm|STORM|[Hh]urricane|[Tt]yphoon|[Cc]yclone|[Tt]ropical\s+[Ss]torm)[ \t]+\Z")
 _FONT_LINE = re.compile(r"font-family|fontFamily|font_family|\bfonts?\s*[=:]|\btypefaces?\s*[=:]", re.IGNORECASE)
 # a font named earlier in the sentence: `the font from Helvetica to Lato`, `typeface: Georgia`
-_FONT_BEFORE = re.compile(r"\b(?:fonts?|typefaces?|schriftart|police)\b[^.!?;\n]{0,40}\Z", re.IGNORECASE)
+_FONT_BEFORE = re.compile(
+    r"(?:\b(?:fonts?|typefaces?|schriftart|police)\b[^.!?;\n]{0,60}|\bset[ \t]+in[ \t]+"
+    r"|\bfall(?:s|ing)?[ \t]+back[ \t]+to[ \t]+)\Z",
+    re.IGNORECASE,
+)  # and typesetting's own words: `labels set in Gill Sans`, `falls back to Helvetica`
 # a typeface's own word ends its name: `Gill Sans`, `Fira Code`, `Noto Serif`, `JetBrains Mono`, `Roboto Slab`
 _TYPEFACE = re.compile(r"[ \t](?:Sans|Serif|Mono|Code|Grotesk|Slab)(?:[ \t]+Pro)?\Z")
 _VALUE_BEFORE = re.compile(r"(?:[=:][ \t]*[\"']?|[\"'])\Z")  # a config's value: `heading = "`, `mono: `

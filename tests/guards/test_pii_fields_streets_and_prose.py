@@ -433,3 +433,41 @@ def test_the_twenty_sixth_sets_readings_keep_apart(text: str, wrong: tuple[str, 
 
 def test_a_title_in_capitals_is_still_a_title() -> None:
     assert ("PERSON", "Katharina Huber") in scan("Dear MS Katharina Huber, your booking is confirmed")
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # other languages' `Mr` and `Mrs`; a record whose given name has its key makes its bare `nom` the surname
+        ("kasia: Pan Wiśniewski z działki nr 7 pyta o klucz do bramy\nkasia: ok", ("PERSON", "Wiśniewski")),
+        ("Vecina, doamna Stan, spune că gardul a căzut după furtuna de marți.", ("PERSON", "Stan")),
+        ("$c = [['nom' => 'Lefèvre', 'prenom' => 'Camille', 'ville' => 'Paris']];", ("PERSON", "Lefèvre")),
+        # other languages' ports and islands as fields, `fra` in Norwegian
+        ('  telefon: "+90 216 655 49 86"\n  liman: "Mersin"', ("LOCATION", "Mersin")),
+        ('{"spedizioniere":"Rossi Giovanni","porto":"Genova"}', ("LOCATION", "Genova")),
+        ("Emne: Omvisning for skoleklasse\nVi kommer fra Bodø med 24 elever den 5. september.", ("LOCATION", "Bodø")),
+    ],
+)  # fmt: skip
+def test_the_twenty_seventh_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("the new wall labels are set in Gill Sans, the old ones in Garamond", ("PERSON", "Gill Sans")),
+        ("Bug: fonts on the festival programme PDF fall back to Helvetica", ("LOCATION", "Helvetica")),
+        ("radio_http ice1 0/0/1/2/3 200 512 - - ---- 410/410/12/6/0 0/0", ("PHONE_NUMBER", "410/410/12/6/0")),
+        ('<input type="email" placeholder="erika.m@example.de">', ("EMAIL_ADDRESS", "erika.m@example.de")),
+        ("An: werkstatt@orgelbau-example.at", ("EMAIL_ADDRESS", "werkstatt@orgelbau-example.at")),
+        ('var customer = new Customer {\n    Name = "Jürgen Hofbauer",\n};', ("PERSON", "Name")),
+        ("> Dari: Budi Santoso <budi.santoso77@yahoo.co.id>\n> Saya mau pesan kelas keramik", ("PERSON", "Saya")),
+        ("Pan Am flight 103 left Frankfurt late", ("PERSON", "Am")),
+    ],
+)  # fmt: skip
+def test_the_twenty_seventh_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_a_phone_written_with_one_slash_is_still_a_phone() -> None:
+    assert ("PHONE_NUMBER", "030/1234567") in scan("Tel. 030/1234567 (Zentrale)")
