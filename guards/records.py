@@ -304,10 +304,10 @@ def record_names(
     spans: list[tuple[int, int]] = []
     keyed: set[tuple[int, int]] = set()  # under a key only a person has: `custodian=`, `holder:`, `NAME` is not
     if "=" in text or ":" in text or ">" in text:
-        given = _GIVEN_KEY.search(text) is not None  # `'nom' => 'Lefèvre', 'prenom' => 'Camille'`: the surname
+        givens = _GIVEN_KEY.search(text) is not None  # `'nom' => 'Lefèvre', 'prenom' => 'Camille'`: the surname
         for m in _FIELD.finditer(text):
             spans.append(m.span("value"))
-            if not _BARE.fullmatch(m.group("key")) or given or _full_name(kinds, m.group("value")):
+            if not _BARE.fullmatch(m.group("key")) or givens or _full_name(kinds, m.group("value")):
                 keyed.add(m.span("value"))
     if "<" in text and "@" in text:
         for m in _DISPLAY.finditer(text):

@@ -155,6 +155,9 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
         and fold(words[0]) not in _PRONOUNS_ELSEWHERE
     ):
         return True  # `Ola mówi, że ...`, `Giulia dice che ...`, `דנה עברה ל...`: a person says, lives, moves
+    did = given and len(words) == 1 and _pure(kinds, words[0]) and _DID_AFTER.match(text, b) is not None
+    if did and not kinds.lex.knows_place(fold(words[0])):
+        return True  # `Temitope deployed the classifier`: a name and nothing else, doing something
     pair = _PAIR_AT_START.search(text, max(0, a - 40), a) if text[a:b].islower() and given else None
     if pair is not None and _pure(kinds, text[a:b]) and _pure(kinds, pair.group("first")):
         return True  # `hiroshi anneliese — design review`: two names that are names alone, opening a line
@@ -171,6 +174,7 @@ def _rowed(kinds: Kinds, keys: list[str]) -> bool:
     return bool(kinds.given(keys[0])) or keys[-1] in kinds.lex.surnames
 
 
+_DID_AFTER = re.compile(r"[ \t]+(?:just[ \t]+|also[ \t]+)?[a-z]{3,}ed\b")  # `Temitope deployed`, `Femi just pushed`
 _PAIR_AT_START = re.compile(r"(?:\A|\n)[ \t]*(?P<first>[a-z\u00df-\u024f]+)[ \t]+\Z")
 
 
