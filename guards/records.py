@@ -323,6 +323,10 @@ def record_names(
                 spans.append(span)
                 if not _BARE.fullmatch(column) or _full_name(kinds, text[span[0] : span[1]]):
                     keyed.add(span)
+        for kind, span in _headerless(kinds, text):
+            if kind == "PERSON":
+                spans.append(span)
+                keyed.add(span)
     if "/" in text or "^" in text:
         for m in _SLASHED.finditer(text):
             line = text.rfind("\n", max(0, m.start() - 200), m.start()) + 1 or max(0, m.start() - 200)
@@ -480,6 +484,95 @@ def _table_cells(text: str) -> list[tuple[str, tuple[int, int], str]]:
             header = (cells[0], len(names), kinds) if kinds and plain else None
         start += len(line) + 1
     return out
+
+
+def _headerless(kinds: Kinds, text: str) -> list[tuple[str, tuple[int, int]]]:
+    """A table without a header, read by its columns (`Müller;Sabine;Freiburg;Salsa`, `Keller;Jonas;Lahr;Tango`,
+    two rows or more of as many cells): a column of given names on sight is people's, a column of one capitalised
+    word beside it that no lexicon holds as a word is their surnames, a column of places the lexicons know is
+    places'. Each cell is read on its own too: a column says what most of its cells are, not all of them."""
+    rows = _rows_of_cells(text)
+    out: list[tuple[str, tuple[int, int]]] = []
+    for table in rows:
+        values = [[text[a:b] for a, b in row] for row in table]
+        width = len(values[0])
+        given = {i for i in range(width) if _most(values, i, lambda v: _given_cell(kinds, v))}
+        for i in sorted(given):
+            if i + 1 in given:  # `Keller;Jonas`: surnames are given names too; the census's surnames say which
+                census = [sum(fold(row[j]) in kinds.lex.surnames for row in values) for j in (i, i + 1)]
+                given.discard(i if census[0] >= census[1] else i + 1)
+        surnames = {
+            i
+            for i in range(width)
+            if i not in given
+            and {i - 1, i + 1} & given
+            and _most(values, i, lambda v: _surname_cell(kinds, v))
+            and not _most(values, i, lambda v: _place_cell(kinds, v))  # `Freiburg;Emmendingen;Lahr`: places
+        }
+        # a given name is a person's where a surname's column is beside it: `Luna,cat` is a pet's
+        given = {i for i in given if {i - 1, i + 1} & surnames}
+        surnames = {i for i in surnames if {i - 1, i + 1} & given}
+        named = given | surnames
+        places = {i for i in range(width) if i not in named and _most(values, i, lambda v: _place_cell(kinds, v))}
+        for row in table:
+            for i, (a, b) in enumerate(row):
+                value = text[a:b]
+                if (i in given and _given_cell(kinds, value)) or (i in surnames and _surname_cell(kinds, value)):
+                    out.append(("PERSON", (a, b)))
+                elif i in places and _place_cell(kinds, value):
+                    out.append(("LOCATION", (a, b)))
+    return out
+
+
+def _rows_of_cells(text: str) -> list[list[list[tuple[int, int]]]]:
+    """Runs of two lines or more that are rows of as many cells by one delimiter, in the text's positions; a run
+    whose first line a header names (_table_cells reads those) is left out."""
+    out: list[list[list[tuple[int, int]]]] = []
+    run: list[list[tuple[int, int]]] = []
+    key: tuple[str, int] | None = None
+    start = 0
+    for line in text.split("\n"):
+        cells = _cells(line) if len(line) < _ROW_REACH and not _QUOTED_DELIMITER.search(line) else None
+        shape = (cells[0], len(cells[1])) if cells is not None else None
+        if shape is not None and shape == key:
+            run.append([(start + a, start + b) for a, b in cells[1]])  # type: ignore[index]
+        else:
+            if len(run) > 1:
+                out.append(run)
+            run = [[(start + a, start + b) for a, b in cells[1]]] if cells is not None else []
+            key = shape
+            if cells is not None and _column_kinds([line[a:b] for a, b in cells[1]]):
+                run, key = [], None  # a header: the table is _table_cells'
+        start += len(line) + 1
+    if len(run) > 1:
+        out.append(run)
+    return out
+
+
+def _most(values: list[list[str]], i: int, test: Callable[[str], bool]) -> bool:
+    """Two thirds at least of a column's cells pass `test`."""
+    return 3 * sum(test(row[i]) for row in values) >= 2 * len(values)
+
+
+def _given_cell(kinds: Kinds, value: str) -> bool:
+    key = fold(value)
+    return " " not in key and kinds.given(key) == 2 and not kinds.big_place(key) and not kinds.product(key)
+
+
+def _surname_cell(kinds: Kinds, value: str) -> bool:
+    key = fold(value)
+    if _WORD_CELL.fullmatch(value) is None or value.isupper():
+        return False  # `AZ`, `ICU`, `MON`: a code
+    return key not in kinds.lex.words and not kinds.big_place(key)  # `Müller` names a brand, `Keller` a town
+
+
+def _place_cell(kinds: Kinds, value: str) -> bool:
+    key = " ".join(fold(value).split())
+    return bool(key) and value[:1].isupper() and kinds.lex.knows_place(key) and kinds.given(key) < 2
+
+
+_QUOTED_DELIMITER = re.compile(r"\"[^\"\n]*[,;|\t][^\"\n]*\"")  # `"Haddad, Rania"`: a cell _cells would split
+_WORD_CELL = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[-'’][A-ZÀ-ÖØ-ÞĀ-ſ]?[^\W\d_]+)?")
 
 
 def _inserted(text: str) -> list[tuple[str, tuple[int, int], str]]:
@@ -708,6 +801,7 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
     out: list[Span] = []
     seen = Overlaps(taken)
     cells = [(span, column) for kind, span, column in _table_cells(text) if kind == "LOCATION"] if "\n" in text else []
+    cells += [(span, "row") for kind, span in _headerless(kinds, text) if kind == "LOCATION"] if "\n" in text else []
     cells += [(m.span("city"), "city") for m in _HL7_CITY.finditer(text)] if "PID|" in text else []
     if ("VALUES" in text.upper() and "INSERT" in text.upper()) or "STDIN" in text.upper():
         cells += [(span, column) for kind, span, column in _inserted(text) if kind == "LOCATION"]

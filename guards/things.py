@@ -94,7 +94,15 @@ _NAMED_AFTER = re.compile(
     r"[ \t]+(?:Room|Rooms|Hall|Elementary|Middle|High|School|Academy|Building|Wing|Center|Centre|Library|"
     r"Auditorium|Lab|Suite|Lounge|Theatre|Theater|Stadium|Arena|Bridge|Street|St\.|Avenue|Ave\.?|Road|Rd\.?|"
     r"Boulevard|Institute|University|College|Hospital|Prize|Award|Medal|Fellowship|Scholarship|Lecture|Tower|"
-    r"Square|Plaza|Terminal|Pavilion|Gallery|Museum|Campus|Court|House|Clinic)(?![\w\-])"
+    r"Square|Plaza|Terminal|Pavilion|Gallery|Museum|Campus|Court|House|Clinic|Lodge|Inn|Hut|Hostel|Annex|Chapel|"
+    r"Church|Cathedral|Abbey)(?![\w\-])"
+)
+# a place of business by its own word in another language, first in its name: `Autoescuela Ronda`, `Rifugio
+# Aurora`, `Cabane de Moiry`, `Gasthof Post`, `Gruppe Finanzen` (a team)
+_BUSINESS_FIRST = re.compile(
+    r"(?:Autoescuela|Autoescola|Autoscuola|Fahrschule|Auto-école|Rifugio|Capanna|Cabane|Refugio|Refuge|Albergo|"
+    r"Hostal|Pousada|Gasthaus|Gasthof|Ristorante|Restaurante|Trattoria|Osteria|Taberna|Camping|Cofradía|Gruppe|"
+    r"Atelier|Keramiekatelier|Bäckerei|Panadería|Padaria|Boulangerie|Librería|Livraria|Libreria|Buchhandlung)[ \t]"
 )
 _NAMED_BEFORE = re.compile(
     r"(?:\b(?:room|meeting\s+room|conference\s+room|hall|building|wing|vessel|ship|tanker|ferry|loco|locomotive|"
@@ -204,6 +212,8 @@ _SAINT_BEFORE = re.compile(r"(?<![\w\-])(?:St\.?|Saint|Sankt|São)[ \t]+\Z")
 # after a given name, a surname's: `Marc St. Pierre`, `Kate St. James`
 _SURNAME_SAINT = re.compile(r"(?<![\w\-])[A-Z][a-z]+[ \t]+(?:St\.?|Saint)[ \t]+\Z")
 _INVERTED_QUESTION = re.compile(r"[A-ZÀ-Þ][a-zà-ÿ]+-(?:t-)?(?:il|elle|ce|on|ils|elles|vous|nous|je|tu)\Z")
+_RULED_LINE = re.compile(r"(?:^|\n)[ \t]*-{3,}[^\n]*\Z")
+_RULED_AFTER = re.compile(r"[^\n]*-{3,}[ \t]*(?:\n|\Z)")
 # a saint joined to the name: French towns and streets (`Saint-Émilion`); people write a saint's name apart
 _SAINT_JOINED = re.compile(r"(?:Saint|Sainte|St|Ste|Sankt|Sant|San|Santa|Santo|São)-[A-ZÀ-ÖØ-Þ]")
 # a unit or an abbreviation, never a name: two or three letters and no vowel (`Wh`, `kWh`, `Pb`), not `Ng`
@@ -240,8 +250,10 @@ def _no_one(text: str, a: int, b: int) -> bool:
     value = text[a:b]
     if _STREET.search(value.rsplit(" ", 1)[-1].rsplit("-", 1)[-1]) or _VOWELLESS.match(value):
         return True
-    if _ORGANISATION_WORD.search(value) or _STREET_FIRST.match(value):
+    if _ORGANISATION_WORD.search(value) or _STREET_FIRST.match(value) or _BUSINESS_FIRST.match(value):
         return True
+    if _RULED_LINE.search(text, max(0, a - 40), a) and _RULED_AFTER.match(text, b):
+        return True  # `---------- Weitergeleitete Nachricht ---------`: a mail client's banner
     if " " in value and " ".join(fold(value).replace(".", " ").split()) in FAMOUS and _a_things_name(text, a, b):
         return True  # `room Grace Hopper`, not `Grace Hopper wrote the first compiler`, `refund to Mary Jackson`
     if _ASKING.match(value) and _ASKED.match(text, b):

@@ -471,3 +471,37 @@ def test_the_twenty_seventh_sets_readings_keep_apart(text: str, wrong: tuple[str
 
 def test_a_phone_written_with_one_slash_is_still_a_phone() -> None:
     assert ("PHONE_NUMBER", "030/1234567") in scan("Tel. 030/1234567 (Zentrale)")
+
+
+_ROWS = "Müller;Sabine;Freiburg im Breisgau;Tango;Mi\nKeller;Jonas;Emmendingen;Salsa;Do\nYılmaz;Deniz;Lahr;Tango;Mi"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a table without a header, read by its columns
+        (_ROWS, ("PERSON", "Sabine")),
+        (_ROWS, ("PERSON", "Keller")),
+        (_ROWS, ("LOCATION", "Lahr")),
+        ("Mette;Kjær;Aarhus;+45 34 71 65 16\nJens;Holm;Odense;32 25 42 45", ("PERSON", "Holm")),
+    ],
+)
+def test_the_twenty_eighth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("autoescuela:\n  nombre: Autoescuela Ronda\n  director: Javier Ruiz", ("PERSON", "Autoescuela Ronda")),
+        ("hut:\n  name: Glenmalure Lodge Annex\n  warden: Pádraig Ó Súilleabháin", ("PERSON", "Glenmalure Lodge")),
+        ("Zugewiesen an: Gruppe Finanzen", ("PERSON", "Gruppe Finanzen")),
+        ("------ Weitergeleitete Nachricht ------\nVon: Amt <a@b.example>", ("PERSON", "Weitergeleitete Nachricht")),
+        ("To: lettings@oakfield-sheltered.org.uk", ("EMAIL_ADDRESS", "lettings@oakfield-sheltered.org.uk")),
+        # a column of given names with no surnames beside it is no one's: pets, teas
+        ("PET-10021,Tucson,AZ,Luna,cat\nPET-10022,Mesa,AZ,Rocky,dog", ("PERSON", "Rocky")),
+        ("MON,1,10B,MATH,R204\nMON,2,10B,CHEM,LAB2\nMON,3,10B,CHEM,LAB2", ("PERSON", "CHEM")),
+    ],
+)  # fmt: skip
+def test_the_twenty_eighth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
