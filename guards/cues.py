@@ -47,7 +47,7 @@ TITLES = _words(
     "signora signor capt dottor dottoressa dott doutor doutora señor señora monsieur madame fam adv dhr mevr "
     "mgr judr mudr srta doña paní"
     # other languages' `Mr` and `Mrs`: `Pan Wiśniewski`, `doamna Stan`, `mevrouw J. de Wit`, `familie de Vries`
-    " pan domnul doamna dl dna meneer mevrouw familie fru senhor senhora sig gospodin gospođa gospa"
+    " domnul doamna dl dna meneer mevrouw familie senhor senhora sig gospodin gospođa gospa"
 )
 MONTHS = _words("january february march april may june july august september october november december")
 WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")  # never a person, nor a place

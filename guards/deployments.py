@@ -113,16 +113,17 @@ _TECHNICAL = re.compile(
 )
 _WORD = re.compile(r"[A-Za-z][\w\-]*")
 # a chat log's line: its time and its speaker's handle (`[09:03] leilani:`, `10:40 <omar>`)
-_SPEAKER = re.compile(
-    r"(?m)^[ \t]*\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+"
-    r"(?!(?i:info|warn|warning|error|err|debug|trace|fatal|notice|crit|critical)\b)(?:<[\w.\-]+>|@?[\w.\-]+:)[ \t]"
+TIME_PREFIX = r"\[?\d{1,2}:\d{2}(?::\d{2})?\]?"
+SPEAKER = re.compile(
+    rf"(?m)^[ \t]*{TIME_PREFIX}[ \t]+"
+    r"(?!(?i:info|warn|warning|error|err|debug|trace|fatal|notice|crit|critical)\b)"
+    r"(?:<(?P<nick>[\w.\-]+)>|@?(?P<who>[\w.\-]+):)[ \t]"
 )  # not a log's level (`12:00:01 INFO: deployed`)
 
 
 def personal(text: str) -> bool:
-    """A person's pronoun in text (`I`, `my`, `she`, `his`), or a chat's speaker (`[09:03] leilani:`): someone
-    is there."""
-    return _PERSONAL.search(text) is not None or _SPEAKER.search(text) is not None
+    """A person's pronoun in text: `I`, `my`, `she`, `his`."""
+    return _PERSONAL.search(text) is not None
 
 
 def technical(text: str, systems: Collection[str], tech_words: Collection[str]) -> bool:

@@ -24,6 +24,7 @@ read.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from . import cues, deployments, languages, mailboxes, places
@@ -299,14 +300,14 @@ def addressed(text: str, a: int, b: int) -> bool:
     """A message addressed to someone by the name that opens it: `kwabena i owe you`, `quick q akua — is`; not a
     chat log's speaker (`tomasz: she says`, a line's first word and a colon, where another line opens so)."""
     speaker = text[b : b + 1] == ":" and _LINE_START.search(text, max(0, a - 24), a) is not None
-    if speaker and len(_SPEAKER_LINE.findall(text)) > 1:
+    if speaker and sum(1 for _ in itertools.islice(_SPEAKER_LINE.finditer(text), 2)) > 1:
         return False
     return _OPENING.search(text, max(0, a - 24), a) is not None and _ADDRESSED_AFTER.match(text, b) is not None
 
 
-_LINE_START = re.compile(r"(?:\A|\n)[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?\Z")
+_LINE_START = re.compile(rf"(?:\A|\n)[ \t]*(?:{deployments.TIME_PREFIX}[ \t]+)?\Z")
 # a chat log's line opening with its speaker: `tomasz: she says`, `[09:41] bia: nome Joana`
-_SPEAKER_LINE = re.compile(r"(?m)^[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?[\w.\-]+:[ \t]")
+_SPEAKER_LINE = re.compile(rf"(?m)^[ \t]*(?:{deployments.TIME_PREFIX}[ \t]+)?[\w.\-]+:[ \t]")
 
 
 def done_for(text: str, a: int) -> bool:

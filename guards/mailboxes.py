@@ -69,7 +69,7 @@ ROLES = _words(
     " soporte suporte supporto assistance ayuda ajuda aiuto hilfe pomoc podpora tuki stod hjelp hjaelp "
     "ondersteuning wsparcie destek secretaria sekretariat sekretariaat segreteria secretariat secretariado "
     "kancelaria verwaltung administracion administracao amministrazione contato lettings vendas ventas ventes "
-    "verkauf vendite"
+    "verkauf vendite werkstatt"
 )
 # hosts of personal mailboxes: there, a local part of ordinary words is still someone's (`lucky.star@gmail.com`)
 _PERSONAL_HOSTS = _words(

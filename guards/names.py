@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from . import cues, deployments, places
+from . import cues, deployments, languages, mailboxes, places
 from . import systems as said
 from .cues import Token
 from .findings import Overlaps
@@ -83,6 +83,13 @@ def _initialled(kinds: Kinds, text: str, spans: list[Span], sure: set[Span]) -> 
 
 
 _KEY_AFTER = re.compile(r"[ \t]*(?:=(?![=>])|:)[ \t]*[\"'«“]")
+
+
+def _slavic(text: str, a: int) -> bool:
+    """The line at text[a] is Polish, Czech or Slovak, whose `pan` is `Mr` (not `Pan Tilt Zoom`, `Mr Pan`)."""
+    return languages.language_at(text, a) in ("pl", "cs", "sk")
+
+
 # languages' literals, as code writes them: `{"manager": None}`, `active: True`
 _LITERALS = frozenset({"None", "True", "False", "Null", "NULL", "Nil", "NaN", "Undefined"})
 
@@ -201,9 +208,25 @@ class Names(Placenames):
 
     def _no_one_there(self, text: str, spans: list[Span]) -> bool:
         """Text about systems that names no person: its places are where systems run (deployments.py)."""
-        if any(e == "PERSON" for e, _, _ in spans) or deployments.personal(text):
+        if any(e == "PERSON" for e, _, _ in spans) or deployments.personal(text) or self._spoken(text):
             return False
         return deployments.technical(text, self.lex.systems, said.TECH_WORDS)
+
+    def _spoken(self, text: str) -> bool:
+        """A chat log's line a person says (`[09:03] leilani: the rink in Honolulu`): its speaker's handle no
+        English word, product, program or role mailbox's word, no digits (not `[15:00] relay:`,
+        `[10:00] buildkite:`, `10:02 <k8s>`)."""
+        for m in deployments.SPEAKER.finditer(text) if ":" in text else ():
+            handle = (m.group("who") or m.group("nick")).lower()
+            words = [w for w in re.split(r"[._\-]", handle) if w]
+            if not words or any(c.isdigit() for c in handle):
+                continue
+            if self.given(words[0]) == 2:
+                return True  # `omar:`, `felix:`: a given name on sight, whatever else it names
+            if any(w in self.lex.words or self.product(w) or self.program(w) or w in mailboxes.ROLES for w in words):
+                continue
+            return True
+        return False
 
     def _unnamed(self, run: list[Token], named: frozenset[str]) -> list[list[Token]]:
         """The run's parts around what names a product: a release codename of a family the text names (`macOS
@@ -323,9 +346,9 @@ class Names(Placenames):
         """The piece's spans, or None when only the NER model can say."""
         lex = self.lex
         a, b = piece[0].start, piece[-1].end
+        if piece[0].key == "pan" and len(piece) > 1 and _slavic(text, a):
+            return [("PERSON", piece[1].start, b)]  # `Pan Wiśniewski`, in Polish, Czech or Slovak only
         if piece[0].key in cues.TITLES:  # "Dr. Okafor": the title is the cue, and not part of the name
-            if piece[0].key == "pan" and len(piece) > 1 and b - piece[1].start < 3:
-                return []  # `Pan Am`: Polish `Pan` before a surname, not an airline's name
             return [("PERSON", piece[1].start, b)] if len(piece) > 1 else []
         key = " ".join(t.key for t in piece)
         if len(piece) > 1 and key not in lex.places:
@@ -368,7 +391,7 @@ class Names(Placenames):
             return []  # `Name = "Jürgen Hofbauer"`: a property's name, its value quoted after it
         # a name written with its accents is a person's (`Lucía`, `Zoë`): products are spelled in ASCII
         product = (self.product(key) or said.system_named(text, a, given >= 2)) and (not given or text[a:b].isascii())
-        titled = cues.title_before(text, a) and (b - a > 2 or cues.word_before(text, a) != "pan")  # not `Pan Am`
+        titled = cues.title_before(text, a) or (cues.word_before(text, a) == "pan" and _slavic(text, a))
         if titled and (not product or self.common_surname(key)) and not tech:
             return [("PERSON", a, b)]  # `Auntie Comfort`, `Mr. Oyelowo`, `Herr Schneider`: a title makes a person of
             # any word, and of a product's that is a common surname

@@ -184,7 +184,7 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _named_features(kinds, text)
         out += _sites(kinds, text)
         out += _prefixed(kinds, text)
-        out += [("LOCATION", *m.span("name")) for m in _MUTATED.finditer(text)]
+        out += [("LOCATION", *m.span("name")) for m in _MUTATED.finditer(text) if _irish_or_welsh(text, m.start())]
     out = list(dict.fromkeys(out))  # a place both a preposition and a feature find (`in Toscana`) is one
     kept = Overlaps(span for span in taken if span[0] != "PERSON")
     return [span for span in out if not kept.over(span[1], span[2])]
@@ -529,6 +529,11 @@ _MUTATED = re.compile(
 )
 
 
+def _irish_or_welsh(text: str, at: int) -> bool:
+    """The line at text[at] is in Irish or Welsh by the language identifier (not `i nGrok tunnel`)."""
+    return languages.language_at(text, at) in ("ga", "cy")
+
+
 def _listed(kinds: Kinds, text: str) -> list[Span]:
     """A list's places, where every one of its two or more names is a place the lexicons know and most of them
     large cities, and none a given name many people have nor a product's, on a line that names no region nor
@@ -557,7 +562,7 @@ _ROUTE_REACH = 60
 _TRAVEL_WORDS = re.compile(
     r"(?i:\b(?:flights?|fly|flew|flying|train|bus|coach|ferry|trip|travel\w*|journey|booking|booked|ticket|"
     r"drive|drove|ride|itinerary|layover|connection|depart\w*|arriv\w*|leg|passengers?|pax|route|vuelo|volo|"
-    r"flug|reise|viagem|voyage|tren|treno|zug|tour|tours|tournée|gira|tournee|crossing|sailing|sailings|transfer|shuttle))"
+    r"flug|reise|viagem|voyage|tren|treno|zug|tour|tours|tournée|gira|tournee|crossing|sailing|sailings))"
 )
 
 

@@ -46,6 +46,8 @@ SITES = _words(
     "office offices branch store clinic hospital campus cinema cinemas warehouse depot factory showroom pharmacy "
     "library theatre theater gym yard plant nursery hub terminal studio"
 )
+# places of business whose word, capitalised after a name, is the business's own name (`Casa Azul Hostel`)
+_BUSINESSES = _words("co-op coop salon salons hostel hostels bookshop bookstore showroom workshop")
 # where people work, live and meet: `the Galway office`, `the Cork team`, `the Porto flat`, `the Tel Aviv meetup`
 _PEOPLES = (
     _words(
@@ -54,8 +56,9 @@ _PEOPLES = (
         "customer customers client clients buyer buyers seller sellers family families resident residents "
         # events people go to: `the Glasgow concert`
         "gig gigs concert concerts festival wedding screening screenings premiere branches stores clinics depots "
-        "site sites co-op coop salon salons hostel hostels bookshop bookstore showroom workshop"
+        "site sites"
     )
+    | _BUSINESSES
     | SITES
 )
 # verbs of people travelling, with up to four words before `from`, `to`, ...: `paddled an outrigger canoe from`
@@ -133,12 +136,13 @@ def lower_feature_after(text: str, b: int) -> bool:
 
 
 def peoples_place_after(text: str, b: int) -> bool:
-    """A place where people work, live or meet right after text[:b]: `Galway office`, `Cork team`; not a
-    business's name (`Casa Azul Hostel`, `Athena Team`), unless the line is in capitals."""
+    """A place where people work, live or meet right after text[:b]: `Galway office`, `the Cork Office`; not a
+    business's own name (`Casa Azul Hostel`)."""
     match = _NEXT.match(text, b)
     if match is None or match.group(1).lower() not in _PEOPLES:
         return False
-    return not match.group(1)[:1].isupper() or match.group(1).isupper()
+    word = match.group(1)
+    return not (word[:1].isupper() and not word.isupper() and word.lower() in _BUSINESSES)
 
 
 def site_after(text: str, b: int) -> bool:

@@ -490,7 +490,9 @@ def _headerless(kinds: Kinds, text: str) -> list[tuple[str, tuple[int, int]]]:
     """A table without a header, read by its columns (`Müller;Sabine;Freiburg;Salsa`, `Keller;Jonas;Lahr;Tango`,
     two rows or more of as many cells): a column of given names on sight is people's, a column of one capitalised
     word beside it that no lexicon holds as a word is their surnames, a column of places the lexicons know is
-    places'. Each cell is read on its own too: a column says what most of its cells are, not all of them."""
+    places', where the rows hold people (no codenames' table) who are somewhere, reachable, or have common
+    surnames (not `Athena,Zeus,replica,10.0.0.2`). Each cell is read on its own too: a column says what most of
+    its cells are, not all of them."""
     rows = _rows_of_cells(text)
     out: list[tuple[str, tuple[int, int]]] = []
     for table in rows:
@@ -499,8 +501,8 @@ def _headerless(kinds: Kinds, text: str) -> list[tuple[str, tuple[int, int]]]:
         given = {i for i in range(width) if _most(values, i, lambda v: _given_cell(kinds, v))}
         for i in sorted(given):
             if i + 1 in given:  # `Keller;Jonas`: surnames are given names too; the census's surnames say which
-                census = [sum(fold(row[j]) in kinds.lex.surnames for row in values) for j in (i, i + 1)]
-                given.discard(i if census[0] >= census[1] else i + 1)
+                counts = [sum(fold(row[j]) in kinds.lex.surnames for row in values) for j in (i, i + 1)]
+                given.discard(i if counts[0] >= counts[1] else i + 1)
         surnames = {
             i
             for i in range(width)
@@ -513,7 +515,14 @@ def _headerless(kinds: Kinds, text: str) -> list[tuple[str, tuple[int, int]]]:
         given = {i for i in given if {i - 1, i + 1} & surnames}
         surnames = {i for i in surnames if {i - 1, i + 1} & given}
         named = given | surnames
+        if not named:
+            continue  # a table of no one (`Genoa,Zen 4,EPYC 9004`): its places are a product's codenames as often
         places = {i for i in range(width) if i not in named and _most(values, i, lambda v: _place_cell(kinds, v))}
+        contacts = any(_PERSONAL_VALUE.search(text, row[0][0], row[-1][1]) for row in table)
+        surnamed = any(_most(values, i, lambda v: kinds.common_surname(fold(v))) for i in surnames)
+        if not (places or contacts or surnamed):
+            continue  # people's rows say where they are or how to reach them, or their surnames are common ones;
+            # `Athena,Zeus,replica,10.0.0.2` do neither
         for row in table:
             for i, (a, b) in enumerate(row):
                 value = text[a:b]
@@ -525,8 +534,8 @@ def _headerless(kinds: Kinds, text: str) -> list[tuple[str, tuple[int, int]]]:
 
 
 def _rows_of_cells(text: str) -> list[list[list[tuple[int, int]]]]:
-    """Runs of two lines or more that are rows of as many cells by one delimiter, in the text's positions; a run
-    whose first line a header names (_table_cells reads those) is left out."""
+    """Runs of two lines or more that are rows of as many cells by one delimiter, in the text's positions; a
+    header's line is no row (its named columns _table_cells reads; the others, `CREW`, are read here)."""
     out: list[list[list[tuple[int, int]]]] = []
     run: list[list[tuple[int, int]]] = []
     key: tuple[str, int] | None = None
@@ -542,7 +551,7 @@ def _rows_of_cells(text: str) -> list[list[list[tuple[int, int]]]]:
             run = [[(start + a, start + b) for a, b in cells[1]]] if cells is not None else []
             key = shape
             if cells is not None and _column_kinds([line[a:b] for a, b in cells[1]]):
-                run, key = [], None  # a header: the table is _table_cells'
+                run = []  # a header is no row; the rows under it are read by their columns too
         start += len(line) + 1
     if len(run) > 1:
         out.append(run)
@@ -563,6 +572,8 @@ def _surname_cell(kinds: Kinds, value: str) -> bool:
     key = fold(value)
     if _WORD_CELL.fullmatch(value) is None or value.isupper():
         return False  # `AZ`, `ICU`, `MON`: a code
+    if kinds.product(key) and not kinds.common_surname(key):
+        return False  # `Apollo,Hermes,primary`: hosts named after gods and products
     return key not in kinds.lex.words and not kinds.big_place(key)  # `Müller` names a brand, `Keller` a town
 
 

@@ -15,9 +15,8 @@ any other value, so every card-shaped value is acted on. They are:
   and `457-55-5462`, which a company's adverts printed nationwide;
 - addresses at the domains reserved for documentation and tests (RFC 2606
   and 6761: `example.com`, `.org`, `.net`, and `.example`, `.test`,
-  `.invalid`, `.localhost`), and a country's `example` or a name's as
-  documentation writes them (`example.de`, `orgelbau-example.at`): no
-  one's mailbox is there;
+  `.invalid`, `.localhost`), and a country's `example` as documentation
+  writes it (`example.de`): no one's mailbox is there;
 - the people a fixture's row names beside an address at one of those
   domains that spells them (`"name": "Camille Martin", "email":
   "camille.martin@example.com"`), and the places in the same row;
@@ -173,9 +172,9 @@ _AU_MOBILE = frozenset(
 _NOT_DIGIT = re.compile(r"\D")
 _SPACE = re.compile(r"[\s\-]")
 # the domains reserved for documentation and testing (RFC 2606, RFC 6761), and the `example` of a country's
-# domain or of a name as documentation writes them (`example.de`, `orgelbau-example.at`): no one's mailbox is there
+# domain as documentation writes it (`example.de`): no one's mailbox is there
 _EXAMPLE_DOMAIN = re.compile(
-    r"@(?:[\w\-]+\.)*(?:[\w\-]+-)?(?:example\.(?:com|net|org|(?:co\.|com\.)?[a-z]{2})|example|test|invalid|localhost)$",
+    r"@(?:[\w\-]+\.)*(?:example\.(?:com|net|org|(?:co\.|com\.)?[a-z]{2})|example|test|invalid|localhost)$",
     re.IGNORECASE,
 )
 _SSN_SHAPE = re.compile(r"\d{3}[- ]\d\d[- ]\d{4}")

@@ -36,10 +36,10 @@ _STORM = re.compile(r"\b(?:[Ss]torm|STORM|[Hh]urricane|[Tt]yphoon|[Cc]yclone|[Tt
 _FONT_LINE = re.compile(r"font-family|fontFamily|font_family|\bfonts?\s*[=:]|\btypefaces?\s*[=:]", re.IGNORECASE)
 # a font named earlier in the sentence: `the font from Helvetica to Lato`, `typeface: Georgia`
 _FONT_BEFORE = re.compile(
-    r"(?:\b(?:fonts?|typefaces?|schriftart|police)\b[^.!?;\n]{0,60}|\bset[ \t]+in[ \t]+"
-    r"|\bfall(?:s|ing)?[ \t]+back[ \t]+to[ \t]+)\Z",
+    r"(?:\b(?:fonts?|typefaces?)(?:[ \t]+(?:from|to|is|was|family|face|stack)\b|[ \t]*[:=])[^.!?;\n]{0,30}"
+    r"|\bset[ \t]+in[ \t]+|\bfall(?:s|ing)?[ \t]+back[ \t]+to[ \t]+)\Z",
     re.IGNORECASE,
-)  # and typesetting's own words: `labels set in Gill Sans`, `falls back to Helvetica`
+)  # and typesetting's own words: `labels set in Gill Sans`, `falls back to Helvetica` (not `the fonts team, Priya`)
 # a typeface's own word ends its name: `Gill Sans`, `Fira Code`, `Noto Serif`, `JetBrains Mono`, `Roboto Slab`
 _TYPEFACE = re.compile(r"[ \t](?:Sans|Serif|Mono|Code|Grotesk|Slab)(?:[ \t]+Pro)?\Z")
 _VALUE_BEFORE = re.compile(r"(?:[=:][ \t]*[\"']?|[\"'])\Z")  # a config's value: `heading = "`, `mono: `
@@ -303,7 +303,7 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True  # `Georgia, serif`, `Paris is the serif we use`, `heading = "Gill Sans"` (not `Jordi Sans`)
     if _in_font_section(text, a):
         return True  # a value in a `[fonts]` section
-    if _FONT_BEFORE.search(text, max(0, a - 48), a):
+    if _FONT_BEFORE.search(text, max(0, a - 60), a):
         return True  # `switch the template font from Helvetica to Lato`
     line_start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
     line_end = text.find("\n", b, b + 200)

@@ -505,3 +505,38 @@ def test_the_twenty_eighth_sets_readings(text: str, found: tuple[str, str]) -> N
 )  # fmt: skip
 def test_the_twenty_eighth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a review of the rounds: a sentence that names the police or a fonts team keeps its people and places
+        ("Police said Maria Lopez was found safe in Leeds.", ("PERSON", "Maria Lopez")),
+        ("Our fonts team lead, Priya Nair, moved to Pune.", ("LOCATION", "Pune")),
+        ("Mr Pan called about the invoice", ("PERSON", "Pan")),
+        ("Welcome to the Galway Office!", ("LOCATION", "Galway")),
+        ("[12:40] omar: the post office kiosk in Tanta prints receipts with the wrong logo", ("LOCATION", "Tanta")),
+    ],
+)
+def test_the_rounds_review_keeps(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("[15:00] relay: traffic shifted to Virginia", ("LOCATION", "Virginia")),
+        ("[10:00] buildkite: agents in Ohio are idle", ("LOCATION", "Ohio")),
+        ("i nGrok tunnel is up now", ("LOCATION", "nGrok")),
+        ("Pan Tilt Zoom camera firmware update", ("PERSON", "Tilt")),
+        ("FRU Inventory shows a failed PSU", ("PERSON", "Inventory")),
+        ("data transfer Frankfurt -> Dublin finished in 4h", ("LOCATION", "Dublin")),
+        (
+            "Apollo,Hermes,primary,10.0.0.1\nAthena,Zeus,replica,10.0.0.2\nHera,Ares,replica,10.0.0.3",
+            ("PERSON", "Zeus"),
+        ),
+        ("Genoa,Zen 4,EPYC 9004,2022\nTurin,Zen 5,EPYC 9005,2024\nNaples,Zen 4c,EPYC 8004,2023", ("LOCATION", "Turin")),
+    ],
+)
+def test_the_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
