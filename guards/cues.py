@@ -14,6 +14,7 @@ import re
 import sys
 from dataclasses import dataclass
 
+from . import languages
 from .lexicons import fold
 from .lexicons import words as _words
 
@@ -297,7 +298,18 @@ def officer_before(text: str, a: int) -> bool:
 
 
 def title_before(text: str, a: int) -> bool:
-    return word_before(text, a) in TITLES or officer_before(text, a)
+    word = word_before(text, a)
+    return word in TITLES or officer_before(text, a) or language_title(text, a, word)
+
+
+# `Mr` in some languages only: `pan` on a Polish, Czech or Slovak line (`Pan Wiśniewski`, `pan Dvořák`), not
+# `Pan Tilt Zoom` nor `Mr Pan`
+_LANGUAGE_TITLES = {"pan": frozenset({"pl", "cs", "sk"})}
+
+
+def language_title(text: str, at: int, word: str) -> bool:
+    """`word` is a title in the language of the line at text[at]."""
+    return word in _LANGUAGE_TITLES and languages.language_at(text, at) in _LANGUAGE_TITLES[word]
 
 
 def social_before(text: str, a: int) -> bool:

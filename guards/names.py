@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from . import cues, deployments, languages, mailboxes, places
+from . import cues, deployments, mailboxes, places
 from . import systems as said
 from .cues import Token
 from .findings import Overlaps
@@ -83,11 +83,6 @@ def _initialled(kinds: Kinds, text: str, spans: list[Span], sure: set[Span]) -> 
 
 
 _KEY_AFTER = re.compile(r"[ \t]*(?:=(?![=>])|:)[ \t]*[\"'«“]")
-
-
-def _slavic(text: str, a: int) -> bool:
-    """The line at text[a] is Polish, Czech or Slovak, whose `pan` is `Mr` (not `Pan Tilt Zoom`, `Mr Pan`)."""
-    return languages.language_at(text, a) in ("pl", "cs", "sk")
 
 
 # languages' literals, as code writes them: `{"manager": None}`, `active: True`
@@ -346,9 +341,8 @@ class Names(Placenames):
         """The piece's spans, or None when only the NER model can say."""
         lex = self.lex
         a, b = piece[0].start, piece[-1].end
-        if piece[0].key == "pan" and len(piece) > 1 and _slavic(text, a):
-            return [("PERSON", piece[1].start, b)]  # `Pan Wiśniewski`, in Polish, Czech or Slovak only
-        if piece[0].key in cues.TITLES:  # "Dr. Okafor": the title is the cue, and not part of the name
+        if piece[0].key in cues.TITLES or cues.language_title(text, a, piece[0].key):
+            # "Dr. Okafor", `Pan Wiśniewski`: the title is the cue, and not part of the name
             return [("PERSON", piece[1].start, b)] if len(piece) > 1 else []
         key = " ".join(t.key for t in piece)
         if len(piece) > 1 and key not in lex.places:
@@ -391,8 +385,7 @@ class Names(Placenames):
             return []  # `Name = "Jürgen Hofbauer"`: a property's name, its value quoted after it
         # a name written with its accents is a person's (`Lucía`, `Zoë`): products are spelled in ASCII
         product = (self.product(key) or said.system_named(text, a, given >= 2)) and (not given or text[a:b].isascii())
-        titled = cues.title_before(text, a) or (cues.word_before(text, a) == "pan" and _slavic(text, a))
-        if titled and (not product or self.common_surname(key)) and not tech:
+        if cues.title_before(text, a) and (not product or self.common_surname(key)) and not tech:
             return [("PERSON", a, b)]  # `Auntie Comfort`, `Mr. Oyelowo`, `Herr Schneider`: a title makes a person of
             # any word, and of a product's that is a common surname
         if given and cues.social_before(text, a):

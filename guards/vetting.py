@@ -24,7 +24,7 @@ from pathlib import Path
 
 from taskgate.errors import TaskgateError
 
-from . import cues, languages
+from . import cues
 from . import systems as said
 from .kinds import Kinds
 from .lexicons import fold
@@ -135,8 +135,6 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
     if field and cues.word_before(text, a) != "name":
         return True
     cued = cues.person(text, a, b, strict=True) or cues.title_before(text, a) or cues.social_before(text, a)
-    slavic = cues.word_before(text, a) == "pan" and languages.language_at(text, a) in ("pl", "cs", "sk")
-    cued = cued or slavic  # `Pan Wiśniewski`, `pan Dvořák`: Polish, Czech and Slovak `Mr`
     cued = cued or _INTRODUCED.search(text, max(0, a - 24), a) is not None  # `I'm Jakub, new on the team`
     cued = cued or (text[a:b].islower() and done_for(text, a))  # `pls add oluwaseun to the rota`
     # chat's own cues for a name in lower case: a stand-up line's, a message's addressee
