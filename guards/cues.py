@@ -46,7 +46,7 @@ _NAMED_BEFORE = re.compile(r"\b(?:" + _PEOPLE_NOUNS + r")\s+(?:named|called)\s+\
 TITLES = _words(
     "dr mr mrs ms mx prof sir dame aunt uncle auntie grandma grandpa lord lady herr frau mme mlle pani sra "
     "signora signor capt dottor dottoressa dott doutor doutora señor señora monsieur madame fam adv dhr mevr "
-    "mgr judr mudr srta doña paní"
+    "mgr judr mudr srta doña paní herrn"
     # other languages' `Mr` and `Mrs`: `Pan Wiśniewski`, `doamna Stan`, `mevrouw J. de Wit`, `familie de Vries`
     " domnul doamna dl dna meneer mevrouw familie senhor senhora sig gospodin gospođa gospa"
 )
@@ -160,7 +160,17 @@ NEVER_ALONE = _words(
     "how what why where when which whom whose hola olá bonjour bonsoir salut hallo moin servus hej hei moi "
     "ciao buongiorno merhaba sawubona jambo habari namaste konnichiwa annyeong ahoj cześć "
     "czesc szia xin chào obrigado obrigada gracias merci danke grazie tack takk kiitos dziękuję bienvenue "
-    "bienvenido bienvenida benvenuto benvenuta willkommen welkom välkommen velkommen bon bonne iban bic swift lön"
+    "bienvenido bienvenida benvenuto benvenuta willkommen welkom välkommen velkommen bon bonne iban bic swift lön "
+    # a ticket's field with no one in it: `Assignee: Unassigned`
+    "unassigned nobody tbd tba vacant "
+    # other languages' days (the lexicons hold `Jumat`, `Jeudi`, `Mañana` as given names; not `Domingo`, `Domenica`)
+    "lundi mardi mercredi jeudi vendredi samedi dimanche montag dienstag mittwoch donnerstag freitag samstag "
+    "sonntag lunes martes miércoles jueves viernes sábado lunedì martedì mercoledì giovedì venerdì sabato "
+    "maandag dinsdag woensdag donderdag vrijdag zaterdag zondag segunda-feira terça-feira quarta-feira "
+    "quinta-feira sexta-feira poniedziałek wtorek środa czwartek piątek sobota niedziela senin selasa rabu kamis "
+    "jumat jumaat sabtu minggu jumamosi jumapili jumatatu jumanne jumatano alhamisi ijumaa "
+    "δευτέρα τρίτη τετάρτη πέμπτη παρασκευή σάββατο mañana hoy ayer heute gestern demain hier domani oggi ieri "
+    "amanhã hoje ontem morgen"
 )
 
 
@@ -216,7 +226,8 @@ def within(spans: list[tuple[int, int]], a: int) -> bool:
 
 
 def _joins(gap: str) -> bool:
-    return gap.startswith(" ") and gap.endswith(" ") and all(w in PARTICLES for w in gap.split())
+    """One space, or a name's particles between single spaces: not a column's gap (`Dorota Maj   Assignee`)."""
+    return gap.startswith(" ") and gap.endswith(" ") and "  " not in gap and all(w in PARTICLES for w in gap.split())
 
 
 def capitalised(word: str) -> bool:
@@ -226,6 +237,8 @@ def capitalised(word: str) -> bool:
     for i, part in enumerate(re.split(r"['’\-]", word)):
         if not part or (i == 0 and not part[0].isupper()):
             return False
+        if i == 0 and len(part) == 1 and word[1] in "'’" and word[2:3].isupper():
+            continue  # `O'Brien`, `D'Angelo`: a capital and an apostrophe before the name's own capital
         skip = 3 if part.startswith("Mac") else 2 if part.startswith("Mc") else 1
         skip += 1 if skip > 1 and part[skip : skip + 1].isupper() else 0  # `McAllister`, `MacArthur`
         if any(c.isupper() for c in part[skip:]) or not any(c.islower() for c in part):

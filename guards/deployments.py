@@ -128,7 +128,8 @@ def personal(text: str) -> bool:
 
 def technical(text: str, systems: Collection[str], tech_words: Collection[str]) -> bool:
     """Text about systems: an identifier, a unit, a protocol's acronym, markup, a system's noun (`cluster`,
-    `replica`), or a capitalised name in `systems` (products that are not people's or places' names)."""
+    `replica`), or a capitalised name in `systems` (products that are no people's or places' names, nor common
+    words)."""
     if _TECHNICAL.search(text):
         return True
     for word in _WORD.findall(text):

@@ -12,7 +12,7 @@ from .lexicons import Lexicons
 STRONG_PEOPLE = 1000  # a given name this many people carry (in 8 or more sources) is taken as one on sight
 STRONG_SOURCES = 8
 STRONG_RANK = 1000  # or a given name among one country's first this many (names-dataset: `Olumide`, `Nokuthula`)
-PLAIN_PLACE = 250_000  # or this large, and no given name, product, word or common surname (`Naples`)
+PLAIN_PLACE = 100_000  # or this large, and no given name, product, word or common surname (`Naples`, `Braga`)
 BIG_PLACE = 1_000_000  # a city this large (or a country, state, continent) is a place unless a cue says otherwise
 COMMON_SURNAME = 5000  # a surname this common goes on a given name even when it is a large place's name too
 LARGE_CITY = 100_000  # a city this large is the place where its name is a given name or a surname few people carry

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 import threading
 from collections import OrderedDict
 
@@ -74,11 +75,17 @@ def around(text: str, at: int, reach: int = REACH) -> str:
     return text[start : end if end >= 0 else at + reach]
 
 
+# a chat log line's time and speaker (`[09:03] segreteria: `, `10:40 <omar> `): digits and a handle, no language
+_CHAT_PREFIX = re.compile(r"[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?(?:<[\w.\-]+>|@?[\w.\-]+:)[ \t]+")
+
+
 def language_at(text: str, at: int, reach: int = REACH) -> str | None:
     """The language of the line around text[at] when the identifier is sure of it (SURE), else None. The words
     of one stretch of GRID characters share the stretch around its start: a long line is identified once a
     stretch, not once a word."""
     point = at - at % GRID
     point = text.rfind("\n", point, at) + 1 or point  # on the word's own line
-    language, probability = identify(around(text, point, reach))
+    line = around(text, point, reach)
+    prefix = _CHAT_PREFIX.match(line)
+    language, probability = identify(line[prefix.end() :] if prefix is not None else line)
     return language if probability >= SURE else None

@@ -23,6 +23,7 @@ def words(text: str) -> frozenset[str]:
 
 # Cyrillic spelled in Latin letters as names are romanised (`Анна` -> `anna`, `Олександр` -> `oleksandr`): the
 # lexicons hold names in Latin letters only
+SYSTEM_WORD = 5000  # a product's name this frequent as an English word says nothing of text about systems alone
 _CYRILLIC_LETTERS = "абвгґдеёєжзийіїклмнопрстуфхцчшщъыьэюя"
 _CYRILLIC_LATIN = "a b v g g d e e ye zh z i y i yi k l m n o p r s t u f kh ts ch sh shch _ y _ e yu ya"
 _CYRILLIC = dict(zip(_CYRILLIC_LETTERS, _CYRILLIC_LATIN.split(" "), strict=True))
@@ -72,6 +73,13 @@ class Lexicons:
     def systems(self) -> frozenset[str]:
         """Product and package words that are no one's given name and no place's name: `grafana`, `patroni`."""
         return frozenset(w for w in self.products | self.packages if w not in self.given and w not in self.places)
+
+    @functools.cached_property
+    def system_names(self) -> frozenset[str]:
+        """Of `systems`, those that are no common English word either, and more than a letter: `grafana`, `patroni`;
+        not `round`, `leader`, `client`, `j` (PyPI has a package of almost every word), which start sentences
+        and label fields of text about people too."""
+        return frozenset(w for w in self.systems if len(w) > 1 and self.words.get(w, 0) < SYSTEM_WORD)
 
     @functools.cached_property
     def codename_words(self) -> frozenset[str]:

@@ -205,7 +205,7 @@ class Names(Placenames):
         """Text about systems that names no person: its places are where systems run (deployments.py)."""
         if any(e == "PERSON" for e, _, _ in spans) or deployments.personal(text) or self._spoken(text):
             return False
-        return deployments.technical(text, self.lex.systems, said.TECH_WORDS)
+        return deployments.technical(text, self.lex.system_names, said.TECH_WORDS)
 
     def _spoken(self, text: str) -> bool:
         """A chat log's line a person says (`[09:03] leilani: the rink in Honolulu`): its speaker's handle no
@@ -371,8 +371,9 @@ class Names(Placenames):
             return [("LOCATION", a, b)]  # `skied from Finse`, `the Hardangervidda plateau`
         if len(piece) > 1 and self._town(text, piece):
             return [("LOCATION", a, b)]  # `the glaciers around El Chaltén`: a town's name of several words
-        if key in lex.towns and places.state_after(text, b) and not cues.person(text, a, b, strict=True):
-            return [("LOCATION", a, b)]  # `Park City, UT`: a town before its state's code
+        by_state = places.state_after(text, b) or places.beside_name(text, a, b)
+        if key in lex.towns and by_state and not cues.person(text, a, b, strict=True):
+            return [("LOCATION", a, b)]  # `Park City, UT`, `Eluned Pryce, Llandeilo`: a town by its state or a person
         if len(piece) > 1 and self.unknown(piece[0].key):  # words no lexicon knows: a cue says, or the NER model
             return [("PERSON", a, b)] if not tech and cues.person(text, a, b, strict=True) else None
         if len(piece) > 1:

@@ -122,7 +122,9 @@ class Placenames(Kinds):
         if places.state_after(text, b) or places.beside_name(text, a, b):
             return [("LOCATION", a, b)]  # `Austin TX`, `Luca Frei (Basel)`
         product = said.product_next(text, a, b, lex.products) and not places.peoples_place_after(text, b)
-        if key in cues.CALENDAR or said.tech_after(text, b) or product:
+        # a journey's end is a place whatever follows (`login from Gothenburg 4h ago`), but not a system's noun
+        journey = places.journey_before(text, a) and not deployments.infra_after(text, b)
+        if key in cues.CALENDAR or (said.tech_after(text, b) and not journey) or product:
             return []  # "in March", "the Frankfurt region", "EPYC Milan" (not `the Lyon hub`)
         if cues.field_before(text, a) or cues.title_before(text, a):
             return [("PERSON", a, b)]  # `last="Villanueva"`, `Dr. Pereira`: a name's field or a title says whose

@@ -34,7 +34,10 @@ FEATURES_BEFORE = _words(
 FEATURES_AFTER = _words(
     "island islands river lake forest valley trail bay sea ocean coast peninsula desert canyon falls glacier beach "
     "mountains mountain hills range gorge fjord strait delta highlands plateau archipelago reef gulf lagoon park "
-    "national town village heights springs creek harbour harbor cove marsh moor moors heath dunes atoll sound"
+    "national town village heights springs creek harbour harbor cove marsh moor moors heath dunes atoll sound "
+    # and streets: `Cold Bath Road`, `Leith Walk`, `Picardy Place`
+    "street road avenue lane boulevard drive place square walk terrace crescent row grove parade close wharf quay "
+    "embankment"
 )
 # lower case, after the name: `the Hardangervidda plateau`, `the Danube delta` (not `path`: `the Python path`)
 _FEATURES_LOWER = _words(
@@ -70,6 +73,8 @@ _TRAVEL = re.compile(
     r"roadtrip|road-tripped|rowed|rowing|kayaked|kayaking|canoed|ferried|grew\s+up|born|lives|lived|living|"
     r"studied|studying|settled|raised|retired|stayed|staying|holidayed|vacationed|land|lands|landed|landing|"
     r"arrive|arrives|arrived|arriving|touched\s+down|"
+    # a person signing in: `logged in from Gothenburg`, `previous login from Accra`
+    r"logged\s+in|logs\s+in|log\s+in|login|logins|signed\s+in|sign-?in|sign-?ins|"
     r"(?:train|ferry|bus|flight|flights|boat|plane|coach|taxi|cab|drive|walk|hike|trip|journey|road|route|way))\b"
     r"(?:\s+[\w'’\-]+){0,4}?\s+(?:from|to|into|across|along|around|through|between|via|in|on)"
     r"\s+(?:the\s+)?(?:[A-Z][^\s,]*\s+(?:to|and|or|into)\s+(?:the\s+)?)?\Z"
@@ -91,6 +96,11 @@ STATES = (
 _STATE_AFTER = re.compile(rf",?[ \t]+{STATES}\b(?![\-_.]\w)")
 # a name, then the place in brackets: `Luca Frei (Basel)`, `the customer Peter Müller (Graz)`
 _NAME_OPEN = re.compile(r"\b[A-Z][a-zà-ÿ][\w'’\-]*[ \t]+\(\Z")  # not `TODO(Fatima)`
+# a name of two or three words, its first at a line's or a field's start, and a comma: `Client: Eluned Pryce, `
+_NAME_COMMA = re.compile(
+    r"(?:^|[:(—–\-][ \t]*)(?-i:[A-ZÀ-Þ][a-zà-ÿ]+(?:[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’\-]+){1,2}),[ \t]+\Z", re.M
+)
+_AFTER_NAME = re.compile(r"[ \t]*(?:$|\)|,)", re.M)
 
 
 def state_after(text: str, b: int) -> bool:
@@ -117,8 +127,12 @@ _STATE_ENDS_BARE = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]]|[ \t]+\d)")
 
 
 def beside_name(text: str, a: int, b: int) -> bool:
-    """The place at text[a:b] alone in brackets right after a name: `Luca Frei (Basel)`; where that person is."""
-    return text[b : b + 1] == ")" and _NAME_OPEN.search(text, max(0, a - 40), a) is not None
+    """The place at text[a:b] alone in brackets right after a name (`Luca Frei (Basel)`), or after a name and a
+    comma at a line's or a bracket's end (`Client: Eluned Pryce, Llandeilo`, `— Ciarán Walsh, Limerick`); where
+    that person is."""
+    if text[b : b + 1] == ")" and _NAME_OPEN.search(text, max(0, a - 40), a) is not None:
+        return True
+    return _AFTER_NAME.match(text, b) is not None and _NAME_COMMA.search(text, max(0, a - 60), a) is not None
 
 
 def feature_before(key: str) -> bool:

@@ -42,13 +42,15 @@ from .scriptplaces import where_systems_run
 
 Span = tuple[str, int, int]
 _WORD = r"[^\W\d_][^\W\d_'’.\-]*(?:['’\-][^\W\d_]+)*\.?"
-_VALUE = rf"(?P<value>{_WORD}(?:,?[ \t]{_WORD}){{0,3}})"
+_VALUE = rf"(?P<value>{_WORD}(?:,?[ \t]{_WORD}){{0,4}})"
 _KEY = (
     r"(?:[\w\-]*_)?(?:name|full_?name|display_?name|holder|account_?holder|card_?holder|beneficiary(?:_name)?|"
     r"payee|payer|creditor|debtor|cdtr|dbtr|remitter|recipient|passenger|guest|travell?er|policy_?holder|insured|"
     r"employee|applicant|patient|customer_name|assignees?|reviewers?|nm|custodian|agent|inspector|adjuster|"
     r"claimant|driver|donor|member|student|signer|signatory|witness|contact_?name|owner_?name|cn|given(?:_?name)?|"
     r"first_?name|last_?name|family_?name|surname|forename|first|last|caregiver|pax_?name|"
+    # people's roles no system has: `Technician: Craig`, `Verstorbene: Ingeborg Schäfer`, `Kurier: Michał Zając`
+    r"technician|courier|kurier|deceased|verstorbene|verstorbener|requester|caller|nurse|midwife|warden|"
     # in other languages: a table's header, a form's field (`Nazwisko;Imię;Telefon`, `Auftraggeber;IBAN`)
     r"vorname|nachname|familienname|auftraggeber|empfänger|empfaenger|begünstigter|kontoinhaber|inhaber|"
     r"prénom|prenom|titulaire|bénéficiaire|beneficiaire|apellidos?|titular|beneficiario|sobrenome|cognome|"
@@ -82,15 +84,17 @@ _PLACE_KEY = (
     r"ville|commune|localité|localite|ciudad|localidad|municipio|cidade|município|città|citta|comune|"
     r"plaats|woonplaats|kota|lokasi|şehir|sehir|ilçe|ilce|kaupunki|paikkakunta|stad|mjesto|oraș|oras|"
     # and their islands, ports and places: `isla: "Tenerife"`, `liman: "Mersin"`, `"porto":"Genova"`, `sted=`
-    r"isla|ilha|île|ile|insel|eiland|liman|porto|puerto|hafen|haven|havn|hamn|sted|lugar|luogo|ubicaci[óo]n|"
-    r"localiza[çc][ãa]o|standort)"
+    r"isla|ilha|île|ile|insel|eiland|liman|porto|puerto|hafen|haven|havn|hamn|harbou?r|sted|lugar|luogo|ubicaci[óo]n|"
+    # a branch's seat: `sede: Salamanca`, `filiale=Bergamo`, `sucursal: Rosario`
+    r"sede|filiale|sucursal|"
+    r"localiza[çc][ãa]o|standort|geo|geoip_city)"
     r"(?:_(?:pref|preference|name|city))?"
 )
 # keys of other things too (`port: 8080`, `region: eu-west-1`, `branch: main`): their value a capitalised place
 # only, after `:` or `=`
 _WORDY_KEYS = _words(
     "base site sites office depot port station campus branch pickup dropoff territory region home post store dest "
-    "clinic salon gym shop hostel"
+    "clinic salon gym shop hostel harbour harbor sede filiale sucursal"
 )
 # a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is a US person's: an
 # SSN or a North American phone number near it (not `"state": "OK"` of a health check beside a German phone)
@@ -100,7 +104,7 @@ _STATE_FIELD = re.compile(
 )
 _STATE_REACH = 200
 _PLACE_FIELD = re.compile(
-    rf"(?<![\w\-])(?P<key>(?i:{_PLACE_KEY}))(?P<sep>\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|{_ARROW}|\s+){_VALUE}"
+    rf"(?:(?<![\w\-])|(?<=\s--))(?P<key>(?i:{_PLACE_KEY}))(?P<sep>\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|{_ARROW}|\s+){_VALUE}"
     r"(?=[\"'<\])}|,;&\s.]|\Z)"
 )
 _DISPLAY = re.compile(rf"(?:(?<=[:=,\"(])|(?<=[:=,]\s)|^){_VALUE}\"?\s*<(?P<address>[\w.+\-]+@[\w.\-]+)>", re.M)
@@ -147,10 +151,10 @@ _WORDS = re.compile(r"[^\W\d_]+(?:[ '’\-][^\W\d_]+){0,2}")
 _NOT_NAMES = _words(
     "test demo sample example dummy fake placeholder user customer holder admin team bot service system account "
     "support billing payments payroll ops platform group department dept unknown none null n/a anonymous patient "
-    "redacted masked hidden withheld removed anonymised anonymized appleseed "
+    "redacted masked hidden withheld removed anonymised anonymized appleseed unassigned nobody vacant "
     # a bank line's words beside the payee: `GARCIA MARIA ACCT ****7781`
     "acct account ref sort iban bic swift amt amount bal balance cr dr txn trx ach bacs sepa wire fee salary wages "
-    "rent credit debit payment transfer imo mmsi vessel st rd ave"
+    "rent credit debit payment transfer imo mmsi vessel st rd ave maintainer"
 )
 # the placeholder people of fixtures and protocols' examples: no one's name where a record holds them
 PERSONAS = frozenset(
@@ -183,6 +187,31 @@ def _persona(name: str) -> str | None:
 
 
 _PERSONA_PARTS = [name.split() for name in PERSONAS if name.count(" ") == 1]
+# a quoted name written surname first: `"Ferreira, Antónia"`, `name="Dupont-Lemaire, Agathe"`, `"de Wit, Annelies"`
+_QUOTED_INVERTED = re.compile(
+    r"(?<=[\"'“„«])(?<![^\W\d_]['’])(?P<name>(?:(?:van|von|de|der|den|da|di|du|le|la|ter|ten)[ \t]+)*"
+    r"(?:[A-ZÀ-ÖØ-Þ][^\W\d_]+|[A-ZÀ-ÖØ-Þ]['’](?=[A-ZÀ-ÖØ-Þ]))(?:[\-'’]?[A-ZÀ-ÖØ-Þ][^\W\d_]+)?"
+    r",[ \t]*[A-ZÀ-ÖØ-Þ][^\W\d_]+)"
+    r"(?=[\"'”»])"
+)
+
+
+def _quoted_inverted(kinds: Kinds, name: str) -> bool:
+    """A quoted `Surname, Given` is someone's: a given name the lexicons know and no word, after a surname that
+    is no word, place or product, unless a particle says it is one (`de Wit`)."""
+    surname, given = (part.strip() for part in name.split(","))
+    key = fold(given)
+    if not kinds.given(key) or key in kinds.lex.words or kinds.product(key):
+        return False
+    words = surname.split()
+    particled = len(words) > 1
+    for part in re.split(r"[\-'’]", words[-1]):
+        k = fold(part)
+        if kinds.product(k) or kinds.lex.knows_place(k) or (k in kinds.lex.words and not particled):
+            return False
+    return True
+
+
 _INVERTED = re.compile(r"([^\W\d_][^\W\d_'’\-]+),[ \t]*([^\W\d_]+)")
 
 
@@ -327,6 +356,11 @@ def record_names(
             if kind == "PERSON":
                 spans.append(span)
                 keyed.add(span)
+    if ", " in text or "," in text:
+        for m in _QUOTED_INVERTED.finditer(text):
+            if _quoted_inverted(kinds, m.group("name")):
+                spans.append(m.span("name"))
+                keyed.add(m.span("name"))
     if "/" in text or "^" in text:
         for m in _SLASHED.finditer(text):
             line = text.rfind("\n", max(0, m.start() - 200), m.start()) + 1 or max(0, m.start() - 200)
@@ -355,6 +389,11 @@ def record_names(
     hl7 = set(shaped)
     for a, b in spans:
         a, b = _trimmed(text, a, b)
+        comma = text.find(",", a, b)
+        after = text[comma + 1 : b].split()[:1] if comma > 0 else []
+        if after and len(text[a:comma].split()) > 1 and kinds.given(fold(after[0])) < 2:
+            b = comma  # `Ingeborg Schäfer, Ofen 1`: a name in its order, then the record's next value; not
+            # `Sánchez Ortega, Lucía`
         # a name the rules found part of (`Mills` in `Hunter Mills <...>`) gives way: the findings' overlaps
         # keep the longer one
         clash = any(kind != "PERSON" or s < a or e > b for kind, s, e in seen.over(a, b))
@@ -435,7 +474,8 @@ def _cells(line: str) -> tuple[str, list[tuple[int, int]]] | None:
         delimiter, parts = "<", [m.span(1) for m in _HTML_CELL.finditer(line)]
     else:
         delimiter = max("|\t;,", key=line.count)
-        if line.count(delimiter) < 2:
+        # two columns only where a pipe or a tab parts them (psql's `name | town`), not a comma's or a semicolon's
+        if line.count(delimiter) < (1 if delimiter in "|\t" else 2):
             return None
         parts, start = [], 0
         for cell in line.split(delimiter):
@@ -448,7 +488,7 @@ def _cells(line: str) -> tuple[str, list[tuple[int, int]]] | None:
         while b > a and line[b - 1] in " \"'":
             b -= 1
         out.append((a, b))
-    return (delimiter, out) if len(out) > 2 else None
+    return (delimiter, out) if len(out) > 1 else None
 
 
 def _column_kinds(columns: list[str], people: bool = True) -> dict[int, str]:
@@ -463,6 +503,9 @@ def _column_kinds(columns: list[str], people: bool = True) -> dict[int, str]:
     return out
 
 
+_RULE = re.compile(r"[ \t]*[|+]?[ \t]*:?-{3,}:?[ \t]*(?:[|+][ \t]*:?-{3,}:?[ \t]*)*[|+]?[ \t]*")
+
+
 def _table_cells(text: str) -> list[tuple[str, tuple[int, int], str]]:
     """The cells under a table's person's and place's columns, as ("PERSON" or "LOCATION", their span, their
     column's name)."""
@@ -470,6 +513,9 @@ def _table_cells(text: str) -> list[tuple[str, tuple[int, int], str]]:
     header: tuple[str, int, dict[int, tuple[str, str]]] | None = None  # delimiter, width, columns' kinds and names
     start = 0
     for line in text.split("\n"):
+        if header is not None and _RULE.fullmatch(line):
+            start += len(line) + 1
+            continue  # the rule under a header: psql's `------+------`, Markdown's `|---|---|`
         cells = _cells(line)
         if cells is None:
             header = None
@@ -999,9 +1045,13 @@ def _capitals(kinds: Kinds, value: str, strangers: bool = True) -> bool:
 
 
 def _trimmed(text: str, a: int, b: int) -> tuple[int, int]:
-    """The span less trailing punctuation and a title before the name (`Mr. Abdullah Al-Qahtani`)."""
+    """The span less trailing punctuation, and a greeting and a title before the name (`Mr. Abdullah Al-Qahtani`,
+    `Hallo Frau Wolff`)."""
     while b > a and text[b - 1] in " ,.":
         b -= 1
+    greeting = _TITLE.match(text, a, b)
+    if greeting is not None and greeting.group(1).lower() in cues.NEVER_ALONE:
+        a = greeting.end()
     title = _TITLE.match(text, a, b)
     if title is not None and fold(title.group(1)) in cues.TITLES:
         a = title.end()
@@ -1025,7 +1075,14 @@ def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
     caps = bool(cased) and all(c.isupper() for c in cased)
     caseless = not cased
     titled = all(w[:1].isupper() and not w.isupper() for w in words if len(w) > 1)
-    if not (caps or caseless or titled):
+    # the surname in capitals first, then the given names: `OYELARAN Funmilayo`, `MØLLER Freja`
+    family_first = (
+        len(words) > 1
+        and words[0].isupper()
+        and len(words[0]) > 1
+        and all(w[:1].isupper() and not w.isupper() for w in words[1:])
+    )
+    if not (caps or caseless or titled or family_first):
         return False
     keys = [fold(w) for w in words if len(w) > 1]  # not an initial: `O'BRIEN, PATRICK J`
     if not keys:

@@ -540,3 +540,67 @@ def test_the_rounds_review_keeps(text: str, found: tuple[str, str]) -> None:
 )
 def test_the_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a chat line's time and speaker are no language: the line's own words are identified
+        ("[09:03] segreteria: No, quest'anno c'è Giulia Ferraro, arriva da Trieste", ("LOCATION", "Trieste")),
+        # a city of 100,000 people that is no given name, product or word, and no common surname
+        ("[09:42] crematorio_norte: ¿la familia recoge las cenizas o se envían a Logroño?", ("LOCATION", "Logroño")),
+        # a capitalised common word that PyPI has a package of makes no text about systems
+        (
+            "quizbot: Round 3 answers locked. Leader: The Quizzly Bears\n"
+            "dee: the key says Sydney but the question asked for the capital, so Canberra",
+            ("LOCATION", "Canberra"),
+        ),
+        # psql's two columns, and the rule under a header
+        ("name          | town\nDilys Morgan  | Machynlleth\nGwilym Rees   | Dolgellau", ("LOCATION", "Dolgellau")),
+        (" name | town\n------+------\n Dilys Morgan | Machynlleth", ("LOCATION", "Machynlleth")),
+        # more place fields: a harbour, a branch's seat, a command's `--city`
+        ('{\n  "harbour": "Stornoway",\n  "vhf_channel": 12\n}', ("LOCATION", "Stornoway")),
+        ("30 5 * * 1-6  /opt/bakery/bin/print_route_sheets --city Ghent", ("LOCATION", "Ghent")),
+        # a town after a person's name and a comma, at the line's end
+        ("Client: Eluned Pryce, Llandeilo\nDeadline: before the service", ("LOCATION", "Llandeilo")),
+        # streets by their word, and a journey's end whatever follows it
+        ("[22:15] control_room: derailment at the Leith Walk crossover, no injuries", ("LOCATION", "Leith Walk")),
+        ("[22:17] dutymgr: buses replacing trams between Picardy Place and Newhaven", ("LOCATION", "Picardy Place")),
+        ("WARN geoip: user logged in from Bangkok, previous login from Gothenburg 4h ago", ("LOCATION", "Gothenburg")),
+        ('{"event":"login","geo":"Fukuoka","mfa":"totp"}', ("LOCATION", "Fukuoka")),
+        # a quoted name written surname first, with its particles and apostrophes
+        ('var cert = new CremationCertificate("Dupont-Lemaire, Agathe", date);', ("PERSON", "Dupont-Lemaire, Agathe")),
+        ('Results page shows runner as "de Wit, Annelies"', ("PERSON", "de Wit, Annelies")),
+        ('name = c("O\'Sullivan, Niamh", "MacLeod, Iain")', ("PERSON", "O'Sullivan, Niamh")),
+        # `O'Donnell` is a capitalised word: the whole name, not its given name alone
+        ("[08:05] kfitz: chair 6 is free from 13:00, Mr O'Donnell moved to thursday", ("PERSON", "O'Donnell")),
+        ("Patrick O'Donnell asked whether the dashboard works", ("PERSON", "Patrick O'Donnell")),
+        ("Ich ruf Herrn Brandstätter morgen an", ("PERSON", "Brandstätter")),
+        # a surname in capitals then the given name, in a name's field; people's roles as fields
+        ("Patient: HOLLOWAY Grace (MRN 552-118)", ("PERSON", "HOLLOWAY Grace")),
+        ("Outcome: voucher issued\nTechnician: Craig\nNotes: none", ("PERSON", "Craig")),
+        ("Vorgang K-2024-1187, Verstorbene: Ingeborg Schäfer, Ofen 1", ("PERSON", "Ingeborg Schäfer")),
+        # a column's gap is no space inside a name
+        ("Reporter: Dorota Maj   Assignee: Unassigned   Priority: High", ("PERSON", "Dorota Maj")),
+    ],
+)
+def test_the_twenty_ninth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("Hi, I'm Grace Liu, my card was declined", ("PERSON", "I'm Grace Liu")),
+        ("L'hotel di Firenze ha assunto Francesca Neri", ("PERSON", "L'hotel")),
+        ("Reporter: Dorota Maj   Assignee: Unassigned   Priority: High", ("PERSON", "Unassigned")),
+        ("[16:30] carla_m: Mañana llega el camión del súper a las 9", ("PERSON", "Mañana")),
+        ("Toko roti kami bisa menyumbang 40 bungkus roti setiap Jumat.", ("PERSON", "Jumat")),
+        ('config = {"Lagos, Grace": 1, "Paris, Texas": 2, "Redis, Kafka": 3}', ("PERSON", "Lagos, Grace")),
+        ("MAINTAINER Olena Bondarenko <olena.bondarenko@ukr.net>", ("PERSON", "MAINTAINER Olena Bondarenko")),
+        ("Agent: Hallo Frau Wolff, ich prüfe das sofort.", ("PERSON", "Hallo Frau Wolff")),
+        ('owner_name: "Sánchez Ortega, Lucía"', ("PERSON", "Sánchez Ortega")),
+    ],
+)
+def test_the_twenty_ninth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
