@@ -383,7 +383,7 @@ def pair(text: str, a: int, b: int, lower: bool = False) -> str | None:
 ASIDE = re.compile(r"\s*\(([^()\n]{1,80})\)")
 HUMAN = _words(
     "person human colleague coworker engineer teammate intern contractor manager he she her him his developer lead "
-    "designer owner founder analyst admin maintainer"
+    "designer owner founder analyst admin maintainer driver courier nurse technician volunteer"
 )
 
 

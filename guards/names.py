@@ -332,6 +332,9 @@ class Names(Placenames):
             return self.unknown(key) and head.key not in lex.products
         if (key in lex.products and key not in lex.surnames) or key in cues.CALENDAR:
             return False
+        large = self.large_city(key) or key in lex.regions  # `Napoli`, `Lisboa`: a large city in its own language
+        if len(piece) > 1 and text[piece[-1].end : token.start].strip() and large and not self.common_surname(key):
+            return False  # `Rosaria Esposito di Napoli`: a whole name, then where she is from
         if self.big_place(key):  # "Fernanda Lima", "Jerome Washington", not "Priya London"
             return surname or (0 < lex.surnames.get(key, 0) <= COMMON_SURNAME and self.given(head.key) == 2)
         return key in lex.surnames or key in lex.given or key in lex.places or lex.words.get(key, 0) < INITIAL_WORD

@@ -201,7 +201,9 @@ def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
         prep = m.group(1).lower()
         if prep not in _ALL_PREPOSITIONS:
             continue
-        after_noun = prep not in _ALL_OF or _after_common_noun(kinds, text, m.start())
+        # `Henrique Gouveia, de Coimbra,`: after a comma `de` is where someone is from, no surname's particle
+        after_comma = text[max(0, m.start() - 2) : m.start()].rstrip(" \t").endswith(",")
+        after_noun = prep not in _ALL_OF or after_comma or _after_common_noun(kinds, text, m.start())
         if not after_noun and not any(prep in preps for preps in _PREPOSITIONS.values()):
             continue  # `de` after a given name or a capital: a person's particle
         a, b = m.span(2)

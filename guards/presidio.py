@@ -128,16 +128,17 @@ _IBAN_START = re.compile(r"[A-Za-z]{2}[0-9]{2}")
 _IBAN_LOWER_START = re.compile(
     r"(?<![A-Za-z0-9])(?:[a-z][A-Za-z]|[A-Z][a-z])[0-9]{2}|[A-Z]{2}[0-9]{2}[ \-]?[A-Z0-9]{0,3}[a-z]"
 )
-# presidio's card pattern with Mastercard's 2-series (2221 to 2720, issued since 2017) beside 3, 4, 5 and 6
+# presidio's card pattern with Mastercard's 2-series (2221 to 2720, issued since 2017) beside 3, 4, 5 and 6, Mir's
+# 2200 to 2204 and Troy's 9792
 CARD_PATTERN = (
-    r"\b(?!1\d{12}(?!\d))((4\d{3})|(5[0-5]\d{2})|(6\d{3})|(1\d{3})|(3\d{3})|(222[1-9]|22[3-9]\d|2[3-6]\d{2}|27[01]\d|2720))"
-    r"[- ]?(\d{3,4})[- ]?(\d{3,4})[- ]?(\d{3,5})\b"
+    r"\b(?!1\d{12}(?!\d))((4\d{3})|(5[0-5]\d{2})|(6\d{3})|(1\d{3})|(3\d{3})|(220[0-4]|222[1-9]|22[3-9]\d|2[3-6]\d{2}|"
+    r"27[01]\d|2720)|9792)[- ]?(\d{3,4})[- ]?(\d{3,4})[- ]?(\d{3,5})\b"
 )
 
 
 # a card of 19 digits in its printed groups (Maestro, UnionPay, Visa): `6759 5867 1521 9769 577`; a pattern of its
 # own, so that a 16-digit card before three more digits (a CVV) is still read by CARD_PATTERN
-CARD_19_PATTERN = r"\b(?:4|5[06-8]|6)\d{3}([- ])\d{4}\1\d{4}\1\d{4}\1\d{3}\b"
+CARD_19_PATTERN = r"\b(?:4|5[06-8]|6)\d{3}(?:([- ])\d{4}\1\d{4}\1\d{4}\1\d{3}|\d{15})\b"
 
 
 class IssuedSsnRecognizer(UsSsnRecognizer):
@@ -179,6 +180,8 @@ def issued_length(digits: str) -> bool:
         return 12 <= n <= 19
     if digits[:1] == "1":  # UATP
         return n == 15
+    if four == "9792":  # Troy
+        return n == 16
     return False
 
 

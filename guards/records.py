@@ -86,7 +86,7 @@ _PLACE_KEY = (
     # and their islands, ports and places: `isla: "Tenerife"`, `liman: "Mersin"`, `"porto":"Genova"`, `sted=`
     r"isla|ilha|île|ile|insel|eiland|liman|porto|puerto|hafen|haven|havn|hamn|harbou?r|sted|lugar|luogo|ubicaci[óo]n|"
     # a branch's seat: `sede: Salamanca`, `filiale=Bergamo`, `sucursal: Rosario`
-    r"sede|filiale|sucursal|"
+    r"sede|filiale|sucursal|spot|"
     r"localiza[çc][ãa]o|standort|geo|geoip_city)"
     r"(?:_(?:pref|preference|name|city))?"
 )
@@ -94,12 +94,12 @@ _PLACE_KEY = (
 # only, after `:` or `=`
 _WORDY_KEYS = _words(
     "base site sites office depot port station campus branch pickup dropoff territory region home post store dest "
-    "clinic salon gym shop hostel harbour harbor sede filiale sucursal"
+    "clinic salon gym shop hostel harbour harbor sede filiale sucursal spot"
 )
 # a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is a US person's: an
 # SSN or a North American phone number near it (not `"state": "OK"` of a health check beside a German phone)
 _STATE_FIELD = re.compile(
-    rf"(?<![\w\-])(?i:state|state_code|us_state)(?:\s*[=:]\s*[\"']?|\"\s*:\s*\")(?P<code>{places.STATES})"
+    rf"(?<![\w\-])(?i:(?:[a-z]+_)?state|state_code)(?:\s*[=:]\s*[\"']?|\"\s*:\s*\")(?P<code>{places.STATES})"
     r"(?=[\"'\s,;})\]]|\Z)"
 )
 _STATE_REACH = 200

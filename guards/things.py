@@ -29,6 +29,7 @@ import re
 
 from . import cues, languages
 from .lexicons import fold
+from .lexicons import words as _words
 
 Span = tuple[str, int, int]
 
@@ -83,7 +84,7 @@ _FONT_AFTER = re.compile(
     re.IGNORECASE,
 )
 _ORGANISATION_AFTER = re.compile(
-    r"[ \t]+(?:Engineering|Labs?|Inc\.?|Ltd\.?|LLC|LLP|GmbH|AG|BV|B\.V\.|S\.A\.|SAS|SRL|S\.r\.l\.|Oy|AB|ASA|"
+    r"[ \t]+(?:Engineering|Labs?|Inc\.?|Ltd\.?|LLC|LLP|GmbH|AG|BV|B\.V\.|S\.A\.|SAS|SRL|S\.r\.l\.|Oy|AB|ASA|Co\.?|"
     r"Foundation|Group|Studios?|Partners|Holdings|Ventures|Technologies|Systems|Solutions|Consulting|Capital|"
     r"sp\.[ \t]*z[ \t]*o\.o\.)(?![\w\-])"
 )
@@ -280,7 +281,20 @@ def _no_one(text: str, a: int, b: int) -> bool:
     )
 
 
+# typefaces no one and no place is called: the name alone says it is a font (`fascia in Garamond`, `renders in
+# Georgia instead of Gill Sans`); not `Georgia`, `Lato`, `Montserrat`, which name places and people too
+_TYPEFACES = frozenset(
+    name.replace("_", " ")
+    for name in _words(
+        "garamond helvetica futura verdana baskerville bodoni frutiger calibri cambria tahoma arial roboto "
+        "gill_sans open_sans comic_sans fira_sans noto_sans source_sans_pro times_new_roman segoe_ui"
+    )
+)
+
+
 def _thing(text: str, a: int, b: int) -> bool:
+    if fold(text[a:b]) in _TYPEFACES:
+        return True
     if _STORM.search(text, max(0, a - 20), a) or text[a:b].split(" ", 1)[0].lower() in (
         "storm",
         "hurricane",

@@ -604,3 +604,39 @@ def test_the_twenty_ninth_sets_readings(text: str, found: tuple[str, str]) -> No
 )
 def test_the_twenty_ninth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # the networks' prefixes presidio's pattern did not know: Mir (2200 to 2204), Troy (9792); 19 digits plain
+        ('payment = %{\n  holder: "Игорь Семёнов",\n  card: "2201 1821 1627 9968"\n}',
+         ("CREDIT_CARD", "2201 1821 1627 9968")),
+        ('debug_payment:\n  kart: "9792-9113-6338-3143"', ("CREDIT_CARD", "9792-9113-6338-3143")),
+        ("2024-07-02,TEA-8812,Sebastian Achterberg-Voss,4578631807025997202,declined",
+         ("CREDIT_CARD", "4578631807025997202")),
+        # a US record's state under any `_state` key, a kite spot's place, `de` after a comma
+        ('  ssn: "363-24-6399"\n  site_city: "Scottsdale"\n  site_state: "AZ"', ("LOCATION", "AZ")),
+        ('{"to":"+27 71 120 8028","name":"Sipho Ndlovu","spot":"Langebaan","wind_kn":22}', ("LOCATION", "Langebaan")),
+        ("o cliente Henrique Gouveia, de Coimbra, diz que o fato ficou apertado", ("LOCATION", "Coimbra")),
+        # a role in brackets after a name is a person's (`(driver)`), so the list it ends is people
+        ("rescue callout roster for tonight: Callum McAllister, Isla Fraser, Ewan (driver)", ("PERSON", "Isla Fraser")),
+        # a whole name, then a large place after a particle: the place is no part of the name
+        ("La sarta Rosaria Esposito di Napoli chiede il rimborso", ("PERSON", "Rosaria Esposito")),
+    ],
+)  # fmt: skip
+def test_the_thirtieth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("client wants the shop fascia in Garamond but the menu boards in Gill Sans", ("LOCATION", "Garamond")),
+        ("#412 Sizing chart renders in Georgia instead of Gill Sans on Safari", ("PERSON", "Gill Sans")),
+        ("('Kandy Hills Co', 'accounts', 1840.00)", ("PERSON", "Kandy Hills Co")),
+        ("O eletricista João Pedro dos Santos, de Belo Horizonte, instalou", ("PERSON", "João Pedro")),
+    ],
+)
+def test_the_thirtieth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
