@@ -162,15 +162,18 @@ NEVER_ALONE = _words(
     "czesc szia xin chào obrigado obrigada gracias merci danke grazie tack takk kiitos dziękuję bienvenue "
     "bienvenido bienvenida benvenuto benvenuta willkommen welkom välkommen velkommen bon bonne iban bic swift lön "
     # a ticket's field with no one in it: `Assignee: Unassigned`
-    "unassigned nobody tbd tba vacant "
-    # other languages' days (the lexicons hold `Jumat`, `Jeudi`, `Mañana` as given names; not `Domingo`, `Domenica`)
+    "unassigned nobody tbd tba vacant"
+)
+# other languages' days (the lexicons hold `Jumat`, `Jeudi`, `Mañana` as given names; not `Domingo`, `Domenica`):
+# no one alone, but surnames after a title (`Herr Montag`, `Mr. Freitag`)
+DAYS_ELSEWHERE = _words(
     "lundi mardi mercredi jeudi vendredi samedi dimanche montag dienstag mittwoch donnerstag freitag samstag "
     "sonntag lunes martes miércoles jueves viernes sábado lunedì martedì mercoledì giovedì venerdì sabato "
     "maandag dinsdag woensdag donderdag vrijdag zaterdag zondag segunda-feira terça-feira quarta-feira "
     "quinta-feira sexta-feira poniedziałek wtorek środa czwartek piątek sobota niedziela senin selasa rabu kamis "
     "jumat jumaat sabtu minggu jumamosi jumapili jumatatu jumanne jumatano alhamisi ijumaa "
-    "δευτέρα τρίτη τετάρτη πέμπτη παρασκευή σάββατο mañana hoy ayer heute gestern demain hier domani oggi ieri "
-    "amanhã hoje ontem morgen"
+    "δευτέρα τρίτη τετάρτη πέμπτη παρασκευή σάββατο mañana ayer heute gestern demain domani oggi ieri amanhã hoje "
+    "ontem"
 )
 
 

@@ -75,7 +75,8 @@ def around(text: str, at: int, reach: int = REACH) -> str:
     return text[start : end if end >= 0 else at + reach]
 
 
-# a chat log line's time and speaker (`[09:03] segreteria: `, `10:40 <omar> `): digits and a handle, no language
+# a line's opening handle or field, after a time or not (`[09:03] segreteria: `, `10:40 <omar> `, `Kunde: `): a
+# handle and digits, no language
 _CHAT_PREFIX = re.compile(r"[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?(?:<[\w.\-]+>|@?[\w.\-]+:)[ \t]+")
 
 
@@ -86,6 +87,7 @@ def language_at(text: str, at: int, reach: int = REACH) -> str | None:
     point = at - at % GRID
     point = text.rfind("\n", point, at) + 1 or point  # on the word's own line
     line = around(text, point, reach)
-    prefix = _CHAT_PREFIX.match(line)
+    start = text.rfind("\n", max(0, point - reach), point) + 1 or max(0, point - reach)
+    prefix = _CHAT_PREFIX.match(line) if start == 0 or text[start - 1] == "\n" else None  # at the line's start
     language, probability = identify(line[prefix.end() :] if prefix is not None else line)
     return language if probability >= SURE else None

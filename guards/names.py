@@ -332,9 +332,6 @@ class Names(Placenames):
             return self.unknown(key) and head.key not in lex.products
         if (key in lex.products and key not in lex.surnames) or key in cues.CALENDAR:
             return False
-        large = self.large_city(key) or key in lex.regions  # `Napoli`, `Lisboa`: a large city in its own language
-        if len(piece) > 1 and text[piece[-1].end : token.start].strip() and large and not self.common_surname(key):
-            return False  # `Rosaria Esposito di Napoli`: a whole name, then where she is from
         if self.big_place(key):  # "Fernanda Lima", "Jerome Washington", not "Priya London"
             return surname or (0 < lex.surnames.get(key, 0) <= COMMON_SURNAME and self.given(head.key) == 2)
         return key in lex.surnames or key in lex.given or key in lex.places or lex.words.get(key, 0) < INITIAL_WORD
@@ -359,6 +356,9 @@ class Names(Placenames):
             or text[a:b] in _LITERALS
         ):
             return []
+        day = text[a:b].lower() in cues.DAYS_ELSEWHERE  # `Jumat`, `Mañana`; not `Herr Montag`, a common surname
+        if day and not cues.title_before(text, a) and not self.common_surname(key):
+            return []
         if len(piece) == 1 and (common_word(lex, text[a:b]) or said_in_its_language(lex, text, a, b)):
             return []  # `Мой брат Алексей`, `Jag har betalat`: `my`, `I`, capitalised at the sentence's start
         if key in lex.places:
@@ -374,7 +374,7 @@ class Names(Placenames):
             return [("LOCATION", a, b)]  # `skied from Finse`, `the Hardangervidda plateau`
         if len(piece) > 1 and self._town(text, piece):
             return [("LOCATION", a, b)]  # `the glaciers around El Chaltén`: a town's name of several words
-        by_state = places.state_after(text, b) or places.beside_name(text, a, b)
+        by_state = places.state_after(text, b) or places.beside_name(text, a, b, self.given)
         if key in lex.towns and by_state and not cues.person(text, a, b, strict=True):
             return [("LOCATION", a, b)]  # `Park City, UT`, `Eluned Pryce, Llandeilo`: a town by its state or a person
         if len(piece) > 1 and self.unknown(piece[0].key):  # words no lexicon knows: a cue says, or the NER model

@@ -18,6 +18,8 @@ from .cues import Token
 from .kinds import COMMON_SURNAME, Kinds
 from .lexicons import fold
 
+STREET_WORD = 1000  # a word this frequent before a street's word makes no street (`Hard Drive`, `Fast Lane`)
+
 Span = tuple[str, int, int]  # entity type, start, end
 Decided = list[tuple[list[Token], list[Span] | None]]
 
@@ -32,6 +34,8 @@ class Placenames(Kinds):
         named = [k for k in keys if not places.feature_before(k) and not places.feature_after(k)]
         if len(run) < 2 or any(k in self.lex.products and k not in self.lex.places for k in named):
             return [run]
+        if keys[-1] in places.STREETS and any(self.lex.words.get(k, 0) >= STREET_WORD for k in named):
+            return [run]  # `Hard Drive`, `Select Row`, `Random Walk`: a common word before a street's word
         a, b = run[0].start, run[-1].end
         field = cues.word_before(text, a).split("_")[-1]  # `cpu_family: "Cascade Lake"`: a system's value
         if said.product_next(text, a, b, self.lex.products) or said.tech_after(text, b) or field in said.TECH_WORDS:
@@ -119,7 +123,7 @@ class Placenames(Kinds):
 
     def _place(self, text: str, piece: list[Token], key: str, a: int, b: int) -> list[Span]:
         lex = self.lex
-        if places.state_after(text, b) or places.beside_name(text, a, b):
+        if places.state_after(text, b) or places.beside_name(text, a, b, self.given):
             return [("LOCATION", a, b)]  # `Austin TX`, `Luca Frei (Basel)`
         product = said.product_next(text, a, b, lex.products) and not places.peoples_place_after(text, b)
         # a journey's end is a place whatever follows (`login from Gothenburg 4h ago`), but not a system's noun

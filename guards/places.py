@@ -23,7 +23,9 @@ systems (deployments.py takes the places named as where a system runs).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from .lexicons import fold
 from .lexicons import words as _words
 
 # capitalised, before or after the name: `Lake Geneva`, `Victoria Island`, `Sacred Valley`, `Israel National Trail`
@@ -34,8 +36,11 @@ FEATURES_BEFORE = _words(
 FEATURES_AFTER = _words(
     "island islands river lake forest valley trail bay sea ocean coast peninsula desert canyon falls glacier beach "
     "mountains mountain hills range gorge fjord strait delta highlands plateau archipelago reef gulf lagoon park "
-    "national town village heights springs creek harbour harbor cove marsh moor moors heath dunes atoll sound "
-    # and streets: `Cold Bath Road`, `Leith Walk`, `Picardy Place`
+    "national town village heights springs creek harbour harbor cove marsh moor moors heath dunes atoll sound"
+)
+# streets' words after a name: `Leith Walk`, `Picardy Place`; a street only where its other words are no common
+# English word (not `Hard Drive`, `Select Row`, `Random Walk`, `Fast Lane`, `Safe Place`)
+STREETS = _words(
     "street road avenue lane boulevard drive place square walk terrace crescent row grove parade close wharf quay "
     "embankment"
 )
@@ -73,11 +78,11 @@ _TRAVEL = re.compile(
     r"roadtrip|road-tripped|rowed|rowing|kayaked|kayaking|canoed|ferried|grew\s+up|born|lives|lived|living|"
     r"studied|studying|settled|raised|retired|stayed|staying|holidayed|vacationed|land|lands|landed|landing|"
     r"arrive|arrives|arrived|arriving|touched\s+down|"
-    # a person signing in: `logged in from Gothenburg`, `previous login from Accra`
-    r"logged\s+in|logs\s+in|log\s+in|login|logins|signed\s+in|sign-?in|sign-?ins|"
     r"(?:train|ferry|bus|flight|flights|boat|plane|coach|taxi|cab|drive|walk|hike|trip|journey|road|route|way))\b"
     r"(?:\s+[\w'’\-]+){0,4}?\s+(?:from|to|into|across|along|around|through|between|via|in|on)"
     r"\s+(?:the\s+)?(?:[A-Z][^\s,]*\s+(?:to|and|or|into)\s+(?:the\s+)?)?\Z"
+    # a person signing in from somewhere: `logged in from Gothenburg`, `previous login from Accra` (not `login to`)
+    r"|\b(?:(?:logged|logs|log|signed|signs|sign)[\s\-]?in|logins?|sign-?ins?)\s+from\s+(?:the\s+)?\Z"
     # a person moving, not a system moved: nothing but `back`, `over`, `out` between the verb and `to`
     r"|\b(?:moved|moving|move|went|came|returned|headed|heading|flown)(?:\s+(?:back|over|out|away|home))?"
     r"\s+(?:from|to|into)\s+(?:[A-Z][^\s,]*\s+(?:to|and|or|into)\s+)?\Z"
@@ -98,7 +103,7 @@ _STATE_AFTER = re.compile(rf",?[ \t]+{STATES}\b(?![\-_.]\w)")
 _NAME_OPEN = re.compile(r"\b[A-Z][a-zà-ÿ][\w'’\-]*[ \t]+\(\Z")  # not `TODO(Fatima)`
 # a name of two or three words, its first at a line's or a field's start, and a comma: `Client: Eluned Pryce, `
 _NAME_COMMA = re.compile(
-    r"(?:^|[:(—–\-][ \t]*)(?-i:[A-ZÀ-Þ][a-zà-ÿ]+(?:[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’\-]+){1,2}),[ \t]+\Z", re.M
+    r"(?:^|[:(—–\-][ \t]*)(?-i:(?P<first>[A-ZÀ-Þ][a-zà-ÿ]+)(?:[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’\-]+){1,2}),[ \t]+\Z", re.M
 )
 _AFTER_NAME = re.compile(r"[ \t]*(?:$|\)|,)", re.M)
 
@@ -126,13 +131,17 @@ _STATE_ENDS = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]]|[ \t]+(?:\d|[a-z]))")
 _STATE_ENDS_BARE = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]]|[ \t]+\d)")
 
 
-def beside_name(text: str, a: int, b: int) -> bool:
-    """The place at text[a:b] alone in brackets right after a name (`Luca Frei (Basel)`), or after a name and a
-    comma at a line's or a bracket's end (`Client: Eluned Pryce, Llandeilo`, `— Ciarán Walsh, Limerick`); where
-    that person is."""
+def beside_name(text: str, a: int, b: int, given: Callable[[str], int] | None = None) -> bool:
+    """The place at text[a:b] alone in brackets right after a name (`Luca Frei (Basel)`), or, where `given` says
+    the name's first word is a given name, after a name and a comma at a line's or a bracket's end (`Client:
+    Eluned Pryce, Llandeilo`, `— Ciarán Walsh, Limerick`; not `Error: Connection Refused, Ashburn`); where that
+    person is."""
     if text[b : b + 1] == ")" and _NAME_OPEN.search(text, max(0, a - 40), a) is not None:
         return True
-    return _AFTER_NAME.match(text, b) is not None and _NAME_COMMA.search(text, max(0, a - 60), a) is not None
+    if given is None or _AFTER_NAME.match(text, b) is None:
+        return False
+    name = _NAME_COMMA.search(text, max(0, a - 60), a)
+    return name is not None and bool(given(fold(name.group("first"))))
 
 
 def feature_before(key: str) -> bool:
@@ -140,7 +149,7 @@ def feature_before(key: str) -> bool:
 
 
 def feature_after(key: str) -> bool:
-    return key in FEATURES_AFTER
+    return key in FEATURES_AFTER or key in STREETS
 
 
 def lower_feature_after(text: str, b: int) -> bool:

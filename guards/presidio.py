@@ -132,13 +132,13 @@ _IBAN_LOWER_START = re.compile(
 # 2200 to 2204 and Troy's 9792
 CARD_PATTERN = (
     r"\b(?!1\d{12}(?!\d))((4\d{3})|(5[0-5]\d{2})|(6\d{3})|(1\d{3})|(3\d{3})|(220[0-4]|222[1-9]|22[3-9]\d|2[3-6]\d{2}|"
-    r"27[01]\d|2720)|9792)[- ]?(\d{3,4})[- ]?(\d{3,4})[- ]?(\d{3,5})\b"
+    r"27[01]\d|2720)|(9792))[- ]?(\d{3,4})[- ]?(\d{3,4})[- ]?(\d{3,5})\b"
 )
 
 
-# a card of 19 digits in its printed groups (Maestro, UnionPay, Visa): `6759 5867 1521 9769 577`; a pattern of its
+# a card of 19 digits in its printed groups (Maestro, UnionPay, Visa, Mir): `6759 5867 1521 9769 577`; a pattern of its
 # own, so that a 16-digit card before three more digits (a CVV) is still read by CARD_PATTERN
-CARD_19_PATTERN = r"\b(?:4|5[06-8]|6)\d{3}(?:([- ])\d{4}\1\d{4}\1\d{4}\1\d{3}|\d{15})\b"
+CARD_19_PATTERN = r"\b(?:4\d{3}|5[06-8]\d\d|6\d{3}|220[0-4])([- ])\d{4}\1\d{4}\1\d{4}\1\d{3}\b"
 
 
 class IssuedSsnRecognizer(UsSsnRecognizer):

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from . import cues, deployments, mailboxes, places
 from . import systems as said
 from .findings import Overlaps
-from .kinds import Kinds
+from .kinds import WORDY, Kinds
 from .lexicons import fold
 from .lexicons import words as _words
 from .scriptplaces import where_systems_run
@@ -99,7 +99,7 @@ _WORDY_KEYS = _words(
 # a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is a US person's: an
 # SSN or a North American phone number near it (not `"state": "OK"` of a health check beside a German phone)
 _STATE_FIELD = re.compile(
-    rf"(?<![\w\-])(?i:(?:[a-z]+_)?state|state_code)(?:\s*[=:]\s*[\"']?|\"\s*:\s*\")(?P<code>{places.STATES})"
+    rf"(?<![\w\-])(?i:(?:(?:site|home|billing|shipping|mailing|residence|birth|address|work|us)_)?state|state_code)(?:\s*[=:]\s*[\"']?|\"\s*:\s*\")(?P<code>{places.STATES})"
     r"(?=[\"'\s,;})\]]|\Z)"
 )
 _STATE_REACH = 200
@@ -356,7 +356,7 @@ def record_names(
             if kind == "PERSON":
                 spans.append(span)
                 keyed.add(span)
-    if ", " in text or "," in text:
+    if "," in text:
         for m in _QUOTED_INVERTED.finditer(text):
             if _quoted_inverted(kinds, m.group("name")):
                 spans.append(m.span("name"))
@@ -390,8 +390,9 @@ def record_names(
     for a, b in spans:
         a, b = _trimmed(text, a, b)
         comma = text.find(",", a, b)
-        after = text[comma + 1 : b].split()[:1] if comma > 0 else []
-        if after and len(text[a:comma].split()) > 1 and kinds.given(fold(after[0])) < 2:
+        after = [fold(w) for w in text[comma + 1 : b].split()[:1]] if comma > a else []
+        next_value = bool(after) and (kinds.given(after[0]) < 2 or kinds.lex.wordiness(after[0]) >= WORDY)
+        if next_value and len([w for w in text[a:comma].split() if w not in _PARTICLES]) > 1:
             b = comma  # `Ingeborg Schäfer, Ofen 1`: a name in its order, then the record's next value; not
             # `Sánchez Ortega, Lucía`
         # a name the rules found part of (`Mills` in `Hunter Mills <...>`) gives way: the findings' overlaps
@@ -503,7 +504,12 @@ def _column_kinds(columns: list[str], people: bool = True) -> dict[int, str]:
     return out
 
 
-_RULE = re.compile(r"[ \t]*[|+]?[ \t]*:?-{3,}:?[ \t]*(?:[|+][ \t]*:?-{3,}:?[ \t]*)*[|+]?[ \t]*")
+_RULE_CHARACTERS = frozenset(" \t|+:-")
+
+
+def _rule(line: str) -> bool:
+    """The rule under a table's header: psql's `------+------`, Markdown's `|---|:---:|` (read in one pass)."""
+    return "---" in line and set(line) <= _RULE_CHARACTERS
 
 
 def _table_cells(text: str) -> list[tuple[str, tuple[int, int], str]]:
@@ -513,7 +519,7 @@ def _table_cells(text: str) -> list[tuple[str, tuple[int, int], str]]:
     header: tuple[str, int, dict[int, tuple[str, str]]] | None = None  # delimiter, width, columns' kinds and names
     start = 0
     for line in text.split("\n"):
-        if header is not None and _RULE.fullmatch(line):
+        if header is not None and _rule(line):
             start += len(line) + 1
             continue  # the rule under a header: psql's `------+------`, Markdown's `|---|---|`
         cells = _cells(line)
@@ -1075,12 +1081,18 @@ def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
     caps = bool(cased) and all(c.isupper() for c in cased)
     caseless = not cased
     titled = all(w[:1].isupper() and not w.isupper() for w in words if len(w) > 1)
-    # the surname in capitals first, then the given names: `OYELARAN Funmilayo`, `MØLLER Freja`
+    # the surname in capitals first, then given names (no English word): `OYELARAN Funmilayo`, `MØLLER Freja`;
+    # not `EU West`, `NATO Summit`, `AWS Frankfurt`
     family_first = (
         len(words) > 1
         and words[0].isupper()
         and len(words[0]) > 1
+        and not kinds.product(fold(words[0]))
+        and (fold(words[0]) in kinds.lex.surnames or (len(words[0]) > 2 and fold(words[0]) not in kinds.lex.words))
         and all(w[:1].isupper() and not w.isupper() for w in words[1:])
+        and all(
+            kinds.given(fold(w)) == 2 or (kinds.given(fold(w)) and fold(w) not in kinds.lex.words) for w in words[1:]
+        )
     )
     if not (caps or caseless or titled or family_first):
         return False

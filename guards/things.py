@@ -84,7 +84,7 @@ _FONT_AFTER = re.compile(
     re.IGNORECASE,
 )
 _ORGANISATION_AFTER = re.compile(
-    r"[ \t]+(?:Engineering|Labs?|Inc\.?|Ltd\.?|LLC|LLP|GmbH|AG|BV|B\.V\.|S\.A\.|SAS|SRL|S\.r\.l\.|Oy|AB|ASA|Co\.?|"
+    r"[ \t]+(?:Engineering|Labs?|Inc\.?|Ltd\.?|LLC|LLP|GmbH|AG|BV|B\.V\.|S\.A\.|SAS|SRL|S\.r\.l\.|Oy|AB|ASA|"
     r"Foundation|Group|Studios?|Partners|Holdings|Ventures|Technologies|Systems|Solutions|Consulting|Capital|"
     r"sp\.[ \t]*z[ \t]*o\.o\.)(?![\w\-])"
 )
@@ -281,19 +281,23 @@ def _no_one(text: str, a: int, b: int) -> bool:
     )
 
 
-# typefaces no one and no place is called: the name alone says it is a font (`fascia in Garamond`, `renders in
-# Georgia instead of Gill Sans`); not `Georgia`, `Lato`, `Montserrat`, which name places and people too
+# typefaces few people and no place are called: the name alone says it is a font (`fascia in Garamond`, `renders
+# in Georgia instead of Gill Sans`), unless a title says whose (`Mr Garamond`); not `Georgia`, `Lato`, `Cambria`,
+# `Baskerville`, which name places and people too
 _TYPEFACES = frozenset(
     name.replace("_", " ")
     for name in _words(
-        "garamond helvetica futura verdana baskerville bodoni frutiger calibri cambria tahoma arial roboto "
+        "garamond helvetica futura verdana calibri tahoma arial roboto "
         "gill_sans open_sans comic_sans fira_sans noto_sans source_sans_pro times_new_roman segoe_ui"
     )
 )
+_CO = re.compile(r"[ \t]Co\.?\Z")  # the last word of a business's name: `Kandy Hills Co`; not `Boulder Co`
 
 
 def _thing(text: str, a: int, b: int) -> bool:
-    if fold(text[a:b]) in _TYPEFACES:
+    if fold(text[a:b]) in _TYPEFACES and not cues.title_before(text, a):
+        return True
+    if text.count(" ", a, b) > 1 and _CO.search(text, a, b):
         return True
     if _STORM.search(text, max(0, a - 20), a) or text[a:b].split(" ", 1)[0].lower() in (
         "storm",
