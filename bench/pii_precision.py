@@ -15,63 +15,11 @@ there): prose, code, log lines, technical prose and chat with pasted
 technical material. bench/pii_labelled/technical.jsonl (technical.md there),
 written apart by someone who did not see the scanner's rules: code, logs,
 configs, tickets, chat about systems, some prose; split by its writer into
-`tune` and `held`. bench/pii_labelled/technical_held2.jsonl (`second set`,
-technical_held2.md there), written later, apart again, by someone who saw
-neither the scanner nor its output. bench/pii_labelled/technical_held3.jsonl
-(`third set`, technical_held3.md there), written apart a third time, by
-someone who did not see the scanner. bench/pii_labelled/technical_held4.jsonl
-(`fourth set`, technical_held4.md there), written apart a fourth time, blind
-to the scanner too. bench/pii_labelled/technical_held5.jsonl (`fifth set`,
-technical_held5.md there), written apart a fifth time, blind to the scanner
-as well. bench/pii_labelled/technical_held6.jsonl (`sixth set`,
-technical_held6.md there), written apart a sixth time. bench/pii_labelled/
-technical_held7.jsonl (`seventh set`, technical_held7.md there), written
-apart a seventh time. bench/pii_labelled/technical_held8.jsonl (`eighth
-set`, technical_held8.md there), written apart an eighth time.
-bench/pii_labelled/technical_held9.jsonl (`ninth set`, technical_held9.md
-there), written apart a ninth time. bench/pii_labelled/technical_held10.jsonl
-(`tenth set`, technical_held10.md there), written apart a tenth time.
-bench/pii_labelled/technical_held11.jsonl (`eleventh set`, technical_held11.md
-there), written apart an eleventh time. bench/pii_labelled/technical_held12.jsonl
-(`twelfth set`, technical_held12.md there), written apart a twelfth time.
-bench/pii_labelled/technical_held13.jsonl (`thirteenth set`,
-technical_held13.md there), written apart a thirteenth time.
-bench/pii_labelled/technical_held14.jsonl (`fourteenth set`,
-technical_held14.md there), written apart a fourteenth time.
-bench/pii_labelled/technical_held15.jsonl (`fifteenth set`,
-technical_held15.md there), written apart a fifteenth time.
-bench/pii_labelled/technical_held16.jsonl (`sixteenth set`,
-technical_held16.md there), written apart a sixteenth time.
-bench/pii_labelled/technical_held17.jsonl (`seventeenth set`,
-technical_held17.md there), written apart a seventeenth time.
-bench/pii_labelled/technical_held18.jsonl (`eighteenth set`,
-technical_held18.md there), written apart an eighteenth time.
-bench/pii_labelled/technical_held19.jsonl (`nineteenth set`,
-technical_held19.md there), written apart a nineteenth time.
-bench/pii_labelled/technical_held20.jsonl (`twentieth set`,
-technical_held20.md there), written apart a twentieth time.
-bench/pii_labelled/technical_held21.jsonl (`twenty-first set`,
-technical_held21.md there), written apart a twenty-first time.
-bench/pii_labelled/technical_held22.jsonl (`twenty-second set`,
-technical_held22.md there), written apart a twenty-second time.
-bench/pii_labelled/technical_held23.jsonl (`twenty-third set`,
-technical_held23.md there), written apart a twenty-third time.
-bench/pii_labelled/technical_held24.jsonl (`twenty-fourth set`,
-technical_held24.md there), written apart a twenty-fourth time.
-bench/pii_labelled/technical_held25.jsonl (`twenty-fifth set`,
-technical_held25.md there), written apart a twenty-fifth time.
-bench/pii_labelled/technical_held26.jsonl (`twenty-sixth set`,
-technical_held26.md there), written apart a twenty-sixth time.
-bench/pii_labelled/technical_held27.jsonl (`twenty-seventh set`,
-technical_held27.md there), written apart a twenty-seventh time.
-bench/pii_labelled/technical_held28.jsonl (`twenty-eighth set`,
-technical_held28.md there), written apart a twenty-eighth time.
-bench/pii_labelled/technical_held29.jsonl (`twenty-ninth set`,
-technical_held29.md there), written apart a twenty-ninth time.
-bench/pii_labelled/technical_held30.jsonl (`thirtieth set`,
-technical_held30.md there), written apart a thirtieth time.
-bench/pii_labelled/technical_held31.jsonl (`held-aside`, technical_held31.md
-there), written apart a thirty-first time, is
+`tune` and `held`. bench/pii_labelled/technical_held2.jsonl to
+technical_held30.jsonl (`second set` to `thirtieth set`, each with its .md
+there), each written apart in turn by someone who saw neither the scanner nor
+its output nor the other sets. bench/pii_labelled/technical_held31.jsonl
+(`held-aside`, technical_held31.md there), written apart a thirty-first time, is
 measured when the file is there; without it the tuning sets alone are run. Each sentence has its labelled spans of
 PERSON, LOCATION, EMAIL_ADDRESS, PHONE_NUMBER, IBAN_CODE, CREDIT_CARD and
 US_SSN; most have none.

@@ -156,13 +156,15 @@ LEADING = _words(
 )
 PRONOUNS = _words("i he she it we they you me him us them")  # never a name, capitalised or not
 # never a name either, alone: question words, and greetings in other languages (`Olá, I changed my number`)
-NEVER_ALONE = _words(
-    "how what why where when which whom whose hola olá bonjour bonsoir salut hallo moin servus hej hei moi "
-    "ciao buongiorno merhaba sawubona jambo habari namaste konnichiwa annyeong ahoj cześć "
-    "czesc szia xin chào obrigado obrigada gracias merci danke grazie tack takk kiitos dziękuję bienvenue "
-    "bienvenido bienvenida benvenuto benvenuta willkommen welkom välkommen velkommen bon bonne iban bic swift lön "
-    # a ticket's field with no one in it: `Assignee: Unassigned`
-    "unassigned nobody tbd tba vacant"
+NO_ONE = _words("unassigned nobody tbd tba vacant")  # what a field with no one in it says: `Assignee: Unassigned`
+NEVER_ALONE = (
+    _words(
+        "how what why where when which whom whose hola olá bonjour bonsoir salut hallo moin servus hej hei moi "
+        "ciao buongiorno merhaba sawubona jambo habari namaste konnichiwa annyeong ahoj cześć "
+        "czesc szia xin chào obrigado obrigada gracias merci danke grazie tack takk kiitos dziękuję bienvenue "
+        "bienvenido bienvenida benvenuto benvenuta willkommen welkom välkommen velkommen bon bonne iban bic swift lön"
+    )
+    | NO_ONE
 )
 # other languages' days (the lexicons hold `Jumat`, `Jeudi`, `Mañana` as given names; not `Domingo`, `Domenica`):
 # no one alone, but surnames after a title (`Herr Montag`, `Mr. Freitag`)

@@ -70,14 +70,19 @@ def _identify(stretch: str) -> tuple[str, float]:
 
 def around(text: str, at: int, reach: int = REACH) -> str:
     """The line around text[at], at most `reach` characters either side."""
+    start, end = _bounds(text, at, reach)
+    return text[start:end]
+
+
+def _bounds(text: str, at: int, reach: int) -> tuple[int, int]:
     start = text.rfind("\n", max(0, at - reach), at) + 1 or max(0, at - reach)
     end = text.find("\n", at, at + reach)
-    return text[start : end if end >= 0 else at + reach]
+    return start, end if end >= 0 else at + reach
 
 
 # a line's opening handle or field, after a time or not (`[09:03] segreteria: `, `10:40 <omar> `, `Kunde: `): a
 # handle and digits, no language
-_CHAT_PREFIX = re.compile(r"[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?(?:<[\w.\-]+>|@?[\w.\-]+:)[ \t]+")
+_LINE_PREFIX = re.compile(r"[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?(?:<[\w.\-]+>|@?[\w.\-]+:)[ \t]+")
 
 
 def language_at(text: str, at: int, reach: int = REACH) -> str | None:
@@ -86,8 +91,8 @@ def language_at(text: str, at: int, reach: int = REACH) -> str | None:
     stretch, not once a word."""
     point = at - at % GRID
     point = text.rfind("\n", point, at) + 1 or point  # on the word's own line
-    line = around(text, point, reach)
-    start = text.rfind("\n", max(0, point - reach), point) + 1 or max(0, point - reach)
-    prefix = _CHAT_PREFIX.match(line) if start == 0 or text[start - 1] == "\n" else None  # at the line's start
+    start, end = _bounds(text, point, reach)
+    line = text[start:end]
+    prefix = _LINE_PREFIX.match(line) if start == 0 or text[start - 1] == "\n" else None  # at the line's start
     language, probability = identify(line[prefix.end() :] if prefix is not None else line)
     return language if probability >= SURE else None

@@ -99,12 +99,14 @@ _WORDY_KEYS = _words(
 # a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is a US person's: an
 # SSN or a North American phone number near it (not `"state": "OK"` of a health check beside a German phone)
 _STATE_FIELD = re.compile(
-    rf"(?<![\w\-])(?i:(?:(?:site|home|billing|shipping|mailing|residence|birth|address|work|us)_)?state|state_code)(?:\s*[=:]\s*[\"']?|\"\s*:\s*\")(?P<code>{places.STATES})"
+    r"(?<![\w\-])(?i:(?:(?:site|home|billing|shipping|mailing|residence|birth|address|work|us)_)?state|state_code)"
+    rf"(?:\s*[=:]\s*[\"']?|\"\s*:\s*\")(?P<code>{places.STATES})"
     r"(?=[\"'\s,;})\]]|\Z)"
 )
 _STATE_REACH = 200
 _PLACE_FIELD = re.compile(
-    rf"(?:(?<![\w\-])|(?<=\s--))(?P<key>(?i:{_PLACE_KEY}))(?P<sep>\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|{_ARROW}|\s+){_VALUE}"
+    rf"(?:(?<![\w\-])|(?<=\s--))(?P<key>(?i:{_PLACE_KEY}))"
+    rf"(?P<sep>\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|{_ARROW}|\s+){_VALUE}"
     r"(?=[\"'<\])}|,;&\s.]|\Z)"
 )
 _DISPLAY = re.compile(rf"(?:(?<=[:=,\"(])|(?<=[:=,]\s)|^){_VALUE}\"?\s*<(?P<address>[\w.+\-]+@[\w.\-]+)>", re.M)
@@ -148,13 +150,16 @@ _CELL_PLACE = re.compile(
 )
 _COUNTRY = re.compile(r"(?i:(?:[\w\-]*_)?country)")
 _WORDS = re.compile(r"[^\W\d_]+(?:[ '’\-][^\W\d_]+){0,2}")
-_NOT_NAMES = _words(
-    "test demo sample example dummy fake placeholder user customer holder admin team bot service system account "
-    "support billing payments payroll ops platform group department dept unknown none null n/a anonymous patient "
-    "redacted masked hidden withheld removed anonymised anonymized appleseed unassigned nobody vacant "
-    # a bank line's words beside the payee: `GARCIA MARIA ACCT ****7781`
-    "acct account ref sort iban bic swift amt amount bal balance cr dr txn trx ach bacs sepa wire fee salary wages "
-    "rent credit debit payment transfer imo mmsi vessel st rd ave maintainer"
+_NOT_NAMES = (
+    _words(
+        "test demo sample example dummy fake placeholder user customer holder admin team bot service system account "
+        "support billing payments payroll ops platform group department dept unknown none null n/a anonymous patient "
+        "redacted masked hidden withheld removed anonymised anonymized appleseed "
+        # a bank line's words beside the payee: `GARCIA MARIA ACCT ****7781`
+        "acct account ref sort iban bic swift amt amount bal balance cr dr txn trx ach bacs sepa wire fee salary wages "
+        "rent credit debit payment transfer imo mmsi vessel st rd ave maintainer"
+    )
+    | cues.NO_ONE
 )
 # the placeholder people of fixtures and protocols' examples: no one's name where a record holds them
 PERSONAS = frozenset(
@@ -189,7 +194,7 @@ def _persona(name: str) -> str | None:
 _PERSONA_PARTS = [name.split() for name in PERSONAS if name.count(" ") == 1]
 # a quoted name written surname first: `"Ferreira, Antónia"`, `name="Dupont-Lemaire, Agathe"`, `"de Wit, Annelies"`
 _QUOTED_INVERTED = re.compile(
-    r"(?<=[\"'“„«])(?<![^\W\d_]['’])(?P<name>(?:(?:van|von|de|der|den|da|di|du|le|la|ter|ten)[ \t]+)*"
+    r"(?<=[\"'“„«])(?<![^\W\d_]['’])(?P<name>(?:(?:" + "|".join(sorted(_PARTICLES)) + r")[ \t]+)*"
     r"(?:[A-ZÀ-ÖØ-Þ][^\W\d_]+|[A-ZÀ-ÖØ-Þ]['’](?=[A-ZÀ-ÖØ-Þ]))(?:[\-'’]?[A-ZÀ-ÖØ-Þ][^\W\d_]+)?"
     r",[ \t]*[A-ZÀ-ÖØ-Þ][^\W\d_]+)"
     r"(?=[\"'”»])"
