@@ -67,3 +67,13 @@ async def saturated(client: Any, url: str, name: str, waiting: int = 3) -> Async
             for hog in hogs:
                 hog.cancel()
             await asyncio.gather(*hogs, return_exceptions=True)
+
+
+async def until(condition: Any, timeout_s: float = 5.0) -> None:
+    """Wait for a background task (the scraper, the state store's writer) to have done what `condition` checks:
+    neither has an event to wait on, so poll what it wrote."""
+    for _ in range(int(timeout_s / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the background task did not get there within {timeout_s} s")

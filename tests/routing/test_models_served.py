@@ -14,17 +14,7 @@ from taskgate.routing.cluster import ClusterState
 from taskgate.routing.config import RoutingConfig
 
 from ..conftest import ProxyFactory
-from .conftest import StartEngines, chat, cluster_of, pool, record_of, routing
-
-
-async def until(condition: Any, timeout_s: float = 5.0) -> None:
-    """Wait for the background scraper to have done what `condition` checks."""
-    for _ in range(int(timeout_s / 0.02)):  # the scraper has no event to wait on: poll what it wrote
-        if condition():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"the scraper did not get there within {timeout_s} s")
-
+from .conftest import StartEngines, chat, cluster_of, pool, record_of, routing, until
 
 CALLS = web.AppKey("calls", list)
 

@@ -8,7 +8,7 @@ from typing import Any
 import redis
 
 from ..conftest import ProxyFactory
-from .conftest import RedisServer, StartEngines, chat, pool, record_of, routing
+from .conftest import RedisServer, StartEngines, chat, pool, record_of, routing, until
 
 SYSTEM = "You are agent {k}. " + "Follow the runbook carefully and cite evidence. " * 60
 
@@ -69,6 +69,8 @@ async def test_the_shared_prefix_index_stays_bounded(
         assert (await client.post("/v1/chat/completions", json=chat(f"conversation {i} " * 40))).status == 200
     store = redis.Redis(port=redis_server.port)
     try:
+        # the placements reach Redis through the store's writer task, after the response: wait for the last write
+        await until(lambda: store.zcard("taskgate:prefix:e0") >= 32)
         assert store.zcard("taskgate:prefix:e0") == 32
     finally:
         store.close()
