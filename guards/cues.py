@@ -162,7 +162,8 @@ NEVER_ALONE = (
         "how what why where when which whom whose hola olá bonjour bonsoir salut hallo moin servus hej hei moi "
         "ciao buongiorno merhaba sawubona jambo habari namaste konnichiwa annyeong ahoj cześć "
         "czesc szia xin chào obrigado obrigada gracias merci danke grazie tack takk kiitos dziękuję bienvenue "
-        "bienvenido bienvenida benvenuto benvenuta willkommen welkom välkommen velkommen bon bonne iban bic swift lön"
+        "bienvenido bienvenida benvenuto benvenuta willkommen welkom välkommen velkommen bon bonne iban bic swift lön "
+        "tienda negozio loja sklep"  # a shop: `# Tienda de novias - configuración del TPV`
     )
     | NO_ONE
 )

@@ -70,6 +70,10 @@ ROLES = _words(
     "ondersteuning wsparcie destek secretaria sekretariat sekretariaat segreteria secretariat secretariado "
     "kancelaria verwaltung administracion administracao amministrazione contato lettings vendas ventas ventes "
     "verkauf vendite werkstatt"
+    # accounting in other languages: `raamatupidamine@`, `buh@` (бухгалтерия), `kirjanpito@`, `muhasebe@`
+    " raamatupidamine buh buhgalteria buhgalterija buhalterija kirjanpito bokforing bokføring regnskab regnskap "
+    "ekonomi contabilidad contabilidade contabilita contabilitate comptabilite compta ksiegowosc ucetni "
+    "uctarna konyveles konyvelo muhasebe racunovodstvo gramatvediba"
 )
 # hosts of personal mailboxes: there, a local part of ordinary words is still someone's (`lucky.star@gmail.com`)
 _PERSONAL_HOSTS = _words(

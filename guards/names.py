@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from . import cues, deployments, mailboxes, places
+from . import chat, cues, deployments, mailboxes, places
 from . import systems as said
 from .cues import Token
 from .findings import Overlaps
@@ -169,6 +169,9 @@ class Names(Placenames):
         places = other_places(self, text, out)
         if places:  # `vive em Lisboa`: the place, not the surname the rules read
             out = _less(text, out, places)
+        slots = chat.speakers(text)
+        if slots:  # `[12:30] Ollie: ...`: a chat log's speaker is a handle, not a person named
+            out = [x for x in out if x[0] != "PERSON" or not any(s <= x[1] and x[2] <= e for s, e in slots)]
         if self.vetter is not None and out:
             out = self.vetter.vet(self, text, out, sure)
         if any(c in text for c in " ,") and any(e == "LOCATION" for e, _, _ in out):

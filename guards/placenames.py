@@ -147,6 +147,8 @@ class Placenames(Kinds):
             return []  # "us-east-2 (Ohio)", "fail over to Ohio", "the Ohio ring", "Thanos in Frankfurt"
         if self.big_place(key) or self.plainly_place(key):
             return [("PERSON" if person else "LOCATION", a, b)]
+        if not person and places.aside_end(text, a, b) and self.given(key) < 2 and key not in lex.words:
+            return [("LOCATION", a, b)]  # `(escola de circo, Coimbra)`: where the aside says it was
         if cues.place_before(text, a):
             return [("LOCATION", a, b)]
         if self.given(key) == 2 and key not in lex.products and (lex.wordiness(key) < 1 or not text[a:b].isascii()):

@@ -105,6 +105,10 @@ _NAME_OPEN = re.compile(r"\b[A-Z][a-zà-ÿ][\w'’\-]*[ \t]+\(\Z")  # not `TODO(
 _NAME_COMMA = re.compile(
     r"(?:^|[:(—–\-][ \t]*)(?-i:(?P<first>[A-ZÀ-Þ][a-zà-ÿ]+)(?:[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’\-]+){1,2}),[ \t]+\Z", re.M
 )
+_NAME_COMMA_ANY = re.compile(
+    r"(?<![\w\-'’])(?-i:(?P<first>[A-ZÀ-Þ][a-zà-ÿ]+)(?:[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ]?[a-zà-ÿ'’]+)?){1,2}),"
+    r"[ \t]+\Z"
+)
 _AFTER_NAME = re.compile(r"[ \t]*(?:$|\)|,)", re.M)
 
 
@@ -141,7 +145,20 @@ def beside_name(text: str, a: int, b: int, given: Callable[[str], int] | None = 
     if given is None or _AFTER_NAME.match(text, b) is None:
         return False
     name = _NAME_COMMA.search(text, max(0, a - 60), a)
-    return name is not None and bool(given(fold(name.group("first"))))
+    if name is not None and given(fold(name.group("first"))):
+        return True
+    # mid-line, a name whose first word is a given name on sight: `nouvelle inscription Léa Moreau-Garnier, Marseille,`
+    name = _NAME_COMMA_ANY.search(text, max(0, a - 60), a)
+    return name is not None and given(fold(name.group("first"))) == 2
+
+
+_ASIDE_OPEN = re.compile(r"\([^()\n]{2,60},[ \t]+\Z")
+
+
+def aside_end(text: str, a: int, b: int) -> bool:
+    """text[a:b] ends a bracketed aside after a comma: `(escola de circo, Coimbra)`, `(tower bell test,
+    Whitechapel)`."""
+    return text[b : b + 1] == ")" and _ASIDE_OPEN.search(text, max(0, a - 64), a) is not None
 
 
 def feature_before(key: str) -> bool:

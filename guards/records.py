@@ -86,7 +86,7 @@ _PLACE_KEY = (
     # and their islands, ports and places: `isla: "Tenerife"`, `liman: "Mersin"`, `"porto":"Genova"`, `sted=`
     r"isla|ilha|île|ile|insel|eiland|liman|porto|puerto|hafen|haven|havn|hamn|harbou?r|sted|lugar|luogo|ubicaci[óo]n|"
     # a branch's seat: `sede: Salamanca`, `filiale=Bergamo`, `sucursal: Rosario`
-    r"sede|filiale|sucursal|spot|"
+    r"sede|filiale|sucursal|spot|beach|embarque|desembarque|embarkation|"
     r"localiza[çc][ãa]o|standort|geo|geoip_city)"
     r"(?:_(?:pref|preference|name|city))?"
 )
@@ -106,7 +106,7 @@ _STATE_FIELD = re.compile(
 _STATE_REACH = 200
 _PLACE_FIELD = re.compile(
     rf"(?:(?<![\w\-])|(?<=\s--))(?P<key>(?i:{_PLACE_KEY}))"
-    rf"(?P<sep>\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|{_ARROW}|\s+){_VALUE}"
+    rf"(?P<sep>\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|{_ARROW}|\s+|>){_VALUE}"
     r"(?=[\"'<\])}|,;&\s.]|\Z)"
 )
 _DISPLAY = re.compile(rf"(?:(?<=[:=,\"(])|(?<=[:=,]\s)|^){_VALUE}\"?\s*<(?P<address>[\w.+\-]+@[\w.\-]+)>", re.M)
@@ -170,7 +170,8 @@ PERSONAS = frozenset(
      "jan kowalski", "anna kowalska", "mario rossi", "ola nordmann", "kari nordmann", "jean dupont",
      "marie dupont", "juan perez", "fulano de tal", "joe bloggs", "jan jansen", "jan novak", "otto normalverbraucher",
      "matti meikalainen", "maija meikalainen", "sven svensson", "jens hansen", "juan del pueblo", "ivan ivanov",
-     "john appleseed", "jane appleseed", "joe public", "john q public", "tommy atkins", "john citizen"}
+     "john appleseed", "jane appleseed", "joe public", "john q public", "tommy atkins", "john citizen",
+     "홍길동", "张三", "李四", "王五", "張三"}
 )  # fmt: skip
 
 
@@ -270,8 +271,11 @@ def _in_persona(text: str, a: int, b: int) -> bool:
     before = _LAST_WORD.search(text, max(0, a - 30), a)
     pairs = [text[a : after.end()]] if after else []
     pairs += [text[before.start() : b]] if before else []
-    # a row's cells in either order: `Doe,Jane`
-    return any(_persona(p) or _persona(" ".join(reversed(re.split(r"[\s,;|]+", p)))) for p in pairs)
+    # a row's cells in either order: `Jane,Doe`, `Doe,Jane`
+    cells = [re.split(r"[\s,;|]+", p) for p in pairs]
+    return any(_persona(p) for p in pairs) or any(
+        _persona(" ".join(c)) or _persona(" ".join(reversed(c))) for c in cells
+    )
 
 
 def personas(text: str, found: list[Span]) -> list[Span]:
@@ -914,6 +918,8 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
     for m in _PLACE_FIELD.finditer(text):
         if text[m.start() - 1 : m.start()] in ("?", "&"):
             continue  # a URL's query (`?city=Barcelona`)
+        if m.group("sep") == ">" and text[m.start() - 1 : m.start()] != "<":
+            continue  # `>` ends an element's opening tag only: `<ville>Lausanne</ville>`
         if m.group("key").lower().endswith("region"):
             # a person's record's `region` (`region = "Minas Gerais"` beside a phone), not a deployment's, nor a
             # continent (`"region": "Europe"`)

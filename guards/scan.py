@@ -19,13 +19,24 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Literal, Protocol
 
 from presidio_analyzer import RecognizerResult
+from presidio_analyzer.predefined_recognizers import CreditCardRecognizer
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from . import mailboxes, phones
 from .findings import Finding, redact, resolve_overlaps
 from .names import Label, Names
-from .normalize import Mapped, normalize
-from .presidio import NER_ENTITIES, PATTERN_ENTITIES, Backend, analyzer, not_a_phone, valid_somewhere, zones
+from .normalize import Mapped, normalize, splice
+from .presidio import (
+    NER_ENTITIES,
+    PATTERN_ENTITIES,
+    Backend,
+    analyzer,
+    card_recognizer,
+    issued_length,
+    not_a_phone,
+    valid_somewhere,
+    zones,
+)
 from .views import Decoding, Regions, decoded, joined
 from .zones import Zones
 
@@ -108,19 +119,24 @@ class Scanner:
         `checkpoint` is called before each analyzer call; it may raise to stop.
         """
         plain = normalize(text)
+        patterned = _unglued(plain)
         if self.names is not None:
-            found = self._find(self.patterns, self.pattern_zones, plain, self.pattern_entities, checkpoint)
+            found = self._find(self.patterns, self.pattern_zones, patterned, self.pattern_entities, checkpoint)
             found.extend(self._named(plain, checkpoint))
             if "PHONE_NUMBER" in self.pattern_entities:
                 found.extend(_phones_beside_names(text, found))
         elif self.ner_only:
-            found = self._find(self.patterns, self.pattern_zones, plain, self.pattern_entities, checkpoint)
+            found = self._find(self.patterns, self.pattern_zones, patterned, self.pattern_entities, checkpoint)
             if self.ner_entities and (parts := name_parts(plain.text)):
                 view, spans = _parts_view(plain, parts)  # one call for all of them: NER costs ~2 ms a call here
                 named = self._find(self.engine, self.engine_zones, view, self.ner_entities, checkpoint)
                 found.extend(_within(named, spans))
         else:
-            found = self._find(self.engine, self.engine_zones, plain, self.entities, checkpoint)
+            found = self._find(self.engine, self.engine_zones, patterned, self.entities, checkpoint)
+        if "CREDIT_CARD" in self.entities:
+            found.extend(_cued_long_cards(text, found))
+        if "US_SSN" in self.entities:
+            found.extend(_written_again(text, found, "US_SSN"))
         for view, regions, entities in self._readings(plain, found):
             found.extend(self._find(self.patterns, self.pattern_zones, view, entities, checkpoint, regions))
         findings = resolve_overlaps(_fixed(text, found))
@@ -178,6 +194,71 @@ class Scanner:
                 if via is not None and end > start:
                     out.append(Finding(r.entity_type, *text.span(start, end), float(r.score), via))
         return out
+
+
+# a letter of a script written without spaces right against a digit: `SSN은 763-19-5323이에요`, `卡号6246...`; the
+# recognizers' word boundaries see no edge between them (both are word characters)
+_GLUED = re.compile(
+    r"(?<=\d)[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af](?=\d)"
+)
+
+
+def _unglued(plain: Mapped) -> Mapped:
+    """`plain` with a space between a digit and a letter of such a script, for the pattern recognizers."""
+    if plain.text.isascii():
+        return plain
+    edits = []
+    for m in _GLUED.finditer(plain.text):
+        i = m.start()
+        before = " " if i > 0 and plain.text[i - 1].isdigit() else ""
+        after = " " if plain.text[i + 1 : i + 2].isdigit() else ""
+        edits.append((i, i + 1, before + m.group() + after))
+    return splice(plain, edits)[0] if edits else plain
+
+
+# a card of 19 digits written without separators, which a trace or snowflake id also is: a card's word just before
+# says which (`卡号=6246016160610535392`, `card 6759586715219769577`, `карта 2204...`)
+_LONG_CARD = re.compile(r"(?<![\d.\-])(?:4|5[06-8]|6|220[0-4])\d{15,18}(?![\d.\-])")
+_CARD_WORD = re.compile(
+    r"(?i:\b(?:card|cc|pan|karte|carte|tarjeta|cart[ãa]o|carta|kaart|kort|karta|kartu|kart|карта|карты|картой|"
+    r"карт[аыуе]?)\b|卡号|卡號|银行卡|信用卡|銀行卡|カード|카드)[^\n\d]{0,12}\Z"
+)
+LONG_CARD_SCORE = 0.85
+
+
+def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
+    """Cards of 17 to 19 digits without separators after a card's word, Luhn-valid, of a network that issues
+    them so long, where no finding is yet."""
+    out = []
+    for m in _LONG_CARD.finditer(text) if len(text) >= 17 else ():
+        a, b = m.span()
+        if b - a < 17 or not _CARD_WORD.search(text, max(0, a - 32), a):
+            continue
+        if any(f.start < b and a < f.end for f in found) or not issued_length(m.group()):
+            continue
+        if _cards().validate_result(m.group()):  # Luhn
+            out.append(Finding("CREDIT_CARD", a, b, LONG_CARD_SCORE))
+    return out
+
+
+def _written_again(text: str, found: list[Finding], entity: str) -> list[Finding]:
+    """The digits of a value found, written again elsewhere in the text with other separators or none: `assert
+    normalise("719-73-3653") == "719733653"`."""
+    values = {"".join(c for c in text[f.start : f.end] if c.isdigit()): f.score for f in found if f.entity == entity}
+    out = []
+    for digits, score in values.items():
+        if len(digits) < 9:
+            continue
+        shape = r"[ \-.]?".join(digits)
+        for m in re.finditer(rf"(?<![\d\-.]){shape}(?![\d\-])", text):
+            if not any(f.start < m.end() and m.start() < f.end for f in found):
+                out.append(Finding(entity, *m.span(), score))
+    return out
+
+
+@functools.cache
+def _cards() -> CreditCardRecognizer:
+    return card_recognizer()
 
 
 def _fixed(text: str, found: list[Finding]) -> list[Finding]:

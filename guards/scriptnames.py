@@ -16,11 +16,19 @@ The lexicon people.txt holds given names and surnames in other scripts
   before `님` or `씨` (`지훈님`);
 - in Japanese, a surname before an honorific (`佐藤さん`, `小林様`), or a
   surname and a given name together before one or on their own after a space
-  (`田中美咲さん`, `山本 美咲`).
-
-Chinese names (a one-character surname and one or two characters, in text
-without spaces) are not read: without a segmenter, `周末` (weekend) and
-`张量` (tensor) would be names.
+  (`田中美咲さん`, `山本 美咲`, one kanji on its own too: `渡辺 翔`);
+- in Chinese, a common surname and a given name of one or two characters that
+  given names are written with, where the text sets it apart: at a run's start
+  or after a field's, a role's or a relation's word (`持卡人=`, `负责人`, `给`),
+  and before the run's end or a word that follows a person (`说`, `在`, `先生`).
+  Without a segmenter, a name anywhere would take words (`周末`, weekend;
+  `高峰`, peak), so a name between other words is not read;
+- in the scripts of South Asia, one or two words before an honorific that
+  follows a name (`सुनीता शर्मा जी`, `వెంకట రమణ గారికి`, `நிமல் அவர்களுக்கு`) or after
+  a title before it (`डॉ. मीना वर्मा`): no lexicon here holds their names;
+- in Thai, a given name and a surname after `คุณ` (Khun), which is `you` too;
+- in Hebrew, a given name with a preposition's letter written onto it and a
+  surname after it (`לרונית לוי`).
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import re
 from . import languages
 from .findings import Overlaps
 from .lexicons import Lexicons, fold
+from .lexicons import words as _words
 from .scriptplaces import words_by_script
 
 Span = tuple[str, int, int]
@@ -42,6 +51,169 @@ KOREAN_SURNAMES = frozenset("김이박최정강조윤장임한오서신권황안
 _KOREAN_TITLES = ("님", "씨")
 _JAPANESE_TITLES = re.compile(r"さん|様|さま|氏|先生|くん|君|ちゃん|殿")
 
+# Chinese names (module docstring): the commonest one-character surnames (the hundred commonest are about 85% of
+# people), in simplified and traditional forms, and the commonest two-character ones
+CHINESE_SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔"
+    "钟谭陆汪范金廖贾夏韦付方邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔汤"
+    "張劉陳楊黃趙吳孫馬鄭謝許韓馮鄧蕭葉蘇呂盧鍾譚陸賈鄒閆賀顧龔錢嚴湯"
+)
+_COMPOUND_SURNAMES = ("欧阳", "司马", "上官", "诸葛", "东方", "皇甫", "歐陽", "司馬")
+# characters a one-character given name is (`王芳`, `李强`), and each half of a two-character one (`秀英`, `建国`)
+_GIVEN_ALONE = frozenset(
+    "伟芳娜敏静丽强磊军洋勇艳杰娟涛明超秀霞平刚桂英华玉萍红鹏辉玲婷雪琳晶慧颖斌宇浩凯鑫健俊帆帅旭宁欣佳倩蕾薇瑶悦"
+    "瑞博航阳昊晨楠梅燕莉兰凤洁琴云亮峰波飞彬毅虎轩豪睿涵怡嘉琪璐露丹妮婉欢伦晖亚蓉菲昕岩琦媛璇茜娇瑾嫣"
+    "偉芳娜靜麗強軍濤傑娟萍紅鵬輝玲婷琳晶慧穎斌凱鑫寧俊帥旭欣蕾薇瑤悅瑞航陽昊晨楠梅燕莉蘭鳳潔琴雲亮峰波飛彬毅豪睿涵"
+)
+_GIVEN_FIRST = _GIVEN_ALONE | frozenset(
+    "建晓志小美子秀桂春文海新永德家一梓雨思可梦诗紫若天立振宏光荣卫忠庆淑素彩爱安福祥贵松泽鸿曉誌夢詩榮衛慶愛澤鴻國"
+)
+_GIVEN_SECOND = _GIVEN_ALONE | frozenset("国华英兰东轩涵萱怡彤文成生林龙平安福宁清山梅花霞芬珍琼莲凤云飞杰峰东強國華東")
+# words right before a name that set it apart: a field's or a role's (`客户`, `持卡人`, `负责人`), a relation's,
+# a verb's
+_CHINESE_BEFORE = re.compile(
+    r"(?:客户|客戶|顾客|联系人|聯絡人|负责人|負責人|作者|审核|提交人|报告人|報告人|申请人|申請人|持卡人|收件人|收货人|寄件人|"
+    r"经办人|患者|骑手|司机|老师|同事|丈夫|妻子|女儿|儿子|哥哥|姐姐|弟弟|妹妹|合伙人|朋友|店长|经理|主管|值班的是|换成了|"
+    r"转交|用户|会员|家长|学生|员工|订购人|预订人|买家|卖家|姓名|名字|联系|聯繫|通知|感谢|谢谢|謝謝|是|找|让|讓|给|給|由|"
+    r"和|与|與|跟|畀|叫|请|請)\Z"
+)
+# what follows a name: a verb, a preposition or a title (`王芳在成都`, `李娜说`, `王师傅`, `陈先生`)
+_CHINESE_AFTER = frozenset(
+    "在说去从和与已是的会要也都负明下上今昨前后刚正将来回住搬开做对把被给向于师先女小老经同等写打发让告请說從與會對給寫讓"
+)
+_KANA = re.compile(r"[\u3040-\u30ff]")
+
+
+def _chinese(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """Chinese names in the Han run text[a:b]: a surname at the run's start or after a cue word, and a given name
+    of two characters or one, before the run's end or a word that follows names (module docstring)."""
+    line = text.rfind("\n", 0, a) + 1, text.find("\n", b)
+    if _KANA.search(text, line[0], line[1] if line[1] >= 0 else len(text)):
+        return []  # Japanese: its surnames are read by _japanese()
+    out: list[tuple[int, int]] = []
+    i = a
+    while i < b - 1:
+        size = 2 if text[i : i + 2] in _COMPOUND_SURNAMES else 1 if text[i] in CHINESE_SURNAMES else 0
+        if not size or not (i == a or _CHINESE_BEFORE.search(text, max(a, i - 4), i)):
+            i += 1
+            continue
+        g = i + size
+        found = 0
+        if g + 2 <= b and text[g] in _GIVEN_FIRST and text[g + 1] in _GIVEN_SECOND and _ends(text, g + 2, b):
+            found = g + 2
+        elif g + 1 <= b and text[g] in _GIVEN_ALONE and _ends(text, g + 1, b):
+            found = g + 1
+        if found:
+            out.append((i, found))
+            i = found
+        else:
+            i += 1
+    return out
+
+
+_NOT_GIVEN = frozenset("様氏君殿他等宛達各")  # an honorific or `and others` after a surname, no given name
+
+
+def _one_kanji(text: str, i: int) -> bool:
+    """A given name of one kanji at text[i], on its own: `翔` of `渡辺 翔`, `誠` of `高橋 誠 様`."""
+    c = text[i : i + 1]
+    return bool(c) and _is_han(c) and c not in _NOT_GIVEN and not _is_han(text[i + 1 : i + 2] or " ")
+
+
+# what follows a person's name in the languages of South Asia, as `Mr`/`Ms` precede it in English: `सुनीता शर्मा जी`,
+# `వెంకట రమణ గారికి`, `முருகன் செல்வம் அவர்களுக்கு`, `അനിൽ മേനോൻ സാറിന്`, `නිමල් පෙරේරා මහතාට`, with their case endings
+_HONORIFIC_AFTER = _words(
+    "जी साहब साहेब साहिबा सर मैडम जीने जीको जीसे "  # Hindi, Marathi, Nepali
+    "সাহেব সাহেবকে সাহেবের বাবু দিদি আপা "  # Bengali
+    "ਜੀ ਸਾਹਿਬ "  # Punjabi
+    "ભાઈ બેન જી સાહેબ "  # Gujarati
+    "அவர்கள் அவர்களுக்கு அவர்களை அவர்களிடம் அவர்களின் சார் "  # Tamil
+    "గారు గారికి గారిని గారితో గారి "  # Telugu
+    "ಅವರು ಅವರಿಗೆ ಅವರನ್ನು ಅವರ ಸರ್ "  # Kannada
+    "സാർ സാറിന് സാറിനെ സാറിന്റെ മാഡം ചേട്ടൻ ചേച്ചി "  # Malayalam
+    "මහතා මහතාට මහතාගේ මහත්මිය මහත්මියට මහත්මියගේ මෙනවිය"  # Sinhala
+)
+_HONORIFIC_BEFORE = _words(  # `डॉ`: the dot after it is no letter, so not the word's
+    "श्री श्रीमती सुश्री डॉ শ্রী শ্রীমতী জনাব ডা ਸ੍ਰੀ ਸ਼੍ਰੀ ਡਾ શ્રી શ્રીમતી ડૉ திரு திருமதி டாக்டர் శ్రీ శ్రీమతి డా ಶ್ರೀ "
+    "ಶ್ರೀಮತಿ ಡಾ ശ്രീ ശ്രീമതി ഡോ ශ්‍රී ආචාර්ය"
+)
+_PLEASE = frozenset(["कृपया", "দয়া", "করে", "ਕਿਰਪਾ", "કૃપા", "தயவுசெய்து", "దయచేసి", "ದಯವಿಟ್ಟು", "ദയവായി", "කරුණාකර"])
+
+
+def _honoured(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int, int] | None:
+    """The one or two words of the word's script before an honorific that follows a name (`सुनीता शर्मा जी`),
+    or after one that precedes it (`श्री राजेश कुमार`); no function word, no `please`."""
+    a, b, script = words[i]
+    if script != "other" or not "\u0900" <= text[a] <= "\u0dff":  # the scripts of South Asia
+        return None
+    if text[a:b] in _HONORIFIC_AFTER and i > 0:
+        name = [j for j in (i - 2, i - 1) if j >= 0 and _named_word(text, words, j, i)]
+    elif text[a:b] in _HONORIFIC_BEFORE:
+        name = [j for j in (i + 1, i + 2) if j < len(words) and _named_word(text, words, j, i)]
+    else:
+        return None
+    if not name:
+        return None
+    return words[name[0]][0], words[name[-1]][1]
+
+
+def _named_word(text: str, words: list[tuple[int, int, str]], j: int, i: int) -> bool:
+    """words[j] may be part of a name read from the honorific words[i]: same script, next to it with only a space
+    between (a word between too, for the farther one), no function word, no `please`, no honorific."""
+    lo, hi = sorted((i, j))
+    between = all(text[words[k][1] : words[k + 1][0]] in (" ", ". ") for k in range(lo, hi))
+    word = text[words[j][0] : words[j][1]]
+    if not between or words[j][2] != "other" or word in _PLEASE or word in function_words():
+        return False
+    if word in _HONORIFIC_AFTER or word in _HONORIFIC_BEFORE:
+        return False
+    return not (abs(i - j) == 2 and not _named_word(text, words, (i + j) // 2, i))
+
+
+# Thai: `คุณ` (Khun) before a given name and, after a space, a surname (`คุณวิชัย ศรีสุข`); `คุณ` is `you` too, and
+# opens `คุณภาพ` (quality), `คุณสมบัติ` (property), `คุณค่า` (value)
+_THAI_KHUN = re.compile(
+    r"คุณ(?!ภาพ|สมบัติ|ค่า|ประโยชน์|ลักษณะ|ธรรม|ครู)([\u0e01-\u0e4e]{2,10})(?![\u0e01-\u0e4e])"
+    r"(?:[ \t]([\u0e01-\u0e4e]{2,12})(?=[ \t,.)\"”']|$))?"
+)
+_THAI_NOT_NAME = re.compile(r"ช่วย|จะ|สามารถ|ได้|มี|เป็น|ต้อง|ควร|ก็|คง|ไม่|อยาก|ทำ|ชอบ|ใช้|เคย|กำลัง|คือ|ครับ|ค่ะ|คะ")
+
+
+def _thai(text: str) -> list[tuple[int, int]]:
+    out = []
+    for m in _THAI_KHUN.finditer(text):
+        if _THAI_NOT_NAME.match(m.group(1)):
+            continue
+        surname = m.group(2) is not None and not _THAI_NOT_NAME.match(m.group(2))
+        out.append((m.start(1), m.end(2) if surname else m.end(1)))
+    return out
+
+
+def by_form(lex: Lexicons, text: str, a: int, b: int) -> bool:
+    """text[a:b] is a name its form says is one, in a script without capitals or spaces between words: a Korean
+    surname and a common given name (`김지현`), a Chinese name where _chinese() reads one (`持卡人=周伟`)."""
+    word = text[a:b]
+    if not word or word.isascii():
+        return False
+    if len(word) == 3 and word[0] in KOREAN_SURNAMES and 0 < rank(lex, word[1:]) <= GIVEN_RANK:
+        return True
+    if word[0] not in CHINESE_SURNAMES and word[:2] not in _COMPOUND_SURNAMES:
+        return False
+    start, end = a, b
+    while start > 0 and _is_han(text[start - 1]):
+        start -= 1
+    while end < len(text) and _is_han(text[end]):
+        end += 1
+    return (a, b) in _chinese(text, start, end)
+
+
+def _is_han(c: str) -> bool:
+    return "\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf"
+
+
+def _ends(text: str, j: int, b: int) -> bool:
+    return j == b or text[j] in _CHINESE_AFTER
+
 
 def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
     """The people in `text` named in scripts other than Latin, apart from what `taken` overlaps."""
@@ -50,19 +222,24 @@ def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
     out: list[Span] = []
     seen = Overlaps(taken)
     words = words_by_script(text)
+    thai = _thai(text) if "คุณ" in text else []
     for i, (a, b, script) in enumerate(words):
         if script == "latin":
             continue
         if script == "han":
-            found = [(s, e) for _, s, e in _japanese(lex, text, a, b)]
+            found = [(s, e) for _, s, e in _japanese(lex, text, a, b)] or _chinese(text, a, b)
         else:
             span = _korean(lex, text, a, b) if script == "hangul" else _spaced(lex, text, words, i)
+            span = span or _honoured(lex, text, words, i) or _prefixed(lex, text, words, i)
             span = span or (_armenian(text, words, i) if "\u0531" <= text[a] <= "\u0556" else None)
             found = [] if span is None else [span]
         for s, e in found:
             if not seen.over(s, e):
                 out.append(("PERSON", s, e))
                 seen.add(("PERSON", s, e))
+    for s, e in thai:
+        if not seen.over(s, e):
+            out.append(("PERSON", s, e))
     return out
 
 
@@ -165,14 +342,42 @@ def _spaced(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int)
     word = text[a:b]
     if len(word) < 3 or (script == "cased" and not word[0].isupper()) or common_word(lex, word):
         return None
+    if word.startswith("ال"):
+        return None  # Arabic's article: a noun's (`الحساب`, the account) or a surname's, never a given name's
     if not 0 < _given(lex, word, script) <= GIVEN_RANK:
         return None
+    if script == "cased" and word not in lex.people and _declined_place(lex, word):
+        return None  # `из Перми`: Пермь less its soft sign, not Пери with two letters cut
     if i + 1 < len(words):
         c, d, other = words[i + 1]
         nxt = text[c:d]
         if other == script and text[b:c] == " " and 0 < rank(lex, _base(lex, nxt, script, True), True) <= NAME_RANK:
             return a, d
     return a, b
+
+
+_HEBREW_PREFIXES = "בלמוהשכ"  # letters written onto a word: in, to, from, and, the, that, as
+
+
+def _prefixed(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int, int] | None:
+    """A Hebrew given name with a preposition's letter written onto it, and a surname after it: `לרונית לוי`
+    (to Ronit Levi), `מיוסי מזרחי`; the letter is not the name's."""
+    a, b, _ = words[i]
+    word = text[a:b]
+    if len(word) < 4 or word[0] not in _HEBREW_PREFIXES or not "\u05d0" <= word[1] <= "\u05ea":
+        return None
+    if not 0 < rank(lex, word[1:]) <= GIVEN_RANK or i + 1 >= len(words):
+        return None
+    c, d, _ = words[i + 1]
+    if text[b:c] == " " and 0 < rank(lex, text[c:d], True) <= NAME_RANK:
+        return a + 1, d
+    return None
+
+
+def _declined_place(lex: Lexicons, word: str) -> bool:
+    """A Cyrillic or Greek place's name with one letter of a case ending: `Перми` (Пермь), `Казани` (Казань)."""
+    stem = word[:-1]
+    return len(stem) >= 3 and (stem in lex.scripts or any(stem + v in lex.scripts for v in "ьйаяоеиыΑα"))
 
 
 def _given(lex: Lexicons, word: str, script: str) -> int:
@@ -235,6 +440,7 @@ def _japanese(lex: Lexicons, text: str, a: int, b: int) -> list[Span]:
                 found = (i, end)
             elif end == b and text[end : end + 1] == " ":  # `山本 美咲`: the given name after a space
                 after = next((k for k in (3, 2) if 0 < rank(lex, text[end + 1 : end + 1 + k]) <= NAME_RANK), 0)
+                after = after or (1 if _one_kanji(text, end + 1) else 0)  # `渡辺 翔`, `高橋 誠 様`
                 if after:
                     found = (i, end + 1 + after)
             if found:

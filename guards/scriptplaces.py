@@ -6,9 +6,10 @@ Here a city of 100,000 people or more is looked up by its names in other
 scripts (lexicon scripts.txt, GeoNames' alternate names). Words in scripts
 written with spaces are looked up whole, a Cyrillic or Greek one also with a
 case ending of up to two letters (`Новосибирске`, `Харкова` from `Харков`),
-two such words declined together (`из Новог Сада`), a Bengali, Tamil, Armenian
-or Georgian one with its case ending (`চট্টগ্রামে`, `மதுரையில்`, `Երևանում`,
-`თბილისში`), a Hebrew, Arabic or Amharic one after the letters of a preposition
+two such words declined together (`из Новог Сада`), a Bengali, Tamil, Armenian,
+Georgian, Devanagari, Malayalam, Telugu, Gujarati or Gurmukhi one with its
+case ending or postposition (`চট্টগ্রামে`, `மதுரையில்`, `Երևանում`, `თბილისში`,
+`पोखरामा`, `കൊച്ചിയിലെ`), a Kazakh one with its locative (`Алматыдағы`), a Hebrew, Arabic or Amharic one after the letters of a preposition
 (`בתל אביב`, `በአዲስ አበባ`); a place's two words outweigh a person's reading of one;
 in Han and kana, a city's name may start anywhere (`田中美咲さんは京都で生まれ`),
 and one of two characters only for a city of 500,000 people or more; in
@@ -141,6 +142,14 @@ _ENDINGS = {
     "tamil": [("யிலிருந்து", ""), ("ிலிருந்து", ""), ("யில்", ""), ("ில்", ""), ("வில்", ""), ("க்கு", ""), ("ுக்கு", "")],
     "armenian": [("ում", ""), ("ից", ""), ("ով", ""), ("ի", ""), ("ը", "")],
     "georgian": [("ისკენ", "ი"), ("იდან", "ი"), ("ში", "ი"), ("ის", "ი"), ("ში", ""), ("ის", "")],
+    # Nepali's and Marathi's postpositions written onto the name: `पोखरामा`, `काठमाडौंबाट`, `मुंबईमध्ये`
+    "devanagari": [("मध्ये", ""), ("बाट", ""), ("हून", ""), ("मा", ""), ("को", ""), ("ले", ""), ("ला", "")],
+    "malayalam": [("യിൽനിന്ന്", ""), ("യിലേക്ക്", ""), ("യിലെ", ""), ("യിൽ", ""), ("ിലേക്ക്", ""), ("ിലെ", ""), ("ിൽ", "")],
+    "telugu": [("నుండి", ""), ("లోని", ""), ("లో", ""), ("కు", "")],
+    "gujarati": [("માં", ""), ("થી", ""), ("નો", ""), ("ના", ""), ("ની", "")],
+    "gurmukhi": [("ਵਿੱਚ", ""), ("ਤੋਂ", ""), ("ਦਾ", ""), ("ਦੀ", "")],
+    # Kazakh's locative and ablative, longer than the two letters a Russian case ending has: `Алматыдағы`
+    "cyrillic": [("ндағы", ""), ("дағы", ""), ("тағы", ""), ("дегі", ""), ("тегі", ""), ("дан", ""), ("тан", "")],
 }
 
 
@@ -160,6 +169,12 @@ _SCRIPT_BLOCKS = (
     ("armenian", "\u0530", "\u058f"),
     ("georgian", "\u10a0", "\u10ff"),
     ("ethiopic", "\u1200", "\u137f"),
+    ("devanagari", "\u0900", "\u097f"),
+    ("gurmukhi", "\u0a00", "\u0a7f"),
+    ("gujarati", "\u0a80", "\u0aff"),
+    ("telugu", "\u0c00", "\u0c7f"),
+    ("malayalam", "\u0d00", "\u0d7f"),
+    ("cyrillic", "\u0400", "\u04ff"),
 )
 
 

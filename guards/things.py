@@ -112,10 +112,12 @@ _NAMED_BEFORE = re.compile(
     # a stadium, a train, a rose, an exhibition: `Estadio Santiago Bernabéu`, `IC „Theodor Heuss“`, `la rose « Pierre
     # de Ronsard »`, `l'expo Monet`
     r"(?i:estadio|estádio|stade|stadion|stadio|expo|exposition|ausstellung|mostra)|rose|rosa)"
-    # ships and trains: `MV Hebrides`, `IC Theodor Heuss` (not `MS`: `Dear MS Katharina Huber`; a vessel's field
-    # says so, `"vessel": "MS Hope"`, `vessel=MS Kong Harald`)
+    # ships and trains: `MV Hebrides`, `IC Theodor Heuss` (not `MS` alone: `Dear MS Katharina Huber`; a vessel's
+    # field says so, `"vessel": "MS Hope"`, `vessel=MS Kong Harald`)
     r"|\b(?:MSC|CMA\s+CGM|MV|MT|SS|RMS|HMS|USS|IC|ICE|EC|TGV)"
-    r"|(?i:vessel|ship|ferry|boat)[\"']?[ \t]*[:=][ \t]*[\"']?MS)[ \t]+[\"'“„«]?[ \t]?\Z"
+    r"|(?i:vessel|ship|ferry|boat)[\"']?[ \t]*[:=][ \t]*[\"']?MS"
+    # or an article before it: `on the MS Amalia`, `aboard MS Vivaldi` (no one writes `the Ms Smith`)
+    r"|\b(?i:the|aboard)[ \t]+MS)[ \t]+[\"'“„«]?[ \t]?\Z"
 )
 _QUALIFIED_AFTER = re.compile(
     r"[ \t]+[A-Z][a-z]+[ \t]+(?:Prize|Award|Medal|Fellowship|Scholarship|Lecture|Memorial|Stadium|Hall|Building|"

@@ -31,7 +31,7 @@ from .lexicons import fold
 from .lexicons import words as _words
 from .lowercase import addressed, done_for, introduced, standup
 from .records import PERSONAS, in_personal_row
-from .scriptnames import GIVEN_RANK, rank
+from .scriptnames import GIVEN_RANK, by_form, rank
 
 WEIGHTS = Path(__file__).parent / "data" / "vetter.json"
 FEATURES_VERSION = 1  # bump when features() changes: the shipped weights are then stale (a test says so)
@@ -123,17 +123,20 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
     """A person the text says is one, which the vetter does not second-guess: a field only a person has
     (`last="Quintanilla"`, `holder=`; `name:` names robots, pets and servers too), what is said to or of a
     person (`Thanks Austin`, `Call John`, `Mason is on call`, `Dr. Okafor`; not a `her` later in the sentence,
-    which may be anyone's), or a full name, a given name on
-    sight and a surname (`Ruby Chen`, `Grace Kim`); never a fixture's persona (`John Doe`, `Alice`)."""
+    which may be anyone's), a full name, a given name on sight and a surname (`Ruby Chen`, `Grace Kim`), or a
+    name whose form says so in a script without capitals (`김지현`, `持卡人=周伟`); never a fixture's persona
+    (`John Doe`, `Alice`, `홍길동`)."""
     if entity != "PERSON":
         return False
     text = around.text
     words = text[a:b].split()
-    if " ".join(fold(w) for w in words) in PERSONAS:
+    if " ".join(fold(w) for w in words) in PERSONAS or text[a:b] in PERSONAS:  # `홍길동`: folding splits Hangul
         return False
     field = cues.field_before(text, a)
     if field and cues.word_before(text, a) != "name":
         return True
+    if by_form(kinds.lex, text, a, b):
+        return True  # `김지현`, `持卡人=周伟`: a surname and a given name, in scripts without capitals
     cued = cues.person(text, a, b, strict=True) or cues.title_before(text, a) or cues.social_before(text, a)
     cued = cued or _INTRODUCED.search(text, max(0, a - 24), a) is not None  # `I'm Jakub, new on the team`
     cued = cued or (text[a:b].islower() and done_for(text, a))  # `pls add oluwaseun to the rota`

@@ -1,0 +1,47 @@
+"""A chat log's speakers: the name in the slot a chat client writes before each message.
+
+A chat client writes who speaks before what they say: Slack's and Teams'
+copies `[12:30] Ollie: ...`, an IRC log's `<marek> ...`, a WhatsApp export's
+`12/03/2024, 09:14 - Siobhan Kelly: ...`, and a bare `Marisol: ...` where
+several lines open the same way. That slot holds a handle, the name an account
+shows, as `tomas.p` or `@m-osei` would; guards/names.py reads no person there.
+The same name said inside a message (`ask Ollie`) is a person's as ever.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .deployments import TIME_PREFIX
+
+# a speaker's name: up to three words, no digits (`Siobhan Kelly`, `Ana María`, `o'brien`)
+_NAME = r"[^\W\d_][\w.'’\-]*(?:[ \t][^\W\d_][\w.'’\-]*){0,2}"
+# a WhatsApp export's date and time (`12/03/2024, 09:14 - `, `[12.03.24, 09:14:05] `, `3/12/24, 9:14 PM - `)
+_EXPORT = r"\[?\d{1,2}[./]\d{1,2}[./]\d{2,4},?[ \t]+\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?\]?(?:[ \t]+-)?"
+_TIMED = re.compile(rf"(?m)^[ \t]*(?:{_EXPORT}|{TIME_PREFIX})[ \t]+(?:<(?P<nick>[^\s<>]+)>|@?(?P<who>{_NAME}):)[ \t]")
+_NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
+_BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
+_LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
+BARE_LINES = 2  # bare `Name: ...` lines a text needs to be a chat log's (one is a field: `Reporter: Ana`)
+
+
+def speakers(text: str) -> list[tuple[int, int]]:
+    """Where text's chat lines name their speaker: after a time, in an IRC nick's brackets, or bare at a line's
+    start where at least BARE_LINES lines open so with a message after the colon."""
+    if ":" not in text and "<" not in text:
+        return []
+    out = [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in _NICK.finditer(text)]
+    bare = [m.span("who") for m in _BARE.finditer(text)]
+    if len(bare) >= BARE_LINES:
+        out += bare
+    return [(a, b) for a, b in out if text[a:b].lower() not in _LEVEL and _named(text[a:b])]
+
+
+def _named(slot: str) -> bool:
+    """A name's casing: every word capitalised, or all in lower case (not `Lena paged`, a log's sentence)."""
+    words = slot.split()
+    return len(words) == 1 or slot.islower() or all(w[0].isupper() for w in words)
+
+
+def _slot(match: re.Match[str]) -> tuple[int, int]:
+    return match.span("nick") if match.group("nick") is not None else match.span("who")

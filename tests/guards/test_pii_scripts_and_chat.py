@@ -1,0 +1,110 @@
+"""Names in scripts without capitals or spaces (Chinese, Korean, Japanese, the scripts of South Asia, Thai), places
+with other languages' endings written onto them, a chat log's speakers, and values written against such letters.
+
+Read with the step's own name reader (the shipped lexicons, rules, vetter and language identifier's model).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from taskgate.guards.chat import speakers
+
+from .test_pii_fields_streets_and_prose import scan
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # Chinese: a common surname and a given name, set apart by a field, a cue word or what follows
+        ("持卡人=郑丽 订单=ICE-20241101-0042", ("PERSON", "郑丽")),
+        ('refund = {"customer": "胡晓明", "amount": 120}', ("PERSON", "胡晓明")),
+        ("[联系人]\n姓名 = 高秀英\n城市 = 广州", ("PERSON", "高秀英")),
+        ("请帮我给林建华写一封感谢信，谢谢他修好了钟表。", ("PERSON", "林建华")),
+        ("何伟说杭州那家锁匠店的预约系统今天又挂了。", ("PERSON", "何伟")),
+        ("报告人：谢婷婷\n客户地址：苏州", ("PERSON", "谢婷婷")),
+        ("宋磊明天去成都，值班请找唐军。", ("PERSON", "唐军")),
+        # Korean: a surname and a common given name, which the vetter no longer second-guesses
+        ('{"담당자": "박서연", "지역": "부산"}', ("PERSON", "박서연")),
+        ("리허설 일정표를 최지훈 씨에게 보냈어요", ("PERSON", "최지훈")),
+        # Japanese: a surname and a given name of one kanji after a space
+        ("| 山田 翔 | 設計 | 仙台 |", ("PERSON", "山田 翔")),
+        ("予約重複: 佐藤 誠 様 (横浜)", ("PERSON", "佐藤 誠")),
+        # South Asia: the honorific after a name, or the title before it
+        ("कृपया अमित वर्मा जी को एक ईमेल लिखें", ("PERSON", "अमित वर्मा")),
+        ("దయచేసి శ్రీనివాస్ రావు గారికి ఒక సందేశం రాయండి", ("PERSON", "శ్రీనివాస్ రావు")),
+        ("தயவுசெய்து கவிதா ராமன் அவர்களுக்கு ஒரு கடிதம் எழுதுங்கள்", ("PERSON", "கவிதா ராமன்")),
+        ("ദയവായി സുരേഷ് നായർ സാറിന് ഒരു കത്ത് എഴുതുക", ("PERSON", "സുരേഷ് നായർ")),
+        ("කරුණාකර සුනිල් පෙරේරා මහතාට ලිපියක් ලියන්න", ("PERSON", "සුනිල් පෙරේරා")),
+        ('incharge: "डॉ. मीना वर्मा"', ("PERSON", "मीना वर्मा")),
+        # Thai: Khun before a given name and a surname
+        ("ช่วยเขียนอีเมลถึงคุณสุดา แก้วมณี ว่าร้านปิดวันจันทร์", ("PERSON", "สุดา แก้วมณี")),
+        # Hebrew: a preposition's letter written onto a given name, a surname after it
+        ("תוכל לכתוב מייל לדנה כהן על ההזמנה?", ("PERSON", "דנה כהן")),
+        # places with an ending written onto them
+        ("Напиши письмо для клиента из Перми о заказе", ("LOCATION", "Перми")),
+        ("Алматыдағы шеберхана жұмаға ауысты", ("LOCATION", "Алматыдағы")),
+        ("कृपया लिखें कि पोखरामा हुने कार्यक्रम सरेको छ", ("LOCATION", "पोखरामा")),
+        ("ദയവായി: കൊച്ചിയിലെ കട അടച്ചു", ("LOCATION", "കൊച്ചിയിലെ")),
+        ("విజయవాడలోని దుకాణం మూసివేయబడింది", ("LOCATION", "విజయవాడలోని")),
+        # places in Latin letters: an XML element's, a beach's and a boarding's field, after a name mid-line, ending
+        # a bracketed aside
+        ("<client>\n  <nom>Paul Girard</nom>\n  <ville>Lausanne</ville>\n</client>", ("LOCATION", "Lausanne")),
+        ('lifeguard = %{name: "Kirra Walsh", beach: "Manly"}', ("LOCATION", "Manly")),
+        ('ticket = Ticket(\n    nome="Rita Sousa",\n    embarque="Peso da Régua",\n)', ("LOCATION", "Peso da Régua")),
+        ("nouvelle inscription Chloé Vasseur-Brun, Marseille, cours de voltige", ("LOCATION", "Marseille")),
+        ("Reembolso para Tiago Moreira (oficina de relojoaria, Coimbra) falhou", ("LOCATION", "Coimbra")),
+        # values against letters of a script without spaces, and written again
+        ("미국 애틀랜타에 사는데 SSN은 612-38-4471이에요.", ("US_SSN", "612-38-4471")),
+        ('assert normalise("612-38-4471") == "612384471"', ("US_SSN", "612384471")),
+        ("支付失败 卡号=6246016160610535392 订单=B-12", ("CREDIT_CARD", "6246016160610535392")),
+    ],
+)
+def test_reads_names_places_and_values_in_these_scripts(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a chat log's speakers are handles, whatever their case
+        ("Marisol: la cuota del club sube\nEva: ok, lo miro con Mirjam", ("PERSON", "Marisol")),
+        ("[12:30] Ollie: the clockmaker from Bath called back", ("PERSON", "Ollie")),
+        ("12/03/2024, 09:14 - Siobhan Kelly: the rowing club moves to the boathouse", ("PERSON", "Siobhan Kelly")),
+        # Chinese words that open with a surname's character, and a fixture's placeholders
+        ("流量高峰期的周期性任务，王国和高级方案", ("PERSON", "高峰")),
+        ('{"zh": "张三", "ko": "홍길동"}', ("PERSON", "홍길동")),
+        # Thai's `you` and `quality`, which open with Khun
+        ("คุณภาพของระบบ คุณช่วยตรวจสอบได้ไหม", ("PERSON", "ภาพของระบบ")),
+        # Arabic's article opens a noun, never a given name: `the account`
+        ("وأكّد له أن التحويل وصل إلى الحساب أمس", ("PERSON", "الحساب")),
+        # a ship, a shop, a published placeholder's row, role mailboxes in other languages
+        ("the cruise is overbooked on the MS Amalia this week", ("PERSON", "Amalia")),
+        ("# Tienda de novias - configuración del TPV", ("PERSON", "Tienda")),
+        ("E-1042,Keiko,Watanabe-Reyes,539-43-0383,WA\nE-1043,Jane,Doe,078-05-1120,TX", ("PERSON", "Jane")),
+        ("To: raamatupidamine@tallinnaballett.ee", ("EMAIL_ADDRESS", "raamatupidamine@tallinnaballett.ee")),
+        ("To: buh@cirkschool.ru", ("EMAIL_ADDRESS", "buh@cirkschool.ru")),
+        # a trace id of 19 digits with no card's word before it
+        ("trace_id=6246016160610535392 span=ok", ("CREDIT_CARD", "6246016160610535392")),
+    ],
+)
+def test_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Marisol: hola\nEva: ok", ["Marisol", "Eva"]),
+        ("[09:03] leilani: the rink\n10:40 <omar> ok", ["leilani", "omar"]),
+        ("12/03/2024, 09:14 - Siobhan Kelly: hi", ["Siobhan Kelly"]),
+        ("[13/11/24, 18:02] Ayşe Kaya: Merhaba", ["Ayşe Kaya"]),
+        # one bare `Key: value` line is a field, an indented one a YAML key, a log's sentence no speaker
+        ("Reporter: Ana Marić\nsummary here", []),
+        ("assignments:\n  Elena Rossi: [backend]\n  Marco Bruni: [sre]", []),
+        ("09:02 Lena paged: meter lag 40m", []),
+        ("12:00:01 INFO: deployed", []),
+    ],
+)
+def test_speakers_are_the_slot_before_each_message(text: str, said: list[str]) -> None:
+    assert [text[a:b] for a, b in speakers(text)] == said
