@@ -107,6 +107,10 @@ _JOINED_AFTER = re.compile(r"\s+(?:og|och|und|et|y|e|i|en|ve|ja|és|и|та)\s+(
 _SAYS_AFTER = re.compile(
     r"[ \t]+(?:mówi|napisała|napisał|dice|ha\s+detto|scrive|sagt|schreibt|schrieb|dit|écrit|diz|disse|escreveu|"
     r"dijo|escribió|zegt|schreef|säger|skrev|sier|říká|napsala|napsal|psala|psal|píše|řekla|řekl|söyledi|yazdı|kaže|"
+    # lives, moved, works, in languages written in Latin letters: `Veera asuu Turussa`, `Lena wohnt in Graz`
+    r"asuu|muutti|syntyi|työskentelee|sanoi|kirjoitti|bor|flyttade|flyttet|flyttede|arbetar|jobber|arbejder|"
+    r"wohnt|lebt|arbeitet|woont|werkt|verhuisde|vive|trabaja|abita|lavora|habite|travaille|mora|trabalha|mieszka|"
+    r"pracuje|bydlí|lakik|dolgozik|"
     r"говорит|сказала|сказал|"
     # what only a person does, in other scripts: lives, moved, was born, works (`דנה עברה ל...`, `Анна живёт в`)
     r"אמר|אמרה|כתב|כתבה|גר|גרה|עבר|עברה|נולד|נולדה|עובד|עובדת|قال|قالت|يعيش|تعيش|انتقل|انتقلت|ولد|ولدت|"
