@@ -9,8 +9,9 @@ case ending of up to two letters (`Новосибирске`, `Харкова` f
 two such words declined together (`из Новог Сада`), a Bengali, Tamil, Armenian,
 Georgian, Devanagari, Malayalam, Telugu, Gujarati or Gurmukhi one with its
 case ending or postposition (`চট্টগ্রামে`, `மதுரையில்`, `Երևանում`, `თბილისში`,
-`पोखरामा`, `കൊച്ചിയിലെ`), a Kazakh one with its locative (`Алматыдағы`), a Hebrew, Arabic or Amharic one after the letters of a preposition
-(`בתל אביב`, `በአዲስ አበባ`); a place's two words outweigh a person's reading of one;
+`पोखरामा`, `കൊച്ചിയിലെ`), a Kazakh one with its locative (`Алматыдағы`), a
+Hebrew, Arabic or Amharic one after the letters of a preposition (`בתל אביב`,
+`በአዲስ አበባ`); a place's two words outweigh a person's reading of one;
 in Han and kana, a city's name may start anywhere (`田中美咲さんは京都で生まれ`),
 and one of two characters only for a city of 500,000 people or more; in
 Hangul, at a word's start, a particle after it (`대전에서`). A line that names
