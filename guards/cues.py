@@ -397,3 +397,11 @@ def described_as_person(text: str, b: int) -> bool:
     """An aside right after text[:b] that says it is a person: `Jenkins (the person, not the CI)`."""
     match = ASIDE.match(text, b)
     return match is not None and bool(set(re.findall(r"[a-z]+", match.group(1).lower())) & HUMAN)
+
+
+_TZ_AREAS = _words("africa america antarctica arctic asia atlantic australia europe indian pacific")
+
+
+def time_zone_area(text: str, a: int, b: int) -> bool:
+    """text[a:b] is a time zone's area, its city after a slash: `Europe/Paris`, `America/Mexico_City`."""
+    return text[b : b + 1] == "/" and text[b + 1 : b + 2].isupper() and text[a:b].lower() in _TZ_AREAS

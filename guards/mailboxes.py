@@ -74,6 +74,8 @@ ROLES = _words(
     " raamatupidamine buh buhgalteria buhgalterija buhalterija kirjanpito bokforing bokføring regnskab regnskap "
     "ekonomi contabilidad contabilidade contabilita contabilitate comptabilite compta ksiegowosc ucetni "
     "uctarna konyveles konyvelo muhasebe racunovodstvo gramatvediba"
+    # a travel desk: `viajes@`, `reisen@`, `voyages@`
+    " travel viajes reisen voyages viagens viaggi reizen resor"
 )
 # hosts of personal mailboxes: there, a local part of ordinary words is still someone's (`lucky.star@gmail.com`)
 _PERSONAL_HOSTS = _words(

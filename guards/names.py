@@ -359,6 +359,8 @@ class Names(Placenames):
             or text[a:b] in _LITERALS
         ):
             return []
+        if cues.time_zone_area(text, a, b):
+            return []  # `Europe/Paris`, `America/Mexico_City`
         day = text[a:b].lower() in cues.DAYS_ELSEWHERE  # `Jumat`, `Mañana`; not `Herr Montag`, a common surname
         if day and not cues.title_before(text, a) and not self.common_surname(key):
             return []

@@ -184,10 +184,11 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _named_features(kinds, text)
         out += _sites(kinds, text)
         out += _prefixed(kinds, text)
+        out += [("LOCATION", *m.span(1)) for m in _CITY_WORD_AFTER.finditer(text)]
         out += [("LOCATION", *m.span("name")) for m in _MUTATED.finditer(text) if _irish_or_welsh(text, m.start())]
     out = list(dict.fromkeys(out))  # a place both a preposition and a feature find (`in Toscana`) is one
     kept = Overlaps(span for span in taken if span[0] != "PERSON")
-    return [span for span in out if not kept.over(span[1], span[2])]
+    return [span for span in out if not kept.over(span[1], span[2]) and not cues.time_zone_area(text, *span[1:])]
 
 
 def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
@@ -305,6 +306,14 @@ for _feature in sorted(FEATURES, key=lambda f: -f.count("_")):
     _BY_FIRST.setdefault(_feature.split("_")[0], []).append(tuple(_feature.split("_")))
 _CAPITALISED = re.compile(r"(?<![\w\-])[A-ZÀ-Þ][^\W\d_]*")
 _NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
+
+
+# a name before the Turkic languages' `city` with its case ending: `Samarqand shahridagi`, `Bakı şəhərindəki`,
+# `Konya şehrinde`, `Алматы қаласында`
+_CITY_WORD_AFTER = re.compile(
+    r"(?<![\w\-])([A-ZÀ-ÞİŞÇĞÖÜƏА-ЯЁӘҒҚҢӨҰҮҺІ][\w'’\-]{2,})[ \t]+"
+    r"(?:şehr|shahr|şəhər|қалас)[\wçğıöşüəғқңөұүһі]*(?![\w])"
+)
 
 
 def _features(kinds: Kinds, text: str) -> list[Span]:
@@ -523,10 +532,11 @@ _QUOTED = re.compile(r'"([^"]+)"')
 
 
 # Irish and Welsh write a name after `in` with its first letter mutated, and only a name's capital after the
-# mutation's letters: `i nGaillimh`, `i gCorcaigh`, `i bPort Láirge`, `yng Nghaerdydd`, `ym Mhorthmadog`; a
+# mutation's letters: `i nGaillimh`, `i gCorcaigh`, `i bPort Láirge`, `yng Nghaerdydd`, `ym Mhorthmadog`, `yn
+# Nolgellau` (Dolgellau); a
 # name after `in` is a place's
 _MUTATED = re.compile(
-    r"(?<![\w\-'’])(?:i|yng|ym)[ \t]+(?P<name>(?:nG|bhF|mB|gC|dT|bP|n-[AEIOUÁÉÍÓÚ]|Ngh|Ng|Mh)[a-záéíóúâêîôûŵŷ]"
+    r"(?<![\w\-'’])(?:i|yng|ym|yn)[ \t]+(?P<name>(?:nG|bhF|mB|gC|dT|bP|n-[AEIOUÁÉÍÓÚ]|Ngh|Ng|Mh|Nh|N)[a-záéíóúâêîôûŵŷ]"
     r"[^\W\d_]*(?:[ \t]+[A-ZÁÉÍÓÚ][^\W\d_]*)?)"
 )
 

@@ -151,9 +151,13 @@ def _glued(text: str, start: int, end: int) -> bool:
     before, after = (" " if _WIDE.match(c) else c for c in (before, after))
     if before.isalnum() or (after.isalpha() and end + 1 < len(text) and text[end + 1].isalnum()):
         return True
-    # `Tel.0161 496 0032` is a phone number, `build.20240511` part of an id
+    # `Tel.0161 496 0032` is a phone number, `build.20240511` part of an id; Hebrew writes a number after a
+    # preposition's letter and a hyphen (`ל-+972 55-870-9119`, to +972...)
+    prefixed = before == "-" and start > 1 and "\u05d0" <= text[start - 2] <= "\u05ea"
+    prefixed = prefixed and (start < 3 or not text[start - 3].isalnum())
     if (
-        before in _GLUE
+        not prefixed
+        and before in _GLUE
         and start > 1
         and text[start - 2].isalnum()
         and not _words_before(text, start - 1, 12, 1) & _PHONE_WORDS

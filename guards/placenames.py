@@ -117,6 +117,7 @@ class Placenames(Kinds):
         if key in self.lex.cities and not self.given(key) and not said.tech_after(text, b):
             # a large city by its own language's name (`Aarhus`, `Frankfurt`, `Göteborg`) where people are
             cued = cues.place_before(text, a) or places.people_in_before(text, a) or places.peoples_place_after(text, b)
+            cued = cued or places.beside_name(text, a, b, self.given)  # `Kund: Maja Holmström, Göteborg`
             if cued and not deployments.deployment(text, a, b, self.lex.products):
                 return True
         return places.journey_before(text, a)

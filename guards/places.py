@@ -99,6 +99,7 @@ STATES = (
 )
 # a US state's code after a city: `Austin TX`, `Portland, OR`
 _STATE_AFTER = re.compile(rf",?[ \t]+{STATES}\b(?![\-_.]\w)")
+_STATE_CELL_AFTER = re.compile(rf"(?P<q>[\"'])[ \t]*,[ \t]*(?P=q)(?P<code>{STATES})(?P=q)")
 # a name, then the place in brackets: `Luca Frei (Basel)`, `the customer Peter Müller (Graz)`
 _NAME_OPEN = re.compile(r"\b[A-Z][a-zà-ÿ][\w'’\-]*[ \t]+\(\Z")  # not `TODO(Fatima)`
 # a name of two or three words, its first at a line's or a field's start, and a comma: `Client: Eluned Pryce, `
@@ -109,7 +110,7 @@ _NAME_COMMA_ANY = re.compile(
     r"(?<![\w\-'’])(?-i:(?P<first>[A-ZÀ-Þ][a-zà-ÿ]+)(?:[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ]?[a-zà-ÿ'’]+)?){1,2}),"
     r"[ \t]+\Z"
 )
-_AFTER_NAME = re.compile(r"[ \t]*(?:$|\)|,)", re.M)
+_AFTER_NAME = re.compile(r"[ \t]*(?:$|\)|,|[ \t][–—·|-][ \t])", re.M)  # `Inès Benali, Lyon – tél.`
 
 
 def state_after(text: str, b: int) -> bool:
@@ -126,6 +127,8 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
             comma = m.group().startswith(",")
             if (_STATE_ENDS if comma else _STATE_ENDS_BARE).match(text, m.end()):
                 out.append(("LOCATION", m.end() - 2, m.end()))
+        elif kind == "LOCATION" and (m := _STATE_CELL_AFTER.match(text, b)):
+            out.append(("LOCATION", *m.span("code")))  # a row's next cell: `('Omaha', 'NE', ...)`
     return out
 
 

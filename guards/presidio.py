@@ -136,9 +136,10 @@ CARD_PATTERN = (
 )
 
 
-# a card of 19 digits in its printed groups (Maestro, UnionPay, Visa, Mir): `6759 5867 1521 9769 577`; a pattern of its
+# a card of 18 or 19 digits in its printed groups (Maestro, UnionPay, Visa, Mir): `6759 5867 1521 9769 577`,
+# `5893 7117 1830 0492 29`; the network's lengths still decide (no Visa of 18 digits); a pattern of its
 # own, so that a 16-digit card before three more digits (a CVV) is still read by CARD_PATTERN
-CARD_19_PATTERN = r"\b(?:4\d{3}|5[06-8]\d\d|6\d{3}|220[0-4])([- ])\d{4}\1\d{4}\1\d{4}\1\d{3}\b"
+CARD_19_PATTERN = r"\b(?:4\d{3}|5[06-8]\d\d|6\d{3}|220[0-4])([- ])\d{4}\1\d{4}\1\d{4}\1\d{2,3}\b"
 
 
 class IssuedSsnRecognizer(UsSsnRecognizer):
@@ -218,13 +219,16 @@ _PHONE_WORDS = (
     r"phone|tel|telephone|mobile|mobil|cell|cellphone|handy|telefon|teléfono|telefono|telefone|téléphone|"
     r"portable|call|called|calling|whatsapp|sms|número|numero|numer|nummer|celular|móvil|movil|"
     r"kontakt|contact|contacto|contatto|rufnummer|"
+    # to call, in other languages and English's `ring`: `ligar do 278 294 366`, `ring ham på 48 80 31 72`
+    r"ring|ringe|ringer|ligar|ligue|llamar|llame|appeler|appelez|anrufen|chiamare|chiami|bellen|soita|soittaa|"
+    r"zadzwoń|zadzwon|zavolejte|zavolej|"
     r"연락처|전화|電話|携帯|手机|电话"
 )
 _PHONE_WORD = re.compile(rf"(?i:{_PHONE_WORDS})")
 # a phone's word, up to 24 characters of glue (`_phone=`, `: "`, ` back on `, `는 `), then digits in groups
 _CUED_PHONE = re.compile(
     rf"(?<![^\W\d_])(?i:{_PHONE_WORDS})(?:s|_?(?:number|num|no|nr))?(?![A-Za-z])"
-    r"(?:[=:\"'(]|[^\S\n]++|[^\W\d]{1,8}+){0,8}?"
+    r"(?:[=:\"'(.]|[^\S\n]++|[^\W\d]{1,8}+){0,8}?"
     r"(?P<number>\(?\d[\d \-.()]{5,15}\d)(?![\d\-])"
 )
 _PHONE_REGIONS = [

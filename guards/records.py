@@ -86,7 +86,7 @@ _PLACE_KEY = (
     # and their islands, ports and places: `isla: "Tenerife"`, `liman: "Mersin"`, `"porto":"Genova"`, `sted=`
     r"isla|ilha|île|ile|insel|eiland|liman|porto|puerto|hafen|haven|havn|hamn|harbou?r|sted|lugar|luogo|ubicaci[óo]n|"
     # a branch's seat: `sede: Salamanca`, `filiale=Bergamo`, `sucursal: Rosario`
-    r"sede|filiale|sucursal|spot|beach|embarque|desembarque|embarkation|"
+    r"sede|filiale|sucursal|spot|beach|resort|embarque|desembarque|embarkation|"
     r"localiza[çc][ãa]o|standort|geo|geoip_city)"
     r"(?:_(?:pref|preference|name|city))?"
 )
@@ -139,6 +139,8 @@ RARE_WORD = 5_000  # a word's frequency in running text
 _HL7_PID = re.compile(r"(?m)^PID\|(?:[^|\n]*\|){4}(?P<family>[^|\n^]+)\^(?P<given>[^|\n^]+)")
 # HL7's next of kin (NK1-2) and the city of a patient's address (PID-11: street^other^city^state^zip)
 _HL7_NK1 = re.compile(r"(?m)(?:^|\s)NK1\|[^|\n]*\|(?P<family>[^|\n^]+)\^(?P<given>[^|\n^]+)")
+# an LDAP entry's locality: `l: Grasse` (LDIF, beside its `dn:` or `cn:`)
+_LDIF_LOCALITY = re.compile(r"(?m)^l:[ \t]*(?P<city>[^\W\d_][^\n]{0,40}?)[ \t]*$")
 _HL7_CITY = re.compile(r"(?m)^PID\|(?:[^|\n]*\|){10}[^|\n^]*\^[^|\n^]*\^(?P<city>[^|\n^]+)")
 # a table's header names its columns: `EMP_ID|NAME|SSN`, `sr_id,opened,reporter,neighbourhood`, a load file's
 # `þBEGDOCþþCUSTODIANþ`; the cells under a person's or a place's column are read as a field's value
@@ -732,6 +734,10 @@ _BEFORE_TOWN = re.compile(
 )
 
 
+# a form's placeholder street or town: `Musterstraße 1, 12345 Musterstadt`, `Beispielweg 3`, `123 Anytown Road`
+_PLACEHOLDER = re.compile(r"(?i:muster|beispiel|anytown|exampleville)")
+
+
 def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     """Streets with their numbers, where an address writes them (`Rua Augusta 142`, `Storgatan 18`, `221B Baker
     Street`), as places; apart from what `taken` holds other than people (a person's reading gives way)."""
@@ -758,8 +764,8 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         read.add(("LOCATION", a, b))
         # a place inside the address is the address's (`1600 Pennsylvania Avenue`); one across its edge wins
         across = any(s < a or e > b for _, s, e in seen.over(a, b))
-        if across or where_systems_run(text, a, b) or said.tech_after(text, b):
-            continue
+        if across or where_systems_run(text, a, b) or said.tech_after(text, b) or _PLACEHOLDER.search(text, a, b):
+            continue  # `Musterstraße 1`: a form's placeholder address, no one's
         out.append(("LOCATION", a, b))
         town = _town(kinds, _TOWN_AFTER.match(text, b))  # `Rua da Prata 58, Lisboa`: the town the address is in
         if town is not None:
@@ -875,6 +881,9 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
     cells = [(span, column) for kind, span, column in _table_cells(text) if kind == "LOCATION"] if "\n" in text else []
     cells += [(span, "row") for kind, span in _headerless(kinds, text) if kind == "LOCATION"] if "\n" in text else []
     cells += [(m.span("city"), "city") for m in _HL7_CITY.finditer(text)] if "PID|" in text else []
+    cells += (
+        [(m.span("city"), "city") for m in _LDIF_LOCALITY.finditer(text)] if "dn:" in text or "\ncn:" in text else []
+    )
     if ("VALUES" in text.upper() and "INSERT" in text.upper()) or "STDIN" in text.upper():
         cells += [(span, column) for kind, span, column in _inserted(text) if kind == "LOCATION"]
     tabled = any(c in text for c in ",;|\t") or "</td>" in text

@@ -198,6 +198,7 @@ class Scanner:
 
 # a letter of a script written without spaces right against a digit: `SSN은 763-19-5323이에요`, `卡号6246...`; the
 # recognizers' word boundaries see no edge between them (both are word characters)
+_PREFIX_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=\+\d)")  # Hebrew's `ל-+972 ...`: a prefix's hyphen before a number
 _GLUED = re.compile(
     r"(?<=\d)[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af](?=\d)"
 )
@@ -207,13 +208,13 @@ def _unglued(plain: Mapped) -> Mapped:
     """`plain` with a space between a digit and a letter of such a script, for the pattern recognizers."""
     if plain.text.isascii():
         return plain
-    edits = []
+    edits = [(m.start(), m.end(), " ") for m in _PREFIX_HYPHEN.finditer(plain.text)]
     for m in _GLUED.finditer(plain.text):
         i = m.start()
         before = " " if i > 0 and plain.text[i - 1].isdigit() else ""
         after = " " if plain.text[i + 1 : i + 2].isdigit() else ""
         edits.append((i, i + 1, before + m.group() + after))
-    return splice(plain, edits)[0] if edits else plain
+    return splice(plain, sorted(edits))[0] if edits else plain
 
 
 # a card of 19 digits written without separators, which a trace or snowflake id also is: a card's word just before
@@ -261,6 +262,9 @@ def _cards() -> CreditCardRecognizer:
     return card_recognizer()
 
 
+_IBAN_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}[ ]?\Z")  # a country's letters and check digits
+
+
 def _fixed(text: str, found: list[Finding]) -> list[Finding]:
     """What the recognizers take too much of: an email finding cut to the address (`ALERT_EMAIL=` off) and a
     URL's user part (`https://key@host`) dropped (mailboxes.py); a phone number of fewer than 7 digits (an id:
@@ -277,6 +281,8 @@ def _fixed(text: str, found: list[Finding]) -> list[Finding]:
             or phones.implausible(text, f.start, f.end)
         ):
             kept = None
+        elif f.entity == "CREDIT_CARD" and _IBAN_HEAD.search(text, max(0, f.start - 6), f.start):
+            kept = None  # `DE12 5001 0517 5407 3249 31`: an IBAN's body (one that fails its check), no card
         elif f.entity == "US_SSN" and f.via == "":
             if f.score < SSN_MEDIUM and 0 <= ssn_end <= f.start and not _SSN_CONTEXT.search(text, ssn_end, f.start):
                 kept = None

@@ -337,12 +337,16 @@ def rank(lex: Lexicons, word: str, surname: bool = False) -> int:
     return (ranks[1] if surname else ranks[0]) if ranks else 0
 
 
+# titles around a name in Urdu and Persian, given names too in the lexicon: `محمد عمران صاحب` (Mr Muhammad Imran)
+_ARABIC_SCRIPT_TITLES = _words("صاحب صاحبہ صاحبه بیگم جناب محترم محترمہ محترمه آقای خانم")
+
+
 def _spaced(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int, int] | None:
     a, b, script = words[i]
     word = text[a:b]
     if len(word) < 3 or (script == "cased" and not word[0].isupper()) or common_word(lex, word):
         return None
-    if word.startswith("ال"):
+    if word.startswith("ال") or word in _ARABIC_SCRIPT_TITLES:
         return None  # Arabic's article: a noun's (`الحساب`, the account) or a surname's, never a given name's
     if not 0 < _given(lex, word, script) <= GIVEN_RANK:
         return None

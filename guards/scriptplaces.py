@@ -32,6 +32,8 @@ Span = tuple[str, int, int]
 WIDE_SHORT = 500_000  # a name of two Han or kana characters: a city this large
 _REGION_WORDS = re.compile(r"\b(?:regions?|zones?|регион|зона)\b|リージョン|ゾーン|리전", re.IGNORECASE)
 _CASED_ENDING = 2  # Cyrillic and Greek: letters a case ending may add
+# weekdays some places share a name with: `να έρθει Πέμπτη` (Thursday), not a town
+_DAYS = frozenset(["Δευτέρα", "Τρίτη", "Τετάρτη", "Πέμπτη", "Παρασκευή", "Σάββατο", "Κυριακή"])
 
 
 def script_places(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
@@ -42,7 +44,7 @@ def script_places(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
     seen = Overlaps(taken)
     words = words_by_script(text)
     for i, (a, b, script) in enumerate(words):
-        if script == "latin":
+        if script == "latin" or text[a:b] in _DAYS:
             continue
         two = False
         if script in ("han", "hangul") or "\u0e00" <= text[a] <= "\u0e7f":  # Thai is written without spaces too
@@ -192,6 +194,8 @@ def _wide(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
     i = a
     while i < b - 1:
         size = next((k for k in range(min(12, b - i), 1, -1) if _known(lex, text[i : i + k])), 0)
+        if size and _inside_loanword(text, a, b, i, i + size):
+            size = 0  # `リマ` of `リマインダー` (reminder): katakana writes a borrowed word whole
         if size:
             out.append((i, i + size))
             i += size
@@ -200,6 +204,17 @@ def _wide(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
         if hangul:
             break
     return out
+
+
+def _katakana(c: str) -> bool:
+    return "\u30a0" <= c <= "\u30ff"
+
+
+def _inside_loanword(text: str, a: int, b: int, s: int, e: int) -> bool:
+    """text[s:e], a name in katakana, is part of a longer katakana word in the run text[a:b]."""
+    if not all(_katakana(c) for c in text[s:e]):
+        return False
+    return (s > a and _katakana(text[s - 1])) or (e < b and _katakana(text[e]))
 
 
 def _known(lex: Lexicons, name: str) -> bool:

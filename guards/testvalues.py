@@ -172,9 +172,11 @@ _AU_MOBILE = frozenset(
 _NOT_DIGIT = re.compile(r"\D")
 _SPACE = re.compile(r"[\s\-]")
 # the domains reserved for documentation and testing (RFC 2606, RFC 6761), and the `example` of a country's
-# domain as documentation writes it (`example.de`): no one's mailbox is there
+# domain as documentation writes it (`example.de`, and in the country's language: `beispiel.de`, `exemple.fr`): no
+# one's mailbox is there
 _EXAMPLE_DOMAIN = re.compile(
-    r"@(?:[\w\-]+\.)*(?:example\.(?:com|net|org|(?:co\.|com\.)?[a-z]{2})|example|test|invalid|localhost)$",
+    r"@(?:[\w\-]+\.)*(?:(?:example|beispiel|exemple|ejemplo|esempio|exemplo|voorbeeld|exempel|eksempel|esimerkki|"
+    r"przyklad|priklad|primer|pelda|ornek)\.(?:com|net|org|(?:co\.|com\.)?[a-z]{2})|example|test|invalid|localhost)$",
     re.IGNORECASE,
 )
 _SSN_SHAPE = re.compile(r"\d{3}[- ]\d\d[- ]\d{4}")

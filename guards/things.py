@@ -88,7 +88,8 @@ _ORGANISATION_AFTER = re.compile(
     r"Foundation|Group|Studios?|Partners|Holdings|Ventures|Technologies|Systems|Solutions|Consulting|Capital|"
     r"sp\.[ \t]*z[ \t]*o\.o\.)(?![\w\-])"
 )
-_ORGANISATION_BEFORE = re.compile(r"(?:^|[,/;\s])(?:O|OU|DC)=\s*\Z")
+# an LDAP name's organisation (`O=`, `OU=`), a vCard's (`ORG:Obi Bespoke Tailoring`)
+_ORGANISATION_BEFORE = re.compile(r"(?:(?:^|[,/;\s])(?:O|OU|DC)=|(?:^|\n)ORG(?:;[^:\n]{0,20})?:)\s*\Z")
 # a building, a room, a school, a prize named after a person: `Rosa Parks Elementary`, `the Mandela Room`, `Dolores
 # Huerta Hall`; a ship: `MSC Gülsün`, `CMA CGM Jacques Saadé`; a room before: `room Grace Hopper`
 _NAMED_AFTER = re.compile(
@@ -241,8 +242,9 @@ def things(text: str, spans: list[Span]) -> list[Span]:
 
 # a practice, a clinic, a club in one German word: `Pfotenhilfe Tierarztpraxis`, `Sportverein Nord`
 _ORGANISATION_WORD = re.compile(
-    r"[A-ZÄÖÜ][a-zäöüß]{3,}(?:praxis|klinik|zentrum|verein|schule|gruppe|stiftung|werkstatt|apotheke)\b"
-)  # not `Ankita`, `Nikita`
+    r"[A-ZÄÖÜ][a-zäöüß]{2,}(?:praxis|klinik|zentrum|verein|schule|gruppe|stiftung|werkstatt|apotheke|schneiderei|"
+    r"tischlerei|schreinerei|bäckerei|metzgerei|gärtnerei|kellerei|brauerei|kanzlei|agentur|institut)\b"
+)  # not `Ankita`, `Nikita`; `Skischule Hofer`, `Maßschneiderei`
 # a street's word before a name: `Jalan Braga`, `Rua Augusta`, `Calle Mayor`: a street, not a person
 _STREET_FIRST = re.compile(r"(?:Jalan|Jl\.|Rua|Calle|Carrer|Avenida|Rue|Via|Viale|Piazza|Ulica|Aleja|Strada)[ \t]")
 
@@ -296,9 +298,18 @@ _TYPEFACES = frozenset(
 _CO = re.compile(r"[ \t]Co\.?\Z")  # the last word of a business's name: `Kandy Hills Co`; not `Boulder Co`
 
 
+_FONT_STYLE = _words("narrow black condensed light bold italic medium thin")  # `Arial Narrow`, `Futura Bold`
+_SAINTS_PLACE = re.compile(r"['’]s[ \t]+(?:Church|Cathedral|Chapel|Abbey|Parish|School|College|Hospital|Hall|Well)\b")
+
+
 def _thing(text: str, a: int, b: int) -> bool:
+    words = fold(text[a:b]).split()
     if fold(text[a:b]) in _TYPEFACES and not cues.title_before(text, a):
         return True
+    if len(words) > 1 and words[0] in _TYPEFACES and all(w in _FONT_STYLE for w in words[1:]):
+        return True
+    if words[:1] in (["st"], ["st."], ["saint"]) and _SAINTS_PLACE.match(text, b):
+        return True  # `St Brigid's Church`: the saint's church, no one
     if text.count(" ", a, b) > 1 and _CO.search(text, a, b):
         return True
     if _STORM.search(text, max(0, a - 20), a) or text[a:b].split(" ", 1)[0].lower() in (
@@ -307,7 +318,7 @@ def _thing(text: str, a: int, b: int) -> bool:
         "typhoon",
     ):
         return True
-    if _ORGANISATION_AFTER.match(text, b) or _ORGANISATION_BEFORE.search(text, max(0, a - 6), a):
+    if _ORGANISATION_AFTER.match(text, b) or _ORGANISATION_BEFORE.search(text, max(0, a - 28), a):
         return True
     last = text[a:b].rfind(" ")
     if last > 0 and _ORGANISATION_AFTER.match(text, a + last, b):

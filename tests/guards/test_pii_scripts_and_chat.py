@@ -108,3 +108,54 @@ def test_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
 )
 def test_speakers_are_the_slot_before_each_message(text: str, said: list[str]) -> None:
     assert [text[a:b] for a, b in speakers(text)] == said
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a town after a name and a comma, before a dash; a large city by its own language's name so
+        ("Cliente : Hélène Faure, Lyon – tél. 04 72 10 33 58", ("LOCATION", "Lyon")),
+        ("SD-2210 Fel belopp\nKund: Elsa Lindqvist, Göteborg\nFakturan visar fel", ("LOCATION", "Göteborg")),
+        # a US state in a row's next cell, an LDAP entry's locality, a resort's field
+        ("VALUES ('Dwayne Ellison', 'Omaha', 'NE', '2024-01-02')", ("LOCATION", "NE")),
+        ("dn: uid=mfaure,ou=people\ncn: Marc Faure\nl: Grasse\nmail: m@atelier.fr", ("LOCATION", "Grasse")),
+        ('tags: {"resort": "Cortina d\'Ampezzo"}', ("LOCATION", "Cortina d'Ampezzo")),
+        # a Turkic language's `city` after the name, Welsh's nasal mutation after `yn`
+        ("Iltimos, Samarqand shahridagi do'konimiz mijoziga xat yozing", ("LOCATION", "Samarqand")),
+        ("Zəhmət olmasa, Bakı şəhərindəki mağazamıza yazın", ("LOCATION", "Bakı")),
+        ("Mae'r cyfrwy yn barod yn ein gweithdy yn Nolgellau.", ("LOCATION", "Nolgellau")),
+        # phones after another language's `call`, after `tel.`, after Hebrew's prefix and hyphen
+        ("Disse que volta a ligar do 278 294 366 amanhã", ("PHONE_NUMBER", "278 294 366")),
+        ("ring meg på 48 80 31 72 etter klokka fire", ("PHONE_NUMBER", "48 80 31 72")),
+        ("Klient zapłacił dwa razy; tel. 506 673 883. Proszę o zwrot", ("PHONE_NUMBER", "506 673 883")),
+        ("היא יכולה להתקשר ל-+972 55-870-9119 מחר.", ("PHONE_NUMBER", "+972 55-870-9119")),
+        # an 18-digit card in its printed groups
+        ("Paid by Maestro 5893 7117 1830 0492 29 (card now expired)", ("CREDIT_CARD", "5893 7117 1830 0492 29")),
+    ],
+)
+def test_the_thirty_second_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("le cron est en UTC mais le DAG est en Europe/Paris", ("LOCATION", "Europe")),
+        ("Sidekiq でリマインダーメールを送る", ("LOCATION", "リマ")),
+        ("Πες του να έρθει Πέμπτη το πρωί.", ("LOCATION", "Πέμπτη")),
+        ("<address>\n  Max Mustermann<br>\n  Musterstraße 1<br>\n  12345 Musterstadt\n</address>",
+         ("LOCATION", "Musterstraße 1")),
+        ('got := MaskEmail("erika.mustermann@beispiel.de")', ("EMAIL_ADDRESS", "erika.mustermann@beispiel.de")),
+        ("Para: viajes@federacionajedrez.cl", ("EMAIL_ADDRESS", "viajes@federacionajedrez.cl")),
+        ("BEGIN:VCARD\nFN:Chukwuemeka Obi\nORG:Obi Bespoke Tailoring\nEND:VCARD", ("PERSON", "Obi Bespoke Tailoring")),
+        ("Mit freundlichen Grüßen\nSkischule Hofer · Obergurgl", ("PERSON", "Skischule Hofer")),
+        ("-- Kundenimport der Maßschneiderei in Wien", ("PERSON", "Kundenimport der Maßschneiderei")),
+        ("Fehlt die Schriftart Arial Narrow?", ("PERSON", "Arial Narrow")),
+        ("<td>St Brigid's Church, Tullamore</td>", ("PERSON", "St Brigid")),
+        ("محمد عمران صاحب کو بتایا جائے", ("PERSON", "صاحب")),
+        ("the payout form accepts DE12 5001 0517 5407 3249 31 though its check fails", ("CREDIT_CARD",
+         "5001 0517 5407 3249 31")),
+    ],
+)  # fmt: skip
+def test_the_thirty_second_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
