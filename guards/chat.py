@@ -20,6 +20,11 @@ _NAME = r"[^\W\d_][\w.'’\-]*(?:[ \t][^\W\d_][\w.'’\-]*){0,2}"
 _EXPORT = r"\[?\d{1,2}[./]\d{1,2}[./]\d{2,4},?[ \t]+\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?\]?(?:[ \t]+-)?"
 _TIMED = re.compile(rf"(?m)^[ \t]*(?:{_EXPORT}|{TIME_PREFIX})[ \t]+(?:<(?P<nick>[^\s<>]+)>|@?(?P<who>{_NAME}):)[ \t]")
 _NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
+# Discord's copied header line, the name, a dash, the day and the time, nothing after: `hiro — 今日 13:05`, `frederik
+# — i dag kl. 11:02`, `Ana — Yesterday at 9:14 PM` (a dash is `-` once the text is normalised; not `Anna - 14:30`)
+_DISCORD = re.compile(
+    rf"(?m)^(?P<who>{_NAME})[ \t]+[—–-][ \t]+[^\s\d][^\n]{{0,30}}?\d{{1,2}}[:.]\d{{2}}(?:[ \t]?[AaPp][Mm])?[ \t]*$"
+)
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
 BARE_LINES = 2  # bare `Name: ...` lines a text needs to be a chat log's (one is a field: `Reporter: Ana`)
@@ -29,8 +34,9 @@ def speakers(text: str) -> list[tuple[int, int]]:
     """Where text's chat lines name their speaker: after a time, in an IRC nick's brackets, or bare at a line's
     start where at least BARE_LINES lines open so with a message after the colon."""
     if ":" not in text and "<" not in text:
-        return []
+        return []  # every format's time has a colon, or an IRC nick its bracket
     out = [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in _NICK.finditer(text)]
+    out += [m.span("who") for m in _DISCORD.finditer(text)] if " - " in text or " — " in text else []
     bare = [m.span("who") for m in _BARE.finditer(text)]
     if len(bare) >= BARE_LINES:
         out += bare

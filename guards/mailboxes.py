@@ -76,6 +76,9 @@ ROLES = _words(
     "uctarna konyveles konyvelo muhasebe racunovodstvo gramatvediba"
     # a travel desk: `viajes@`, `reisen@`, `voyages@`
     " travel viajes reisen voyages viagens viaggi reizen resor"
+    # orders, parts, a board, a list's unsubscribe address: `zakaz@` (заказ), `hallitus@`, `styrelsen@`
+    " zakaz zakazy parts spares unsubscribe subscribe hallitus styrelse styrelsen bestyrelse styret vorstand bestuur "
+    "zarzad"
 )
 # hosts of personal mailboxes: there, a local part of ordinary words is still someone's (`lucky.star@gmail.com`)
 _PERSONAL_HOSTS = _words(

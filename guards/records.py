@@ -178,13 +178,14 @@ PERSONAS = frozenset(
 
 
 # a fixture's surname that says what it is: `Bob Tester`, `Anna Testuser`, `Hans Testkunde`
-_TEST_SURNAMES = _words("tester test testuser testperson testkunde testkundin testing testaccount")
+_TEST_SURNAMES = _words("tester test testuser testperson testkunde testkundin testing testaccount prueba teste")
+_TEST_FIRST = _words("test testovyy testovaya testowy testowa testovaci prueba teste")  # `Тестовый Клиент`
 
 
 def _tester(name: str) -> bool:
     """A placeholder by its surname (`Bob Tester`): someone of a test, no one's name."""
     words = name.split()
-    return len(words) > 1 and fold(words[-1]) in _TEST_SURNAMES
+    return len(words) > 1 and (fold(words[-1]) in _TEST_SURNAMES or fold(words[0]) in _TEST_FIRST)
 
 
 def _persona(name: str) -> str | None:

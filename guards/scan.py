@@ -30,6 +30,7 @@ from .presidio import (
     NER_ENTITIES,
     PATTERN_ENTITIES,
     Backend,
+    IssuedSsnRecognizer,
     analyzer,
     card_recognizer,
     issued_length,
@@ -136,6 +137,7 @@ class Scanner:
         if "CREDIT_CARD" in self.entities:
             found.extend(_cued_long_cards(text, found))
         if "US_SSN" in self.entities:
+            found.extend(_tins(text, found))
             found.extend(_written_again(text, found, "US_SSN"))
         for view, regions, entities in self._readings(plain, found):
             found.extend(self._find(self.patterns, self.pattern_zones, view, entities, checkpoint, regions))
@@ -240,6 +242,28 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
         if _cards().validate_result(m.group()):  # Luhn
             out.append(Finding("CREDIT_CARD", a, b, LONG_CARD_SCORE))
     return out
+
+
+# a W-9's or the IRS's taxpayer number, which for a person is the SSN: `tin=329474896`, `TIN 257453862 failed`
+# (presidio's context words match inside longer words, so `tin` cannot be one: `setting`, `Martin`)
+_TIN = re.compile(r"(?<![\w\-])(?i:tin|taxpayer_id|taxpayer id)[\"']?[ \t]*[=:]?[ \t]*[\"']?(?P<n>\d{9})(?![\d\-])")
+TIN_SCORE = 0.6
+
+
+def _tins(text: str, found: list[Finding]) -> list[Finding]:
+    """Nine digits after a taxpayer number's word, an SSN's area, group and serial, where no finding is yet."""
+    out = []
+    for m in _TIN.finditer(text) if "tin" in text.lower() or "taxpayer" in text.lower() else ():
+        a, b = m.span("n")
+        taken = any(f.start < b and a < f.end and f.entity != "PHONE_NUMBER" for f in found)  # the word says which
+        if not taken and not _ssns().invalidate_result(m.group("n")):
+            out.append(Finding("US_SSN", a, b, TIN_SCORE))
+    return out
+
+
+@functools.cache
+def _ssns() -> IssuedSsnRecognizer:
+    return IssuedSsnRecognizer()
 
 
 def _written_again(text: str, found: list[Finding], entity: str) -> list[Finding]:

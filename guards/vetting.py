@@ -152,7 +152,8 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
     if words and in_personal_row(text, a, b) and _rowed(kinds, [fold(w) for w in words]):
         return True  # a row that holds someone's SSN, IBAN, card or address: `E10551,Keisha Monroe,610-45-0067`
     given = kinds.given(fold(words[0])) == 2 if words else False
-    if given and len(words) == 1 and (_DAY_LABEL.search(text, max(0, a - 14), a) or _joined(kinds, text, a, b)):
+    joined = _pure(kinds, words[0]) and _joined(kinds, text, a, b) if words else False  # not `Alexa y Siri`
+    if given and len(words) == 1 and (_DAY_LABEL.search(text, max(0, a - 14), a) or joined):
         return True
     scripted = bool(words) and not words[0].isascii() and 0 < rank(kinds.lex, words[0]) <= GIVEN_RANK
     if (
@@ -195,9 +196,7 @@ def _joined(kinds: Kinds, text: str, a: int, b: int) -> bool:
     """A given name on sight joined by `and` to another one, in any of several languages: `Lars og Kari`."""
     before = _JOINED_BEFORE.search(text, max(0, a - 30), a)
     after = _JOINED_AFTER.match(text, b)
-    return any(
-        m is not None and m.group(1)[0].isupper() and kinds.given(fold(m.group(1))) == 2 for m in (before, after)
-    )
+    return any(m is not None and m.group(1)[0].isupper() and _pure(kinds, m.group(1)) for m in (before, after))
 
 
 class Around:

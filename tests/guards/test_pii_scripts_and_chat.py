@@ -159,3 +159,51 @@ def test_the_thirty_second_sets_readings(text: str, found: tuple[str, str]) -> N
 )  # fmt: skip
 def test_the_thirty_second_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a taxpayer number is a person's SSN
+        ('ParseW9("name=Harold Beaumont;tin=329474896;city=Dayton")', ("US_SSN", "329474896")),
+        ("tax-export ERROR contractor 9: TIN 257453862 failed IRS TIN matching", ("US_SSN", "257453862")),
+    ],
+)
+def test_the_thirty_third_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # Discord's copied header lines: the name, a dash, the day and the time
+        ("hiro — 今日 13:05\n問い合わせ、どれで要約する？\nmika — 今日 13:07\nコスト的には", ("PERSON", "mika")),
+        ("frederik — i dag kl. 11:02\nhvorfor logger vi hele kortet?", ("PERSON", "frederik")),
+        # a test customer in Russian, role mailboxes in other languages
+        ('{ Customer = "Тестовый Клиент"; City = "" }', ("PERSON", "Тестовый Клиент")),
+        ("Кому: zakaz@svechi-masterskaya.ru", ("EMAIL_ADDRESS", "zakaz@svechi-masterskaya.ru")),
+        ("Vastaanottaja: hallitus@kuorokaiku.fi", ("EMAIL_ADDRESS", "hallitus@kuorokaiku.fi")),
+        (
+            "List-Unsubscribe: <mailto:unsubscribe@bonsai-haven.co.uk>",
+            ("EMAIL_ADDRESS", "unsubscribe@bonsai-haven.co.uk"),
+        ),
+        # nine digits after a taxpayer number's word that are no SSN, and `tin` inside a word
+        ("tin=900123456 (an ITIN's area)", ("US_SSN", "900123456")),
+        ("setting 612083770 as the default", ("US_SSN", "612083770")),
+    ],
+)
+def test_the_thirty_third_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("hiro — 今日 13:05\nhello", ["hiro"]),
+        ("Ana — Yesterday at 9:14 PM\nhi", ["Ana"]),
+        # a schedule's person and time is no chat header
+        ("Anna Schmidt - 14:30\nJonas Weber - 15:00", []),
+    ],
+)
+def test_discord_headers_are_speakers(text: str, said: list[str]) -> None:
+    assert [text[a:b] for a, b in speakers(text)] == said
