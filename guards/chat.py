@@ -2,10 +2,13 @@
 
 A chat client writes who speaks before what they say: Slack's and Teams'
 copies `[12:30] Ollie: ...`, an IRC log's `<marek> ...`, a WhatsApp export's
-`12/03/2024, 09:14 - Siobhan Kelly: ...`, and a bare `Marisol: ...` where
-several lines open the same way. That slot holds a handle, the name an account
-shows, as `tomas.p` or `@m-osei` would; guards/names.py reads no person there.
-The same name said inside a message (`ask Ollie`) is a person's as ever.
+`12/03/2024, 09:14 - Siobhan: ...`, Discord's `hiro — Today at 13:05`, and a
+bare `Marisol: ...` where several lines open the same way. A slot of one word
+holds a handle, as `tomas.p` or `@m-osei` would, and so does the name after
+a chat export's time (`09:14 - Siobhan Kelly:`); guards/names.py reads no
+person there. A bare slot of several words is not a chat's (`Dear Ahmed Khan:`,
+a transcript's `Graham Ellis:`, a YAML key) and is read as any name is. The
+same name said inside a message (`ask Ollie`) is a person's as ever.
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ import re
 
 from .deployments import TIME_PREFIX
 
-# a speaker's name: up to three words, no digits (`Siobhan Kelly`, `Ana María`, `o'brien`)
-_NAME = r"[^\W\d_][\w.'’\-]*(?:[ \t][^\W\d_][\w.'’\-]*){0,2}"
+# a speaker's handle: one word, no digit first (`Ollie`, `tomas.p`, `o'brien`); after a chat export's time, the
+# name the account shows, of up to three words (`12/03/2024, 09:14 - Siobhan Kelly:`)
+_NAME = r"[^\W\d_][\w.'’\-]*"
+_SHOWN = rf"{_NAME}(?:[ \t]{_NAME}){{0,2}}"
 # a WhatsApp export's date and time (`12/03/2024, 09:14 - `, `[12.03.24, 09:14:05] `, `3/12/24, 9:14 PM - `)
 _EXPORT = r"\[?\d{1,2}[./]\d{1,2}[./]\d{2,4},?[ \t]+\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?\]?(?:[ \t]+-)?"
-_TIMED = re.compile(rf"(?m)^[ \t]*(?:{_EXPORT}|{TIME_PREFIX})[ \t]+(?:<(?P<nick>[^\s<>]+)>|@?(?P<who>{_NAME}):)[ \t]")
+_TIMED = re.compile(rf"(?m)^[ \t]*(?:{_EXPORT}|{TIME_PREFIX})[ \t]+(?:<(?P<nick>[^\s<>]+)>|@?(?P<who>{_SHOWN}):)[ \t]")
 _NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
 # Discord's copied header line, the name, a dash, the day and the time, nothing after: `hiro — 今日 13:05`, `frederik
 # — i dag kl. 11:02`, `Ana — Yesterday at 9:14 PM` (a dash is `-` once the text is normalised; not `Anna - 14:30`)
@@ -40,11 +45,11 @@ def speakers(text: str) -> list[tuple[int, int]]:
     bare = [m.span("who") for m in _BARE.finditer(text)]
     if len(bare) >= BARE_LINES:
         out += bare
-    return [(a, b) for a, b in out if text[a:b].lower() not in _LEVEL and _named(text[a:b])]
+    return [(a, b) for a, b in out if text[a:b].lower() not in _LEVEL and _shown(text[a:b])]
 
 
-def _named(slot: str) -> bool:
-    """A name's casing: every word capitalised, or all in lower case (not `Lena paged`, a log's sentence)."""
+def _shown(slot: str) -> bool:
+    """A name's casing: every word capitalised, or all in lower case (not `09:02 Lena paged:`, a log's sentence)."""
     words = slot.split()
     return len(words) == 1 or slot.islower() or all(w[0].isupper() for w in words)
 

@@ -23,7 +23,7 @@ from presidio_analyzer.predefined_recognizers import CreditCardRecognizer
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from . import mailboxes, phones
-from .findings import Finding, redact, resolve_overlaps
+from .findings import Finding, Overlaps, redact, resolve_overlaps
 from .names import Label, Names
 from .normalize import Mapped, normalize, splice
 from .presidio import (
@@ -223,9 +223,10 @@ def _unglued(plain: Mapped) -> Mapped:
 # says which (`卡号=6246016160610535392`, `card 6759586715219769577`, `карта 2204...`)
 _LONG_CARD = re.compile(r"(?<![\d.\-])(?:4|5[06-8]|6|220[0-4])\d{15,18}(?![\d.\-])")
 _CARD_WORD = re.compile(
-    r"(?i:\b(?:card|cc|pan|karte|carte|tarjeta|cart[ãa]o|carta|kaart|kort|karta|kartu|kart|карта|карты|картой|"
-    r"карт[аыуе]?)\b|卡号|卡號|银行卡|信用卡|銀行卡|カード|카드)[^\n\d]{0,12}\Z"
-)
+    r"(?<!sd )(?<!sim )(?i:\b(?:card|cc|pan|karte|carte|tarjeta|cart[ãa]o|carta|kaart|kort|karta|kartu|kart|карта|"
+    r"карты|картой|карт[аыуе]?)\b|卡号|卡號|银行卡|信用卡|銀行卡|カード|카드)"
+    r"(?i:[ \t]*(?:number|no\.?|nr\.?|num|n°|#|номер|番号|号|번호))?[ \t]*[=:]?[ \t]*[\"'«]?\Z"
+)  # `card 6759...`, `卡号=6246...`, `card number: `; not `sd card`, `card count: `
 LONG_CARD_SCORE = 0.85
 
 
@@ -268,17 +269,20 @@ def _ssns() -> IssuedSsnRecognizer:
 
 def _written_again(text: str, found: list[Finding], entity: str) -> list[Finding]:
     """The digits of a value found, written again elsewhere in the text with other separators or none: `assert
-    normalise("719-73-3653") == "719733653"`."""
+    normalise("719-73-3653") == "719733653"`; one pass over the text's nine-digit runs."""
     values = {"".join(c for c in text[f.start : f.end] if c.isdigit()): f.score for f in found if f.entity == entity}
+    if not values:
+        return []
+    taken = Overlaps((f.entity, f.start, f.end) for f in found)
     out = []
-    for digits, score in values.items():
-        if len(digits) < 9:
-            continue
-        shape = r"[ \-.]?".join(digits)
-        for m in re.finditer(rf"(?<![\d\-.]){shape}(?![\d\-])", text):
-            if not any(f.start < m.end() and m.start() < f.end for f in found):
-                out.append(Finding(entity, *m.span(), score))
+    for m in _NINE_DIGITS.finditer(text):
+        score = values.get(re.sub(r"\D", "", m.group()))
+        if score is not None and not taken.over(*m.span()):
+            out.append(Finding(entity, *m.span(), score))
     return out
+
+
+_NINE_DIGITS = re.compile(r"(?<![\w\-.])\d{3}[ \-.]?\d{2}[ \-.]?\d{4}(?![\w\-])")  # not `ref A719733653`
 
 
 @functools.cache

@@ -77,41 +77,73 @@ _CHINESE_BEFORE = re.compile(
     r"转交|用户|会员|家长|学生|员工|订购人|预订人|买家|卖家|姓名|名字|联系|聯繫|通知|感谢|谢谢|謝謝|是|找|让|讓|给|給|由|"
     r"和|与|與|跟|畀|叫|请|請)\Z"
 )
-# what follows a name: a verb, a preposition or a title (`王芳在成都`, `李娜说`, `王师傅`, `陈先生`)
+# what follows a person's name: a verb of what people do, a title (`李娜说`, `王师傅`, `陈先生`, `王芳明天`)
 _CHINESE_AFTER = frozenset(
-    "在说去从和与已是的会要也都负明下上今昨前后刚正将来回住搬开做对把被给向于师先女小老经同等写打发让告请說從與會對給寫讓"
-)
+    "说先女小老师经同告已刚明今昨会也都写打发让请给把被从住搬负說從會寫讓給"
+)  # not `的`, `是`, `在`, `和`: nouns are followed by them as often (`高峰在晚上`, `高明的设计`)
+# and after a sentence's first word, which is its subject: `在`, `去年`, `下周`, `和` follow a person there as a
+# thing elsewhere (`QPS 高峰在晚上`)
+_CHINESE_SUBJECT_AFTER = frozenset("在去下上和与是来回开做前后正将要向于对等")
+_SENTENCE_OPEN = re.compile(r"[\n。！？；，,.!?;:：\"“「『(（]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 
 
-def _chinese(text: str, a: int, b: int) -> list[tuple[int, int]]:
-    """Chinese names in the Han run text[a:b]: a surname at the run's start or after a cue word, and a given name
-    of two characters or one, before the run's end or a word that follows names (module docstring)."""
-    line = text.rfind("\n", 0, a) + 1, text.find("\n", b)
-    if _KANA.search(text, line[0], line[1] if line[1] >= 0 else len(text)):
+def _chinese(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """Chinese names in the Han run text[a:b] (module docstring); each decided by what is around it, so the run is
+    read once."""
+    if _japanese_near(text, a, b):
         return []  # Japanese: its surnames are read by _japanese()
     out: list[tuple[int, int]] = []
     i = a
     while i < b - 1:
-        size = 2 if text[i : i + 2] in _COMPOUND_SURNAMES else 1 if text[i] in CHINESE_SURNAMES else 0
-        if not size or not (i == a or _CHINESE_BEFORE.search(text, max(a, i - 4), i)):
-            i += 1
-            continue
-        g = i + size
-        found = 0
-        if g + 2 <= b and text[g] in _GIVEN_FIRST and text[g + 1] in _GIVEN_SECOND and _ends(text, g + 2, b):
-            found = g + 2
-        elif g + 1 <= b and text[g] in _GIVEN_ALONE and _ends(text, g + 1, b):
-            found = g + 1
-        if found:
-            out.append((i, found))
-            i = found
-        else:
-            i += 1
+        found = _chinese_at(lex, text, i, b)
+        out += [(i, found)] if found else []
+        i = found or i + 1
     return out
 
 
-_NOT_GIVEN = frozenset("様氏君殿他等宛達各")  # an honorific or `and others` after a surname, no given name
+def _chinese_at(lex: Lexicons, text: str, i: int, b: int) -> int:
+    """The end of a Chinese name at text[i] in a run ending at b, or 0: a surname at the run's start or after a cue
+    word, a given name of two characters or one, then the run's end or a word that follows a person; no city's
+    name (`沈阳`, `金华`)."""
+    size = 2 if text[i : i + 2] in _COMPOUND_SURNAMES else 1 if text[i] in CHINESE_SURNAMES else 0
+    if not size:
+        return 0
+    cued = i > 0 and _CHINESE_BEFORE.search(text, max(0, i - 4), i) is not None
+    if not (i == 0 or not _is_han(text[i - 1]) or cued):
+        return 0
+    g = i + size
+    # `王芳在成都出生`, `她的丈夫李强在重庆`: a sentence's or a clause's subject
+    opening = i == 0 or cued or _SENTENCE_OPEN.match(text[i - 1]) is not None
+    for end in (g + 2, g + 1):
+        if end > min(b, len(text)) or not _given_chars(text[g:end]):
+            continue
+        if not (end == b or text[end] in _CHINESE_AFTER or (opening and text[end] in _CHINESE_SUBJECT_AFTER)):
+            continue
+        if text[i:end] in lex.scripts:
+            return 0  # a city's name
+        return end
+    return 0
+
+
+def _given_chars(given: str) -> bool:
+    if len(given) == 2:
+        return given[0] in _GIVEN_FIRST and given[1] in _GIVEN_SECOND
+    return given in _GIVEN_ALONE
+
+
+_JAPANESE_REACH = 200  # kana this near, on the same line, makes a Han run Japanese
+
+
+def _japanese_near(text: str, a: int, b: int) -> bool:
+    start = text.rfind("\n", max(0, a - _JAPANESE_REACH), a) + 1 or max(0, a - _JAPANESE_REACH)
+    end = text.find("\n", b, b + _JAPANESE_REACH)
+    return _KANA.search(text, start, end if end >= 0 else min(len(text), b + _JAPANESE_REACH)) is not None
+
+
+# an honorific or `and others` after a surname, and the words a place's or a business's name ends in (`石川 県`,
+# `中村 区`, `上野 駅`, `藤田 組`): no given name
+_NOT_GIVEN = frozenset("様氏君殿他等宛達各県区駅町市村城店組郡都府道島川山寺宮港橋園館社局署課部室棟号線丁通")
 
 
 def _one_kanji(text: str, i: int) -> bool:
@@ -123,19 +155,24 @@ def _one_kanji(text: str, i: int) -> bool:
 # what follows a person's name in the languages of South Asia, as `Mr`/`Ms` precede it in English: `सुनीता शर्मा जी`,
 # `వెంకట రమణ గారికి`, `முருகன் செல்வம் அவர்களுக்கு`, `അനിൽ മേനോൻ സാറിന്`, `නිමල් පෙරේරා මහතාට`, with their case endings
 _HONORIFIC_AFTER = _words(
-    "जी साहब साहेब साहिबा सर मैडम जीने जीको जीसे "  # Hindi, Marathi, Nepali
+    "जी साहब साहेब साहिबा जीने जीको जीसे "  # Hindi, Marathi, Nepali (not `सर`, `sir`: `गुड मॉर्निंग सर`)
     "সাহেব সাহেবকে সাহেবের বাবু দিদি আপা "  # Bengali
     "ਜੀ ਸਾਹਿਬ "  # Punjabi
     "ભાઈ બેન જી સાહેબ "  # Gujarati
-    "அவர்கள் அவர்களுக்கு அவர்களை அவர்களிடம் அவர்களின் சார் "  # Tamil
+    "அவர்களுக்கு அவர்களை அவர்களிடம் "  # Tamil (not `அவர்கள்`, `அவர்களின்`: they, their)
     "గారు గారికి గారిని గారితో గారి "  # Telugu
-    "ಅವರು ಅವರಿಗೆ ಅವರನ್ನು ಅವರ ಸರ್ "  # Kannada
-    "സാർ സാറിന് സാറിനെ സാറിന്റെ മാഡം ചേട്ടൻ ചേച്ചി "  # Malayalam
+    "ಅವರಿಗೆ ಅವರನ್ನು "  # Kannada (not `ಅವರು`, `ಅವರ`: they, their)
+    "സാറിന് സാറിനെ സാറിന്റെ "  # Malayalam
     "මහතා මහතාට මහතාගේ මහත්මිය මහත්මියට මහත්මියගේ මෙනවිය"  # Sinhala
 )
 _HONORIFIC_BEFORE = _words(  # `डॉ`: the dot after it is no letter, so not the word's
     "श्री श्रीमती सुश्री डॉ শ্রী শ্রীমতী জনাব ডা ਸ੍ਰੀ ਸ਼੍ਰੀ ਡਾ શ્રી શ્રીમતી ડૉ திரு திருமதி டாக்டர் శ్రీ శ్రీమతి డా ಶ್ರೀ "
     "ಶ್ರೀಮತಿ ಡಾ ശ്രീ ശ്രീമതി ഡോ ශ්‍රී ආචාර්ය"
+)
+# roles an honorific follows as it follows a name: `डॉक्टर गारु`, `టీచర్ గారు`, `டீம் லீட்`
+_ROLES = _words(
+    "डॉक्टर डाक्टर टीचर मैनेजर सरकार मैम डॉक्टर ডাক্তার টিচার ম্যানেজার டாக்டர் டீச்சர் மேனேஜர் லீட் டீம் డాక్టర్ టీచర్ "
+    "మేనేజర్ ಡಾಕ್ಟರ್ ಟೀಚರ್ ಮ್ಯಾನೇಜರ್ ഡോക്ടർ ടീച്ചർ മാനേജർ ડૉક્ટર ટીચર મેનેજર ਡਾਕਟਰ ਟੀਚਰ ਮੈਨੇਜਰ"
 )
 _PLEASE = frozenset(["कृपया", "দয়া", "করে", "ਕਿਰਪਾ", "કૃપા", "தயவுசெய்து", "దయచేసి", "ದಯವಿಟ್ಟು", "ദയവായി", "කරුණාකර"])
 
@@ -165,15 +202,16 @@ def _named_word(text: str, words: list[tuple[int, int, str]], j: int, i: int) ->
     word = text[words[j][0] : words[j][1]]
     if not between or words[j][2] != "other" or word in _PLEASE or word in function_words():
         return False
-    if word in _HONORIFIC_AFTER or word in _HONORIFIC_BEFORE:
+    if word in _HONORIFIC_AFTER or word in _HONORIFIC_BEFORE or word in _ROLES:
         return False
     return not (abs(i - j) == 2 and not _named_word(text, words, (i + j) // 2, i))
 
 
-# Thai: `คุณ` (Khun) before a given name and, after a space, a surname (`คุณวิชัย ศรีสุข`); `คุณ` is `you` too, and
-# opens `คุณภาพ` (quality), `คุณสมบัติ` (property), `คุณค่า` (value)
+# Thai: `คุณ` (Khun) before a given name and, after a space, a surname (`คุณวิชัย ศรีสุข`); `คุณ` is `you` too
+# (`ของคุณ`, your; `ขอบคุณ`, thanks), a parent's or a doctor's title (`คุณแม่`, `คุณหมอ`), `dear customer` (`คุณลูกค้า`),
+# and opens `คุณภาพ` (quality), `คุณสมบัติ` (property), `คุณค่า` (value)
 _THAI_KHUN = re.compile(
-    r"คุณ(?!ภาพ|สมบัติ|ค่า|ประโยชน์|ลักษณะ|ธรรม|ครู)([\u0e01-\u0e4e]{2,10})(?![\u0e01-\u0e4e])"
+    r"(?<!ขอบ)(?<!ของ)(?<!ให้)คุณ(?!ภาพ|สมบัติ|ค่า|ประโยชน์|ลักษณะ|ธรรม|ครู|แม่|พ่อ|หมอ|ป้า|ลุง|ยาย|ตา|ย่า|ปู่|ลูกค้า|ผู้)([\u0e01-\u0e4e]{2,10})(?![\u0e01-\u0e4e])"
     r"(?:[ \t]([\u0e01-\u0e4e]{2,12})(?=[ \t,.)\"”']|$))?"
 )
 _THAI_NOT_NAME = re.compile(r"ช่วย|จะ|สามารถ|ได้|มี|เป็น|ต้อง|ควร|ก็|คง|ไม่|อยาก|ทำ|ชอบ|ใช้|เคย|กำลัง|คือ|ครับ|ค่ะ|คะ")
@@ -191,20 +229,26 @@ def _thai(text: str) -> list[tuple[int, int]]:
 
 def by_form(lex: Lexicons, text: str, a: int, b: int) -> bool:
     """text[a:b] is a name its form says is one, in a script without capitals or spaces between words: a Korean
-    surname and a common given name (`김지현`), a Chinese name where _chinese() reads one (`持卡人=周伟`)."""
+    surname and a common given name, the word whole or before a particle (`김지현`, `김지현에게`; not `조정하` of
+    `조정하세요`), a Chinese name where _chinese() reads one (`持卡人=周伟`)."""
     word = text[a:b]
     if not word or word.isascii():
         return False
     if len(word) == 3 and word[0] in KOREAN_SURNAMES and 0 < rank(lex, word[1:]) <= GIVEN_RANK:
-        return True
+        rest = b
+        while rest < len(text) and "\uac00" <= text[rest] <= "\ud7a3" and rest - b < 4:
+            rest += 1
+        return text[b:rest] in _KOREAN_PARTICLES
     if word[0] not in CHINESE_SURNAMES and word[:2] not in _COMPOUND_SURNAMES:
         return False
-    start, end = a, b
-    while start > 0 and _is_han(text[start - 1]):
-        start -= 1
-    while end < len(text) and _is_han(text[end]):
-        end += 1
-    return (a, b) in _chinese(text, start, end)
+    run_end = b if b == len(text) or not _is_han(text[b]) else len(text)  # only `the run ends here` matters
+    return not _japanese_near(text, a, b) and _chinese_at(lex, text, a, run_end) == b
+
+
+# particles after a Korean name: `에게`, `씨`, `님`, `은`, `이`, `의`, `와`, `도`, `에서`, `한테`
+_KOREAN_PARTICLES = _words("씨 님 은 는 이 가 을 를 의 와 과 도 에게 한테 께 에서 씨가 씨의 씨에게 님께 님이 님의") | {
+    ""
+}
 
 
 def _is_han(c: str) -> bool:
@@ -227,7 +271,7 @@ def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
         if script == "latin":
             continue
         if script == "han":
-            found = [(s, e) for _, s, e in _japanese(lex, text, a, b)] or _chinese(text, a, b)
+            found = [(s, e) for _, s, e in _japanese(lex, text, a, b)] or _chinese(lex, text, a, b)
         else:
             span = _korean(lex, text, a, b) if script == "hangul" else _spaced(lex, text, words, i)
             span = span or _honoured(lex, text, words, i) or _prefixed(lex, text, words, i)
@@ -338,7 +382,7 @@ def rank(lex: Lexicons, word: str, surname: bool = False) -> int:
 
 
 # titles around a name in Urdu and Persian, given names too in the lexicon: `محمد عمران صاحب` (Mr Muhammad Imran)
-_ARABIC_SCRIPT_TITLES = _words("صاحب صاحبہ صاحبه بیگم جناب محترم محترمہ محترمه آقای خانم")
+_ARABIC_SCRIPT_TITLES = _words("صاحب صاحبہ صاحبه بیگم جناب محترم محترمہ محترمه آقای خانم السيد السيدة")
 
 
 def _spaced(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int, int] | None:
@@ -346,8 +390,8 @@ def _spaced(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int)
     word = text[a:b]
     if len(word) < 3 or (script == "cased" and not word[0].isupper()) or common_word(lex, word):
         return None
-    if word.startswith("ال") or word in _ARABIC_SCRIPT_TITLES:
-        return None  # Arabic's article: a noun's (`الحساب`, the account) or a surname's, never a given name's
+    if word in _ARABIC_SCRIPT_TITLES:
+        return None
     if not 0 < _given(lex, word, script) <= GIVEN_RANK:
         return None
     if script == "cased" and word not in lex.people and _declined_place(lex, word):
@@ -360,7 +404,7 @@ def _spaced(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int)
     return a, b
 
 
-_HEBREW_PREFIXES = "בלמוהשכ"  # letters written onto a word: in, to, from, and, the, that, as
+_HEBREW_PREFIXES = "למו"  # to, from, and (`מייל לרונית`, `ודנה כהן`); not in, the: `בחיים שלום`, `השני דוד`
 
 
 def _prefixed(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int, int] | None:
@@ -373,8 +417,8 @@ def _prefixed(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: in
     if not 0 < rank(lex, word[1:]) <= GIVEN_RANK or i + 1 >= len(words):
         return None
     c, d, _ = words[i + 1]
-    if text[b:c] == " " and 0 < rank(lex, text[c:d], True) <= NAME_RANK:
-        return a + 1, d
+    if text[b:c] == " " and text[c:d] != word[1:] and 0 < rank(lex, text[c:d], True) <= NAME_RANK:
+        return a + 1, d  # not `לדור דור` (for generations)
     return None
 
 

@@ -132,11 +132,17 @@ def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple
             return [(a + len(prefix), b)]
     # Bengali, Tamil, Armenian and Georgian write `in`, `of`, `from` as an ending: `চট্টগ্রামে`, `மதுரையில்`,
     # `Երևանի`, `თბილისის` (Georgian's stem loses its final `ი`)
-    for ending, restore in _ENDINGS.get(script_of(word[0]), ()):
+    script = script_of(word[0])
+    for ending, restore in _ENDINGS.get(script, ()):
         stem = word[: -len(ending)]
-        if word.endswith(ending) and len(stem) >= 3 and stem + restore in lex.scripts:
+        if word.endswith(ending) and len(stem) >= 3 and lex.scripts.get(stem + restore, 0) >= _ENDED.get(script, 1):
             return [(a, b)]
     return []
+
+
+# a city this large for the endings of these scripts, whose words and given names share stems with smaller ones
+# (`सागरमा`, in the ocean; `భావనలో`, in the concept)
+_ENDED = dict.fromkeys(("devanagari", "malayalam", "telugu", "gujarati", "gurmukhi", "cyrillic"), 500_000)
 
 
 # case endings, longest first, with what the stem gives back
@@ -146,7 +152,8 @@ _ENDINGS = {
     "armenian": [("ում", ""), ("ից", ""), ("ով", ""), ("ի", ""), ("ը", "")],
     "georgian": [("ისკენ", "ი"), ("იდან", "ი"), ("ში", "ი"), ("ის", "ი"), ("ში", ""), ("ის", "")],
     # Nepali's and Marathi's postpositions written onto the name: `पोखरामा`, `काठमाडौंबाट`, `मुंबईमध्ये`
-    "devanagari": [("मध्ये", ""), ("बाट", ""), ("हून", ""), ("मा", ""), ("को", ""), ("ले", ""), ("ला", "")],
+    # (not `ले`, `को`, `ला`: they follow people as often, `आनंदले कोड पठायो`)
+    "devanagari": [("मध्ये", ""), ("बाट", ""), ("हून", ""), ("मा", "")],
     "malayalam": [("യിൽനിന്ന്", ""), ("യിലേക്ക്", ""), ("യിലെ", ""), ("യിൽ", ""), ("ിലേക്ക്", ""), ("ിലെ", ""), ("ിൽ", "")],
     "telugu": [("నుండి", ""), ("లోని", ""), ("లో", ""), ("కు", "")],
     "gujarati": [("માં", ""), ("થી", ""), ("નો", ""), ("ના", ""), ("ની", "")],

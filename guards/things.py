@@ -116,10 +116,9 @@ _NAMED_BEFORE = re.compile(
     # ships and trains: `MV Hebrides`, `IC Theodor Heuss` (not `MS` alone: `Dear MS Katharina Huber`; a vessel's
     # field says so, `"vessel": "MS Hope"`, `vessel=MS Kong Harald`)
     r"|\b(?:MSC|CMA\s+CGM|MV|MT|SS|RMS|HMS|USS|IC|ICE|EC|TGV)"
-    r"|(?i:vessel|ship|ferry|boat)[\"']?[ \t]*[:=][ \t]*[\"']?MS"
-    # or an article before it: `on the MS Amalia`, `aboard MS Vivaldi` (no one writes `the Ms Smith`)
-    r"|\b(?i:the|aboard)[ \t]+MS)[ \t]+[\"'“„«]?[ \t]?\Z"
+    r"|(?i:vessel|ship|ferry|boat)[\"']?[ \t]*[:=][ \t]*[\"']?MS)[ \t]+[\"'“„«]?[ \t]?\Z"
 )
+_THE_MS = re.compile(r"\b(?i:the|aboard)[ \t]+MS[ \t]+\Z")
 _QUALIFIED_AFTER = re.compile(
     r"[ \t]+[A-Z][a-z]+[ \t]+(?:Prize|Award|Medal|Fellowship|Scholarship|Lecture|Memorial|Stadium|Hall|Building|"
     r"Library|Institute)(?![\w\-])"
@@ -326,6 +325,8 @@ def _thing(text: str, a: int, b: int) -> bool:
     room = _ROOM_AFTER.match(text, b) is not None and _THE_BEFORE.search(text, max(0, a - 6), a) is not None
     if _NAMED_AFTER.match(text, b) or _NAMED_BEFORE.search(text, max(0, a - 24), a) or room:
         return True
+    if " " not in text[a:b] and _THE_MS.search(text, max(0, a - 12), a):
+        return True  # `on the MS Amalia`, `aboard MS Vivaldi`: a ship of one word (not `to the MS Hannah Fischer`)
     if last > 0 and _NAMED_AFTER.match(text, a + last, b):
         return True  # `Dolores Huerta Hall`: the building's word inside the name found
     if _ANIMAL_AFTER.match(text, b) or _PET_BEFORE.search(text, max(0, a - 16), a) or _FOOD_AFTER.match(text, b):

@@ -161,6 +161,7 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
         and len(words) == 1
         and _SAYS_AFTER.match(text, b)
         and fold(words[0]) not in _PRONOUNS_ELSEWHERE
+        and not kinds.large_city(fold(words[0]))  # `Roma vive di turismo`
     ):
         return True  # `Ola mówi, że ...`, `Giulia dice che ...`, `דנה עברה ל...`: a person says, lives, moves
     did = given and len(words) == 1 and _pure(kinds, words[0]) and _DID_AFTER.match(text, b) is not None

@@ -207,3 +207,51 @@ def test_the_thirty_third_sets_readings_keep_apart(text: str, wrong: tuple[str, 
 )
 def test_discord_headers_are_speakers(text: str, said: list[str]) -> None:
     assert [text[a:b] for a, b in speakers(text)] == said
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a bare `Name:` of several words is no chat's handle: a transcript's, a stand-up's, a greeting's
+        ("Maria Garcia: finished the migration\nPeter Novak: on leave today", ("PERSON", "Maria Garcia")),
+        ("Dear Ahmed Khan: your order shipped\nDear Sofia Rossi: yours too", ("PERSON", "Ahmed Khan")),
+        # a given name that opens with Arabic's article, and a city, not a person, in a Chinese field
+        ("الياس حداد أرسل التقرير", ("PERSON", "الياس حداد")),
+        ("城市=沈阳", ("LOCATION", "沈阳")),
+        ("王芳在成都开了一家店，她的丈夫李强在重庆工作。", ("PERSON", "李强")),
+    ],
+)
+def test_the_reviews_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # Chinese words that open with a surname's character, after a Latin word or `是`
+        ("这个方案是高明的设计", ("PERSON", "高明")),
+        ("QPS 高峰在晚上八点", ("PERSON", "高峰")),
+        ("城市=沈阳", ("PERSON", "沈阳")),
+        # Thai `your`, `thanks`, `mother`; South Asia's `sir` after a greeting, a doctor's honorific
+        ("รหัสผ่านของคุณหมดอายุ กรุณาเปลี่ยน", ("PERSON", "หมดอายุ กรุณาเปลี่ยน")),
+        ("ขอบคุณล่วงหน้า", ("PERSON", "ล่วงหน้า")),
+        ("คุณแม่ โทรมา", ("PERSON", "แม่ โทรมา")),
+        ("गुड मॉर्निंग सर", ("PERSON", "गुड मॉर्निंग")),
+        ("డాక్టర్ గారికి ఒక లేఖ", ("PERSON", "డాక్టర్")),
+        # Hebrew `in life, peace`, a Korean verb, a Japanese prefecture, Nepali's agent ending
+        ("בחיים שלום ושמחה", ("PERSON", "חיים שלום")),
+        ("타임아웃 값을 조정하세요", ("PERSON", "조정하")),
+        ("石川 県の倉庫", ("PERSON", "石川 県")),
+        ("सागरमा जहाज डुब्यो", ("LOCATION", "सागरमा")),
+        # a card's word that is no payment card's, an SSN's digits inside an id, a person after `the MS`
+        ("sd card 4000000000000000006 blocks", ("CREDIT_CARD", "4000000000000000006")),
+        ("ssn 719-73-3653, ref A719733653", ("US_SSN", "A719733653")),
+        ("ssn 719-73-3653, ref A719733653", ("US_SSN", "719733653")),
+    ],
+)
+def test_the_reviews_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_the_ms_before_a_full_name_is_a_title() -> None:
+    assert ("PERSON", "Hannah Fischer") in scan("Letter to the MS Hannah Fischer about the fee")
