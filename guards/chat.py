@@ -36,8 +36,8 @@ BARE_LINES = 2  # bare `Name: ...` lines a text needs to be a chat log's (one is
 
 
 def speakers(text: str) -> list[tuple[int, int]]:
-    """Where text's chat lines name their speaker: after a time, in an IRC nick's brackets, or bare at a line's
-    start where at least BARE_LINES lines open so with a message after the colon."""
+    """Where text's chat lines name their speaker: after a time, in an IRC nick's brackets, before Discord's dash
+    and time, or bare at a line's start where at least BARE_LINES lines open so with a message after the colon."""
     if ":" not in text and "<" not in text:
         return []  # every format's time has a colon, or an IRC nick its bracket
     out = [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in _NICK.finditer(text)]

@@ -171,7 +171,10 @@ class Names(Placenames):
             out = _less(text, out, places)
         slots = chat.speakers(text)
         if slots:  # `[12:30] Ollie: ...`: a chat log's speaker is a handle, not a person named
-            out = [x for x in out if x[0] != "PERSON" or not any(s <= x[1] and x[2] <= e for s, e in slots)]
+            index = Overlaps(("SLOT", s, e) for s, e in slots)
+            out = [
+                x for x in out if x[0] != "PERSON" or not any(s <= x[1] and x[2] <= e for _, s, e in index.over(*x[1:]))
+            ]
         if self.vetter is not None and out:
             out = self.vetter.vet(self, text, out, sure)
         if any(c in text for c in " ,") and any(e == "LOCATION" for e, _, _ in out):

@@ -254,7 +254,8 @@ TIN_SCORE = 0.6
 def _tins(text: str, found: list[Finding]) -> list[Finding]:
     """Nine digits after a taxpayer number's word, an SSN's area, group and serial, where no finding is yet."""
     out = []
-    for m in _TIN.finditer(text) if "tin" in text.lower() or "taxpayer" in text.lower() else ():
+    lower = text.lower()
+    for m in _TIN.finditer(text) if "tin" in lower or "taxpayer" in lower else ():
         a, b = m.span("n")
         taken = any(f.start < b and a < f.end and f.entity != "PHONE_NUMBER" for f in found)  # the word says which
         if not taken and not _ssns().invalidate_result(m.group("n")):

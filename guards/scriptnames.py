@@ -41,7 +41,7 @@ from . import languages
 from .findings import Overlaps
 from .lexicons import Lexicons, fold
 from .lexicons import words as _words
-from .scriptplaces import words_by_script
+from .scriptplaces import declined, words_by_script
 
 Span = tuple[str, int, int]
 GIVEN_RANK = 1_000  # a word alone: a given name this common
@@ -171,7 +171,7 @@ _HONORIFIC_BEFORE = _words(  # `डॉ`: the dot after it is no letter, so not t
 )
 # roles an honorific follows as it follows a name: `डॉक्टर गारु`, `టీచర్ గారు`, `டீம் லீட்`
 _ROLES = _words(
-    "डॉक्टर डाक्टर टीचर मैनेजर सरकार मैम डॉक्टर ডাক্তার টিচার ম্যানেজার டாக்டர் டீச்சர் மேனேஜர் லீட் டீம் డాక్టర్ టీచర్ "
+    "डॉक्टर डाक्टर टीचर मैनेजर सरकार मैम ডাক্তার টিচার ম্যানেজার டாக்டர் டீச்சர் மேனேஜர் லீட் டீம் డాక్టర్ టీచర్ "
     "మేనేజర్ ಡಾಕ್ಟರ್ ಟೀಚರ್ ಮ್ಯಾನೇಜರ್ ഡോക്ടർ ടീച്ചർ മാനേജർ ડૉક્ટર ટીચર મેનેજર ਡਾਕਟਰ ਟੀਚਰ ਮੈਨੇਜਰ"
 )
 _PLEASE = frozenset(["कृपया", "দয়া", "করে", "ਕਿਰਪਾ", "કૃપા", "தயவுசெய்து", "దయచేసి", "ದಯವಿಟ್ಟು", "ദയവായി", "කරුණාකර"])
@@ -238,7 +238,7 @@ def by_form(lex: Lexicons, text: str, a: int, b: int) -> bool:
         rest = b
         while rest < len(text) and "\uac00" <= text[rest] <= "\ud7a3" and rest - b < 4:
             rest += 1
-        return text[b:rest] in _KOREAN_PARTICLES
+        return rest == b or text[b:rest] in _KOREAN_PARTICLES
     if word[0] not in CHINESE_SURNAMES and word[:2] not in _COMPOUND_SURNAMES:
         return False
     run_end = b if b == len(text) or not _is_han(text[b]) else len(text)  # only `the run ends here` matters
@@ -246,17 +246,11 @@ def by_form(lex: Lexicons, text: str, a: int, b: int) -> bool:
 
 
 # particles after a Korean name: `에게`, `씨`, `님`, `은`, `이`, `의`, `와`, `도`, `에서`, `한테`
-_KOREAN_PARTICLES = _words("씨 님 은 는 이 가 을 를 의 와 과 도 에게 한테 께 에서 씨가 씨의 씨에게 님께 님이 님의") | {
-    ""
-}
+_KOREAN_PARTICLES = _words("씨 님 은 는 이 가 을 를 의 와 과 도 에게 한테 께 에서 씨가 씨의 씨에게 님께 님이 님의")
 
 
 def _is_han(c: str) -> bool:
     return "\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf"
-
-
-def _ends(text: str, j: int, b: int) -> bool:
-    return j == b or text[j] in _CHINESE_AFTER
 
 
 def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
@@ -394,7 +388,7 @@ def _spaced(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int)
         return None
     if not 0 < _given(lex, word, script) <= GIVEN_RANK:
         return None
-    if script == "cased" and word not in lex.people and _declined_place(lex, word):
+    if script == "cased" and word not in lex.people and declined(lex, word, most=1):
         return None  # `из Перми`: Пермь less its soft sign, not Пери with two letters cut
     if i + 1 < len(words):
         c, d, other = words[i + 1]
@@ -420,12 +414,6 @@ def _prefixed(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: in
     if text[b:c] == " " and text[c:d] != word[1:] and 0 < rank(lex, text[c:d], True) <= NAME_RANK:
         return a + 1, d  # not `לדור דור` (for generations)
     return None
-
-
-def _declined_place(lex: Lexicons, word: str) -> bool:
-    """A Cyrillic or Greek place's name with one letter of a case ending: `Перми` (Пермь), `Казани` (Казань)."""
-    stem = word[:-1]
-    return len(stem) >= 3 and (stem in lex.scripts or any(stem + v in lex.scripts for v in "ьйаяоеиыΑα"))
 
 
 def _given(lex: Lexicons, word: str, script: str) -> int:

@@ -116,15 +116,22 @@ def _bases(word: str) -> set[str]:
 _VOWELS = "аяоеьіиыйΑα"
 
 
+def declined(lex: Lexicons, word: str, most: int = _CASED_ENDING) -> bool:
+    """A Cyrillic or Greek place's name with a case ending of up to `most` letters on it or on its stem:
+    `Новосибирске`, `Харкова` (Харков), `Перми` (Пермь)."""
+    for cut in range(1, most + 1):
+        stem = word[:-cut]
+        if len(stem) >= 3 and (stem in lex.scripts or any(stem + v in lex.scripts for v in _VOWELS)):
+            return True
+    return False
+
+
 def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple[int, int]]:
     word = text[a:b]
     if word in lex.scripts:
         return [(a, b)]
-    if script == "cased":  # `Новосибирске`, `Харкова`: a case ending on the name, or on its stem
-        for cut in range(1, _CASED_ENDING + 1):
-            stem = word[:-cut]
-            if len(stem) >= 3 and (stem in lex.scripts or any(stem + v in lex.scripts for v in _VOWELS)):
-                return [(a, b)]
+    if script == "cased" and declined(lex, word):  # `Новосибирске`, `Харкова`: a case ending on the name or its stem
+        return [(a, b)]
     # Hebrew and Arabic write `in`, `from`, `to`, `and` as letters before the name: `בירושלים`, `מחיפה`,
     # `وبالقاهرة`; the place is the name after them
     for prefix in _PREFIXES.get(script_of(word[0]), ()):
