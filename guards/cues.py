@@ -49,6 +49,12 @@ TITLES = _words(
     "mgr judr mudr srta doña paní herrn"
     # other languages' `Mr` and `Mrs`: `Pan Wiśniewski`, `doamna Stan`, `mevrouw J. de Wit`, `familie de Vries`
     " domnul doamna dl dna meneer mevrouw familie senhor senhora sig gospodin gospođa gospa"
+    # the Nordic languages', Finnish's and Turkish's, and a family's name in others: `frk. Holm`,
+    # `familjen Håkansson`, `la familia Quintana Ruiz`, `la famille Dupuis`
+    " frk fröken rouva herra neiti sayın familia famiglia família familjen famille"
+    # a customer, as a title before the name: `Klientka Magdalena Kamińska`, `Клиент Громов И. С.` (not `cliente`:
+    # `Dim cliente As New`)
+    " klient klientka kunde kundin klant klantin kund asiakas"
 )
 MONTHS = _words("january february march april may june july august september october november december")
 WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")  # never a person, nor a place
@@ -163,7 +169,9 @@ NEVER_ALONE = (
         "ciao buongiorno merhaba sawubona jambo habari namaste konnichiwa annyeong ahoj cześć "
         "czesc szia xin chào obrigado obrigada gracias merci danke grazie tack takk kiitos dziękuję bienvenue "
         "bienvenido bienvenida benvenuto benvenuta willkommen welkom välkommen velkommen bon bonne iban bic swift lön "
-        "tienda negozio loja sklep"  # a shop: `# Tienda de novias - configuración del TPV`
+        "guten dzień dzien buenos buenas goedemorgen goedemiddag "  # a transcript's `Kunde: Guten Tag`
+        "tienda negozio loja sklep "  # a shop: `# Tienda de novias - configuración del TPV`
+        "тема"  # `Тема:`, a mail's subject
     )
     | NO_ONE
 )
@@ -324,10 +332,17 @@ def title_before(text: str, a: int) -> bool:
 # `Mr` in some languages only: `pan` on a Polish, Czech or Slovak line (`Pan Wiśniewski`, `pan Dvořák`), not
 # `Pan Tilt Zoom` nor `Mr Pan`
 _LANGUAGE_TITLES = {"pan": frozenset({"pl", "cs", "sk"})}
+# `Mrs` in the Nordic languages, not in capitals (`Kære fru Lehmann`; not `FRU Inventory`, a field-replaceable unit)
+_CASED_TITLES = frozenset({"fru"})
+_TITLE_WORD = re.compile(r"(?i:fru)[\s.,:]*\Z")
+_TITLE_AT = re.compile(r"(?i:fru)\b")
 
 
 def language_title(text: str, at: int, word: str) -> bool:
-    """`word` is a title in the language of the line at text[at]."""
+    """`word` is a title in the language of the line at text[at], or as it is written there."""
+    if word in _CASED_TITLES:
+        match = _TITLE_WORD.search(text, max(0, at - 8), at) or _TITLE_AT.match(text, at)  # before, or the word
+        return match is not None and not match.group().isupper()
     return word in _LANGUAGE_TITLES and languages.language_at(text, at) in _LANGUAGE_TITLES[word]
 
 

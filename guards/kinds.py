@@ -12,6 +12,7 @@ from .lexicons import Lexicons
 STRONG_PEOPLE = 1000  # a given name this many people carry (in 8 or more sources) is taken as one on sight
 STRONG_SOURCES = 8
 STRONG_RANK = 1000  # or a given name among one country's first this many (names-dataset: `Olumide`, `Nokuthula`)
+FEW_PEOPLE = 500  # a place's name so few people carry is no given name that makes it unplain
 PLAIN_PLACE = 100_000  # or this large, and no given name, product, word or common surname (`Naples`, `Braga`)
 BIG_PLACE = 1_000_000  # a city this large (or a country, state, continent) is a place unless a cue says otherwise
 COMMON_SURNAME = 5000  # a surname this common goes on a given name even when it is a large place's name too
@@ -109,6 +110,8 @@ class Kinds:
         """A large city that is no given name, product or word, and no common surname: `Naples`, `Bordeaux`."""
         lex = self.lex
         place = lex.places[key]
-        if place.population < PLAIN_PLACE or self.given(key) or self.product(key) or key in lex.words:
+        # a given name of the lists' stray entries, few people's (`Zaragoza`, `Arusha`, `Riga`), is no name
+        named = self.given(key) == 2 or lex.given.get(key, 0) >= FEW_PEOPLE
+        if place.population < PLAIN_PLACE or named or self.product(key) or key in lex.words:
             return False
         return not self.common_surname(key)

@@ -24,14 +24,16 @@ read.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
 from . import cues, deployments, languages, mailboxes, places
 from . import systems as said
-from .kinds import Kinds
+from .kinds import WORDY, Kinds
 from .lexicons import fold
 from .lexicons import words as _words
+from .scriptnames import latin_function_words
 
 Span = tuple[str, int, int]
 _LOWER = re.compile(r"(?<![\w\-'’])[^\W\d_]+(?![\w\-])")
@@ -105,15 +107,20 @@ def lower_names(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | No
         word = m.group()
         if not word.islower():
             continue
-        if word.isascii() and lex.wordiness(word) >= 0.5 and word not in lex.place_first_words:
+        wordy = word.isascii() and lex.wordiness(word) >= 0.5 and word not in lex.place_first_words
+        if wordy and lex.wordiness(word) >= WORDY:
             continue  # an English word more than a name, and no place's first word: most words of prose
         if 1 in covered[a:b] or cues.within(code, a):
             continue
         if cues.glued(text, a, b) or cues.within(lines, a) or _CONTRACTED.match(text, b):
             continue  # `cc'd`, `we'll`: a verb's contraction, no one's name
         pair = words[i + 1] if i + 1 < len(words) and text[b : words[i + 1].start()] == " " else None
-        if pair is not None and _place(kinds, text, a, pair.end()):
-            found: Span | None = ("LOCATION", a, pair.end())  # `buenos aires`; its second word is not read again
+        if pair is not None and _full_name(kinds, text, a, b, pair.end()):
+            found: Span | None = ("PERSON", a, pair.end())  # `modulo per gianni bertolotti`, `W-9 for tom albrecht`
+        elif wordy:
+            found = None  # a word before all else, unless a surname follows it
+        elif pair is not None and _place(kinds, text, a, pair.end()):
+            found = ("LOCATION", a, pair.end())  # `buenos aires`; its second word is not read again
         elif _place(kinds, text, a, b):
             found = ("LOCATION", a, b)
         elif _person(kinds, text, a, b):
@@ -219,12 +226,44 @@ def _code_lines(text: str) -> list[tuple[int, int]]:
     return out
 
 
+@functools.cache
+def _latin_words() -> frozenset[str]:
+    return frozenset().union(*latin_function_words().values())
+
+
+def _full_name(kinds: Kinds, text: str, a: int, b: int, end: int) -> bool:
+    """A given name on sight and a surname the census knows, both in lower case, the surname no English word and
+    neither a product's or a place's name, on an English line: `W-9 for tom albrecht came in`."""
+    given, surname = fold(text[a:b]), fold(text[b + 1 : end])
+    lex = kinds.lex
+    if kinds.given(given) < 2 or len(surname) < 3 or not text[b + 1 : end].islower():
+        return False
+    # a surname the census knows, no English word (the given name may be one: `tom albrecht`)
+    if surname not in lex.surnames or lex.wordiness(surname) >= 0.5 or min(len(given), len(surname)) < 3:
+        return False
+    if lex.wordiness(given) >= (WORDY if lex.surnames[surname] <= _COMMON_SURNAME else 0.5):
+        return False  # `tom albrecht`; not `two jade opal sheets`
+    if surname in _latin_words() or (given in _latin_words() and lex.surnames[surname] > _COMMON_SURNAME):
+        return False  # other languages' words on a line read as English (`jag kollar`, `som los`)
+    for key in (given, surname, f"{given} {surname}"):
+        if kinds.product(key) or kinds.big_place(key) or key in lex.places:
+            return False
+        if key in cues.CALENDAR or key in cues.TITLES or key in _KEYWORDS or key in lex.codenames:
+            return False
+    if cues.glued(text, a, end) or said.tech_after(text, end) or said.tech_before(text, a):
+        return False
+    return _english_line(text, a)  # another language's words are names in the lists too (`dua kali`, `el puerto`)
+
+
 def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
     key = fold(text[a:b])
     lex = kinds.lex
     title = _TITLE_BEFORE.search(text, max(0, a - 8), a)
-    if title and not title.group().rstrip().endswith(".") and not (kinds.given(key) or key in lex.surnames):
-        title = None  # a title without its dot only before a name the lexicons know: not `ms entra`, `dr rto`
+    known = kinds.given(key) or key in lex.surnames
+    known = known or (title is not None and title.group().strip() == "mrs" and len(key) > 3 and key not in lex.words)
+    if title and not title.group().rstrip().endswith(".") and not known:
+        title = None  # a title without its dot only before a name the lexicons know, or a word of none
+        # (`mrs okonjo`): not `ms entra`, `dr rto`
     titled = title is not None or cues.officer_before(text, a)
     if titled and key not in lex.words and not kinds.product(key):
         return len(key) > 2 and not kinds.big_place(key)  # `capt. moreau`, `dr. okafor`: a surname after a title
@@ -336,6 +375,7 @@ _KOREAN_SURNAME_BEFORE = re.compile(
 _TITLE_BEFORE = re.compile(
     r"(?<![\w\-])(?<!\d[ \t])(?:(?i:dr|mr|mrs|ms|prof|capt|cpt|sgt|lt|insp)\.|dr|mr|mrs|ms|prof)[ \t]+\Z"
 )  # in lower case only without the dot: `the DR runbook` is disaster recovery's
+_COMMON_SURNAME = 5_000  # the census' rank
 _PAIRED_AFTER = re.compile(r"(?:\s+(?:and|&)\s+[^\W\d_]+)?\s+(?:are|were|both|r)\b")
 # keywords of programming languages that people are also called (`elif x:`, `var name`, `echo $HOME`), and other
 # languages' pronouns (`elle ne parlait pas`)

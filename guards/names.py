@@ -20,6 +20,7 @@ it.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -48,6 +49,9 @@ if TYPE_CHECKING:
 Label = tuple[int, int, str]  # (start, end, label) of one of the NER model's entities
 Ner = Callable[[str, Sequence[tuple[int, int]]], list[Label]]  # the entities around the spans asked about
 Span = tuple[str, int, int]  # entity type, start, end
+
+# an IRC log's line with no time before its nick: `<annika> the farm outside Östersund`
+_IRC_NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
 
 
 def names_for(params: PiiParams) -> Names | None:
@@ -217,8 +221,9 @@ class Names(Placenames):
         """A chat log's line a person says (`[09:03] leilani: the rink in Honolulu`): its speaker's handle no
         English word, product, program or role mailbox's word, no digits (not `[15:00] relay:`,
         `[10:00] buildkite:`, `10:02 <k8s>`)."""
-        for m in deployments.SPEAKER.finditer(text) if ":" in text else ():
-            handle = (m.group("who") or m.group("nick")).lower()
+        irc = _IRC_NICK.finditer(text) if "<" in text else ()
+        for m in itertools.chain(deployments.SPEAKER.finditer(text) if ":" in text else (), irc):
+            handle = (m.groupdict().get("who") or m.group("nick")).lower()
             words = [w for w in re.split(r"[._\-]", handle) if w]
             if not words or any(c.isdigit() for c in handle):
                 continue
@@ -325,6 +330,8 @@ class Names(Placenames):
         lex = self.lex
         head = piece[0]
         key = token.key
+        if cues.greeting(head.key) and head.key not in cues.TITLES:
+            return False  # `Klientka Magdalena Kamińska`, `Hey Grace`: the cue is not the name's
         if self.unknown(head.key):  # `name: "Ngaio Parata"`: two words no lexicon knows
             return self.unknown(key) or (key in lex.surnames and not self.product(key) and not self.big_place(key))
         if head.key in cues.TITLES or not self.given(head.key) or head.key in cues.CALENDAR or cues.greeting(head.key):
@@ -386,7 +393,8 @@ class Names(Placenames):
         if key in lex.towns and by_state and not cues.person(text, a, b, strict=True):
             return [("LOCATION", a, b)]  # `Park City, UT`, `Eluned Pryce, Llandeilo`: a town by its state or a person
         if len(piece) > 1 and self.unknown(piece[0].key):  # words no lexicon knows: a cue says, or the NER model
-            return [("PERSON", a, b)] if not tech and cues.person(text, a, b, strict=True) else None
+            cue = cues.person(text, a, b, strict=True) or cues.title_before(text, a)  # `pani Bożeny Wróbel`
+            return [("PERSON", a, b)] if not tech and cue else None
         if len(piece) > 1:
             return [] if tech and not cues.person(text, a, b, strict=True) else [("PERSON", a, b)]
         token = piece[0]

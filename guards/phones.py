@@ -178,10 +178,13 @@ def misgrouped(value: str) -> bool:
     """A number written without its `+` whose groups are not the number's: a group of zeros before the last
     (`1-800-000-0000`: no area or exchange is all zeros); led by a country's code, no separator where that
     country writes one (`44-2079-460018` is `+44 20 7946 0018`); or a North American `1-NXX-NXX-XXXX` that
-    is no valid number there. A number in one group, written with `+` or nationally, is left as it is."""
+    is no valid number there. A number in one group, written with `+` or nationally, is left as it is. With a
+    `+` too: its last two groups all zeros, seven digits or more (`+54 9 11 0000-0000`), a number masked."""
+    groups = _GROUPS.findall(value)
+    if len(groups) > 2 and len("".join(groups[-2:])) >= 7 and not "".join(groups[-2:]).strip("0"):
+        return True
     if value.lstrip("( ").startswith("+"):
         return False
-    groups = _GROUPS.findall(value)
     if len(groups) < 2:
         return False
     if any(len(g) >= 3 and not g.strip("0") for g in groups[:-1]):

@@ -65,6 +65,8 @@ _PEOPLES = (
         # events people go to: `the Glasgow concert`
         "gig gigs concert concerts festival wedding screening screenings premiere branches stores clinics depots "
         "site sites"
+        # and where they farm, ski and stay: `the Whitstable farm`, `the Zermatt resort`
+        " farm farms dairy ranch orchard vineyard resort resorts campsite"
     )
     | _BUSINESSES
     | SITES

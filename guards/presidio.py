@@ -183,6 +183,8 @@ def issued_length(digits: str) -> bool:
         return n == 15
     if four == "9792":  # Troy
         return n == 16
+    if two in ("81", "82"):  # RuPay's own range
+        return n == 16
     return False
 
 

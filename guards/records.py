@@ -55,13 +55,28 @@ _KEY = (
     r"vorname|nachname|familienname|auftraggeber|empfänger|empfaenger|begünstigter|kontoinhaber|inhaber|"
     r"prénom|prenom|titulaire|bénéficiaire|beneficiaire|apellidos?|titular|beneficiario|sobrenome|cognome|"
     r"titolare|voornaam|achternaam|imię|imie|nazwisko|jméno|jmeno|příjmení|prijmeni|förnamn|efternamn|soyad|"
-    r"soyadı|nom|nombre|nome|naam|namn)"
+    r"soyadı|nom|nombre|nome|naam|namn|"
+    # the Nordic languages', Finnish's, Slovene's, Czech's and Russian's: `navn = Ole-Johan Berntsen`,
+    # `"sukunimi": "Heikkinen"`, `<prejemnik>Matej Kranjc</prejemnik>`, `Исполнитель: Кузнецов И. А.`
+    r"navn|fornavn|etternavn|efternavn|mellemnavn|nimi|etunimi|sukunimi|prejemnik|placnik|plačnik|príjemca|"
+    r"příjemce|prijemce|odbiorca|nadawca|исполнитель|получатель|отправитель|плательщик|фамилия|имя|фио|"
+    # an owner, a contact, a person in charge: `owner: "petra novak"`, `Ansvarlig: Birgitte`
+    r"owner|contact|ansvarlig|ansvarig|vastuuhenkilö|responsable|verantwortlich|verantwortliche|"
+    # a customer: `Cliente: Ana Beatriz Souza`, `Kundin: Sabine Krüger`
+    r"cliente|kunde|kundin|kund|klient|klientka|asiakas)"
 )
 # a name's key that robots and pets have too: not `first_name`, `taxpayer_last_name`, `full_name`, which only
 # people have
 _BARE = re.compile(
     r"(?i:(?:[\w\-]*_)?(?<![a-z])(?<!first_)(?<!last_)(?<!given_)(?<!family_)(?<!full_)(?<!middle_)(?<!maiden_)"
-    r"(?<!birth_)(?:name|nm|display_?name|nom|nombre|nome|naam|namn))"
+    r"(?<!birth_)(?:name|nm|display_?name|nom|nombre|nome|naam|namn|navn|nimi|owner|contact|responsable))"
+)
+# a name's key with a business's or a thing's word before it: `SHOP_NAME`, `CAMP_NAME`, `company_name`
+_THINGS_KEY = re.compile(
+    r"(?i:(?:[\w\-]*_)?(?:shop|store|camp|company|business|firm|farm|site|venue|brand|product|app|host|file|"
+    r"project|team|org|organi[sz]ation|hotel|studio|salon|school|club|shop|dairy|restaurant|cafe|bakery|"
+    r"service|device|bucket|queue|table|db|database|cluster|repo|image|bot|model|event|course|class|boat|"
+    r"balloon|horse|dog|pet|animal|plant|resort|lift|room|tank)_?(?:name|nm|display_?name))"
 )
 # a given name's key: a record that has one holds people, and its bare `nom` or `name` is their surname
 _GIVEN_KEY = re.compile(
@@ -70,7 +85,7 @@ _GIVEN_KEY = re.compile(
 )
 _ARROW = r"[\"']?[ \t]*=>[ \t]*[\"']?"  # PHP's and Perl's `'nom' => 'Lefèvre'`, Ruby's `:city => "Graz"`
 _FIELD = re.compile(
-    rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\[?\s*\"|>|{_ARROW}){_VALUE}"
+    rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:[ \t]*[=:][ \t]*\[?[ \t]*[\"']?|\"\s*:\s*\[?\s*\"|>|{_ARROW}){_VALUE}"
     r"(?=[\"'<\]|,;&\s]|\Z)"
 )
 _TITLE = re.compile(r"([^\W\d_]+)\.?\s+")
@@ -173,6 +188,7 @@ PERSONAS = frozenset(
      "marie dupont", "juan perez", "fulano de tal", "joe bloggs", "jan jansen", "jan novak", "otto normalverbraucher",
      "matti meikalainen", "maija meikalainen", "sven svensson", "jens hansen", "juan del pueblo", "ivan ivanov",
      "john appleseed", "jane appleseed", "joe public", "john q public", "tommy atkins", "john citizen",
+     "jan modaal", "nguyen van a", "nguyen van b", "nguyen thi b", "pietje puk",
      "홍길동", "张三", "李四", "王五", "張三"}
 )  # fmt: skip
 
@@ -347,6 +363,8 @@ def record_names(
     if "=" in text or ":" in text or ">" in text:
         givens = _GIVEN_KEY.search(text) is not None  # `'nom' => 'Lefèvre', 'prenom' => 'Camille'`: the surname
         for m in _FIELD.finditer(text):
+            if _THINGS_KEY.fullmatch(m.group("key")):
+                continue  # `SHOP_NAME="Huîtres de la Baie"`, `camp_name`: a business's or a thing's name
             spans.append(m.span("value"))
             if not _BARE.fullmatch(m.group("key")) or givens or _full_name(kinds, m.group("value")):
                 keyed.add(m.span("value"))
@@ -1085,6 +1103,23 @@ def _trimmed(text: str, a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
+_INITIAL = re.compile(r"[^\W\d_]\.")
+_CAMEL = re.compile(r"[A-Z]{2}[a-z]")
+_HUMP = re.compile(r"[a-z][A-Z]")
+
+
+def _lower_named(kinds: Kinds, words: list[str]) -> bool:
+    """A field's value in lower case is a name when it opens with a given name on sight and no word of it is an
+    ordinary word more than a name: `owner: "petra novak"`, `debtor=jānis bērziņš`, `display_name="siddharth"`;
+    not `name: "nightly backup"`, `owner: "mark"` (a word too)."""
+    keys = [fold(w) for w in words if w not in _PARTICLES]
+    if not keys or len(keys) > 3 or not all(w.isalpha() and len(w) > 1 for w in keys):
+        return False
+    if kinds.given(keys[0]) < 2 or any(k in _NOT_NAMES or k in cues.CALENDAR or kinds.product(k) for k in keys):
+        return False
+    return all(kinds.lex.wordiness(k) < WORDY for k in keys)
+
+
 def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
     """One to four words of a name: one case throughout, no product's or role's word (a given name that is also
     a product's beside another name is a name: `Whitmore, Charles`), no test persona. `shaped`: the record's
@@ -1094,6 +1129,8 @@ def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
         return False
     if len(words) == 1 and fold(words[0]) in _NOT_NAMES:
         return False  # `"manager": None`, `holder: Customer`
+    if any(_CAMEL.search(w) or len(_HUMP.findall(w)) > 1 for w in words):
+        return False  # a type's name: `$employee = [PSCustomObject]` (not `McDonald`, `LeBlanc`)
     # a surname's particles in lower case: `van den Broek`, `E. de Vries`, `Carmen de la Fuente`
     words = [w for w in words if w not in _PARTICLES] if not value.islower() else words
     if not words or len(words) > 4:
@@ -1101,7 +1138,10 @@ def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
     cased = [c for c in value if c.isupper() or c.islower()]
     caps = bool(cased) and all(c.isupper() for c in cased)
     caseless = not cased
-    titled = all(w[:1].isupper() and not w.isupper() for w in words if len(w) > 1)
+    # an initial with its dot is neither case's word: `Кузнецов И. А.`
+    titled = all(w[:1].isupper() and not w.isupper() for w in words if len(w) > 1 and not _INITIAL.fullmatch(w))
+    if value.islower():
+        return _lower_named(kinds, words)
     # the surname in capitals first, then given names (no English word): `OYELARAN Funmilayo`, `MØLLER Freja`;
     # not `EU West`, `NATO Summit`, `AWS Frankfurt`
     family_first = (

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import itertools
 import re
 import threading
 from collections import OrderedDict
@@ -224,30 +225,39 @@ def _unglued(plain: Mapped) -> Mapped:
 _LONG_CARD = re.compile(r"(?<![\d.\-])(?:4|5[06-8]|6|220[0-4])\d{15,18}(?![\d.\-])")
 _CARD_WORD = re.compile(
     r"(?<!sd )(?<!sim )(?i:\b(?:card|cc|pan|karte|carte|tarjeta|cart[ãa]o|carta|kaart|kort|karta|kartu|kart|карта|"
-    r"карты|картой|карт[аыуе]?)\b|卡号|卡號|银行卡|信用卡|銀行卡|カード|카드)"
+    r"карты|картой|карт[аыуе]?)\b|卡号|卡號|银行卡|信用卡|銀行卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്)"
     r"(?i:[ \t]*(?:number|no\.?|nr\.?|num|n°|#|номер|番号|号|번호))?[ \t]*[=:]?[ \t]*[\"'«]?\Z"
 )  # `card 6759...`, `卡号=6246...`, `card number: `; not `sd card`, `card count: `
 LONG_CARD_SCORE = 0.85
 
 
+# RuPay's own range, which presidio's card pattern does not read: `मेरे रुपे कार्ड 8171 5532 9795 7163`
+_RUPAY = re.compile(r"(?<![\d.\-])8[12]\d\d(?P<sep>[ \-]?)\d{4}(?P=sep)\d{4}(?P=sep)\d{4}(?![\d.\-])")
+
+
 def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
-    """Cards of 17 to 19 digits without separators after a card's word, Luhn-valid, of a network that issues
-    them so long, where no finding is yet."""
+    """Cards of 17 to 19 digits without separators, and RuPay's of its own range, after a card's word,
+    Luhn-valid, of a network that issues them so long, where no finding is yet."""
     out = []
-    for m in _LONG_CARD.finditer(text) if len(text) >= 17 else ():
+    longs = _LONG_CARD.finditer(text) if len(text) >= 17 else ()
+    for m in itertools.chain(longs, _RUPAY.finditer(text) if "8" in text else ()):
         a, b = m.span()
-        if b - a < 17 or not _CARD_WORD.search(text, max(0, a - 32), a):
+        digits = "".join(c for c in m.group() if c.isdigit())
+        if (len(digits) < 17 and digits[0] != "8") or not _CARD_WORD.search(text, max(0, a - 32), a):
             continue
-        if any(f.start < b and a < f.end for f in found) or not issued_length(m.group()):
+        if any(f.start < b and a < f.end for f in found) or not issued_length(digits):
             continue
-        if _cards().validate_result(m.group()):  # Luhn
+        if _cards().validate_result(digits):  # Luhn
             out.append(Finding("CREDIT_CARD", a, b, LONG_CARD_SCORE))
     return out
 
 
 # a W-9's or the IRS's taxpayer number, which for a person is the SSN: `tin=329474896`, `TIN 257453862 failed`
 # (presidio's context words match inside longer words, so `tin` cannot be one: `setting`, `Martin`)
-_TIN = re.compile(r"(?<![\w\-])(?i:tin|taxpayer_id|taxpayer id)[\"']?[ \t]*[=:]?[ \t]*[\"']?(?P<n>\d{9})(?![\d\-])")
+_TIN = re.compile(
+    r"(?<![\w\-])(?i:tin|taxpayer_id|taxpayer id)[\"']?(?:[ \t]+[a-z]{2,8}){0,3}[ \t]*[=:]?[ \t]*[\"']?(?P<n>\d{9})"
+    r"(?![\d\-])"
+)  # and a few words between: `TIN field just says 176539923`
 TIN_SCORE = 0.6
 
 

@@ -66,7 +66,7 @@ _GIVEN_ALONE = frozenset(
     "偉芳娜靜麗強軍濤傑娟萍紅鵬輝玲婷琳晶慧穎斌凱鑫寧俊帥旭欣蕾薇瑤悅瑞航陽昊晨楠梅燕莉蘭鳳潔琴雲亮峰波飛彬毅豪睿涵"
 )
 _GIVEN_FIRST = _GIVEN_ALONE | frozenset(
-    "建晓志小美子秀桂春文海新永德家一梓雨思可梦诗紫若天立振宏光荣卫忠庆淑素彩爱安福祥贵松泽鸿曉誌夢詩榮衛慶愛澤鴻國"
+    "建晓志小美子秀桂春文海新永德家一梓雨思可梦诗紫若天立振宏光荣卫忠庆淑素彩爱安福祥贵松泽鸿曉誌夢詩榮衛慶愛澤鴻國雅"
 )
 _GIVEN_SECOND = _GIVEN_ALONE | frozenset("国华英兰东轩涵萱怡彤文成生林龙平安福宁清山梅花霞芬珍琼莲凤云飞杰峰东強國華東")
 # words right before a name that set it apart: a field's or a role's (`客户`, `持卡人`, `负责人`), a relation's,
@@ -75,7 +75,7 @@ _CHINESE_BEFORE = re.compile(
     r"(?:客户|客戶|顾客|联系人|聯絡人|负责人|負責人|作者|审核|提交人|报告人|報告人|申请人|申請人|持卡人|收件人|收货人|寄件人|"
     r"经办人|患者|骑手|司机|老师|同事|丈夫|妻子|女儿|儿子|哥哥|姐姐|弟弟|妹妹|合伙人|朋友|店长|经理|主管|值班的是|换成了|"
     r"转交|用户|会员|家长|学生|员工|订购人|预订人|买家|卖家|姓名|名字|联系|聯繫|通知|感谢|谢谢|謝謝|是|找|让|讓|给|給|由|"
-    r"和|与|與|跟|畀|叫|请|請)\Z"
+    r"和|与|與|跟|畀|俾|叫|请|請|署名|簽名|签名)\Z"
 )
 # what follows a person's name: a verb of what people do, a title (`李娜说`, `王师傅`, `陈先生`, `王芳明天`)
 _CHINESE_AFTER = frozenset(
@@ -84,6 +84,8 @@ _CHINESE_AFTER = frozenset(
 # and after a sentence's first word, which is its subject: `在`, `去年`, `下周`, `和` follow a person there as a
 # thing elsewhere (`QPS 高峰在晚上`)
 _CHINESE_SUBJECT_AFTER = frozenset("在去下上和与是来回开做前后正将要向于对等")
+# the titles a surname alone takes: `陈先生`, `王女士`, `李小姐`, `張太太`
+_SURNAME_TITLES = frozenset(["先生", "女士", "小姐", "太太", "老师", "老師", "师傅", "師傅"])
 _SENTENCE_OPEN = re.compile(r"[\n。！？；，,.!?;:：\"“「『(（]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 
@@ -113,6 +115,8 @@ def _chinese_at(lex: Lexicons, text: str, i: int, b: int) -> int:
     if not (i == 0 or not _is_han(text[i - 1]) or cued):
         return 0
     g = i + size
+    if text[g : g + 2] in _SURNAME_TITLES:
+        return g  # `让陈先生用支付链接付款`: a surname and its title, the title not the name's
     # `王芳在成都出生`, `她的丈夫李强在重庆`: a sentence's or a clause's subject
     opening = i == 0 or cued or _SENTENCE_OPEN.match(text[i - 1]) is not None
     for end in (g + 2, g + 1):
@@ -174,6 +178,11 @@ _ROLES = _words(
     "डॉक्टर डाक्टर टीचर मैनेजर सरकार मैम ডাক্তার টিচার ম্যানেজার டாக்டர் டீச்சர் மேனேஜர் லீட் டீம் డాక్టర్ టీచర్ "
     "మేనేజర్ ಡಾಕ್ಟರ್ ಟೀಚರ್ ಮ್ಯಾನೇಜರ್ ഡോക്ടർ ടീച്ചർ മാനേജർ ડૉક્ટર ટીચર મેનેજર ਡਾਕਟਰ ਟੀਚਰ ਮੈਨੇਜਰ"
 )
+# a form's field for a name or a contact, before a colon: Hindi and Marathi, Nepali, Bengali, Punjabi, Gujarati,
+# Tamil, Telugu, Kannada, Malayalam, Sinhala
+_NAME_FIELDS = _words(
+    "नाम नाव संपर्क सम्पर्क নাম যোগাযোগ ਨਾਮ ਸੰਪਰਕ નામ સંપર્ક பெயர் தொடர்பு పేరు సంప్రదించండి ಹೆಸರು ಸಂಪರ್ಕ പേര് ബന്ധപ്പെടുക නම සම්බන්ධතා"
+)
 _PLEASE = frozenset(["कृपया", "দয়া", "করে", "ਕਿਰਪਾ", "કૃપા", "தயவுசெய்து", "దయచేసి", "ದಯವಿಟ್ಟು", "ദയവായി", "කරුණාකර"])
 
 
@@ -187,6 +196,10 @@ def _honoured(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: in
         name = [j for j in (i - 2, i - 1) if j >= 0 and _named_word(text, words, j, i)]
     elif text[a:b] in _HONORIFIC_BEFORE:
         name = [j for j in (i + 1, i + 2) if j < len(words) and _named_word(text, words, j, i)]
+    elif text[a:b] in _NAME_FIELDS and text[b : b + 2] == ": " and i + 1 < len(words) and words[i + 1][0] == b + 2:
+        # `नाम: अनिता वर्मा`, `যোগাযোগ: রফিকুল ইসলাম`: a name's or a contact's field
+        name = [i + 1] + [j for j in (i + 2,) if j < len(words) and _named_word(text, words, j, i + 1)]
+        name = name if _named_word(text, words, i + 1, i + 1 + (len(name) > 1)) else []
     else:
         return None
     if not name:

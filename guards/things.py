@@ -86,7 +86,9 @@ _FONT_AFTER = re.compile(
 _ORGANISATION_AFTER = re.compile(
     r"[ \t]+(?:Engineering|Labs?|Inc\.?|Ltd\.?|LLC|LLP|GmbH|AG|BV|B\.V\.|S\.A\.|SAS|SRL|S\.r\.l\.|Oy|AB|ASA|"
     r"Foundation|Group|Studios?|Partners|Holdings|Ventures|Technologies|Systems|Solutions|Consulting|Capital|"
-    r"sp\.[ \t]*z[ \t]*o\.o\.)(?![\w\-])"
+    r"sp\.[ \t]*z[ \t]*o\.o\.|"
+    # other countries' company forms: `Kjær & Holm Bogføring ApS`, `Kovács Kft.`, `Novák s.r.o.`
+    r"ApS|A/S|Oyj|KG|OHG|Sàrl|SARL|S\.L\.|Lda\.?|Ltda\.?|BVBA|Kft\.?|Zrt\.?|s\.r\.o\.|d\.o\.o\.)(?![\w\-])"
 )
 # an LDAP name's organisation (`O=`, `OU=`), a vCard's (`ORG:Obi Bespoke Tailoring`)
 _ORGANISATION_BEFORE = re.compile(r"(?:(?:^|[,/;\s])(?:O|OU|DC)=|(?:^|\n)ORG(?:;[^:\n]{0,20})?:)\s*\Z")
@@ -97,7 +99,7 @@ _NAMED_AFTER = re.compile(
     r"Auditorium|Lab|Suite|Lounge|Theatre|Theater|Stadium|Arena|Bridge|Street|St\.|Avenue|Ave\.?|Road|Rd\.?|"
     r"Boulevard|Institute|University|College|Hospital|Prize|Award|Medal|Fellowship|Scholarship|Lecture|Tower|"
     r"Square|Plaza|Terminal|Pavilion|Gallery|Museum|Campus|Court|House|Clinic|Lodge|Inn|Hut|Hostel|Annex|Chapel|"
-    r"Church|Cathedral|Abbey)(?![\w\-])"
+    r"Church|Cathedral|Abbey|Camp|Campsite|Campground|Farm|Ranch|Resort|Dairy|Winery|Orchard|Vineyard)(?![\w\-])"
 )
 # a place of business by its own word in another language, first in its name: `Autoescuela Ronda`, `Rifugio
 # Aurora`, `Cabane de Moiry`, `Gasthof Post`, `Gruppe Finanzen` (a team)

@@ -255,3 +255,69 @@ def test_the_reviews_readings_keep_apart(text: str, wrong: tuple[str, str]) -> N
 
 def test_the_ms_before_a_full_name_is_a_title() -> None:
     assert ("PERSON", "Hannah Fischer") in scan("Letter to the MS Hannah Fischer about the fee")
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # other languages' name, owner and customer fields, and a name's value in lower case
+        ("[kontakt]\nnavn = Ole-Johan Berntsen\ntelefon = 22 96 05 04", ("PERSON", "Ole-Johan Berntsen")),
+        ('rivi = {"etunimi": "Aleksi", "sukunimi": "Heikkinen"}', ("PERSON", "Heikkinen")),
+        ("<nalog>\n  <prejemnik>Matej Kranjc</prejemnik>\n</nalog>", ("PERSON", "Matej Kranjc")),
+        ("Projekt: Vedligehold · Ansvarlig: Birgitte", ("PERSON", "Birgitte")),
+        ('labels: {owner: "petra novak", team: "dairy"}', ("PERSON", "petra novak")),
+        ("sepa-import parsed line 4: debtor=jānis bērziņš amount=120.00", ("PERSON", "jānis bērziņš")),
+        ("Kund: Gunnel Åberg, Storgatan 3, Luleå", ("PERSON", "Gunnel Åberg")),
+        # titles, families and customers in other languages
+        ("Kære fru Lehmann, jeres bønner er forsinket.", ("PERSON", "Lehmann")),
+        ("Napisz do księgowej, pani Bożeny Wróbel, że przelewy się spóźnią.", ("PERSON", "Bożeny Wróbel")),
+        ("Flytt – familjen Håkansson\nFrån: Uppsala", ("PERSON", "Håkansson")),
+        ("la parcela 14 para la familia Quintana Ruiz\n12/03/2024, 09:16 - Ana: ok", ("PERSON", "Quintana Ruiz")),
+        ("Klientka Magdalena Kamińska dostała potwierdzenie z adresem", ("PERSON", "Magdalena Kamińska")),
+        # a full name in lower case on an English line, and `mrs` without its dot
+        ("W-9 for tom albrecht came in this morning", ("PERSON", "tom albrecht")),
+        ("customer is mrs okonjo, she'll pay by card", ("PERSON", "okonjo")),
+        # Chinese: a surname and its title, a signature's field, Cantonese `俾`
+        ("让陈先生用支付链接付款", ("PERSON", "陈")),
+        ("署名：周雅婷。语气礼貌。", ("PERSON", "周雅婷")),
+        ("幫我寫個訊息俾陳志強先生，唔該。", ("PERSON", "陳志強")),
+        # South Asia's name and contact fields
+        ("दो बार भुगतान काट लिया। नाम: अनिता वर्मा।", ("PERSON", "अनिता वर्मा")),
+        ("একটি নোটিশ লিখে দিন; যোগাযোগ: রফিকুল ইসলাম, চট্টগ্রাম।", ("PERSON", "রফিকুল ইসলাম")),
+        # places: a large city that few people are named after, a farm's town, an IRC line's town
+        ("kambi yetu ya mahema karibu na Arusha itafunguliwa tena", ("LOCATION", "Arusha")),
+        ("Host: tank-ctl-04 (Whitstable farm)\nSeverity: High", ("LOCATION", "Whitstable")),
+        ("<klippare_erik> vi börjar på gården utanför Östersund på måndag", ("LOCATION", "Östersund")),
+        # a RuPay card after a card's word, a TIN a few words before its digits
+        ("मेरे रुपे कार्ड 8171 5532 9795 7163 से दो बार", ("CREDIT_CARD", "8171 5532 9795 7163")),
+        ("TIN field just says 176539923", ("US_SSN", "176539923")),
+    ],
+)  # fmt: skip
+def test_the_thirty_fourth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a business's or a camp's name under its key, a company's form after it
+        ('SHOP_NAME="Huîtres de la Baie"\nOWNER_NAME="Yannick Le Goff"', ("PERSON", "Huîtres de la Baie")),
+        ("CAMP_NAME=Acacia Ridge Camp\nCAMP_MANAGER=Wanjiru Kamau", ("PERSON", "Acacia Ridge Camp")),
+        ("[company]\nname = Kjær & Holm Bogføring ApS", ("PERSON", "Holm Bogføring")),
+        # a type's name in a person's field, placeholder people, a masked number
+        ('$employee = [PSCustomObject]@{\n    LastName = "Whitaker"\n}', ("PERSON", "PSCustomObject")),
+        ('[{"ho_ten": "Nguyễn Văn A", "lop": "yin"}]', ("PERSON", "Nguyễn Văn")),
+        ("1042,Juan,Pérez,Ciudad Ejemplo,+54 9 11 0000-0000", ("PHONE_NUMBER", "+54 9 11 0000-0000")),
+        # a lower-case value that is no name, a handle, other languages' words read as a name's
+        ('owner: "mark"\nname: "nightly backup"', ("PERSON", "mark")),
+        ('reviewers: ["ritu-dev", "kmoreau"]', ("PERSON", "ritu-dev")),
+        ("hon betalar med kort, jag har maskerat det i Fortnox nu", ("PERSON", "jag har")),
+        ("ms entra is down, dr rto is 4h", ("PERSON", "entra")),
+        # a transcript's greeting after a customer's label, a mail's Russian subject
+        ("Kunde: Guten Tag, hier Sabine Wolff aus Leipzig", ("PERSON", "Guten")),
+        ("Кому: zakaz@svechi.example\nТема: Оплата заказа", ("LOCATION", "Тема")),
+        ("Dim cliente As New Cliente With {", ("PERSON", "As")),
+    ],
+)  # fmt: skip
+def test_the_thirty_fourth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
