@@ -186,6 +186,7 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _prefixed(kinds, text)
         out += [("LOCATION", *m.span(1)) for m in _CITY_WORD_AFTER.finditer(text)]
         out += [("LOCATION", *m.span("name")) for m in _MUTATED.finditer(text) if _irish_or_welsh(text, m.start())]
+        out += _welsh_softened(kinds, text) if _WELSH_HINT.search(text) else []
     out = list(dict.fromkeys(out))  # a place both a preposition and a feature find (`in Toscana`) is one
     kept = Overlaps(span for span in taken if span[0] != "PERSON")
     return [span for span in out if not kept.over(span[1], span[2]) and not cues.time_zone_area(text, *span[1:])]
@@ -539,6 +540,41 @@ _MUTATED = re.compile(
     r"(?<![\w\-'’])(?:i|yng|ym|yn)[ \t]+(?P<name>(?:nG|bhF|mB|gC|dT|bP|n-[AEIOUÁÉÍÓÚ]|Ngh|Ng|Mh|Nh|N)[a-záéíóúâêîôûŵŷ]"
     r"[^\W\d_]*(?:[ \t]+[A-ZÁÉÍÓÚ][^\W\d_]*)?)"
 )
+
+
+# Welsh softens a name's first letter after `i` (to), `o` (from), `ar`, `am`, `at`, `gan`, `dan`, `drwy`, `wrth`,
+# `hyd`, `heb`, `tan` and `ger` (near): `i Fangor` (Bangor), `o Fachynlleth` (Machynlleth), `i Gaernarfon`
+# (Caernarfon), `o Ddinbych` (Dinbych), `i Wynedd` (Gwynedd); and aspirates it after `a`, `â`, `tua`: `a Chaerdydd`
+_SOFTENED = re.compile(
+    r"(?<![\w\-'’])(?:i|o|ar|am|at|gan|dan|drwy|wrth|hyd|heb|tan|ger|a|â|tua)[ \t]+"
+    r"(?P<name>[A-ZŴŶ][a-zâêîôûŵŷ]+(?:[\- ][A-Z][a-zâêîôûŵŷ]+)?)"
+)
+# its commonest words, two of them on the line: a Welsh line, whatever the identifier says of a short one
+_WELSH_HINT = re.compile(r"(?<![\w\-])(?:yn|mae|bydd|fydd|ddydd|dydd|gyda|hefyd|wedi|ydy|nhw|eich|fod|bod)(?![\w\-])")
+_WELSH_WORDS = _words("yn mae bydd fydd ddydd dydd gyda hefyd wedi ydy nhw eich fod bod ein yr ac")
+_UNSOFTENED = (("Dd", ("D",)), ("Ch", ("C",)), ("Ph", ("P",)), ("Th", ("T",)), ("F", ("B", "M")), ("G", ("C",)),
+               ("B", ("P",)), ("D", ("T",)), ("L", ("Ll",)), ("R", ("Rh",)), ("", ("G",)))  # fmt: skip
+
+
+def _welsh_softened(kinds: Kinds, text: str) -> list[Span]:
+    """Places written with Welsh's soft or aspirate mutation on a Welsh line: the name unmutated is a place the
+    lexicons know, and as written a word no lexicon knows (`i Fangor`; not `i Fiona`, `o Gaza`)."""
+    out: list[Span] = []
+    for m in _SOFTENED.finditer(text):
+        name = m.group("name")
+        if not kinds.unknown(fold(name.split()[0])):
+            continue
+        line = languages.around(text, m.start(), 200).lower()
+        if len(_WELSH_WORDS.intersection(re.findall(r"[a-zâêîôûŵŷ]+", line))) < 2:
+            continue
+        for mutated, plain in _UNSOFTENED:
+            if not name.startswith(mutated):
+                continue
+            rest = name[len(mutated) :]
+            if any(kinds.lex.knows_place(" ".join(fold(p + rest).split())) for p in plain):
+                out.append(("LOCATION", *m.span("name")))
+                break
+    return out
 
 
 def _irish_or_welsh(text: str, at: int) -> bool:

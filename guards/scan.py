@@ -139,9 +139,11 @@ class Scanner:
             found.extend(_cued_long_cards(text, found))
         if "US_SSN" in self.entities:
             found.extend(_tins(text, found))
-            found.extend(_written_again(text, found, "US_SSN"))
         for view, regions, entities in self._readings(plain, found):
             found.extend(self._find(self.patterns, self.pattern_zones, view, entities, checkpoint, regions))
+        if "US_SSN" in self.entities:  # after the readings: an SSN written spaced is found by one of them
+            found.extend(_written_again(text, found, "US_SSN"))
+            found.extend(_same_column(text, found))
         findings = resolve_overlaps(_fixed(text, found))
         if self._limit:
             key = _digest(text)
@@ -284,7 +286,8 @@ def _written_again(text: str, found: list[Finding], entity: str) -> list[Finding
     values = {"".join(c for c in text[f.start : f.end] if c.isdigit()): f.score for f in found if f.entity == entity}
     if not values:
         return []
-    taken = Overlaps((f.entity, f.start, f.end) for f in found)
+    # a phone's reading of the same digits gives way, as it does to the value's first writing
+    taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity != "PHONE_NUMBER")
     out = []
     for m in _NINE_DIGITS.finditer(text):
         score = values.get(re.sub(r"\D", "", m.group()))
@@ -293,6 +296,46 @@ def _written_again(text: str, found: list[Finding], entity: str) -> list[Finding
     return out
 
 
+_DELIMITERS = ",;\t|"
+_ROW = 1_000  # the farthest a row's line ends from its SSN
+SAME_COLUMN_SCORE = 0.5
+
+
+def _same_column(text: str, found: list[Finding]) -> list[Finding]:
+    """Nine digits alone in a delimited row's cell, under the column where another row holds an SSN found (`Mendez,
+    Carla,218-13-0571,...` then `Mendez, Rafael,593261147,...`): an SSN's area, group and serial, written bare."""
+    ssns = [f for f in found if f.entity == "US_SSN"]
+    if not ssns or "\n" not in text:
+        return []
+    columns: set[tuple[str, int]] = set()
+    for f in ssns:
+        start = text.rfind("\n", max(0, f.start - _ROW), f.start) + 1
+        end = text.find("\n", f.end, f.end + _ROW)
+        end = len(text) if end < 0 and len(text) - f.end <= _ROW else end
+        if (not start and f.start > _ROW) or end < 0:
+            continue  # no row's line this near: not a delimited row
+        line = text[start:end]
+        delimiter = max(_DELIMITERS, key=line.count)
+        if line.count(delimiter) >= 2:
+            columns.add((delimiter, text.count(delimiter, start, f.start)))
+    taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity != "PHONE_NUMBER")
+    out = []
+    start = 0
+    for line in text.split("\n") if columns else ():
+        for delimiter, index in columns:
+            cells = line.split(delimiter)
+            if len(cells) <= index or not _BARE_SSN.fullmatch(cells[index].strip()):
+                continue
+            offset = start + sum(len(c) + 1 for c in cells[:index])
+            a = offset + len(cells[index]) - len(cells[index].lstrip())
+            b = a + 9
+            if not taken.over(a, b) and not _ssns().invalidate_result(text[a:b]):
+                out.append(Finding("US_SSN", a, b, SAME_COLUMN_SCORE))
+        start += len(line) + 1
+    return out
+
+
+_BARE_SSN = re.compile(r"\d{9}")
 _NINE_DIGITS = re.compile(r"(?<![\w\-.])\d{3}[ \-.]?\d{2}[ \-.]?\d{4}(?![\w\-])")  # not `ref A719733653`
 
 

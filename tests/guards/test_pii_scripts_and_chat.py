@@ -291,6 +291,13 @@ def test_the_ms_before_a_full_name_is_a_title() -> None:
         # a RuPay card after a card's word, a TIN a few words before its digits
         ("मेरे रुपे कार्ड 8171 5532 9795 7163 से दो बार", ("CREDIT_CARD", "8171 5532 9795 7163")),
         ("TIN field just says 176539923", ("US_SSN", "176539923")),
+        # an SSN written bare in a row under another row's SSN, or again after a phone's reading of its digits
+        ("Ruiz, Ana,218-13-0571,Tucson,AZ\nRuiz, Luis,593261147,Tucson,AZ", ("US_SSN", "593261147")),
+        ('assert normalise("054 83 7976") == "054837976"', ("US_SSN", "054837976")),
+        # Welsh's soft mutation after `i` and `o` on a Welsh line; a small town by its farm
+        ("bydd Dafydd yn mynd â nhw i Fangor dydd Llun", ("LOCATION", "Fangor")),
+        ("Bydd y gweithdy yn symud o Fachynlleth i Gaernarfon ddydd Sadwrn", ("LOCATION", "Gaernarfon")),
+        ("Description=Nightly sensor export (Dungarvan farm)", ("LOCATION", "Dungarvan")),
     ],
 )  # fmt: skip
 def test_the_thirty_fourth_sets_readings(text: str, found: tuple[str, str]) -> None:
@@ -317,6 +324,9 @@ def test_the_thirty_fourth_sets_readings(text: str, found: tuple[str, str]) -> N
         ("Kunde: Guten Tag, hier Sabine Wolff aus Leipzig", ("PERSON", "Guten")),
         ("Кому: zakaz@svechi.example\nТема: Оплата заказа", ("LOCATION", "Тема")),
         ("Dim cliente As New Cliente With {", ("PERSON", "As")),
+        # nine digits under an SSN's column that are no SSN (an advertised one), a mutation's look-alike in English
+        ("id,ssn\n1,218-13-0571\n2,123456789", ("US_SSN", "123456789")),
+        ("I gave it to Fiona and drove o Fangor? no", ("LOCATION", "Fangor")),
     ],
 )  # fmt: skip
 def test_the_thirty_fourth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
