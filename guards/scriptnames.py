@@ -259,7 +259,10 @@ def by_form(lex: Lexicons, text: str, a: int, b: int) -> bool:
 
 
 # particles after a Korean name: `에게`, `씨`, `님`, `은`, `이`, `의`, `와`, `도`, `에서`, `한테`
-_KOREAN_PARTICLES = _words("씨 님 은 는 이 가 을 를 의 와 과 도 에게 한테 께 에서 씨가 씨의 씨에게 님께 님이 님의")
+_KOREAN_PARTICLES = _words(
+    "씨 님 은 는 이 가 을 를 의 와 과 도 에게 한테 께 에서 씨가 씨의 씨에게 님께 님이 님의 "
+    "입니다 이에요 예요 이야 이라고 라고 께서 한테서 에게서 이랑 랑 하고"  # `이서연입니다`: I am 이서연
+)
 
 
 def _is_han(c: str) -> bool:
@@ -464,7 +467,8 @@ def _armenian(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int
 
 def _korean(lex: Lexicons, text: str, a: int, b: int) -> tuple[int, int] | None:
     word = text[a:b]
-    if len(word) >= 3 and word[0] in KOREAN_SURNAMES and 0 < rank(lex, word[1:3]) <= NAME_RANK:
+    whole = len(word) == 3 or word[3:] in _KOREAN_PARTICLES  # not `조정하` of `조정하세요`, a verb
+    if whole and word[0] in KOREAN_SURNAMES and 0 < rank(lex, word[1:3]) <= NAME_RANK:
         return a, a + 3  # `김민준`, `박지훈에게`: the particle after it is not the name's
     if word[2:3] in _KOREAN_TITLES and 0 < rank(lex, word[:2]) <= NAME_RANK:
         return a, a + 2  # `지훈님`
