@@ -298,6 +298,8 @@ def test_the_ms_before_a_full_name_is_a_title() -> None:
         ("bydd Dafydd yn mynd â nhw i Fangor dydd Llun", ("LOCATION", "Fangor")),
         ("Bydd y gweithdy yn symud o Fachynlleth i Gaernarfon ddydd Sadwrn", ("LOCATION", "Gaernarfon")),
         ("Description=Nightly sensor export (Dungarvan farm)", ("LOCATION", "Dungarvan")),
+        ("hey, the booking widget for the salon in Leith is showing the wrong opening hours", ("LOCATION", "Leith")),
+        ("<jo> he's on site in Headingley, no signal", ("LOCATION", "Headingley")),
         # a Korean name before `I am` (a word no verb's syllables make, as `조정하세요` is)
         ("안녕하세요, 정민호입니다. 앱에서 출석 체크가 안 됩니다.", ("PERSON", "정민호")),
     ],
