@@ -2,10 +2,11 @@
 
 A chat client writes who speaks before what they say: Slack's and Teams'
 copies `[12:30] Ollie: ...`, an IRC log's `<marek> ...`, a WhatsApp export's
-`12/03/2024, 09:14 - Siobhan: ...`, Discord's `hiro — Today at 13:05`, and a
-bare `Marisol: ...` where several lines open the same way. A slot of one word
-holds a handle, as `tomas.p` or `@m-osei` would, and so does the name after
-a chat export's time (`09:14 - Siobhan Kelly:`); guards/names.py reads no
+`12/03/2024, 09:14 - Siobhan: ...`, Discord's `hiro — Today at 13:05`, Teams'
+`Ingrid Solberg (10:41): ...`, and a bare `Marisol: ...` where several lines
+open the same way. A slot of one word holds a handle, as `tomas.p` or
+`@m-osei` would, and so does the name after a chat export's time (`09:14 -
+Siobhan Kelly:`) or before Teams' bracketed time; guards/names.py reads no
 person there. A bare slot of several words is not a chat's (`Dear Ahmed Khan:`,
 a transcript's `Graham Ellis:`, a YAML key) and is read as any name is. The
 same name said inside a message (`ask Ollie`) is a person's as ever.
@@ -30,6 +31,8 @@ _NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
 _DISCORD = re.compile(
     rf"(?m)^(?P<who>{_NAME})[ \t]+[—–-][ \t]+[^\s\d][^\n]{{0,30}}?\d{{1,2}}[:.]\d{{2}}(?:[ \t]?[AaPp][Mm])?[ \t]*$"
 )
+# Teams' copied line: the name shown, the time in brackets, a colon (`Ingrid Solberg (10:41): anyone moving...`)
+_TEAMS = re.compile(rf"(?m)^[ \t]*(?P<who>{_SHOWN})[ \t]+\(\d{{1,2}}:\d{{2}}(?:[ \t]?[AaPp][Mm])?\):[ \t]")
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
 BARE_LINES = 2  # bare `Name: ...` lines a text needs to be a chat log's (one is a field: `Reporter: Ana`)
@@ -42,6 +45,7 @@ def speakers(text: str) -> list[tuple[int, int]]:
         return []  # every format's time has a colon, or an IRC nick its bracket
     out = [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in _NICK.finditer(text)]
     out += [m.span("who") for m in _DISCORD.finditer(text)] if " - " in text or " — " in text else []
+    out += [m.span("who") for m in _TEAMS.finditer(text)] if "):" in text else []
     bare = [m.span("who") for m in _BARE.finditer(text)]
     if len(bare) >= BARE_LINES:
         out += bare
@@ -56,3 +60,15 @@ def _shown(slot: str) -> bool:
 
 def _slot(match: re.Match[str]) -> tuple[int, int]:
     return match.span("nick") if match.group("nick") is not None else match.span("who")
+
+
+def opens_message(text: str, a: int) -> bool:
+    """text[a:] is a message's first word, right after its speaker's slot on its line (`[21:40] Ewa: Dvořák z
+    Brna poslal`, `<andrei> Popescu a trimis`, `Nadia: Dupont-Moreau veut`)."""
+    start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
+    for pattern in (_TIMED, _NICK, _TEAMS, _BARE):
+        match = pattern.match(text, start)
+        end = -1 if match is None else match.end() - (pattern is _BARE)  # _BARE ends on the message's first letter
+        if match is not None and end <= a and not text[end:a].strip(" \t-:"):
+            return True
+    return False

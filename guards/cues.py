@@ -170,6 +170,7 @@ NEVER_ALONE = (
         "czesc szia xin chào obrigado obrigada gracias merci danke grazie tack takk kiitos dziękuję bienvenue "
         "bienvenido bienvenida benvenuto benvenuta willkommen welkom välkommen velkommen bon bonne iban bic swift lön "
         "guten dzień dzien buenos buenas goedemorgen goedemiddag "  # a transcript's `Kunde: Guten Tag`
+        "asante karibu sawa bitte tēnā tena kia "  # Swahili `thanks`, `welcome`, `ok`; `please`; Māori `Tēnā koa`
         "tienda negozio loja sklep "  # a shop: `# Tienda de novias - configuración del TPV`
         "тема"  # `Тема:`, a mail's subject
     )
@@ -332,17 +333,21 @@ def title_before(text: str, a: int) -> bool:
 # `Mr` in some languages only: `pan` on a Polish, Czech or Slovak line (`Pan Wiśniewski`, `pan Dvořák`), not
 # `Pan Tilt Zoom` nor `Mr Pan`
 _LANGUAGE_TITLES = {"pan": frozenset({"pl", "cs", "sk"})}
-# `Mrs` in the Nordic languages, not in capitals (`Kære fru Lehmann`; not `FRU Inventory`, a field-replaceable unit)
-_CASED_TITLES = frozenset({"fru"})
-_TITLE_WORD = re.compile(r"(?i:fru)[\s.,:]*\Z")
-_TITLE_AT = re.compile(r"(?i:fru)\b")
+# titles as they are written only: `fru` (Mrs) in the Nordic languages, not in capitals (`Kære fru Lehmann`; not
+# `FRU Inventory`, a field-replaceable unit); Swahili's `Bi.` and `Bw.` with their dots (`Mpendwa Bi. Zawadi`;
+# not `BI tools`)
+_CASED_TITLES = {
+    "fru": (re.compile(r"(?:fru|Fru)[\s.,:]*\Z"), re.compile(r"(?:fru|Fru)\b")),
+    "bi": (re.compile(r"Bi\.[ \t]*\Z"), re.compile(r"Bi\.")),
+    "bw": (re.compile(r"Bw\.[ \t]*\Z"), re.compile(r"Bw\.")),
+}
 
 
 def language_title(text: str, at: int, word: str) -> bool:
     """`word` is a title in the language of the line at text[at], or as it is written there."""
     if word in _CASED_TITLES:
-        match = _TITLE_WORD.search(text, max(0, at - 8), at) or _TITLE_AT.match(text, at)  # before, or the word
-        return match is not None and not match.group().isupper()
+        before, written = _CASED_TITLES[word]  # before text[at], or the word at it
+        return before.search(text, max(0, at - 8), at) is not None or written.match(text, at) is not None
     return word in _LANGUAGE_TITLES and languages.language_at(text, at) in _LANGUAGE_TITLES[word]
 
 
@@ -408,10 +413,15 @@ HUMAN = _words(
 )
 
 
+_NOT_HUMAN = re.compile(r"(?i)\bnot\s+(?:a\s+|the\s+)?(?:person|human|people|someone)\b")
+
+
 def described_as_person(text: str, b: int) -> bool:
     """An aside right after text[:b] that says it is a person: `Jenkins (the person, not the CI)`."""
     match = ASIDE.match(text, b)
-    return match is not None and bool(set(re.findall(r"[a-z]+", match.group(1).lower())) & HUMAN)
+    if match is None or _NOT_HUMAN.search(match.group(1)):
+        return False  # `(our tea, not a person)`
+    return bool(set(re.findall(r"[a-z]+", match.group(1).lower())) & HUMAN)
 
 
 _TZ_AREAS = _words("africa america antarctica arctic asia atlantic australia europe indian pacific")

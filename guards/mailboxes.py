@@ -79,6 +79,10 @@ ROLES = _words(
     # orders, parts, a board, a list's unsubscribe address: `zakaz@` (заказ), `hallitus@`, `styrelsen@`
     " zakaz zakazy parts spares unsubscribe subscribe hallitus styrelse styrelsen bestyrelse styret vorstand bestuur "
     "zarzad"
+    # bookings and the shop in other languages: `rezervari@`, `kratiseis@` (κρατήσεις), `veikals@`, `bestellung@`
+    " rezervari rezervare rezervacije rezervace rezervacie rezerwacje rezerwacja kratiseis foglalas varaukset "
+    "bokning bokninger booking-desk veikals kauppa butik butikk shop store tienda negozio loja sklep obchod "
+    "bestellung bestilling bestallning tilaus tilaukset siparis pedido ordine commande objednavky narudzbe"
 )
 # hosts of personal mailboxes: there, a local part of ordinary words is still someone's (`lucky.star@gmail.com`)
 _PERSONAL_HOSTS = _words(

@@ -332,6 +332,8 @@ class Names(Placenames):
         key = token.key
         if cues.greeting(head.key) and head.key not in cues.TITLES:
             return False  # `Klientka Magdalena Kamińska`, `Hey Grace`: the cue is not the name's
+        if text[token.start : token.end].lower() in cues.DAYS_ELSEWHERE:
+            return False  # `itafika Arusha Jumatatu`: a day after the name, not its surname
         if self.unknown(head.key):  # `name: "Ngaio Parata"`: two words no lexicon knows
             return self.unknown(key) or (key in lex.surnames and not self.product(key) and not self.big_place(key))
         if head.key in cues.TITLES or not self.given(head.key) or head.key in cues.CALENDAR or cues.greeting(head.key):
@@ -427,6 +429,8 @@ class Names(Placenames):
             return []
         if cues.field_before(text, a) and not tech and key not in lex.words:
             return [("PERSON", a, b)]  # `last_name="Iyer"`, `name: "Ngaio"`
+        if key in lex.surnames and key not in lex.words and not tech and chat.opens_message(text, a):
+            return [("PERSON", a, b)]  # `[21:40] Ewa: Dvořák z Brna poslal`: a surname opening a chat message
         if given and not tech and (cues.person(text, a, b, strict=True, pronoun=True) or self._pair(text, token)):
             return [("PERSON", a, b)]  # a rarer given name next to a cue: "Thandiwe suggested"
         return None  # a rare given name, a surname alone, a word no lexicon knows: the NER model reads it

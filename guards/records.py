@@ -221,6 +221,38 @@ _QUOTED_INVERTED = re.compile(
 )
 
 
+# the same unquoted, in a log's or a chat's sentence: `Charge failed for Oyelaran, Bisi card=...`, `Fernández, Ana
+# pide ...`; not in a list of words (`Smith, Jones, Brown`, `Paris, Anna Schmidt`)
+_UNQUOTED_INVERTED = re.compile(
+    r"(?<![\w\-'’,])(?<!,[ \t])(?P<name>[A-ZÀ-ÖØ-Þ][^\W\d_]{2,}(?:-[A-ZÀ-ÖØ-Þ][^\W\d_]+)?,[ \t]+[A-ZÀ-ÖØ-Þ][^\W\d_]+)"
+    r"(?![\w\-'’]|[ \t]*,[ \t]*[A-ZÀ-ÖØ-Þ]|[ \t]+[A-ZÀ-ÖØ-Þ]|[ \t]+\d{1,2}:\d\d)"
+)  # not a chat copy's header, `Kowalski, Anna  10:32`
+# a surname beside an SSN in brackets: `imported 3 employees: Whitfield (579-15-3560), Nakamura (050-95-2860)`,
+# `Example: 069 43 6632 (Abernathy)`
+_SSN_SHAPE = r"\d{3}[- ]?\d{2}[- ]?\d{4}"
+_BESIDE_SSN = re.compile(
+    rf"(?<![\w\-'’])(?P<name>[A-ZÀ-ÖØ-Þ][^\W\d_]+(?:-[A-ZÀ-ÖØ-Þ][^\W\d_]+)?)[ \t]*\((?:SSN[ \t:]*)?{_SSN_SHAPE}\)"
+    rf"|(?<![\w\-]){_SSN_SHAPE}[ \t]*\((?P<name2>[A-ZÀ-ÖØ-Þ][^\W\d_]+(?:-[A-ZÀ-ÖØ-Þ][^\W\d_]+)?)\)"
+)
+# a letter's closing before the name that signs it: `Saludos, Rocío`, `Gruß, Heiko`
+_CLOSINGS = _words(
+    "saludos gruß gruss grüße grüsse groetjes groeten cordialement amicalement bises cheers regards thanks merci "
+    "grazie obrigado obrigada pozdrawiam pozdrav pozdravy hälsningar halsningar mvh hilsen terveisin abrazos besos "
+    "atentamente saluti cumprimentos beijos abraços"
+)
+
+
+def _unquoted_inverted(kinds: Kinds, name: str) -> bool:
+    """An unquoted `Surname, Given`: as a quoted one, the given name one on sight, and the surname no given name on
+    sight nor an English word: `Oyelaran, Bisi`; not `Hello, Anna`, `Berlin, Germany`, `Grace, Hopper`."""
+    surname, given = (part.strip() for part in name.split(","))
+    if len(given) < 3 or fold(surname) in _CLOSINGS or fold(surname) in cues.NEVER_ALONE:
+        return False  # `Glenmalure, Co. Wicklow`, `Saludos, Rocío`
+    if kinds.given(fold(given)) < 2 or any(kinds.given(fold(p)) == 2 for p in surname.split("-")):
+        return False
+    return _quoted_inverted(kinds, name) and not any(kinds.lex.wordiness(fold(p)) >= 0.5 for p in surname.split("-"))
+
+
 def _quoted_inverted(kinds: Kinds, name: str) -> bool:
     """A quoted `Surname, Given` is someone's: a given name the lexicons know and no word, after a surname that
     is no word, place or product, unless a particle says it is one (`de Wit`)."""
@@ -391,6 +423,16 @@ def record_names(
             if _quoted_inverted(kinds, m.group("name")):
                 spans.append(m.span("name"))
                 keyed.add(m.span("name"))
+        for m in _UNQUOTED_INVERTED.finditer(text):
+            if _unquoted_inverted(kinds, m.group("name")):
+                spans.append(m.span("name"))
+    if "(" in text:
+        for m in _BESIDE_SSN.finditer(text):
+            name = m.group("name") or m.group("name2")
+            key = fold(name)
+            if kinds.lex.wordiness(key) < 0.5 and not kinds.product(key) and not kinds.lex.knows_place(key):
+                spans.append(m.span("name") if m.group("name") else m.span("name2"))
+                keyed.add(spans[-1])
     if "/" in text or "^" in text:
         for m in _SLASHED.finditer(text):
             line = text.rfind("\n", max(0, m.start() - 200), m.start()) + 1 or max(0, m.start() - 200)

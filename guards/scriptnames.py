@@ -395,12 +395,17 @@ def rank(lex: Lexicons, word: str, surname: bool = False) -> int:
 _ARABIC_SCRIPT_TITLES = _words("صاحب صاحبہ صاحبه بیگم جناب محترم محترمہ محترمه آقای خانم السيد السيدة")
 
 
+# what a chat says, given names too in the lexicon: Arabic `تمام` (fine), `طيب` (ok), `شكرا` (thanks); Hebrew
+# `אליה` (to her), `אליו` (to him), `בסדר` (fine), `תודה` (thanks)
+_SAID = _words("تمام طيب شكرا شكراً ماشي يلا אליה אליו אליהם בסדר תודה סגור")
+
+
 def _spaced(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int, int] | None:
     a, b, script = words[i]
     word = text[a:b]
     if len(word) < 3 or (script == "cased" and not word[0].isupper()) or common_word(lex, word):
         return None
-    if word in _ARABIC_SCRIPT_TITLES:
+    if word in _ARABIC_SCRIPT_TITLES or word in _SAID:
         return None
     if not 0 < _given(lex, word, script) <= GIVEN_RANK:
         return None

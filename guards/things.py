@@ -99,7 +99,12 @@ _NAMED_AFTER = re.compile(
     r"Auditorium|Lab|Suite|Lounge|Theatre|Theater|Stadium|Arena|Bridge|Street|St\.|Avenue|Ave\.?|Road|Rd\.?|"
     r"Boulevard|Institute|University|College|Hospital|Prize|Award|Medal|Fellowship|Scholarship|Lecture|Tower|"
     r"Square|Plaza|Terminal|Pavilion|Gallery|Museum|Campus|Court|House|Clinic|Lodge|Inn|Hut|Hostel|Annex|Chapel|"
-    r"Church|Cathedral|Abbey|Camp|Campsite|Campground|Farm|Ranch|Resort|Dairy|Winery|Orchard|Vineyard)(?![\w\-])"
+    r"Church|Cathedral|Abbey|Camp|Campsite|Campground|Farm|Ranch|Resort|Dairy|Winery|Orchard|Vineyard|Dome|"
+    r"Observatory)(?![\w\-])"
+)
+# an aside that says the name is no one's: `Earl Grey (our tea, not a person)`, `Atlas (not a human)`
+_NO_PERSON_ASIDE = re.compile(
+    r"\s*\([^()\n]{0,60}?\bnot\s+(?:a\s+|the\s+)?(?:person|human|people|someone)\b[^()\n]{0,40}\)"
 )
 # a place of business by its own word in another language, first in its name: `Autoescuela Ronda`, `Rifugio
 # Aurora`, `Cabane de Moiry`, `Gasthof Post`, `Gruppe Finanzen` (a team)
@@ -333,6 +338,8 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True  # `Dolores Huerta Hall`: the building's word inside the name found
     if _ANIMAL_AFTER.match(text, b) or _PET_BEFORE.search(text, max(0, a - 16), a) or _FOOD_AFTER.match(text, b):
         return True
+    if _NO_PERSON_ASIDE.match(text, b):
+        return True  # `Earl Grey (our tea, not a person)`: the text says so
     if _FONT_AFTER.match(text, b) or (_TYPEFACE.search(text, a, b) and _set_as_font(text, a, b)):
         return True  # `Georgia, serif`, `Paris is the serif we use`, `heading = "Gill Sans"` (not `Jordi Sans`)
     if _in_font_section(text, a):

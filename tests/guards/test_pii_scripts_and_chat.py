@@ -335,3 +335,50 @@ def test_the_thirty_fourth_sets_readings(text: str, found: tuple[str, str]) -> N
 )  # fmt: skip
 def test_the_thirty_fourth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # Teams' copied speaker line is a handle's slot, not a name read in prose
+        ("Teams – #ops\nIngrid Solberg (10:41): anyone moving the DAG?", None),
+        # Swahili's `Bi.` with its dot, a day after a place is not its surname
+        ("Mpendwa Bi. Zawadi, oda yako itafika Arusha Jumatatu", ("PERSON", "Zawadi")),
+        ("Mpendwa Bi. Zawadi, oda yako itafika Arusha Jumatatu", ("LOCATION", "Arusha")),
+        # `Surname, Given` unquoted in a log, a surname opening a chat message, a surname beside an SSN
+        ("ERROR [payments] Charge failed for Oyelaran, Bisi card=declined", ("PERSON", "Oyelaran, Bisi")),
+        ("[21:40] Ewa: Dvořák z Brna poslal platbu za čalounění", ("PERSON", "Dvořák")),
+        ("hr-sync: imported 2 employees: Whitfield (579-15-3560), Osei (pending)", ("PERSON", "Whitfield")),
+        ("Example from ticket: 069 43 6632 (Abernathy). Normalise spaces", ("PERSON", "Abernathy")),
+    ],
+)  # fmt: skip
+def test_the_thirty_fifth_sets_readings(text: str, found: tuple[str, str] | None) -> None:
+    if found is None:
+        assert not [f for f in scan(text) if f[0] == "PERSON"]
+    else:
+        assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # other languages' `thanks`, `fine`, `to her`, `please` at a message's start
+        ("Baraka: Asante, nitamtumia ujumbe", ("PERSON", "Asante")),
+        ("Layla: تمام، أرسل له العنوان", ("PERSON", "تمام")),
+        ("<noa> אפשר לחזור אליה מחר", ("PERSON", "אליה")),
+        ("Tēnā koa, tuhia he reta poto", ("PERSON", "Tēnā")),
+        # a dome, a tea that the text says is no one, role mailboxes and a registry's example IBAN
+        ('Observatory(name: "Herschel Dome", lat: 51.38)', ("PERSON", "Herschel Dome")),
+        ("<li>Head brewer: Earl Grey (our tea, not a person)</li>", ("PERSON", "Earl Grey")),
+        ("To: rezervari@bowling-bucuresti.ro", ("EMAIL_ADDRESS", "rezervari@bowling-bucuresti.ro")),
+        ("Final-Recipient: rfc822; bestellung@florist-bloom.de", ("EMAIL_ADDRESS", "bestellung@florist-bloom.de")),
+        ('assert validIban("HU42117730161111101800000000")', ("IBAN_CODE", "HU42117730161111101800000000")),
+        # `BI` and `FRU` in capitals are no titles; a closing is no surname; a chat copy's header
+        ("BI Zawadi dashboards are slow", ("PERSON", "Zawadi")),
+        ("el contenedor sale el jueves.\nSaludos, Rocío", ("PERSON", "Saludos, Rocío")),
+        ("Kowalski, Anna  10:32\nKann jemand Herrn Brandt anrufen?", ("PERSON", "Kowalski, Anna")),
+        ("[10:00] ana: Jenkins failed again\n[10:01] bo: Grafana is down", ("PERSON", "Jenkins")),
+    ],
+)  # fmt: skip
+def test_the_thirty_fifth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
