@@ -49,12 +49,14 @@ TITLES = _words(
     "mgr judr mudr srta doña paní herrn"
     # other languages' `Mr` and `Mrs`: `Pan Wiśniewski`, `doamna Stan`, `mevrouw J. de Wit`, `familie de Vries`
     " domnul doamna dl dna meneer mevrouw familie senhor senhora sig gospodin gospođa gospa"
-    # the Nordic languages', Finnish's and Turkish's, and a family's name in others: `frk. Holm`,
-    # `familjen Håkansson`, `la familia Quintana Ruiz`, `la famille Dupuis`
-    " frk fröken rouva herra neiti sayın familia famiglia família familjen famille"
-    # a customer, as a title before the name: `Klientka Magdalena Kamińska`, `Клиент Громов И. С.` (not `cliente`:
-    # `Dim cliente As New`)
-    " klient klientka kunde kundin klant klantin kund asiakas"
+    # the Nordic languages', Finnish's and Turkish's: `frk. Holm`, `rouva Virtanen`
+    " frk fröken rouva herra neiti sayın"
+)
+# a family's or a customer's word before a name, `familjen Håkansson`, `la familia Quintana Ruiz`, `Klientka Magdalena
+# Kamińska`: a title only before a name the lexicons know (not `Kunde Nummer 48213`, `asiakas: Nokia`, `famille
+# Produit`), and never part of the name (not `cliente`: `Dim cliente As New`)
+SOFT_TITLES = _words(
+    "familia famiglia família familjen famille klient klientka kunde kundin klant klantin kund asiakas"
 )
 MONTHS = _words("january february march april may june july august september october november december")
 WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")  # never a person, nor a place
@@ -294,7 +296,7 @@ def _row_of_pipes(text: str, a: int, b: int) -> bool:
 
 def greeting(key: str) -> bool:
     """`hi`, `hey`, `thanks`, `dear`, `tell`, `ask`: said before a name, never part of it."""
-    return (key in _GREETING and key not in _FIELDS) or key in _IMPERATIVE
+    return (key in _GREETING and key not in _FIELDS) or key in _IMPERATIVE or key in SOFT_TITLES
 
 
 def word_before(text: str, a: int) -> str:

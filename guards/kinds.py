@@ -110,8 +110,10 @@ class Kinds:
         """A large city that is no given name, product or word, and no common surname: `Naples`, `Bordeaux`."""
         lex = self.lex
         place = lex.places[key]
-        # a given name of the lists' stray entries, few people's (`Zaragoza`, `Arusha`, `Riga`), is no name
-        named = self.given(key) == 2 or lex.given.get(key, 0) >= FEW_PEOPLE
+        # a given name of the lists' stray entries, few people's and no surname (`Arusha`, `Marseille`), is no name;
+        # a surname too is someone's (`Ikeda reviewed`, `Beaumont said`)
+        stray = lex.given.get(key, 0) < FEW_PEOPLE and key not in lex.surnames
+        named = self.given(key) == 2 or (self.given(key) and not stray)
         if place.population < PLAIN_PLACE or named or self.product(key) or key in lex.words:
             return False
         return not self.common_surname(key)

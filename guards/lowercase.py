@@ -260,7 +260,8 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
     lex = kinds.lex
     title = _TITLE_BEFORE.search(text, max(0, a - 8), a)
     known = kinds.given(key) or key in lex.surnames
-    known = known or (title is not None and title.group().strip() == "mrs" and len(key) > 3 and key not in lex.words)
+    unknown = len(key) > 3 and key not in lex.words and cues.person(text, a, b, strict=True, pronoun=True)
+    known = known or (title is not None and title.group().strip() == "mrs" and unknown)  # `mrs okonjo, she'll pay`
     if title and not title.group().rstrip().endswith(".") and not known:
         title = None  # a title without its dot only before a name the lexicons know, or a word of none
         # (`mrs okonjo`): not `ms entra`, `dr rto`

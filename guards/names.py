@@ -33,6 +33,7 @@ from .initials import initialled
 from .kinds import COMMON_SURNAME, INITIAL_WORD, Kinds
 from .languages import identifier
 from .lexicons import Lexicons, fold, lexicons
+from .lexicons import words as _words
 from .lowercase import lower_names
 from .otherplaces import other_places
 from .placenames import Placenames
@@ -52,6 +53,11 @@ Span = tuple[str, int, int]  # entity type, start, end
 
 # an IRC log's line with no time before its nick: `<annika> the farm outside Östersund`
 _IRC_NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
+_HTML_TAGS = _words(
+    "a b i u p q s em strong small sub sup code pre kbd span div li ul ol dl dt dd td th tr table tbody thead br hr "
+    "h1 h2 h3 h4 h5 h6 img label option title head body html section article nav header footer main aside blockquote "
+    "figure figcaption mark time abbr cite"
+)
 
 
 def names_for(params: PiiParams) -> Names | None:
@@ -224,6 +230,8 @@ class Names(Placenames):
         irc = _IRC_NICK.finditer(text) if "<" in text else ()
         for m in itertools.chain(deployments.SPEAKER.finditer(text) if ":" in text else (), irc):
             handle = (m.groupdict().get("who") or m.group("nick")).lower()
+            if handle in _HTML_TAGS:
+                continue  # `<p> Meeting in Lisbon`: markup, no speaker
             words = [w for w in re.split(r"[._\-]", handle) if w]
             if not words or any(c.isdigit() for c in handle):
                 continue
@@ -413,6 +421,9 @@ class Names(Placenames):
         if cues.title_before(text, a) and (not product or self.common_surname(key)) and not tech:
             return [("PERSON", a, b)]  # `Auntie Comfort`, `Mr. Oyelowo`, `Herr Schneider`: a title makes a person of
             # any word, and of a product's that is a common surname
+        soft = cues.word_before(text, a) in cues.SOFT_TITLES
+        if soft and (given or key in lex.surnames) and not product and not tech:
+            return [("PERSON", a, b)]  # `familjen Andersson`: a family's word before a name the lexicons know
         if given and cues.social_before(text, a):
             return [("PERSON", a, b)]  # `her brother Julien builds violins`, `a man called Milan`
         if key in cues.CALENDAR or product or self.wordy(token):  # "June", "Cassandra", "Chase"

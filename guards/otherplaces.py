@@ -552,6 +552,7 @@ _SOFTENED = re.compile(
 # its commonest words, two of them on the line: a Welsh line, whatever the identifier says of a short one
 _WELSH_HINT = re.compile(r"(?<![\w\-])(?:yn|mae|bydd|fydd|ddydd|dydd|gyda|hefyd|wedi|ydy|nhw|eich|fod|bod)(?![\w\-])")
 _WELSH_WORDS = _words("yn mae bydd fydd ddydd dydd gyda hefyd wedi ydy nhw eich fod bod ein yr ac")
+_WELSH_NUMBERS = _words("ddau dair dri bedwar bedair bump chwech saith wyth naw ddeg deg un ddeuddeg")
 _UNSOFTENED = (("Dd", ("D",)), ("Ch", ("C",)), ("Ph", ("P",)), ("Th", ("T",)), ("F", ("B", "M")), ("G", ("C",)),
                ("B", ("P",)), ("D", ("T",)), ("L", ("Ll",)), ("R", ("Rh",)), ("", ("G",)))  # fmt: skip
 
@@ -562,8 +563,8 @@ def _welsh_softened(kinds: Kinds, text: str) -> list[Span]:
     out: list[Span] = []
     for m in _SOFTENED.finditer(text):
         name = m.group("name")
-        if not kinds.unknown(fold(name.split()[0])):
-            continue
+        if not kinds.unknown(fold(name.split()[0])) or fold(name) in _WELSH_NUMBERS:
+            continue  # `am Ddeg`: at ten
         line = languages.around(text, m.start(), 200).lower()
         if len(_WELSH_WORDS.intersection(re.findall(r"[a-zâêîôûŵŷ]+", line))) < 2:
             continue

@@ -212,8 +212,9 @@ _PEOPLE_IN = re.compile(
     r"|\b(?:logged|signed)[ \t]+(?:in|on)[ \t]+from|\b(?:login|sign-?in|call(?:ing)?|calls)[ \t]+from"
     r"|\b(?:based|located|lives|living|live|born|stuck|stranded|stationed|resident)[ \t]+(?:in|at|near)"
     r"|\b(?:on|off)[ \t\-]?site[ \t]+(?:in|at)|\bonsite[ \t]+(?:in|at)"
-    # a place of business people go to: `the salon in Leith`, `our bakery near Ghent`
-    r"|\b(?:salon|shop|office|clinic|studio|school|farm|hotel|restaurant|caf[eé]|bakery|gym|depot|"
+    # a place of business people go to: `the salon in Leith`, `our bakery near Ghent` (not a farm: `the GPU farm
+    # near Austin` is servers')
+    r"|\b(?:salon|shop|office|clinic|studio|school|hotel|restaurant|caf[eé]|bakery|gym|depot|"
     r"warehouse|workshop|dairy|winery|campsite|hostel|pharmacy|museum|church|venue|rink|garage|boutique|"
     r"showroom|surgery)s?[ \t]+(?:in|at|near|outside))"
     r"[ \t]+(?:the[ \t]+)?\Z",

@@ -69,7 +69,12 @@ _KEY = (
 # people have
 _BARE = re.compile(
     r"(?i:(?:[\w\-]*_)?(?<![a-z])(?<!first_)(?<!last_)(?<!given_)(?<!family_)(?<!full_)(?<!middle_)(?<!maiden_)"
-    r"(?<!birth_)(?:name|nm|display_?name|nom|nombre|nome|naam|namn|navn|nimi|owner|contact|responsable))"
+    r"(?<!birth_)(?:name|nm|display_?name|nom|nombre|nome|naam|namn|navn|nimi|owner|contact|responsable|"
+    # a customer's, a person in charge's, a recipient's: a business or a department as often (`asiakas: Nokia`,
+    # `verantwortlich: Abteilung Einkauf`, `Получатель: Сбербанк`)
+    r"cliente|kunde|kundin|kund|klient|klientka|asiakas|ansvarlig|ansvarig|vastuuhenkilö|verantwortlich|"
+    r"verantwortliche|prejemnik|placnik|plačnik|príjemca|příjemce|prijemce|odbiorca|nadawca|исполнитель|получатель|"
+    r"отправитель|плательщик))"
 )
 # a name's key with a business's or a thing's word before it: `SHOP_NAME`, `CAMP_NAME`, `company_name`
 _THINGS_KEY = re.compile(
@@ -170,6 +175,9 @@ _WORDS = re.compile(r"[^\W\d_]+(?:[ '’\-][^\W\d_]+){0,2}")
 _NOT_NAMES = (
     _words(
         "test demo sample example dummy fake placeholder user customer holder admin team bot service system account "
+        # a department, a test customer in other languages: `Abteilung Einkauf`, `IT-afdelingen`, `Служба Поддержки`
+        "abteilung afdeling afdelingen avdelning osasto dział dzial oddělení oddeleni служба отдел департамент почта "
+        "testkunde testkund privatkund privatkunde "
         "support billing payments payroll ops platform group department dept unknown none null n/a anonymous patient "
         "redacted masked hidden withheld removed anonymised anonymized appleseed "
         # a bank line's words beside the payee: `GARCIA MARIA ACCT ****7781`
@@ -1150,15 +1158,18 @@ _CAMEL = re.compile(r"[A-Z]{2}[a-z]")
 _HUMP = re.compile(r"[a-z][A-Z]")
 
 
-def _lower_named(kinds: Kinds, words: list[str]) -> bool:
+def _lower_named(kinds: Kinds, words: list[str], named_key: bool) -> bool:
     """A field's value in lower case is a name when it opens with a given name on sight and no word of it is an
     ordinary word more than a name: `owner: "petra novak"`, `debtor=jānis bērziņš`, `display_name="siddharth"`;
     not `name: "nightly backup"`, `owner: "mark"` (a word too)."""
-    keys = [fold(w) for w in words if w not in _PARTICLES]
-    if not keys or len(keys) > 3 or not all(w.isalpha() and len(w) > 1 for w in keys):
-        return False
-    if kinds.given(keys[0]) < 2 or any(k in _NOT_NAMES or k in cues.CALENDAR or kinds.product(k) for k in keys):
-        return False
+    written = [w for w in words if w not in _PARTICLES]
+    keys = [fold(w) for w in written]
+    if not keys or len(keys) > 3 or not all(w.isalpha() and len(w) > 2 for w in written):
+        return False  # not `owner: "maria db"`, `owner: ß`
+    if kinds.given(keys[0]) < 2 or any(k in _NOT_NAMES or k in cues.CALENDAR or k in kinds.lex.products for k in keys):
+        return False  # not `"alexa"`, `"watson"`: products' names
+    if len(keys) == 1 and not named_key:
+        return False  # one word alone under a name's own key only (`display_name="siddharth"`; not `owner: "sierra"`)
     return all(kinds.lex.wordiness(k) < WORDY for k in keys)
 
 
@@ -1171,7 +1182,7 @@ def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
         return False
     if len(words) == 1 and fold(words[0]) in _NOT_NAMES:
         return False  # `"manager": None`, `holder: Customer`
-    if any(_CAMEL.search(w) or len(_HUMP.findall(w)) > 1 for w in words):
+    if any(_CAMEL.search(p) or len(_HUMP.findall(p)) > 1 for w in words for p in w.split("-")):
         return False  # a type's name: `$employee = [PSCustomObject]` (not `McDonald`, `LeBlanc`)
     # a surname's particles in lower case: `van den Broek`, `E. de Vries`, `Carmen de la Fuente`
     words = [w for w in words if w not in _PARTICLES] if not value.islower() else words
@@ -1183,7 +1194,7 @@ def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
     # an initial with its dot is neither case's word: `Кузнецов И. А.`
     titled = all(w[:1].isupper() and not w.isupper() for w in words if len(w) > 1 and not _INITIAL.fullmatch(w))
     if value.islower():
-        return _lower_named(kinds, words)
+        return _lower_named(kinds, words, shaped)
     # the surname in capitals first, then given names (no English word): `OYELARAN Funmilayo`, `MØLLER Freja`;
     # not `EU West`, `NATO Summit`, `AWS Frankfurt`
     family_first = (

@@ -241,15 +241,17 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
     """Cards of 17 to 19 digits without separators, and RuPay's of its own range, after a card's word,
     Luhn-valid, of a network that issues them so long, where no finding is yet."""
     out = []
+    taken: Overlaps | None = None
     longs = _LONG_CARD.finditer(text) if len(text) >= 17 else ()
     for m in itertools.chain(longs, _RUPAY.finditer(text) if "8" in text else ()):
         a, b = m.span()
         digits = "".join(c for c in m.group() if c.isdigit())
         if (len(digits) < 17 and digits[0] != "8") or not _CARD_WORD.search(text, max(0, a - 32), a):
             continue
-        if any(f.start < b and a < f.end for f in found) or not issued_length(digits):
+        if not issued_length(digits) or not _cards().validate_result(digits):  # Luhn
             continue
-        if _cards().validate_result(digits):  # Luhn
+        taken = taken or Overlaps((f.entity, f.start, f.end) for f in found)
+        if not taken.over(a, b):
             out.append(Finding("CREDIT_CARD", a, b, LONG_CARD_SCORE))
     return out
 
@@ -257,7 +259,9 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
 # a W-9's or the IRS's taxpayer number, which for a person is the SSN: `tin=329474896`, `TIN 257453862 failed`
 # (presidio's context words match inside longer words, so `tin` cannot be one: `setting`, `Martin`)
 _TIN = re.compile(
-    r"(?<![\w\-])(?i:tin|taxpayer_id|taxpayer id)[\"']?(?:[ \t]+[a-z]{2,8}){0,3}[ \t]*[=:]?[ \t]*[\"']?(?P<n>\d{9})"
+    r"(?<![\w\-])(?:(?i:tin|taxpayer_id|taxpayer id)|(?:TIN|(?i:taxpayer[ _]id))(?:[ \t]+(?:field|number|no|nr|on|"
+    r"file|is|was|just|says|said|reads|shows|value|given|entered|listed|as)){1,3})"
+    r"[\"']?[ \t]*[=:]?[ \t]*[\"']?(?P<n>\d{9})"
     r"(?![\d\-])"
 )  # and a few words between: `TIN field just says 176539923`
 TIN_SCORE = 0.6
@@ -302,37 +306,55 @@ SAME_COLUMN_SCORE = 0.5
 
 
 def _same_column(text: str, found: list[Finding]) -> list[Finding]:
-    """Nine digits alone in a delimited row's cell, under the column where another row holds an SSN found (`Mendez,
-    Carla,218-13-0571,...` then `Mendez, Rafael,593261147,...`): an SSN's area, group and serial, written bare."""
-    ssns = [f for f in found if f.entity == "US_SSN"]
+    """Nine digits alone in a delimited row's cell, in the block of rows of the same shape around a row whose SSN
+    was found in that column (`Mendez, Carla,218-13-0571,...` then `Mendez, Rafael,593261147,...`): an SSN's area,
+    group and serial, written bare. Only SSNs found at SAME_COLUMN_SCORE or more set a column, a row with a quote
+    is not counted, and each line is read once per column."""
+    ssns = [f for f in found if f.entity == "US_SSN" and f.score >= SAME_COLUMN_SCORE]
     if not ssns or "\n" not in text:
         return []
-    columns: set[tuple[str, int]] = set()
+    taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity != "PHONE_NUMBER")
+    seen: set[tuple[int, str, int]] = set()
+    out = []
     for f in ssns:
-        start = text.rfind("\n", max(0, f.start - _ROW), f.start) + 1
-        end = text.find("\n", f.end, f.end + _ROW)
-        end = len(text) if end < 0 and len(text) - f.end <= _ROW else end
-        if (not start and f.start > _ROW) or end < 0:
-            continue  # no row's line this near: not a delimited row
+        row = _row(text, f.start)
+        if row is None:
+            continue
+        start, end = row
         line = text[start:end]
         delimiter = max(_DELIMITERS, key=line.count)
-        if line.count(delimiter) >= 2:
-            columns.add((delimiter, text.count(delimiter, start, f.start)))
-    taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity != "PHONE_NUMBER")
-    out = []
-    start = 0
-    for line in text.split("\n") if columns else ():
-        for delimiter, index in columns:
-            cells = line.split(delimiter)
-            if len(cells) <= index or not _BARE_SSN.fullmatch(cells[index].strip()):
-                continue
-            offset = start + sum(len(c) + 1 for c in cells[:index])
-            a = offset + len(cells[index]) - len(cells[index].lstrip())
-            b = a + 9
-            if not taken.over(a, b) and not _ssns().invalidate_result(text[a:b]):
-                out.append(Finding("US_SSN", a, b, SAME_COLUMN_SCORE))
-        start += len(line) + 1
+        shape = line.count(delimiter)
+        if shape < 2 or '"' in line:
+            continue
+        index = text.count(delimiter, start, f.start)
+        for step in (-1, 1):  # the rows above, then below, while they have the row's shape
+            at = start if step < 0 else end + 1
+            while 0 < at <= len(text) if step < 0 else at < len(text):
+                other = _row(text, at - 1 if step < 0 else at)
+                if other is None or (other[0], delimiter, index) in seen:
+                    break
+                seen.add((other[0], delimiter, index))
+                cells = text[other[0] : other[1]].split(delimiter)
+                if len(cells) - 1 != shape or '"' in text[other[0] : other[1]]:
+                    break
+                a = other[0] + sum(len(c) + 1 for c in cells[:index])
+                a += len(cells[index]) - len(cells[index].lstrip())
+                bare = _BARE_SSN.fullmatch(cells[index].strip()) is not None and not taken.over(a, a + 9)
+                if bare and not _ssns().invalidate_result(text[a : a + 9]):
+                    out.append(Finding("US_SSN", a, a + 9, SAME_COLUMN_SCORE))
+                at = other[0] if step < 0 else other[1] + 1
     return out
+
+
+def _row(text: str, at: int) -> tuple[int, int] | None:
+    """The line around text[at], if it is no longer than a row is (_ROW either side)."""
+    start = text.rfind("\n", max(0, at - _ROW), at) + 1
+    if not start and at > _ROW:
+        return None
+    end = text.find("\n", at, at + _ROW)
+    if end < 0:
+        end = len(text) if len(text) - at <= _ROW else -1
+    return (start, end) if end >= 0 else None
 
 
 _BARE_SSN = re.compile(r"\d{9}")

@@ -183,6 +183,8 @@ _ROLES = _words(
 _NAME_FIELDS = _words(
     "नाम नाव संपर्क सम्पर्क নাম যোগাযোগ ਨਾਮ ਸੰਪਰਕ નામ સંપર્ક பெயர் தொடர்பு పేరు సంప్రదించండి ಹೆಸರು ಸಂಪರ್ಕ പേര് ബന്ധപ്പെടുക නම සම්බන්ධතා"
 )
+_LOANWORD = re.compile("[\u0949\u0911\u0945\u0972]|\u09cd\u09af\u09be")  # Devanagari's `ॉ`, `ऑ`; Bengali's `্যা`
+_FIELD_END = re.compile(r"[ \t]*(?:[।.,;!?\n]|\Z)")
 _PLEASE = frozenset(["कृपया", "দয়া", "করে", "ਕਿਰਪਾ", "કૃપા", "தயவுசெய்து", "దయచేసి", "ದಯವಿಟ್ಟು", "ദയവായി", "කරුණාකර"])
 
 
@@ -197,9 +199,18 @@ def _honoured(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: in
     elif text[a:b] in _HONORIFIC_BEFORE:
         name = [j for j in (i + 1, i + 2) if j < len(words) and _named_word(text, words, j, i)]
     elif text[a:b] in _NAME_FIELDS and text[b : b + 2] == ": " and i + 1 < len(words) and words[i + 1][0] == b + 2:
-        # `नाम: अनिता वर्मा`, `যোগাযোগ: রফিকুল ইসলাম`: a name's or a contact's field
-        name = [i + 1] + [j for j in (i + 2,) if j < len(words) and _named_word(text, words, j, i + 1)]
-        name = name if _named_word(text, words, i + 1, i + 1 + (len(name) > 1)) else []
+        # `नाम: अनिता वर्मा`, `যোগাযোগ: রফিকুল ইসলাম`: a name's or a contact's field before two words and the
+        # sentence's or the line's end, no English loanword among them (`नाम: लॉगिन पेज`, login page: the lexicons
+        # hold no name in these scripts to say more)
+        if i + 2 >= len(words) or not _named_word(text, words, i + 2, i + 1):
+            return None
+        c, d, script = words[i + 1]
+        if script != "other" or text[c:d] in function_words() or text[c:d] in _PLEASE:
+            return None
+        end = words[i + 2][1]
+        if _LOANWORD.search(text, words[i + 1][0], end) or not _FIELD_END.match(text, end):
+            return None
+        name = [i + 1, i + 2]
     else:
         return None
     if not name:
@@ -259,9 +270,11 @@ def by_form(lex: Lexicons, text: str, a: int, b: int) -> bool:
 
 
 # particles after a Korean name: `에게`, `씨`, `님`, `은`, `이`, `의`, `와`, `도`, `에서`, `한테`
+# and `I am` after it: `이서연입니다`
 _KOREAN_PARTICLES = _words(
     "씨 님 은 는 이 가 을 를 의 와 과 도 에게 한테 께 에서 씨가 씨의 씨에게 님께 님이 님의 "
-    "입니다 이에요 예요 이야 이라고 라고 께서 한테서 에게서 이랑 랑 하고"  # `이서연입니다`: I am 이서연
+    "입니다 이에요 예요 이야 이라고 라고 께서 한테서 에게서 이랑 랑 하고 까지 만 부터 보다 처럼 "
+    "한테는 에게는 은요 는요 씨한테 님한테 씨께 님에게 씨는 님은"
 )
 
 

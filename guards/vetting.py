@@ -142,6 +142,7 @@ def protected(kinds: Kinds, around: Around, entity: str, a: int, b: int) -> bool
     if by_form(kinds.lex, text, a, b):
         return True  # `김지현`, `持卡人=周伟`: a surname and a given name, in scripts without capitals
     cued = cues.person(text, a, b, strict=True) or cues.title_before(text, a) or cues.social_before(text, a)
+    cued = cued or cues.word_before(text, a) in cues.SOFT_TITLES  # `familjen Johansson`, `Klientka Kamińska`
     cued = cued or _INTRODUCED.search(text, max(0, a - 24), a) is not None  # `I'm Jakub, new on the team`
     cued = cued or (text[a:b].islower() and done_for(text, a))  # `pls add oluwaseun to the rota`
     # chat's own cues for a name in lower case: a stand-up line's, a message's addressee

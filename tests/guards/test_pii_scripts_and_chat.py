@@ -271,7 +271,7 @@ def test_the_ms_before_a_full_name_is_a_title() -> None:
         # titles, families and customers in other languages
         ("Kære fru Lehmann, jeres bønner er forsinket.", ("PERSON", "Lehmann")),
         ("Napisz do księgowej, pani Bożeny Wróbel, że przelewy się spóźnią.", ("PERSON", "Bożeny Wróbel")),
-        ("Flytt – familjen Håkansson\nFrån: Uppsala", ("PERSON", "Håkansson")),
+        ("Flytt – familjen Johansson\nFrån: Uppsala", ("PERSON", "Johansson")),
         ("la parcela 14 para la familia Quintana Ruiz\n12/03/2024, 09:16 - Ana: ok", ("PERSON", "Quintana Ruiz")),
         ("Klientka Magdalena Kamińska dostała potwierdzenie z adresem", ("PERSON", "Magdalena Kamińska")),
         # a full name in lower case on an English line, and `mrs` without its dot
@@ -350,6 +350,9 @@ def test_the_thirty_fourth_sets_readings_keep_apart(text: str, wrong: tuple[str,
         ("[21:40] Ewa: Dvořák z Brna poslal platbu za čalounění", ("PERSON", "Dvořák")),
         ("hr-sync: imported 2 employees: Whitfield (579-15-3560), Osei (pending)", ("PERSON", "Whitfield")),
         ("Example from ticket: 069 43 6632 (Abernathy). Normalise spaces", ("PERSON", "Abernathy")),
+        # the review's readings kept: Korean particles, a double-barrelled name with its capitals
+        ("김민준까지 왔어요", ("PERSON", "김민준")),
+        ('name: "Marie LeBlanc-DuBois"', ("PERSON", "Marie LeBlanc-DuBois")),
     ],
 )  # fmt: skip
 def test_the_thirty_fifth_sets_readings(text: str, found: tuple[str, str] | None) -> None:
@@ -377,6 +380,23 @@ def test_the_thirty_fifth_sets_readings(text: str, found: tuple[str, str] | None
         ("BI Zawadi dashboards are slow", ("PERSON", "Zawadi")),
         ("el contenedor sale el jueves.\nSaludos, Rocío", ("PERSON", "Saludos, Rocío")),
         ("Kowalski, Anna  10:32\nKann jemand Herrn Brandt anrufen?", ("PERSON", "Kowalski, Anna")),
+        # a review's inputs: a customer's or a family's word before a word that is no name, a department, a
+        # product's name, one given name under an owner's key, tin the metal, a login page, a server farm, markup,
+        # Welsh `at ten`, a surname that is also a town, Huawei's MRS
+        ("Kunde Nummer 48213 konnte nicht angelegt werden", ("PERSON", "Nummer")),
+        ("asiakas: Nokia", ("PERSON", "Nokia")),
+        ("verantwortlich: Abteilung Einkauf", ("PERSON", "Abteilung Einkauf")),
+        ('owner: "sierra"', ("PERSON", "sierra")),
+        ('owner: "maria db"', ("PERSON", "maria db")),
+        ("tin cans shipped 567890123", ("US_SSN", "567890123")),
+        ("नाम: लॉगिन पेज", ("PERSON", "लॉगिन पेज")),
+        ("the GPU farm near Austin", ("LOCATION", "Austin")),
+        ("<p> Meeting in Lisbon next week", ("LOCATION", "Lisbon")),
+        ("Bydd y cyfarfod yn dechrau am Ddeg", ("LOCATION", "Ddeg")),
+        ("Ikeda reviewed the patch", ("LOCATION", "Ikeda")),
+        ("mrs oozie workflow failed", ("PERSON", "oozie")),
+        ("name,ssn,order_id\nA,218-13-0571,412345678\nB,xx,512345678\nC,yy,612345678", ("US_SSN", "612345678")),
+        ("SSN on file: 218-13-0571, verified, ok\n\nrequest_id, 412345678, 200", ("US_SSN", "412345678")),
         ("[10:00] ana: Jenkins failed again\n[10:01] bo: Grafana is down", ("PERSON", "Jenkins")),
     ],
 )  # fmt: skip
