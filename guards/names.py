@@ -402,8 +402,8 @@ class Names(Placenames):
         by_state = places.state_after(text, b) or places.beside_name(text, a, b, self.given)
         if key in lex.towns and by_state and not cues.person(text, a, b, strict=True):
             return [("LOCATION", a, b)]  # `Park City, UT`, `Eluned Pryce, Llandeilo`: a town by its state or a person
-        had = places.peoples_place_after(text, b) or places.people_in_before(text, a)
-        if key in lex.towns and had and not self.given(key) and not tech:
+        town = key in lex.towns and not self.given(key) and not tech
+        if town and (places.peoples_place_after(text, b) or places.people_in_before(text, a)):
             return [("LOCATION", a, b)]  # `(Dungarvan farm)`, `the salon in Leith`: a town by what people have there
         if len(piece) > 1 and self.unknown(piece[0].key):  # words no lexicon knows: a cue says, or the NER model
             cue = cues.person(text, a, b, strict=True) or cues.title_before(text, a)  # `pani Bożeny Wróbel`
