@@ -25,7 +25,7 @@ _SHOWN = rf"{_NAME}(?:[ \t]{_NAME}){{0,2}}"
 # a WhatsApp export's date and time (`12/03/2024, 09:14 - `, `[12.03.24, 09:14:05] `, `3/12/24, 9:14 PM - `)
 _EXPORT = r"\[?\d{1,2}[./]\d{1,2}[./]\d{2,4},?[ \t]+\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?\]?(?:[ \t]+-)?"
 _TIMED = re.compile(rf"(?m)^[ \t]*(?:{_EXPORT}|{TIME_PREFIX})[ \t]+(?:<(?P<nick>[^\s<>]+)>|@?(?P<who>{_SHOWN}):)[ \t]")
-_NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
+NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
 # Discord's copied header line, the name, a dash, the day and the time, nothing after: `hiro — 今日 13:05`, `frederik
 # — i dag kl. 11:02`, `Ana — Yesterday at 9:14 PM` (a dash is `-` once the text is normalised; not `Anna - 14:30`)
 _DISCORD = re.compile(
@@ -43,7 +43,7 @@ def speakers(text: str) -> list[tuple[int, int]]:
     and time, or bare at a line's start where at least BARE_LINES lines open so with a message after the colon."""
     if ":" not in text and "<" not in text:
         return []  # every format's time has a colon, or an IRC nick its bracket
-    out = [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in _NICK.finditer(text)]
+    out = [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in NICK.finditer(text)]
     out += [m.span("who") for m in _DISCORD.finditer(text)] if " - " in text or " — " in text else []
     out += [m.span("who") for m in _TEAMS.finditer(text)] if "):" in text else []
     bare = [m.span("who") for m in _BARE.finditer(text)]
@@ -66,7 +66,7 @@ def opens_message(text: str, a: int) -> bool:
     """text[a:] is a message's first word, right after its speaker's slot on its line (`[21:40] Ewa: Dvořák z
     Brna poslal`, `<andrei> Popescu a trimis`, `Nadia: Dupont-Moreau veut`)."""
     start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
-    for pattern in (_TIMED, _NICK, _TEAMS, _BARE):
+    for pattern in (_TIMED, NICK, _TEAMS, _BARE):
         match = pattern.match(text, start)
         end = -1 if match is None else match.end() - (pattern is _BARE)  # _BARE ends on the message's first letter
         if match is not None and end <= a and not text[end:a].strip(" \t-:"):

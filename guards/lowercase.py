@@ -24,7 +24,6 @@ read.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 
@@ -33,7 +32,7 @@ from . import systems as said
 from .kinds import WORDY, Kinds
 from .lexicons import fold
 from .lexicons import words as _words
-from .scriptnames import latin_function_words
+from .scriptnames import any_latin_function_word
 
 Span = tuple[str, int, int]
 _LOWER = re.compile(r"(?<![\w\-'’])[^\W\d_]+(?![\w\-])")
@@ -226,11 +225,6 @@ def _code_lines(text: str) -> list[tuple[int, int]]:
     return out
 
 
-@functools.cache
-def _latin_words() -> frozenset[str]:
-    return frozenset().union(*latin_function_words().values())
-
-
 def _full_name(kinds: Kinds, text: str, a: int, b: int, end: int) -> bool:
     """A given name on sight and a surname the census knows, both in lower case, the surname no English word and
     neither a product's or a place's name, on an English line: `W-9 for tom albrecht came in`."""
@@ -243,7 +237,8 @@ def _full_name(kinds: Kinds, text: str, a: int, b: int, end: int) -> bool:
         return False
     if lex.wordiness(given) >= (WORDY if lex.surnames[surname] <= _COMMON_SURNAME else 0.5):
         return False  # `tom albrecht`; not `two jade opal sheets`
-    if surname in _latin_words() or (given in _latin_words() and lex.surnames[surname] > _COMMON_SURNAME):
+    others = any_latin_function_word()
+    if surname in others or (given in others and lex.surnames[surname] > _COMMON_SURNAME):
         return False  # other languages' words on a line read as English (`jag kollar`, `som los`)
     for key in (given, surname, f"{given} {surname}"):
         if kinds.product(key) or kinds.big_place(key) or key in lex.places:

@@ -51,8 +51,6 @@ Label = tuple[int, int, str]  # (start, end, label) of one of the NER model's en
 Ner = Callable[[str, Sequence[tuple[int, int]]], list[Label]]  # the entities around the spans asked about
 Span = tuple[str, int, int]  # entity type, start, end
 
-# an IRC log's line with no time before its nick: `<annika> the farm outside Östersund`
-_IRC_NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
 _HTML_TAGS = _words(
     "a b i u p q s em strong small sub sup code pre kbd span div li ul ol dl dt dd td th tr table tbody thead br hr "
     "h1 h2 h3 h4 h5 h6 img label option title head body html section article nav header footer main aside blockquote "
@@ -227,7 +225,7 @@ class Names(Placenames):
         """A chat log's line a person says (`[09:03] leilani: the rink in Honolulu`): its speaker's handle no
         English word, product, program or role mailbox's word, no digits (not `[15:00] relay:`,
         `[10:00] buildkite:`, `10:02 <k8s>`)."""
-        irc = _IRC_NICK.finditer(text) if "<" in text else ()
+        irc = chat.NICK.finditer(text) if "<" in text else ()  # an IRC line with no time: `<annika> ...`
         for m in itertools.chain(deployments.SPEAKER.finditer(text) if ":" in text else (), irc):
             handle = (m.groupdict().get("who") or m.group("nick")).lower()
             if handle in _HTML_TAGS:

@@ -376,7 +376,8 @@ def latin_function_words() -> dict[str, frozenset[str]]:
 
 
 @functools.cache
-def _any_latin_function_word() -> frozenset[str]:
+def any_latin_function_word() -> frozenset[str]:
+    """The commonest words of all the languages written in Latin letters that spaCy lists, as one set."""
     return frozenset().union(*latin_function_words().values())
 
 
@@ -385,7 +386,7 @@ def said_in_its_language(lex: Lexicons, text: str, a: int, b: int) -> bool:
     a sentence's, a line's or a quote's start (`Jag har betalat`, `Dobrý den`, `Von: Katharina`), and no name many
     people carry."""
     word = text[a:b].lower()
-    if word not in _any_latin_function_word() or not _OPENS.search(text, max(0, a - 4), a):
+    if word not in any_latin_function_word() or not _OPENS.search(text, max(0, a - 4), a):
         return False  # mid-sentence, a capitalised word is a name's more than a sentence's (`mamá de Mía`)
     language = languages.language_at(text, a)
     if language in (None, "en") or word not in latin_function_words().get(language, ()):
