@@ -32,7 +32,10 @@ _DISCORD = re.compile(
     rf"(?m)^(?P<who>{_NAME})[ \t]+[—–-][ \t]+[^\s\d][^\n]{{0,30}}?\d{{1,2}}[:.]\d{{2}}(?:[ \t]?[AaPp][Mm])?[ \t]*$"
 )
 # Teams' copied line: the name shown, the time in brackets, a colon (`Ingrid Solberg (10:41): anyone moving...`)
-_TEAMS = re.compile(rf"(?m)^[ \t]*(?P<who>{_SHOWN})[ \t]+\(\d{{1,2}}:\d{{2}}(?:[ \t]?[AaPp][Mm])?\):[ \t]")
+# (also after the client's tag a copy carries: `[Teams] Lukas Berger (10:41): ...`)
+_TEAMS = re.compile(
+    rf"(?m)^[ \t]*(?:\[[A-Za-z]+\][ \t]+)?(?P<who>{_SHOWN})[ \t]+\(\d{{1,2}}:\d{{2}}(?:[ \t]?[AaPp][Mm])?\):[ \t]"
+)
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
 BARE_LINES = 2  # bare `Name: ...` lines a text needs to be a chat log's (one is a field: `Reporter: Ana`)

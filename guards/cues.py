@@ -57,6 +57,8 @@ TITLES = _words(
 # Produit`), and never part of the name (not `cliente`: `Dim cliente As New`)
 SOFT_TITLES = _words(
     "familia famiglia família familjen famille klient klientka kunde kundin klant klantin kund asiakas"
+    # an account's holder, and Portuguese's and Catalan's `Dona`: `Kontoinhaberin Sabine Wörle`, `a Dona Graça`
+    " kontoinhaber kontoinhaberin inhaber inhaberin titular titulaire dona"
 )
 MONTHS = _words("january february march april may june july august september october november december")
 WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")  # never a person, nor a place
@@ -174,7 +176,8 @@ NEVER_ALONE = (
         "guten dzień dzien buenos buenas goedemorgen goedemiddag "  # a transcript's `Kunde: Guten Tag`
         "asante karibu sawa bitte tēnā tena kia "  # Swahili `thanks`, `welcome`, `ok`; `please`; Māori `Tēnā koa`
         "tienda negozio loja sklep "  # a shop: `# Tienda de novias - configuración del TPV`
-        "тема"  # `Тема:`, a mail's subject
+        "тема "  # `Тема:`, a mail's subject
+        "sender recipient receiver addressee"  # `Returned to Sender`
     )
     | NO_ONE
 )

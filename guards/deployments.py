@@ -78,6 +78,8 @@ _WORDS_AFTER = re.compile(r"(?:[ \t]+[A-Za-z][\w\-]*){1,3}")
 _MODIFIERS = _words("dr staging prod production dev test qa canary edge replica primary secondary k8s kubernetes")
 _ACRONYM = re.compile(r"[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*s?")
 _SYSTEM_IN = re.compile(r"(?:(\w+)\s+)?([\w\-]+)\s+(?:in|at|on|inside)\s+(?:the\s+)?\Z", re.IGNORECASE)
+# a street's or a square's last word, some products' names too (`Street`, `Square`): a place in a place
+_STREET_WORDS = _words("street road avenue lane square place drive boulevard quay market bridge hill gate row")
 _OWNED = _words("my his her their our your its")  # `his ThinkPad in Gondar`: a person's things are where they are
 
 
@@ -101,6 +103,7 @@ def deployment(text: str, a: int, b: int, products: Collection[str] = frozenset(
             and fold(word) in products
             and word.lower() not in STOP_WORDS  # not `IT in Durban`
             and word.lower() not in CALENDAR  # nor `starts Monday in Izmir` (monday.com)
+            and word.lower() not in _STREET_WORDS  # nor `on Fade Street in Dublin`
         ):
             return True
     return _DEPLOY_BEFORE.search(text, max(0, a - 80), a) is not None

@@ -64,6 +64,8 @@ def initialled(kinds: Kinds, text: str) -> list[Span]:
     for m in _INITIAL_SURNAME.finditer(text):
         if _WORD_BEFORE.search(text, max(0, m.start() - 40), m.start()):
             continue
+        if text[m.start() + 2 : m.start() + 3].isalpha() and m.group(1).isupper():
+            continue  # `P.IVA`, `S.RL`: an abbreviation glued to its initial, not `J. SMITH`
         # in a sentence's middle (`is J. R. Okwu still`), not opening a line (`A. Einleitung`)
         inside = _INSIDE.search(text, max(0, m.start() - 40), m.start()) is not None
         if _surname(kinds, text, m.start(), m.group(1), introduced=inside):

@@ -31,7 +31,7 @@ from .cues import Token
 from .findings import Overlaps
 from .initials import initialled
 from .kinds import COMMON_SURNAME, INITIAL_WORD, Kinds
-from .languages import identifier
+from .languages import identifier, language_at
 from .lexicons import Lexicons, fold, lexicons
 from .lexicons import words as _words
 from .lowercase import lower_names
@@ -94,7 +94,63 @@ _KEY_AFTER = re.compile(r"[ \t]*(?:=(?![=>])|:)[ \t]*[\"'«“]")
 
 
 # languages' literals, as code writes them: `{"manager": None}`, `active: True`
+# a person's name of two to four words and an opening bracket: `Isla Morrison (`, `Mairéad Ní Dhomhnaill (`
+_PERSON_OPEN = re.compile(
+    r"(?<![\w\-])(?P<first>[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)"
+    r"(?:[ \t]+(?:[A-ZÀ-ÖØ-Þ][\w'’\-]+|Ní|Nic|Ó|Mac|Mc|ap|van|von|de|da|di|del|der|den|la|le)){1,3}"
+    r"[\"'”’]?[ \t]+\(\Z"
+)
+# the last words of a service's or a desk's name, never a surname: `Lido Notifications`, `Marina Bookings Team`
+_SERVICE_WORDS = _words(
+    "notifications notification alerts updates reminders bookings reservations newsletter newsletters "
+    "helpdesk noreply no-reply mailer notifier digest"
+)
+_ABBREVIATED = re.compile(r"(?<![\w.])[A-Z]\.\Z")  # one capital and its dot, glued to the word after: `P.IVA`
+_CAPITAL_START = re.compile(r"(?<![\w\-])[A-ZÀ-ÖØ-Þ]")
+_NAME_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ]")
+# where `a` before a name is no article but `to` or Portuguese's `the` (`a Fernanda Lima pagou`, `a Núria Vidal`)
+_ROMANCE = frozenset({"pt", "ca", "gl", "es", "it", "fr", "oc", "an"})
+
+
+def _romance_a(text: str, a: int, b: int) -> bool:
+    """`a` before text[a:b] on a Romance language's line, or before a name with its accents (`a Núria`): products
+    are spelled in ASCII."""
+    return cues.word_before(text, a) == "a" and (not text[a:b].isascii() or language_at(text, a) in _ROMANCE)
+
+
 _LITERALS = frozenset({"None", "True", "False", "Null", "NULL", "Nil", "NaN", "Undefined"})
+
+
+# a label's colon right before a name in another script, or a title right after it (`報告者：`, ` 先生`, `씨`)
+_SCRIPT_FIELD = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af][：:][ \t]?\Z")
+_SCRIPT_TITLE = re.compile(r"[ \t]?(?:さん|様|さま|氏|先生|くん|ちゃん|殿|先生|女士|小姐|太太|老师|老師|씨|님)")
+
+
+def _script_cued(text: str, a: int, b: int) -> bool:
+    return _SCRIPT_FIELD.search(text, max(0, a - 2), a) is not None or _SCRIPT_TITLE.match(text, b) is not None
+
+
+# a patronymic, the last of a Russian or a Ukrainian ФИО: `Игоревич`, `Андрійович`, `Петровна`
+_PATRONYMIC = re.compile(r"[А-ЯЁІЇЄ][а-яёіїє]+(?:ович|евич|йович|ьович|овна|евна|ївна|івна|йовна|ична|инична)\Z")
+_SURNAME_WORD = re.compile(r"[А-ЯЁІЇЄ][а-яёіїє'’\-]+\Z")
+_CYRILLIC = re.compile(r"[А-яЁёІіЇїЄє]")
+
+
+def _patronymic(text: str, spans: list[Span]) -> list[Span]:
+    """`Смирнов Алексей Игоревич`: a place's reading of the word right before a given name and a patronymic is
+    the person's surname."""
+    persons = {a: (kind, a, b) for kind, a, b in spans if kind == "PERSON" and _PATRONYMIC.search(text, a, b)}
+    if not persons:
+        return spans
+    gone: set[Span] = set()
+    merged: list[Span] = []
+    for span in spans:
+        kind, a, b = span
+        after = b + len(text[b : b + 3]) - len(text[b : b + 3].lstrip(" \t"))
+        if kind == "LOCATION" and after > b and after in persons and _SURNAME_WORD.match(text[a:b]):
+            gone |= {span, persons[after]}
+            merged.append(("PERSON", a, persons[after][2]))
+    return [x for x in spans if x not in gone] + merged if merged else spans
 
 
 def _less(text: str, spans: list[Span], places: list[Span]) -> list[Span]:
@@ -172,11 +228,16 @@ class Names(Placenames):
         out.extend(code_names(self, text, out))
         out = _initialled(self, text, out, sure)
         out = things(text, personas(text, out))
-        out.extend(script_names(self.lex, text, out))
+        scripted = script_names(self.lex, text, out)
+        out.extend(scripted)
+        # a label or a title says so (`報告者：小林 美咲`, `山本 花子 先生`): the vetter does not second-guess it
+        sure.update(span for span in scripted if _script_cued(text, span[1], span[2]))
         out = _less(text, out, script_places(self.lex, text, out))
         places = other_places(self, text, out)
         if places:  # `vive em Lisboa`: the place, not the surname the rules read
             out = _less(text, out, places)
+        if _CYRILLIC.search(text):
+            out = _patronymic(text, out)
         slots = chat.speakers(text)
         if slots:  # `[12:30] Ollie: ...`: a chat log's speaker is a handle, not a person named
             index = Overlaps(("SLOT", s, e) for s, e in slots)
@@ -190,6 +251,31 @@ class Names(Placenames):
             found = set(out)
             out += [span for span in state_codes(text, out) if span not in found]
         return sorted(out, key=lambda s: s[1])
+
+    def _aside_of_person(self, text: str, piece: list[Token], key: str) -> bool:
+        """The piece alone in brackets right after a person's name whose first word is a given name on sight
+        (`Mairéad Ní Dhomhnaill (Dingle)`): a place, or a rarer name's word, not a given name on sight, an English
+        word, a product, a word in capitals or a word no lexicon knows (`(Admin)`, `(Stripe)`, `(QA)`, `(Globex)`)."""
+        a, b = piece[0].start, piece[-1].end
+        if text[b : b + 1] != ")" or text[a - 1 : a] != "(" or len(piece) > 3:
+            return False
+        window = max(0, a - 60)
+        starts = (m.start() for m in _CAPITAL_START.finditer(text, window, a))
+        names = (_PERSON_OPEN.match(text, at, a) for at in starts)  # `Customer Benedetta Ferri (`: from `Benedetta`
+        if not any(name is not None and self.given(fold(name.group("first"))) == 2 for name in names):
+            return False
+        first = piece[0]
+        if self.given(first.key) == 2 or text[a:b].isupper() or first.key in cues.TITLES:
+            return False
+        lex = self.lex
+        if first.key in lex.words or first.key in mailboxes.ROLES or self.product(first.key):
+            return False
+        if len(piece) > 1:  # `(Puerto Banús)`: a place's first word, no given name on sight
+            return lex.knows_place(key) or (
+                first.key in lex.place_first_words and not any(self.given(t.key) == 2 for t in piece)
+            )
+        # a place, or a rare name's word no other lexicon knows (`Oban`, `Dingle`): not a company's (`(Globex)`)
+        return lex.knows_place(key) or key in lex.given or key in lex.surnames
 
     def _opened(self, text: str, piece: list[Token]) -> list[Token]:
         """The piece less a first word that is its language's preposition or article opening the sentence (`Im
@@ -377,6 +463,12 @@ class Names(Placenames):
             or text[a:b] in _LITERALS
         ):
             return []
+        if len(piece) > 1 and piece[-1].key in _SERVICE_WORDS:
+            return []  # `Lido Notifications <no-reply@...>`, `Padel Bookings`: a service's sender, no one's name
+        if _ABBREVIATED.search(text, max(0, a - 3), a) and text[a:b].isupper():
+            return []  # `P.IVA`, `S.A.`: an abbreviation's letters
+        if len(piece) == 1 and key in cues.SOFT_TITLES and _NAME_AFTER.match(text, b):
+            return []  # `a Dona Graça`: the title, not a name of its own
         if cues.time_zone_area(text, a, b):
             return []  # `Europe/Paris`, `America/Mexico_City`
         day = text[a:b].lower() in cues.DAYS_ELSEWHERE  # `Jumat`, `Mañana`; not `Herr Montag`, a common surname
@@ -388,7 +480,7 @@ class Names(Placenames):
             if hosts and not cues.place_before(text, a) and not self.given(key) and not self._peoples(text, a, b):
                 return []
             return self._place(text, piece, key, a, b)
-        tech = self._tech_after(text, b) or said.tech_before(text, a)
+        tech = self._tech_after(text, b) or (said.tech_before(text, a) and not _romance_a(text, a, b))
         peoples = places.peoples_place_after(text, b)  # `from the Hà Nội office`: the article is no system's
         regional = len(piece) > 1 and key in lex.regions and (not tech or peoples)
         if regional and not deployments.deployment(text, a, b, lex.products):
@@ -403,6 +495,8 @@ class Names(Placenames):
         town = key in lex.towns and not self.given(key) and not tech
         if town and (places.peoples_place_after(text, b) or places.people_in_before(text, a)):
             return [("LOCATION", a, b)]  # `(Dungarvan farm)`, `the salon in Leith`: a town by what people have there
+        if self._aside_of_person(text, piece, key):
+            return [("LOCATION", a, b)]  # `Isla Morrison (Oban)`, `(Puerto Banús)`: where the person named is
         if len(piece) > 1 and self.unknown(piece[0].key):  # words no lexicon knows: a cue says, or the NER model
             cue = cues.person(text, a, b, strict=True) or cues.title_before(text, a)  # `pani Bożeny Wróbel`
             return [("PERSON", a, b)] if not tech and cue else None

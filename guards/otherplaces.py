@@ -123,6 +123,9 @@ _ENDINGS = (
 )
 # the languages whose places take a case ending after a preposition: Polish, Czech, Slovak, Slovene, Croatian
 _INFLECTED = frozenset({"pl", "cs", "sk", "sl", "hr"})
+# prepositions of place that are no English word nor a code's, in one language: read before a large city or a
+# region whatever else the line says
+_DISTINCT = _words("à au aux vers aus nach desde hacia verso uit naar în ở")
 # English prepositions before a region's or another language's city name: `in Nova Scotia`, `from Bretagne`
 _ENGLISH = _words("in from near to at around visiting across through throughout towards toward")
 _PREPOSITIONS = {lang: _words(preps) for lang, (preps, _) in _LANGUAGES.items()}
@@ -219,7 +222,14 @@ def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
             inflected = not known and prep in _INFLECTED_PREPOSITIONS and _inflected(kinds, key)
             if not (known or inflected):
                 continue
+            if " " not in key and kinds.given(key) == 2 and _SURNAME_AFTER.match(text, end):
+                break  # `till Karin Lundgren`: a given name and its surname, not the place `Karin`
             language = None if english else _language(text, m.start(), prep)
+            # (a region's other name that is a given name too is no more sure: `aus Athena`, a product's)
+            large = kinds.large_city(key) or (key in lex.regions and not kinds.given(key))
+            if language is None and prep in _DISTINCT and large and not kinds.product(key):
+                # `antiquaire à Lyon`, `chocolatier uit Gent`: a preposition no English word, before a large city
+                language = next(lang for lang, (preps, _) in _LANGUAGES.items() if prep in preps.split())
             if inflected and language not in _INFLECTED:
                 continue
             if language and prep not in _PREPOSITIONS.get(language, ()) and (not after_noun or _personal(kinds, key)):
@@ -231,6 +241,7 @@ def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
 
 
 _WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]+\Z")
+_SURNAME_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ][a-zß-öø-ÿā-ž]+(?:-[A-ZÀ-ÖØ-ÞĀ-ſ][a-zß-öø-ÿā-ž]+)?(?![\w\-])")
 
 
 def _after_common_noun(kinds: Kinds, text: str, at: int) -> bool:

@@ -127,7 +127,9 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
     for kind, a, b in spans:
         if kind == "LOCATION" and not any(c.isdigit() for c in text[a:b]) and (m := _STATE_AFTER.match(text, b)):
             comma = m.group().startswith(",")
-            if (_STATE_ENDS if comma else _STATE_ENDS_BARE).match(text, m.end()):
+            ends = (_STATE_ENDS if comma else _STATE_ENDS_BARE).match(text, m.end())
+            dashed = comma and text[m.end() - 2 : m.end()] not in _WORDY_STATES and _DASH_END.match(text, m.end())
+            if ends or dashed:
                 out.append(("LOCATION", m.end() - 2, m.end()))
         elif kind == "LOCATION" and (m := _STATE_CELL_AFTER.match(text, b)):
             out.append(("LOCATION", *m.span("code")))  # a row's next cell: `('Omaha', 'NE', ...)`
@@ -137,6 +139,11 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
 # what follows a state's code: the text's, a line's or a sentence's end, a number (a ZIP code), a word in lower case
 # after a comma (`Tulsa, OK warehouse`); not `Tokyo, OK?`, `Berlin, ME TOO`, `Lisbon IN the morning`
 _STATE_ENDS = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]]|[ \t]+(?:\d|[a-z]))")
+# a dash after a code that is no English word: `Flagstaff, AZ — SSN`; not `Tokyo, OK - fine`
+_DASH_END = re.compile(r"[ \t]+[—–\-](?:[ \t]|\Z)")
+_WORDY_STATES = frozenset(
+    ["OK", "ME", "IN", "OR", "HI", "OH", "AL", "LA", "PA", "MA", "CO", "ID", "MS", "DE", "MI", "MO"]
+)
 _STATE_ENDS_BARE = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]]|[ \t]+\d)")
 
 

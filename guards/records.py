@@ -107,6 +107,8 @@ _PLACE_KEY = (
     r"isla|ilha|île|ile|insel|eiland|liman|porto|puerto|hafen|haven|havn|hamn|harbou?r|sted|lugar|luogo|ubicaci[óo]n|"
     # a branch's seat: `sede: Salamanca`, `filiale=Bergamo`, `sucursal: Rosario`
     r"sede|filiale|sucursal|spot|beach|resort|embarque|desembarque|embarkation|"
+    # a club's, a venue's and a marina's place: `"club":"Sevilla"`, `"venue":"Toa Payoh"`, `"marina":"Dubai Marina"`
+    r"club|venue|marina|"
     r"localiza[çc][ãa]o|standort|geo|geoip_city)"
     r"(?:_(?:pref|preference|name|city))?"
 )
@@ -114,7 +116,21 @@ _PLACE_KEY = (
 # only, after `:` or `=`
 _WORDY_KEYS = _words(
     "base site sites office depot port station campus branch pickup dropoff territory region home post store dest "
-    "clinic salon gym shop hostel harbour harbor sede filiale sucursal spot"
+    "clinic salon gym shop hostel harbour harbor sede filiale sucursal spot club venue marina"
+)
+# keys whose value is a place even where no lexicon knows it (`district: "旺角"`, `"branch":"Hongdae"`,
+# `Base: "Lido di Venezia"`): a neighbourhood's, a small town's name; the wordy ones (`branch`, `base`) in a
+# person's record only
+_LOOSE_KEYS = _words(
+    "city town village hometown district neighbourhood neighborhood suburb municipality prefecture province county "
+    "stadt wohnort ort ville commune ciudad localidad municipio cidade città citta comune plaats woonplaats kota "
+    "şehir sehir ilçe ilce kaupunki paikkakunta stad miasto město mesto obec település "
+    "branch base venue marina sede filiale sucursal standort"
+)
+_LOOSE_WORDS = 4  # a place's name has a few words; a field of more is a sentence
+# other languages' words for a place's kind, a placeholder's value or a name's first word (`"city": "Город"`)
+_PLACE_NOUNS = frozenset(
+    fold(w) for w in _words("город місто grad distrito bairro barrio quartier bezirk viertel zona zone sector sektor")
 )
 # a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is a US person's: an
 # SSN or a North American phone number near it (not `"state": "OK"` of a health check beside a German phone)
@@ -215,7 +231,10 @@ def _tester(name: str) -> bool:
 def _persona(name: str) -> str | None:
     """The fixture's persona `name` is, if it is one by its full name (`Jan Kowalski`, `Ola Nordmann`; `Alice`
     alone is too many people's name to drop outside a record)."""
-    key = " ".join(fold(w) for w in name.split())
+    words = [fold(w) for w in name.replace(",", " ").split()]
+    key = " ".join(words)
+    if "," in name and " ".join(reversed(words)) in PERSONAS:  # `Doe, John`: the persona surname first
+        key = " ".join(reversed(words))
     return key if " " in key and key in PERSONAS else None
 
 
@@ -612,7 +631,9 @@ def _table_cells(text: str) -> list[tuple[str, tuple[int, int], str]]:
         else:
             names = [line[a:b] for a, b in cells[1]]
             kinds = {i: (kind, names[i]) for i, kind in _column_kinds(names).items()}
-            plain = all(re.fullmatch(r"[A-Za-z][\w\-]*", name) for name in names)
+            # (Markdown's `| Club | Ort |` has an empty cell at either end)
+            inner = names[1:-1] if len(names) > 2 and not names[0] and not names[-1] else names
+            plain = all(re.fullmatch(r"[A-Za-z][\w\-]*", name) for name in inner)
             header = (cells[0], len(names), kinds) if kinds and plain else None
         start += len(line) + 1
     return out
@@ -973,6 +994,8 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         if b > a and (known or country) and not any(k != "PERSON" for k, _, _ in seen.over(a, b)):
             out.append(("LOCATION", a, b))
             seen.add(("LOCATION", a, b))
+            if sure is not None and column != "row":
+                sure.add(out[-1])  # a place under a place's column (`| Ort |`, `city`): the header says what it is
     out += _fields(kinds, text, seen)
     for m in _STATE_FIELD.finditer(text) if "state" in text.lower() else ():
         # a US record's: an SSN or a North American phone near, or its city read just before (`"city": "Honolulu",
@@ -1022,6 +1045,8 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
             known = kinds.large_city(key.split("-", 1)[0])
         compact = m.group("key").lower().replace("_", "")  # `home_port`, `drop_off`; not the phrase `home port`
         wordy = " " not in m.group("key") and any(compact.endswith(word) for word in _WORDY_KEYS)
+        if not known and " " not in m.group("key") and m.group("sep").strip():
+            known = _loose_place(kinds, text, m, key, wordy, seen)
         # an English word, unless a rare one that is a large city's name (`site=Cork`; not `store: Reading`)
         frequent = kinds.lex.words.get(key, 0) >= _FREQUENT_WORD
         ordinary = key in kinds.lex.words and (frequent or not kinds.large_city(key))
@@ -1041,6 +1066,34 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
                     seen.add(("LOCATION", *more.span(1)))
                 at = more.end()
     return out
+
+
+def _loose_place(kinds: Kinds, text: str, m: re.Match[str], key: str, wordy: bool, seen: Overlaps) -> bool:
+    """Whether a place field's value no lexicon knows is a place all the same: a loose key's (_LOOSE_KEYS) value in
+    capitals or in a script without case, of a few words, neither an English word nor a product's, and (for a
+    wordy key) in a person's record."""
+    last = m.group("key").lower().rsplit("_", 1)[-1].rsplit("-", 1)[-1]
+    words = key.split()
+    if last not in _LOOSE_KEYS or not words or len(words) > _LOOSE_WORDS:
+        return False
+    value = m.group("value")
+    if value[0].isalpha() and not (value[0].isupper() or value[0].lower() == value[0].upper()):
+        return False  # `city: unknown`, `branch: main`
+    if 3 <= len(value) <= 4 and value.isupper():
+        return False  # `base = "KEF"`: an airport's code, a site's (not a province's: `"province": "NB"`)
+    if _PLACEHOLDER.search(value) or value.lower().startswith("test"):
+        return False  # `city: Musterstadt`, `"city": "Testville"`
+    if any(kinds.product(w) or w in kinds.lex.words or w in _LOOSE_KEYS or w in _PLACE_NOUNS for w in words[:1]):
+        return False  # `base: Ubuntu`, `branch: Release`, `"city": "Город"`, `district: Distrito Escolar 7`
+    if any(not w[:1].isupper() and w.lower() not in _PARTICLES for w in value.split()[1:]):
+        return False  # `venue: Filharmonia hall B`: a room's name
+    if all(w in kinds.lex.words or w in _PARTICLES for w in words):
+        return False  # `venue: Main Hall`
+    if not wordy:
+        return True
+    near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
+    person = any(k == "PERSON" for k, _, _ in seen.over(max(0, m.start() - _ROW_REACH), m.start()))
+    return bool(_PERSONAL_VALUE.search(near)) or person
 
 
 # a place after another in a field's list: `, Gweru`, `,Nagpur`
