@@ -34,7 +34,8 @@ _DISCORD = re.compile(
 # Teams' copied line: the name shown, the time in brackets, a colon (`Ingrid Solberg (10:41): anyone moving...`)
 # (also after the client's tag a copy carries: `[Teams] Lukas Berger (10:41): ...`)
 _TEAMS = re.compile(
-    rf"(?m)^[ \t]*(?:\[[A-Za-z]+\][ \t]+)?(?P<who>{_SHOWN})[ \t]+\(\d{{1,2}}:\d{{2}}(?:[ \t]?[AaPp][Mm])?\):[ \t]"
+    rf"(?m)^[ \t]*(?:\[[A-Za-z]+\][ \t]+)?(?P<who>{_SHOWN})[ \t]+"
+    r"\((?:\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?|External|Guest|extern|Gast|externe?|invité)\):[ \t]"
 )
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])

@@ -86,6 +86,8 @@ _KIN = _words(
     "abuela abuelo tía tío prima primo nieta nieto grand-mère grand-père mamie papi tante oncle cousine "
     "oma opa onkel enkel enkelin nonna nonno zia zio cugino cugina avó avô neta neto oom zus broer "
     "babcia dziadek ciocia wujek mormor farmor morfar farfar syster bror"
+    # a daughter, a son: `Mijn dochter Lotte`, `meine Tochter Mia`, `mi hija Lucía`
+    " dochter zoon tochter sohn fille fils hija hijo figlia figlio filha filho datter søn dotter córka syn dcera"
 )
 _FIELDS = _words(
     "assignee reporter reviewer author owner maintainer approver signed-off-by co-authored-by name first_name "
@@ -177,7 +179,8 @@ NEVER_ALONE = (
         "asante karibu sawa bitte tēnā tena kia "  # Swahili `thanks`, `welcome`, `ok`; `please`; Māori `Tēnā koa`
         "tienda negozio loja sklep "  # a shop: `# Tienda de novias - configuración del TPV`
         "тема "  # `Тема:`, a mail's subject
-        "sender recipient receiver addressee"  # `Returned to Sender`
+        "sender recipient receiver addressee "  # `Returned to Sender`
+        "манай бид миний таны бидний энэ тэр"  # Mongolian's `our`, `we`, `my`, `your`, `this`, `that`
     )
     | NO_ONE
 )
@@ -345,11 +348,16 @@ _CASED_TITLES = {
     "fru": (re.compile(r"(?:fru|Fru)[\s.,:]*\Z"), re.compile(r"(?:fru|Fru)\b")),
     "bi": (re.compile(r"Bi\.[ \t]*\Z"), re.compile(r"Bi\.")),
     "bw": (re.compile(r"Bw\.[ \t]*\Z"), re.compile(r"Bw\.")),
+    # German's `Hr.` with its dot (not `HR`), Greek's `κ.` and `κα` (`Ο κ. Παπαδόπουλος`)
+    "hr": (re.compile(r"Hr\.[ \t]*\Z"), re.compile(r"Hr\.")),
+    "κ": (re.compile(r"(?<![\w.])κ\.[ \t]*\Z"), re.compile(r"κ\.")),
+    "κα": (re.compile(r"(?<![\w.])κα\.?[ \t]*\Z"), re.compile(r"κα\b")),
 }
 
 
 def language_title(text: str, at: int, word: str) -> bool:
     """`word` is a title in the language of the line at text[at], or as it is written there."""
+    word = word.lstrip("'’")  # `'Hr. Schäfer, ...'`: a string's quote is no part of the title
     if word in _CASED_TITLES:
         before, written = _CASED_TITLES[word]  # before text[at], or the word at it
         return before.search(text, max(0, at - 8), at) is not None or written.match(text, at) is not None

@@ -31,13 +31,16 @@ from .lexicons import fold
 
 Span = tuple[str, int, int]
 
-_SURNAME = r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{2,}(?:[-'’][A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?"
+_SURNAME = r"[A-ZÀ-ÖØ-ÞĀ-ſА-ЯЁІЇЄ][^\W\d_]{2,}(?:[-'’][A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?"
+_CAPITAL = r"[A-ZА-ЯЁІЇЄ]"  # an initial's letter: Latin's, Cyrillic's (`Кузнецов Д. А.`)
 # `Brenda K. Holloway`: a given name, its middle initial and the surname
 _MIDDLE = re.compile(rf"(?<![\w\-.@/])({_SURNAME})[ \t]+[A-Z]\.[ \t]+({_SURNAME})(?![\w\-])")
 # `SCHMIDT K.`, `Petrov A.`: not after a word's glue (`user.Petrov A.`)
-_SURNAME_INITIAL = re.compile(rf"(?<![\w\-.@/])({_SURNAME})[ \t]+[A-Z]\.(?=[\s,;:)\]\"'–—]|\Z)")
+_SURNAME_INITIAL = re.compile(
+    rf"(?<![\w\-.@/])({_SURNAME})[ \t]+{_CAPITAL}\.(?:[ \t]?{_CAPITAL}\.)?(?=[\s,;:)\]\"'–—]|\Z)"
+)
 # `J. Kowalski`, `J. R. Okwu`: not after a letter, a dot or a degree (`U.S. Army`, `e.g. Kafka`, `31°C. Rosa`)
-_INITIAL_SURNAME = re.compile(rf"(?<![\w.°])[A-Z]\.[ \t]*(?:[A-Z]\.[ \t]*)?({_SURNAME})(?![\w\-])")
+_INITIAL_SURNAME = re.compile(rf"(?<![\w.°]){_CAPITAL}\.[ \t]*(?:{_CAPITAL}\.[ \t]*)?({_SURNAME})(?![\w\-])")
 # an initial that belongs to the capitalised word before it: `Option A.`, `Kowalski A.`
 _WORD_BEFORE = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]*[ \t]+\Z")
 # what introduces a person or a record's value: `operator=`, `Renter: `, `"`, `signed by `, `cc `
@@ -85,7 +88,7 @@ def _surname(kinds: Kinds, text: str, at: int, word: str, known: bool = False, i
     product = kinds.product(key) and not kinds.common_surname(key)
     if key in lex.words or product or kinds.big_place(key) or key in lex.codenames:
         return False
-    if key in lex.surnames or key in lex.people or kinds.given(key):
+    if key in lex.surnames or key in lex.people or word in lex.people or kinds.given(key):
         return True  # a surname, or a given name with the surname's initial (`Nattapong S.`)
     if known or lex.knows_place(key) or not (word.isupper() or word[1:].islower()):
         return False

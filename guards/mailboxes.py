@@ -74,8 +74,11 @@ ROLES = _words(
     " raamatupidamine buh buhgalteria buhgalterija buhalterija kirjanpito bokforing bokføring regnskab regnskap "
     "ekonomi contabilidad contabilidade contabilita contabilitate comptabilite compta ksiegowosc ucetni "
     "uctarna konyveles konyvelo muhasebe racunovodstvo gramatvediba"
-    # a travel desk: `viajes@`, `reisen@`, `voyages@`
-    " travel viajes reisen voyages viagens viaggi reizen resor"
+    # a travel desk: `viajes@`, `reisen@`, `voyages@`, `tours@`
+    " travel viajes reisen voyages viagens viaggi reizen resor tours"
+    # an office, orders in German written without umlauts, a tracker's notifications: `kontor@`, `auftraege@`,
+    # `jira@` (a given name and a surname too, so no program by the lexicons)
+    " kontor kontoret auftraege auftrag anfragen jira confluence"
     # orders, parts, a board, a list's unsubscribe address: `zakaz@` (заказ), `hallitus@`, `styrelsen@`
     " zakaz zakazy parts spares unsubscribe subscribe hallitus styrelse styrelsen bestyrelse styret vorstand bestuur "
     "zarzad"

@@ -30,6 +30,7 @@ from . import systems as said
 from .cues import Token
 from .findings import Overlaps
 from .initials import initialled
+from .introductions import introductions
 from .kinds import COMMON_SURNAME, INITIAL_WORD, Kinds
 from .languages import identifier, language_at
 from .lexicons import Lexicons, fold, lexicons
@@ -73,9 +74,23 @@ def _initialled(kinds: Kinds, text: str, spans: list[Span], sure: set[Span]) -> 
     """`spans` with the names written with an initial (`SCHMIDT K.`, `J. Kowalski`, `Brenda K. Holloway`) in place
     of the person's readings across them, apart from other kinds' spans; those names are added to `sure` too."""
     found = Overlaps(spans)
-    initials = [x for x in initialled(kinds, text) if not any(k != "PERSON" for k, _, _ in found.over(x[1], x[2]))]
+    initials, placed = [], []
+    for x in initialled(kinds, text):
+        others = [o for o in found.over(x[1], x[2]) if o[0] != "PERSON"]
+        # two initials outweigh a place's reading of the surname inside the name (`Соколов П. В.`: Sokolov, a town)
+        if (
+            others
+            and _TWO_INITIALS.search(text, x[1], x[2])
+            and all(o[0] == "LOCATION" and x[1] <= o[1] and o[2] <= x[2] for o in others)
+        ):
+            placed += others
+        elif others:
+            continue
+        initials.append(x)
     if not initials:
         return spans
+    if placed:
+        spans = [x for x in spans if x not in placed]
     # a person's reading across one joins it (`Luis A.` and `A. Fernández` of `Luis A. Fernández`)
     people = Overlaps(x for x in spans if x[0] == "PERSON")
     joined: list[Span] = []
@@ -90,6 +105,7 @@ def _initialled(kinds: Kinds, text: str, spans: list[Span], sure: set[Span]) -> 
     return [x for x in spans if not (x[0] == "PERSON" and index.over(x[1], x[2]))] + joined
 
 
+_TWO_INITIALS = re.compile(r"(?<![^\W\d_])[^\W\d_]\.[ \t]?[^\W\d_]\.")
 _KEY_AFTER = re.compile(r"[ \t]*(?:=(?![=>])|:)[ \t]*[\"'«“]")
 
 
@@ -105,6 +121,11 @@ _SERVICE_WORDS = _words(
     "notifications notification alerts updates reminders bookings reservations newsletter newsletters "
     "helpdesk noreply no-reply mailer notifier digest"
 )
+# French writes a space before a label's colon: `Ville : Nantes`, `Nom : Dupont`
+_LABEL_AFTER = re.compile(r" ?:")
+_FRENCH_FIELDS = _words("ville nom prenom adresse pays objet client cliente societe code date")  # folded
+_IMPERATIVE_PRONOUN = re.compile(r"[^\W\d_]-(?:moi|toi|nous|vous|lui|leur|les|le|la)\Z")
+_PLACEHOLDER_TOWNS = _words("anytown musterstadt exampleville springfieldtest beispielstadt")
 _ABBREVIATED = re.compile(r"(?<![\w.])[A-Z]\.\Z")  # one capital and its dot, glued to the word after: `P.IVA`
 _CAPITAL_START = re.compile(r"(?<![\w\-])[A-ZÀ-ÖØ-Þ]")
 _NAME_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ]")
@@ -230,6 +251,12 @@ class Names(Placenames):
         out = things(text, personas(text, out))
         scripted = script_names(self.lex, text, out)
         out.extend(scripted)
+        if not text.isascii():  # `मेरा नाम राहुल वर्मा है`: who the writer says they are
+            people = Overlaps(out)
+            for span in introductions(text):
+                if not any(k == "PERSON" for k, _, _ in people.over(span[1], span[2])):
+                    out = [x for x in out if not (x[1] < span[2] and span[1] < x[2])] + [span]
+                    sure.add(span)
         # a label or a title says so (`報告者：小林 美咲`, `山本 花子 先生`): the vetter does not second-guess it
         sure.update(span for span in scripted if _script_cued(text, span[1], span[2]))
         out = _less(text, out, script_places(self.lex, text, out))
@@ -463,6 +490,10 @@ class Names(Placenames):
             or text[a:b] in _LITERALS
         ):
             return []
+        if piece[0].key in cues.NEVER_ALONE and len(piece) > 1 and piece[0].initial:
+            return self._decide(text, piece[1:], hosts) if piece[1].key not in cues.PARTICLES else []
+        if _IMPERATIVE_PRONOUN.search(text, a, b) or (key in _PLACEHOLDER_TOWNS):
+            return []  # `Aide-moi`, `Dites-nous`: a French imperative; `Anytown`: no one's, nowhere
         if len(piece) > 1 and piece[-1].key in _SERVICE_WORDS:
             return []  # `Lido Notifications <no-reply@...>`, `Padel Bookings`: a service's sender, no one's name
         if _ABBREVIATED.search(text, max(0, a - 3), a) and text[a:b].isupper():
@@ -504,7 +535,7 @@ class Names(Placenames):
             return [] if tech and not cues.person(text, a, b, strict=True) else [("PERSON", a, b)]
         token = piece[0]
         given = self.given(key)
-        if token.initial and text[b : b + 1] == ":" and given < 2:
+        if token.initial and _LABEL_AFTER.match(text, b) and (given < 2 or key in _FRENCH_FIELDS):
             return []  # `Name: Mr. Abdullah`, `Sender: finance-dept@`: a field's label, not a name (`Hannah: out`)
         if given < 2 and _KEY_AFTER.match(text, b):
             return []  # `Name = "Jürgen Hofbauer"`: a property's name, its value quoted after it

@@ -125,7 +125,7 @@ _ENDINGS = (
 _INFLECTED = frozenset({"pl", "cs", "sk", "sl", "hr"})
 # prepositions of place that are no English word nor a code's, in one language: read before a large city or a
 # region whatever else the line says
-_DISTINCT = _words("à au aux vers aus nach desde hacia verso uit naar în ở")
+_DISTINCT = _words("à au aux en vers aus nach desde hacia verso uit naar în ở")
 # English prepositions before a region's or another language's city name: `in Nova Scotia`, `from Bretagne`
 _ENGLISH = _words("in from near to at around visiting across through throughout towards toward")
 _PREPOSITIONS = {lang: _words(preps) for lang, (preps, _) in _LANGUAGES.items()}

@@ -114,6 +114,8 @@ class Placenames(Kinds):
             return False
         if places.lower_feature_after(text, b):
             return True
+        if self._full_name(piece, key):
+            return False  # `goes to Hamza Qureshi`: a given name on sight and a surname are someone's
         if key in self.lex.cities and not self.given(key) and not said.tech_after(text, b):
             # a large city by its own language's name (`Aarhus`, `Frankfurt`, `Göteborg`) where people are
             cued = cues.place_before(text, a) or places.people_in_before(text, a) or places.peoples_place_after(text, b)
@@ -121,6 +123,12 @@ class Placenames(Kinds):
             if cued and not deployments.deployment(text, a, b, self.lex.products):
                 return True
         return places.journey_before(text, a)
+
+    def _full_name(self, piece: list[Token], key: str) -> bool:
+        """A given name on sight and a surname that is no English word, and no place's name together."""
+        if len(piece) != 2 or self.given(piece[0].key) != 2 or piece[1].key not in self.lex.surnames:
+            return False
+        return piece[1].key not in self.lex.words and not self.lex.knows_place(key)
 
     def _place(self, text: str, piece: list[Token], key: str, a: int, b: int) -> list[Span]:
         lex = self.lex

@@ -63,7 +63,9 @@ _KEY = (
     # an owner, a contact, a person in charge: `owner: "petra novak"`, `Ansvarlig: Birgitte`
     r"owner|contact|ansvarlig|ansvarig|vastuuhenkilö|responsable|verantwortlich|verantwortliche|"
     # a customer: `Cliente: Ana Beatriz Souza`, `Kundin: Sabine Krüger`
-    r"cliente|kunde|kundin|kund|klient|klientka|asiakas)"
+    r"cliente|kunde|kundin|kund|klient|klientka|asiakas|клиент|клиентка|заказчик|покупатель|"
+    # CITATION.cff's, and a teacher's, a tenant's, a rider's: `given-names: "Elsa"`, `teacher="margit halvorsen"`
+    r"family-names|given-names|teacher|instructor|coach|tutor|tenant|landlord|pupil|nanny|babysitter)"
 )
 # a name's key that robots and pets have too: not `first_name`, `taxpayer_last_name`, `full_name`, which only
 # people have
@@ -74,7 +76,7 @@ _BARE = re.compile(
     # `verantwortlich: Abteilung Einkauf`, `Получатель: Сбербанк`)
     r"cliente|kunde|kundin|kund|klient|klientka|asiakas|ansvarlig|ansvarig|vastuuhenkilö|verantwortlich|"
     r"verantwortliche|prejemnik|placnik|plačnik|príjemca|příjemce|prijemce|odbiorca|nadawca|исполнитель|получатель|"
-    r"отправитель|плательщик))"
+    r"отправитель|плательщик|клиент|клиентка|заказчик|покупатель|tenant|landlord))"
 )
 # a name's key with a business's or a thing's word before it: `SHOP_NAME`, `CAMP_NAME`, `company_name`
 _THINGS_KEY = re.compile(
@@ -108,7 +110,7 @@ _PLACE_KEY = (
     # a branch's seat: `sede: Salamanca`, `filiale=Bergamo`, `sucursal: Rosario`
     r"sede|filiale|sucursal|spot|beach|resort|embarque|desembarque|embarkation|"
     # a club's, a venue's and a marina's place: `"club":"Sevilla"`, `"venue":"Toa Payoh"`, `"marina":"Dubai Marina"`
-    r"club|venue|marina|"
+    r"club|venue|marina|studio|"
     r"localiza[çc][ãa]o|standort|geo|geoip_city)"
     r"(?:_(?:pref|preference|name|city))?"
 )
@@ -116,7 +118,7 @@ _PLACE_KEY = (
 # only, after `:` or `=`
 _WORDY_KEYS = _words(
     "base site sites office depot port station campus branch pickup dropoff territory region home post store dest "
-    "clinic salon gym shop hostel harbour harbor sede filiale sucursal spot club venue marina"
+    "clinic salon gym shop hostel harbour harbor sede filiale sucursal spot club venue marina studio"
 )
 # keys whose value is a place even where no lexicon knows it (`district: "旺角"`, `"branch":"Hongdae"`,
 # `Base: "Lido di Venezia"`): a neighbourhood's, a small town's name; the wordy ones (`branch`, `base`) in a
@@ -1207,6 +1209,7 @@ def _trimmed(text: str, a: int, b: int) -> tuple[int, int]:
 
 
 _INITIAL = re.compile(r"[^\W\d_]\.")
+_BOT = re.compile(r"(?:[a-z]Bot|[\-_.]bot)\Z")
 _CAMEL = re.compile(r"[A-Z]{2}[a-z]")
 _HUMP = re.compile(r"[a-z][A-Z]")
 
@@ -1235,6 +1238,8 @@ def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
         return False
     if len(words) == 1 and fold(words[0]) in _NOT_NAMES:
         return False  # `"manager": None`, `holder: Customer`
+    if len(words) == 1 and _BOT.search(words[0]):
+        return False  # `SwellBot`, `deploy-bot`: a bot's name under a person's column
     if any(_CAMEL.search(p) or len(_HUMP.findall(p)) > 1 for w in words for p in w.split("-")):
         return False  # a type's name: `$employee = [PSCustomObject]` (not `McDonald`, `LeBlanc`)
     # a surname's particles in lower case: `van den Broek`, `E. de Vries`, `Carmen de la Fuente`

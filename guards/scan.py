@@ -230,6 +230,11 @@ _CARD_WORD = re.compile(
     r"карты|картой|карт[аыуе]?)\b|卡号|卡號|银行卡|信用卡|銀行卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്)"
     r"(?i:[ \t]*(?:number|no\.?|nr\.?|num|n°|#|номер|番号|号|번호))?[ \t]*[=:]?[ \t]*[\"'«]?\Z"
 )  # `card 6759...`, `卡号=6246...`, `card number: `; not `sd card`, `card count: `
+# a card's column in the row's statement before the value: `INSERT INTO refunds (customer, pan, amount) VALUES ('`
+_CARD_COLUMN = re.compile(
+    r"(?i:\((?:[^()\n]*,[ \t]*)?(?:pan|card|card_?number|card_?no|cc_?number)[ \t]*[,)][^()\n]*\)[ \t]*values[ \t]*)"
+    r"\((?:[^()\n]*,[ \t]*)?'\Z"
+)
 LONG_CARD_SCORE = 0.85
 
 
@@ -246,7 +251,8 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
     for m in itertools.chain(longs, _RUPAY.finditer(text) if "8" in text else ()):
         a, b = m.span()
         digits = "".join(c for c in m.group() if c.isdigit())
-        if (len(digits) < 17 and digits[0] != "8") or not _CARD_WORD.search(text, max(0, a - 32), a):
+        cued = _CARD_WORD.search(text, max(0, a - 32), a) or _CARD_COLUMN.search(text, max(0, a - 200), a)
+        if (len(digits) < 17 and digits[0] != "8") or not cued:
             continue
         if not issued_length(digits) or not _cards().validate_result(digits):  # Luhn
             continue

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .cues import NEVER_ALONE
 from .deployments import LINE_REACH, REGION_ID
 from .findings import Overlaps
 from .lexicons import Lexicons
@@ -44,8 +45,8 @@ def script_places(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
     seen = Overlaps(taken)
     words = words_by_script(text)
     for i, (a, b, script) in enumerate(words):
-        if script == "latin" or text[a:b] in _DAYS:
-            continue
+        if script == "latin" or text[a:b] in _DAYS or text[a:b].lower() in NEVER_ALONE:
+            continue  # (`Манай`, Mongolian's `our`: a town's name too)
         two = False
         if script in ("han", "hangul") or "\u0e00" <= text[a] <= "\u0e7f":  # Thai is written without spaces too
             found = _wide(lex, text, a, b)

@@ -219,10 +219,15 @@ def published(entity: str, value: str) -> bool:
     return False
 
 
+_COUNTED = re.compile(r"(?:1234[ \-.]?5678|2345[ \-.]?6789)\Z")
+
+
 def _fictional(value: str) -> bool:
     """Reserved for fiction in the country the number is written for: with its `+` code, or in a national form
     (a leading 0: the UK's or Australia's; ten digits, or eleven after a 1: North America's)."""
     digits = _NOT_DIGIT.sub("", value)
+    if _COUNTED.search(value.strip()):
+        return True  # `03-1234-5678`, `+49 30 12345678`: a dummy's digits counted out, in any country
     written = value.strip()
     if written.startswith(("+", "00")):
         regions: tuple[str | None, ...] = (None,)

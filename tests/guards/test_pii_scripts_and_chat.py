@@ -473,3 +473,65 @@ def test_the_thirty_seventh_sets_readings(text: str, found: tuple[str, str]) -> 
 )  # fmt: skip
 def test_the_thirty_seventh_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # people naming themselves in scripts without capitals
+        ("कृपया शिकायत लिखिए: मेरा नाम अमित जोशी है, नागपुर में रहता हूँ।", ("PERSON", "अमित जोशी")),
+        ("કૃપા કરીને મદદ કરો: હું કિરણ શાહ છું, મારી દુકાન સુરતમાં છે.", ("PERSON", "કિરણ શાહ")),
+        ("ദയവായി ഒരു കത്ത് എഴുതൂ: ഞാൻ ദീപ നായർ, തൃശ്ശൂരിലെ അധ്യാപിക.", ("PERSON", "ദീപ നായർ")),
+        ("እባክህ ደብዳቤ ጻፍልኝ፦ ስሜ ዮናስ በቀለ ነው፣ በአዲስ አበባ እሰራለሁ።", ("PERSON", "ዮናስ በቀለ")),
+        ("問い合わせメールを書いてください：私は松本と申します。", ("PERSON", "松本")),
+        ("환불 메일을 써 주세요. 저는 한지민이고, 부산에 삽니다.", ("PERSON", "한지민")),
+        ("请帮我写一封信：我叫李强，在成都工作。", ("PERSON", "李强")),
+        # a ФИО's surname with initials, a Russian customer's field, CFF's keys, a teacher's, a tenant's
+        ("Клиент: Соколов П. В., тур из Мурманска", ("PERSON", "Соколов П. В.")),
+        ("подписал Д. А. Кузнецов вчера", ("PERSON", "Д. А. Кузнецов")),
+        ('authors:\n  - family-names: "Lindqvist"\n    given-names: "Maja"', ("PERSON", "Lindqvist")),
+        ('level=info msg="moved" teacher="ingrid solberg" student_id=881', ("PERSON", "ingrid solberg")),
+        ("Tenant: Nikos Georgiou, Larnaca site. IBAN CY17 0020 0128 0000 0012 0052 7600", ("PERSON", "Nikos Georgiou")),
+        # titles as written: Greek `κ.`; another language's daughter and son
+        ("Ο κ. Ιωάννου θα περάσει αύριο", ("PERSON", "Ιωάννου")),
+        ("Mijn dochter Fenna kan donderdag niet komen", ("PERSON", "Fenna")),
+        # a given name on sight and a surname after a journey's verb; a card under a card's column
+        ("refund for ride R-1 goes to Bilal Chaudhry, he sent his IBAN", ("PERSON", "Bilal Chaudhry")),
+        (
+            "INSERT INTO refunds (customer, pan, amount) VALUES ('Wu Lei', '6243851882177647493', 10);",
+            ("CREDIT_CARD", "6243851882177647493"),
+        ),
+        # `en` and a studio's place
+        ("# cliente habitual del taller de bicis en Sevilla", ("LOCATION", "Sevilla")),
+        ('{"customer":"Aoife Brennan","phone":"+353850778164","studio":"Galway"}', ("LOCATION", "Galway")),
+    ],
+)  # fmt: skip
+def test_the_thirty_eighth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # `I am very happy`, `I am a teacher`: no one
+        ("मैं बहुत खुश हूँ कि आप आए।", ("PERSON", "बहुत खुश")),
+        ("मैं एक शिक्षक हूँ।", ("PERSON", "एक शिक्षक")),
+        # a Teams guest's line, a French imperative, a French label, a German request, Mongolian's `our`
+        ("[Teams] Harbor sync\nRavi (External): the fixture uses Jane Doe", ("PERSON", "Ravi")),
+        ("Aide-moi à rédiger un mot pour les parents", ("PERSON", "Aide-moi")),
+        ("Le nom est tronqué. Ville : Nantes.", ("PERSON", "Ville")),
+        ("Bitte den Abschlag an Marko Zupan überweisen", ("PERSON", "Bitte den Abschlag")),
+        ("Манай хаски нохойн аяллын компанийн вэб сайт", ("LOCATION", "Манай")),
+        ("the placeholder name Jane Doe and the town Anytown", ("LOCATION", "Anytown")),
+        # role mailboxes, a dummy's counted digits, a dotted date, a bot under a person's column
+        ("From: Jira <jira@music-school.atlassian.net>", ("EMAIL_ADDRESS", "jira@music-school.atlassian.net")),
+        ('SupportMailbox = "auftraege@tischlerei-holzwerk.de";', ("EMAIL_ADDRESS", "auftraege@tischlerei-holzwerk.de")),
+        ("Til: kontor@curlingklubben-hvidovre.dk", ("EMAIL_ADDRESS", "kontor@curlingklubben-hvidovre.dk")),
+        ('const dummy = { name: "山田太郎", tel: "03-1234-5678" };', ("PHONE_NUMBER", "03-1234-5678")),
+        ("2024.05.13 14:22:51 INFO  szamlazas: rögzítve", ("PHONE_NUMBER", "2024.05.13 14")),
+        ("| Instructor | Phone |\n|---|---|\n| Somchai Boonmee | 08 |\n| SwellBot | — |", ("PERSON", "SwellBot")),
+        ("INSERT INTO t (trace_id, amount) VALUES ('6243851882177647493', 2);", ("CREDIT_CARD", "6243851882177647493")),
+    ],
+)  # fmt: skip
+def test_the_thirty_eighth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)

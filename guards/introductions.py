@@ -1,0 +1,88 @@
+"""People naming themselves in scripts without capitals: `मेरा नाम राहुल वर्मा है`, `હું નીતા પટેલ છું`,
+`ስሜ ሰላም ተስፋዬ ነው`, `私は伊藤と申します`, `저는 최유진이고`, `我叫王芳`.
+
+guards/names.py reads capitalised words, and guards/scriptnames.py names in
+other scripts by their lexicons and honorifics; a request to an assistant in
+Hindi, Tamil or Amharic often names its writer in neither way, but by saying
+who they are. Here:
+
+- `my name is` (`मेरा नाम`, `আমার নাম`, `என் பெயர்`, `నా పేరు`, `എന്റെ പേര്`,
+  `මගේ නම`, `ስሜ`, `میرا نام`, `اسم من`, `اسمي`): the one to three words of its
+  script after it, up to the copula, a comma or the sentence's end;
+- `I am ... am` (`मैं ... हूँ`, `હું ... છું`, `म ... हुँ`, `ਮੈਂ ... ਹਾਂ`, `मी
+  ... आहे`): two or three words between, none a function word (`मैं बहुत खुश
+  हूँ`, I am very happy, is no one), and `I, ...,` in Malayalam and Sinhala
+  (`ഞാൻ അനിത മേനോൻ,`, `මම නිමල් පෙරේරා.`);
+- in Japanese, `私は` or `私の名前は` and a name before `と申します`, `です` or
+  `といいます`; in Korean, `저는` or `제 이름은` and two to four syllables before
+  the copula (`이고`, `입니다`, `이에요`); in Chinese, `我叫` or `我的名字是` and
+  two or three characters; in Thai, `ชื่อ` after `I` and the name before a space.
+
+What is found so is a name by what its writer says: the vetter does not
+second-guess it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .scriptnames import function_words
+
+Span = tuple[str, int, int]
+
+_WORD = r"[^\s\d,.;:!?।॥،,。、()\"'«»“”፣።\-]+"
+# `my name is`, then the name's words, then what ends it: the copula, a comma, the sentence's end
+_MY_NAME = (
+    "मेरा नाम", "मेरो नाम", "माझे नाव", "माझं नाव", "আমার নাম", "ਮੇਰਾ ਨਾਮ", "મારું નામ", "என் பெயர்", "என்னுடைய பெயர்",
+    "నా పేరు", "ನನ್ನ ಹೆಸರು", "എന്റെ പേര്", "මගේ නම", "ስሜ", "میرا نام", "اسم من", "اسمم", "اسمي",
+)  # fmt: skip
+_COPULA = (
+    "है", "हैं", "हो", "आहे", "ਹੈ", "છે", "ነው", "ہے", "است", "هست", "হল", "হলো", "ஆகும்", "ఉంది",
+)  # fmt: skip
+# `I`, then the name's words, then `am`: Hindi, Nepali, Marathi, Punjabi, Gujarati
+_I_AM = (("मैं", ("हूँ", "हूं")), ("म", ("हुँ",)), ("मी", ("आहे",)), ("ਮੈਂ", ("ਹਾਂ",)), ("હું", ("છું",)))
+# `I`, then the name and a comma or a stop: Malayalam, Sinhala, Tamil
+_I_COMMA = ("ഞാൻ", "මම", "நான்")
+_END = r"(?=[ \t]*(?:[,.;:!?।॥،,。፣።]|\Z|\n))"
+_AFTER = r"(?=[\s,.;:!?।॥،,。፣።]|\Z)"  # a copula's end: a space, punctuation (`है,`, `ነው፣`)
+
+
+def _alternatives(words: tuple[str, ...]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+_MY_NAME_IS = re.compile(
+    rf"(?<!\S)(?:{_alternatives(_MY_NAME)})[ \t]*[:：]?[ \t]+(?P<name>{_WORD}(?:[ \t]{_WORD}){{0,2}}?)"
+    rf"(?:[ \t]+(?:{_alternatives(_COPULA)}){_AFTER}|{_END})"
+)
+_I_AM_RE = [
+    re.compile(
+        rf"(?<!\S){re.escape(i)}[ \t]+(?P<name>{_WORD}(?:[ \t]{_WORD}){{1,2}}?)[ \t]+(?:{_alternatives(am)}){_AFTER}"
+    )
+    for i, am in _I_AM
+]
+_I_COMMA_RE = re.compile(rf"(?<!\S)(?:{_alternatives(_I_COMMA)})[ \t]+(?P<name>{_WORD}[ \t]{_WORD}){_END}")
+_JAPANESE = re.compile(
+    r"私(?:は|の名前は)(?P<name>[\u4e00-\u9fff\u3040-\u309f\u30a0-\u30ff]{2,6}?)(?:と申します|といいます|と言います|です)"
+)
+_KOREAN = re.compile(
+    r"(?:저는|제 이름은)[ \t]*(?P<name>[\uac00-\ud7af]{2,4}?)(?:이고|이며|입니다|이에요|예요|라고|이라고)"
+)
+_CHINESE = re.compile(r"(?:我叫|我的名字是|我的名字叫)(?P<name>[\u4e00-\u9fff]{2,3})(?=[，,。.！!、\s]|\Z|是|在|，)")
+_THAI = re.compile(r"(?:ฉัน|ผม|ดิฉัน)ชื่อ[ \t]?(?P<name>[\u0e01-\u0e4e]{2,12})(?=[ \t,.]|\Z)")
+
+
+def introductions(text: str) -> list[Span]:
+    """The names people give as their own in `text`, in scripts without capitals."""
+    if text.isascii():
+        return []
+    out: list[Span] = []
+    patterns = [_MY_NAME_IS, *_I_AM_RE, _I_COMMA_RE, _JAPANESE, _KOREAN, _CHINESE, _THAI]
+    for pattern in patterns:
+        for m in pattern.finditer(text):
+            a, b = m.span("name")
+            words = text[a:b].split()
+            if not words or any(w in function_words() for w in words) or any(w.isascii() for w in words):
+                continue  # `मैं बहुत खुश हूँ`: I am very happy; a Latin word is no name in these scripts' prose
+            out.append(("PERSON", a, b))
+    return out
