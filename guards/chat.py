@@ -39,6 +39,29 @@ _TEAMS = re.compile(
 )
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
+_PARTICLES = frozenset(
+    [
+        "de",
+        "van",
+        "der",
+        "den",
+        "da",
+        "di",
+        "del",
+        "la",
+        "le",
+        "von",
+        "ten",
+        "ter",
+        "bin",
+        "al",
+        "el",
+        "ap",
+        "ní",
+        "nic",
+        "mac",
+    ]
+)  # `Ria de Boer`
 BARE_LINES = 2  # bare `Name: ...` lines a text needs to be a chat log's (one is a field: `Reporter: Ana`)
 
 
@@ -59,7 +82,11 @@ def speakers(text: str) -> list[tuple[int, int]]:
 def _shown(slot: str) -> bool:
     """A name's casing: every word capitalised, or all in lower case (not `09:02 Lena paged:`, a log's sentence)."""
     words = slot.split()
-    return len(words) == 1 or slot.islower() or all(w[0].isupper() for w in words)
+    return (
+        len(words) == 1
+        or slot.islower()
+        or (words[0][0].isupper() and all(w[0].isupper() or w in _PARTICLES for w in words[1:]))
+    )
 
 
 def _slot(match: re.Match[str]) -> tuple[int, int]:

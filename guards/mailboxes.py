@@ -79,6 +79,9 @@ ROLES = _words(
     # an office, orders in German written without umlauts, a tracker's notifications: `kontor@`, `auftraege@`,
     # `jira@` (a given name and a surname too, so no program by the lexicons)
     " kontor kontoret auftraege auftrag anfragen jira confluence"
+    # a practice's reception and billing, a secretary, appraisals, translations: `rezeption@`, `abrechnung@`,
+    # `praxis@`, `tajnik@`, `tasaciones@`, `i18n@`
+    " rezeption empfang abrechnung praxis tajnik tajnistvo tajnica tasaciones tasacion i18n l10n translations"
     # orders, parts, a board, a list's unsubscribe address: `zakaz@` (заказ), `hallitus@`, `styrelsen@`
     " zakaz zakazy parts spares unsubscribe subscribe hallitus styrelse styrelsen bestyrelse styret vorstand bestuur "
     "zarzad"
@@ -111,6 +114,11 @@ _LOCAL_CUT = "=/:'\"`"
 _SERVICE_SUFFIXES = (".gserviceaccount.com", ".svc", ".svc.cluster.local")
 
 
+# a build or a server machine's name, its number after it: `build01`, `runner-3`, `srv2`, `ci`
+_SECOND_LEVEL = frozenset(["co", "com", "org", "net", "ac", "gov", "edu", "ne", "or", "go"])  # `node.co.uk`
+_MACHINE = re.compile(r"(?:build|builder|ci|runner|srv|server|host|node|worker|vm|box)[\-_]?\d*")
+
+
 def is_role(address: str, program: Callable[[str], bool | None] | None = None) -> bool:
     """`noreply@acme.io`, `bounce-handler@`, `platform-alerts+prod@`, `git@github.com`, `svc-importer@`,
     `dependabot@`, anything `@users.noreply.github.com` or `@...iam.gserviceaccount.com`; with `program` (a
@@ -119,6 +127,8 @@ def is_role(address: str, program: Callable[[str], bool | None] | None = None) -
     labels = domain.split(".")
     if any(label in ("noreply", "no-reply") for label in labels):
         return True  # a host that takes no mail: `12345+octocat@users.noreply.github.com`
+    if len(labels) >= 3 and _MACHINE.fullmatch(labels[0]) and labels[1] not in _SECOND_LEVEL:
+        return True  # a machine's own mail: `jenkins@build01.example.ie`, `root@runner-3.ci.example.org`
     if ("." + domain).endswith(_SERVICE_SUFFIXES):
         return True  # a service identity: `deployer@proj-3321.iam.gserviceaccount.com`; not `jane@iam.example.org`
     parts = [p for p in _PARTS.split(local) if p and not p.isdigit()]

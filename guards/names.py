@@ -126,6 +126,7 @@ _LABEL_AFTER = re.compile(r" ?:")
 _FRENCH_FIELDS = _words("ville nom prenom adresse pays objet client cliente societe code date")  # folded
 _IMPERATIVE_PRONOUN = re.compile(r"[^\W\d_]-(?:moi|toi|nous|vous|lui|leur|les|le|la)\Z")
 _PLACEHOLDER_TOWNS = _words("anytown musterstadt exampleville springfieldtest beispielstadt")
+_NOUN_ENDINGS = ("ung", "ungen", "heit", "keit", "schaft", "daten", "verein", "club", "klub", "gesellschaft", "zentrum")
 _ABBREVIATED = re.compile(r"(?<![\w.])[A-Z]\.\Z")  # one capital and its dot, glued to the word after: `P.IVA`
 _CAPITAL_START = re.compile(r"(?<![\w\-])[A-ZÀ-ÖØ-Þ]")
 _NAME_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ]")
@@ -494,6 +495,8 @@ class Names(Placenames):
             return self._decide(text, piece[1:], hosts) if piece[1].key not in cues.PARTICLES else []
         if _IMPERATIVE_PRONOUN.search(text, a, b) or (key in _PLACEHOLDER_TOWNS):
             return []  # `Aide-moi`, `Dites-nous`: a French imperative; `Anytown`: no one's, nowhere
+        if any(len(t.key) > 8 and t.key.endswith(_NOUN_ENDINGS) for t in piece):
+            return []  # `Überweisungsdaten Modelleisenbahnclub`: German's compound nouns, no one's name
         if len(piece) > 1 and piece[-1].key in _SERVICE_WORDS:
             return []  # `Lido Notifications <no-reply@...>`, `Padel Bookings`: a service's sender, no one's name
         if _ABBREVIATED.search(text, max(0, a - 3), a) and text[a:b].isupper():
@@ -545,7 +548,7 @@ class Names(Placenames):
             return [("PERSON", a, b)]  # `Auntie Comfort`, `Mr. Oyelowo`, `Herr Schneider`: a title makes a person of
             # any word, and of a product's that is a common surname
         soft = cues.word_before(text, a) in cues.SOFT_TITLES
-        if soft and (given or key in lex.surnames) and not product and not tech:
+        if soft and (given or key in lex.surnames) and not product and not tech and len(key) > 2:
             return [("PERSON", a, b)]  # `familjen Andersson`: a family's word before a name the lexicons know
         if given and cues.social_before(text, a):
             return [("PERSON", a, b)]  # `her brother Julien builds violins`, `a man called Milan`

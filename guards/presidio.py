@@ -224,13 +224,15 @@ _PHONE_WORDS = (
     # to call, in other languages and English's `ring`: `ligar do 278 294 366`, `ring ham på 48 80 31 72`
     r"ring|ringe|ringer|ligar|ligue|llamar|llame|appeler|appelez|anrufen|chiamare|chiami|bellen|soita|soittaa|"
     r"zadzwoń|zadzwon|zavolejte|zavolej|"
+    # Polish's cases of `number` and `phone`, the Nordic and Finnish abbreviations: `pod numerem 12 312 92 34`
+    r"numerem|numeru|numerze|telefonu|telefonem|tlf|tfn|puh|puhelin|"
     r"연락처|전화|電話|携帯|手机|电话"
 )
 _PHONE_WORD = re.compile(rf"(?i:{_PHONE_WORDS})")
 # a phone's word, up to 24 characters of glue (`_phone=`, `: "`, ` back on `, `는 `), then digits in groups
 _CUED_PHONE = re.compile(
     rf"(?<![^\W\d_])(?i:{_PHONE_WORDS})(?:s|_?(?:number|num|no|nr))?(?![A-Za-z])"
-    r"(?:[=:\"'(.]|[^\S\n]++|[^\W\d]{1,8}+){0,8}?"
+    r"(?:[=:\"'(.]|[^\S\n]++|[^\W\d]{1,12}+){0,12}?"
     r"(?P<number>\(?\d[\d \-.()]{5,15}\d)(?![\d\-])"
 )
 _PHONE_REGIONS = [

@@ -96,6 +96,8 @@ _FIELD = re.compile(
     r"(?=[\"'<\]|,;&\s]|\Z)"
 )
 _TITLE = re.compile(r"([^\W\d_]+)\.?\s+")
+# an HTML table's label cell, then its value's: `<td>Venue</td><td>Bristol</td>`
+_CELL_AFTER_LABEL = r"</t[dh]>[ \t]*<td(?:\s[^<>]*)?>"
 _PLACE_KEY = (
     r"(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in|"
     r"destination|origin|village|prefecture|province|county|home_?base|base|site|sites|office|depot|suburb|"
@@ -110,7 +112,7 @@ _PLACE_KEY = (
     # a branch's seat: `sede: Salamanca`, `filiale=Bergamo`, `sucursal: Rosario`
     r"sede|filiale|sucursal|spot|beach|resort|embarque|desembarque|embarkation|"
     # a club's, a venue's and a marina's place: `"club":"Sevilla"`, `"venue":"Toa Payoh"`, `"marina":"Dubai Marina"`
-    r"club|venue|marina|studio|"
+    r"club|venue|marina|studio|embark|disembark|klinik|by|"
     r"localiza[çc][ãa]o|standort|geo|geoip_city)"
     r"(?:_(?:pref|preference|name|city))?"
 )
@@ -118,7 +120,8 @@ _PLACE_KEY = (
 # only, after `:` or `=`
 _WORDY_KEYS = _words(
     "base site sites office depot port station campus branch pickup dropoff territory region home post store dest "
-    "clinic salon gym shop hostel harbour harbor sede filiale sucursal spot club venue marina studio"
+    "clinic salon gym shop hostel harbour harbor sede filiale sucursal spot club venue marina studio embark disembark "
+    "klinik by"
 )
 # keys whose value is a place even where no lexicon knows it (`district: "旺角"`, `"branch":"Hongdae"`,
 # `Base: "Lido di Venezia"`): a neighbourhood's, a small town's name; the wordy ones (`branch`, `base`) in a
@@ -144,7 +147,7 @@ _STATE_FIELD = re.compile(
 _STATE_REACH = 200
 _PLACE_FIELD = re.compile(
     rf"(?:(?<![\w\-])|(?<=\s--))(?P<key>(?i:{_PLACE_KEY}))"
-    rf"(?P<sep>\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|{_ARROW}|\s+|>){_VALUE}"
+    rf"(?P<sep>\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|{_ARROW}|\s+|>|{_CELL_AFTER_LABEL}){_VALUE}"
     r"(?=[\"'<\])}|,;&\s.]|\Z)"
 )
 _DISPLAY = re.compile(rf"(?:(?<=[:=,\"(])|(?<=[:=,]\s)|^){_VALUE}\"?\s*<(?P<address>[\w.+\-]+@[\w.\-]+)>", re.M)
@@ -186,9 +189,13 @@ _CELL_KEY = re.compile(rf"(?i:{_KEY})")
 _CELL_PLACE = re.compile(
     r"(?i:(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|residence|neighbou?rhood|district|village|"
     r"region_of_residence|country|miasto|stadt|ville|ciudad|cidade|ort|wohnort|città|citta|plaats|woonplaats|"
-    r"miejscowość|miejscowosc|město|mesto|şehir|sehir|localidad|localité|localite|comune|gemeente))"
+    r"miejscowość|miejscowosc|město|mesto|şehir|sehir|localidad|localité|localite|comune|gemeente|"
+    r"zemlja|država|drzava|land|país|pais|paese|pays|ország|kraj|ülke|maa))"
 )
-_COUNTRY = re.compile(r"(?i:(?:[\w\-]*_)?country)")
+# a country's column, in other languages too: `| Zemlja |`, `Land`, `País`, `Paese`, `Pays`, `Ülke`
+_COUNTRY = re.compile(
+    r"(?i:(?:[\w\-]*_)?(?:country|zemlja|država|drzava|land|país|pais|paese|pays|ország|kraj|ülke|maa))"
+)
 _WORDS = re.compile(r"[^\W\d_]+(?:[ '’\-][^\W\d_]+){0,2}")
 _NOT_NAMES = (
     _words(

@@ -262,10 +262,12 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
     return out
 
 
-# a W-9's or the IRS's taxpayer number, which for a person is the SSN: `tin=329474896`, `TIN 257453862 failed`
+# a W-9's or the IRS's taxpayer number, which for a person is the SSN: `tin=329474896`, `TIN 257453862 failed`;
+# an SSN's own key before nine bare digits (`"ssn":"551796212"`)
 # (presidio's context words match inside longer words, so `tin` cannot be one: `setting`, `Martin`)
 _TIN = re.compile(
-    r"(?<![\w\-])(?:(?i:tin|taxpayer_id|taxpayer id)|(?:TIN|(?i:taxpayer[ _]id))(?:[ \t]+(?:field|number|no|nr|on|"
+    r"(?<![\w\-])(?:(?i:tin|taxpayer_id|taxpayer id|ssn|ssn_number|social_security_number)|"
+    r"(?:TIN|(?i:taxpayer[ _]id))(?:[ \t]+(?:field|number|no|nr|on|"
     r"file|is|was|just|says|said|reads|shows|value|given|entered|listed|as)){1,3})"
     r"[\"']?[ \t]*[=:]?[ \t]*[\"']?(?P<n>\d{9})"
     r"(?![\d\-])"
@@ -277,7 +279,7 @@ def _tins(text: str, found: list[Finding]) -> list[Finding]:
     """Nine digits after a taxpayer number's word, an SSN's area, group and serial, where no finding is yet."""
     out = []
     lower = text.lower()
-    for m in _TIN.finditer(text) if "tin" in lower or "taxpayer" in lower else ():
+    for m in _TIN.finditer(text) if "tin" in lower or "taxpayer" in lower or "ssn" in lower else ():
         a, b = m.span("n")
         taken = any(f.start < b and a < f.end and f.entity != "PHONE_NUMBER" for f in found)  # the word says which
         if not taken and not _ssns().invalidate_result(m.group("n")):

@@ -535,3 +535,42 @@ def test_the_thirty_eighth_sets_readings(text: str, found: tuple[str, str]) -> N
 )  # fmt: skip
 def test_the_thirty_eighth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # an SSN's key before nine bare digits; a Danish number after `Ring til ...`, a Polish one after `numerem`
+        ('{"candidate":{"first":"Keisha","last":"Bramwell","ssn":"551796212"}}', ("US_SSN", "551796212")),
+        ("20:13 - Mette: Punktering? Ring til Søren i følgebilen: 34 43 32 52", ("PHONE_NUMBER", "34 43 32 52")),
+        ("zapisy u Pawła Nowickiego pod numerem 12 312 92 34", ("PHONE_NUMBER", "12 312 92 34")),
+        # place fields: embarking, a clinic's, Danish's `By`, an HTML table's label cell, a country's column
+        ('Embark = "Lyon"; Disembark = "Avignon"; Cabins = 2', ("LOCATION", "Avignon")),
+        ('vars={"ad":"Elif Demir","saat":"10:30","klinik":"Kadıköy"}', ("LOCATION", "Kadıköy")),
+        ('.Fornavn = "Rasmus",\n.Efternavn = "Kjærgaard",\n.By = "Aarhus"', ("LOCATION", "Aarhus")),
+        ("<tr><td>Name</td><td>Okafor</td></tr>\n<tr><td>Venue</td><td>Bristol</td></tr>", ("LOCATION", "Bristol")),
+        ("| Izlagač | Zemlja |\n|---|---|\n| Nikola Đorđević | Srbija |", ("LOCATION", "Srbija")),
+    ],
+)  # fmt: skip
+def test_the_thirty_ninth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # role mailboxes of a practice, a club, a shop; a machine's own mail, not a person's at `node.co.uk`
+        ("rezeption@zahnarzt-ho.de  lena.krause@zahnarzt-ho.de", ("EMAIL_ADDRESS", "rezeption@zahnarzt-ho.de")),
+        ("Za: tajnik@golubari-zagreb.hr", ("EMAIL_ADDRESS", "tajnik@golubari-zagreb.hr")),
+        ("Para: tasaciones@numismatica-sanz.es", ("EMAIL_ADDRESS", "tasaciones@numismatica-sanz.es")),
+        ("Kiosk Translations Team <i18n@fyrvokter.no>", ("EMAIL_ADDRESS", "i18n@fyrvokter.no")),
+        ("CI Bot <ci@x.ie> Jenkins <jenkins@build01.lh.ie>", ("EMAIL_ADDRESS", "jenkins@build01.lh.ie")),
+        # a WhatsApp speaker with a particle, VB's `As`, German compounds, Hungarian's `please`
+        ("ring NL-2023-1874521\n02/05/2024, 19:50 - Ria de Boer: Proficiat! Uitslag staat", ("PERSON", "Ria de Boer")),
+        ('Dim kunde As New Kunde With {\n    .Fornavn = "Rasmus"', ("PERSON", "As")),
+        ("# Überweisungsdaten Modelleisenbahnclub (Mahnlauf)", ("PERSON", "Überweisungsdaten Modelleisenbahnclub")),
+        ("Kérem, tegyenek át a Szegeden tartott keddi csoportba.", ("PERSON", "Kérem")),
+    ],
+)  # fmt: skip
+def test_the_thirty_ninth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
