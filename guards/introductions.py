@@ -69,6 +69,8 @@ _KOREAN = re.compile(
     r"(?:저는|제 이름은)[ \t]*(?P<name>[\uac00-\ud7af]{2,4}?)(?:이고|이며|입니다|이에요|예요|라고|이라고)"
 )
 _CHINESE = re.compile(r"(?:我叫|我的名字是|我的名字叫)(?P<name>[\u4e00-\u9fff]{2,3})(?=[，,。.！!、\s]|\Z|是|在|，)")
+# Cantonese's `I am` before a name and a comma (`我係陳志明，`), not before a place's business (`我係旺角...嘅`)
+_CANTONESE = re.compile(r"(?:我係|我叫)(?:[\u4e00-\u9fff]{2,12}嘅)?(?P<name>[\u4e00-\u9fff]{2,3})(?=[，,。！!])")
 _THAI = re.compile(r"(?:ฉัน|ผม|ดิฉัน)ชื่อ[ \t]?(?P<name>[\u0e01-\u0e4e]{2,12})(?=[ \t,.]|\Z)")
 
 
@@ -77,7 +79,7 @@ def introductions(text: str) -> list[Span]:
     if text.isascii():
         return []
     out: list[Span] = []
-    patterns = [_MY_NAME_IS, *_I_AM_RE, _I_COMMA_RE, _JAPANESE, _KOREAN, _CHINESE, _THAI]
+    patterns = [_MY_NAME_IS, *_I_AM_RE, _I_COMMA_RE, _JAPANESE, _KOREAN, _CHINESE, _CANTONESE, _THAI]
     for pattern in patterns:
         for m in pattern.finditer(text):
             a, b = m.span("name")

@@ -309,6 +309,9 @@ class Names(Placenames):
         """The piece less a first word that is its language's preposition or article opening the sentence (`Im
         Münsterland gibt es`, `Selon Camille Girard`): that word is no part of a name, unless a common surname."""
         first = piece[0]
+        never = len(piece) > 1 and text[first.start : first.end].lower() in cues.NEVER_ALONE
+        if never and " ".join(t.key for t in piece) not in self.lex.places:  # not `Buenos Aires`
+            return piece[1:]  # `Bitte den Abschlag`, `Kérem Tóth`: a word never a name alone is no part of one
         if len(piece) > 1 and first.initial and said_in_its_language(self.lex, text, first.start, first.end):
             return piece if self.common_surname(first.key) else piece[1:]  # `Nagy Eszter`: `big`, and a surname
         return piece
@@ -491,8 +494,6 @@ class Names(Placenames):
             or text[a:b] in _LITERALS
         ):
             return []
-        if piece[0].key in cues.NEVER_ALONE and len(piece) > 1 and piece[0].initial:
-            return self._decide(text, piece[1:], hosts) if piece[1].key not in cues.PARTICLES else []
         if _IMPERATIVE_PRONOUN.search(text, a, b) or (key in _PLACEHOLDER_TOWNS):
             return []  # `Aide-moi`, `Dites-nous`: a French imperative; `Anytown`: no one's, nowhere
         if any(len(t.key) > 8 and t.key.endswith(_NOUN_ENDINGS) for t in piece):

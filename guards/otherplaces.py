@@ -191,6 +191,7 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += [("LOCATION", *m.span("name")) for m in _MUTATED.finditer(text) if _irish_or_welsh(text, m.start())]
         out += _welsh_softened(kinds, text) if _WELSH_HINT.search(text) else []
     out = list(dict.fromkeys(out))  # a place both a preposition and a feature find (`in Toscana`) is one
+    out = [span for span in out if text[span[1] : span[2]].lower() not in cues.NEVER_ALONE]  # `Lūdzu`, please
     kept = Overlaps(span for span in taken if span[0] != "PERSON")
     return [span for span in out if not kept.over(span[1], span[2]) and not cues.time_zone_area(text, *span[1:])]
 

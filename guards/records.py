@@ -712,8 +712,10 @@ def _rows_of_cells(text: str) -> list[list[list[tuple[int, int]]]]:
                 out.append(run)
             run = [[(start + a, start + b) for a, b in cells[1]]] if cells is not None else []
             key = shape
-            if cells is not None and _column_kinds([line[a:b] for a, b in cells[1]]):
-                run = []  # a header is no row; the rows under it are read by their columns too
+            names = [line[a:b] for a, b in cells[1]] if cells is not None else []
+            if names and _column_kinds(names) and all(_HEADER_CELL.fullmatch(n) for n in names if n):
+                run = []  # a header is no row; the rows under it are read by their columns too (not a row whose
+                # cell is a key's word too: `Whitmore,Jasmine,538-88-0185,Columbus,OH,nanny`)
         start += len(line) + 1
     if len(run) > 1:
         out.append(run)
@@ -1216,6 +1218,7 @@ def _trimmed(text: str, a: int, b: int) -> tuple[int, int]:
 
 
 _INITIAL = re.compile(r"[^\W\d_]\.")
+_HEADER_CELL = re.compile(r"[^\W\d_][\w\- ]*")  # a column's name: words, no digits first, no value's punctuation
 _BOT = re.compile(r"(?:[a-z]Bot|[\-_.]bot)\Z")
 _CAMEL = re.compile(r"[A-Z]{2}[a-z]")
 _HUMP = re.compile(r"[a-z][A-Z]")

@@ -144,6 +144,9 @@ class Scanner:
         if "US_SSN" in self.entities:  # after the readings: an SSN written spaced is found by one of them
             found.extend(_written_again(text, found, "US_SSN"))
             found.extend(_same_column(text, found))
+            found.extend(_ssns_beside_names(text, found))
+            if "values" in text.lower():
+                found.extend(_inserted_ssns(text, found))
         findings = resolve_overlaps(_fixed(text, found))
         if self._limit:
             key = _digest(text)
@@ -273,13 +276,22 @@ _TIN = re.compile(
     r"(?![\d\-])"
 )  # and a few words between: `TIN field just says 176539923`
 TIN_SCORE = 0.6
+# the SSN's name in words, in English and other languages, a few words, then nine bare digits: `số an sinh xã hội
+# của tôi là 681450337`, `número de seguro social es 681450337`, `social security number is 681450337`
+_SOCIAL_SECURITY = re.compile(
+    r"(?i:social[ \t]+security(?:[ \t]+(?:number|no\.?|#))?|seguro[ \t]+social|securit[ée][ \t]+sociale|"
+    r"an[ \t]+sinh[ \t]+x[ãa][ \t]+h[ộo]i|segurança[ \t]+social|seguridad[ \t]+social)"
+    r"(?:[ \t]+[^\W\d]{1,10}){0,4}?[ \t]*[:=#]?[ \t]*[\"']?(?P<n>\d{9})(?![\d\-])"
+)
 
 
 def _tins(text: str, found: list[Finding]) -> list[Finding]:
     """Nine digits after a taxpayer number's word, an SSN's area, group and serial, where no finding is yet."""
     out = []
     lower = text.lower()
-    for m in _TIN.finditer(text) if "tin" in lower or "taxpayer" in lower or "ssn" in lower else ():
+    tins = _TIN.finditer(text) if "tin" in lower or "taxpayer" in lower or "ssn" in lower else iter(())
+    social = _SOCIAL_SECURITY.finditer(text) if "soci" in lower or "an sinh" in lower else iter(())
+    for m in itertools.chain(tins, social):
         a, b = m.span("n")
         taken = any(f.start < b and a < f.end and f.entity != "PHONE_NUMBER" for f in found)  # the word says which
         if not taken and not _ssns().invalidate_result(m.group("n")):
@@ -351,6 +363,57 @@ def _same_column(text: str, found: list[Finding]) -> list[Finding]:
                 if bare and not _ssns().invalidate_result(text[a : a + 9]):
                     out.append(Finding("US_SSN", a, a + 9, SAME_COLUMN_SCORE))
                 at = other[0] if step < 0 else other[1] + 1
+    return out
+
+
+# an INSERT's columns, one an SSN's, and its rows: `INSERT INTO t (id, full_name, ssn) VALUES (1, 'A', '037889593')`
+_INSERT_SSN = re.compile(r"(?i:\binsert\s+into\s+[\w.\"`]+\s*)\((?P<columns>[^()]*\bssn\b[^()]*)\)\s*(?i:values)")
+_TUPLE = re.compile(r"\s*,?\s*\((?P<row>(?:'(?:''|[^'\\]|\\.)*+'|[^()'])*+)\)")
+_CELL = re.compile(r"\s*('(?:''|[^'])*'|[^,]*)\s*(?:,|\Z)")
+_INSERT_REACH = 20  # rows read after an INSERT's columns
+
+
+def _inserted_ssns(text: str, found: list[Finding]) -> list[Finding]:
+    """Nine bare digits under an INSERT's `ssn` column, in its rows."""
+    taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity not in ("US_SSN", "PHONE_NUMBER"))
+    out = []
+    for m in _INSERT_SSN.finditer(text):
+        columns = [c.strip().strip('"`').lower() for c in m.group("columns").split(",")]
+        index = columns.index("ssn") if "ssn" in columns else -1
+        at = m.end()
+        for _ in range(_INSERT_REACH if index >= 0 else 0):
+            row = _TUPLE.match(text, at)
+            if row is None:
+                break
+            at = row.end()
+            cells = list(_CELL.finditer(text, row.start("row"), row.end("row")))
+            if index >= len(cells):
+                continue
+            cell = cells[index]
+            a, b = cell.span(1)
+            a, b = (a + 1, b - 1) if text[a : a + 1] == "'" else (a, b)
+            if _BARE_SSN.fullmatch(text[a:b]) and not taken.over(a, b) and not _ssns().invalidate_result(text[a:b]):
+                out.append(Finding("US_SSN", a, b, TIN_SCORE))
+    return out
+
+
+_BRACKETED_NINE = re.compile(r"[ \t]*\((?P<n>\d{9})\)")
+
+
+def _ssns_beside_names(text: str, found: list[Finding]) -> list[Finding]:
+    """Nine bare digits in brackets right after a person's name, in a text that speaks of SSNs or holds one:
+    `Kyle Brennan (134 31 9209), Nia Jackson (496410025)`."""
+    if not any(f.entity == "US_SSN" for f in found) and "ssn" not in text.lower():
+        return []
+    # a bare reading of the same digits a context word raised gives way: the name beside them says whose
+    taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity not in ("PERSON", "US_SSN"))
+    out = []
+    for f in found:
+        if f.entity != "PERSON" or (m := _BRACKETED_NINE.match(text, f.end)) is None:
+            continue
+        a, b = m.span("n")
+        if not taken.over(a, b) and not _ssns().invalidate_result(m.group("n")):
+            out.append(Finding("US_SSN", a, b, TIN_SCORE))
     return out
 
 

@@ -279,7 +279,7 @@ _KOREAN_PARTICLES = _words(
 
 
 def _is_han(c: str) -> bool:
-    return "\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf"
+    return "\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf" or c == "々"  # `佐々木`: the repeat mark
 
 
 def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:

@@ -278,6 +278,6 @@ def _script(c: str) -> str:
         return "cased"
     if "HANGUL" in name:
         return "hangul"
-    if "CJK" in name or "HIRAGANA" in name or "KATAKANA" in name:
-        return "han"
+    if "CJK" in name or "HIRAGANA" in name or "KATAKANA" in name or "IDEOGRAPHIC ITERATION" in name:
+        return "han"  # (and `々`, the repeat mark: `佐々木`)
     return "other"

@@ -574,3 +574,45 @@ def test_the_thirty_ninth_sets_readings(text: str, found: tuple[str, str]) -> No
 )  # fmt: skip
 def test_the_thirty_ninth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # numbers after a phone's word in Spanish, Arabic, Thai, Cantonese, and after Perl's `=>`
+        ("nacho: la tienda pide que le llamemos al 669 57 37 48", ("PHONE_NUMBER", "669 57 37 48")),
+        ("[16:01] mona: رقمه 010 94208975 وسأتصل به غدًا", ("PHONE_NUMBER", "010 94208975")),
+        ("ส่ง SMS ให้คุณสมชาย เบอร์ 084 922 3016", ("PHONE_NUMBER", "084 922 3016")),
+        ("「你好，我係陳志明，請打 5121 7353 搵我。」", ("PHONE_NUMBER", "5121 7353")),
+        ("my %t = (\n  navn => 'Eirik Haugland',\n  telefon => '40 68 75 41',\n);", ("PHONE_NUMBER", "40 68 75 41")),
+        # SSNs: in brackets after a name where SSNs are spoken of, under an INSERT's column, after its words
+        ("Affected: Kyle Brennan (134 31 9209), Nia Jackson (496410025)", ("US_SSN", "496410025")),
+        (
+            "INSERT INTO t (id, full_name, ssn) VALUES\n  (1, 'Reyes, Marisela', '382-81-6687'),\n"
+            "  (2, 'Okafor, Chidi', '037889593');",
+            ("US_SSN", "037889593"),
+        ),
+        ("số an sinh xã hội của tôi là 681450337, xin cho biết", ("US_SSN", "681450337")),
+        # the repeat mark in a Japanese surname; Cantonese's `I am`
+        ("佐々木様宛てにお詫びのメールを書いてください。", ("PERSON", "佐々木")),
+        ("「你好，我係旺角黑膠唱片舖嘅陳志明，你訂嘅唱盤到咗。」", ("PERSON", "陳志明")),
+        # `Kerem`, a given name, and `Buenos`, a place's first word, are no `please` nor greeting here
+        ("Kerem Aydoğan geçen yıl Trabzon'dan taşındı", ("PERSON", "Kerem Aydoğan")),
+        ("We met Lucía Torres at the conference in Buenos Aires last spring.", ("LOCATION", "Buenos Aires")),
+    ],
+)  # fmt: skip
+def test_the_fortieth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("Προς: logistirio@kypseli-shop.gr", ("EMAIL_ADDRESS", "logistirio@kypseli-shop.gr")),
+        ("build by Nia Jackson (496410025) passed", ("US_SSN", "496410025")),
+        ("Lūdzu, uzraksti īsu e-pastu medus pircējam", ("LOCATION", "Lūdzu")),
+        ("Das Gerät läuft aus.\nBitte Rückruf unter +49 1510 1737025. Danke!", ("PERSON", "Bitte Rückruf")),
+    ],
+)  # fmt: skip
+def test_the_fortieth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
