@@ -365,6 +365,30 @@ def _in_persona(text: str, a: int, b: int) -> bool:
     )
 
 
+# the stock cast of protocols' and tests' examples: `Alice and Bob`, `Dave, Erin and Mallory`
+_CAST = _words("alice bob carol charlie dave eve erin mallory oscar peggy trent victor walter")
+# each alone, no surname after it (not `Dave Smith and Erin Brown met Victor`)
+_CAST_NAME = re.compile(
+    r"(?<![\w\-])(?:Alice|Bob|Carol|Charlie|Dave|Eve|Erin|Mallory|Oscar|Peggy|Trent|Victor|Walter)"
+    r"(?![\w\-])(?![ \t]+[A-Z][a-z])"
+)
+_CAST_REACH = 60  # characters between two of the cast named in one breath
+
+
+def _cast(text: str, found: list[Span]) -> list[Span]:
+    """`found` less the stock cast where three of them are named together (`Dave, Erin and Mallory`, `Alice, Bob
+    and Eve`), a list of personas rather than people, whatever else each name is."""
+    names = list(_CAST_NAME.finditer(text)) if "Mallory" in text or "Alice" in text or "Dave" in text else []
+    together: set[int] = set()
+    for i in range(len(names) - 2):
+        trio = names[i : i + 3]
+        if trio[2].start() - trio[0].end() <= _CAST_REACH and len({m.group() for m in trio}) == 3:
+            together |= {m.start() for m in trio}
+    if not together:
+        return found
+    return [x for x in found if not (x[0] == "PERSON" and x[1] in together and fold(text[x[1] : x[2]]) in _CAST)]
+
+
 def personas(text: str, found: list[Span]) -> list[Span]:
     """`found` less fixtures' personas by their full names (`Jan Kowalski`), and their parts where the text
     writes them apart (`firstName: "Jane"`, `lastName: "Doe"`): a test's placeholder, however its fields split
@@ -372,6 +396,7 @@ def personas(text: str, found: list[Span]) -> list[Span]:
     if not any(e == "PERSON" for e, _, _ in found):
         return found
     found = [x for x in found if x[0] != "PERSON" or not (_in_persona(text, x[1], x[2]) or _tester(text[x[1] : x[2]]))]
+    found = _cast(text, found)
     lower = fold(text)  # `Pérez` as `perez`
     parts = {
         part

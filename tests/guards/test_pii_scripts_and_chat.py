@@ -612,7 +612,16 @@ def test_the_fortieth_sets_readings(text: str, found: tuple[str, str]) -> None:
         ("build by Nia Jackson (496410025) passed", ("US_SSN", "496410025")),
         ("Lūdzu, uzraksti īsu e-pastu medus pircējam", ("LOCATION", "Lūdzu")),
         ("Das Gerät läuft aus.\nBitte Rückruf unter +49 1510 1737025. Danke!", ("PERSON", "Bitte Rückruf")),
+        # the stock cast named together, by the rules alone now (the vetter's refit no longer drops `Erin`)
+        ("Tests use stock personas such as Dave, Erin and Mallory, so fixtures resemble no one.", ("PERSON", "Erin")),
+        ("Alice, Bob and Eve exchange keys over the channel.", ("PERSON", "Eve")),
     ],
 )  # fmt: skip
 def test_the_fortieth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+def test_people_who_share_the_casts_names_are_still_read() -> None:
+    found = scan("Dave Smith and Erin Brown met Victor at the depot.")
+    assert ("PERSON", "Erin Brown") in found
+    assert ("PERSON", "Victor") in found

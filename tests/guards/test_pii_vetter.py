@@ -37,8 +37,8 @@ def read(text: str, vetter: Vetter | None) -> list[tuple[str, str]]:
 
 SYSTEMS = [
     ("Juno is the job queue, Selene is search, and Nyx moves events between them.", ("PERSON", "Selene")),
-    ("Tests use stock personas such as Dave, Erin and Mallory, so fixture data never resembles a real customer.",
-     ("PERSON", "Mallory")),
+    ("Orion schedules the batch jobs and Vega stores the metrics.", ("PERSON", "Orion")),
+    ("We named the GPU nodes Ada, Grace and Hedy after famous engineers.", ("PERSON", "Hedy")),
 ]  # fmt: skip
 
 
