@@ -82,7 +82,7 @@ ROLES = _words(
     # a practice's reception and billing, a secretary, appraisals, translations: `rezeption@`, `abrechnung@`,
     # `praxis@`, `tajnik@`, `tasaciones@`, `i18n@`
     " rezeption empfang abrechnung praxis tajnik tajnistvo tajnica tasaciones tasacion i18n l10n translations"
-    " logistirio logistiki"  # Greek's accounting, written in Latin letters
+    " logistirio logistiki secretariaat"  # Greek's accounting in Latin letters, Dutch's secretariat
     # orders, parts, a board, a list's unsubscribe address: `zakaz@` (заказ), `hallitus@`, `styrelsen@`
     " zakaz zakazy parts spares unsubscribe subscribe hallitus styrelse styrelsen bestyrelse styret vorstand bestuur "
     "zarzad"

@@ -148,6 +148,26 @@ _SCRIPT_FIELD = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af][：:][ \t
 _SCRIPT_TITLE = re.compile(r"[ \t]?(?:さん|様|さま|氏|先生|くん|ちゃん|殿|先生|女士|小姐|太太|老师|老師|씨|님)")
 
 
+# a team's or a venue's word beside a place inside its name (`Baseball Tallinn`, `Killarney Netball`, `CB Zarautz`,
+# `Lisbon Laser Arena`), and a month after a word that is a district's name too (`Mitte Juni`)
+_CLUB_WORD = (
+    r"(?:Baseball|Softball|Netball|Handball|Volleyball|Basketball|Football|Rugby|Hockey|Cricket|Curling|Arena|Club|"
+    r"FC|CF|CB|SC|AC|SV|TSV|VfB|VfL|United|Athletic|Rovers|Wanderers|Harriers|Stadium|Laser|Padel|Tennis)"
+)
+_CLUB_BEFORE = re.compile(rf"(?<![\w\-]){_CLUB_WORD}[ \t]+\Z")
+_CLUB_AFTER = re.compile(rf"[ \t]+(?:[A-Z][a-z]+[ \t]+)?{_CLUB_WORD}(?![\w\-])")
+_MONTH_AFTER = re.compile(
+    r"[ \t]+(?i:januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember|january|february|"
+    r"march|may|june|july|october|december)\b"
+)
+
+
+def _named_with(text: str, a: int, b: int) -> bool:
+    """The place at text[a:b] is part of a team's, a venue's or a date's words."""
+    before = _CLUB_BEFORE.search(text, max(0, a - 16), a) is not None
+    return before or _CLUB_AFTER.match(text, b) is not None or _MONTH_AFTER.match(text, b) is not None
+
+
 def _script_cued(text: str, a: int, b: int) -> bool:
     return _SCRIPT_FIELD.search(text, max(0, a - 2), a) is not None or _SCRIPT_TITLE.match(text, b) is not None
 
@@ -266,6 +286,7 @@ class Names(Placenames):
             out = _less(text, out, places)
         if _CYRILLIC.search(text):
             out = _patronymic(text, out)
+        out = [span for span in out if span[0] != "LOCATION" or not _named_with(text, span[1], span[2])]
         slots = chat.speakers(text)
         if slots:  # `[12:30] Ollie: ...`: a chat log's speaker is a handle, not a person named
             index = Overlaps(("SLOT", s, e) for s, e in slots)

@@ -228,7 +228,7 @@ _PHONE_WORDS = (
     r"numerem|numeru|numerze|telefonu|telefonem|tlf|tfn|puh|puhelin|"
     # Spanish's forms of `call`, Arabic's, Thai's and Cantonese's number and call: `llamemos al 669 57 37 48`,
     # `رقمه 010 94208975`, `เบอร์ 084 922 3016`, `請打 5121 7353`
-    r"llamemos|llámenos|llamenos|llamen|llámanos|llamanos|llama|رقم|رقمه|رقمي|هاتف|جوال|موبايل|เบอร์|โทร|請打|打俾|打畀|致電|"
+    r"llamemos|llámenos|llamenos|llamen|llámanos|llamanos|llama|liga-lhe|liga-me|telefonoa|telefonoz|رقم|رقمه|رقمي|هاتف|جوال|موبايل|เบอร์|โทร|請打|打俾|打畀|致電|"
     r"연락처|전화|電話|携帯|手机|电话"
 )
 _PHONE_WORD = re.compile(rf"(?i:{_PHONE_WORDS})")

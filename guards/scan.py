@@ -147,6 +147,8 @@ class Scanner:
             found.extend(_ssns_beside_names(text, found))
             if "values" in text.lower():
                 found.extend(_inserted_ssns(text, found))
+            if "ssn" in text.lower() and "\n" in text:
+                found.extend(_headed_ssns(text, found))
         findings = resolve_overlaps(_fixed(text, found))
         if self._limit:
             key = _digest(text)
@@ -394,6 +396,38 @@ def _inserted_ssns(text: str, found: list[Finding]) -> list[Finding]:
             a, b = (a + 1, b - 1) if text[a : a + 1] == "'" else (a, b)
             if _BARE_SSN.fullmatch(text[a:b]) and not taken.over(a, b) and not _ssns().invalidate_result(text[a:b]):
                 out.append(Finding("US_SSN", a, b, TIN_SCORE))
+    return out
+
+
+_HEADER_SSN = re.compile(r"(?im)^[ \t]*(?P<header>[\w \-\"]*(?P<d>[,;|\t])[^\n]*)$")
+_HEADED_ROWS = 50  # rows read under a header with an `ssn` column
+
+
+def _headed_ssns(text: str, found: list[Finding]) -> list[Finding]:
+    """Nine bare digits under a delimited table's `ssn` column (`name;ssn;state` / `Nakamura, Ken;359250387;HI`),
+    in the rows of as many cells under its header."""
+    taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity not in ("US_SSN", "PHONE_NUMBER"))
+    out = []
+    for m in _HEADER_SSN.finditer(text):
+        d = m.group("d")
+        columns = [c.strip().strip('"').lower() for c in m.group("header").split(d)]
+        if "ssn" not in columns or not all(re.fullmatch(r"[a-z][\w \-]*", c) for c in columns if c):
+            continue
+        index, at = columns.index("ssn"), m.end() + 1
+        for _ in range(_HEADED_ROWS):
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            cells = text[at:end].split(d)
+            if len(cells) != len(columns):
+                break
+            a = at + sum(len(c) + 1 for c in cells[:index])
+            value = cells[index].strip()
+            a += cells[index].index(value) if value else 0
+            if _BARE_SSN.fullmatch(value) and not taken.over(a, a + 9) and not _ssns().invalidate_result(value):
+                out.append(Finding("US_SSN", a, a + 9, TIN_SCORE))
+            if end >= len(text):
+                break
+            at = end + 1
     return out
 
 

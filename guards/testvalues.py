@@ -143,6 +143,9 @@ EXAMPLE_IBANS = frozenset(
         "LI21088100002324013AA",
         "AD1200012030200359100100",
         "MC5811222000010123456789030",
+        # the examples of encyclopaedias' and banks' pages: France's and Germany's (Wikipedia's IBAN articles)
+        "FR7630006000011234567890189",
+        "DE02120300000000202051",
     ]
 )
 # voided by the SSA after they were printed, the advertising example, and the number a company's adverts printed

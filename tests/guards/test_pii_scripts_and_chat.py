@@ -625,3 +625,40 @@ def test_people_who_share_the_casts_names_are_still_read() -> None:
     found = scan("Dave Smith and Erin Brown met Victor at the depot.")
     assert ("PERSON", "Erin Brown") in found
     assert ("PERSON", "Victor") in found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a phone's word in Portuguese and Basque; an SSN under a delimited table's `ssn` column
+        ("<rui> ok, liga-lhe: 911 237 766", ("PHONE_NUMBER", "911 237 766")),
+        ("-- Iñaki Etxeberria-ren telefonoa: 616 05 85 33", ("PHONE_NUMBER", "616 05 85 33")),
+        ("name;ssn;state\nOrtiz, Gabriela;002-59-5561;NM\nNakamura, Ken;359250387;HI", ("US_SSN", "359250387")),
+        # a place people play or meet at: a park, a box, a league
+        ("Booking widget shows wrong timezone for the Queenstown park", ("LOCATION", "Queenstown")),
+        ("his card failed at the CrossFit box in Bengaluru", ("LOCATION", "Bengaluru")),
+    ],
+)  # fmt: skip
+def test_the_forty_first_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+FR_EXAMPLE = "FR76 3000 6000 0112 3456 7890 189"  # France's example IBAN of Wikipedia's article
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # encyclopaedias' example IBANs; Dutch's secretariat
+        (f"<td>Jean Dupont</td><td>{FR_EXAMPLE}</td>", ("IBAN_CODE", FR_EXAMPLE)),
+        ("| Erika Mustermann | DE02 1203 0000 0000 2020 51 | Beispiel |", ("IBAN_CODE", "DE02 1203 0000 0000 2020 51")),
+        ('Mail <a href="mailto:secretariaat@vcdelta.be">ons</a>', ("EMAIL_ADDRESS", "secretariaat@vcdelta.be")),
+        # a place inside a team's or a venue's name, a district's name before a month
+        ('(def teams [{:club "Baseball Tallinn" :manager "Kristjan Tamm"}])', ("LOCATION", "Tallinn")),
+        ('"club": "Killarney Netball"', ("LOCATION", "Killarney")),
+        ('venue_name = "Lisbon Laser Arena"', ("LOCATION", "Lisbon")),
+        ("Schlage stattdessen Mitte Juni vor.", ("LOCATION", "Mitte")),
+    ],
+)  # fmt: skip
+def test_the_forty_first_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
