@@ -35,7 +35,7 @@ _DISCORD = re.compile(
 # (also after the client's tag a copy carries: `[Teams] Lukas Berger (10:41): ...`)
 _TEAMS = re.compile(
     rf"(?m)^[ \t]*(?:\[[A-Za-z]+\][ \t]+)?(?P<who>{_SHOWN})[ \t]+"
-    r"\((?:\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?|External|Guest|extern|Gast|externe?|invité)\):[ \t]"
+    r"\((?:\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?|(?P<tag>External|Guest|extern|Gast|externe?|invité))\):[ \t]"
 )
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
@@ -72,7 +72,9 @@ def speakers(text: str) -> list[tuple[int, int]]:
         return []  # every format's time has a colon, or an IRC nick its bracket
     out = [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in NICK.finditer(text)]
     out += [m.span("who") for m in _DISCORD.finditer(text)] if " - " in text or " — " in text else []
-    out += [m.span("who") for m in _TEAMS.finditer(text)] if "):" in text else []
+    teams = [m for m in _TEAMS.finditer(text)] if "):" in text else []
+    # a guest's or an external's tag for the time only in a Teams copy (not a booking log's `Anna Schmidt (Guest):`)
+    out += [m.span("who") for m in teams if m.group("tag") is None or "Teams" in text]
     bare = [m.span("who") for m in _BARE.finditer(text)]
     if len(bare) >= BARE_LINES:
         out += bare

@@ -44,6 +44,9 @@ _INITIAL_SURNAME = re.compile(rf"(?<![\w.°]){_CAPITAL}\.[ \t]*(?:{_CAPITAL}\.[ 
 # an initial that belongs to the capitalised word before it: `Option A.`, `Kowalski A.`
 _WORD_BEFORE = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]*[ \t]+\Z")
 # what introduces a person or a record's value: `operator=`, `Renter: `, `"`, `signed by `, `cc `
+_STATE_DOTTED = re.compile(
+    r"[ \t]+(?:N\.[CYJMHD]|S\.[CD]|[VW]\.[AV]|O\.[RHK]|D\.C|R\.I|P\.A|T\.[XN]|G\.A|F\.L|C\.[AOT])\."
+)
 _INTRODUCED = re.compile(
     r"(?:[=:\"'(]|\b(?:by|from|to|cc|with|and|for|signed|contact|owner|user|pilot|skipper|driver|renter|operator|"
     r"customer|patient|holder|member|agent|reporter|assignee))[ \t]*\Z",
@@ -62,6 +65,8 @@ def initialled(kinds: Kinds, text: str) -> list[Span]:
         if kinds.given(fold(m.group(1))) and _surname(kinds, text, m.start(2), m.group(2), known=True):
             out.append(("PERSON", m.start(), m.end()))
     for m in _SURNAME_INITIAL.finditer(text):
+        if _STATE_DOTTED.search(text, m.end(1), m.end()):
+            continue  # `Raleigh N.C.`, `Portland O.R.`: a town and its state's letters
         if _surname(kinds, text, m.start(), m.group(1)):
             out.append(("PERSON", m.start(), m.end()))
     for m in _INITIAL_SURNAME.finditer(text):

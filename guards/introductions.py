@@ -1,5 +1,5 @@
-"""People naming themselves in scripts without capitals: `मेरा नाम राहुल वर्मा है`, `હું નીતા પટેલ છું`,
-`ስሜ ሰላም ተስፋዬ ነው`, `私は伊藤と申します`, `저는 최유진이고`, `我叫王芳`.
+"""People naming themselves in scripts without capitals: `मेरा नाम राहुल वर्मा है`, `ስሜ ሰላም ተስፋዬ ነው`,
+`私は伊藤と申します`, `저는 최유진이고`, `我叫王芳`.
 
 guards/names.py reads capitalised words, and guards/scriptnames.py names in
 other scripts by their lexicons and honorifics; a request to an assistant in
@@ -7,26 +7,27 @@ Hindi, Tamil or Amharic often names its writer in neither way, but by saying
 who they are. Here:
 
 - `my name is` (`मेरा नाम`, `আমার নাম`, `என் பெயர்`, `నా పేరు`, `എന്റെ പേര്`,
-  `මගේ නම`, `ስሜ`, `میرا نام`, `اسم من`, `اسمي`): the one to three words of its
-  script after it, up to the copula, a comma or the sentence's end;
-- `I am ... am` (`मैं ... हूँ`, `હું ... છું`, `म ... हुँ`, `ਮੈਂ ... ਹਾਂ`, `मी
-  ... आहे`): two or three words between, none a function word (`मैं बहुत खुश
-  हूँ`, I am very happy, is no one), and `I, ...,` in Malayalam and Sinhala
-  (`ഞാൻ അനിത മേനോൻ,`, `මම නිමල් පෙරේරා.`);
+  `මගේ නම`, `ስሜ`, `میرا نام`, `اسم من`, `اسمي`): the one or two words of its
+  script after it, then the copula or a comma (not `મારું નામ અપડેટ થતું
+  નથી`, my name does not update), none a function word;
 - in Japanese, `私は` or `私の名前は` and a name before `と申します`, `です` or
-  `といいます`; in Korean, `저는` or `제 이름은` and two to four syllables before
-  the copula (`이고`, `입니다`, `이에요`); in Chinese, `我叫` or `我的名字是` and
-  two or three characters; in Thai, `ชื่อ` after `I` and the name before a space.
+  `といいます`; in Korean, `저는` or `제 이름은` and a name before the copula
+  (`이고`, `입니다`, `이에요`); in Chinese, `我叫` or `我的名字是`, in Cantonese
+  `我係`, and a name: a name whose surname the lexicons hold, so that no
+  one's job is read (`私は学生です`, `저는 개발자입니다`, `我係工程師`).
 
-What is found so is a name by what its writer says: the vetter does not
-second-guess it.
+`I am ... am` without `name` (`मैं ... हूँ`, `ഞാൻ ...,`) is not read: what
+follows is a job or a state as often (`मैं नया डेवलपर हूँ`, I am a new
+developer). What is found is a name by what its writer says: the vetter
+does not second-guess it.
 """
 
 from __future__ import annotations
 
 import re
 
-from .scriptnames import function_words
+from .lexicons import Lexicons
+from .scriptnames import CHINESE_SURNAMES, KOREAN_SURNAMES, function_words
 
 Span = tuple[str, int, int]
 
@@ -39,10 +40,6 @@ _MY_NAME = (
 _COPULA = (
     "है", "हैं", "हो", "आहे", "ਹੈ", "છે", "ነው", "ہے", "است", "هست", "হল", "হলো", "ஆகும்", "ఉంది",
 )  # fmt: skip
-# `I`, then the name's words, then `am`: Hindi, Nepali, Marathi, Punjabi, Gujarati
-_I_AM = (("मैं", ("हूँ", "हूं")), ("म", ("हुँ",)), ("मी", ("आहे",)), ("ਮੈਂ", ("ਹਾਂ",)), ("હું", ("છું",)))
-# `I`, then the name and a comma or a stop: Malayalam, Sinhala, Tamil
-_I_COMMA = ("ഞാൻ", "මම", "நான்")
 _END = r"(?=[ \t]*(?:[,.;:!?।॥،,。፣።]|\Z|\n))"
 _AFTER = r"(?=[\s,.;:!?।॥،,。፣።]|\Z)"  # a copula's end: a space, punctuation (`है,`, `ነው፣`)
 
@@ -52,16 +49,9 @@ def _alternatives(words: tuple[str, ...]) -> str:
 
 
 _MY_NAME_IS = re.compile(
-    rf"(?<!\S)(?:{_alternatives(_MY_NAME)})[ \t]*[:：]?[ \t]+(?P<name>{_WORD}(?:[ \t]{_WORD}){{0,2}}?)"
-    rf"(?:[ \t]+(?:{_alternatives(_COPULA)}){_AFTER}|{_END})"
+    rf"(?<!\S)(?:{_alternatives(_MY_NAME)})[ \t]*[:：]?[ \t]+(?P<name>{_WORD}(?:[ \t]{_WORD})?)"
+    rf"(?:[ \t]+(?:{_alternatives(_COPULA)}){_AFTER}|[ \t]*[,،፣])"
 )
-_I_AM_RE = [
-    re.compile(
-        rf"(?<!\S){re.escape(i)}[ \t]+(?P<name>{_WORD}(?:[ \t]{_WORD}){{1,2}}?)[ \t]+(?:{_alternatives(am)}){_AFTER}"
-    )
-    for i, am in _I_AM
-]
-_I_COMMA_RE = re.compile(rf"(?<!\S)(?:{_alternatives(_I_COMMA)})[ \t]+(?P<name>{_WORD}[ \t]{_WORD}){_END}")
 _JAPANESE = re.compile(
     r"私(?:は|の名前は)(?P<name>[\u4e00-\u9fff\u3040-\u309f\u30a0-\u30ff]{2,6}?)(?:と申します|といいます|と言います|です)"
 )
@@ -74,17 +64,28 @@ _CANTONESE = re.compile(r"(?:我係|我叫)(?:[\u4e00-\u9fff]{2,12}嘅)?(?P<name
 _THAI = re.compile(r"(?:ฉัน|ผม|ดิฉัน)ชื่อ[ \t]?(?P<name>[\u0e01-\u0e4e]{2,12})(?=[ \t,.]|\Z)")
 
 
-def introductions(text: str) -> list[Span]:
+def introductions(lex: Lexicons, text: str) -> list[Span]:
     """The names people give as their own in `text`, in scripts without capitals."""
     if text.isascii():
         return []
     out: list[Span] = []
-    patterns = [_MY_NAME_IS, *_I_AM_RE, _I_COMMA_RE, _JAPANESE, _KOREAN, _CHINESE, _CANTONESE, _THAI]
-    for pattern in patterns:
+    for m in _MY_NAME_IS.finditer(text):
+        a, b = m.span("name")
+        words = text[a:b].split()
+        if words and not any(w in function_words() or w.isascii() for w in words):
+            out.append(("PERSON", a, b))  # (a Latin word is no name in these scripts' prose)
+    for pattern in (_JAPANESE, _KOREAN, _CHINESE, _CANTONESE, _THAI):
         for m in pattern.finditer(text):
             a, b = m.span("name")
-            words = text[a:b].split()
-            if not words or any(w in function_words() for w in words) or any(w.isascii() for w in words):
-                continue  # `मैं बहुत खुश हूँ`: I am very happy; a Latin word is no name in these scripts' prose
-            out.append(("PERSON", a, b))
+            if pattern is _THAI or _surnamed(lex, text[a:b]):
+                out.append(("PERSON", a, b))
     return out
+
+
+def _surnamed(lex: Lexicons, name: str) -> bool:
+    """The name is one the lexicons hold, or opens with a surname they hold (`伊藤`, `최유진`, `陳志明`)."""
+    if name in lex.people or (len(name) == 3 and name[0] in KOREAN_SURNAMES):
+        return True
+    if 2 <= len(name) <= 3 and name[0] in CHINESE_SURNAMES:
+        return True
+    return any(lex.people.get(name[:n], (0, 0))[1] > 0 for n in (1, 2) if len(name) > n)

@@ -115,7 +115,9 @@ _LOCAL_CUT = "=/:'\"`"
 _SERVICE_SUFFIXES = (".gserviceaccount.com", ".svc", ".svc.cluster.local")
 
 
-# a build or a server machine's name, its number after it: `build01`, `runner-3`, `srv2`, `ci`
+# a build or a server machine's name with its number (`build01`, `runner-3`, `srv2`): not a city's `ci.` nor a
+# university's `host.`, whose people write from them (`jane.doe@ci.stpaul.mn.us`)
+_CI_TOOLS = frozenset(["jenkins", "gitlab", "github", "buildkite", "drone", "teamcity", "bamboo", "circleci", "travis"])
 _SECOND_LEVEL = frozenset(["co", "com", "org", "net", "ac", "gov", "edu", "ne", "or", "go"])  # `node.co.uk`
 _MACHINE = re.compile(r"(?:build|builder|ci|runner|srv|server|host|node|worker|vm|box)[\-_]?\d*")
 
@@ -128,7 +130,8 @@ def is_role(address: str, program: Callable[[str], bool | None] | None = None) -
     labels = domain.split(".")
     if any(label in ("noreply", "no-reply") for label in labels):
         return True  # a host that takes no mail: `12345+octocat@users.noreply.github.com`
-    if len(labels) >= 3 and _MACHINE.fullmatch(labels[0]) and labels[1] not in _SECOND_LEVEL:
+    machine = len(labels) >= 3 and _MACHINE.fullmatch(labels[0]) and labels[1] not in _SECOND_LEVEL
+    if machine and "." not in local and (any(c.isdigit() for c in labels[0]) or local in _CI_TOOLS):
         return True  # a machine's own mail: `jenkins@build01.example.ie`, `root@runner-3.ci.example.org`
     if ("." + domain).endswith(_SERVICE_SUFFIXES):
         return True  # a service identity: `deployer@proj-3321.iam.gserviceaccount.com`; not `jane@iam.example.org`

@@ -152,20 +152,12 @@ _SCRIPT_TITLE = re.compile(r"[ \t]?(?:さん|様|さま|氏|先生|くん|ちゃ
 # `Lisbon Laser Arena`), and a month after a word that is a district's name too (`Mitte Juni`)
 _CLUB_WORD = (
     r"(?:Baseball|Softball|Netball|Handball|Volleyball|Basketball|Football|Rugby|Hockey|Cricket|Curling|Arena|Club|"
-    r"FC|CF|CB|SC|AC|SV|TSV|VfB|VfL|United|Athletic|Rovers|Wanderers|Harriers|Stadium|Laser|Padel|Tennis)"
+    r"FC|CF|CB|SC|AC|SV|TSV|VfB|VfL|Athletic|Rovers|Wanderers|Harriers|Stadium|Laser|Padel|Tennis)"
 )
 _CLUB_BEFORE = re.compile(rf"(?<![\w\-]){_CLUB_WORD}[ \t]+\Z")
 _CLUB_AFTER = re.compile(rf"[ \t]+(?:[A-Z][a-z]+[ \t]+)?{_CLUB_WORD}(?![\w\-])")
-_MONTH_AFTER = re.compile(
-    r"[ \t]+(?i:januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember|january|february|"
-    r"march|may|june|july|october|december)\b"
-)
-
-
-def _named_with(text: str, a: int, b: int) -> bool:
-    """The place at text[a:b] is part of a team's, a venue's or a date's words."""
-    before = _CLUB_BEFORE.search(text, max(0, a - 16), a) is not None
-    return before or _CLUB_AFTER.match(text, b) is not None or _MONTH_AFTER.match(text, b) is not None
+# German's months, as written: `Mitte Juni` (not `Bristol may call`, `Warsaw June 2023`)
+_MONTH_AFTER = re.compile(r"[ \t]+(?:Januar|Februar|März|Mai|Juni|Juli|Oktober|Dezember)\b")
 
 
 def _script_cued(text: str, a: int, b: int) -> bool:
@@ -274,7 +266,7 @@ class Names(Placenames):
         out.extend(scripted)
         if not text.isascii():  # `मेरा नाम राहुल वर्मा है`: who the writer says they are
             people = Overlaps(out)
-            for span in introductions(text):
+            for span in introductions(self.lex, text):
                 if not any(k == "PERSON" for k, _, _ in people.over(span[1], span[2])):
                     out = [x for x in out if not (x[1] < span[2] and span[1] < x[2])] + [span]
                     sure.add(span)
@@ -286,7 +278,7 @@ class Names(Placenames):
             out = _less(text, out, places)
         if _CYRILLIC.search(text):
             out = _patronymic(text, out)
-        out = [span for span in out if span[0] != "LOCATION" or not _named_with(text, span[1], span[2])]
+        out = [span for span in out if span[0] != "LOCATION" or not self._named_with(text, span[1], span[2])]
         slots = chat.speakers(text)
         if slots:  # `[12:30] Ollie: ...`: a chat log's speaker is a handle, not a person named
             index = Overlaps(("SLOT", s, e) for s, e in slots)
@@ -301,10 +293,18 @@ class Names(Placenames):
             out += [span for span in state_codes(text, out) if span not in found]
         return sorted(out, key=lambda s: s[1])
 
+    def _named_with(self, text: str, a: int, b: int) -> bool:
+        """The place at text[a:b] is part of a team's or a venue's name, or a word before a German month that is
+        no large city (`Mitte Juni`)."""
+        if _CLUB_BEFORE.search(text, max(0, a - 16), a) is not None or _CLUB_AFTER.match(text, b) is not None:
+            return True
+        return _MONTH_AFTER.match(text, b) is not None and not self.big_place(fold(text[a:b]))
+
     def _aside_of_person(self, text: str, piece: list[Token], key: str) -> bool:
         """The piece alone in brackets right after a person's name whose first word is a given name on sight
-        (`Mairéad Ní Dhomhnaill (Dingle)`): a place, or a rarer name's word, not a given name on sight, an English
-        word, a product, a word in capitals or a word no lexicon knows (`(Admin)`, `(Stripe)`, `(QA)`, `(Globex)`)."""
+        (`Isla Morrison (Oban)`, `(Puerto Banús)`): a place the lexicons know, or a place's first word and no
+        given name on sight; not a given name on sight, an English word, a role, a product or a word in capitals
+        (`(Admin)`, `(Stripe)`, `(QA)`), nor a word of names alone (`(Nowak)`, a maiden name)."""
         a, b = piece[0].start, piece[-1].end
         if text[b : b + 1] != ")" or text[a - 1 : a] != "(" or len(piece) > 3:
             return False
@@ -323,14 +323,17 @@ class Names(Placenames):
             return lex.knows_place(key) or (
                 first.key in lex.place_first_words and not any(self.given(t.key) == 2 for t in piece)
             )
-        # a place, or a rare name's word no other lexicon knows (`Oban`, `Dingle`): not a company's (`(Globex)`)
-        return lex.knows_place(key) or key in lex.given or key in lex.surnames
+        # a place the lexicons know: a word of names alone is a maiden name or a codename as often (`(Nowak)`,
+        # `(Kestrel)`)
+        return lex.knows_place(key)
 
     def _opened(self, text: str, piece: list[Token]) -> list[Token]:
         """The piece less a first word that is its language's preposition or article opening the sentence (`Im
         Münsterland gibt es`, `Selon Camille Girard`): that word is no part of a name, unless a common surname."""
         first = piece[0]
         never = len(piece) > 1 and text[first.start : first.end].lower() in cues.NEVER_ALONE
+        # (not a given name before a surname: `Kia Nguyen`, `Tena Horvat`)
+        never = never and not (self.given(first.key) and piece[1].key in self.lex.surnames)
         if never and " ".join(t.key for t in piece) not in self.lex.places:  # not `Buenos Aires`
             return piece[1:]  # `Bitte den Abschlag`, `Kérem Tóth`: a word never a name alone is no part of one
         if len(piece) > 1 and first.initial and said_in_its_language(self.lex, text, first.start, first.end):
@@ -570,7 +573,13 @@ class Names(Placenames):
             return [("PERSON", a, b)]  # `Auntie Comfort`, `Mr. Oyelowo`, `Herr Schneider`: a title makes a person of
             # any word, and of a product's that is a common surname
         soft = cues.word_before(text, a) in cues.SOFT_TITLES
-        if soft and (given or key in lex.surnames) and not product and not tech and len(key) > 2:
+        if (
+            soft
+            and (given or key in lex.surnames)
+            and not product
+            and not tech
+            and lex.words.get(key, 0) < INITIAL_WORD
+        ):
             return [("PERSON", a, b)]  # `familjen Andersson`: a family's word before a name the lexicons know
         if given and cues.social_before(text, a):
             return [("PERSON", a, b)]  # `her brother Julien builds violins`, `a man called Milan`

@@ -82,7 +82,9 @@ _ID_WORDS = _words(
 _WORDS = re.compile(r"[A-Za-z]+")
 # a letter or a bracket of code inside: no phone number (any dash or space may join its groups: `212–555–0147`)
 _NOT_PHONE = re.compile(r"[^\W\d_]|[\[\]{}<>=:;,|]")
-_DATE = re.compile(r"\d{4}([\-./])\d\d\1\d\d|\d\d([./])\d\d\2\d{4}")  # `2024-05-13`, `2024.05.13`, `13.05.2024`
+# `2024-05-13`, `2024.05.13`, `13.05.2024`, a customs code's dotted groups (`0306.17.00`); not a Belgian mobile's
+# four groups (`0475.12.34.56`)
+_DATE = re.compile(r"\d{4}-\d\d-\d\d|\d{4}([./])\d\d\1\d\d(?!\1\d)|\d\d([./])\d\d\2\d{4}")
 _EXTENSION = re.compile(r"\s*(?:ext\.?|extension|x)\s*\d{1,6}\Z", re.IGNORECASE)  # `+1 312 847 2290 ext. 12`
 _GLUE = "-_."
 _CLOCK_BEFORE = re.compile(r"\d:\Z")

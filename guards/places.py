@@ -68,8 +68,7 @@ _PEOPLES = (
         # and where they farm, ski and stay: `the Whitstable farm`, `the Zermatt resort`
         " farm farms dairy ranch orchard vineyard resort resorts campsite"
         # and where they play, race and stay the night: `the Kinsale tournament`, `the Savannah softball league`
-        " tournament tournaments league leagues regatta regattas race races marathon park parks club clubs "
-        "cottage barn"
+        " tournament tournaments league leagues regatta regattas marathon park parks cottage barn"
     )
     | _BUSINESSES
     | SITES
@@ -226,7 +225,7 @@ _PEOPLE_IN = re.compile(
     # near Austin` is servers')
     r"|\b(?:salon|shop|office|clinic|studio|school|hotel|restaurant|caf[eé]|bakery|gym|depot|"
     r"warehouse|workshop|dairy|winery|campsite|hostel|pharmacy|museum|church|venue|rink|garage|boutique|"
-    r"showroom|surgery|academy|club|league|box)s?[ \t]+(?:in|at|near|outside))"
+    r"showroom|surgery|academy|league)s?[ \t]+(?:in|at|near|outside))"
     r"[ \t]+(?:the[ \t]+)?\Z",
     re.IGNORECASE,
 )

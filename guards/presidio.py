@@ -228,14 +228,15 @@ _PHONE_WORDS = (
     r"numerem|numeru|numerze|telefonu|telefonem|tlf|tfn|puh|puhelin|"
     # Spanish's forms of `call`, Arabic's, Thai's and Cantonese's number and call: `llamemos al 669 57 37 48`,
     # `رقمه 010 94208975`, `เบอร์ 084 922 3016`, `請打 5121 7353`
-    r"llamemos|llámenos|llamenos|llamen|llámanos|llamanos|llama|liga-lhe|liga-me|telefonoa|telefonoz|رقم|رقمه|رقمي|هاتف|جوال|موبايل|เบอร์|โทร|請打|打俾|打畀|致電|"
+    r"llamemos|llámenos|llamenos|llamen|llámanos|llamanos|llama|liga-lhe|liga-me|telefonoa|telefonoz|"
+    r"رقمه|رقمي|رقم الهاتف|رقم الجوال|هاتف|جوال|موبايل|เบอร์|โทร|請打|打俾|打畀|致電|"
     r"연락처|전화|電話|携帯|手机|电话"
 )
 _PHONE_WORD = re.compile(rf"(?i:{_PHONE_WORDS})")
 # a phone's word, up to 24 characters of glue (`_phone=`, `: "`, ` back on `, `는 `), then digits in groups
 _CUED_PHONE = re.compile(
     rf"(?<![^\W\d_])(?i:{_PHONE_WORDS})(?:s|_?(?:number|num|no|nr))?(?![A-Za-z])"
-    r"(?:[=:\"'(.>]|[^\S\n]++|[^\W\d]{1,12}+){0,12}?"
+    r"(?:[=:\"'(.>]|[^\S\n]++|[^\W\d]{1,10}+){0,10}?"
     r"(?P<number>\(?\d[\d \-.()]{5,15}\d)(?![\d\-])"
 )
 _PHONE_REGIONS = [
