@@ -145,7 +145,7 @@ _LITERALS = frozenset({"None", "True", "False", "Null", "NULL", "Nil", "NaN", "U
 
 # a label's colon right before a name in another script, or a title right after it (`報告者：`, ` 先生`, `씨`)
 _SCRIPT_FIELD = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af][：:][ \t]?\Z")
-_SCRIPT_TITLE = re.compile(r"[ \t]?(?:さん|様|さま|氏|先生|くん|ちゃん|殿|先生|女士|小姐|太太|老师|老師|씨|님)")
+_SCRIPT_TITLE = re.compile(r"[ \t]?(?:さん|様|さま|氏|先生|くん|ちゃん|殿|女士|小姐|太太|老师|老師|씨|님)")
 
 
 # a team's or a venue's word beside a place inside its name (`Baseball Tallinn`, `Killarney Netball`, `CB Zarautz`,

@@ -162,7 +162,8 @@ _SLASHED = re.compile(
 )
 _SEGMENT = re.compile(r"[A-Z][A-Z0-9]{2}\|")
 # SQL's `INSERT INTO t (first_name, last_name, ...) VALUES ('Chiamaka', 'Eze', ...), (...)`
-_INSERT = re.compile(r"(?i:\binsert\s+into\s+(?P<table>[\w.\"`]+)\s*)\((?P<columns>[^()]*)\)\s*(?i:values)\s*")
+# an INSERT's columns and its rows (guards/scan.py reads an `ssn` column's values by them)
+INSERT = re.compile(r"(?i:\binsert\s+into\s+(?P<table>[\w.\"`]+)\s*)\((?P<columns>[^()]*)\)\s*(?i:values)\s*")
 # PostgreSQL's `COPY t (surname, given_name, town) FROM stdin WITH CSV;`: its rows follow, one a line, up to `\.`
 _COPY = re.compile(r"(?i:\bcopy\s+(?P<table>[\w.\"]+)\s*)\((?P<columns>[^()\n]*)\)\s*(?i:from\s+stdin)\b[^\n]*\n")
 _COPY_CELL = re.compile(r'"((?:[^"\n]|"")*)"|([^,\t\n]*)')
@@ -173,7 +174,7 @@ _PEOPLE_TABLE = re.compile(
 )
 # possessive quantifiers: a doubled quote is always an escaped one, and no loop gives back what it took, so a row
 # with no `)` fails at once instead of trying every way to split its quotes
-_ROW = re.compile(r"\s*,?\s*\((?P<row>(?:'(?:''|[^'\\]|\\.)*+'|[^()'])*+)\)")
+ROW = re.compile(r"\s*,?\s*\((?P<row>(?:'(?:''|[^'\\]|\\.)*+'|[^()'])*+)\)")
 _PARTICLES = _words("van von der den de da das do dos del della di du le la zu ten ter bin binti bint ibn al el ben")
 COMMON_SURNAME = 20_000  # the census' rank
 RARE_WORD = 5_000  # a word's frequency in running text
@@ -783,11 +784,11 @@ _WORD_CELL = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[-'’][A-ZÀ-ÖØ-Þ�
 def _inserted(text: str) -> list[tuple[str, tuple[int, int], str]]:
     """The values an SQL INSERT or COPY puts in a person's or a place's column, as _table_cells gives a table's."""
     out = _copied(text) if "STDIN" in text.upper() else []
-    for m in _INSERT.finditer(text):
+    for m in INSERT.finditer(text):
         columns = [c.strip(' `"\n\t') for c in m.group("columns").split(",")]
         kinds = _column_kinds(columns, people=_PEOPLE_TABLE.fullmatch(m.group("table").strip('`"')) is not None)
         at = m.end()
-        while kinds and (row := _ROW.match(text, at)) is not None:
+        while kinds and (row := ROW.match(text, at)) is not None:
             values = [v for v in re.finditer(r"'((?:[^'\\]|\\.|'')*)'|[^,'\s][^,]*", row.group("row"))]
             if len(values) == len(columns):
                 for i, kind in kinds.items():

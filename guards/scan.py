@@ -39,6 +39,7 @@ from .presidio import (
     valid_somewhere,
     zones,
 )
+from .records import INSERT, ROW
 from .views import Decoding, Regions, decoded, joined
 from .zones import Zones
 
@@ -368,9 +369,6 @@ def _same_column(text: str, found: list[Finding]) -> list[Finding]:
     return out
 
 
-# an INSERT's columns, one an SSN's, and its rows: `INSERT INTO t (id, full_name, ssn) VALUES (1, 'A', '037889593')`
-_INSERT_SSN = re.compile(r"(?i:\binsert\s+into\s+[\w.\"`]+\s*)\((?P<columns>[^()]*\bssn\b[^()]*)\)\s*(?i:values)")
-_TUPLE = re.compile(r"\s*,?\s*\((?P<row>(?:'(?:''|[^'\\]|\\.)*+'|[^()'])*+)\)")
 _CELL = re.compile(r"\s*('(?:''|[^'])*'|[^,]*)\s*(?:,|\Z)")
 _INSERT_REACH = 20  # rows read after an INSERT's columns
 
@@ -379,12 +377,12 @@ def _inserted_ssns(text: str, found: list[Finding]) -> list[Finding]:
     """Nine bare digits under an INSERT's `ssn` column, in its rows."""
     taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity not in ("US_SSN", "PHONE_NUMBER"))
     out = []
-    for m in _INSERT_SSN.finditer(text):
+    for m in INSERT.finditer(text):  # `INSERT INTO t (id, full_name, ssn) VALUES (1, 'A', '037889593')`
         columns = [c.strip().strip('"`').lower() for c in m.group("columns").split(",")]
         index = columns.index("ssn") if "ssn" in columns else -1
         at = m.end()
         for _ in range(_INSERT_REACH if index >= 0 else 0):
-            row = _TUPLE.match(text, at)
+            row = ROW.match(text, at)
             if row is None:
                 break
             at = row.end()
