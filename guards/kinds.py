@@ -71,6 +71,8 @@ class Kinds:
         """2: a given name on sight; 1: a rarer one, or one of the lexicon's stray entries; 0: none."""
         people = self.lex.given.get(key)
         if people is None:
+            if "-" in key and key in self.lex.places:
+                return 0  # `Saint-Malo`, `Sainte-Marie`: a place's name of names, not a given name of given names
             parts = key.split("-")  # `Hyun-woo`, `Seo-yeon`, `Jean-Luc`: a given name of given names
             levels = [self.given(p) for p in parts] if len(parts) == 2 and all(parts) else [0]
             return max(levels) if min(levels) else 0

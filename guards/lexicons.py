@@ -24,6 +24,7 @@ def words(text: str) -> frozenset[str]:
 # Cyrillic spelled in Latin letters as names are romanised (`Анна` -> `anna`, `Олександр` -> `oleksandr`): the
 # lexicons hold names in Latin letters only
 SYSTEM_WORD = 5000  # a product's name this frequent as an English word says nothing of text about systems alone
+SCRIPT_CITY = 100_000  # a city's name in another script read on sight: a city this large; smaller ones need a cue
 _CYRILLIC_LETTERS = "абвгґдеёєжзийіїклмнопрстуфхцчшщъыьэюя"
 _CYRILLIC_LATIN = "a b v g g d e e ye zh z i y i yi k l m n o p r s t u f kh ts ch sh shch _ y _ e yu ya"
 _CYRILLIC = dict(zip(_CYRILLIC_LETTERS, _CYRILLIC_LATIN.split(" "), strict=True))
@@ -60,6 +61,8 @@ class Lexicons:
     packages: frozenset[str] = frozenset()  # words of popular packages' names that are no one's given name
     towns: frozenset[str] = frozenset()  # towns of 1,000 to 15,000 people that no other lexicon knows
     scripts: dict[str, int] = dataclasses.field(default_factory=dict)  # a city's name in another script -> people
+    # a town's name in another script (15,000 to SCRIPT_CITY people) -> people: read only where a cue says place
+    script_towns: dict[str, int] = dataclasses.field(default_factory=dict)
     regions: frozenset[str] = frozenset()  # countries' subdivisions, large cities' names in other languages
     cities: frozenset[str] = frozenset()  # of `regions`, the large cities' names (`Frankfurt`, `Aarhus`, `Göteborg`)
     # a name in another script -> (its best rank as a given name, as a surname; 0: not one)
@@ -109,6 +112,7 @@ def lexicons() -> Lexicons:
     """The lexicons, read once per process."""
     places = {row[0]: Place(row[1], int(row[2])) for row in _rows("places")}
     given = list(_rows("given"))
+    scripts = list(_rows("scripts"))
     products = _product_words([row[0] for row in _rows("products")], {row[0] for row in given if int(row[1]) >= 1000})
     return Lexicons(
         given={row[0]: int(row[1]) for row in given},
@@ -122,7 +126,8 @@ def lexicons() -> Lexicons:
         codenames={row[0]: row[1] for row in _rows("codenames")},
         packages=frozenset(row[0] for row in _rows("packages")),
         towns=frozenset(row[0] for row in _rows("towns")),
-        scripts={row[0]: int(row[1]) for row in _rows("scripts")},
+        scripts={row[0]: int(row[1]) for row in scripts if int(row[1]) >= SCRIPT_CITY},
+        script_towns={row[0]: int(row[1]) for row in scripts if int(row[1]) < SCRIPT_CITY},
         regions=frozenset(row[0] for row in _rows("regions")),
         cities=frozenset(row[0] for row in _rows("regions") if row[1] == "city"),
         people=_people(),

@@ -122,6 +122,17 @@ _SECOND_LEVEL = frozenset(["co", "com", "org", "net", "ac", "gov", "edu", "ne", 
 _MACHINE = re.compile(r"(?:build|builder|ci|runner|srv|server|host|node|worker|vm|box)[\-_]?\d*")
 
 
+_ADDRESS = re.compile(r"[\w.+\-]+@([\w\-]+)\.[\w.\-]+")
+
+
+def personal_address(text: str) -> bool:
+    """An address at a host of personal mailboxes in `text` (`ngozi.okafor@yahoo.com`), no role's: someone is
+    there."""
+    return "@" in text and any(
+        m.group(1).lower() in _PERSONAL_HOSTS and not is_role(m.group()) for m in _ADDRESS.finditer(text)
+    )
+
+
 def is_role(address: str, program: Callable[[str], bool | None] | None = None) -> bool:
     """`noreply@acme.io`, `bounce-handler@`, `platform-alerts+prod@`, `git@github.com`, `svc-importer@`,
     `dependabot@`, anything `@users.noreply.github.com` or `@...iam.gserviceaccount.com`; with `program` (a

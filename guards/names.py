@@ -41,7 +41,7 @@ from .placenames import Placenames
 from .places import state_codes
 from .records import code_names, personas, record_names, record_places, street_places
 from .scriptnames import common_word, function_words, latin_function_words, said_in_its_language, script_names
-from .scriptplaces import script_places
+from .scriptplaces import script_places, words_by_script
 from .things import things
 from .vetting import Vetter
 
@@ -360,6 +360,8 @@ class Names(Placenames):
         """Text about systems that names no person: its places are where systems run (deployments.py)."""
         if any(e == "PERSON" for e, _, _ in spans) or deployments.personal(text) or self._spoken(text):
             return False
+        if mailboxes.personal_address(text):  # `("ngozi okafor", "ngozi.okafor@yahoo.com", "Lagos")`
+            return False
         return deployments.technical(text, self.lex.system_names, said.TECH_WORDS)
 
     def _spoken(self, text: str) -> bool:
@@ -620,6 +622,9 @@ class Names(Placenames):
             return []  # `in Quickwit's tokenizer`: what a system has
         if len(piece) == 1 and piece[0].initial and text[b : b + 1] == ":" and said.next_name(text, b + 1):
             return []  # `Chargeback: Ahmad Karimi disputes ...`: a label before a name
+        given = self.lex.people.get(text[a : piece[0].end], (0, 0))[0]
+        if label in ("GPE", "LOC", "FAC") and given and words_by_script(text[a:b])[0][2] != "latin":
+            return []  # `from="Μαρία Γεωργίου"`, which the model calls a place: a given name (guards/scriptnames.py)
         place = label in ("GPE", "LOC", "FAC") or (label == "PERSON" and not self.given(piece[0].key))
         if place and cues.inside(text, a) and not deployments.deployment(text, a, b, self.lex.products):
             return [("LOCATION", a, b)]  # `her winters in Tenerife and her summers`: in a place, whoever follows

