@@ -3,12 +3,13 @@
 A chat client writes who speaks before what they say: Slack's and Teams'
 copies `[12:30] Ollie: ...`, an IRC log's `<marek> ...`, a WhatsApp export's
 `12/03/2024, 09:14 - Siobhan: ...`, Discord's `hiro — Today at 13:05`, Teams'
-`Ingrid Solberg (10:41): ...`, and a bare `Marisol: ...` where several lines
-open the same way. A slot of one word holds a handle, as `tomas.p` or
-`@m-osei` would, and so does the name after a chat export's time (`09:14 -
-Siobhan Kelly:`) or before Teams' bracketed time; guards/names.py reads no
-person there. A bare slot of several words is not a chat's (`Dear Ahmed Khan:`,
-a transcript's `Graham Ellis:`, a YAML key) and is read as any name is. The
+`Ingrid Solberg (10:41): ...`, a copy's `[10:31] Bakker, Femke` over its
+message, and a bare `Marisol: ...` where several lines open the same way. A
+slot of one word holds a handle, as `tomas.p` or `@m-osei` would, and so
+does the name after a chat export's time (`09:14 - Siobhan Kelly:`), before
+Teams' bracketed time or over a message; guards/names.py reads no person
+there. A bare slot of several words is not a chat's (`Dear Ahmed Khan:`, a
+transcript's `Graham Ellis:`, a YAML key) and is read as any name is. The
 same name said inside a message (`ask Ollie`) is a person's as ever.
 """
 
@@ -37,6 +38,9 @@ _TEAMS = re.compile(
     rf"(?m)^[ \t]*(?:\[[A-Za-z]+\][ \t]+)?(?P<who>{_SHOWN})[ \t]+"
     r"\((?:\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?|(?P<tag>External|Guest|extern|Gast|externe?|invité))\):[ \t]"
 )
+# a copy that puts the speaker and the time on a line of their own, the message under it (`[10:31] Bakker, Femke`
+# then `Kun je ...`); read where at least BARE_LINES lines do
+_HEADED = re.compile(rf"(?m)^[ \t]*\[\d{{1,2}}:\d{{2}}\][ \t]+(?P<who>{_SHOWN}|{_NAME},[ \t]{_NAME})[ \t]*\n[ \t]*\S")
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
 _PARTICLES = frozenset(
@@ -78,6 +82,9 @@ def speakers(text: str) -> list[tuple[int, int]]:
     bare = [m.span("who") for m in _BARE.finditer(text)]
     if len(bare) >= BARE_LINES:
         out += bare
+    headed = [m.span("who") for m in _HEADED.finditer(text)] if "]" in text else []
+    if len(headed) >= BARE_LINES:
+        out += headed
     return [(a, b) for a, b in out if text[a:b].lower() not in _LEVEL and _shown(text[a:b])]
 
 

@@ -180,6 +180,7 @@ NEVER_ALONE = (
         "kérem prosím prosim proszę prosze lūdzu ludzu prašau prasau palun "  # other languages' `please`
         "tienda negozio loja sklep "  # a shop: `# Tienda de novias - configuración del TPV`
         "тема "  # `Тема:`, a mail's subject
+        "dobrý dobry daemon "  # Slovak and Czech `good` (`Dobrý deň`), `Cron Daemon <root@...>`
         "sender recipient receiver addressee "  # `Returned to Sender`
         "манай бид миний таны бидний энэ тэр"  # Mongolian's `our`, `we`, `my`, `your`, `this`, `that`
     )
@@ -254,6 +255,9 @@ def _joins(gap: str) -> bool:
     return gap.startswith(" ") and gap.endswith(" ") and "  " not in gap and all(w in PARTICLES for w in gap.split())
 
 
+_JOINED_PARTICLES = ("Mc", "De", "Di", "Da", "Du", "La", "Le")  # written onto a name: `DeLand`, `LaSalle`, `DuBois`
+
+
 def capitalised(word: str) -> bool:
     """`Priya`, `O'Brien`, `McAllister`, `Jean-Baptiste`, `Seo-yeon`; not `JSON`, `iPhone`, `GitHub`, `eu`."""
     if len(word) < 2 or not word[0].isupper():
@@ -263,8 +267,9 @@ def capitalised(word: str) -> bool:
             return False
         if i == 0 and len(part) == 1 and word[1] in "'’" and word[2:3].isupper():
             continue  # `O'Brien`, `D'Angelo`: a capital and an apostrophe before the name's own capital
-        skip = 3 if part.startswith("Mac") else 2 if part.startswith("Mc") else 1
-        skip += 1 if skip > 1 and part[skip : skip + 1].isupper() else 0  # `McAllister`, `MacArthur`
+        skip = 3 if part.startswith(("Mac", "Van", "Von")) else 2 if part.startswith(_JOINED_PARTICLES) else 1
+        # `McAllister`, `MacArthur`, `DeLand`, `LaSalle`, `DiMaggio`, `VanDyke`
+        skip += 1 if skip > 1 and part[skip : skip + 1].isupper() else 0
         if any(c.isupper() for c in part[skip:]) or not any(c.islower() for c in part):
             return False
     return True
@@ -285,7 +290,8 @@ def glued(text: str, a: int, b: int) -> bool:
         after = " "
     if (before in _GLUE_BEFORE and not opens_list) or before.isdigit() or after in _GLUE_AFTER or after.isdigit():
         return True
-    return after in ".:" and not (following.isspace() or following in "\"')]},;." or text.startswith("..", b))
+    # (a sentence's end before a closing quote of any language: `Split.“`, `Bitonto.»`)
+    return after in ".:" and not (following.isspace() or following in "\"')]},;.»“”’" or text.startswith("..", b))
 
 
 # HTML's elements of text, opened right before a word or closed right after it (not `List<Order>`, `a->b`)

@@ -64,7 +64,10 @@ ROLES = _words(
     " reklamacje reklamacja zamowienia faktury biuro kontakt obsluga reclamaciones reclamacion pedidos facturas "
     "facturacion atencion contacto reservas reclamacoes encomendas faturas atendimento reclami ordini fatture "
     "assistenza prenotazioni reclamations commandes factures facturation accueil kundenservice bestellungen "
-    "rechnungen buchhaltung zentrale klachten bestellingen facturen boekhouding klantenservice"
+    "rechnungen buchhaltung zentrale klachten bestellingen facturen boekhouding klantenservice "
+    # appointments, bookings, courses and finance: `termine@`, `buchungen@`, `kurse@`, `financeiro@`
+    "termine termin buchungen buchung kurse anmeldung financeiro financiero finanzas finanzen finanza "
+    "bokning bokningar booking afspraken afspraak rezerwacje rezerwacja prenotazione reservierung reservierungen"
     # support and the office in other languages: `soporte@`, `hilfe@`, `sekretariat@`
     " soporte suporte supporto assistance ayuda ajuda aiuto hilfe pomoc podpora tuki stod hjelp hjaelp "
     "ondersteuning wsparcie destek secretaria sekretariat sekretariaat segreteria secretariat secretariado "

@@ -40,7 +40,15 @@ from .otherplaces import other_places
 from .placenames import Placenames
 from .places import state_codes
 from .records import code_names, personas, record_names, record_places, street_places
-from .scriptnames import common_word, function_words, latin_function_words, said_in_its_language, script_names
+from .scriptnames import (
+    ARABIC_TITLES_BEFORE,
+    HONORIFICS_AFTER,
+    common_word,
+    function_words,
+    latin_function_words,
+    said_in_its_language,
+    script_names,
+)
 from .scriptplaces import script_places, words_by_script
 from .things import things
 from .vetting import Vetter
@@ -145,6 +153,10 @@ _LITERALS = frozenset({"None", "True", "False", "Null", "NULL", "Nil", "NaN", "U
 
 # a label's colon right before a name in another script, or a title right after it (`報告者：`, ` 先生`, `씨`)
 _SCRIPT_FIELD = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af][：:][ \t]?\Z")
+# (not `जी` alone: Marathi's `which` too, `स्क्रिप्ट लिहून द्या जी ...`; the vetter weighs it)
+_SURE_HONORIFICS = sorted(HONORIFICS_AFTER - {"जी", "ਜੀ", "જી"}, key=len, reverse=True)
+_HONORIFIC_AFTER = re.compile(r" (?:" + "|".join(_SURE_HONORIFICS) + r")(?![\w\u0900-\u0dff])")
+_ARABIC_TITLE_BEFORE = re.compile(r"(?<!\S)(?:" + "|".join(sorted(ARABIC_TITLES_BEFORE)) + r") \Z")
 _SCRIPT_TITLE = re.compile(r"[ \t]?(?:さん|様|さま|氏|先生|くん|ちゃん|殿|女士|小姐|太太|老师|老師|씨|님)")
 
 
@@ -161,7 +173,11 @@ _MONTH_AFTER = re.compile(r"[ \t]+(?:Januar|Februar|März|Mai|Juni|Juli|Oktober|
 
 
 def _script_cued(text: str, a: int, b: int) -> bool:
-    return _SCRIPT_FIELD.search(text, max(0, a - 2), a) is not None or _SCRIPT_TITLE.match(text, b) is not None
+    if _SCRIPT_FIELD.search(text, max(0, a - 2), a) is not None or _SCRIPT_TITLE.match(text, b) is not None:
+        return True
+    if _HONORIFIC_AFTER.match(text, b) is not None:
+        return True  # `रमेश भाई`, `सुनीता शर्मा जी`: South Asia's honorific after a name
+    return _ARABIC_TITLE_BEFORE.search(text, max(0, a - 12), a) is not None  # `الأستاذ حسن`, `خانم احمدی`
 
 
 # a patronymic, the last of a Russian or a Ukrainian ФИО: `Игоревич`, `Андрійович`, `Петровна`
@@ -508,6 +524,8 @@ class Names(Placenames):
         if piece[0].key in cues.TITLES or cues.language_title(text, a, piece[0].key):
             # "Dr. Okafor", `Pan Wiśniewski`: the title is the cue, and not part of the name
             return [("PERSON", piece[1].start, b)] if len(piece) > 1 else []
+        if len(piece) > 1 and piece[-1].key in cues.TITLES and text[b : b + 1] == ".":
+            return self._decide(text, piece[:-1], hosts)  # `Gentile Sig. Caruso`: a salutation, then the title
         key = " ".join(t.key for t in piece)
         if len(piece) > 1 and key not in lex.places:
             spelled = " ".join(fold(text[a:b]).split())  # with its particles: `Rio de Janeiro`

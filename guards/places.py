@@ -74,7 +74,7 @@ _PEOPLES = (
         # and where they farm, ski and stay: `the Whitstable farm`, `the Zermatt resort`
         " farm farms dairy ranch orchard vineyard resort resorts campsite"
         # and where they play, race and stay the night: `the Kinsale tournament`, `the Savannah softball league`
-        " tournament tournaments league leagues regatta regattas marathon park parks cottage barn"
+        " tournament tournaments league leagues regatta regattas marathon park parks cottage barn course courses"
     )
     | _BUSINESSES
     | SITES
@@ -120,13 +120,14 @@ _STATE_CELL_AFTER = re.compile(rf"(?P<q>[\"'])[ \t]*,[ \t]*(?P=q)(?P<code>{STATE
 _NAME_OPEN = re.compile(r"\b[A-Z][a-zà-ÿ][\w'’\-]*[ \t]+\(\Z")  # not `TODO(Fatima)`
 # a name of two or three words, its first at a line's or a field's start, and a comma: `Client: Eluned Pryce, `
 _NAME_COMMA = re.compile(
-    r"(?:^|[:(—–\-][ \t]*)(?-i:(?P<first>[A-ZÀ-Þ][a-zà-ÿ]+)(?:[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’\-]+){1,2}),[ \t]+\Z", re.M
+    r"(?:^|[:(—–\-][ \t]*)(?-i:(?P<first>[A-ZÀ-Þ][a-zà-ÿ]+)(?:[ \t]+[A-ZÀ-ÞĀ-Ž][a-zà-ÿā-ž'’\-]+){1,2}),[ \t]+\Z", re.M
 )
 _NAME_COMMA_ANY = re.compile(
-    r"(?<![\w\-'’])(?-i:(?P<first>[A-ZÀ-Þ][a-zà-ÿ]+)(?:[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ]?[a-zà-ÿ'’]+)?){1,2}),"
-    r"[ \t]+\Z"
+    r"(?<![\w\-'’])(?-i:(?P<first>[A-ZÀ-Þ][a-zà-ÿ]+)"
+    r"(?:[ \t]+[A-ZÀ-ÞĀ-Ž][a-zà-ÿā-ž'’]+(?:-[A-ZÀ-Þ]?[a-zà-ÿ'’]+)?){1,2}),[ \t]+\Z"
 )
-_AFTER_NAME = re.compile(r"[ \t]*(?:$|\)|,|[ \t][–—·|-][ \t])", re.M)  # `Inès Benali, Lyon – tél.`
+# (and a letter's signature's end: `Ivana Babić, Split.“`)
+_AFTER_NAME = re.compile(r"[ \t]*(?:$|\)|,|[ \t][–—·|-][ \t]|\.[»“”\"']?[ \t]*$)", re.M)  # `Inès Benali, Lyon – tél.`
 
 
 def state_after(text: str, b: int) -> bool:

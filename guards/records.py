@@ -54,6 +54,7 @@ _VALUE = rf"(?P<value>{_WORD}(?:,?[ \t]{_WORD}){{0,4}})"
 _KEY = (
     r"(?:[\w\-]*_)?(?:name|full_?name|display_?name|holder|account_?holder|card_?holder|beneficiary(?:_name)?|"
     r"payee|payer|creditor|debtor|cdtr|dbtr|remitter|recipient|passenger|guest|travell?er|policy_?holder|insured|"
+    r"requested[ _]for|"
     r"employee|applicant|patient|customer_name|assignees?|reviewers?|nm|custodian|agent|inspector|adjuster|"
     r"claimant|driver|donor|member|student|signer|signatory|witness|contact_?name|owner_?name|cn|given(?:_?name)?|"
     r"first_?name|last_?name|family_?name|surname|forename|first|last|caregiver|pax_?name|"
@@ -279,6 +280,8 @@ _SSN_SHAPE = r"\d{3}[- ]?\d{2}[- ]?\d{4}"
 _BESIDE_SSN = re.compile(
     rf"(?<![\w\-'’])(?P<name>[A-ZÀ-ÖØ-Þ][^\W\d_]+(?:-[A-ZÀ-ÖØ-Þ][^\W\d_]+)?)[ \t]*\((?:SSN[ \t:]*)?{_SSN_SHAPE}\)"
     rf"|(?<![\w\-]){_SSN_SHAPE}[ \t]*\((?P<name2>[A-ZÀ-ÖØ-Þ][^\W\d_]+(?:-[A-ZÀ-ÖØ-Þ][^\W\d_]+)?)\)"
+    # and before a comma and the SSN's name: `W-2 generated for Mendoza, SSN 573-75-5430`
+    rf"|(?<![\w\-'’])(?P<name3>[A-ZÀ-ÖØ-Þ][^\W\d_]+(?:-[A-ZÀ-ÖØ-Þ][^\W\d_]+)?),[ \t]*SSN[ \t:]*{_SSN_SHAPE}"
 )
 # a letter's closing before the name that signs it: `Saludos, Rocío`, `Gruß, Heiko`
 _CLOSINGS = _words(
@@ -512,12 +515,12 @@ def record_names(
         for m in _UNQUOTED_INVERTED.finditer(text):
             if _unquoted_inverted(kinds, m.group("name")):
                 spans.append(m.span("name"))
-    if "(" in text:
+    if "(" in text or "SSN" in text:
         for m in _BESIDE_SSN.finditer(text):
-            name = m.group("name") or m.group("name2")
-            key = fold(name)
+            group = next(g for g in ("name", "name2", "name3") if m.group(g))
+            key = fold(m.group(group))
             if kinds.lex.wordiness(key) < 0.5 and not kinds.product(key) and not kinds.lex.knows_place(key):
-                spans.append(m.span("name") if m.group("name") else m.span("name2"))
+                spans.append(m.span(group))
                 keyed.add(spans[-1])
     if "/" in text or "^" in text:
         for m in _SLASHED.finditer(text):
@@ -999,6 +1002,8 @@ def _row_cells(kinds: Kinds, text: str, taken: list[Span]) -> tuple[list[tuple[t
                             states.append(("LOCATION", start + a, start + b))
                     elif value.isupper() and not valued:
                         continue  # `{ AURORA, ARCADIA, QUEEN_VICTORIA }`: an enum's, not a record's
+                    elif value.lower() in cues.NEVER_ALONE:
+                        continue  # `Hola, les dejo los datos ...: 3033-...`: a greeting opening a sentence
                     elif _ROW_PLACE.fullmatch(value) and not _named_person(kinds, fold(value)):
                         cells.append(((start + a, start + b), "row"))
         start += len(line) + 1

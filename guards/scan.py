@@ -150,6 +150,8 @@ class Scanner:
                 found.extend(_inserted_ssns(text, found))
             if "ssn" in text.lower() and "\n" in text:
                 found.extend(_headed_ssns(text, found))
+        if "CREDIT_CARD" in self.entities and "\n" in text and ("card" in text.lower() or "pan" in text.lower()):
+            found.extend(_headed_cards(text, found))
         findings = resolve_overlaps(_fixed(text, found))
         if self._limit:
             key = _digest(text)
@@ -397,21 +399,20 @@ def _inserted_ssns(text: str, found: list[Finding]) -> list[Finding]:
     return out
 
 
-_HEADER_SSN = re.compile(r"(?im)^[ \t]*(?P<header>[\w \-\"]*(?P<d>[,;|\t])[^\n]*)$")
-_HEADED_ROWS = 50  # rows read under a header with an `ssn` column
+_HEADER = re.compile(r"(?im)^[ \t]*(?P<header>[\w \-\"]*(?P<d>[,;|\t])[^\n]*)$")
+_HEADED_ROWS = 50  # rows read under a header with an `ssn` or a card's column
 
 
-def _headed_ssns(text: str, found: list[Finding]) -> list[Finding]:
-    """Nine bare digits under a delimited table's `ssn` column (`name;ssn;state` / `Nakamura, Ken;359250387;HI`),
-    in the rows of as many cells under its header."""
-    taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity not in ("US_SSN", "PHONE_NUMBER"))
-    out = []
-    for m in _HEADER_SSN.finditer(text):
+def _headed(text: str, columns_named: frozenset[str]) -> Iterator[tuple[int, str]]:
+    """The values under a delimited table's column of one of `columns_named` (`name;ssn;state` / `Nakamura,
+    Ken;359250387;HI`), with where each starts, in the rows of as many cells under its header."""
+    for m in _HEADER.finditer(text):
         d = m.group("d")
         columns = [c.strip().strip('"').lower() for c in m.group("header").split(d)]
-        if "ssn" not in columns or not all(re.fullmatch(r"[a-z][\w \-]*", c) for c in columns if c):
+        named = [i for i, c in enumerate(columns) if c in columns_named]
+        if not named or not all(re.fullmatch(r"[a-z][\w \-]*", c) for c in columns if c):
             continue
-        index, at = columns.index("ssn"), m.end() + 1
+        index, at = named[0], m.end() + 1
         for _ in range(_HEADED_ROWS):
             end = text.find("\n", at)
             end = len(text) if end < 0 else end
@@ -421,11 +422,37 @@ def _headed_ssns(text: str, found: list[Finding]) -> list[Finding]:
             a = at + sum(len(c) + 1 for c in cells[:index])
             value = cells[index].strip()
             a += cells[index].index(value) if value else 0
-            if _BARE_SSN.fullmatch(value) and not taken.over(a, a + 9) and not _ssns().invalidate_result(value):
-                out.append(Finding("US_SSN", a, a + 9, TIN_SCORE))
+            yield a, value
             if end >= len(text):
                 break
             at = end + 1
+
+
+def _headed_ssns(text: str, found: list[Finding]) -> list[Finding]:
+    """Nine bare digits under a delimited table's `ssn` column."""
+    taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity not in ("US_SSN", "PHONE_NUMBER"))
+    out = []
+    for a, value in _headed(text, _SSN_COLUMNS):
+        if _BARE_SSN.fullmatch(value) and not taken.over(a, a + 9) and not _ssns().invalidate_result(value):
+            out.append(Finding("US_SSN", a, a + 9, TIN_SCORE))
+    return out
+
+
+_SSN_COLUMNS = frozenset(["ssn"])
+_CARD_COLUMNS = frozenset(["card", "pan", "card_number", "cardnumber", "card number", "cc", "cc_number"])
+
+
+def _headed_cards(text: str, found: list[Finding]) -> list[Finding]:
+    """A card of 17 to 19 bare digits under a delimited table's card column (`name,iban,card,city` / `Andria
+    Savva,,6230819947119197465,Limassol`), Luhn-valid, of a network that issues them so long."""
+    taken = Overlaps((f.entity, f.start, f.end) for f in found)
+    out = []
+    for a, value in _headed(text, _CARD_COLUMNS):
+        b = a + len(value)
+        if len(value) < 17 or not _LONG_CARD.fullmatch(value) or not issued_length(value) or taken.over(a, b):
+            continue
+        if _cards().validate_result(value):  # Luhn
+            out.append(Finding("CREDIT_CARD", a, b, LONG_CARD_SCORE))
     return out
 
 

@@ -158,8 +158,8 @@ def _one_kanji(text: str, i: int) -> bool:
 
 # what follows a person's name in the languages of South Asia, as `Mr`/`Ms` precede it in English: `सुनीता शर्मा जी`,
 # `వెంకట రమణ గారికి`, `முருகன் செல்வம் அவர்களுக்கு`, `അനിൽ മേനോൻ സാറിന്`, `නිමල් පෙරේරා මහතාට`, with their case endings
-_HONORIFIC_AFTER = _words(
-    "जी साहब साहेब साहिबा जीने जीको जीसे "  # Hindi, Marathi, Nepali (not `सर`, `sir`: `गुड मॉर्निंग सर`)
+HONORIFICS_AFTER = _words(
+    "जी साहब साहेब साहिबा जीने जीको जीसे भाई "  # Hindi, Marathi, Nepali (not `सर`, `sir`: `गुड मॉर्निंग सर`)
     "সাহেব সাহেবকে সাহেবের বাবু দিদি আপা "  # Bengali
     "ਜੀ ਸਾਹਿਬ "  # Punjabi
     "ભાઈ બેન જી સાહેબ "  # Gujarati
@@ -194,7 +194,7 @@ def _honoured(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: in
     a, b, script = words[i]
     if script != "other" or not "\u0900" <= text[a] <= "\u0dff":  # the scripts of South Asia
         return None
-    if text[a:b] in _HONORIFIC_AFTER and i > 0:
+    if text[a:b] in HONORIFICS_AFTER and i > 0:
         name = [j for j in (i - 2, i - 1) if j >= 0 and _named_word(text, words, j, i)]
     elif text[a:b] in _HONORIFIC_BEFORE:
         name = [j for j in (i + 1, i + 2) if j < len(words) and _named_word(text, words, j, i)]
@@ -226,7 +226,7 @@ def _named_word(text: str, words: list[tuple[int, int, str]], j: int, i: int) ->
     word = text[words[j][0] : words[j][1]]
     if not between or words[j][2] != "other" or word in _PLEASE or word in function_words():
         return False
-    if word in _HONORIFIC_AFTER or word in _HONORIFIC_BEFORE or word in _ROLES:
+    if word in HONORIFICS_AFTER or word in _HONORIFIC_BEFORE or word in _ROLES:
         return False
     return not (abs(i - j) == 2 and not _named_word(text, words, (i + j) // 2, i))
 
@@ -299,6 +299,7 @@ def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
             span = _korean(lex, text, a, b) if script == "hangul" else _spaced(lex, text, words, i)
             span = span or _honoured(lex, text, words, i) or _prefixed(lex, text, words, i)
             span = span or (_armenian(text, words, i) if "\u0531" <= text[a] <= "\u0556" else None)
+            span = span or (_titled(lex, text, words, i) if "\u0600" <= text[a] <= "\u06ff" else None)
             found = [] if span is None else [span]
         for s, e in found:
             if not seen.over(s, e):
@@ -407,6 +408,26 @@ def rank(lex: Lexicons, word: str, surname: bool = False) -> int:
 
 # titles around a name in Urdu and Persian, given names too in the lexicon: `محمد عمران صاحب` (Mr Muhammad Imran)
 _ARABIC_SCRIPT_TITLES = _words("صاحب صاحبہ صاحبه بیگم جناب محترم محترمہ محترمه آقای خانم السيد السيدة")
+
+
+# titles before a name in Arabic and Persian: `الأستاذ حسن`, `خانم احمدی`, `آقای رضایی`
+ARABIC_TITLES_BEFORE = _words("السيد السيدة الأستاذ الأستاذة الاستاذ الاستاذة الدكتور الدكتورة آقای خانم جناب")
+
+
+def _titled(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int, int] | None:
+    """The word after an Arabic or Persian title (`الأستاذ حسن`, `خانم احمدی`), and the next too where the
+    lexicon holds it as a name (`السيد خالد العتيبي`); no function word."""
+    a, b, _ = words[i]
+    if text[a:b] not in ARABIC_TITLES_BEFORE or i + 1 >= len(words):
+        return None
+    c, d, script = words[i + 1]
+    if script != "other" or text[b:c] != " " or common_word(lex, text[c:d]) or text[c:d] in _ARABIC_SCRIPT_TITLES:
+        return None
+    if i + 2 < len(words) and words[i + 2][2] == script and text[d : words[i + 2][0]] == " ":
+        e, f, _ = words[i + 2]
+        if text[e:f] in lex.people and not common_word(lex, text[e:f]):
+            return c, f
+    return c, d
 
 
 # what a chat says, given names too in the lexicon: Arabic `تمام` (fine), `طيب` (ok), `شكرا` (thanks); Hebrew

@@ -226,7 +226,19 @@ _ENDINGS = {
     # Nepali's and Marathi's postpositions written onto the name: `पोखरामा`, `काठमाडौंबाट`, `मुंबईमध्ये`
     # (not `ले`, `को`, `ला`: they follow people as often, `आनंदले कोड पठायो`)
     "devanagari": [("मध्ये", ""), ("बाट", ""), ("हून", ""), ("मा", "")],
-    "malayalam": [("യിൽനിന്ന്", ""), ("യിലേക്ക്", ""), ("യിലെ", ""), ("യിൽ", ""), ("ിലേക്ക്", ""), ("ിലെ", ""), ("ിൽ", "")],
+    # (a name that ends in a consonant loses its virama under the ending: `ദുബായിലെ` from `ദുബായ്`)
+    "malayalam": [
+        ("യിൽനിന്ന്", ""),
+        ("യിലേക്ക്", ""),
+        ("യിലെ", ""),
+        ("യിൽ", ""),
+        ("ിലേക്ക്", ""),
+        ("ിലെ", ""),
+        ("ിൽ", ""),
+        ("ിലേക്ക്", "്"),
+        ("ിലെ", "്"),
+        ("ിൽ", "്"),
+    ],
     "telugu": [("నుండి", ""), ("లోని", ""), ("లో", ""), ("కు", "")],
     "gujarati": [("માં", ""), ("થી", ""), ("નો", ""), ("ના", ""), ("ની", "")],
     "gurmukhi": [("ਵਿੱਚ", ""), ("ਤੋਂ", ""), ("ਦਾ", ""), ("ਦੀ", "")],
@@ -307,16 +319,25 @@ _THAI_BEFORE = ("จาก", "ไป", "ที่", "ใน", "แถว", "อ�
 
 def _wide_town(lex: Lexicons, text: str, i: int, b: int) -> int:
     """The length of a town's name at text[i] in the run ending at b, in Han characters (not kana: `さくら` is a
-    word) or Thai, with its cue beside it; 0 if none. The cue is looked for first: it is rarer than a name."""
+    word) or Thai, with its cue beside it, or of a city's of two Han characters with it; 0 if none. The cue is
+    looked for first: it is rarer than a name."""
     if "\u0e00" <= text[i] <= "\u0e7f":
         if not text[max(0, i - 12) : i].rstrip().endswith(_THAI_BEFORE):
             return 0
         return next((k for k in range(min(12, b - i), _TOWN_LETTERS - 1, -1) if _town_at(lex, text[i : i + k])), 0)
     before = text[i - 1 : i] in _HAN_BEFORE
-    for k in range(min(12, b - i), 2, -1):
-        if (before or text.startswith(_HAN_AFTER, i + k)) and _town_at(lex, text[i : i + k], han=True):
+    for k in range(min(12, b - i), 1, -1):
+        if not (before or text.startswith(_HAN_AFTER, i + k)):
+            continue
+        # a city's name of two characters with its particle (`鈴鹿の店舗`), a town's of three or more
+        if (k == 2 and _city_at(lex, text[i : i + k])) or (k > 2 and _town_at(lex, text[i : i + k], han=True)):
             return k
     return 0
+
+
+def _city_at(lex: Lexicons, name: str) -> bool:
+    """A city's name in Han characters (lexicon scripts.txt, 100,000 people or more), no one's."""
+    return name in lex.scripts and name not in lex.people and all("CJK" in unicodedata.name(c, "") for c in name)
 
 
 def _town_at(lex: Lexicons, name: str, han: bool = False) -> bool:

@@ -88,7 +88,9 @@ _ORGANISATION_AFTER = re.compile(
     r"Foundation|Group|Studios?|Partners|Holdings|Ventures|Technologies|Systems|Solutions|Consulting|Capital|"
     r"sp\.[ \t]*z[ \t]*o\.o\.|"
     # other countries' company forms: `Kjær & Holm Bogføring ApS`, `Kovács Kft.`, `Novák s.r.o.`
-    r"ApS|A/S|Oyj|KG|OHG|Sàrl|SARL|S\.L\.|Lda\.?|Ltda\.?|BVBA|Kft\.?|Zrt\.?|s\.r\.o\.|d\.o\.o\.)(?![\w\-])"
+    r"ApS|A/S|Oyj|KG|OHG|Sàrl|SARL|S\.L\.|Lda\.?|Ltda\.?|BVBA|Kft\.?|Zrt\.?|s\.r\.o\.|d\.o\.o\.|"
+    # a cooperative, a collective, a house's name: `Lastenrad Kollektiv eG`, `Falafel Haus`
+    r"eG|Kollektiv|Collective|Haus)(?![\w\-])"
 )
 # an LDAP name's organisation (`O=`, `OU=`), a vCard's (`ORG:Obi Bespoke Tailoring`)
 _ORGANISATION_BEFORE = re.compile(r"(?:(?:^|[,/;\s])(?:O|OU|DC)=|(?:^|\n)ORG(?:;[^:\n]{0,20})?:)\s*\Z")
@@ -111,8 +113,12 @@ _NO_PERSON_ASIDE = re.compile(
 _BUSINESS_FIRST = re.compile(
     r"(?:Autoescuela|Autoescola|Autoscuola|Fahrschule|Auto-école|Rifugio|Capanna|Cabane|Refugio|Refuge|Albergo|"
     r"Hostal|Pousada|Gasthaus|Gasthof|Ristorante|Restaurante|Trattoria|Osteria|Taberna|Camping|Cofradía|Gruppe|"
-    r"Atelier|Keramiekatelier|Bäckerei|Panadería|Padaria|Boulangerie|Librería|Livraria|Libreria|Buchhandlung)[ \t]"
+    r"Atelier|Keramiekatelier|Bäckerei|Panadería|Padaria|Boulangerie|Librería|Livraria|Libreria|Buchhandlung|"
+    # an olive mill, a stable, a nail salon, a pizzeria: `Frantoio Bellandi`, `Stall Sonnenhof`, `Salão Unhas Belas`
+    r"Frantoio|Oleificio|Stall|Reitstall|Reiterhof|Nagelstudio|Salão|Pizzeria|Chocolaterie|Confiserie)[ \t]"
 )
+# a business's first word, then up to two capitalised words, before a place: its name, not where it is
+_BUSINESS_NAME_BEFORE = re.compile(_BUSINESS_FIRST.pattern + r"(?:[ \t]*[A-ZÀ-Þ][\w'’\-]*[ \t]+){0,2}\Z")
 _NAMED_BEFORE = re.compile(
     r"(?:\b(?:room|meeting\s+room|conference\s+room|hall|building|wing|vessel|ship|tanker|ferry|loco|locomotive|"
     # in other languages: `no edifício Machado de Assis`, `auditório Clarice Lispector`
@@ -214,6 +220,8 @@ def _institution(text: str, a: int, b: int) -> bool:
     `University of Ghana`)."""
     if _INSTITUTION_BEFORE.search(text, max(0, a - 16), a):
         return True
+    if _BUSINESS_NAME_BEFORE.search(text, max(0, a - 40), a):
+        return True  # `Salão Unhas Belas`, `Frantoio Valle Umbra`: a place in a business's name
     return _INSTITUTION_WORD.match(text, a, b) is not None and text[b : b + 4] in (" of ", " de ", " di ", " do ")
 
 

@@ -748,3 +748,48 @@ def test_the_forty_second_sets_readings(text: str, found: tuple[str, str]) -> No
 )  # fmt: skip
 def test_the_forty_second_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a place after a signature's name, before a closing quote; a name with a particle written onto it
+        ("«Cordiali saluti, Giulia Lo Russo, Bitonto.»", ("LOCATION", "Bitonto")),
+        ("„Pozdrav, Ivana Babić, Split.“", ("LOCATION", "Split")),
+        ("employee Colton Reyes lives in DeLand, FL", ("LOCATION", "DeLand")),
+        # a golf course people play; a city's name of two Han characters with its particle; Malayalam's virama
+        ("cron: 18 holes processed for the Scheveningen course, 0 errors", ("LOCATION", "Scheveningen")),
+        ("鈴鹿の店舗で受付をお願いします", ("LOCATION", "鈴鹿")),
+        ("ദുബായിലെ ഞങ്ങളുടെ കടയിൽ", ("LOCATION", "ദുബായിലെ")),
+        # a title before a name in Arabic and Persian, Hindi's brother after it, a ServiceNow requester
+        ("كلموا الأستاذ حسن قبل الساعة ٥", ("PERSON", "حسن")),
+        ("سفارش خانم احمدی ارسال شد", ("PERSON", "احمدی")),
+        ("रमेश भाई का ऑटो खराब हो गया", ("PERSON", "रमेश")),
+        ("Requested for: Ahanu Whitehorse", ("PERSON", "Ahanu Whitehorse")),
+        # a long card under a delimited table's card column
+        ("name,iban,card,city\nAndria Savva,,6230819947119197465,Limassol", ("CREDIT_CARD", "6230819947119197465")),
+    ],
+)  # fmt: skip
+def test_the_forty_third_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # businesses' names, a chat copy's speaker over its message, a salutation before a title, a greeting
+        ("INSERT INTO producers (name) VALUES ('Frantoio Bellandi');", ("PERSON", "Frantoio Bellandi")),
+        ("$mailer->setFrom(FROM_MAIL, 'Falafel Haus');", ("PERSON", "Falafel Haus")),
+        ('sepaCreditor:\n  name: "Lastenrad Kollektiv eG"', ("PERSON", "Lastenrad Kollektiv")),
+        ("  - name: Salão Unhas Belas\n    iban: PT50003305787517149839089", ("LOCATION", "Belas")),
+        ("From: Cron Daemon <root@minigolf-srv>", ("PERSON", "Daemon")),
+        ("[10:31] Bakker, Femke\nKun je het nakijken?\n[10:33] Ruud\nDoe ik.", ("PERSON", "Bakker, Femke")),
+        ("«Gentile Sig. Caruso, il pagamento è arrivato»", ("PERSON", "Gentile Sig")),
+        ("Asunto: Pago\n\nHola, les dejo la tarjeta: 3033-070744-3177, vence 08/26.", ("LOCATION", "Hola")),
+        # other languages' desks: appointments, bookings, courses, finance
+        ("from = termine@nagelstudio-perle.at", ("EMAIL_ADDRESS", "termine@nagelstudio-perle.at")),
+        ("To: kurse@bergschule-engelberg.ch", ("EMAIL_ADDRESS", "kurse@bergschule-engelberg.ch")),
+    ],
+)  # fmt: skip
+def test_the_forty_third_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
