@@ -122,6 +122,8 @@ class Placenames(Kinds):
             cued = cued or places.beside_name(text, a, b, self.given)  # `Kund: Maja Holmström, Göteborg`
             if cued and not deployments.deployment(text, a, b, self.lex.products):
                 return True
+            if places.peoples_place_after(text, b):
+                return True  # `the machine in the Ghent shop`: a place people work at, whatever runs in it
         return places.journey_before(text, a)
 
     def _full_name(self, piece: list[Token], key: str) -> bool:

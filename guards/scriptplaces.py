@@ -84,7 +84,7 @@ def _compound_name(lex: Lexicons, text: str, words: list[tuple[int, int, str]], 
 
 
 # Greek's `in`, `to`, `from` with the article, before a place: `στην Κρήτη`, `στη Νάξο`, `από τον Πειραιά`
-_GREEK_PLACE_BEFORE = re.compile(r"(?:\bστ(?:ην|η|ον|ο|ις|α)|\bαπό\s+τ(?:ην|η|ον|ο))\s+\Z")
+_GREEK_PLACE_BEFORE = re.compile(r"(?:\bστ(?:ην|η|ον|ο|ις|α)|\bαπό\s+τ(?:ην|η|ον|ο|α|ις))\s+\Z")  # `από τα Χανιά`
 
 
 _GREEK_NAME_GOES_ON = re.compile(r"[ \t]+(?:[\u0391-\u03a9\u0386-\u038f]|\d)")

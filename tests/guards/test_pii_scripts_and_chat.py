@@ -760,6 +760,8 @@ def test_the_forty_second_sets_readings_keep_apart(text: str, wrong: tuple[str, 
         # a golf course people play; a city's name of two Han characters with its particle; Malayalam's virama
         ("cron: 18 holes processed for the Scheveningen course, 0 errors", ("LOCATION", "Scheveningen")),
         ("鈴鹿の店舗で受付をお願いします", ("LOCATION", "鈴鹿")),
+        ("the tempering machine in the Ghent shop throws E4 again", ("LOCATION", "Ghent")),
+        ("Η πελάτισσα από τα Χανιά πλήρωσε διπλά", ("LOCATION", "Χανιά")),
         ("ദുബായിലെ ഞങ്ങളുടെ കടയിൽ", ("LOCATION", "ദുബായിലെ")),
         # a title before a name in Arabic and Persian, Hindi's brother after it, a ServiceNow requester
         ("كلموا الأستاذ حسن قبل الساعة ٥", ("PERSON", "حسن")),
