@@ -67,7 +67,7 @@ _LANGUAGES = {
     "sv": ("i från till", "och bor på från är med hon han"),
     "nl": ("naar uit in", "en het een woont werkt naar uit zijn maar ouders komen jaar woonde heeft"),
     "vi": ("ở", "sống ở nhưng quê làm việc"),
-    "pl": ("w we z ze do na od", "że się nie jest mówi znowu mieszka pracuje jego jej który która biura był była "
+    "pl": ("w we z ze do na od po", "że się nie jest mówi znowu mieszka pracuje jego jej który która biura był była "
            "ten sam tego oraz już jak ale często pochodzi teraz jeździ mieszkała urodził urodziła pani pan dziś jutro "
            "wczoraj będzie jestem są przez wróci"),
     "cs": ("v ve z ze do na", "že se není je bydlí pracuje jeho její který která byl byla také už jak jako teď "
@@ -126,6 +126,8 @@ _INFLECTED = frozenset({"pl", "cs", "sk", "sl", "hr"})
 # prepositions of place that are no English word nor a code's, in one language: read before a large city or a
 # region whatever else the line says
 _DISTINCT = _words("à au aux en vers aus nach desde hacia verso uit naar în ở")
+# Slavic prepositions that are no English word nor a variable's usual name, before a place with its case ending
+_SLAVIC_DISTINCT = _words("z ze iz we ve od pri kod")
 # English prepositions before a region's or another language's city name: `in Nova Scotia`, `from Bretagne`
 _ENGLISH = _words("in from near to at around visiting across through throughout towards toward")
 _PREPOSITIONS = {lang: _words(preps) for lang, (preps, _) in _LANGUAGES.items()}
@@ -231,6 +233,10 @@ def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
             if language is None and prep in _DISTINCT and large and not kinds.product(key):
                 # `antiquaire à Lyon`, `chocolatier uit Gent`: a preposition no English word, before a large city
                 language = next(lang for lang, (preps, _) in _LANGUAGES.items() if prep in preps.split())
+            if inflected and language is None and prep in _SLAVIC_DISTINCT:
+                # a line too short to tell its language (`skupina z Brna dorazí`, `Urška iz Maribora`): the
+                # preposition's own, a place the lexicons know with a case ending no name takes
+                language = next((lang for lang in sorted(_INFLECTED) if prep in _PREPOSITIONS[lang]), None)
             if inflected and language not in _INFLECTED:
                 continue
             if language and prep not in _PREPOSITIONS.get(language, ()) and (not after_noun or _personal(kinds, key)):
@@ -402,8 +408,9 @@ _CASES = {
 
 
 def _endings(endings: str) -> list[tuple[str, str]]:
-    """`iuje>ius oje>a s` as (ending, the place's own ending), the longest first."""
-    pairs = [(ending, base) for ending, _, base in (e.partition(">") for e in endings.split())]
+    """`iuje>ius oje>a s` as (ending, the place's own ending), the longest first, folded as the words they are
+    matched against are (`ből` is `bol`)."""
+    pairs = sorted({(fold(ending), fold(base)) for ending, _, base in (e.partition(">") for e in endings.split())})
     return sorted(pairs, key=lambda pair: -len(pair[0]))
 
 
@@ -435,9 +442,19 @@ def _agglutinated(kinds: Kinds, text: str) -> list[Span]:
         }
         if key in lex.surnames:  # `Kaune` is a surname too: the place only when it is a large one (`Kaunas`)
             known = {lang: place for lang, place in known.items() if _large(lex, place)}
-        if known and _agglutinating(text, m.start()) in known:
+        if known and (_agglutinating(text, m.start()) or _written_ending(m.group())) in known:
             out.append(("LOCATION", *m.span()))
     return out
+
+
+# endings with letters only one of these languages writes: read where the line is too short to tell its language
+# (`megjött Debrecenből`)
+_DISTINCT_ENDINGS = {"hu": ("ből", "ból", "ről", "ról", "től", "tól", "nál", "nél", "höz", "ében", "ában")}
+
+
+def _written_ending(word: str) -> str | None:
+    """The language whose own letters end `word`, as written (not folded)."""
+    return next((lang for lang, endings in _DISTINCT_ENDINGS.items() if word.endswith(endings)), None)
 
 
 def _place_of(key: str, endings: list[tuple[str, str]], lex: Lexicons, language: str) -> str | None:

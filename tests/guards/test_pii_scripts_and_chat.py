@@ -795,3 +795,19 @@ def test_the_forty_third_sets_readings(text: str, found: tuple[str, str]) -> Non
 )  # fmt: skip
 def test_the_forty_third_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a place with a Slavic case ending after a preposition no English word is, on a line too short to
+        # tell its language; Polish `po`; Hungarian's endings with their accents (`-ből`, `-ről`)
+        ("[09:00] jana: výprava z Brna přijede v 10:30", ("LOCATION", "Brna")),
+        ("[13:02] nejc: hvala, Tina iz Maribora je klicala", ("LOCATION", "Maribora")),
+        ("// przewodnik prowadzi trasę po Krakowie w soboty", ("LOCATION", "Krakowie")),
+        ("[11:20] anna: a csomag megjött Debrecenből", ("LOCATION", "Debrecenből")),
+        ("A rendelőnk Pécsről Győrbe költözik.", ("LOCATION", "Pécsről")),
+    ],
+)  # fmt: skip
+def test_the_forty_fourth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
