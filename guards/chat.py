@@ -39,8 +39,9 @@ _TEAMS = re.compile(
     r"\((?:\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?|(?P<tag>External|Guest|extern|Gast|externe?|invité))\):[ \t]"
 )
 # a copy that puts the speaker and the time on a line of their own, the message under it (`[10:31] Bakker, Femke`
-# then `Kun je ...`); read where at least BARE_LINES lines do
-_HEADED = re.compile(rf"(?m)^[ \t]*\[\d{{1,2}}:\d{{2}}\][ \t]+(?P<who>{_SHOWN}|{_NAME},[ \t]{_NAME})[ \t]*\n[ \t]*\S")
+# then `Kun je ...`): a handle or `Surname, Given` (not an agenda's `[09:00] Anna Schmidt`), read where at least
+# BARE_LINES lines do
+_HEADED = re.compile(rf"(?m)^[ \t]*\[\d{{1,2}}:\d{{2}}\][ \t]+(?P<who>{_NAME}|{_NAME},[ \t]{_NAME})[ \t]*\n[ \t]*\S")
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
 _PARTICLES = frozenset(

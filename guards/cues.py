@@ -255,7 +255,8 @@ def _joins(gap: str) -> bool:
     return gap.startswith(" ") and gap.endswith(" ") and "  " not in gap and all(w in PARTICLES for w in gap.split())
 
 
-_JOINED_PARTICLES = ("Mc", "De", "Di", "Da", "Du", "La", "Le")  # written onto a name: `DeLand`, `LaSalle`, `DuBois`
+# written onto a name: `DeLand`, `LaSalle`, `LeBlanc` (not `Du`, `Di`, `Da`: `DuPont`, `DaVinci`, companies')
+_JOINED_PARTICLES = ("Mc", "De", "La", "Le")
 
 
 def capitalised(word: str) -> bool:
@@ -267,8 +268,8 @@ def capitalised(word: str) -> bool:
             return False
         if i == 0 and len(part) == 1 and word[1] in "'’" and word[2:3].isupper():
             continue  # `O'Brien`, `D'Angelo`: a capital and an apostrophe before the name's own capital
-        skip = 3 if part.startswith(("Mac", "Van", "Von")) else 2 if part.startswith(_JOINED_PARTICLES) else 1
-        # `McAllister`, `MacArthur`, `DeLand`, `LaSalle`, `DiMaggio`, `VanDyke`
+        skip = 3 if part.startswith("Mac") else 2 if part.startswith(_JOINED_PARTICLES) else 1
+        # `McAllister`, `MacArthur`, `DeLand`, `LaSalle`
         skip += 1 if skip > 1 and part[skip : skip + 1].isupper() else 0
         if any(c.isupper() for c in part[skip:]) or not any(c.islower() for c in part):
             return False

@@ -154,7 +154,8 @@ _LITERALS = frozenset({"None", "True", "False", "Null", "NULL", "Nil", "NaN", "U
 # a label's colon right before a name in another script, or a title right after it (`報告者：`, ` 先生`, `씨`)
 _SCRIPT_FIELD = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af][：:][ \t]?\Z")
 # (not `जी` alone: Marathi's `which` too, `स्क्रिप्ट लिहून द्या जी ...`; the vetter weighs it)
-_SURE_HONORIFICS = sorted(HONORIFICS_AFTER - {"जी", "ਜੀ", "જી"}, key=len, reverse=True)
+# nor a kinship word, which follows `my elder`, `both` as often (`বড় দিদি`, `ભાઈ અને બેન`)
+_SURE_HONORIFICS = sorted(HONORIFICS_AFTER - {"जी", "ਜੀ", "જી", "দিদি", "আপা", "বাবু", "ભાઈ", "બેન"}, key=len, reverse=True)
 _HONORIFIC_AFTER = re.compile(r" (?:" + "|".join(_SURE_HONORIFICS) + r")(?![\w\u0900-\u0dff])")
 _ARABIC_TITLE_BEFORE = re.compile(r"(?<!\S)(?:" + "|".join(sorted(ARABIC_TITLES_BEFORE)) + r") \Z")
 _SCRIPT_TITLE = re.compile(r"[ \t]?(?:さん|様|さま|氏|先生|くん|ちゃん|殿|女士|小姐|太太|老师|老師|씨|님)")
@@ -172,11 +173,18 @@ _CLUB_AFTER = re.compile(rf"[ \t]+(?:[A-Z][a-z]+[ \t]+)?{_CLUB_WORD}(?![\w\-])")
 _MONTH_AFTER = re.compile(r"[ \t]+(?:Januar|Februar|März|Mai|Juni|Juli|Oktober|Dezember)\b")
 
 
+def _addressed(text: str, at: int) -> bool:
+    """The line of text[at] holds an address at a host of personal mailboxes: someone is there."""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return mailboxes.personal_address(text[start : end if end >= 0 else len(text)])
+
+
 def _script_cued(text: str, a: int, b: int) -> bool:
     if _SCRIPT_FIELD.search(text, max(0, a - 2), a) is not None or _SCRIPT_TITLE.match(text, b) is not None:
         return True
     if _HONORIFIC_AFTER.match(text, b) is not None:
-        return True  # `रमेश भाई`, `सुनीता शर्मा जी`: South Asia's honorific after a name
+        return True  # `सुनीता शर्मा साहब`, `వెంకట రమణ గారు`: South Asia's honorific after a name
     return _ARABIC_TITLE_BEFORE.search(text, max(0, a - 12), a) is not None  # `الأستاذ حسن`, `خانم احمدی`
 
 
@@ -264,7 +272,12 @@ class Names(Placenames):
                 out.extend(self._by_ner(text, piece, hits[0][0] if hits else None))
         if any(e == "LOCATION" for e, _, _ in out) and self._no_one_there(text, out):
             # a place people are in (a journey, an office, a lake) is not where a system runs
-            out = [span for span in out if span[0] != "LOCATION" or self._peoples(text, span[1], span[2])]
+            # (or on a line with a personal mailbox's address: `("ngozi okafor", "ngozi.okafor@yahoo.com", "Lagos")`)
+            out = [
+                span
+                for span in out
+                if span[0] != "LOCATION" or self._peoples(text, span[1], span[2]) or _addressed(text, span[1])
+            ]
         sure: set[Span] = set()  # a person's field, HL7, an honorific says so: the vetter does not second-guess it
         out.extend(lower_names(self, text, out, sure))
         records = record_names(self, text, out, self.program, sure)
@@ -375,8 +388,6 @@ class Names(Placenames):
     def _no_one_there(self, text: str, spans: list[Span]) -> bool:
         """Text about systems that names no person: its places are where systems run (deployments.py)."""
         if any(e == "PERSON" for e, _, _ in spans) or deployments.personal(text) or self._spoken(text):
-            return False
-        if mailboxes.personal_address(text):  # `("ngozi okafor", "ngozi.okafor@yahoo.com", "Lagos")`
             return False
         return deployments.technical(text, self.lex.system_names, said.TECH_WORDS)
 

@@ -74,7 +74,7 @@ _PEOPLES = (
         # and where they farm, ski and stay: `the Whitstable farm`, `the Zermatt resort`
         " farm farms dairy ranch orchard vineyard resort resorts campsite"
         # and where they play, race and stay the night: `the Kinsale tournament`, `the Savannah softball league`
-        " tournament tournaments league leagues regatta regattas marathon park parks cottage barn course courses"
+        " tournament tournaments league leagues regatta regattas marathon park parks cottage barn"
     )
     | _BUSINESSES
     | SITES
@@ -110,10 +110,11 @@ STATES = (
 # a US state's code after a city: `Austin TX`, `Portland, OR`
 _STATE_AFTER = re.compile(rf",?[ \t]+{STATES}\b(?![\-_.]\w)")
 # Canada's provinces, Australia's states and Brazil's, after a comma only (`Moncton, NB`, `Ballarat, VIC`,
-# `Recife, PE`); not those that are words (`ON`, `SA`, `TO`) or US states' codes too (read above)
+# `Recife, PE`); not those that are words or a line's abbreviations too (`ON`, `SA`, `TO`, `GO`, `AM`, `AC`,
+# `ACT`, `SE`, `ES`), nor US states' codes (read above)
 _PROVINCE_AFTER = re.compile(
-    r",[ \t]+(?P<code>AB|BC|MB|NB|NL|NS|NT|NU|PE|QC|SK|YT|NSW|VIC|QLD|TAS|ACT|"
-    r"SP|RJ|MG|RS|PR|BA|CE|PB|RN|SE|PI|AM|ES|GO|MT|DF|RO|RR|AP|AC)\b(?![\-_.]\w)"
+    r",[ \t]+(?P<code>AB|BC|MB|NB|NL|NS|NT|NU|PE|QC|SK|YT|NSW|VIC|QLD|TAS|"
+    r"SP|RJ|MG|RS|PR|BA|CE|PB|RN|PI|DF|RO|RR|AP)\b(?![\-_.]\w)"
 )
 _STATE_CELL_AFTER = re.compile(rf"(?P<q>[\"'])[ \t]*,[ \t]*(?P=q)(?P<code>{STATES})(?P=q)")
 # a name, then the place in brackets: `Luca Frei (Basel)`, `the customer Peter Müller (Graz)`

@@ -42,11 +42,11 @@ from .lexicons import words as _words
 from .scriptplaces import where_systems_run
 
 Span = tuple[str, int, int]
-# a word's letters and the vowel marks of the scripts that write them so (`ภูเก็ต`, `राहुल`), which are no word
+# a word's letters and the vowel marks of South and Southeast Asia's scripts (`ภูเก็ต`, `राहुल`), which are no word
 # characters; marks alone, so that no character is matched two ways
 _MARKS = "".join(
     re.escape(c)
-    for c in map(chr, [*range(0x0900, 0x0E80), *range(0x0E80, 0x0F00), *range(0x1000, 0x1100), *range(0x1780, 0x1800)])
+    for c in map(chr, [*range(0x0900, 0x0F00), *range(0x1000, 0x1100), *range(0x1780, 0x1800)])
     if unicodedata.category(c).startswith("M")
 )
 _WORD = rf"[^\W\d_](?:[^\W\d_'’.\-]|[{_MARKS}])*(?:['’\-][^\W\d_]+)*\.?"
@@ -328,6 +328,16 @@ def _spelled(name: str, address: str) -> bool:
     return len(words) >= 2 and (mailboxes.spells(words, parts) or {words[0], words[-1][0]} <= parts)
 
 
+_MARKED_SCRIPT = re.compile(r"[\u0900-\u0dff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
+
+
+def _named_in_script(kinds: Kinds, value: str) -> bool:
+    """A value in a script that writes vowels as marks, under a bare `name`, names a person only with a name the
+    lexicon of people holds (not `{"name": "मुख्य सर्वर"}`, a main server); under a person's own key
+    (`guest="ธนพล ศรีสุข"`) the key says so."""
+    return _MARKED_SCRIPT.search(value) is None or any(word in kinds.lex.people for word in value.split())
+
+
 def _spelled_alone(name: str, address: str) -> bool:
     """A display name of one word that the mailbox's local part holds: `Florence <florence.m@...>`."""
     words = mailboxes.name_words(name)
@@ -567,7 +577,7 @@ def record_names(
         value = text[a:b].replace("/", " ").replace("^", " ")  # `HUBER/KATHARINA`, `GARCIA^LUCIA`
         # under a key only a person has (HL7's, `last_name`), one word no lexicon knows is a name too: `Mwangi`
         own = (a, b) in hl7 or any(s <= a and b <= e for _, s, e in keys.over(a, b))
-        if b > a and not clash and _named(kinds, value, shaped=own):
+        if b > a and not clash and _named(kinds, value, shaped=own) and (own or _named_in_script(kinds, value)):
             person = ("PERSON", a, b)
             out.append(person)
             seen.add(person)

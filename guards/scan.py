@@ -150,7 +150,7 @@ class Scanner:
                 found.extend(_inserted_ssns(text, found))
             if "ssn" in text.lower() and "\n" in text:
                 found.extend(_headed_ssns(text, found))
-        if "CREDIT_CARD" in self.entities and "\n" in text and ("card" in text.lower() or "pan" in text.lower()):
+        if "CREDIT_CARD" in self.entities and "\n" in text and _CARD_HEADER_WORD.search(text):
             found.extend(_headed_cards(text, found))
         findings = resolve_overlaps(_fixed(text, found))
         if self._limit:
@@ -440,6 +440,7 @@ def _headed_ssns(text: str, found: list[Finding]) -> list[Finding]:
 
 _SSN_COLUMNS = frozenset(["ssn"])
 _CARD_COLUMNS = frozenset(["card", "pan", "card_number", "cardnumber", "card number", "cc", "cc_number"])
+_CARD_HEADER_WORD = re.compile(r"(?i)\b(?:card|pan|cc)")  # a text that may hold a card column's header
 
 
 def _headed_cards(text: str, found: list[Finding]) -> list[Finding]:

@@ -159,7 +159,7 @@ def _one_kanji(text: str, i: int) -> bool:
 # what follows a person's name in the languages of South Asia, as `Mr`/`Ms` precede it in English: `सुनीता शर्मा जी`,
 # `వెంకట రమణ గారికి`, `முருகன் செல்வம் அவர்களுக்கு`, `അനിൽ മേനോൻ സാറിന്`, `නිමල් පෙරේරා මහතාට`, with their case endings
 HONORIFICS_AFTER = _words(
-    "जी साहब साहेब साहिबा जीने जीको जीसे भाई "  # Hindi, Marathi, Nepali (not `सर`, `sir`: `गुड मॉर्निंग सर`)
+    "जी साहब साहेब साहिबा जीने जीको जीसे "  # Hindi, Marathi, Nepali (not `सर`, `sir`: `गुड मॉर्निंग सर`)
     "সাহেব সাহেবকে সাহেবের বাবু দিদি আপা "  # Bengali
     "ਜੀ ਸਾਹਿਬ "  # Punjabi
     "ભાઈ બેન જી સાહેબ "  # Gujarati
@@ -407,22 +407,20 @@ def rank(lex: Lexicons, word: str, surname: bool = False) -> int:
 
 
 # titles around a name in Urdu and Persian, given names too in the lexicon: `محمد عمران صاحب` (Mr Muhammad Imran)
-_ARABIC_SCRIPT_TITLES = _words("صاحب صاحبہ صاحبه بیگم جناب محترم محترمہ محترمه آقای خانم السيد السيدة")
-
-
 # titles before a name in Arabic and Persian: `الأستاذ حسن`, `خانم احمدی`, `آقای رضایی`
 ARABIC_TITLES_BEFORE = _words("السيد السيدة الأستاذ الأستاذة الاستاذ الاستاذة الدكتور الدكتورة آقای خانم جناب")
+_ARABIC_SCRIPT_TITLES = ARABIC_TITLES_BEFORE | _words("صاحب صاحبہ صاحبه بیگم محترم محترمہ محترمه")
 
 
 def _titled(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int, int] | None:
-    """The word after an Arabic or Persian title (`الأستاذ حسن`, `خانم احمدی`), and the next too where the
+    """The name after an Arabic or Persian title (`الأستاذ حسن`, `خانم احمدی`), and the next word too where the
     lexicon holds it as a name (`السيد خالد العتيبي`); no function word."""
     a, b, _ = words[i]
     if text[a:b] not in ARABIC_TITLES_BEFORE or i + 1 >= len(words):
         return None
     c, d, script = words[i + 1]
-    if script != "other" or text[b:c] != " " or common_word(lex, text[c:d]) or text[c:d] in _ARABIC_SCRIPT_TITLES:
-        return None
+    if script != "other" or text[b:c] != " " or text[c:d] not in lex.people or common_word(lex, text[c:d]):
+        return None  # a name the lexicon holds: not `السيد الرئيس`, `خانم دکتر` (the president, a doctor)
     if i + 2 < len(words) and words[i + 2][2] == script and text[d : words[i + 2][0]] == " ":
         e, f, _ = words[i + 2]
         if text[e:f] in lex.people and not common_word(lex, text[e:f]):

@@ -4,11 +4,14 @@ guards/names.py reads capitalised words; Arabic, Devanagari, Han, kana and
 Hangul have no capitals, and the lexicons hold places by their Latin names.
 Here a city of 100,000 people or more is looked up by its names in other
 scripts (lexicon scripts.txt, GeoNames' alternate names); a town of 15,000 or
-more only where the text says it is a place: a preposition's letters on it or
-a case ending (`באילת`, `Դիլիջանում`), a preposition's word before it or a
-postposition after it (`из Бердска`, `من إفران`, `富良野の`, `จากภูเก็ต`), four
-letters at least and no one's name (a town's short name is often a word too:
-Urdu's `اور`, `and`). Words in scripts
+more only where the text says it is a place, four letters at least and no
+one's name (a town's short name is often a word too: Urdu's `اور`, `and`):
+with a Bengali, Tamil, Armenian or Georgian case ending (`Դիլիջանում`), in
+Cyrillic with a case ending after a preposition and no adjective's ending
+(`из Бердска`), after a Khmer or Lao preposition (`នៅ សៀមរាប`), in Thai after
+a preposition (`จากภูเก็ต`). Arabic's, Hebrew's, Greek's and Hindi's cues
+come before or after common nouns and people as often (`في جامعة`,
+`בשדרות`, `της Δάφνης`, `डेविड के`): there a town is not read. Words in scripts
 written with spaces are looked up whole, a Cyrillic or Greek one also with a
 case ending of up to two letters (`Новосибирске`, `Харкова` from `Харков`),
 two such words declined together (`из Новог Сада`), a Bengali, Tamil, Armenian,
@@ -18,7 +21,8 @@ case ending or postposition (`চট্টগ্রামে`, `மதுரை�
 Hebrew, Arabic or Amharic one after the letters of a preposition (`בתל אביב`,
 `በአዲስ አበባ`); a place's two words outweigh a person's reading of one;
 in Han and kana, a city's name may start anywhere (`田中美咲さんは京都で生まれ`),
-and one of two characters only for a city of 500,000 people or more; in
+and one of two characters only for a city of 500,000 people or more, or of
+100,000 with a particle after it (`鈴鹿の店舗`); in
 Hangul, at a word's start, a particle after it (`대전에서`). A line that names
 a cloud region (`ap-northeast-1`, `region`, `リージョン`, `리전`, within 200
 characters) is where systems run: its places are not read.
@@ -37,6 +41,7 @@ from .lexicons import words as _words
 
 Span = tuple[str, int, int]
 WIDE_SHORT = 500_000  # a name of two Han or kana characters: a city this large
+_TOWN_LETTERS = 4  # a town's name this long at least: a shorter one is often a word too (`اور`, `and`; `גרה`)
 _REGION_WORDS = re.compile(r"\b(?:regions?|zones?|регион|зона)\b|リージョン|ゾーン|리전", re.IGNORECASE)
 _CASED_ENDING = 2  # Cyrillic and Greek: letters a case ending may add
 # weekdays some places share a name with: `να έρθει Πέμπτη` (Thursday), not a town
@@ -84,7 +89,7 @@ def _compound_name(lex: Lexicons, text: str, words: list[tuple[int, int, str]], 
 
 
 # Greek's `in`, `to`, `from` with the article, before a place: `στην Κρήτη`, `στη Νάξο`, `από τον Πειραιά`
-_GREEK_PLACE_BEFORE = re.compile(r"(?:\bστ(?:ην|η|ον|ο|ις|α)|\bαπό\s+τ(?:ην|η|ον|ο|α|ις))\s+\Z")  # `από τα Χανιά`
+_GREEK_PLACE_BEFORE = re.compile(r"(?:\bστ(?:ην|η|ον|ο|ις|α)|\bαπό\s+τ(?:ην|η|ον|ο))\s+\Z")
 
 
 _GREEK_NAME_GOES_ON = re.compile(r"[ \t]+(?:[\u0391-\u03a9\u0386-\u038f]|\d)")
@@ -151,20 +156,18 @@ def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple
     if word in lex.scripts:
         return [(a, b)]
     cued = _place_word_around(text, a, b)
-    if cued and _town(lex, word):
-        return [(a, b)]  # `из Тэрэлж`, `إلى المفرق`: a town the word before or after says is a place
+    if cued and _town(lex, word) and not _ADJECTIVE.search(word):
+        return [(a, b)]  # `Тэрэлж дэх`, `នៅ សៀមរាប`: a town the word before or after says is a place
     if script == "cased" and declined(lex, word):  # `Новосибирске`, `Харкова`: a case ending on the name or its stem
         return [(a, b)]
-    if script == "cased" and cued and word not in lex.people and declined(lex, word, towns=True):
+    if script == "cased" and cued and _declined_town(lex, word):
         return [(a, b)]  # `из Бердска`, `в Карелию`
     # Hebrew and Arabic write `in`, `from`, `to`, `and` as letters before the name: `בירושלים`, `מחיפה`,
-    # `وبالقاهرة`; the place is the name after them
+    # `وبالقاهرة`; the place is the name after them (a city's only: after them a town's name is as often a
+    # word's, `בשדרות`, in a boulevard, or a person's, `לטיילור`)
     for prefix in _PREFIXES.get(script_of(word[0]), ()):
-        if not word.startswith(prefix) or len(word) - len(prefix) < 3:
-            continue
-        rest = word[len(prefix) :]
-        if rest in lex.scripts or (_LOCATIVE.intersection(prefix) and _town(lex, rest)):
-            return [(a + len(prefix), b)]  # (a town's only after `in`, `from`, `to`: `באילת`, not `מאמן`)
+        if word.startswith(prefix) and len(word) - len(prefix) >= 3 and word[len(prefix) :] in lex.scripts:
+            return [(a + len(prefix), b)]
     # Bengali, Tamil, Armenian and Georgian write `in`, `of`, `from` as an ending: `চট্টগ্রামে`, `மதுரையில்`,
     # `Երևանի`, `თბილისის` (Georgian's stem loses its final `ი`)
     script = script_of(word[0])
@@ -179,26 +182,15 @@ def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple
     return []
 
 
-_TOWN_LETTERS = 4  # a town's name this long at least: a shorter one is often a word too (`اور`, `and`; `גרה`)
-
-
-def _town(lex: Lexicons, name: str) -> bool:
-    """A town's name in another script (lexicon scripts.txt, under 100,000 people), long enough and no one's."""
-    return len(name) >= _TOWN_LETTERS and name in lex.script_towns and name not in lex.people
-
-
-# a preposition's letters that say where: Hebrew ב ל מ (`in`, `to`, `from`), Arabic ب (`in`; its ل is `for`
-# as often: `لنادي`, `for the club`), Amharic በ ከ ለ ወደ
-_LOCATIVE = frozenset("בלמبበከለወ")
-# the word before a place, in scripts written with spaces: `из Бердска`, `من إفران`, `در شیراز`, `នៅ សៀមរាប`
+# the word before a town, in scripts written with spaces and with no case ending to read (`នៅ សៀមរាប`), and
+# in Cyrillic before a town's name with its ending (`из Бердска`); not Arabic's, Greek's or Hindi's, before or
+# after which a town's name is as often a common noun's or a person's (`في جامعة`, `της Δάφνης`, `डेविड के`)
 _PLACE_WORD_BEFORE = _words(
-    "в во из до под около возле близ через з із біля във код "  # Russian, Ukrainian, Bulgarian, Serbian
-    "στη στην στο στα από της "  # Greek (`της Καλαμαριάς`: a town's genitive)
-    "في من إلى الى قرب نحو حول بالقرب در از به "  # Arabic, Persian
+    "в во из до под около возле близ через із біля във "  # Russian, Ukrainian, Bulgarian
     "នៅ ពី ទៅ ຢູ່ ທີ່ ໃນ ໄປ ຈາກ"  # Khmer, Lao
 )
-# the word after it: Urdu's and Hindi's `in`, `from`, `up to`, `of`; Mongolian's `in` (`Тэрэлж дэх`)
-_PLACE_WORD_AFTER = _words("میں سے تک में से तक के дэх")
+# the word after it: Mongolian's `in` (`Тэрэлж дэх`)
+_PLACE_WORD_AFTER = _words("дэх")
 _WORD_BEFORE = re.compile(r"(\S+)[ \t]+\Z")
 _WORD_AFTER = re.compile(r"[ \t]+(\S+)")
 
@@ -299,6 +291,26 @@ def _wide(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
     return out
 
 
+def _town(lex: Lexicons, name: str) -> bool:
+    """A town's name in another script (lexicon scripts.txt, under 100,000 people), four letters at least and
+    no one's."""
+    return len(name) >= _TOWN_LETTERS and name in lex.script_towns and name not in lex.people
+
+
+# adjectives' endings in Russian: `в Новый год`, `в Северной Каролине` are no towns of their own
+_ADJECTIVE = re.compile(r"(?:ый|ий|ой|ая|яя|ое|ее|ые|ие|ого|его|ей|ую|юю)\Z")
+
+
+def _declined_town(lex: Lexicons, word: str) -> bool:
+    """A Cyrillic town's name with its case ending (`Бердска`), no adjective's and no one's: no name in the
+    lexicon of people on the word or its stem (`до Чехова`)."""
+    if not word[:1].isupper() or _ADJECTIVE.search(word) or word in lex.people:
+        return False
+    if any(stem in lex.people for stem in _bases(word)):
+        return False
+    return declined(lex, word, towns=True)
+
+
 def _katakana(c: str) -> bool:
     return "\u30a0" <= c <= "\u30ff"
 
@@ -310,40 +322,29 @@ def _inside_loanword(text: str, a: int, b: int, s: int, e: int) -> bool:
     return (s > a and _katakana(text[s - 1])) or (e < b and _katakana(text[e]))
 
 
-# a town in Han or Thai is read only with a particle or a preposition beside it: `富良野のグランピング`,
-# `在长洲`, `จากภูเก็ต`, `ไป ภูเก็ต`
+# a city of two Han characters is read with the particle after it (`鈴鹿の店舗`, `金沢で`); a town in Thai with a
+# preposition before it (`จากภูเก็ต`, `ไป ภูเก็ต`), not one whose name is a village's or a pier's common noun
+# (`บ้านใหม่`, a new house; `ท่าเรือ`, a pier)
 _HAN_AFTER = (*"のでにへ発駅", "から", "まで")
-_HAN_BEFORE = tuple("在到去从從往于於住")
 _THAI_BEFORE = ("จาก", "ไป", "ที่", "ใน", "แถว", "อยู่", "เมือง", "จังหวัด", "ถึง")
+_THAI_NOUNS = ("บ้าน", "ท่า")
 
 
 def _wide_town(lex: Lexicons, text: str, i: int, b: int) -> int:
-    """The length of a town's name at text[i] in the run ending at b, in Han characters (not kana: `さくら` is a
-    word) or Thai, with its cue beside it, or of a city's of two Han characters with it; 0 if none. The cue is
-    looked for first: it is rarer than a name."""
+    """The length of a town's name in Thai at text[i], or a city's of two Han characters, in the run ending at
+    b, with its cue beside it; 0 if none. The cue is looked for first: it is rarer than a name."""
     if "\u0e00" <= text[i] <= "\u0e7f":
-        if not text[max(0, i - 12) : i].rstrip().endswith(_THAI_BEFORE):
+        if not text[max(0, i - 12) : i].rstrip().endswith(_THAI_BEFORE) or text.startswith(_THAI_NOUNS, i):
             return 0
-        return next((k for k in range(min(12, b - i), _TOWN_LETTERS - 1, -1) if _town_at(lex, text[i : i + k])), 0)
-    before = text[i - 1 : i] in _HAN_BEFORE
-    for k in range(min(12, b - i), 1, -1):
-        if not (before or text.startswith(_HAN_AFTER, i + k)):
-            continue
-        # a city's name of two characters with its particle (`鈴鹿の店舗`), a town's of three or more
-        if (k == 2 and _city_at(lex, text[i : i + k])) or (k > 2 and _town_at(lex, text[i : i + k], han=True)):
-            return k
+        for k in range(min(12, b - i), _TOWN_LETTERS - 1, -1):
+            # whole: not cut before a vowel's mark (`กาแล` of `กาแล็กซี`)
+            if not unicodedata.category(text[i + k : i + k + 1] or " ").startswith("M") and _town(lex, text[i : i + k]):
+                return k
+        return 0
+    name = text[i : i + 2]
+    if text.startswith(_HAN_AFTER, i + 2) and name in lex.scripts and name not in lex.people:
+        return 2 if all("CJK" in unicodedata.name(c, "") for c in name) else 0
     return 0
-
-
-def _city_at(lex: Lexicons, name: str) -> bool:
-    """A city's name in Han characters (lexicon scripts.txt, 100,000 people or more), no one's."""
-    return name in lex.scripts and name not in lex.people and all("CJK" in unicodedata.name(c, "") for c in name)
-
-
-def _town_at(lex: Lexicons, name: str, han: bool = False) -> bool:
-    if name not in lex.script_towns or name in lex.people:
-        return False
-    return not han or all("CJK" in unicodedata.name(c, "") for c in name)
 
 
 def _known(lex: Lexicons, name: str) -> bool:

@@ -24,7 +24,7 @@ from .lexicons import words as _words
 # a date is no version (`(José 2023-11-30`), nor an SSN (`Jamal Robinson 579-32-9042`)
 _VERSION_AFTER = re.compile(r"(?!\s+\d{4}-\d\d-\d\d|\s+\d{3}-\d\d-\d{4}\b)[ \t]*(?:v?\d|[-:/][ \t]*\d)")  # on its line
 
-_NEXT_WORD = re.compile(r"[\"'”’]?[ \t\-]*([\w\-]+)")  # on its line: `Daniel Osei\nCard used` is no `Osei card`
+_NEXT_WORD = re.compile(r"[\"'”’]?[ \t\-]*([\w\-]{1,40})")  # on its line: `Daniel Osei\nCard used` is no `Osei card`
 
 _TECH_AFTER = _words(
     "cluster clusters node nodes broker brokers topic topics consumer consumers producer producers server "

@@ -89,8 +89,8 @@ _ORGANISATION_AFTER = re.compile(
     r"sp\.[ \t]*z[ \t]*o\.o\.|"
     # other countries' company forms: `Kjær & Holm Bogføring ApS`, `Kovács Kft.`, `Novák s.r.o.`
     r"ApS|A/S|Oyj|KG|OHG|Sàrl|SARL|S\.L\.|Lda\.?|Ltda\.?|BVBA|Kft\.?|Zrt\.?|s\.r\.o\.|d\.o\.o\.|"
-    # a cooperative, a collective, a house's name: `Lastenrad Kollektiv eG`, `Falafel Haus`
-    r"eG|Kollektiv|Collective|Haus)(?![\w\-])"
+    # a cooperative, a collective: `Lastenrad Kollektiv eG` (not `Haus`, a surname too: `Anna Haus`)
+    r"eG|Kollektiv|Collective)(?![\w\-])"
 )
 # an LDAP name's organisation (`O=`, `OU=`), a vCard's (`ORG:Obi Bespoke Tailoring`)
 _ORGANISATION_BEFORE = re.compile(r"(?:(?:^|[,/;\s])(?:O|OU|DC)=|(?:^|\n)ORG(?:;[^:\n]{0,20})?:)\s*\Z")

@@ -89,7 +89,7 @@ _SLUG_TAILS = ("-icon", "-monochrome", "-wordmark")
 WORDS = 20_000
 CITY = 15_000  # places.txt: cities this large
 TOWN = 1_000  # towns.txt: towns this large, and smaller than CITY, that no other lexicon names
-SCRIPT_CITY = 15_000  # scripts.txt: cities this large (those under 100,000 read only with a cue)
+SCRIPT_TOWN = 15_000  # scripts.txt: towns this large (the step reads those under 100,000 only with a cue)
 EXONYM_CITY = 250_000  # regions.txt: cities this large, by their names in other languages
 SCRIPT_RANK = 3_000  # people.txt: names in scripts other than Latin among a country's first this many
 # GPU and module architectures named after people, as their maker names them in its product pages; no package
@@ -198,7 +198,7 @@ def scripts() -> list[str]:
     best: dict[str, int] = {}
     for city in cache.get_cities().values():
         population = int(city["population"])
-        if population < SCRIPT_CITY:
+        if population < SCRIPT_TOWN:
             continue
         for name in city.get("alternatenames") or ():
             name = unicodedata.normalize("NFC", name.strip())
