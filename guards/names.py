@@ -651,10 +651,11 @@ class Names(Placenames):
             return []  # `in Quickwit's tokenizer`: what a system has
         if len(piece) == 1 and piece[0].initial and text[b : b + 1] == ":" and said.next_name(text, b + 1):
             return []  # `Chargeback: Ahmad Karimi disputes ...`: a label before a name
-        given = self.lex.people.get(text[a : piece[0].end], (0, 0))[0]
-        if label in ("GPE", "LOC", "FAC") and given and words_by_script(text[a:b])[0][2] != "latin":
+        place = label in ("GPE", "LOC", "FAC")
+        given = place and (self.lex.people.get(text[a : piece[0].end]) or (0, 0))[0]
+        if given and words_by_script(text[a:b])[0][2] != "latin":
             return []  # `from="Μαρία Γεωργίου"`, which the model calls a place: a given name (guards/scriptnames.py)
-        place = label in ("GPE", "LOC", "FAC") or (label == "PERSON" and not self.given(piece[0].key))
+        place = place or (label == "PERSON" and not self.given(piece[0].key))
         if place and cues.inside(text, a) and not deployments.deployment(text, a, b, self.lex.products):
             return [("LOCATION", a, b)]  # `her winters in Tenerife and her summers`: in a place, whoever follows
         # `Yevgenia's notebook`: what is said of people alone, before any reading as a place

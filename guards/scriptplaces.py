@@ -304,11 +304,9 @@ _ADJECTIVE = re.compile(r"(?:ый|ий|ой|ая|яя|ое|ее|ые|ие|ого
 def _declined_town(lex: Lexicons, word: str) -> bool:
     """A Cyrillic town's name with its case ending (`Бердска`), no adjective's and no one's: no name in the
     lexicon of people on the word or its stem (`до Чехова`)."""
-    if not word[:1].isupper() or _ADJECTIVE.search(word) or word in lex.people:
+    if not word[:1].isupper() or _ADJECTIVE.search(word):
         return False
-    if any(stem in lex.people for stem in _bases(word)):
-        return False
-    return declined(lex, word, towns=True)
+    return not any(stem in lex.people for stem in _bases(word)) and declined(lex, word, towns=True)  # (word too)
 
 
 def _katakana(c: str) -> bool:
