@@ -42,6 +42,7 @@ from .places import state_codes
 from .records import code_names, personas, record_names, record_places, street_places
 from .scriptnames import (
     ARABIC_TITLES_BEFORE,
+    CASED_TITLES,
     HONORIFICS_AFTER,
     common_word,
     function_words,
@@ -149,6 +150,8 @@ def _romance_a(text: str, a: int, b: int) -> bool:
 
 
 _LITERALS = frozenset({"None", "True", "False", "Null", "NULL", "Nil", "NaN", "Undefined"})
+# Visual Basic's declaration: `Dim holder As String` (its `As` after a field's name is no one)
+_BASIC_DECLARED = re.compile(r"\b(?:Dim|ByVal|ByRef|Private|Public|Const|Friend|Static|ReDim)[ \t]+\w+[ \t]+\Z")
 
 
 # a label's colon right before a name in another script, or a title right after it (`報告者：`, ` 先生`, `씨`)
@@ -158,6 +161,7 @@ _SCRIPT_FIELD = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af][：:][ \t
 _SURE_HONORIFICS = sorted(HONORIFICS_AFTER - {"जी", "ਜੀ", "જી", "দিদি", "আপা", "বাবু", "ભાઈ", "બેન"}, key=len, reverse=True)
 _HONORIFIC_AFTER = re.compile(r" (?:" + "|".join(_SURE_HONORIFICS) + r")(?![\w\u0900-\u0dff])")
 _ARABIC_TITLE_BEFORE = re.compile(r"(?<!\S)(?:" + "|".join(sorted(ARABIC_TITLES_BEFORE)) + r") \Z")
+_CASED_TITLE_BEFORE = re.compile(r"(?<!\w)(?i:" + "|".join(sorted(CASED_TITLES)) + r")\.? \Z")
 _SCRIPT_TITLE = re.compile(r"[ \t]?(?:さん|様|さま|氏|先生|くん|ちゃん|殿|女士|小姐|太太|老师|老師|씨|님)")
 
 
@@ -185,6 +189,8 @@ def _script_cued(text: str, a: int, b: int) -> bool:
         return True
     if _HONORIFIC_AFTER.match(text, b) is not None:
         return True  # `सुनीता शर्मा साहब`, `వెంకట రమణ గారు`: South Asia's honorific after a name
+    if _CASED_TITLE_BEFORE.search(text, max(0, a - 12), a) is not None:
+        return True  # `η κυρία Παπαδοπούλου`, `Пані Коваленко`: a Greek or Cyrillic title
     return _ARABIC_TITLE_BEFORE.search(text, max(0, a - 12), a) is not None  # `الأستاذ حسن`, `خانم احمدی`
 
 
@@ -459,9 +465,16 @@ class Names(Placenames):
             for piece in group:
                 a, b = piece[0].start, piece[-1].end
                 listed = shared or (system and not self._system(text, piece, systems) and not self.placed(piece))
-                if not listed or cues.person(text, a, b, strict=True):
+                if not listed or cues.person(text, a, b, strict=True) or self._soft_titled(text, piece):
                     out.append(piece)
         return out
+
+    def _soft_titled(self, text: str, piece: list[Token]) -> bool:
+        """A name the lexicons know after a customer's or a family's word: `Kunde Dietrich, Wohnmobil WM-04`."""
+        key = piece[0].key
+        return cues.word_before(text, piece[0].start) in cues.SOFT_TITLES and bool(
+            self.given(key) or key in self.lex.surnames
+        )
 
     def _system(self, text: str, piece: list[Token], systems: set[str]) -> bool:
         """A product that is not also a common name (`Grafana`, `Drone`), or a word named as a system here."""
@@ -547,6 +560,7 @@ class Names(Placenames):
             or key in cues.PRONOUNS
             or text[a:b].lower() in cues.NEVER_ALONE
             or text[a:b] in _LITERALS
+            or (text[a:b] == "As" and _BASIC_DECLARED.search(text, max(0, a - 40), a) is not None)
         ):
             return []
         if _IMPERATIVE_PRONOUN.search(text, a, b) or (key in _PLACEHOLDER_TOWNS):
@@ -582,7 +596,8 @@ class Names(Placenames):
         by_state = places.state_after(text, b) or places.beside_name(text, a, b, self.given)
         if key in lex.towns and by_state and not cues.person(text, a, b, strict=True):
             return [("LOCATION", a, b)]  # `Park City, UT`, `Eluned Pryce, Llandeilo`: a town by its state or a person
-        town = key in lex.towns and not self.given(key) and not tech
+        # a town before where people are is no system's, its article none either (`the Verbier shop`)
+        town = key in lex.towns and not self.given(key) and (not tech or peoples)
         if town and (places.peoples_place_after(text, b) or places.people_in_before(text, a)):
             return [("LOCATION", a, b)]  # `(Dungarvan farm)`, `the salon in Leith`: a town by what people have there
         if self._aside_of_person(text, piece, key):

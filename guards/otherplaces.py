@@ -25,8 +25,8 @@ mountain ranges and deserts in prose.
   or a mountain's word that is no ordinary word (`Lake Formation`).
 - `Helsingissä`, `Budapesten`: a place with a Finnish or Hungarian case
   ending, where the language's function words are around.
-- `eDurban`, `n'Enugu`: a place the lexicons know after a Zulu, Xhosa or
-  Igbo locative prefix written on it.
+- `eDurban`, `e-Durban`, `n'Enugu`, `taga-Cebu`: a place the lexicons know
+  after a Zulu, Xhosa, Igbo or Tagalog prefix of place written on it.
 - `İzmir'de`, `Ankara'dan`: a place the lexicons know before a Turkish case
   suffix after an apostrophe; `in Nova Scotia`, `from Bretagne`: a
   subdivision or another language's city name (regions.txt) after an
@@ -71,8 +71,9 @@ _LANGUAGES = {
            "ten sam tego oraz już jak ale często pochodzi teraz jeździ mieszkała urodził urodziła pani pan dziś jutro "
            "wczoraj będzie jestem są przez wróci"),
     "cs": ("v ve z ze do na", "že se není je bydlí pracuje jeho její který která byl byla také už jak jako teď "
-           "pořád narodila narodil studuje psal psala bydlela ještě zákazník paní pan"),
-    "no": ("på i fra til", "og bor er med hun han om mellom sommeren jobber kommer skal ikke hvor"),
+           "pořád narodila narodil studuje psal psala bydlela ještě zákazník paní pan čeká prosím nebo pro kde dnes "
+           "zítra"),
+    "no": ("på i fra til utenfor ved", "og bor er med hun han om mellom sommeren jobber kommer skal ikke hvor"),
     "ms": ("di ke dari", "dan sejak setiap tinggal pulang yang bekerja"),
     "tl": ("mula sa papuntang", "ay ng para isang lumipat nakatira"),
     "da": ("i fra til på", "og bor er med hun han har det en et som af ikke boede flyttede arbejder"),
@@ -507,9 +508,9 @@ def _sites(kinds: Kinds, text: str) -> list[Span]:
     return out
 
 
-# a place with a locative prefix on it: Zulu and Xhosa `eDurban`, `eThekwini`, `kwaMashu`, Igbo `n'Enugu`; the
-# place without it (the prefix is the preposition's)
-_PREFIXED = re.compile(r"(?<![\w\-'’])(?:e|kwa|n['’])([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{2,}(?:[ \t][A-Z][^\W\d_]+)?)")
+# a place with a locative prefix on it: Zulu and Xhosa `eDurban`, `e-Durban`, `eThekwini`, `kwaMashu`, Igbo
+# `n'Enugu`, Tagalog's `taga-Cebu` (from Cebu); the place without it (the prefix is the preposition's)
+_PREFIXED = re.compile(r"(?<![\w\-'’])(?:e-?|kwa-?|n['’]|taga-)([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{2,}(?:[ \t][A-Z][^\W\d_]+)?)")
 
 
 def _prefixed(kinds: Kinds, text: str) -> list[Span]:

@@ -74,11 +74,13 @@ _PEOPLES = (
         # and where they farm, ski and stay: `the Whitstable farm`, `the Zermatt resort`
         " farm farms dairy ranch orchard vineyard resort resorts campsite"
         # and where they play, race and stay the night: `the Kinsale tournament`, `the Savannah softball league`
-        " tournament tournaments league leagues regatta regattas marathon park parks cottage barn"
+        " tournament tournaments league leagues regatta regattas marathon park parks cottage barn outlet outlets"
     )
     | _BUSINESSES
     | SITES
 )
+# places where a lower-case word before says what is sold or done: `yarn shop`, `ski school`, `tyre outlet`
+_SHOPS = _words("shop shops store stores school schools studio outlet outlets showroom workshop")
 # verbs of people travelling, with up to four words before `from`, `to`, ...: `paddled an outrigger canoe from`
 _TRAVEL = re.compile(
     r"\b(?:walk|walked|walking|walks|drive|drove|driving|drives|fly|flew|flying|flies|sail|sailed|sailing|sails|ski|"
@@ -209,6 +211,10 @@ def peoples_place_after(text: str, b: int) -> bool:
     """A place where people work, live or meet right after text[:b]: `Galway office`, `the Cork Office`; not a
     business's own name (`Casa Azul Hostel`)."""
     match = _NEXT.match(text, b)
+    if match is not None and match.group(1).islower() and match.group(1) not in _PEOPLES:
+        # one lower-case word of what is sold or done there between: `the Kilkenny yarn shop`, `the Verbier ski shop`
+        after = _NEXT.match(text, match.end())
+        match = after if after is not None and after.group(1).lower() in _SHOPS else match
     if match is None or match.group(1).lower() not in _PEOPLES:
         return False
     word = match.group(1)

@@ -115,7 +115,7 @@ _PLACE_KEY = (
     # other languages' town and city: `Település: Mád`, `Lokasi acara: Ubud, Bali`, `Wohnort: Graz`
     r"település|telepules|város|varos|helység|miasto|miejscowość|miejscowosc|město|mesto|obec|stadt|wohnort|ort|"
     r"ville|commune|localité|localite|ciudad|localidad|municipio|cidade|município|città|citta|comune|località|localita|"
-    r"paikka|outlet|"
+    r"paikka|outlet|lokacija|lokalizacija|lokalizacja|lokace|lokalita|destino|helyszín|helyszin|sijainti|"
     r"plaats|woonplaats|kota|lokasi|şehir|sehir|ilçe|ilce|kaupunki|paikkakunta|stad|mjesto|oraș|oras|"
     # and their islands, ports and places: `isla: "Tenerife"`, `liman: "Mersin"`, `"porto":"Genova"`, `sted=`
     r"isla|ilha|île|ile|insel|eiland|liman|porto|puerto|hafen|haven|havn|hamn|harbou?r|sted|lugar|luogo|ubicaci[óo]n|"
@@ -140,7 +140,8 @@ _LOOSE_KEYS = _words(
     "city town village hometown district neighbourhood neighborhood suburb municipality prefecture province county "
     "stadt wohnort ort ville commune ciudad localidad municipio cidade città citta comune plaats woonplaats kota "
     "şehir sehir ilçe ilce kaupunki paikkakunta stad miasto město mesto obec település "
-    "branch base venue marina sede filiale sucursal standort outlet"
+    "branch base venue marina sede filiale sucursal standort outlet sted lokacija lokalizacija lokalizacja lokace "
+    "destino helyszín helyszin sijainti"
 )
 _LOOSE_WORDS = 4  # a place's name has a few words; a field of more is a sentence
 # other languages' words for a place's kind, a placeholder's value or a name's first word (`"city": "Город"`)
@@ -150,7 +151,9 @@ _PLACE_NOUNS = frozenset(
 # a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is a US person's: an
 # SSN or a North American phone number near it (not `"state": "OK"` of a health check beside a German phone)
 _STATE_FIELD = re.compile(
-    r"(?<![\w\-])(?i:(?:(?:site|home|billing|shipping|mailing|residence|birth|address|work|us)_)?state|state_code)"
+    # `state`, `billing_state`, `TEST_EMPLOYEE_STATE` (not `health_state`)
+    r"(?<![\w\-])(?i:(?:(?:[a-z]+_){0,2}(?:site|home|billing|shipping|mailing|residence|birth|address|work|us|"
+    r"employee|customer|member|client|patient|user|holder|person|tax)_)?state|state_code)"
     rf"(?:\s*[=:]\s*[\"']?|\"\s*:\s*\")(?P<code>{places.STATES})"
     r"(?=[\"'\s,;})\]]|\Z)"
 )
@@ -168,7 +171,7 @@ _CAPS = re.compile(r"[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-ÞĀ-ž]")  # two capitals in a 
 _SLASHED = re.compile(
     r"(?<![\w\-@./^])(?:(?P<family>[A-ZÀ-Þ][A-ZÀ-Þ'’\-]+)/(?P<given>[A-ZÀ-Þ][A-ZÀ-Þ'’\-]+)"
     r"|(?P<family2>[A-Z][\w'’\-]+)\^(?P<given2>[A-Z][\w'’\-]+))"
-    r"(?=[ \t]+(?:MRS?|MS|MISS|MSTR|DR)\b|[\]\s|^]|\Z)"
+    r"(?=[ \t]+(?:MRS?|MS|MISS|MSTR|DR)\b|[\]\s|^\"',;]|\Z)"
 )
 _SEGMENT = re.compile(r"[A-Z][A-Z0-9]{2}\|")
 # SQL's `INSERT INTO t (first_name, last_name, ...) VALUES ('Chiamaka', 'Eze', ...), (...)`

@@ -26,6 +26,8 @@ The lexicon people.txt holds given names and surnames in other scripts
 - in the scripts of South Asia, one or two words before an honorific that
   follows a name (`सुनीता शर्मा जी`, `వెంకట రమణ గారికి`, `நிமல் அவர்களுக்கு`) or after
   a title before it (`डॉ. मीना वर्मा`): no lexicon here holds their names;
+- in Greek and Cyrillic, a capitalised word after a title (`η κυρία
+  Παπαδοπούλου`, `Пані Коваленко`), with the capitalised word after it;
 - in Thai, a given name and a surname after `คุณ` (Khun), which is `you` too;
 - in Hebrew, a given name with a preposition's letter written onto it and a
   surname after it (`לרונית לוי`).
@@ -300,6 +302,7 @@ def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
             span = span or _honoured(lex, text, words, i) or _prefixed(lex, text, words, i)
             span = span or (_armenian(text, words, i) if "\u0531" <= text[a] <= "\u0556" else None)
             span = span or (_titled(lex, text, words, i) if "\u0600" <= text[a] <= "\u06ff" else None)
+            span = span or (_cased_titled(lex, text, words, i) if script == "cased" else None)
             found = [] if span is None else [span]
         for s, e in found:
             if not seen.over(s, e):
@@ -424,6 +427,32 @@ def _titled(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int)
     if i + 2 < len(words) and words[i + 2][2] == script and text[d : words[i + 2][0]] == " ":
         e, f, _ = words[i + 2]
         if text[e:f] in lex.people and not common_word(lex, text[e:f]):
+            return c, f
+    return c, d
+
+
+# titles before a name in Greek, Ukrainian and Russian: `η κυρία Παπαδοπούλου`, `κύριε Παπαδάκη`, `Пані Коваленко`,
+# `Шановна Олено`, `господин Петров`
+CASED_TITLES = _words(
+    "κύριε κύριος κυρία κυρίου κυρίας κύριο κ κα пані пан пане панові шановна шановний шановні господин госпожа "
+    "господина госпожи господину госпоже г-н г-жа г-ну г-же"
+)
+
+
+def _cased_titled(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int, int] | None:
+    """The capitalised name after a Greek or Cyrillic title (`η κυρία Παπαδοπούλου`, `Пані Коваленко`), with the
+    capitalised word after it (`κύριε Νίκο Παπαδάκη`); no function word."""
+    a, b, _ = words[i]
+    if text[a:b].lower() not in CASED_TITLES or i + 1 >= len(words):
+        return None
+    c, d, script = words[i + 1]
+    if script != "cased" or text[b:c].strip(". ") or not text[c].isupper() or common_word(lex, text[c:d]):
+        return None
+    if d - c < 3 or text[c:d].isupper():
+        return None  # `κ. ΦΠΑ`: an abbreviation
+    if i + 2 < len(words) and words[i + 2][2] == script and text[d : words[i + 2][0]] == " ":
+        e, f, _ = words[i + 2]
+        if text[e].isupper() and not common_word(lex, text[e:f]) and f - e >= 3:
             return c, f
     return c, d
 

@@ -176,7 +176,7 @@ def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple
         if not word.endswith(ending) or len(stem) < 3:
             continue
         if lex.scripts.get(stem + restore, 0) >= _ENDED.get(script, 1):
-            return [(a, b)]
+            return [(a, b - len(ending))] if script == "myanmar" else [(a, b)]  # Burmese's postposition apart
         if script not in _ENDED and _town(lex, stem + restore):
             return [(a, b)]  # `Վանաձորից`, `ქობულეთიდან`: a town with its ending
     return []
@@ -207,6 +207,7 @@ def _place_word_around(text: str, a: int, b: int) -> bool:
 # a city this large for the endings of these scripts, whose words and given names share stems with smaller ones
 # (`सागरमा`, in the ocean; `భావనలో`, in the concept)
 _ENDED = dict.fromkeys(("devanagari", "malayalam", "telugu", "gujarati", "gurmukhi", "cyrillic"), 500_000)
+_ENDED["myanmar"] = 100_000
 
 
 # case endings, longest first, with what the stem gives back
@@ -236,6 +237,8 @@ _ENDINGS = {
     "gurmukhi": [("ਵਿੱਚ", ""), ("ਤੋਂ", ""), ("ਦਾ", ""), ("ਦੀ", "")],
     # Kazakh's locative and ablative, longer than the two letters a Russian case ending has: `Алматыдағы`
     "cyrillic": [("ндағы", ""), ("дағы", ""), ("тағы", ""), ("дегі", ""), ("тегі", ""), ("дан", ""), ("тан", "")],
+    # Burmese postpositions written onto the name: `ရန်ကုန်ရှိ` (in Yangon), `မန္တလေးမှ` (from Mandalay)
+    "myanmar": [("ရှိ", ""), ("တွင်", ""), ("သို့", ""), ("မှ", "")],
 }
 
 
@@ -261,6 +264,7 @@ _SCRIPT_BLOCKS = (
     ("telugu", "\u0c00", "\u0c7f"),
     ("malayalam", "\u0d00", "\u0d7f"),
     ("cyrillic", "\u0400", "\u04ff"),
+    ("myanmar", "\u1000", "\u109f"),
 )
 
 
@@ -279,6 +283,8 @@ def _wide(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
         size = next((k for k in range(min(12, b - i), 1, -1) if _known(lex, text[i : i + k])), 0)
         if not size and not hangul:
             size = _wide_town(lex, text, i, b)
+        if not size and hangul:
+            size = _hangul_city(lex, text, i, b)
         if size and _inside_loanword(text, a, b, i, i + size):
             size = 0  # `リマ` of `リマインダー` (reminder): katakana writes a borrowed word whole
         if size:
@@ -342,6 +348,26 @@ def _wide_town(lex: Lexicons, text: str, i: int, b: int) -> int:
     name = text[i : i + 2]
     if text.startswith(_HAN_AFTER, i + 2) and name in lex.scripts and name not in lex.people:
         return 2 if all("CJK" in unicodedata.name(c, "") for c in name) else 0
+    return 0
+
+
+# Korean's particles of place after a city's name, which follow no person (a person takes `에게`): `제주에서`,
+# `평택으로`; and those that follow both, or none, read only where the name is no one's (`울산의`, `: 제주`)
+_HANGUL_PLACE_AFTER = ("에서", "에", "으로", "로", "까지", "부터", "에서는", "에는")
+_HANGUL_AFTER = ("", "의", "도")
+_HANGUL_CITY = 100_000
+
+
+def _hangul_city(lex: Lexicons, text: str, a: int, b: int) -> int:
+    """The length of a city's name of 100,000 people or more that a Hangul word starts with, the rest of the word
+    a particle of place (`제주에서`), or another or none where the name is no one's (`반납 지점: 울산`). 0 if
+    none."""
+    for k in range(min(4, b - a), 1, -1):
+        name, rest = text[a : a + k], text[a + k : b]
+        if lex.scripts.get(name, 0) < _HANGUL_CITY:
+            continue
+        if rest in _HANGUL_PLACE_AFTER or (rest in _HANGUL_AFTER and name not in lex.people):
+            return k
     return 0
 
 

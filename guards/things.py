@@ -14,8 +14,12 @@ Used by guards/names.py after every reader, on PERSON and LOCATION spans:
   `OU=Court Filings`);
 - a building, a room, a school or a ship named after a person (`Rosa Parks
   Elementary`, `the Mandela Room`, `room Grace Hopper`, `MSC Gülsün`);
-- an animal: with what it is in brackets after it (`Mochi (feline)`), or a
-  pet's field before it (`pet=Kiri`).
+- an animal: with what it is in brackets after it (`Mochi (feline)`), said
+  to be one right after it (`Jasper's the grey donkey`), or a pet's field
+  before it (`pet=Kiri`).
+- a product line's name: before its noun (`Amber Dawn colourway`), or listed
+  after it and `such as`, `like`, `come` (`shade names such as "Audrey
+  Hepburn Red"`, `i colori ... nomi come Rosa, Ambra e Cielo`).
 
 And a person's reading of what is no one: a street's name in one word with
 its street's word (`Aletta Jacobslaan`, `Martin-Luther-Straße`), a month's
@@ -141,6 +145,13 @@ _ANIMAL_AFTER = re.compile(
     r"guinea\s+pig|tortoise|lizard|snake|cockatiel|gelding|mare|stallion)\b",
     re.IGNORECASE,
 )
+# said to be an animal right after: `Jasper's the grey donkey`, `Hazel is our oldest mare`
+_ANIMAL_IS = re.compile(
+    r"(?:['’]s|[ \t]+is|[ \t]+was)[ \t]+(?:the|a|an|our|my|your|their)[ \t]+(?:[a-z\-]+[ \t]+){0,2}"
+    r"(?:donkey|donkeys|horse|pony|mare|stallion|gelding|foal|mule|dog|puppy|cat|kitten|goat|sheep|lamb|ewe|ram|"
+    r"cow|calf|bull|pig|alpaca|llama|reindeer|parrot|hen|rooster|rabbit|tortoise|hamster|ferret|falcon|hawk|owl)"
+    r"(?![\w\-]|[ \t]+[a-z])"  # the animal's noun ends the phrase: not `the best dog walker`, `a horse riding coach`
+)
 _PET_BEFORE = re.compile(r"(?i:\b(?:pet|pet_name|animal|horse|dog|cat)(?:\s*[=:]\s*[\"']?|\s+[\"'“]))\Z")
 # `the Mandela room`, not a guest's room: `guest Hiroshi Nakamura room 1412`
 # a food or a drink named after a place or a person: `Brussels sprouts`, `Moscow Mule`, `Margarita Pizza`
@@ -148,6 +159,23 @@ _FOOD_AFTER = re.compile(
     r"[ \t]+(?:sprouts|buns?|sausages?|pizza|salad|cake|sauce|dressing|cheese|mule|sling|sour|spritz|fern|"
     r"Sprouts|Buns?|Sausages?|Pizza|Salad|Cake|Sauce|Mule|Sling|Sour|Spritz)\b"
 )
+# a product line's names, no one's: after its noun and `such as`, `like`, `named`, ... in a list up to the name
+# (`shade names such as "Audrey Hepburn Red"`, `i colori ... nomi come Rosa, Ambra e Cielo`), or before its noun
+# (`Amber Dawn colourway`, `the Heather colorway`)
+_LINE_NOUN = re.compile(
+    r"\b(?:colou?rways?|shades?|flavou?rs?|scents?|fragrances?|cultivars?|breeds?|colou?rs?|colori|couleurs|farben|"
+    r"colores|cores|kleuren|f[äa]rger|barvy|kolory)\b",
+    re.IGNORECASE,
+)
+_LINE_LISTED = re.compile(
+    r"[^.;!?\n]{0,40}?(?:[:—–]|\bsuch\s+as|\blike|\bnamed|\bcalled|\bincluding|\bcome|\bcomo|\bcomme|\bwie|"
+    r"\bzoals|\bsåsom)"
+    r"(?:\s*[\"'“„«]?[^\W\d_][\w'’\- ]{0,30}[\"'”“»]?\s*(?:,|\band\b|\bor\b|\be\b|\by\b|\bet\b|\bund\b|\ben\b|\bog\b|"
+    r"\boch\b)\s*){0,6}\s*[\"'“„«]?",
+    re.IGNORECASE,
+)
+_LINE_REACH = 240
+_LINE_AFTER = re.compile(r"[\"'”“»]?[ \t]+(?i:colou?rways?|shade|lipstick|scent|fragrance|cultivar)\b")
 _ADDRESSED = re.compile(r"\d")  # a place with a number: a street's address, not a building named after someone
 _ROOM_AFTER = re.compile(r"[ \t]+(?:room|hall|wing|auditorium|lounge|suite)\b(?![ \t]*(?:[#:]|no\.?)?[ \t]*\w*\d)")
 _THE_BEFORE = re.compile(r"\bthe[ \t]+\Z", re.IGNORECASE)  # `the Mandela room`, not `give Maria room to breathe`
@@ -346,6 +374,10 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True  # `Dolores Huerta Hall`: the building's word inside the name found
     if _ANIMAL_AFTER.match(text, b) or _PET_BEFORE.search(text, max(0, a - 16), a) or _FOOD_AFTER.match(text, b):
         return True
+    if " " not in text[a:b] and _ANIMAL_IS.match(text, b):
+        return True
+    if _LINE_AFTER.match(text, b) or _line_listed(text, a):
+        return True  # `Amber Dawn colourway`, `shades such as "Audrey Hepburn Red"`: a product line's names
     if _NO_PERSON_ASIDE.match(text, b):
         return True  # `Earl Grey (our tea, not a person)`: the text says so
     if _FONT_AFTER.match(text, b) or (_TYPEFACE.search(text, a, b) and _set_as_font(text, a, b)):
@@ -357,6 +389,14 @@ def _thing(text: str, a: int, b: int) -> bool:
     line_start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
     line_end = text.find("\n", b, b + 200)
     return _FONT_LINE.search(text, line_start, line_end if line_end >= 0 else b + 200) is not None
+
+
+def _line_listed(text: str, a: int) -> bool:
+    """A product line's noun before text[a:], then `such as`, `like`, `come`, ... and the names listed up to
+    text[a:] (`shade names such as "Audrey Hepburn Red"`, `nomi come Rosa, Ambra e Cielo`); the nearest three
+    nouns are tried, each from where it ends."""
+    nouns = list(_LINE_NOUN.finditer(text, max(0, a - _LINE_REACH), a))
+    return any(_LINE_LISTED.fullmatch(text, m.end(), a) is not None for m in nouns[-3:])
 
 
 def _a_things_name(text: str, a: int, b: int) -> bool:

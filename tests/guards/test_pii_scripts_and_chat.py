@@ -841,3 +841,55 @@ def test_an_agendas_speakers_and_a_surname_like_a_companys_word_are_people() -> 
     assert ("PERSON", "Anna Schmidt") in found
     assert ("PERSON", "Rahul Mehta") in found
     assert ("PERSON", "Anna Haus") in scan("Anna Haus joined the platform team")
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a town before where people are, its article no system's; a shop's kind between (`yarn shop`)
+        ("the card reader at the Verbier shop is offline", ("LOCATION", "Verbier")),
+        ('description = "Stock sync for the Kilkenny yarn shop"', ("LOCATION", "Kilkenny")),
+        # other languages' keys of place, their value a place no lexicon holds
+        ("kunde = Ole Sørli\nsted = Karasjok", ("LOCATION", "Karasjok")),
+        ("Prijavio: Ivana Horvat · Lokacija: Split", ("LOCATION", "Split")),
+        ("INFO reserva tabla=7'2 destino=Fuerteventura", ("LOCATION", "Fuerteventura")),
+        # a title in Greek and Cyrillic; a reservation's SURNAME/GIVEN in a JSON value; a customer's word
+        ("η κυρία Παπαδοπούλου θέλει να υιοθετήσει", ("PERSON", "Παπαδοπούλου")),
+        ("[18:00] oksana: Пані Коваленко дзвонила зранку", ("PERSON", "Коваленко")),
+        ('{"pan_last4": "6926", "holder": "BERGSTROM/ANDERS"}', ("PERSON", "BERGSTROM/ANDERS")),
+        ("WARN Reservierung storniert: Kunde Dietrich, Wohnmobil WM-04", ("PERSON", "Dietrich")),
+        # prefixes and postpositions of place written onto the name: Zulu, Tagalog, Korean, Burmese; Norwegian
+        ("Ngicela ubhalele uSipho ukuthi isitolo sethu e-Durban sivuliwe.", ("LOCATION", "Durban")),
+        ("Si Maricel ay taga-Cebu, tawagan mo siya", ("LOCATION", "Cebu")),
+        ("다음 주에 제주에서 만나요", ("LOCATION", "제주")),
+        ("ရန်ကုန်ရှိ ကျွန်ုပ်တို့၏ ဆိုင်", ("LOCATION", "ရန်ကုန်")),
+        ("søknad om støtte til parken vår utenfor Alta; kontaktperson er Marit", ("LOCATION", "Alta")),
+        # a US state under an employee's field beside an SSN
+        ("TEST_EMPLOYEE_SSN=335-09-1012\nTEST_EMPLOYEE_STATE=KY", ("LOCATION", "KY")),
+    ],
+)  # fmt: skip
+def test_the_forty_fifth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a product line's names: before its noun, or listed after it and `such as`, `come`
+        ("<title>Yarn of the month — Amber Dawn colourway</title>", ("PERSON", "Amber Dawn")),
+        ('Shade names such as "Audrey Hepburn Red" are product names', ("PERSON", "Audrey Hepburn Red")),
+        ("tra i colori ci sono nomi come Rosa, Ambra e Cielo", ("PERSON", "Cielo")),
+        # an animal said to be one; Visual Basic's `As`; a health check's state beside a phone
+        ("Lovely. Jasper's the grey donkey, yes?", ("PERSON", "Jasper")),
+        ('Dim holder As String = "Szabó Gergely"', ("PERSON", "As")),
+        ('{"phone": "+1 415 555 0134", "health_state": "OK"}', ("LOCATION", "OK")),
+    ],
+)  # fmt: skip
+def test_the_forty_fifth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_a_person_said_to_walk_dogs_or_like_cats_is_still_a_person() -> None:
+    assert ("PERSON", "Marta") in scan("Marta is the best dog walker we have")
+    assert ("PERSON", "Marta") in scan("Marta is a cat person, ask her")
+    assert ("PERSON", "Heather") in scan("I talked to Heather about the colours: she likes red.")
