@@ -78,7 +78,9 @@ _SOCIAL = _words(
     "mari femme fils fille frère sœur mère père "
     "esposo esposa marido hijo hija hermano hermana madre padre "
     "mulher filho filha irmão irmã mãe pai "
-    "moglie figlio figlia fratello sorella"
+    "moglie figlio figlia fratello sorella "
+    # a letter's closing in other languages, before the name that signs it: `Mvh Henrike`, `Pozdrawiam Ewa`
+    "mvh hilsen hälsningar terveisin pozdrawiam saludos groeten groetjes cordialement"
 )
 # grandparents, aunts, uncles and cousins in other languages, before a name in the sentence (`mi abuela Dolores`):
 # not split off a run of capitals as greetings are (`Nonna Rosetta` stays one name)
@@ -182,7 +184,8 @@ NEVER_ALONE = (
         "тема "  # `Тема:`, a mail's subject
         "dobrý dobry daemon "  # Slovak and Czech `good` (`Dobrý deň`), `Cron Daemon <root@...>`
         "sender recipient receiver addressee "  # `Returned to Sender`
-        "манай бид миний таны бидний энэ тэр"  # Mongolian's `our`, `we`, `my`, `your`, `this`, `that`
+        "манай бид миний таны бидний энэ тэр "  # Mongolian's `our`, `we`, `my`, `your`, `this`, `that`
+        "후에"  # Korean's `after`, a city's name in GeoNames too
     )
     | NO_ONE
 )

@@ -93,6 +93,12 @@ ROLES = _words(
     " rezervari rezervare rezervacije rezervace rezervacie rezerwacje rezerwacja kratiseis foglalas varaukset "
     "bokning bokninger booking-desk veikals kauppa butik butikk shop store tienda negozio loja sklep obchod "
     "bestellung bestilling bestallning tilaus tilaukset siparis pedido ordine commande objednavky narudzbe"
+    # the till, the treasurer, an editorial desk, notifications in other languages: `kasse@`, `kasserer@`,
+    # `redazione@`, `powiadomienia@`
+    " kasse kassa kasa kassierer kasserer kassoer kassor tesoreria tesorero tesouraria tresorerie skarbnik "
+    "pokladna penztar treasurer redazione redaktion redakcja redaccion redaction redactie redakce toimitus "
+    "powiadomienia powiadomienie benachrichtigung benachrichtigungen avisos avvisi notificaciones notificacoes "
+    "notifiche meldingen varsler ilmoitukset"
 )
 # hosts of personal mailboxes: there, a local part of ordinary words is still someone's (`lucky.star@gmail.com`)
 _PERSONAL_HOSTS = _words(

@@ -467,7 +467,14 @@ class Names(Placenames):
                 listed = shared or (system and not self._system(text, piece, systems) and not self.placed(piece))
                 if not listed or cues.person(text, a, b, strict=True) or self._soft_titled(text, piece):
                     out.append(piece)
+                elif self._whole_name(piece):
+                    out.append(piece)  # `Yasemin Arslan, Gartenstraße 5`: a person's whole name, not a system
         return out
+
+    def _whole_name(self, piece: list[Token]) -> bool:
+        """A given name and a surname the lexicons know (placenames.py), neither a product's."""
+        key = " ".join(t.key for t in piece)
+        return self._full_name(piece, key) and not any(self.product(t.key) for t in piece)
 
     def _soft_titled(self, text: str, piece: list[Token]) -> bool:
         """A name the lexicons know after a customer's or a family's word: `Kunde Dietrich, Wohnmobil WM-04`."""

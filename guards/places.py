@@ -134,8 +134,9 @@ _AFTER_NAME = re.compile(r"[ \t]*(?:$|\)|,|[ \t][–—·|-][ \t]|\.[»“”\"'
 
 
 def state_after(text: str, b: int) -> bool:
-    """A US state's code right after the city at text[:b]: `Austin TX`, `Portland, OR`."""
-    return _STATE_AFTER.match(text, b) is not None
+    """A US state's code right after the city at text[:b]: `Austin TX`, `Portland, OR`, or in the next quoted
+    cell (`("Marcus Webb", "588-37-9066", "Savannah", "GA")`)."""
+    return _STATE_AFTER.match(text, b) is not None or _STATE_CELL_AFTER.match(text, b) is not None
 
 
 def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:

@@ -101,7 +101,9 @@ _GIVEN_KEY = re.compile(
 )
 _ARROW = r"[\"']?[ \t]*=>[ \t]*[\"']?"  # PHP's and Perl's `'nom' => 'Lefèvre'`, Ruby's `:city => "Graz"`
 _FIELD = re.compile(
-    rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:[ \t]*[=:][ \t]*\[?[ \t]*[\"']?|\"\s*:\s*\[?\s*\"|>|{_ARROW}){_VALUE}"
+    # (and an Android resource's `name="support_contact">`, a Ruby block's `prijmeni { "Dvořák" }`)
+    rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:[ \t]*[=:][ \t]*\[?[ \t]*[\"']?|\"\s*:\s*\[?\s*\"|>|[\"']>|{_ARROW}|"
+    rf"[ \t]*\{{[ \t]*[\"']){_VALUE}"
     r"(?=[\"'<\]|,;&\s]|\Z)"
 )
 _TITLE = re.compile(r"([^\W\d_]+)\.?\s+")
@@ -151,16 +153,23 @@ _PLACE_NOUNS = frozenset(
 # a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is a US person's: an
 # SSN or a North American phone number near it (not `"state": "OK"` of a health check beside a German phone)
 _STATE_FIELD = re.compile(
-    # `state`, `billing_state`, `TEST_EMPLOYEE_STATE` (not `health_state`)
-    r"(?<![\w\-])(?i:(?:(?:[a-z]+_){0,2}(?:site|home|billing|shipping|mailing|residence|birth|address|work|us|"
-    r"employee|customer|member|client|patient|user|holder|person|tax)_)?state|state_code)"
+    r"(?<![\w\-])(?i:(?P<owner>(?:[a-z]+_){0,3})state|state_code)"  # `billing_state`, `PAYROLL_OVERRIDE_STATE`
     rf"(?:\s*[=:]\s*[\"']?|\"\s*:\s*\")(?P<code>{places.STATES})"
     r"(?=[\"'\s,;})\]]|\Z)"
 )
 _STATE_REACH = 200
+# whose `state` is a system's, not a US record's: `health_state`, `pod_state`, `desired_state`
+_SYSTEM_STATES = _words(
+    "health pod node job task service app db circuit breaker build run deploy deployment cluster machine vm "
+    "instance replica connection conn session lock game fsm workflow order payment ticket queue worker desired "
+    "current actual target last prev previous new old next initial final process thread container tf ui component "
+    "view page form store cache sync power battery link port device sensor door switch"
+)
 _PLACE_FIELD = re.compile(
     rf"(?:(?<![\w\-])|(?<=\s--))(?P<key>(?i:{_PLACE_KEY}))"
-    rf"(?P<sep>\s*[=:]\s*\[?\s*[\"']?|\"\s*:\s*\"|{_ARROW}|\s+|>|{_CELL_AFTER_LABEL}){_VALUE}"
+    # (and Clojure's `:ort "Basel"`, an Android resource's `name="branch_city">`, a Ruby block's `mesto { "Plzeň" }`)
+    rf"(?P<sep>\s*[=:]\s*(?:\[|(?:c|list|tuple|vec|array)?\()?\s*[\"']?|\"\s*:\s*\"|{_ARROW}|\s+|>|{_CELL_AFTER_LABEL}|\s+[\"']|[\"']>|"
+    rf"[ \t]*\{{[ \t]*[\"']){_VALUE}"
     r"(?=[\"'<\])}|,;&\s.]|\Z)"
 )
 _DISPLAY = re.compile(rf"(?:(?<=[:=,\"(])|(?<=[:=,]\s)|^){_VALUE}\"?\s*<(?P<address>[\w.+\-]+@[\w.\-]+)>", re.M)
@@ -1082,6 +1091,9 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
                 sure.add(out[-1])  # a place under a place's column (`| Ort |`, `city`): the header says what it is
     out += _fields(kinds, text, seen)
     for m in _STATE_FIELD.finditer(text) if "state" in text.lower() else ():
+        owner = (m.group("owner") or "").rstrip("_").rsplit("_", 1)[-1].lower()
+        if owner in _SYSTEM_STATES:
+            continue  # `health_state: OK`: a system's state
         # a US record's: an SSN or a North American phone near, or its city read just before (`"city": "Honolulu",
         # "state": "HI"`)
         near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
@@ -1111,6 +1123,13 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
             continue  # a URL's query (`?city=Barcelona`)
         if m.group("sep") == ">" and text[m.start() - 1 : m.start()] != "<":
             continue  # `>` ends an element's opening tag only: `<ville>Lausanne</ville>`
+        if (
+            m.group("sep")[-1:] in "\"'"
+            and not m.group("sep").strip(" \t\n\"'")
+            and text[m.start() - 1 : m.start()] != ":"
+        ):
+            continue  # a quoted value after a space is a keyword's only (Clojure's `:ort "Basel"`), not prose's
+            # `the sample district "Springfield ISD"`
         if m.group("key").lower().endswith("region"):
             # a person's record's `region` (`region = "Minas Gerais"` beside a phone), not a deployment's, nor a
             # continent (`"region": "Europe"`)

@@ -106,6 +106,14 @@ def _chinese(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
     return out
 
 
+# a person's field and its `=` or colon before a name that is the whole run: `付款人=黄思远`, `学员：刘子墨`
+_CHINESE_FIELD = re.compile(
+    r"(?:付款人|收款人|持卡人|收件人|寄件人|联系人|聯絡人|客户|客戶|顾客|顧客|姓名|用户|用戶|申请人|申請人|负责人|負責人|"
+    r"报告人|報告人|提交人|作者|经办人|經辦人|患者|司机|司機|骑手|騎手|学员|學員|教练|教練|老师|老師|会员|會員|家长|家長)"
+    r"[ \t]*[=:：][ \t]*\Z"
+)
+
+
 def _chinese_at(lex: Lexicons, text: str, i: int, b: int) -> int:
     """The end of a Chinese name at text[i] in a run ending at b, or 0: a surname at the run's start or after a cue
     word, a given name of two characters or one, then the run's end or a word that follows a person; no city's
@@ -117,6 +125,8 @@ def _chinese_at(lex: Lexicons, text: str, i: int, b: int) -> int:
     if not (i == 0 or not _is_han(text[i - 1]) or cued):
         return 0
     g = i + size
+    if 1 <= b - g <= 2 and i == _run_start(text, i) and _CHINESE_FIELD.search(text, max(0, i - 8), i) is not None:
+        return b if text[i:b] not in lex.scripts else 0  # `付款人=黄思远`: a field's whole value, any given name
     if text[g : g + 2] in _SURNAME_TITLES:
         return g  # `让陈先生用支付链接付款`: a surname and its title, the title not the name's
     # `王芳在成都出生`, `她的丈夫李强在重庆`: a sentence's or a clause's subject
@@ -130,6 +140,13 @@ def _chinese_at(lex: Lexicons, text: str, i: int, b: int) -> int:
             return 0  # a city's name
         return end
     return 0
+
+
+def _run_start(text: str, i: int) -> int:
+    """Where the run of Han characters that text[i] is in starts."""
+    while i > 0 and _is_han(text[i - 1]):
+        i -= 1
+    return i
 
 
 def _given_chars(given: str) -> bool:

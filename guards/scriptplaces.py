@@ -352,21 +352,27 @@ def _wide_town(lex: Lexicons, text: str, i: int, b: int) -> int:
 
 
 # Korean's particles of place after a city's name, which follow no person (a person takes `에게`): `제주에서`,
-# `평택으로`; and those that follow both, or none, read only where the name is no one's (`울산의`, `: 제주`)
+# `평택으로`; a name alone only after a word of place (`반납 지점: 제주`), or a field's colon where it is no one's
 _HANGUL_PLACE_AFTER = ("에서", "에", "으로", "로", "까지", "부터", "에서는", "에는")
-_HANGUL_AFTER = ("", "의", "도")
+_HANGUL_PLACE_WORD = re.compile(r"(?:지점|지역|도시|매장|출발지?|도착지?|주소)[ \t]*[:：]?[ \t]*\Z")
+_HANGUL_COLON = re.compile(r"(?:[:：]|<td>)[ \t]*\Z")  # a field's value, a table's cell
+_HANGUL_PLACE_WORD_AFTER = re.compile(r"[ \t]+(?:지점|지역|매장|시내|공항|터미널)")  # `강릉 지점이에요`
 _HANGUL_CITY = 100_000
 
 
 def _hangul_city(lex: Lexicons, text: str, a: int, b: int) -> int:
     """The length of a city's name of 100,000 people or more that a Hangul word starts with, the rest of the word
-    a particle of place (`제주에서`), or another or none where the name is no one's (`반납 지점: 울산`). 0 if
-    none."""
+    a particle of place (`제주에서`), or the whole word after a word of place (`반납 지점: 제주`) or, where the name
+    is no one's, a field's colon. 0 if none."""
     for k in range(min(4, b - a), 1, -1):
         name, rest = text[a : a + k], text[a + k : b]
         if lex.scripts.get(name, 0) < _HANGUL_CITY:
             continue
-        if rest in _HANGUL_PLACE_AFTER or (rest in _HANGUL_AFTER and name not in lex.people):
+        if rest in _HANGUL_PLACE_AFTER:
+            return k
+        if not rest and (_HANGUL_PLACE_WORD.search(text, max(0, a - 8), a) or _HANGUL_PLACE_WORD_AFTER.match(text, b)):
+            return k  # `반납 지점: 제주`, `강릉 지점`: a branch's place, whoever else is so named
+        if not rest and name not in lex.people and _HANGUL_COLON.search(text, max(0, a - 4), a):
             return k
     return 0
 

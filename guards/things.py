@@ -13,7 +13,8 @@ Used by guards/names.py after every reader, on PERSON and LOCATION spans:
   X.509 name's organisation, unit or domain component (`O=Lex Archiva`,
   `OU=Court Filings`);
 - a building, a room, a school or a ship named after a person (`Rosa Parks
-  Elementary`, `the Mandela Room`, `room Grace Hopper`, `MSC Gülsün`);
+  Elementary`, `the Mandela Room`, `room Grace Hopper`, `MSC Gülsün`), and a
+  work titled by a pair of names (`Romeo e Giulietta`, `Hänsel und Gretel`);
 - an animal: with what it is in brackets after it (`Mochi (feline)`), said
   to be one right after it (`Jasper's the grey donkey`), or a pet's field
   before it (`pet=Kiri`).
@@ -291,6 +292,23 @@ _ORGANISATION_WORD = re.compile(
 _STREET_FIRST = re.compile(r"(?:Jalan|Jl\.|Rua|Calle|Carrer|Avenida|Rue|Via|Viale|Piazza|Ulica|Aleja|Strada)[ \t]")
 
 
+# works titled by a pair of names, in any of their languages: `Romeo e Giulietta`, `Hänsel und Gretel`
+_PAIRED_WORK = re.compile(
+    r"(?:Romeo|Roméo)[ \t]+(?:and|e|y|et|und|i|&)[ \t]+(?:Juliet|Giulietta|Julieta|Juliette|Julia|Julie)"
+    r"|Tristan[ \t]+(?:and|und|et|e|y|&)[ \t]+(?:Isolde|Isolda|Iseult|Yseult)"
+    r"|H[äa]nsel[ \t]+(?:and|und|e|et|y|&)[ \t]+Gretel|Bonnie[ \t]+(?:and|&)[ \t]+Clyde"
+    r"|Thelma[ \t]+(?:and|&)[ \t]+Louise"
+    r"|Pelléas[ \t]+et[ \t]+Mélisande|Daphnis[ \t]+(?:et|and)[ \t]+Chlo[ée]|Orfeo[ \t]+ed[ \t]+Euridice"
+    r"|Samson[ \t]+(?:et|and)[ \t]+Dalila|Dido[ \t]+and[ \t]+Aeneas|Antony[ \t]+and[ \t]+Cleopatra"
+    r"|Troilus[ \t]+and[ \t]+Cressida|Paul[ \t]+et[ \t]+Virginie|Max[ \t]+und[ \t]+Moritz"
+)
+
+
+def _paired_work(text: str, a: int, b: int) -> bool:
+    """text[a:b] is one of the names a work is titled by, written whole around it: `"Romeo e Giulietta"`."""
+    return any(m.start() <= a and b <= m.end() for m in _PAIRED_WORK.finditer(text, max(0, a - 30), b + 30))
+
+
 def _no_one(text: str, a: int, b: int) -> bool:
     """A person's reading of what is a street (`Aletta Jacobslaan`), a month beside a day (`12–19 Dec`) or a
     unit (`Wh`)."""
@@ -303,6 +321,8 @@ def _no_one(text: str, a: int, b: int) -> bool:
         return True  # `---------- Weitergeleitete Nachricht ---------`: a mail client's banner
     if " " in value and " ".join(fold(value).replace(".", " ").split()) in FAMOUS and _a_things_name(text, a, b):
         return True  # `room Grace Hopper`, not `Grace Hopper wrote the first compiler`, `refund to Mary Jackson`
+    if _paired_work(text, a, b):
+        return True  # `"Romeo e Giulietta" ora appare`: a ballet's title, no one
     if _ASKING.match(value) and _ASKED.match(text, b):
         return True  # `Can you help me`, `Will we ship it`: a question's verb, not `Can` or `Will`
     if _HEADER_KEY.match(value) and text[b : b + 1] == ":":

@@ -893,3 +893,54 @@ def test_a_person_said_to_walk_dogs_or_like_cats_is_still_a_person() -> None:
     assert ("PERSON", "Marta") in scan("Marta is the best dog walker we have")
     assert ("PERSON", "Marta") in scan("Marta is a cat person, ask her")
     assert ("PERSON", "Heather") in scan("I talked to Heather about the colours: she likes red.")
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a town and its state's code in the next quoted cell; an employee's state field of any owner
+        ('ROWS = [("Marcus Webb", "588-37-9066", "Savannah", "GA")]', ("LOCATION", "Savannah")),
+        ('ROWS = [("Marcus Webb", "588-37-9066", "Savannah", "GA")]', ("LOCATION", "GA")),
+        ("PAYROLL_OVERRIDE_SSN=467-16-9344\nPAYROLL_OVERRIDE_STATE=FL", ("LOCATION", "FL")),
+        # fields as Android resources, Clojure maps, Ruby blocks and R vectors write them
+        ('<string name="support_contact">Thandiwe Dlamini</string>', ("PERSON", "Thandiwe Dlamini")),
+        ('<string name="branch_city">Durban</string>', ("LOCATION", "Durban")),
+        ('{:name "Urs Brunner"\n :ort  "Basel"}', ("LOCATION", "Basel")),
+        ('factory :predplatitel do\n  prijmeni { "Dvořák" }\n  mesto { "Plzeň" }\nend', ("PERSON", "Dvořák")),
+        ('factory :predplatitel do\n  prijmeni { "Dvořák" }\n  mesto { "Plzeň" }\nend', ("LOCATION", "Plzeň")),
+        ('df <- tibble(municipio = c("Xalapa", "Coatepec"))', ("LOCATION", "Xalapa")),
+        # a Chinese field's whole value; a whole name beside a street's number; another language's closing
+        ("INFO [pay-gw] 收款成功 付款人=黄思远 卡号=6251420201822973", ("PERSON", "黄思远")),
+        ("Antragstellerin: Yasemin Arslan, Gartenstraße 5, 28203 Bremen", ("PERSON", "Yasemin Arslan")),
+        ("Ring gerne hvis noget er uklart. Mvh Henrike", ("PERSON", "Henrike")),
+        # a Korean city alone after a branch's word, before it, or in a table's cell
+        ("고객: 정하은, 반납 지점: 제주", ("LOCATION", "제주")),
+        ("연락처 맞죠? 강릉 지점이에요", ("LOCATION", "강릉")),
+    ],
+)  # fmt: skip
+def test_the_forty_sixth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a work titled by two names; other languages' tills, treasurers, newsrooms and notifications; a rate
+        ('Fatto. Anche "Romeo e Giulietta" ora appare', ("PERSON", "Giulietta")),
+        ('SUPPORT_MAIL = "kasse@sternwarte-nord.de"', ("EMAIL_ADDRESS", "kasse@sternwarte-nord.de")),
+        ("from = powiadomienia@prawojazdy-online.pl", ("EMAIL_ADDRESS", "powiadomienia@prawojazdy-online.pl")),
+        ("test di invio a redazione@radiocomunitaria.it", ("EMAIL_ADDRESS", "redazione@radiocomunitaria.it")),
+        ("http_reqs......................: 54309  452.57/s", ("PHONE_NUMBER", "54309  452.57")),
+        # Korean's `after`; a quoted value after a space in prose; a sample district
+        ("3시 후에 다시 연락할게요", ("LOCATION", "후에")),
+        ('Reproduced with the sample district "Springfield ISD" from the docs.', ("LOCATION", "Springfield ISD")),
+    ],
+)  # fmt: skip
+def test_the_forty_sixth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_systems_listed_still_go_and_a_person_called_romeo_stays() -> None:
+    assert not any(kind == "PERSON" for kind, _ in scan("Jenkins, Hudson, Travis and Drone"))
+    assert ("PERSON", "Romeo") in scan("Romeo called, and Giulia too")
+    assert ("PERSON", "Ewa") in scan("Dzięki za info. Pozdrawiam Ewa")
