@@ -28,7 +28,8 @@ mountain ranges and deserts in prose.
 - `eDurban`, `e-Durban`, `n'Enugu`, `taga-Cebu`: a place the lexicons know
   after a Zulu, Xhosa, Igbo or Tagalog prefix of place written on it.
 - `İzmir'de`, `Ankara'dan`: a place the lexicons know before a Turkish case
-  suffix after an apostrophe; `in Nova Scotia`, `from Bretagne`: a
+  suffix after an apostrophe; `Samarqanddagi`: a large city with Uzbek's
+  locative written onto it; `in Nova Scotia`, `from Bretagne`: a
   subdivision or another language's city name (regions.txt) after an
   English place's preposition; `w Krakowie`, `z Gdańska`: in Polish and
   Czech, a place with its case ending.
@@ -65,7 +66,7 @@ _LANGUAGES = {
     "de": ("nach aus in durch", "der das dem und ist nach aus bei mit wohnt lebt arbeitet jedes jahr durch bis seit "
            "sie zog zurück studium"),
     "sv": ("i från till", "och bor på från är med hon han"),
-    "nl": ("naar uit in", "en het een woont werkt naar uit zijn maar ouders komen jaar woonde heeft"),
+    "nl": ("naar uit in bij", "en het een woont werkt naar uit zijn maar ouders komen jaar woonde heeft"),
     "vi": ("ở", "sống ở nhưng quê làm việc"),
     "pl": ("w we z ze do na od po", "że się nie jest mówi znowu mieszka pracuje jego jej który która biura był była "
            "ten sam tego oraz już jak ale często pochodzi teraz jeździ mieszkała urodził urodziła pani pan dziś jutro "
@@ -121,6 +122,8 @@ _ENDINGS = (
     ("i", "a"),  # Slovene, Croatian: `v Ljubljani` (Ljubljana)
     ("ci", "ka"),  # Croatian: `u Rijeci` (Rijeka)
     ("iach", "e"),  # Slovak: `v Košiciach` (Košice)
+    ("ego", "e"),  # Polish: `z Zakopanego` (Zakopane)
+    ("ne", "en"),  # Czech: `z Vídně` (Vídeň)
 )
 # the languages whose places take a case ending after a preposition: Polish, Czech, Slovak, Slovene, Croatian
 _INFLECTED = frozenset({"pl", "cs", "sk", "sl", "hr"})
@@ -184,6 +187,7 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _after_prepositions(kinds, text)
         out += _features(kinds, text)
         out += _suffixed(kinds, text) if "'" in text or "’" in text else []
+        out += _turkic(kinds, text) if "agi" in text or "ning" in text else []
         out += _agglutinated(kinds, text)
         out += _routes(kinds, text) if "→" in text or "->" in text else []
         out += _listed(kinds, text) if "[" in text and '", "' in text else []
@@ -379,6 +383,19 @@ def _suffixed(kinds: Kinds, text: str) -> list[Span]:
         if kinds.lex.knows_place(key):
             out.append(("LOCATION", *m.span(1)))
     return out
+
+
+# Uzbek's and Kazakh's locative-adjective and genitive written onto a large place's name in Latin letters:
+# `Samarqanddagi` (in Samarkand), `Toshkentning` (Tashkent's)
+_TURKIC = re.compile(r"(?<![\w\-])([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{3,}?)(?:dagi|dagilar|tagi|ning)(?![\w\-])")
+
+
+def _turkic(kinds: Kinds, text: str) -> list[Span]:
+    return [
+        ("LOCATION", *m.span())
+        for m in _TURKIC.finditer(text)
+        if kinds.large_city(fold(m.group(1))) or fold(m.group(1)) in kinds.lex.regions  # (`Samarqand`, `Toshkent`)
+    ]
 
 
 # Finnish, Hungarian, Estonian, Latvian and Lithuanian put `in`, `from`, `to` on the place's end: `Helsingissä`,

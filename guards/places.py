@@ -75,12 +75,14 @@ _PEOPLES = (
         " farm farms dairy ranch orchard vineyard resort resorts campsite"
         # and where they play, race and stay the night: `the Kinsale tournament`, `the Savannah softball league`
         " tournament tournaments league leagues regatta regattas marathon park parks cottage barn outlet outlets"
+        # and where they make things and board boats: `the Galashiels mill`, `the Kadıköy ferry pier`
+        " mill mills pier piers"
     )
     | _BUSINESSES
     | SITES
 )
 # places where a lower-case word before says what is sold or done: `yarn shop`, `ski school`, `tyre outlet`
-_SHOPS = _words("shop shops store stores school schools studio outlet outlets showroom workshop")
+_SHOPS = _words("shop shops store stores school schools studio outlet outlets showroom workshop mill pier")
 # verbs of people travelling, with up to four words before `from`, `to`, ...: `paddled an outrigger canoe from`
 _TRAVEL = re.compile(
     r"\b(?:walk|walked|walking|walks|drive|drove|driving|drives|fly|flew|flying|flies|sail|sailed|sailing|sails|ski|"
@@ -110,7 +112,7 @@ STATES = (
     r"NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC)"
 )
 # a US state's code after a city: `Austin TX`, `Portland, OR`
-_STATE_AFTER = re.compile(rf",?[ \t]+{STATES}\b(?![\-_.]\w)")
+_STATE_AFTER = re.compile(rf"(?:,?[ \t]+{STATES}\b(?![\-_.]\w)|,{STATES}(?=[,`\"'\s]|\Z))")  # (a CSV's `Raleigh,NC`)
 # Canada's provinces, Australia's states and Brazil's, after a comma only (`Moncton, NB`, `Ballarat, VIC`,
 # `Recife, PE`); not those that are words or a line's abbreviations too (`ON`, `SA`, `TO`, `GO`, `AM`, `AC`,
 # `ACT`, `SE`, `ES`), nor US states' codes (read above)

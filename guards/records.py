@@ -63,7 +63,7 @@ _KEY = (
     # in other languages: a table's header, a form's field (`Nazwisko;Imię;Telefon`, `Auftraggeber;IBAN`)
     r"vorname|nachname|familienname|auftraggeber|empfänger|empfaenger|begünstigter|kontoinhaber|inhaber|"
     r"prénom|prenom|titulaire|bénéficiaire|beneficiaire|apellidos?|titular|beneficiario|sobrenome|cognome|"
-    r"titolare|voornaam|achternaam|imię|imie|nazwisko|jméno|jmeno|příjmení|prijmeni|förnamn|efternamn|soyad|"
+    r"titolare|voornaam|achternaam|imię|imie|nazwisko|jméno|jmeno|příjmení|prijmeni|förnamn|efternamn|soyad|név|nev|"
     r"soyadı|nom|nombre|nome|naam|namn|"
     # the Nordic languages', Finnish's, Slovene's, Czech's and Russian's: `navn = Ole-Johan Berntsen`,
     # `"sukunimi": "Heikkinen"`, `<prejemnik>Matej Kranjc</prejemnik>`, `Исполнитель: Кузнецов И. А.`
@@ -102,7 +102,7 @@ _GIVEN_KEY = re.compile(
 _ARROW = r"[\"']?[ \t]*=>[ \t]*[\"']?"  # PHP's and Perl's `'nom' => 'Lefèvre'`, Ruby's `:city => "Graz"`
 _FIELD = re.compile(
     # (and an Android resource's `name="support_contact">`, a Ruby block's `prijmeni { "Dvořák" }`)
-    rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:[ \t]*[=:][ \t]*\[?[ \t]*[\"']?|\"\s*:\s*\[?\s*\"|>|[\"']>|{_ARROW}|"
+    rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:[ \t]*[=:][ \t]*\[?[ \t]*[\"']?|[\"']\s*:\s*\[?\s*[\"']|>|[\"']>|{_ARROW}|"
     rf"[ \t]*\{{[ \t]*[\"']){_VALUE}"
     r"(?=[\"'<\]|,;&\s]|\Z)"
 )
@@ -124,7 +124,7 @@ _PLACE_KEY = (
     # a branch's seat: `sede: Salamanca`, `filiale=Bergamo`, `sucursal: Rosario`
     r"sede|filiale|sucursal|spot|beach|resort|embarque|desembarque|embarkation|"
     # a club's, a venue's and a marina's place: `"club":"Sevilla"`, `"venue":"Toa Payoh"`, `"marina":"Dubai Marina"`
-    r"club|venue|marina|studio|embark|disembark|klinik|by|"
+    r"club|venue|marina|studio|embark|disembark|klinik|by|qth|"
     r"localiza[çc][ãa]o|standort|geo|geoip_city)"
     r"(?:_(?:pref|preference|name|city))?"
 )
@@ -158,6 +158,15 @@ _STATE_FIELD = re.compile(
     r"(?=[\"'\s,;})\]]|\Z)"
 )
 _STATE_REACH = 200
+# a US state's code in the quoted cell after an SSN's: `("Darnell", "Hughes", "519-33-7939", "OK")`
+_STATE_AFTER_SSN = re.compile(
+    rf"[\"']\d{{3}}[- ]?\d{{2}}[- ]?\d{{4}}[\"'][ \t]*,[ \t]*[\"'](?P<code>{places.STATES})[\"']"
+)
+# a setter's or a builder's US state or place: `v.setHomeState("MD")`, `.setCity("Hartford")`
+_SETTER = re.compile(
+    r"\.(?:set|with)(?:Home|Billing|Shipping|Mailing|Birth|Work|Residence)?(?P<what>State|City|Town)\(\s*[\"']"
+    r"(?P<value>[^\"'\n]{2,40})[\"']\s*\)"
+)
 # whose `state` is a system's, not a US record's: `health_state`, `pod_state`, `desired_state`
 _SYSTEM_STATES = _words(
     "health pod node job task service app db circuit breaker build run deploy deployment cluster machine vm "
@@ -168,7 +177,7 @@ _SYSTEM_STATES = _words(
 _PLACE_FIELD = re.compile(
     rf"(?:(?<![\w\-])|(?<=\s--))(?P<key>(?i:{_PLACE_KEY}))"
     # (and Clojure's `:ort "Basel"`, an Android resource's `name="branch_city">`, a Ruby block's `mesto { "Plzeň" }`)
-    rf"(?P<sep>\s*[=:]\s*(?:\[|(?:c|list|tuple|vec|array)?\()?\s*[\"']?|\"\s*:\s*\"|{_ARROW}|\s+|>|{_CELL_AFTER_LABEL}|\s+[\"']|[\"']>|"
+    rf"(?P<sep>\s*[=:]\s*(?:\[|(?:c|list|tuple|vec|array)?\()?\s*[\"']?|[\"']\s*:\s*[\"']|{_ARROW}|\s+|>|{_CELL_AFTER_LABEL}|\s+[\"']|[\"']>|"
     rf"[ \t]*\{{[ \t]*[\"']){_VALUE}"
     r"(?=[\"'<\])}|,;&\s.]|\Z)"
 )
@@ -1090,6 +1099,7 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
             if sure is not None and column != "row":
                 sure.add(out[-1])  # a place under a place's column (`| Ort |`, `city`): the header says what it is
     out += _fields(kinds, text, seen)
+    out += _set_places(kinds, text, seen)
     for m in _STATE_FIELD.finditer(text) if "state" in text.lower() else ():
         owner = (m.group("owner") or "").rstrip("_").rsplit("_", 1)[-1].lower()
         if owner in _SYSTEM_STATES:
@@ -1106,6 +1116,26 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
 
 
 _CITY_REACH = 60
+
+
+def _set_places(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
+    """A US state's code after an SSN's quoted cell, and the states and places setters set (`.setHomeState("MD")`,
+    `.setCity("Hartford")`), added to `seen` too."""
+    out: list[Span] = []
+    spans = [m.span("code") for m in _STATE_AFTER_SSN.finditer(text)] if '"' in text or "'" in text else []
+    for m in _SETTER.finditer(text) if ".set" in text or ".with" in text else ():
+        value = m.group("value")
+        if m.group("what") == "State":
+            known = re.fullmatch(places.STATES, value) is not None
+        else:
+            known = kinds.lex.knows_place(" ".join(fold(w) for w in value.split())) and not kinds.product(fold(value))
+        if known:
+            spans.append(m.span("value"))
+    for a, b in spans:
+        if not seen.over(a, b):
+            out.append(("LOCATION", a, b))
+            seen.add(("LOCATION", a, b))
+    return out
 
 
 def _script_place(kinds: Kinds, value: str) -> bool:
@@ -1159,7 +1189,9 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
         # an English word, unless a rare one that is a large city's name (`site=Cork`; not `store: Reading`)
         frequent = kinds.lex.words.get(key, 0) >= _FREQUENT_WORD
         ordinary = key in kinds.lex.words and (frequent or not kinds.large_city(key))
-        if wordy and (ordinary or not text[a : a + 1].isupper() or not m.group("sep").strip()):
+        # (after a space only a large city, or its district: `der Filiale Dortmund-Hörde`, `club Zaragoza`)
+        spaced = not m.group("sep").strip() and not kinds.large_city(key.split("-", 1)[0])
+        if wordy and (ordinary or not text[a : a + 1].isupper() or spaced):
             continue  # `site: production`, `our office Reading`: the value of a field, capitalised and no word
         # a person's reading of the field's value gives way: the field says what it is (`region = "Minas Gerais"`)
         if b > a and known and not any(k != "PERSON" for k, _, _ in seen.over(a, b)):

@@ -146,11 +146,14 @@ _ANIMAL_AFTER = re.compile(
     r"guinea\s+pig|tortoise|lizard|snake|cockatiel|gelding|mare|stallion)\b",
     re.IGNORECASE,
 )
-# said to be an animal right after: `Jasper's the grey donkey`, `Hazel is our oldest mare`
+# said to be an animal right after: `Jasper's the grey donkey`, `Hazel is our oldest mare`, `Meet Atlas, our
+# golden eagle`
 _ANIMAL_IS = re.compile(
-    r"(?:['’]s|[ \t]+is|[ \t]+was)[ \t]+(?:the|a|an|our|my|your|their)[ \t]+(?:[a-z\-]+[ \t]+){0,2}"
+    r"(?:['’]s|[ \t]+is|[ \t]+was|,)[ \t]+(?:the|a|an|our|my|your|their)[ \t]+(?:[a-z\-]+[ \t]+){0,2}"
     r"(?:donkey|donkeys|horse|pony|mare|stallion|gelding|foal|mule|dog|puppy|cat|kitten|goat|sheep|lamb|ewe|ram|"
-    r"cow|calf|bull|pig|alpaca|llama|reindeer|parrot|hen|rooster|rabbit|tortoise|hamster|ferret|falcon|hawk|owl)"
+    r"cow|calf|bull|pig|alpaca|llama|reindeer|parrot|hen|rooster|rabbit|tortoise|hamster|ferret|falcon|hawk|owl|"
+    r"eagle|kestrel|buzzard|vulture|goose|duck|swan|penguin|otter|lion|tiger|bear|wolf|fox|elephant|giraffe|zebra|"
+    r"camel|monkey|meerkat|seal|dolphin|snake|lizard|iguana)"
     r"(?![\w\-]|[ \t]+[a-z])"  # the animal's noun ends the phrase: not `the best dog walker`, `a horse riding coach`
 )
 _PET_BEFORE = re.compile(r"(?i:\b(?:pet|pet_name|animal|horse|dog|cat)(?:\s*[=:]\s*[\"']?|\s+[\"'“]))\Z")
@@ -304,6 +307,15 @@ _PAIRED_WORK = re.compile(
 )
 
 
+# a voice assistant's wake words and what is said to it: `Hey Siri`, `Ask Alexa`, `OK Google`
+_WAKE = re.compile(r"\b(?:Hey|Hi|OK|Okay|Ask|Tell)[ \t,]+(?:Siri|Alexa|Google|Cortana|Bixby)\b")
+
+
+def _woken(text: str, a: int, b: int) -> bool:
+    """text[a:b] is inside a voice assistant's wake words: `"Hey Siri, when does it open?"`, `Ask Alexa:`."""
+    return any(m.start() <= a and b <= m.end() for m in _WAKE.finditer(text, max(0, a - 8), b + 12))
+
+
 def _paired_work(text: str, a: int, b: int) -> bool:
     """text[a:b] is one of the names a work is titled by, written whole around it: `"Romeo e Giulietta"`."""
     return any(m.start() <= a and b <= m.end() for m in _PAIRED_WORK.finditer(text, max(0, a - 30), b + 30))
@@ -323,6 +335,8 @@ def _no_one(text: str, a: int, b: int) -> bool:
         return True  # `room Grace Hopper`, not `Grace Hopper wrote the first compiler`, `refund to Mary Jackson`
     if _paired_work(text, a, b):
         return True  # `"Romeo e Giulietta" ora appare`: a ballet's title, no one
+    if _woken(text, a, b):
+        return True  # `Hey Siri`, `Ask Alexa`: an assistant called, and the verb that calls it
     if _ASKING.match(value) and _ASKED.match(text, b):
         return True  # `Can you help me`, `Will we ship it`: a question's verb, not `Can` or `Will`
     if _HEADER_KEY.match(value) and text[b : b + 1] == ":":

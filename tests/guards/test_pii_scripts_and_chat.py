@@ -944,3 +944,46 @@ def test_systems_listed_still_go_and_a_person_called_romeo_stays() -> None:
     assert not any(kind == "PERSON" for kind, _ in scan("Jenkins, Hudson, Travis and Drone"))
     assert ("PERSON", "Romeo") in scan("Romeo called, and Giulia too")
     assert ("PERSON", "Ewa") in scan("Dzięki za info. Pozdrawiam Ewa")
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # single-quoted dicts, Hungarian's `név`, setters, a state's cell after an SSN's, a CSV's `Town,ST`
+        ("row {'name': 'Ahmad Fauzi', 'town': 'Yogyakarta'}", ("PERSON", "Ahmad Fauzi")),
+        ("row {'name': 'Ahmad Fauzi', 'town': 'Yogyakarta'}", ("LOCATION", "Yogyakarta")),
+        ('{"név": "Nagy-Kovács Bálint", "város": "Szeged"}', ("PERSON", "Nagy-Kovács Bálint")),
+        ('v.setSsn("446298512");\nv.setHomeState("MD");', ("LOCATION", "MD")),
+        ('p.setCity("Hartford");', ("LOCATION", "Hartford")),
+        ('SEED = [("Darnell", "Hughes", "519-33-7939", "OK")]', ("LOCATION", "OK")),
+        ("Tyrone Jackson,072-65-0242,Memphis,TN", ("LOCATION", "Memphis")),
+        # a large city after a wordy key and a space; a mill, a pier; Polish, Czech and Uzbek endings; QTH
+        ("Beleg liegt in der Filiale Dortmund-Hörde", ("LOCATION", "Dortmund-Hörde")),
+        ("formula from Hamish Dunbar at the Galashiels mill", ("LOCATION", "Galashiels")),
+        ("machine vm-ist-044 at the Kadıköy ferry pier", ("LOCATION", "Kadıköy")),
+        ("klient z Zakopanego pyta o bramę", ("LOCATION", "Zakopanego")),
+        ("// Platba pro dodavatele z Vídně", ("LOCATION", "Vídně")),
+        ("Iltimos, Samarqanddagi do'konimiz egasiga yozing", ("LOCATION", "Samarqanddagi")),
+        ('14.074 FT8 EA4QRB -12 dB "op Paco QTH Toledo" logged', ("LOCATION", "Toledo")),
+    ],
+)  # fmt: skip
+def test_the_forty_seventh_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a voice assistant's wake words; an animal in apposition; English words ending as Uzbek's genitive
+        ("println(\"Welcome! Ask Alexa: 'when is feeding time?'\")", ("PERSON", "Ask")),
+        ('let phrase = "Hey Siri, when does the planetarium open?"', ("PERSON", "Siri")),
+        ("<h2>Meet Atlas, our golden eagle</h2>", ("PERSON", "Atlas")),
+        ("The Planning and Beginning sessions", ("LOCATION", "Planning")),
+    ],
+)  # fmt: skip
+def test_the_forty_seventh_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_a_person_in_apposition_with_a_job_is_still_a_person() -> None:
+    assert ("PERSON", "Marta") in scan("I met Marta, our new dog walker, today")
