@@ -667,10 +667,17 @@ def _known_place(kinds: Kinds, name: str) -> bool:
     return kinds.lex.knows_place(key)
 
 
-# a river, a lake or a mountain by its word: `the river Severn`, `Lake Bled`, `Mount Kenya`, `lago di Como`
+# a river, a lake or a mountain by its word: `the river Severn`, `Lake Bled`, `Mount Kenya`, `lago di Como`; an
+# Irish county (`County Roscommon`, `Co. Clare`; not a company's `Co.`: `Acme Co. Ltd`)
 _FEATURE_WORD = re.compile(
-    rf"(?<![\w\-])(?P<word>[Rr]iver|[Ll]ake|Mount|Mt\.|[Ll]ago(?:[ \t]+d[ei])?|[Ll]ac|[Rr]ío|[Rr]io)[ \t]+"
-    rf"(?P<name>{_NAME})"
+    rf"(?<![\w\-])(?P<word>[Rr]iver|[Ll]ake|Mount|Mt\.|[Ll]ago(?:[ \t]+d[ei])?|[Ll]ac|[Rr]ío|[Rr]io|County|Co\.)"
+    rf"[ \t]+(?P<name>{_NAME})"
+)
+# the island of Ireland's 32 counties, the only names read after `Co.`
+_IRISH_COUNTIES = _words(
+    "antrim armagh carlow cavan clare cork derry donegal down dublin fermanagh galway kerry kildare kilkenny laois "
+    "leitrim limerick longford louth mayo meath monaghan offaly roscommon sligo tipperary tyrone waterford "
+    "westmeath wexford wicklow"
 )
 
 
@@ -679,6 +686,8 @@ def _named_features(kinds: Kinds, text: str) -> list[Span]:
     lex = kinds.lex
     for m in _FEATURE_WORD.finditer(text):
         key = fold(m.group("name"))
+        if m.group("word") in ("County", "Co.") and key not in _IRISH_COUNTIES:
+            continue  # `County Durham` is read by the lexicons; `Co. Ltd`, `County Line` are no county of Ireland
         if key in lex.words or kinds.product(key) or said.tech_after(text, m.end()):
             continue  # `Lake Formation`, `Mount Everest-class`
         start = m.start() if m.group("word")[0].isupper() else m.start("name")

@@ -965,6 +965,9 @@ def test_systems_listed_still_go_and_a_person_called_romeo_stays() -> None:
         ("// Platba pro dodavatele z Vídně", ("LOCATION", "Vídně")),
         ("Iltimos, Samarqanddagi do'konimiz egasiga yozing", ("LOCATION", "Samarqanddagi")),
         ('14.074 FT8 EA4QRB -12 dB "op Paco QTH Toledo" logged', ("LOCATION", "Toledo")),
+        # an Irish county by its word
+        ("aviary_site: Boyle, County Roscommon", ("LOCATION", "County Roscommon")),
+        ("Tralee,Co. Kerry,beekeeping-intro", ("LOCATION", "Co. Kerry")),
     ],
 )  # fmt: skip
 def test_the_forty_seventh_sets_readings(text: str, found: tuple[str, str]) -> None:
@@ -979,6 +982,7 @@ def test_the_forty_seventh_sets_readings(text: str, found: tuple[str, str]) -> N
         ('let phrase = "Hey Siri, when does the planetarium open?"', ("PERSON", "Siri")),
         ("<h2>Meet Atlas, our golden eagle</h2>", ("PERSON", "Atlas")),
         ("The Planning and Beginning sessions", ("LOCATION", "Planning")),
+        ("invoice to Acme Co. Ltd and Down Co. Limited", ("LOCATION", "Co. Ltd")),
     ],
 )  # fmt: skip
 def test_the_forty_seventh_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
