@@ -78,10 +78,11 @@ _SOCIAL = _words(
     "mari femme fils fille frère sœur mère père "
     "esposo esposa marido hijo hija hermano hermana madre padre "
     "mulher filho filha irmão irmã mãe pai "
-    "moglie figlio figlia fratello sorella "
-    # a letter's closing in other languages, before the name that signs it: `Mvh Henrike`, `Pozdrawiam Ewa`
-    "mvh hilsen hälsningar terveisin pozdrawiam saludos groeten groetjes cordialement"
+    "moglie figlio figlia fratello sorella"
 )
+# a letter's closing in other languages, before the given name that signs it: `Mvh Henrike`, `Pozdrawiam Ewa` (not
+# `Terveisin Asiakaspalvelu`, `Saludos Equipo`: a desk's)
+CLOSINGS = _words("mvh hilsen hälsningar terveisin pozdrawiam saludos groeten groetjes cordialement")
 # grandparents, aunts, uncles and cousins in other languages, before a name in the sentence (`mi abuela Dolores`):
 # not split off a run of capitals as greetings are (`Nonna Rosetta` stays one name)
 _KIN = _words(
@@ -313,7 +314,7 @@ def _row_of_pipes(text: str, a: int, b: int) -> bool:
 
 def greeting(key: str) -> bool:
     """`hi`, `hey`, `thanks`, `dear`, `tell`, `ask`: said before a name, never part of it."""
-    return (key in _GREETING and key not in _FIELDS) or key in _IMPERATIVE or key in SOFT_TITLES
+    return (key in _GREETING and key not in _FIELDS) or key in _IMPERATIVE or key in SOFT_TITLES or key in CLOSINGS
 
 
 def word_before(text: str, a: int) -> str:

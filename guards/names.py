@@ -150,6 +150,9 @@ def _romance_a(text: str, a: int, b: int) -> bool:
 
 
 _LITERALS = frozenset({"None", "True", "False", "Null", "NULL", "Nil", "NaN", "Undefined"})
+_NUMBER_AFTER = re.compile(
+    r"(?:[ \t]+(?:Straße|Strasse|Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Gasse|Weg|Platz))?[ \t]+\d"
+)
 # Visual Basic's declaration: `Dim holder As String` (its `As` after a field's name is no one)
 _BASIC_DECLARED = re.compile(r"\b(?:Dim|ByVal|ByRef|Private|Public|Const|Friend|Static|ReDim)[ \t]+\w+[ \t]+\Z")
 
@@ -462,13 +465,20 @@ class Names(Placenames):
             # a naming noun before a list of three or more is every one's (`codenames — Naples, Rome, Milan`)
             shared = shared or (len(group) > 2 and said.names_things(text, group[0][0].start))
             system = len(group) > 1 and any(self._system(text, p, systems) for p in group)
+            # a system read only by the number after it (`Gartenstraße 5`): a street's, as often as a version's
+            numbered = (shared and _NUMBER_AFTER.match(text, end) is not None) or (
+                system
+                and any(
+                    _NUMBER_AFTER.match(text, p[-1].end) is not None for p in group if self._system(text, p, systems)
+                )
+            )
             for piece in group:
                 a, b = piece[0].start, piece[-1].end
                 listed = shared or (system and not self._system(text, piece, systems) and not self.placed(piece))
                 if not listed or cues.person(text, a, b, strict=True) or self._soft_titled(text, piece):
                     out.append(piece)
-                elif self._whole_name(piece):
-                    out.append(piece)  # `Yasemin Arslan, Gartenstraße 5`: a person's whole name, not a system
+                elif numbered and self._whole_name(piece):
+                    out.append(piece)  # `Yasemin Arslan, Gartenstraße 5`: a person's whole name, not a version
         return out
 
     def _whole_name(self, piece: list[Token]) -> bool:
@@ -636,6 +646,8 @@ class Names(Placenames):
             return [("PERSON", a, b)]  # `familjen Andersson`: a family's word before a name the lexicons know
         if given and cues.social_before(text, a):
             return [("PERSON", a, b)]  # `her brother Julien builds violins`, `a man called Milan`
+        if given and cues.word_before(text, a) in cues.CLOSINGS and not tech:
+            return [("PERSON", a, b)]  # `Mvh Henrike`: a letter's closing before a given name
         if key in cues.CALENDAR or product or self.wordy(token):  # "June", "Cassandra", "Chase"
             # a product's name is a person's only by what is said of people alone: a `she` counts, `wrote` not
             pronoun = product and given == 2 and not self.wordy(token)

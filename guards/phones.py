@@ -88,7 +88,7 @@ _DATE = re.compile(r"\d{4}-\d\d-\d\d|\d{4}([./])\d\d\1\d\d(?!\1\d)|\d\d([./])\d\
 _EXTENSION = re.compile(r"\s*(?:ext\.?|extension|x)\s*\d{1,6}\Z", re.IGNORECASE)  # `+1 312 847 2290 ext. 12`
 _GLUE = "-_."
 _CLOCK_BEFORE = re.compile(r"\d:\Z")
-_UNIT_AFTER = re.compile(r"(?:/(?:s|sec|min|h)|%|ms|µs|us)\b|%")  # a rate or a duration: `54309  452.57/s` (k6)
+_UNIT_AFTER = re.compile(r"(?:/(?:s|sec|min|h)|ms|µs)\b|%")  # a rate or a duration: `54309  452.57/s` (k6)
 _GROUPS = re.compile(r"\d+")
 # the regions presidio's phone recognizer reads numbers in (PhoneRecognizer.supported_regions)
 _REGIONS = ("US", "GB", "DE", "FR", "IL", "IN", "CA", "BR")
@@ -104,7 +104,7 @@ def implausible(text: str, start: int, end: int) -> bool:
         return True
     if _CLOCK_BEFORE.search(text, max(0, start - 2), start) or misgrouped(value) or _miscoded(text, start, value):
         return True
-    if _UNIT_AFTER.match(text, end):
+    if "." in value and _UNIT_AFTER.match(text, end):
         return True  # a rate, a share or a duration's number: `http_reqs: 54309  452.57/s`
     if _CARD_GROUPS.fullmatch(value) or _IBAN_BEFORE.search(text, max(0, start - 12), start):
         return True  # a card's groups (`4916 8869 5956 7528`), an IBAN's tail (`NL91 ABNA 0417 1643 01`)

@@ -81,8 +81,14 @@ _PEOPLES = (
     | _BUSINESSES
     | SITES
 )
-# places where a lower-case word before says what is sold or done: `yarn shop`, `ski school`, `tyre outlet`
-_SHOPS = _words("shop shops store stores school schools studio outlet outlets showroom workshop mill pier")
+# places where a lower-case word before says what is sold or done: `yarn shop`, `ski shop`, `tyre outlet`
+_SHOPS = _words("shop store studio outlet showroom workshop mill pier")
+# words before `store`, `outlet`, `shop` that make a system's or a fitting's, not a place of business's
+_NOT_SOLD = _words(
+    "key test staging data object power dev prod production config state cache blob app web file image artifact "
+    "artefact secret session token vector document event log metric feature wall plug usb electrical mobile online "
+    "play app's kv value backing cookie"
+)
 # verbs of people travelling, with up to four words before `from`, `to`, ...: `paddled an outrigger canoe from`
 _TRAVEL = re.compile(
     r"\b(?:walk|walked|walking|walks|drive|drove|driving|drives|fly|flew|flying|flies|sail|sailed|sailing|sails|ski|"
@@ -138,7 +144,16 @@ _AFTER_NAME = re.compile(r"[ \t]*(?:$|\)|,|[ \t][–—·|-][ \t]|\.[»“”\"'
 def state_after(text: str, b: int) -> bool:
     """A US state's code right after the city at text[:b]: `Austin TX`, `Portland, OR`, or in the next quoted
     cell (`("Marcus Webb", "588-37-9066", "Savannah", "GA")`)."""
-    return _STATE_AFTER.match(text, b) is not None or _STATE_CELL_AFTER.match(text, b) is not None
+    if _STATE_AFTER.match(text, b) is not None:
+        return True
+    if _STATE_CELL_AFTER.match(text, b) is None:
+        return False
+    start, end = text.rfind("\n", 0, b) + 1, text.find("\n", b)
+    return _PERSONAL_CELL.search(text, start, end if end >= 0 else len(text)) is not None  # not `("Normal", "OK")`
+
+
+# a person's row has an SSN or a phone number in it: `("Marcus Webb", "588-37-9066", "Savannah", "GA")`
+_PERSONAL_CELL = re.compile(r"(?<!\d)\d{3}[- ]?\d{2}[- ]?\d{4}(?!\d)|\+?\(?\d{3}\)?[ .\-]?\d{3}[ .\-]?\d{4}(?!\d)")
 
 
 def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
@@ -214,7 +229,7 @@ def peoples_place_after(text: str, b: int) -> bool:
     """A place where people work, live or meet right after text[:b]: `Galway office`, `the Cork Office`; not a
     business's own name (`Casa Azul Hostel`)."""
     match = _NEXT.match(text, b)
-    if match is not None and match.group(1).islower() and match.group(1) not in _PEOPLES:
+    if match is not None and match.group(1).islower() and match.group(1) not in _PEOPLES | _NOT_SOLD:
         # one lower-case word of what is sold or done there between: `the Kilkenny yarn shop`, `the Verbier ski shop`
         after = _NEXT.match(text, match.end())
         match = after if after is not None and after.group(1).lower() in _SHOPS else match

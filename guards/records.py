@@ -142,8 +142,7 @@ _LOOSE_KEYS = _words(
     "city town village hometown district neighbourhood neighborhood suburb municipality prefecture province county "
     "stadt wohnort ort ville commune ciudad localidad municipio cidade città citta comune plaats woonplaats kota "
     "şehir sehir ilçe ilce kaupunki paikkakunta stad miasto město mesto obec település "
-    "branch base venue marina sede filiale sucursal standort outlet sted lokacija lokalizacija lokalizacja lokace "
-    "destino helyszín helyszin sijainti"
+    "branch base venue marina sede filiale sucursal standort outlet"
 )
 _LOOSE_WORDS = 4  # a place's name has a few words; a field of more is a sentence
 # other languages' words for a place's kind, a placeholder's value or a name's first word (`"city": "Город"`)
@@ -168,11 +167,12 @@ _SETTER = re.compile(
     r"(?P<value>[^\"'\n]{2,40})[\"']\s*\)"
 )
 # whose `state` is a system's, not a US record's: `health_state`, `pod_state`, `desired_state`
-_SYSTEM_STATES = _words(
-    "health pod node job task service app db circuit breaker build run deploy deployment cluster machine vm "
-    "instance replica connection conn session lock game fsm workflow order payment ticket queue worker desired "
-    "current actual target last prev previous new old next initial final process thread container tf ui component "
-    "view page form store cache sync power battery link port device sensor door switch"
+# whose `state` is a US person's record's: `billing_state`, `TEST_EMPLOYEE_STATE`, `PAYROLL_OVERRIDE_STATE` (not
+# `health_state`, `kyc_state`, `login_state`: a process's state)
+_PERSONS_STATES = _words(
+    "site home billing shipping mailing residence residential birth address work us employee employees customer "
+    "customers member members client clients patient patients holder holders person payroll tax taxpayer "
+    "applicant beneficiary cardholder mail contact primary secondary current previous registered legal"
 )
 _PLACE_FIELD = re.compile(
     rf"(?:(?<![\w\-])|(?<=\s--))(?P<key>(?i:{_PLACE_KEY}))"
@@ -514,6 +514,8 @@ def record_names(
         for m in _FIELD.finditer(text):
             if _THINGS_KEY.fullmatch(m.group("key")):
                 continue  # `SHOP_NAME="Huîtres de la Baie"`, `camp_name`: a business's or a thing's name
+            if re.fullmatch(_KEY, m.group("value").replace(" ", "_"), re.IGNORECASE):
+                continue  # `<string name="first_name">Vorname</string>`: a form's label, translated
             spans.append(m.span("value"))
             if not _BARE.fullmatch(m.group("key")) or givens or _full_name(kinds, m.group("value")):
                 keyed.add(m.span("value"))
@@ -1101,9 +1103,9 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
     out += _fields(kinds, text, seen)
     out += _set_places(kinds, text, seen)
     for m in _STATE_FIELD.finditer(text) if "state" in text.lower() else ():
-        owner = (m.group("owner") or "").rstrip("_").rsplit("_", 1)[-1].lower()
-        if owner in _SYSTEM_STATES:
-            continue  # `health_state: OK`: a system's state
+        owner = (m.group("owner") or "").lower().split("_")
+        if m.group("owner") and not any(word in _PERSONS_STATES for word in owner):
+            continue  # `health_state: OK`, `kyc_state=OK`: a process's state
         # a US record's: an SSN or a North American phone near, or its city read just before (`"city": "Honolulu",
         # "state": "HI"`)
         near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
@@ -1184,7 +1186,8 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
             known = kinds.large_city(key.split("-", 1)[0])
         compact = m.group("key").lower().replace("_", "")  # `home_port`, `drop_off`; not the phrase `home port`
         wordy = " " not in m.group("key") and any(compact.endswith(word) for word in _WORDY_KEYS)
-        if not known and " " not in m.group("key") and m.group("sep").strip():
+        tagged = m.group("sep").endswith(">") and m.group("sep") != ">"  # `name="city">Ciutat`: a label as often
+        if not known and " " not in m.group("key") and m.group("sep").strip() and not tagged:
             known = _loose_place(kinds, text, m, key, wordy, seen)
         # an English word, unless a rare one that is a large city's name (`site=Cork`; not `store: Reading`)
         frequent = kinds.lex.words.get(key, 0) >= _FREQUENT_WORD

@@ -70,7 +70,9 @@ _GIVEN_ALONE = frozenset(
 _GIVEN_FIRST = _GIVEN_ALONE | frozenset(
     "建晓志小美子秀桂春文海新永德家一梓雨思可梦诗紫若天立振宏光荣卫忠庆淑素彩爱安福祥贵松泽鸿曉誌夢詩榮衛慶愛澤鴻國雅"
 )
-_GIVEN_SECOND = _GIVEN_ALONE | frozenset("国华英兰东轩涵萱怡彤文成生林龙平安福宁清山梅花霞芬珍琼莲凤云飞杰峰东強國華東")
+_GIVEN_SECOND = _GIVEN_ALONE | frozenset(
+    "国华英兰东轩涵萱怡彤文成生林龙平安福宁清山梅花霞芬珍琼莲凤云飞杰峰东強國華東远遠"
+)
 # words right before a name that set it apart: a field's or a role's (`客户`, `持卡人`, `负责人`), a relation's,
 # a verb's
 _CHINESE_BEFORE = re.compile(
@@ -125,10 +127,11 @@ def _chinese_at(lex: Lexicons, text: str, i: int, b: int) -> int:
     if not (i == 0 or not _is_han(text[i - 1]) or cued):
         return 0
     g = i + size
-    if 1 <= b - g <= 2 and i == _run_start(text, i) and _CHINESE_FIELD.search(text, max(0, i - 8), i) is not None:
-        return b if text[i:b] not in lex.scripts else 0  # `付款人=黄思远`: a field's whole value, any given name
     if text[g : g + 2] in _SURNAME_TITLES:
         return g  # `让陈先生用支付链接付款`: a surname and its title, the title not the name's
+    whole = 1 <= b - g <= 2 and (i == 0 or not _is_han(text[i - 1])) and _given_chars(text[g:b])
+    if whole and _CHINESE_FIELD.search(text, max(0, i - 8), i) is not None:
+        return b if text[i:b] not in lex.scripts else 0  # `付款人=黄思远`: a field's whole value
     # `王芳在成都出生`, `她的丈夫李强在重庆`: a sentence's or a clause's subject
     opening = i == 0 or cued or _SENTENCE_OPEN.match(text[i - 1]) is not None
     for end in (g + 2, g + 1):
@@ -140,13 +143,6 @@ def _chinese_at(lex: Lexicons, text: str, i: int, b: int) -> int:
             return 0  # a city's name
         return end
     return 0
-
-
-def _run_start(text: str, i: int) -> int:
-    """Where the run of Han characters that text[i] is in starts."""
-    while i > 0 and _is_han(text[i - 1]):
-        i -= 1
-    return i
 
 
 def _given_chars(given: str) -> bool:
@@ -451,8 +447,16 @@ def _titled(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int)
 # titles before a name in Greek, Ukrainian and Russian: `η κυρία Παπαδοπούλου`, `κύριε Παπαδάκη`, `Пані Коваленко`,
 # `Шановна Олено`, `господин Петров`
 CASED_TITLES = _words(
-    "κύριε κύριος κυρία κυρίου κυρίας κύριο κ κα пані пан пане панові шановна шановний шановні господин госпожа "
+    "κύριε κύριος κυρία κυρίου κυρίας κύριο κ κα пані пан пане панові шановна шановний господин госпожа "
     "господина госпожи господину госпоже г-н г-жа г-ну г-же"
+)
+# offices and roles a title goes before as it goes before a name: `господин Президент`, `Пане Голово`, `κύριε
+# Διευθυντά`, `Шановний Користувачу`, `Κύριε Ελέησον` (a prayer)
+_TITLED_ROLES = re.compile(
+    r"(?:президент|директор|министр|міністр|голов|керівник|начальник|менеджер|користувач|клієнт|пасажир|колег|"
+    r"друз|батьк|учасник|покупц|покупател|пользовател|клиент|посетител|відвідувач|абонент|"
+    r"πρόεδρ|διευθυντ|υπουργ|πελάτ|συνάδελφ|ελέησον|δήμαρχ)",
+    re.IGNORECASE,
 )
 
 
@@ -465,11 +469,11 @@ def _cased_titled(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i
     c, d, script = words[i + 1]
     if script != "cased" or text[b:c].strip(". ") or not text[c].isupper() or common_word(lex, text[c:d]):
         return None
-    if d - c < 3 or text[c:d].isupper():
-        return None  # `κ. ΦΠΑ`: an abbreviation
+    if d - c < 3 or text[c:d].isupper() or _TITLED_ROLES.match(text, c):
+        return None  # `κ. ΦΠΑ`: an abbreviation; `господин Президент`: an office
     if i + 2 < len(words) and words[i + 2][2] == script and text[d : words[i + 2][0]] == " ":
         e, f, _ = words[i + 2]
-        if text[e].isupper() and not common_word(lex, text[e:f]) and f - e >= 3:
+        if text[e].isupper() and not common_word(lex, text[e:f]) and f - e >= 3 and not _TITLED_ROLES.match(text, e):
             return c, f
     return c, d
 

@@ -352,28 +352,30 @@ def _wide_town(lex: Lexicons, text: str, i: int, b: int) -> int:
 
 
 # Korean's particles of place after a city's name, which follow no person (a person takes `에게`): `제주에서`,
-# `평택으로`; a name alone only after a word of place (`반납 지점: 제주`), or a field's colon where it is no one's
+# `평택으로`; a name alone only beside a word of place (`반납 지점: 제주`, `강릉 지점`)
 _HANGUL_PLACE_AFTER = ("에서", "에", "으로", "로", "까지", "부터", "에서는", "에는")
 _HANGUL_PLACE_WORD = re.compile(r"(?:지점|지역|도시|매장|출발지?|도착지?|주소)[ \t]*[:：]?[ \t]*\Z")
-_HANGUL_COLON = re.compile(r"(?:[:：]|<td>)[ \t]*\Z")  # a field's value, a table's cell
+# cities' names that are common words first: mass production, taste, miscalculation, the week before, Mars, cod,
+# pearl, resident, lord, princess
+_HANGUL_WORDS = frozenset(["양산", "구미", "오산", "전주", "화성", "대구", "진주", "상주", "영주", "공주"])
 _HANGUL_PLACE_WORD_AFTER = re.compile(r"[ \t]+(?:지점|지역|매장|시내|공항|터미널)")  # `강릉 지점이에요`
 _HANGUL_CITY = 100_000
 
 
 def _hangul_city(lex: Lexicons, text: str, a: int, b: int) -> int:
     """The length of a city's name of 100,000 people or more that a Hangul word starts with, the rest of the word
-    a particle of place (`제주에서`), or the whole word after a word of place (`반납 지점: 제주`) or, where the name
-    is no one's, a field's colon. 0 if none."""
+    a particle of place (`제주에서`), or the whole word beside a word of place (`반납 지점: 제주`, `강릉 지점`); no
+    common word first (_HANGUL_WORDS). 0 if none."""
     for k in range(min(4, b - a), 1, -1):
         name, rest = text[a : a + k], text[a + k : b]
         if lex.scripts.get(name, 0) < _HANGUL_CITY:
             continue
+        if name in _HANGUL_WORDS:
+            continue  # `양산에 들어간` (mass production), `구미에 맞게` (taste): a common word first
         if rest in _HANGUL_PLACE_AFTER:
             return k
         if not rest and (_HANGUL_PLACE_WORD.search(text, max(0, a - 8), a) or _HANGUL_PLACE_WORD_AFTER.match(text, b)):
             return k  # `반납 지점: 제주`, `강릉 지점`: a branch's place, whoever else is so named
-        if not rest and name not in lex.people and _HANGUL_COLON.search(text, max(0, a - 4), a):
-            return k
     return 0
 
 

@@ -156,6 +156,12 @@ _ANIMAL_IS = re.compile(
     r"camel|monkey|meerkat|seal|dolphin|snake|lizard|iguana)"
     r"(?![\w\-]|[ \t]+[a-z])"  # the animal's noun ends the phrase: not `the best dog walker`, `a horse riding coach`
 )
+# what is said of people with an animal's noun: `a night owl`, `a lucky dog`, `our guinea pig`, `a dark horse`
+_ANIMAL_IDIOM = re.compile(
+    r"\b(?:night|early|lucky|guinea|dark|lone|cash|fat|scaredy|copy|party|top|black|sly|eager|loan|busy|cold|"
+    r"social|big|lame|sitting|cool|odd|wise|stubborn|lazy|bad|good|clever|silly|old|real|total|stray|work)"
+    r"[ \t]+[a-z]+\b"
+)
 _PET_BEFORE = re.compile(r"(?i:\b(?:pet|pet_name|animal|horse|dog|cat)(?:\s*[=:]\s*[\"']?|\s+[\"'“]))\Z")
 # `the Mandela room`, not a guest's room: `guest Hiroshi Nakamura room 1412`
 # a food or a drink named after a place or a person: `Brussels sprouts`, `Moscow Mule`, `Margarita Pizza`
@@ -168,15 +174,22 @@ _FOOD_AFTER = re.compile(
 # (`Amber Dawn colourway`, `the Heather colorway`)
 _LINE_NOUN = re.compile(
     r"\b(?:colou?rways?|shades?|flavou?rs?|scents?|fragrances?|cultivars?|breeds?|colou?rs?|colori|couleurs|farben|"
-    r"colores|cores|kleuren|f[äa]rger|barvy|kolory)\b",
+    r"colores|kleuren|f[äa]rger|barvy|kolory)\b",
+    re.IGNORECASE,
+)  # (not Portuguese `cores`: English's CPU cores)
+# what opens the list after the noun: up to three words (`names` among them, or not), then `such as`, `like`, `:`
+_LINE_OPENS = re.compile(
+    r"(?P<gap>(?:[ \t]+[^\W\d_]+){0,3}?)[ \t]*(?:(?P<colon>:)|[ \t]+(?:such[ \t]+as|like|named|called|including|"
+    r"come|como|comme|wie|zoals|såsom))[ \t]+",
     re.IGNORECASE,
 )
-_LINE_LISTED = re.compile(
-    r"[^.;!?\n]{0,40}?(?:[:—–]|\bsuch\s+as|\blike|\bnamed|\bcalled|\bincluding|\bcome|\bcomo|\bcomme|\bwie|"
-    r"\bzoals|\bsåsom)"
-    r"(?:\s*[\"'“„«]?[^\W\d_][\w'’\- ]{0,30}[\"'”“»]?\s*(?:,|\band\b|\bor\b|\be\b|\by\b|\bet\b|\bund\b|\ben\b|\bog\b|"
-    r"\boch\b)\s*){0,6}\s*[\"'“„«]?",
-    re.IGNORECASE,
+_NAMES_WORD = re.compile(r"\b(?:names?|nomi|noms|namen|nombres|nomes|namn|navne|nimet)\b", re.IGNORECASE)
+# one listed name: up to four words, quoted or not; the separators between names
+_LINE_ITEM = re.compile(
+    r"[\"'“„«]?[^\W\d_][\w'’\-]*(?:[ \t]+(?!(?:and|or|e|y|et|und|en|og|och)\b)[^\W\d_][\w'’\-]*){0,3}[\"'”“»]?"
+)
+_LINE_SEP = re.compile(
+    r"[ \t]*(?:,[ \t]*(?:(?:and|or|e|y|et|und|en|og|och)[ \t]+)?|[ \t]+(?:and|or|e|y|et|und|en|og|och)[ \t]+)"
 )
 _LINE_REACH = 240
 _LINE_AFTER = re.compile(r"[\"'”“»]?[ \t]+(?i:colou?rways?|shade|lipstick|scent|fragrance|cultivar)\b")
@@ -318,7 +331,13 @@ def _woken(text: str, a: int, b: int) -> bool:
 
 def _paired_work(text: str, a: int, b: int) -> bool:
     """text[a:b] is one of the names a work is titled by, written whole around it: `"Romeo e Giulietta"`."""
-    return any(m.start() <= a and b <= m.end() for m in _PAIRED_WORK.finditer(text, max(0, a - 30), b + 30))
+    return any(
+        m.start() <= a and b <= m.end() and not _NEXT_CAPITAL.match(text, m.end())
+        for m in _PAIRED_WORK.finditer(text, max(0, a - 30), b + 30)
+    )  # (not `Romeo and Julia Santos`: a person's whole name after the pair)
+
+
+_NEXT_CAPITAL = re.compile(r"[ \t]+[A-ZÀ-Þ]")
 
 
 def _no_one(text: str, a: int, b: int) -> bool:
@@ -408,9 +427,10 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True  # `Dolores Huerta Hall`: the building's word inside the name found
     if _ANIMAL_AFTER.match(text, b) or _PET_BEFORE.search(text, max(0, a - 16), a) or _FOOD_AFTER.match(text, b):
         return True
-    if " " not in text[a:b] and _ANIMAL_IS.match(text, b):
+    animal = _ANIMAL_IS.match(text, b) if " " not in text[a:b] else None
+    if animal is not None and not _ANIMAL_IDIOM.search(animal.group()):
         return True
-    if _LINE_AFTER.match(text, b) or _line_listed(text, a):
+    if _LINE_AFTER.match(text, b) or _line_listed(text, a, b):
         return True  # `Amber Dawn colourway`, `shades such as "Audrey Hepburn Red"`: a product line's names
     if _NO_PERSON_ASIDE.match(text, b):
         return True  # `Earl Grey (our tea, not a person)`: the text says so
@@ -425,12 +445,31 @@ def _thing(text: str, a: int, b: int) -> bool:
     return _FONT_LINE.search(text, line_start, line_end if line_end >= 0 else b + 200) is not None
 
 
-def _line_listed(text: str, a: int) -> bool:
-    """A product line's noun before text[a:], then `such as`, `like`, `come`, ... and the names listed up to
-    text[a:] (`shade names such as "Audrey Hepburn Red"`, `nomi come Rosa, Ambra e Cielo`); the nearest three
-    nouns are tried, each from where it ends."""
-    nouns = list(_LINE_NOUN.finditer(text, max(0, a - _LINE_REACH), a))
-    return any(_LINE_LISTED.fullmatch(text, m.end(), a) is not None for m in nouns[-3:])
+def _line_listed(text: str, a: int, b: int) -> bool:
+    """text[a:b] is a name a product line's noun lists: the noun, up to three words, then `such as`, `like`,
+    `come` or a colon (right after the noun only), then names up to this one (`shade names such as "Audrey
+    Hepburn Red"`, `colourways like Heather, Amber Dawn`, `nomi come Rosa, Ambra e Cielo`). The list must say it
+    names (`names`), quote its names or hold two at least (not `Colour: blue, assignee: Maria Lopez`, `the
+    colors like Anna asked`)."""
+    for m in reversed(list(_LINE_NOUN.finditer(text, max(0, a - _LINE_REACH), a))[-3:]):
+        opens = _LINE_OPENS.match(text, m.end())
+        if opens is None or opens.end() > a or (opens.group("colon") and opens.group("gap")):
+            continue
+        at, items = opens.end(), 0
+        while at < a:  # the names before this one, each followed by a separator
+            item = _LINE_ITEM.match(text, at)
+            sep = _LINE_SEP.match(text, item.end()) if item is not None else None
+            if item is None or sep is None:
+                break
+            at, items = sep.end(), items + 1
+        if at != a and text[at:a] not in "\"'“„«":
+            continue
+        quoted = text[a - 1 : a] in "\"'“„«" and a > 0
+        more = _LINE_SEP.match(text, b + (text[b : b + 1] in "\"'”“»")) is not None
+        named = _NAMES_WORD.search(text, m.start(), opens.end()) is not None
+        if named or quoted or items or more:
+            return True
+    return False
 
 
 def _a_things_name(text: str, a: int, b: int) -> bool:
