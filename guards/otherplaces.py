@@ -128,8 +128,8 @@ _ENDINGS = (
 # the languages whose places take a case ending after a preposition: Polish, Czech, Slovak, Slovene, Croatian
 _INFLECTED = frozenset({"pl", "cs", "sk", "sl", "hr"})
 # prepositions of place that are no English word nor a code's, in one language: read before a large city or a
-# region whatever else the line says
-_DISTINCT = _words("à au aux en vers aus nach desde hacia verso uit naar în ở")
+# region whatever else the line says (the Nordic languages' `fra`, `från`: `// kunde fra Bergen`)
+_DISTINCT = _words("à au aux en vers aus nach desde hacia verso uit naar în ở fra från")
 # Slavic prepositions that are no English word nor a variable's usual name, before a place with its case ending
 _SLAVIC_DISTINCT = _words("z ze iz we ve od pri kod")
 # English prepositions before a region's or another language's city name: `in Nova Scotia`, `from Bretagne`

@@ -967,6 +967,8 @@ def test_systems_listed_still_go_and_a_person_called_romeo_stays() -> None:
         ("// Platba pro dodavatele z Vídně", ("LOCATION", "Vídně")),
         ("Iltimos, Samarqanddagi do'konimiz egasiga yozing", ("LOCATION", "Samarqanddagi")),
         ('14.074 FT8 EA4QRB -12 dB "op Paco QTH Toledo" logged', ("LOCATION", "Toledo")),
+        # Danish, Norwegian and Swedish `fra`, `från` before a large city, on a line too short for its language
+        ("fn masks_amex() {\n    // kunde fra Bergen\n}", ("LOCATION", "Bergen")),
         # an Irish county by its word
         ("aviary_site: Boyle, County Roscommon", ("LOCATION", "County Roscommon")),
         ("Tralee,Co. Kerry,beekeeping-intro", ("LOCATION", "Co. Kerry")),
