@@ -464,17 +464,18 @@ class Names(Placenames):
             shared = len(group) > 1 and (said.tech_after(text, end) or deployments.infra_after(text, end))
             # a naming noun before a list of three or more is every one's (`codenames — Naples, Rome, Milan`)
             shared = shared or (len(group) > 2 and said.names_things(text, group[0][0].start))
-            system = len(group) > 1 and any(self._system(text, p, systems) for p in group)
+            systemic = [self._system(text, p, systems) for p in group]
+            system = len(group) > 1 and any(systemic)
             # a system read only by the number after it (`Gartenstraße 5`): a street's, as often as a version's
             numbered = (shared and _NUMBER_AFTER.match(text, end) is not None) or (
                 system
                 and any(
-                    _NUMBER_AFTER.match(text, p[-1].end) is not None for p in group if self._system(text, p, systems)
+                    _NUMBER_AFTER.match(text, p[-1].end) is not None for p, s in zip(group, systemic, strict=True) if s
                 )
             )
-            for piece in group:
+            for piece, its_system in zip(group, systemic, strict=True):
                 a, b = piece[0].start, piece[-1].end
-                listed = shared or (system and not self._system(text, piece, systems) and not self.placed(piece))
+                listed = shared or (system and not its_system and not self.placed(piece))
                 if not listed or cues.person(text, a, b, strict=True) or self._soft_titled(text, piece):
                     out.append(piece)
                 elif numbered and self._whole_name(piece):

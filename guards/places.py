@@ -89,6 +89,7 @@ _NOT_SOLD = _words(
     "artefact secret session token vector document event log metric feature wall plug usb electrical mobile online "
     "play app's kv value backing cookie"
 )
+_PEOPLES_OR_NOT_SOLD = _PEOPLES | _NOT_SOLD
 # verbs of people travelling, with up to four words before `from`, `to`, ...: `paddled an outrigger canoe from`
 _TRAVEL = re.compile(
     r"\b(?:walk|walked|walking|walks|drive|drove|driving|drives|fly|flew|flying|flies|sail|sailed|sailing|sails|ski|"
@@ -229,7 +230,7 @@ def peoples_place_after(text: str, b: int) -> bool:
     """A place where people work, live or meet right after text[:b]: `Galway office`, `the Cork Office`; not a
     business's own name (`Casa Azul Hostel`)."""
     match = _NEXT.match(text, b)
-    if match is not None and match.group(1).islower() and match.group(1) not in _PEOPLES | _NOT_SOLD:
+    if match is not None and match.group(1).islower() and match.group(1) not in _PEOPLES_OR_NOT_SOLD:
         # one lower-case word of what is sold or done there between: `the Kilkenny yarn shop`, `the Verbier ski shop`
         after = _NEXT.match(text, match.end())
         match = after if after is not None and after.group(1).lower() in _SHOPS else match

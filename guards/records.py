@@ -106,6 +106,7 @@ _FIELD = re.compile(
     rf"[ \t]*\{{[ \t]*[\"']){_VALUE}"
     r"(?=[\"'<\]|,;&\s]|\Z)"
 )
+_KEY_WORD = re.compile(_KEY, re.IGNORECASE)  # a value that is itself a field's word: `Vorname`
 _TITLE = re.compile(r"([^\W\d_]+)\.?\s+")
 # an HTML table's label cell, then its value's: `<td>Venue</td><td>Bristol</td>`
 _CELL_AFTER_LABEL = r"</t[dh]>[ \t]*<td(?:\s[^<>]*)?>"
@@ -161,6 +162,7 @@ _STATE_REACH = 200
 _STATE_AFTER_SSN = re.compile(
     rf"[\"']\d{{3}}[- ]?\d{{2}}[- ]?\d{{4}}[\"'][ \t]*,[ \t]*[\"'](?P<code>{places.STATES})[\"']"
 )
+_STATE_CODE = re.compile(places.STATES)
 # a setter's or a builder's US state or place: `v.setHomeState("MD")`, `.setCity("Hartford")`
 _SETTER = re.compile(
     r"\.(?:set|with)(?:Home|Billing|Shipping|Mailing|Birth|Work|Residence)?(?P<what>State|City|Town)\(\s*[\"']"
@@ -305,10 +307,9 @@ _BESIDE_SSN = re.compile(
     rf"|(?<![\w\-'’])(?P<name3>[A-ZÀ-ÖØ-Þ][^\W\d_]+(?:-[A-ZÀ-ÖØ-Þ][^\W\d_]+)?),[ \t]*SSN[ \t:]*{_SSN_SHAPE}"
 )
 # a letter's closing before the name that signs it: `Saludos, Rocío`, `Gruß, Heiko`
-_CLOSINGS = _words(
-    "saludos gruß gruss grüße grüsse groetjes groeten cordialement amicalement bises cheers regards thanks merci "
-    "grazie obrigado obrigada pozdrawiam pozdrav pozdravy hälsningar halsningar mvh hilsen terveisin abrazos besos "
-    "atentamente saluti cumprimentos beijos abraços"
+_CLOSINGS = cues.CLOSINGS | _words(
+    "gruß gruss grüße grüsse amicalement bises cheers regards thanks merci grazie obrigado obrigada pozdrav pozdravy "
+    "halsningar abrazos besos atentamente saluti cumprimentos beijos abraços"
 )
 
 
@@ -514,7 +515,7 @@ def record_names(
         for m in _FIELD.finditer(text):
             if _THINGS_KEY.fullmatch(m.group("key")):
                 continue  # `SHOP_NAME="Huîtres de la Baie"`, `camp_name`: a business's or a thing's name
-            if re.fullmatch(_KEY, m.group("value").replace(" ", "_"), re.IGNORECASE):
+            if _KEY_WORD.fullmatch(m.group("value").replace(" ", "_")):
                 continue  # `<string name="first_name">Vorname</string>`: a form's label, translated
             spans.append(m.span("value"))
             if not _BARE.fullmatch(m.group("key")) or givens or _full_name(kinds, m.group("value")):
@@ -1128,7 +1129,7 @@ def _set_places(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
     for m in _SETTER.finditer(text) if ".set" in text or ".with" in text else ():
         value = m.group("value")
         if m.group("what") == "State":
-            known = re.fullmatch(places.STATES, value) is not None
+            known = _STATE_CODE.fullmatch(value) is not None
         else:
             known = kinds.lex.knows_place(" ".join(fold(w) for w in value.split())) and not kinds.product(fold(value))
         if known:

@@ -324,17 +324,23 @@ _PAIRED_WORK = re.compile(
 _WAKE = re.compile(r"\b(?:Hey|Hi|OK|Okay|Ask|Tell)[ \t,]+(?:Siri|Alexa|Google|Cortana|Bixby)\b")
 
 
+def _within(pattern: re.Pattern[str], text: str, a: int, b: int, reach: int) -> re.Match[str] | None:
+    """The match of `pattern` near text[a:b] (`reach` characters either side) that holds all of it, if any."""
+    return next(
+        (m for m in pattern.finditer(text, max(0, a - reach), b + reach) if m.start() <= a and b <= m.end()), None
+    )
+
+
 def _woken(text: str, a: int, b: int) -> bool:
     """text[a:b] is inside a voice assistant's wake words: `"Hey Siri, when does it open?"`, `Ask Alexa:`."""
-    return any(m.start() <= a and b <= m.end() for m in _WAKE.finditer(text, max(0, a - 8), b + 12))
+    return _within(_WAKE, text, a, b, 12) is not None
 
 
 def _paired_work(text: str, a: int, b: int) -> bool:
-    """text[a:b] is one of the names a work is titled by, written whole around it: `"Romeo e Giulietta"`."""
-    return any(
-        m.start() <= a and b <= m.end() and not _NEXT_CAPITAL.match(text, m.end())
-        for m in _PAIRED_WORK.finditer(text, max(0, a - 30), b + 30)
-    )  # (not `Romeo and Julia Santos`: a person's whole name after the pair)
+    """text[a:b] is one of the names a work is titled by, written whole around it: `"Romeo e Giulietta"`; not
+    before a surname (`Romeo and Julia Santos`: a person's whole name after the pair)."""
+    work = _within(_PAIRED_WORK, text, a, b, 30)
+    return work is not None and not _NEXT_CAPITAL.match(text, work.end())
 
 
 _NEXT_CAPITAL = re.compile(r"[ \t]+[A-ZÀ-Þ]")
@@ -464,8 +470,8 @@ def _line_listed(text: str, a: int, b: int) -> bool:
             at, items = sep.end(), items + 1
         if at != a and text[at:a] not in "\"'“„«":
             continue
-        quoted = text[a - 1 : a] in "\"'“„«" and a > 0
-        more = _LINE_SEP.match(text, b + (text[b : b + 1] in "\"'”“»")) is not None
+        quoted = a > 0 and text[a - 1] in "\"'“„«"
+        more = _LINE_SEP.match(text, b + (b < len(text) and text[b] in "\"'”“»")) is not None
         named = _NAMES_WORD.search(text, m.start(), opens.end()) is not None
         if named or quoted or items or more:
             return True
