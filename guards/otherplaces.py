@@ -124,12 +124,20 @@ _ENDINGS = (
     ("iach", "e"),  # Slovak: `v Košiciach` (Košice)
     ("ego", "e"),  # Polish: `z Zakopanego` (Zakopane)
     ("ne", "en"),  # Czech: `z Vídně` (Vídeň)
+    ("ach", "e"),  # Polish: `w Katowicach` (Katowice)
+    ("kach", "ki"),  # Polish: `w Mikołajkach` (Mikołajki)
+    ("cie", "t"),  # Polish: `w Sopocie` (Sopot)
+    ("ce", "ka"),  # Polish: `w Wieliczce` (Wieliczka)
+    ("c", "ce"),  # Polish, Czech, Slovak: `z Katowic` (Katowice), `z Košíc` (Košice)
 )
 # the languages whose places take a case ending after a preposition: Polish, Czech, Slovak, Slovene, Croatian
 _INFLECTED = frozenset({"pl", "cs", "sk", "sl", "hr"})
 # prepositions of place that are no English word nor a code's, in one language: read before a large city or a
 # region whatever else the line says (the Nordic languages' `fra`, `från`: `// kunde fra Bergen`)
-_DISTINCT = _words("à au aux en vers aus nach desde hacia verso uit naar în ở fra från")
+_DISTINCT = _words("à au aux en vers aus nach desde hacia verso uit naar în ở fra från til")
+# the Nordic languages' `i` (in) is `and` in the Slavic languages and Catalan: before a large city no one is named
+# after it is a place either way (`kunde i Bergen`, `z Katowic i Krakowa`), not before a given name (`Anna i Sofia`)
+_IN_OR_AND = "i"
 # Slavic prepositions that are no English word nor a variable's usual name, before a place with its case ending
 _SLAVIC_DISTINCT = _words("z ze iz we ve od pri kod")
 # English prepositions before a region's or another language's city name: `in Nova Scotia`, `from Bretagne`
@@ -235,7 +243,8 @@ def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
             language = None if english else _language(text, m.start(), prep)
             # (a region's other name that is a given name too is no more sure: `aus Athena`, a product's)
             large = kinds.large_city(key) or (key in lex.regions and not kinds.given(key))
-            if language is None and prep in _DISTINCT and large and not kinds.product(key):
+            distinct = prep in _DISTINCT or (prep == _IN_OR_AND and kinds.given(key) < 2)
+            if language is None and distinct and large and not kinds.product(key):
                 # `antiquaire à Lyon`, `chocolatier uit Gent`: a preposition no English word, before a large city
                 language = next(lang for lang, (preps, _) in _LANGUAGES.items() if prep in preps.split())
             if inflected and language is None and prep in _SLAVIC_DISTINCT:

@@ -77,6 +77,8 @@ _PEOPLES = (
         " tournament tournaments league leagues regatta regattas marathon park parks cottage barn outlet outlets"
         # and where they make things and board boats: `the Galashiels mill`, `the Kadıköy ferry pier`
         " mill mills pier piers"
+        # and where they live up a stair and walk by the sea: `the Ely loft`, `the Brighton seafront`
+        " loft lofts seafront waterfront promenade"
     )
     | _BUSINESSES
     | SITES

@@ -111,7 +111,9 @@ _TITLE = re.compile(r"([^\W\d_]+)\.?\s+")
 # an HTML table's label cell, then its value's: `<td>Venue</td><td>Bristol</td>`
 _CELL_AFTER_LABEL = r"</t[dh]>[ \t]*<td(?:\s[^<>]*)?>"
 _PLACE_KEY = (
-    r"(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in|"
+    # (and a camel-cased owner's: `branchTown`, `pickupCity`)
+    r"(?:[\w\-]*_|[a-z]+(?=(?:town|city|location|region|province|county|village|suburb|district)\b))?"
+    r"(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in|"
     r"destination|origin|village|prefecture|province|county|home_?base|base|site|sites|office|depot|suburb|"
     r"neighbou?rhood|district|municipality|home[_ ]?port|port|station|campus|branch|pickup|drop_?off|territory|"
     r"region|island|home|post|store|dest|deliver_?to|ship_?to|return_?to|clinic|salon|gym|shop|hostel|"
@@ -891,7 +893,10 @@ _STREET_BEFORE = (
     r"Jalan|Jl\.|Ulica|ul\.|Aleja|al\.|Plac|Calea|Strada|Bulevar|Boulevard|Odos|Leoforos)"
 )
 # English writes the number first (`12 Oak Road`); not `Drive`, `Way`, `Place`: `Hard Drive 2`, `Test Drive`
-_STREET_AFTER = r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Lane|Ln\.?|Boulevard|Blvd\.?|Terrace|Crescent|Close|Court)"
+_STREET_AFTER = (
+    r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Lane|Ln\.?|Boulevard|Blvd\.?|Terrace|Crescent|Close|Court|Mews|Vale|"
+    r"Gardens)"
+)
 # written after the street's name and before its number: Hungarian `Váci út 84`, German `Mariahilfer Straße 88`,
 # Turkish `Bağdat Caddesi No:112`
 _STREET_AFTER_NUMBERED = (
@@ -908,6 +913,17 @@ _STREET_JOINED = (  # one word with its street's word: `Storgatan`, `Hauptstraß
     r"gasse|allee|platz|str\.)"
 )
 _NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?"
+# a street with no number, after a preposition of place: one word with its street's word (`i Trondheimsveien`,
+# `op de Oudegracht`) or a street's word no English word first (`cerca del Paseo de la Alameda`, `dekat Jalan
+# Braga`, `on Rue des Martyrs`)
+_UNNUMBERED = re.compile(
+    r"(?<![\w\-])(?:in|on|at|near|off|i|på|ved|auf|an|am|im|op|aan|bij|w|v|na|u|en|cerca|junto|a|em|di|dekat|à|"
+    r"sur|dans|nella)[ \t]+(?:(?:der|dem|den|de|del|la|el|the|al|alla|da|do)[ \t]+)?"
+    r"(?P<street>[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{3,}(?:gatan|vägen|gade|vej|veien|vegen|gata|straat|gracht|straße|strasse)"
+    r"|(?:Paseo|Calle|Carrer|Avenida|Avinguda|Rua|Praça|Plaça|Rambla|Jalan|Ulica|Aleja|Calea|Strada|Bulevar|Piazza|"
+    r"Travessa|Via|Viale|Corso|Rue)[ \t]+(?:(?:de|del|da|do|dos|das|di|dei|della|delle|la|le|les|des|du)[ \t]+)*"
+    r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?)(?![\w\-]|[ \t]*,?[ \t]*\d)"  # (numbered: below)
+)
 _STREET_PARTICLE = r"(?:de|del|da|do|dos|das|di|dei|degli|della|delle|dello|la|le|les|des|du)"
 _ADDRESS = re.compile(
     rf"(?<![\w\-])(?:{_STREET_BEFORE}[ \t]+(?:{_STREET_PARTICLE}[ \t]+)*{_STREET_WORD}"
@@ -933,10 +949,15 @@ _PLACEHOLDER = re.compile(r"(?i:muster|beispiel|anytown|exampleville)")
 def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     """Streets with their numbers, where an address writes them (`Rua Augusta 142`, `Storgatan 18`, `221B Baker
     Street`), as places; apart from what `taken` holds other than people (a person's reading gives way)."""
-    if not any(c.isdigit() for c in text):
-        return []
     seen = Overlaps(span for span in taken if span[0] != "PERSON")
     out: list[Span] = []
+    for m in _UNNUMBERED.finditer(text):
+        a, b = m.span("street")
+        if not seen.over(a, b) and not _PLACEHOLDER.search(text, a, b) and not where_systems_run(text, a, b):
+            out.append(("LOCATION", a, b))
+            seen.add(out[-1])
+    if not any(c.isdigit() for c in text):
+        return out
     postal = [
         m
         for m in _POSTAL.finditer(text)
@@ -1105,7 +1126,7 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
     out += _set_places(kinds, text, seen)
     for m in _STATE_FIELD.finditer(text) if "state" in text.lower() else ():
         owner = (m.group("owner") or "").lower().split("_")
-        if m.group("owner") and not any(word in _PERSONS_STATES for word in owner):
+        if m.group("owner") and not any(word in _PERSONS_STATES for word in owner) and not _owned_city(text, m, seen):
             continue  # `health_state: OK`, `kyc_state=OK`: a process's state
         # a US record's: an SSN or a North American phone near, or its city read just before (`"city": "Honolulu",
         # "state": "HI"`)
@@ -1119,6 +1140,18 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
 
 
 _CITY_REACH = 60
+
+
+def _owned_city(text: str, m: re.Match[str], seen: Overlaps) -> bool:
+    """The same owner's city or town read just before its state (`depot_city: Asheville` / `depot_state: NC`): a
+    place's record, whatever its owner."""
+    a = max(0, m.start() - _CITY_REACH)
+    before = text[a : m.start()].lower()
+    for word in ("city", "town"):
+        at = before.rfind(m.group("owner").lower() + word)
+        if at >= 0 and (at == 0 or not (before[at - 1].isalnum() or before[at - 1] in "_-")):
+            return any(k == "LOCATION" for k, _, _ in seen.over(a + at, m.start()))
+    return False
 
 
 def _set_places(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:

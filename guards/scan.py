@@ -56,6 +56,7 @@ Part = tuple[int, int]
 MIN_PHONE_DIGITS = 7  # fewer digits than any subscriber number with its area code
 SSN_MEDIUM = 0.5  # presidio's score for an SSN in its own shape; below: a bare number a context word raised
 _SSN_CONTEXT = re.compile(r"ssn|social|security|ssid", re.IGNORECASE)
+_SSN_GROUPED = re.compile(r"\d{3}([ \-.])\d{2}\1\d{4}")  # an SSN's groups, 3-2-4, one separator
 NAME_SCORE = 0.85  # what a name the lexicons and cues decided scores (the NER model's names score the same)
 
 
@@ -400,6 +401,7 @@ def _inserted_ssns(text: str, found: list[Finding]) -> list[Finding]:
 
 
 _HEADER = re.compile(r"(?im)^[ \t]*(?P<header>[\w \-\"]*(?P<d>[,;|\t])[^\n]*)$")
+_RULE = re.compile(r"[ \t]*[\-=+|: \t]*-[\-=+|: \t]*$", re.MULTILINE)
 _HEADED_ROWS = 50  # rows read under a header with an `ssn` or a card's column
 
 
@@ -413,6 +415,8 @@ def _headed(text: str, columns_named: frozenset[str]) -> Iterator[tuple[int, str
         if not named or not all(re.fullmatch(r"[a-z][\w \-]*", c) for c in columns if c):
             continue
         index, at = named[0], m.end() + 1
+        if (rule := _RULE.match(text, at)) is not None:
+            at = rule.end() + 1  # psql's line under its header: `----+------+-----`
         for _ in range(_HEADED_ROWS):
             end = text.find("\n", at)
             end = len(text) if end < 0 else end
@@ -507,6 +511,8 @@ def _fixed(text: str, found: list[Finding]) -> list[Finding]:
     number taken for an SSN by a context word that an SSN before it answered (`ssn=044-35-2683 tenant=382192373`)."""
     out = []
     ssn_end = -1
+    ssns = {(f.start, f.end) for f in found if f.entity == "US_SSN"}
+    said: set[str] = set()  # the digits of the SSNs kept so far
     for f in sorted(found, key=lambda f: f.start):
         kept: Finding | None = f
         if f.entity == "EMAIL_ADDRESS" and f.via == "":
@@ -514,15 +520,27 @@ def _fixed(text: str, found: list[Finding]) -> list[Finding]:
         elif f.entity == "PHONE_NUMBER" and (
             sum(c.isdigit() for c in text[f.start : f.end]) < MIN_PHONE_DIGITS
             or phones.implausible(text, f.start, f.end)
+            or ((f.start, f.end) in ssns and _SSN_GROUPED.fullmatch(text, f.start, f.end))
         ):
+            kept = None  # `mi número es 450 11 2975`: in an SSN's groups, read as one too, no country's phone
+        elif f.entity == "CREDIT_CARD" and (
+            _IBAN_HEAD.search(text, max(0, f.start - 6), f.start) or text[f.start - 1 : f.start] == "+"
+        ):
+            # `DE12 5001 0517 5407 3249 31`: an IBAN's body (one that fails its check); `+4915645935870`: a phone
+            # in E.164 (a card is never written after a plus)
             kept = None
-        elif f.entity == "CREDIT_CARD" and _IBAN_HEAD.search(text, max(0, f.start - 6), f.start):
-            kept = None  # `DE12 5001 0517 5407 3249 31`: an IBAN's body (one that fails its check), no card
         elif f.entity == "US_SSN" and f.via == "":
-            if f.score < SSN_MEDIUM and 0 <= ssn_end <= f.start and not _SSN_CONTEXT.search(text, ssn_end, f.start):
+            digits = re.sub(r"\D", "", text[f.start : f.end])
+            if (
+                f.score < SSN_MEDIUM
+                and 0 <= ssn_end <= f.start
+                and digits not in said  # `Parse("598 52 6367")` then `"598526367"`: the same SSN written again
+                and not _SSN_CONTEXT.search(text, ssn_end, f.start)
+            ):
                 kept = None
             else:
                 ssn_end = f.end
+                said.add(digits)
         if kept is not None:
             out.append(kept)
     return out

@@ -332,6 +332,8 @@ def _inside_loanword(text: str, a: int, b: int, s: int, e: int) -> bool:
 _HAN_AFTER = (*"のでにへ発駅", "から", "まで")
 _THAI_BEFORE = ("จาก", "ไป", "ที่", "ใน", "แถว", "อยู่", "เมือง", "จังหวัด", "ถึง")
 _THAI_NOUNS = ("บ้าน", "ท่า")
+_HAN_SITE = re.compile("の?(?:倉庫|工場|支店|店舗|営業所|事務所|本社|空港|温泉|会場|拠点|出張所|物流センター)")
+_HAN_SITE_CITY = 100_000
 
 
 def _wide_town(lex: Lexicons, text: str, i: int, b: int) -> int:
@@ -346,8 +348,13 @@ def _wide_town(lex: Lexicons, text: str, i: int, b: int) -> int:
                 return k
         return 0
     name = text[i : i + 2]
-    if text.startswith(_HAN_AFTER, i + 2) and name in lex.scripts and name not in lex.people:
-        return 2 if all("CJK" in unicodedata.name(c, "") for c in name) else 0
+    if name not in lex.scripts or not all("CJK" in unicodedata.name(c, "") for c in name):
+        return 0
+    if text.startswith(_HAN_AFTER, i + 2) and name not in lex.people:
+        return 2
+    # a large city that is a surname too, before a site's noun: `長崎の倉庫`, `長崎倉庫` (a warehouse)
+    if lex.scripts[name] >= _HAN_SITE_CITY and _HAN_SITE.match(text, i + 2):
+        return 2
     return 0
 
 
@@ -358,7 +365,8 @@ _HANGUL_PLACE_WORD = re.compile(r"(?:지점|지역|도시|매장|출발지?|도�
 # cities' names that are common words first: mass production, taste, miscalculation, the week before, Mars, cod,
 # pearl, resident, lord, princess
 _HANGUL_WORDS = frozenset(["양산", "구미", "오산", "전주", "화성", "대구", "진주", "상주", "영주", "공주"])
-_HANGUL_PLACE_WORD_AFTER = re.compile(r"[ \t]+(?:지점|지역|매장|시내|공항|터미널)")  # `강릉 지점이에요`
+# `강릉 지점이에요`, `포항 해변` (beach), `제주 온천` (hot spring)
+_HANGUL_PLACE_WORD_AFTER = re.compile(r"[ \t]+(?:지점|지역|매장|시내|공항|터미널|해변|온천|창고|공장|항구|본사)")
 _HANGUL_CITY = 100_000
 
 

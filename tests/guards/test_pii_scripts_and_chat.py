@@ -1048,3 +1048,61 @@ def test_a_product_line_list_that_fails_to_match_takes_no_time() -> None:
     started = time.perf_counter()
     scan(text * 10)
     assert time.perf_counter() - started < 2.0
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # an E.164 phone a card's Luhn also passes; the same SSN written again bare; an SSN's 3-2-4 groups
+        # that a country's phone also reads; psql's rule line under a header with an `ssn` column
+        ("[18:01] nikola: callback number +4915645935870", ("PHONE_NUMBER", "+4915645935870")),
+        ('var r = SsnParser.Parse("598 52 6367");\nAssert.Equal("598526367", r.Digits);', ("US_SSN", "598526367")),
+        ("vivo en Laredo, Texas, y mi número es 450 11 2975.", ("US_SSN", "450 11 2975")),
+        (
+            " id |     name      |    ssn    | state\n----+---------------+-----------+-------\n"
+            " 81 | Wendell Okoro | 065128234 | NM\n(1 row)",
+            ("US_SSN", "065128234"),
+        ),
+        # a state after its owner's city; a camel-cased owner's town
+        ("van-depot-01:\n  depot_city: Asheville\n  depot_state: NC", ("LOCATION", "NC")),
+        ("<branchTown>Lyme Regis</branchTown>", ("LOCATION", "Lyme Regis")),
+        # Polish plural and other case endings; the Nordic `i` and `til` before a large city
+        ("automat z przekąskami na dworcu w Katowicach nie działa", ("LOCATION", "Katowicach")),
+        ("Nieudana płatność za wynajem łodzi w Mikołajkach", ("LOCATION", "Mikołajkach")),
+        ("Kasa w lodziarni w Sopocie nie drukuje paragonów", ("LOCATION", "Sopocie")),
+        ("Mieszkam w Wieliczce, więc będę dopiero po południu.", ("LOCATION", "Wieliczce")),
+        ("Čitateľka Zuzana Horváthová z Košíc žiada presunúť rezerváciu", ("LOCATION", "Košíc")),
+        ("# faktura til entreprenør i Aarhus", ("LOCATION", "Aarhus")),
+        ("// Bestilling fra kunde i Bergen – fjernes før release", ("LOCATION", "Bergen")),
+        # a large city that is a surname too before a warehouse; Korean cities before a beach, a hot spring
+        ("長崎の倉庫では 120 個、システム上は 98 個。", ("LOCATION", "長崎")),
+        ("長崎倉庫の在庫数が二重計上されていた問題。", ("LOCATION", "長崎")),
+        ("그럼 포항 해변 코스로 바꿀까요?", ("LOCATION", "포항")),
+        # streets with no number after a preposition of place; English streets' Mews, Vale, Gardens
+        ("se ha quedado sin frío, cerca del Paseo de la Alameda", ("LOCATION", "Paseo de la Alameda")),
+        ("Brøytebil 2 sitter fast i Trondheimsveien, ringer Solveig nå", ("LOCATION", "Trondheimsveien")),
+        ("The grooming salon on Rue des Martyrs asked for reminders", ("LOCATION", "Rue des Martyrs")),
+        ("the parcel is at the depot near Jalan Sudirman", ("LOCATION", "Jalan Sudirman")),
+        ("is the address still 14 Cotham Vale?", ("LOCATION", "14 Cotham Vale")),
+        # a loft, a seafront as places people are at
+        ("Margit says the Ely loft is always damp anyway", ("LOCATION", "Ely")),
+        ("Callum can't do the Brighton seafront shift today", ("LOCATION", "Brighton")),
+    ],
+)  # fmt: skip
+def test_the_forty_eighth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("[18:01] nikola: callback number +4915645935870", ("CREDIT_CARD", "4915645935870")),
+        ("vivo en Laredo, Texas, y mi número es 450 11 2975.", ("PHONE_NUMBER", "450 11 2975")),
+        # a process's state stays one when no city of its owner is before it; `i` is `and` before a given name
+        ("pod:\n  pod_city: Asheville\n  health_state: OK", ("LOCATION", "OK")),
+        ("Prometheus i Grafana", ("LOCATION", "Grafana")),
+        ("the parcel is at the depot near Jalan Sudirman", ("PERSON", "Sudirman")),
+    ],
+)  # fmt: skip
+def test_the_forty_eighth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)

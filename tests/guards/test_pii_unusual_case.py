@@ -236,15 +236,13 @@ NOT_NAMES = [
     "Transfer to ING Bank failed.",
     "Δες την ενότητα στο Κεφάλαιο 3 του εγχειριδίου.",
     "first=Monday last=Friday",
-    # a list of storms in capitals, a tea, a building named after a writer, a street without its number, a
-    # practice's name, a pet in quotes
+    # a list of storms in capitals, a tea, a building named after a writer, a practice's name, a pet in quotes
     "enum Storm { AGNES, BABET, CIARAN, DEBI }",
     # foods and drinks named after places, suites named after cities
     "add Brussels sprouts and a Moscow Mule to the menu seed",
     "The Lisbon, Oslo and Kyoto suites are booked out",
     "a pot of Earl Grey tea for the offsite",
     "a palestra é no auditório Cecília Meireles",
-    "the parcel is at the depot near Jalan Sudirman",
     "praxis: Tierarztpraxis Sonnenhof",
     'reminder sent: pet "Bodri" is due for its vaccination',
     # rooms and engines named after famous people, fictional people, a question's verb, greetings in UI strings
