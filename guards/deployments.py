@@ -27,7 +27,7 @@ since the Mimir upgrade`, `deployed to au-syd (Sydney)`; no one is there.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
@@ -83,8 +83,12 @@ _STREET_WORDS = _words("street road avenue lane square place drive boulevard qua
 _OWNED = _words("my his her their our your its")  # `his ThinkPad in Gondar`: a person's things are where they are
 
 
-def deployment(text: str, a: int, b: int, products: Collection[str] = frozenset()) -> bool:
-    """Whether the place at text[a:b] is named as where a system runs (see the module's docstring)."""
+def deployment(
+    text: str, a: int, b: int, products: Collection[str] = frozenset(), given: Callable[[str], int] | None = None
+) -> bool:
+    """Whether the place at text[a:b] is named as where a system runs (see the module's docstring); with `given`
+    (a given name's rank, 0 for none), a product's word that ends a person's whole name or a season's is no
+    system (`Ahmet Koç in Ankara`, `Prof. Ingrid Müller at Heidelberg`, `the New Year in Harbin`)."""
     if _REGION_BESIDE.match(text, b):
         return True  # `Amsterdam (westeurope)`
     line_start = text.rfind("\n", max(0, a - LINE_REACH), a) + 1 or max(0, a - LINE_REACH)
@@ -98,7 +102,9 @@ def deployment(text: str, a: int, b: int, products: Collection[str] = frozenset(
     system = _SYSTEM_IN.search(text, max(0, a - 60), a)
     if system is not None and (system.group(1) or "").lower() not in _OWNED:
         word = system.group(2)
-        if word.lower() in _SYSTEM_BEFORE_IN or (
+        if given is not None and _named_before(system.group(1) or "", word, given):
+            pass
+        elif word.lower() in _SYSTEM_BEFORE_IN or (
             word[:1].isupper()
             and fold(word) in products
             and word.lower() not in STOP_WORDS  # not `IT in Durban`
@@ -109,6 +115,14 @@ def deployment(text: str, a: int, b: int, products: Collection[str] = frozenset(
     return _DEPLOY_BEFORE.search(text, max(0, a - 80), a) is not None
 
 
+def _named_before(first: str, word: str, given: Callable[[str], int]) -> bool:
+    """`first word` is a person's whole name (a given name, then a capitalised word) or a season's (`New Year`)."""
+    if not first[:1].isupper() or not word[:1].isupper():
+        return False
+    return given(fold(first)) >= 1 or f"{first} {word}".lower() in _SEASONS
+
+
+_SEASONS = frozenset(["new year", "lunar new"])
 _PERSONAL = re.compile(r"\b(?:I|I'm|I'll|I've|I'd|me|my|mine|myself|he|she|him|her|his|hers)\b")
 _TECHNICAL = re.compile(
     r"[a-z0-9]+_[a-z0-9_]+|\w+\.\w+\(|\b\d+(?:\.\d+)?\s?(?:ms|s|%|[KMGT]i?B)\b|https?://|\b[a-z]+-[a-z0-9]+-\d+\b|"

@@ -154,7 +154,7 @@ class Placenames(Kinds):
         peoples = places.peoples_place_after(text, b) and not (piece[0].initial and self.wordy(piece[0]))
         if not person and (places.journey_before(text, a) or places.people_in_before(text, a) or peoples):
             return [("LOCATION", a, b)]  # `flew to Frankfurt`, `the Galway office`, `the Tel Aviv meetup`
-        if deployments.deployment(text, a, b, self.lex.products):
+        if deployments.deployment(text, a, b, self.lex.products, self.given):
             return []  # "us-east-2 (Ohio)", "fail over to Ohio", "the Ohio ring", "Thanos in Frankfurt"
         if self.big_place(key) or self.plainly_place(key):
             return [("PERSON" if person else "LOCATION", a, b)]

