@@ -134,10 +134,12 @@ _ENDINGS = (
 _INFLECTED = frozenset({"pl", "cs", "sk", "sl", "hr"})
 # prepositions of place that are no English word nor a code's, in one language: read before a large city or a
 # region whatever else the line says (the Nordic languages' `fra`, `från`: `// kunde fra Bergen`)
-_DISTINCT = _words("à au aux en vers aus nach desde hacia verso uit naar în ở fra från til")
-# the Nordic languages' `i` (in) is `and` in the Slavic languages and Catalan: before a large city no one is named
-# after it is a place either way (`kunde i Bergen`, `z Katowic i Krakowa`), not before a given name (`Anna i Sofia`)
-_IN_OR_AND = "i"
+_DISTINCT = _words("à au aux en vers aus nach desde hacia verso uit naar în ở fra från")
+# the Nordic languages' `i` (in) is `and` in the Slavic languages and Catalan, and `til` (to) is English's `until`:
+# before a large city no one is named after, written in lower case after no English word, a place either way
+# (`kunde i Bergen`, `z Katowic i Krakowa`); not before a given name (`Anna i Sofia`, `wait til Austin replies`)
+# nor after an English word (`when i Split the file`)
+_NORDIC = frozenset(["i", "til"])
 # Slavic prepositions that are no English word nor a variable's usual name, before a place with its case ending
 _SLAVIC_DISTINCT = _words("z ze iz we ve od pri kod")
 # English prepositions before a region's or another language's city name: `in Nova Scotia`, `from Bretagne`
@@ -243,7 +245,9 @@ def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
             language = None if english else _language(text, m.start(), prep)
             # (a region's other name that is a given name too is no more sure: `aus Athena`, a product's)
             large = kinds.large_city(key) or (key in lex.regions and not kinds.given(key))
-            distinct = prep in _DISTINCT or (prep == _IN_OR_AND and kinds.given(key) < 2)
+            distinct = prep in _DISTINCT or (
+                m.group(1) in _NORDIC and kinds.given(key) < 2 and not _english_before(kinds, text, m.start())
+            )
             if language is None and distinct and large and not kinds.product(key):
                 # `antiquaire à Lyon`, `chocolatier uit Gent`: a preposition no English word, before a large city
                 language = next(lang for lang, (preps, _) in _LANGUAGES.items() if prep in preps.split())
@@ -263,6 +267,12 @@ def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
 
 _WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]+\Z")
 _SURNAME_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ][a-zß-öø-ÿā-ž]+(?:-[A-ZÀ-ÖØ-ÞĀ-ſ][a-zß-öø-ÿā-ž]+)?(?![\w\-])")
+
+
+def _english_before(kinds: Kinds, text: str, at: int) -> bool:
+    """The word before text[at] is an English word, or none is (`when i Split`, a line's first word)."""
+    m = _WORD_BEFORE.search(text, max(0, at - 40), at)
+    return m is None or fold(m.group(1)) in kinds.lex.words
 
 
 def _after_common_noun(kinds: Kinds, text: str, at: int) -> bool:

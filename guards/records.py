@@ -112,7 +112,7 @@ _TITLE = re.compile(r"([^\W\d_]+)\.?\s+")
 _CELL_AFTER_LABEL = r"</t[dh]>[ \t]*<td(?:\s[^<>]*)?>"
 _PLACE_KEY = (
     # (and a camel-cased owner's: `branchTown`, `pickupCity`)
-    r"(?:[\w\-]*_|[a-z]+(?=(?:town|city|location|region|province|county|village|suburb|district)\b))?"
+    r"(?:[\w\-]*_|(?-i:[a-z]+(?=(?:Town|City|Location|Region|Province|County|Village|Suburb|District)\b)))?"
     r"(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in|"
     r"destination|origin|village|prefecture|province|county|home_?base|base|site|sites|office|depot|suburb|"
     r"neighbou?rhood|district|municipality|home[_ ]?port|port|station|campus|branch|pickup|drop_?off|territory|"
@@ -919,10 +919,12 @@ _NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?"
 _UNNUMBERED = re.compile(
     r"(?<![\w\-])(?:in|on|at|near|off|i|på|ved|auf|an|am|im|op|aan|bij|w|v|na|u|en|cerca|junto|a|em|di|dekat|à|"
     r"sur|dans|nella)[ \t]+(?:(?:der|dem|den|de|del|la|el|the|al|alla|da|do)[ \t]+)?"
-    r"(?P<street>[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{3,}(?:gatan|vägen|gade|vej|veien|vegen|gata|straat|gracht|straße|strasse)"
+    r"(?P<street>(?P<joined>[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{3,}(?:gatan|vägen|gade|vej|veien|vegen|gata|straat|gracht|straße|"
+    r"strasse))"
     r"|(?:Paseo|Calle|Carrer|Avenida|Avinguda|Rua|Praça|Plaça|Rambla|Jalan|Ulica|Aleja|Calea|Strada|Bulevar|Piazza|"
-    r"Travessa|Via|Viale|Corso|Rue)[ \t]+(?:(?:de|del|da|do|dos|das|di|dei|della|delle|la|le|les|des|du)[ \t]+)*"
-    r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?)(?![\w\-]|[ \t]*,?[ \t]*\d)"  # (numbered: below)
+    r"Travessa|Via|Viale|Corso|Rue)[ \t]+(?P<particles>(?:(?:de|del|da|do|dos|das|di|dei|della|delle|la|le|les|des|du)"
+    r"[ \t]+)*)(?P<name>[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?))"
+    r"(?![\w\-]|[ \t]*,?[ \t]*\d)"  # (numbered: below)
 )
 _STREET_PARTICLE = r"(?:de|del|da|do|dos|das|di|dei|degli|della|delle|dello|la|le|les|des|du)"
 _ADDRESS = re.compile(
@@ -953,6 +955,8 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     out: list[Span] = []
     for m in _UNNUMBERED.finditer(text):
         a, b = m.span("street")
+        if _unnumbered_thing(kinds, text, m):
+            continue
         if not seen.over(a, b) and not _PLACEHOLDER.search(text, a, b) and not where_systems_run(text, a, b):
             out.append(("LOCATION", a, b))
             seen.add(out[-1])
@@ -984,6 +988,20 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         if town is not None:
             out.append(("LOCATION", *town))
     return out
+
+
+def _unnumbered_thing(kinds: Kinds, text: str, m: re.Match[str]) -> bool:
+    """A street with no number that names something else: an English word or a product with a street's ending
+    (`Renegade`), or after a street's word with no particle between (`on Via Rail`, `in Rambla Framework`);
+    and one a system's word follows (`on Jalan API`)."""
+    if said.tech_after(text, m.end("street")):
+        return True
+    if m.group("joined"):
+        key = fold(m.group("joined"))
+        return key in kinds.lex.words or kinds.product(key)
+    if m.group("particles"):
+        return False  # `Rue des Martyrs`, `Paseo de la Alameda`: a street's particle says so
+    return any(fold(w) in kinds.lex.words or kinds.product(fold(w)) for w in m.group("name").split())
 
 
 def _town(kinds: Kinds, town: re.Match[str] | None) -> tuple[int, int] | None:
@@ -1150,7 +1168,9 @@ def _owned_city(text: str, m: re.Match[str], seen: Overlaps) -> bool:
     for word in ("city", "town"):
         at = before.rfind(m.group("owner").lower() + word)
         if at >= 0 and (at == 0 or not (before[at - 1].isalnum() or before[at - 1] in "_-")):
-            return any(k == "LOCATION" for k, _, _ in seen.over(a + at, m.start()))
+            # (not `OK`, a status as often as Oklahoma: `sync_city=Paris sync_state=OK`)
+            found = any(k == "LOCATION" for k, _, _ in seen.over(a + at, m.start()))
+            return found and m.group("code") != "OK"
     return False
 
 

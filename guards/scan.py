@@ -56,6 +56,12 @@ Part = tuple[int, int]
 MIN_PHONE_DIGITS = 7  # fewer digits than any subscriber number with its area code
 SSN_MEDIUM = 0.5  # presidio's score for an SSN in its own shape; below: a bare number a context word raised
 _SSN_CONTEXT = re.compile(r"ssn|social|security|ssid", re.IGNORECASE)
+_E164_DIGITS = 15  # the most digits a phone number has
+_PHONE_WORD = re.compile(
+    r"(?i)\b(?:phone|tel|telephone|call|mobile|cell|fax|sms|whatsapp|teléfono|telefono|telefone|telefon|móvil|movil|"
+    r"celular)\b"
+)
+_PHONE_WORD_REACH = 30
 _SSN_GROUPED = re.compile(r"\d{3}([ \-.])\d{2}\1\d{4}")  # an SSN's groups, 3-2-4, one separator
 NAME_SCORE = 0.85  # what a name the lexicons and cues decided scores (the NER model's names score the same)
 
@@ -400,8 +406,10 @@ def _inserted_ssns(text: str, found: list[Finding]) -> list[Finding]:
     return out
 
 
-_HEADER = re.compile(r"(?im)^[ \t]*(?P<header>[\w \-\"]*(?P<d>[,;|\t])[^\n]*)$")
-_RULE = re.compile(r"[ \t]*[\-=+|: \t]*-[\-=+|: \t]*$", re.MULTILINE)
+# (no `[ \t]*` before the header's class, which holds a space too: two ways to read a run of spaces made a long
+# line of them quadratic)
+_HEADER = re.compile(r"(?im)^(?P<header>[\w \-\"]*(?P<d>[,;|\t])[^\n]*)$")
+_RULE = re.compile(r"[\-=+|: \t]*$", re.MULTILINE)  # psql's line under its header, if it holds a `-`
 _HEADED_ROWS = 50  # rows read under a header with an `ssn` or a card's column
 
 
@@ -415,7 +423,7 @@ def _headed(text: str, columns_named: frozenset[str]) -> Iterator[tuple[int, str
         if not named or not all(re.fullmatch(r"[a-z][\w \-]*", c) for c in columns if c):
             continue
         index, at = named[0], m.end() + 1
-        if (rule := _RULE.match(text, at)) is not None:
+        if (rule := _RULE.match(text, at)) is not None and "-" in rule.group():
             at = rule.end() + 1  # psql's line under its header: `----+------+-----`
         for _ in range(_HEADED_ROWS):
             end = text.find("\n", at)
@@ -512,6 +520,7 @@ def _fixed(text: str, found: list[Finding]) -> list[Finding]:
     out = []
     ssn_end = -1
     ssns = {(f.start, f.end) for f in found if f.entity == "US_SSN"}
+    phones_at = {(f.start, f.end) for f in found if f.entity == "PHONE_NUMBER"}
     said: set[str] = set()  # the digits of the SSNs kept so far
     for f in sorted(found, key=lambda f: f.start):
         kept: Finding | None = f
@@ -520,14 +529,20 @@ def _fixed(text: str, found: list[Finding]) -> list[Finding]:
         elif f.entity == "PHONE_NUMBER" and (
             sum(c.isdigit() for c in text[f.start : f.end]) < MIN_PHONE_DIGITS
             or phones.implausible(text, f.start, f.end)
-            or ((f.start, f.end) in ssns and _SSN_GROUPED.fullmatch(text, f.start, f.end))
+            or (
+                (f.start, f.end) in ssns
+                and _SSN_GROUPED.fullmatch(text, f.start, f.end)
+                and not _PHONE_WORD.search(text, max(0, f.start - _PHONE_WORD_REACH), f.start)
+            )
         ):
-            kept = None  # `mi número es 450 11 2975`: in an SSN's groups, read as one too, no country's phone
+            # `mi número es 450 11 2975`: in an SSN's groups and read as one too (not after `phone`, `call`)
+            kept = None
         elif f.entity == "CREDIT_CARD" and (
-            _IBAN_HEAD.search(text, max(0, f.start - 6), f.start) or text[f.start - 1 : f.start] == "+"
+            _IBAN_HEAD.search(text, max(0, f.start - 6), f.start)
+            or ((f.start - 1, f.end) in phones_at and f.end - f.start <= _E164_DIGITS)
         ):
             # `DE12 5001 0517 5407 3249 31`: an IBAN's body (one that fails its check); `+4915645935870`: a phone
-            # in E.164 (a card is never written after a plus)
+            # in E.164, read as one from its plus (a 16-digit card after a URL's `+` is no phone)
             kept = None
         elif f.entity == "US_SSN" and f.via == "":
             digits = re.sub(r"\D", "", text[f.start : f.end])

@@ -332,7 +332,8 @@ def _inside_loanword(text: str, a: int, b: int, s: int, e: int) -> bool:
 _HAN_AFTER = (*"のでにへ発駅", "から", "まで")
 _THAI_BEFORE = ("จาก", "ไป", "ที่", "ใน", "แถว", "อยู่", "เมือง", "จังหวัด", "ถึง")
 _THAI_NOUNS = ("บ้าน", "ท่า")
-_HAN_SITE = re.compile("の?(?:倉庫|工場|支店|店舗|営業所|事務所|本社|空港|温泉|会場|拠点|出張所|物流センター)")
+# (not a title that ends in `長`, head: `松本支店長`, Matsumoto the branch manager)
+_HAN_SITE = re.compile("の?(?:倉庫|工場|支店|店舗|営業所|事務所|本社|空港|温泉|会場|拠点|出張所|物流センター)(?!長)")
 _HAN_SITE_CITY = 100_000
 
 

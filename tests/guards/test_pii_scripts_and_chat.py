@@ -1117,3 +1117,53 @@ def test_the_forty_eighth_sets_readings(text: str, found: tuple[str, str]) -> No
 )  # fmt: skip
 def test_the_forty_eighth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a 16-digit card after a URL's `+` or in a diff's added line is no phone; a phone's word before 3-2-4
+        ("q=pay+with+card+4532015112830366&x=1", ("CREDIT_CARD", "4532015112830366")),
+        ("-4532015112830366\n+5425233430109903", ("CREDIT_CARD", "5425233430109903")),
+        ("my phone is 450 11 2975", ("PHONE_NUMBER", "450 11 2975")),
+    ],
+)  # fmt: skip
+def test_the_forty_eighth_rounds_review(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # English `til` (until) and `i` before people and words; `TIL`
+        ("don't ship til Sydney is back from leave", ("LOCATION", "Sydney")),
+        ("wait til Austin replies", ("LOCATION", "Austin")),
+        ("TIL Boston has a subway", ("LOCATION", "Boston")),
+        ("when i Split the file", ("LOCATION", "Split")),
+        # products and English words with a street's ending or after a street's word with no particle
+        ("I bought a Renegade last year", ("LOCATION", "Renegade")),
+        ("sent on Via Rail to Montreal", ("LOCATION", "Via Rail")),
+        ("login in Via Google", ("LOCATION", "Via Google")),
+        # English words ending in `city`, `town`, ... are no camel-cased keys of place
+        ('{"capacity": "Austin"}', ("LOCATION", "Austin")),
+        ("<velocity>Sydney</velocity>", ("LOCATION", "Sydney")),
+        # `OK` after its owner's city is a status; a branch manager is no branch
+        ("sync_city=Paris sync_state=OK", ("LOCATION", "OK")),
+        ("松本支店長に確認します", ("LOCATION", "松本")),
+    ],
+)  # fmt: skip
+def test_the_forty_eighth_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "id | ssn\n" + "-" * 40_000 + "x",  # a psql rule line that is not one
+        "id | ssn\n" + " " * 40_000 + "x",  # a line of spaces under a header
+    ],
+)
+def test_a_long_line_under_an_ssn_header_takes_no_time(text: str) -> None:
+    started = time.perf_counter()
+    scan(text)
+    assert time.perf_counter() - started < 2.0
