@@ -81,6 +81,7 @@ _LANGUAGES = {
     "sl": ("v na iz pri do", "je in da se so pa ki živi dela delala dela kot poleti pozimi njegova njena"),
     "hr": ("u na iz do kod", "je i da se su ali živi radi rođen rođena njegova njezina sada"),
     "sk": ("v vo z zo do na", "je a sa nie býva pracuje jeho jej ktorý ktorá bol bola teraz"),
+    "lt": ("iš į ties prie iki", "ir yra kad su ne bet jau dabar gyvena dirba gavėjas užsakymas labai"),
     "ro": ("în la spre", "și este sunt lucrează locuiește un o cu pentru care a fost nou nouă cel mai după"),
     "ca": ("a en cap", "el la els les i és són va treballa viu amb per una dels del que aquest aquesta"),
 }  # fmt: skip
@@ -124,14 +125,21 @@ _ENDINGS = (
     ("iach", "e"),  # Slovak: `v Košiciach` (Košice)
     ("ego", "e"),  # Polish: `z Zakopanego` (Zakopane)
     ("ne", "en"),  # Czech: `z Vídně` (Vídeň)
+    ("o", "as"),  # Lithuanian: `iš Kauno` (Kaunas)
+    ("e", "as"),  # Lithuanian: `Kaune`
+    ("iaus", "ius"),  # Lithuanian: `iš Vilniaus` (Vilnius)
+    ("iuje", "ius"),  # Lithuanian: `Vilniuje`
+    ("os", "a"),  # Lithuanian: `iš Klaipėdos` (Klaipėda)
+    ("oje", "a"),  # Lithuanian: `Klaipėdoje`
     ("ach", "e"),  # Polish: `w Katowicach` (Katowice)
     ("kach", "ki"),  # Polish: `w Mikołajkach` (Mikołajki)
     ("cie", "t"),  # Polish: `w Sopocie` (Sopot)
     ("ce", "ka"),  # Polish: `w Wieliczce` (Wieliczka)
     ("c", "ce"),  # Polish, Czech, Slovak: `z Katowic` (Katowice), `z Košíc` (Košice)
 )
-# the languages whose places take a case ending after a preposition: Polish, Czech, Slovak, Slovene, Croatian
-_INFLECTED = frozenset({"pl", "cs", "sk", "sl", "hr"})
+# the languages whose places take a case ending after a preposition: Polish, Czech, Slovak, Slovene, Croatian,
+# Lithuanian
+_INFLECTED = frozenset({"pl", "cs", "sk", "sl", "hr", "lt"})
 # prepositions of place that are no English word nor a code's, in one language: read before a large city or a
 # region whatever else the line says (the Nordic languages' `fra`, `från`: `// kunde fra Bergen`)
 _DISTINCT = _words("à au aux en vers aus nach desde hacia verso uit naar în ở fra från")
@@ -141,7 +149,7 @@ _DISTINCT = _words("à au aux en vers aus nach desde hacia verso uit naar în �
 # nor after an English word (`when i Split the file`)
 _NORDIC = frozenset(["i", "til"])
 # Slavic prepositions that are no English word nor a variable's usual name, before a place with its case ending
-_SLAVIC_DISTINCT = _words("z ze iz we ve od pri kod")
+_SLAVIC_DISTINCT = _words("z ze iz we ve od pri kod iš")  # (and Lithuanian's `iš`, from)
 # English prepositions before a region's or another language's city name: `in Nova Scotia`, `from Bretagne`
 _ENGLISH = _words("in from near to at around visiting across through throughout towards toward")
 _PREPOSITIONS = {lang: _words(preps) for lang, (preps, _) in _LANGUAGES.items()}
@@ -617,7 +625,9 @@ _SOFTENED = re.compile(
 )
 # its commonest words, two of them on the line: a Welsh line, whatever the identifier says of a short one
 _WELSH_HINT = re.compile(r"(?<![\w\-])(?:yn|mae|bydd|fydd|ddydd|dydd|gyda|hefyd|wedi|ydy|nhw|eich|fod|bod)(?![\w\-])")
-_WELSH_WORDS = _words("yn mae bydd fydd ddydd dydd gyda hefyd wedi ydy nhw eich fod bod ein yr ac")
+_WELSH_WORDS = _words(
+    "yn mae bydd fydd ddydd dydd gyda hefyd wedi ydy nhw eich fod bod ein yr ac heddiw erbyn dod mynd"
+)
 _WELSH_NUMBERS = _words("ddau dair dri bedwar bedair bump chwech saith wyth naw ddeg deg un ddeuddeg")
 _UNSOFTENED = (("Dd", ("D",)), ("Ch", ("C",)), ("Ph", ("P",)), ("Th", ("T",)), ("F", ("B", "M")), ("G", ("C",)),
                ("B", ("P",)), ("D", ("T",)), ("L", ("Ll",)), ("R", ("Rh",)), ("", ("G",)))  # fmt: skip
@@ -625,14 +635,22 @@ _UNSOFTENED = (("Dd", ("D",)), ("Ch", ("C",)), ("Ph", ("P",)), ("Th", ("T",)), (
 
 def _welsh_softened(kinds: Kinds, text: str) -> list[Span]:
     """Places written with Welsh's soft or aspirate mutation on a Welsh line: the name unmutated is a place the
-    lexicons know, and as written a word no lexicon knows (`i Fangor`; not `i Fiona`, `o Gaza`)."""
+    lexicons know, and as written a word no lexicon knows (`i Fangor`; not `i Fiona`, `o Gaza`); and a town
+    whose first letter no mutation changes, as written (`ger Aberdaron`, near Aberdaron)."""
     out: list[Span] = []
     for m in _SOFTENED.finditer(text):
         name = m.group("name")
-        if not kinds.unknown(fold(name.split()[0])) or fold(name) in _WELSH_NUMBERS:
+        key = fold(name)
+        if key in _WELSH_NUMBERS:
             continue  # `am Ddeg`: at ten
+        vowel = name[0] in "AEIOUWYŴŶ" and key in kinds.lex.towns  # a town no other lexicon holds
+        if not vowel and not kinds.unknown(fold(name.split()[0])):
+            continue
         line = languages.around(text, m.start(), 200).lower()
         if len(_WELSH_WORDS.intersection(re.findall(r"[a-zâêîôûŵŷ]+", line))) < 2:
+            continue
+        if vowel:
+            out.append(("LOCATION", *m.span("name")))
             continue
         for mutated, plain in _UNSOFTENED:
             if not name.startswith(mutated):

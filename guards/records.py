@@ -176,7 +176,10 @@ _SETTER = re.compile(
 _PERSONS_STATES = _words(
     "site home billing shipping mailing residence residential birth address work us employee employees customer "
     "customers member members client clients patient patients holder holders person payroll tax taxpayer "
-    "applicant beneficiary cardholder mail contact primary secondary current previous registered legal"
+    "applicant beneficiary cardholder mail contact primary secondary current previous registered legal "
+    # people's roles: `TREASURER_STATE=OR`, `driver_state`, `vendor_state`
+    "treasurer secretary chair president director manager owner driver volunteer guardian parent spouse donor "
+    "vendor landlord tenant student teacher coach rider buyer seller sender recipient shipper consignee"
 )
 _PLACE_FIELD = re.compile(
     rf"(?:(?<![\w\-])|(?<=\s--))(?P<key>(?i:{_PLACE_KEY}))"
@@ -369,9 +372,10 @@ def _spelled_alone(name: str, address: str) -> bool:
 
 
 def _full_name(kinds: Kinds, value: str) -> bool:
-    """A given name the lexicons know and a common surname, nothing else (`Hemi Walker`, `NAKASHIMA, REIKO`): a
-    bare `name` field's or column's value so written is a person's, not a robot's or a pet's."""
-    if _inverted(kinds, value):
+    """A given name the lexicons know and a common surname, nothing else (`Hemi Walker`, `NAKASHIMA, REIKO`), or
+    initials before a surname (`F. van der Meulen`): a bare `name` field's or column's value so written is a
+    person's, not a robot's or a pet's."""
+    if _inverted(kinds, value) or _INITIALLED.fullmatch(value):
         return True
     words = value.split()
     if len(words) != 2 or not all(w[:1].isupper() for w in words):
@@ -385,6 +389,12 @@ def _full_name(kinds: Kinds, value: str) -> bool:
         and kinds.common_surname(surname)
         and not kinds.product(surname)
     )
+
+
+_INITIALLED = re.compile(
+    r"[A-Z]\.(?:[ \t]?[A-Z]\.){0,2}[ \t]+(?:(?:van|von|de|der|den|du|da|di|le|la|ter|ten|op|zu|dos|das|del)[ \t]+){0,3}"
+    r"[A-Z][a-zà-ÿ'’\-]{2,}"
+)
 
 
 def _inverted(kinds: Kinds, value: str) -> bool:
@@ -1154,7 +1164,27 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
             out.append(("LOCATION", *m.span("code")))
             if sure is not None:
                 sure.add(out[-1])
+    # a US state's whole name as a record's `state` (`"state":"Texas"`), a place whoever the record's; a place in
+    # an address's microformat or markup (`<span class="locality">Hilo</span>`, `itemprop="addressRegion"`)
+    spans = [m.span("name") for m in _STATE_NAME_FIELD.finditer(text)] if "state" in text.lower() else []
+    spans = [(a, b) for a, b in spans if (place := kinds.lex.places.get(fold(text[a:b]))) and place.kind == "state"]
+    spans += [m.span("value") for m in _ADDRESS_MARKUP.finditer(text)] if "class=" in text or "itemprop" in text else []
+    for a, b in spans:
+        if not seen.over(a, b):
+            out.append(("LOCATION", a, b))
+            seen.add(out[-1])
     return out
+
+
+_STATE_NAME_FIELD = re.compile(
+    r"(?<![\w\-])(?i:state)(?:\s*[=:]\s*[\"']?|[\"']\s*:\s*[\"'])(?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
+    r"(?=[\"'\s,;})\]]|\Z)"
+)
+_ADDRESS_MARKUP = re.compile(
+    r"(?:class=[\"'](?:locality|region|country-name|street-address|extended-address|adr-locality)|"
+    r"itemprop=[\"'](?:addressLocality|addressRegion|addressCountry|streetAddress))[\"'][^<>]{0,80}>"
+    r"(?P<value>[^\W\d_][^<>\n]{0,60}?)[ \t]*<"
+)
 
 
 _CITY_REACH = 60

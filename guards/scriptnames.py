@@ -173,6 +173,8 @@ def _one_kanji(text: str, i: int) -> bool:
 
 # what follows a person's name in the languages of South Asia, as `Mr`/`Ms` precede it in English: `सुनीता शर्मा जी`,
 # `వెంకట రమణ గారికి`, `முருகன் செல்வம் அவர்களுக்கு`, `അനിൽ മേനോൻ സാറിന്`, `නිමල් පෙරේරා මහතාට`, with their case endings
+# kin said after a name as a title, in Hindi (`रमेश भाई`, brother Ramesh): no surname
+_KIN_AFTER = _words("भाई भैया बहन दीदी")
 HONORIFICS_AFTER = _words(
     "जी साहब साहेब साहिबा जीने जीको जीसे "  # Hindi, Marathi, Nepali (not `सर`, `sir`: `गुड मॉर्निंग सर`)
     "সাহেব সাহেবকে সাহেবের বাবু দিদি আপা "  # Bengali
@@ -331,6 +333,9 @@ def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
 _STOP_LANGUAGES = ("ru", "uk", "bg", "sr", "mk", "el", "he", "ar", "fa", "ur", "hi", "mr", "ne", "bn", "ta", "te")
 
 
+_ABUGIDA = re.compile("[\u0900-\u0dff]")  # Devanagari to Sinhala: Hindi, Bengali, Tamil, Telugu, ...
+
+
 @functools.cache
 def function_words() -> frozenset[str]:
     """The commonest words of other scripts' languages (spaCy's stop-word lists, in its package): names-dataset
@@ -412,8 +417,11 @@ def said_in_its_language(lex: Lexicons, text: str, a: int, b: int) -> bool:
 
 
 def common_word(lex: Lexicons, word: str) -> bool:
-    """One of another script's language's commonest words, and no common given name (`Аман` is both)."""
-    return not word.isascii() and word.lower() in function_words() and not 0 < rank(lex, word) <= GIVEN_RANK
+    """One of another script's language's commonest words, and no common given name (`Аман` is both); in an
+    abugida, whatever names-dataset ranks it (`আমার`, my, is among its Bengali given names)."""
+    if word.isascii() or word.lower() not in function_words():
+        return False
+    return not 0 < rank(lex, word) <= GIVEN_RANK or _ABUGIDA.match(word) is not None
 
 
 def rank(lex: Lexicons, word: str, surname: bool = False) -> int:
@@ -490,16 +498,26 @@ def _spaced(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int)
         return None
     if word in _ARABIC_SCRIPT_TITLES or word in _SAID:
         return None
-    if not 0 < _given(lex, word, script) <= GIVEN_RANK:
+    given = _given(lex, word, script)
+    # in an abugida names-dataset ranks names low (most of its people there write them in Latin letters): a
+    # given name as far down as a surname is read before a surname (`राजेश कुमार`, `ਗੁਰਪ੍ਰੀਤ ਸਿੰਘ`)
+    paired_only = _ABUGIDA.match(word) is not None and GIVEN_RANK < given <= NAME_RANK
+    if not 0 < given <= GIVEN_RANK and not paired_only:
         return None
     if script == "cased" and word not in lex.people and declined(lex, word, most=1):
         return None  # `из Перми`: Пермь less its soft sign, not Пери with two letters cut
     if i + 1 < len(words):
         c, d, other = words[i + 1]
         nxt = text[c:d]
-        if other == script and text[b:c] == " " and 0 < rank(lex, _base(lex, nxt, script, True), True) <= NAME_RANK:
+        surname = nxt not in HONORIFICS_AFTER and nxt not in _KIN_AFTER  # not `सुनील जी`, `रमेश भाई`
+        if (
+            surname
+            and other == script
+            and text[b:c] == " "
+            and 0 < rank(lex, _base(lex, nxt, script, True), True) <= NAME_RANK
+        ):
             return a, d
-    return a, b
+    return None if paired_only else (a, b)
 
 
 _HEBREW_PREFIXES = "למו"  # to, from, and (`מייל לרונית`, `ודנה כהן`); not in, the: `בחיים שלום`, `השני דוד`
@@ -524,10 +542,15 @@ def _given(lex: Lexicons, word: str, script: str) -> int:
     return rank(lex, _base(lex, word, script, False))
 
 
+_UKRAINIAN_DATIVE = ("ові", "еві", "єві")
+
+
 def _base(lex: Lexicons, word: str, script: str, surname: bool) -> str:
     """The word as the lexicon holds it: in Cyrillic and Greek, less a case ending (`Игорю` -> `Игорь`)."""
     if word in lex.people or script != "cased":
         return word
+    if word.endswith(_UKRAINIAN_DATIVE) and len(word) > 5 and rank(lex, word[:-3], surname):
+        return word[:-3]  # `Тарасові` (to Taras)
     for cut in (1, 2):
         stem = word[:-cut]
         for form in (stem, *(stem + v for v in "ьйаяоеиыΑαοςη")):

@@ -1167,3 +1167,43 @@ def test_a_long_line_under_an_ssn_header_takes_no_time(text: str) -> None:
     started = time.perf_counter()
     scan(text)
     assert time.perf_counter() - started < 2.0
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # an abugida's given names ranked low by names-dataset, read before a surname; Bengali's locative `য়`
+        ("सुनील पाटील यांच्यासाठी नाशिक येथील शेतीबद्दल एक पत्र लिहा", ("PERSON", "सुनील पाटील")),
+        ("ਕਿਰਪਾ ਕਰਕੇ ਗੁਰਪ੍ਰੀਤ ਸਿੰਘ ਨੂੰ ਚਿੱਠੀ ਲਿਖੋ", ("PERSON", "ਗੁਰਪ੍ਰੀਤ ਸਿੰਘ")),
+        ("// ग्राहक: राजेश कुमार, जयपुर — बुकिंग", ("PERSON", "राजेश कुमार")),
+        ("রবিউল ইসলাম চট্টগ্রাম থেকে ঢাকায় এসেছেন", ("PERSON", "রবিউল ইসলাম")),
+        ("রবিউল ইসলাম চট্টগ্রাম থেকে ঢাকায় এসেছেন", ("LOCATION", "ঢাকায়")),
+        # initials before a surname under a bare name key; a US state's whole name as `state`; hCard's places
+        ('BETALING = {\n    "naam": "F. van der Meulen",\n}', ("PERSON", "F. van der Meulen")),
+        ('changes={"ssn":"611 56 6599","state":"Texas"}', ("LOCATION", "Texas")),
+        ('<span class="locality">Hilo</span>, <span class="region">HI</span>', ("LOCATION", "Hilo")),
+        ('<span class="locality">Hilo</span>, <span class="region">HI</span>', ("LOCATION", "HI")),
+        ('<span itemprop="addressLocality">Ålesund</span>', ("LOCATION", "Ålesund")),
+        # Lithuanian's cases; a Welsh line's softened town with one of its commoner words; Ukrainian's dative
+        ("[12:00] ruta: užsakymas iš Kauno: 50 sniego rutulių", ("LOCATION", "Kauno")),
+        ("[07:46] heledd: Gwion yn dod â'r fan o Bwllheli erbyn naw", ("LOCATION", "Bwllheli")),
+        ("Ляльки для театру у Львові готові, передаю їх Тарасові", ("PERSON", "Тарасові")),
+    ],
+)  # fmt: skip
+def test_the_forty_ninth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a Bengali function word names-dataset ranks as a given name; an honorific after a given name
+        ("আমার ভাই রাশেদ হোসেন নিউ ইয়র্কে থাকে", ("PERSON", "আমার ভাই")),
+        ("[12:16] pooja: ठीक है, सुनील जी को बता दूँगी", ("PERSON", "सुनील जी")),
+        # a process's state is no state's name; a class that is no address's
+        ('{"state": "Running"}', ("LOCATION", "Running")),
+        ('<span class="label">Hilo</span>', ("LOCATION", "Hilo")),
+    ],
+)  # fmt: skip
+def test_the_forty_ninth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)

@@ -259,7 +259,9 @@ def people() -> list[str]:
         for name, info in data.items():
             name = unicodedata.normalize("NFC", name.strip())
             letters = [c for c in name if c.isalpha()]
-            if not letters or len(letters) != len(name.replace(" ", "")) or " " in name:
+            # letters and an abugida's vowel signs and viramas alone: `राजेश` is three letters and two signs
+            written = [c for c in name if unicodedata.category(c)[0] in "LM"]
+            if not letters or len(written) != len(name) or " " in name:
                 continue
             if any("LATIN" in unicodedata.name(c, "") for c in letters):
                 continue
