@@ -187,6 +187,11 @@ def _addressed(text: str, at: int) -> bool:
     return mailboxes.personal_address(text[start : end if end >= 0 else len(text)])
 
 
+_PREFIXED_PERSON = re.compile(
+    r"(?<![\w\-'’])(?:ku|ka|kwa|u|no)-?(?P<given>[A-Z][a-z]{2,})(?:[ \t](?P<surname>[A-Z][a-z]{2,}))?(?![\w\-])"
+)
+
+
 def _script_cued(text: str, a: int, b: int) -> bool:
     if _SCRIPT_FIELD.search(text, max(0, a - 2), a) is not None or _SCRIPT_TITLE.match(text, b) is not None:
         return True
@@ -194,7 +199,12 @@ def _script_cued(text: str, a: int, b: int) -> bool:
         return True  # `सुनीता शर्मा साहब`, `వెంకట రమణ గారు`: South Asia's honorific after a name
     if _CASED_TITLE_BEFORE.search(text, max(0, a - 12), a) is not None:
         return True  # `η κυρία Παπαδοπούλου`, `Пані Коваленко`: a Greek or Cyrillic title
+    if _TITLE_WRITTEN_ON.search(text, max(0, a - 6), a) is not None:
+        return True  # `ለአቶ ተስፋዬ በቀለ`, `ဦးအောင်ကျော်`: an Amharic or a Burmese title
     return _ARABIC_TITLE_BEFORE.search(text, max(0, a - 12), a) is not None  # `الأستاذ حسن`, `خانم احمدی`
+
+
+_TITLE_WRITTEN_ON = re.compile("(?:አቶ|ወይዘሮ|ወይዘሪት|ዶክተር|ፕሮፌሰር) \\Z|(?:\u1026\u1038|ဒေါ်)\\Z")
 
 
 # a patronymic, the last of a Russian or a Ukrainian ФИО: `Игоревич`, `Андрійович`, `Петровна`
@@ -314,6 +324,8 @@ class Names(Placenames):
         places = other_places(self, text, out)
         if places:  # `vive em Lisboa`: the place, not the surname the rules read
             out = _less(text, out, places)
+        if "-" in text or " u" in text:
+            out.extend(self._prefixed_people(text, out))
         if _CYRILLIC.search(text):
             out = _patronymic(text, out)
         out = [span for span in out if span[0] != "LOCATION" or not self._named_with(text, span[1], span[2])]
@@ -393,6 +405,24 @@ class Names(Placenames):
             and fold(text[after[0] : after[1]]) in self.lex.systems
             and said.tech_after(text, after[1])
         )
+
+    def _prefixed_people(self, text: str, taken: list[Span]) -> list[Span]:
+        """A person with a Zulu or Xhosa prefix on the given name (`eya ku-Sipho Dlamini`, to Sipho Dlamini;
+        `kuThandiwe`), on a line the identifier puts in Zulu or Xhosa: a given name the lexicons know, and the
+        capitalised word after it that is no place."""
+        out: list[Span] = []
+        seen = Overlaps(taken)
+        for m in _PREFIXED_PERSON.finditer(text):
+            a, b = m.span("given")
+            key = fold(m.group("given"))
+            if not self.given(key) or self.lex.knows_place(key) or seen.over(a, b):
+                continue
+            if language_at(text, m.start()) not in ("zu", "xh"):
+                continue
+            if m.group("surname") and not self.lex.knows_place(fold(m.group("surname"))):
+                b = m.end("surname")
+            out.append(("PERSON", a, b))
+        return out
 
     def _no_one_there(self, text: str, spans: list[Span]) -> bool:
         """Text about systems that names no person: its places are where systems run (deployments.py)."""

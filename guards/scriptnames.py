@@ -299,6 +299,36 @@ def _is_han(c: str) -> bool:
     return "\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf" or c == "々"  # `佐々木`: the repeat mark
 
 
+# Burmese's titles written onto a name, `U` and `Daw` (`ဦးအောင်ကျော်ထံ`, to U Aung Kyaw): the name runs to a
+# postposition or the word's end
+_BURMESE_TITLED = re.compile(
+    "(?:\u1026\u1038|ဒေါ်)(?P<name>[\u1000-\u109f]{2,24}?)(?=ထံ|အား|နှင့်|၏|သို့|[^\u1000-\u109f]|\\Z)"
+)
+# Amharic's titles, with a preposition's letter written onto them (`ለአቶ`, to Mr): the one or two words after
+_ETHIOPIC_TITLES = ("አቶ", "ወይዘሮ", "ወይዘሪት", "ዶክተር", "ፕሮፌሰር")
+_ETHIOPIC_PREFIXES = ("", "ለ", "በ", "ከ", "የ", "ወደ")
+
+
+def _ethiopic_titled(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int, int] | None:
+    """The given name and the father's name after an Amharic title (`ለአቶ ተስፋዬ በቀለ`), not a city the lexicon
+    knows, with a preposition's letter on it or none (`በአዲስ አበባ`, in Addis Ababa)."""
+    a, b, _ = words[i]
+    if not any(text[a:b] == p + t for p in _ETHIOPIC_PREFIXES for t in _ETHIOPIC_TITLES):
+        return None
+    name: list[tuple[int, int]] = []
+    for j in range(i + 1, min(i + 3, len(words))):
+        c, d, _ = words[j]
+        prev = name[-1][1] if name else b
+        word = text[c:d]
+        if text[prev:c] != " " or not "\u1200" <= word[0] <= "\u137f" or word in lex.scripts:
+            break
+        nxt = text[words[j + 1][0] : words[j + 1][1]] if j + 1 < len(words) else ""
+        if name and word[:1] in "በከለ" and (word[1:] in lex.scripts or f"{word[1:]} {nxt}" in lex.scripts):
+            break  # `በአዲስ አበባ`, in Addis Ababa: where, not whose (not `በቀለ`, Bekele)
+        name.append((c, d))
+    return (name[0][0], name[-1][1]) if name else None
+
+
 def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
     """The people in `text` named in scripts other than Latin, apart from what `taken` overlaps."""
     if text.isascii() or not lex.people:
@@ -307,6 +337,7 @@ def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
     seen = Overlaps(taken)
     words = words_by_script(text)
     thai = _thai(text) if "คุณ" in text else []
+    thai += [m.span("name") for m in _BURMESE_TITLED.finditer(text)] if "\u1026\u1038" in text or "ဒေါ်" in text else []
     for i, (a, b, script) in enumerate(words):
         if script == "latin":
             continue
@@ -318,6 +349,7 @@ def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
             span = span or (_armenian(text, words, i) if "\u0531" <= text[a] <= "\u0556" else None)
             span = span or (_titled(lex, text, words, i) if "\u0600" <= text[a] <= "\u06ff" else None)
             span = span or (_cased_titled(lex, text, words, i) if script == "cased" else None)
+            span = span or (_ethiopic_titled(lex, text, words, i) if "\u1200" <= text[a] <= "\u137f" else None)
             found = [] if span is None else [span]
         for s, e in found:
             if not seen.over(s, e):

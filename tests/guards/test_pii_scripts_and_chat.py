@@ -1188,6 +1188,14 @@ def test_a_long_line_under_an_ssn_header_takes_no_time(text: str) -> None:
         ("[12:00] ruta: užsakymas iš Kauno: 50 sniego rutulių", ("LOCATION", "Kauno")),
         ("[07:46] heledd: Gwion yn dod â'r fan o Bwllheli erbyn naw", ("LOCATION", "Bwllheli")),
         ("Ляльки для театру у Львові готові, передаю їх Тарасові", ("PERSON", "Тарасові")),
+        # Amharic's and Burmese's titles written onto a name; a Zulu prefix on a given name
+        ("እባክህ ለአቶ ተስፋዬ በቀለ በአዲስ አበባ ስላለው የሃይድሮፖኒክ እርሻ", ("PERSON", "ተስፋዬ በቀለ")),
+        ("ကျေးဇူးပြု၍ ရန်ကုန်ရှိ ဦးအောင်ကျော်ထံ မှိုရှာဖွေရေးခရီးစဉ် ပယ်ဖျက်", ("PERSON", "အောင်ကျော်")),
+        ("ကျေးဇူးပြု၍ မန္တလေး မီးပုံးပျံပွဲတော်အတွက် ဒေါ်ခင်မာ ထံ ကျေးဇူးတင်စာ", ("PERSON", "ခင်မာ")),
+        (
+            "Ngicela ungibhalele incwadi eya ku-Sipho Dlamini e-Durban mayelana nokulungiswa kwamafasitela",
+            ("PERSON", "Sipho Dlamini"),
+        ),
     ],
 )  # fmt: skip
 def test_the_forty_ninth_sets_readings(text: str, found: tuple[str, str]) -> None:
@@ -1203,6 +1211,9 @@ def test_the_forty_ninth_sets_readings(text: str, found: tuple[str, str]) -> Non
         # a process's state is no state's name; a class that is no address's
         ('{"state": "Running"}', ("LOCATION", "Running")),
         ('<span class="label">Hilo</span>', ("LOCATION", "Hilo")),
+        # Addis Ababa after the title's name, with a preposition's letter; a prefix in an English line
+        ("እባክህ ለአቶ ተስፋዬ ገብሬ በአዲስ አበባ ስለሚካሄደው", ("PERSON", "ተስፋዬ ገብሬ በአዲስ")),
+        ("please email ku-Sipho about the build", ("PERSON", "Sipho")),
     ],
 )  # fmt: skip
 def test_the_forty_ninth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
