@@ -137,6 +137,7 @@ _ENDINGS = (
     ("ce", "ka"),  # Polish: `w Wieliczce` (Wieliczka)
     ("c", "ce"),  # Polish, Czech, Slovak: `z Katowic` (Katowice), `z Košíc` (Košice)
 )
+_LITHUANIAN = frozenset([("o", "as"), ("e", "as"), ("iaus", "ius"), ("iuje", "ius"), ("os", "a"), ("oje", "a")])
 # the languages whose places take a case ending after a preposition: Polish, Czech, Slovak, Slovene, Croatian,
 # Lithuanian
 _INFLECTED = frozenset({"pl", "cs", "sk", "sl", "hr", "lt"})
@@ -314,7 +315,9 @@ def _inflected(kinds: Kinds, key: str) -> bool:
     known = [x for x in stems if lex.knows_place(x)]
     if not known or kinds.given(key) or key in lex.surnames:
         return False
-    if any(_large(lex, x) for x in known):
+    # (not by a Lithuanian ending alone: `iš Reginos` is from Regina, a woman, far likelier than the city)
+    slavic = {_stem(key, ending, base) for ending, base in _ENDINGS if (ending, base) not in _LITHUANIAN} - {""}
+    if any(_large(lex, x) for x in known if x in slavic):
         return True  # `w Toruniu`, `v Bratislave`: Toruń and Bratislav are given names too, the cities are large
     # people's names take the same endings: `do Anny`, `od Martiny`, `do Jana`
     return not any(kinds.given(x) or x in lex.surnames for x in stems)

@@ -177,9 +177,10 @@ _PERSONS_STATES = _words(
     "site home billing shipping mailing residence residential birth address work us employee employees customer "
     "customers member members client clients patient patients holder holders person payroll tax taxpayer "
     "applicant beneficiary cardholder mail contact primary secondary current previous registered legal "
-    # people's roles: `TREASURER_STATE=OR`, `driver_state`, `vendor_state`
-    "treasurer secretary chair president director manager owner driver volunteer guardian parent spouse donor "
-    "vendor landlord tenant student teacher coach rider buyer seller sender recipient shipper consignee"
+    # people's roles no process or device has: `TREASURER_STATE=OR` (not `driver_state`, `owner_state`,
+    # `manager_state`, a process's or a device's as often)
+    "treasurer secretary president volunteer guardian spouse donor landlord tenant teacher coach buyer seller "
+    "shipper consignee"
 )
 _PLACE_FIELD = re.compile(
     rf"(?:(?<![\w\-])|(?<=\s--))(?P<key>(?i:{_PLACE_KEY}))"
@@ -375,8 +376,12 @@ def _full_name(kinds: Kinds, value: str) -> bool:
     """A given name the lexicons know and a common surname, nothing else (`Hemi Walker`, `NAKASHIMA, REIKO`), or
     initials before a surname (`F. van der Meulen`): a bare `name` field's or column's value so written is a
     person's, not a robot's or a pet's."""
-    if _inverted(kinds, value) or _INITIALLED.fullmatch(value):
+    if _inverted(kinds, value):
         return True
+    if (initialled := _INITIALLED.fullmatch(value)) is not None:
+        # not a thing so written: `T. Rex`, `J. Crew`, `U. S. Steel`
+        surname = fold(initialled.group("surname"))
+        return surname not in kinds.lex.words and not kinds.product(surname) and not kinds.given(surname)
     words = value.split()
     if len(words) != 2 or not all(w[:1].isupper() for w in words):
         return False
@@ -393,7 +398,7 @@ def _full_name(kinds: Kinds, value: str) -> bool:
 
 _INITIALLED = re.compile(
     r"[A-Z]\.(?:[ \t]?[A-Z]\.){0,2}[ \t]+(?:(?:van|von|de|der|den|du|da|di|le|la|ter|ten|op|zu|dos|das|del)[ \t]+){0,3}"
-    r"[A-Z][a-zà-ÿ'’\-]{2,}"
+    r"(?P<surname>[A-Z][a-zà-ÿ'’\-]{2,})"
 )
 
 
@@ -1168,7 +1173,8 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
     # an address's microformat or markup (`<span class="locality">Hilo</span>`, `itemprop="addressRegion"`)
     spans = [m.span("name") for m in _STATE_NAME_FIELD.finditer(text)] if "state" in text.lower() else []
     spans = [(a, b) for a, b in spans if (place := kinds.lex.places.get(fold(text[a:b]))) and place.kind == "state"]
-    spans += [m.span("value") for m in _ADDRESS_MARKUP.finditer(text)] if "class=" in text or "itemprop" in text else []
+    if "class=" in text or "itemprop" in text:
+        spans += [m.span("value") for m in _ADDRESS_MARKUP.finditer(text) if _marked_place(kinds, m)]
     for a, b in spans:
         if not seen.over(a, b):
             out.append(("LOCATION", a, b))
@@ -1176,13 +1182,26 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
     return out
 
 
+def _marked_place(kinds: Kinds, m: re.Match[str]) -> bool:
+    """An address markup's value that is a place: the lexicons know it, a US state's code, or, but in a `region`
+    (a page's too: `<div class="region">Sidebar`), capitalised words that are no English words (not `Select a
+    country`, `Unknown`)."""
+    value = m.group("value")
+    words = value.split()
+    if kinds.lex.knows_place(" ".join(fold(w) for w in words)) or _STATE_CODE.fullmatch(value):
+        return True
+    if "region" in (m.group("kind") or m.group("prop")).lower():
+        return False
+    return all(w[:1].isupper() and fold(w) not in kinds.lex.words and not kinds.product(fold(w)) for w in words)
+
+
 _STATE_NAME_FIELD = re.compile(
     r"(?<![\w\-])(?i:state)(?:\s*[=:]\s*[\"']?|[\"']\s*:\s*[\"'])(?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
     r"(?=[\"'\s,;})\]]|\Z)"
 )
 _ADDRESS_MARKUP = re.compile(
-    r"(?:class=[\"'](?:locality|region|country-name|street-address|extended-address|adr-locality)|"
-    r"itemprop=[\"'](?:addressLocality|addressRegion|addressCountry|streetAddress))[\"'][^<>]{0,80}>"
+    r"(?:class=[\"'](?P<kind>locality|region|country-name|street-address|extended-address|adr-locality)|"
+    r"itemprop=[\"'](?P<prop>addressLocality|addressRegion|addressCountry|streetAddress))[\"'][^<>]{0,80}>"
     r"(?P<value>[^\W\d_][^<>\n]{0,60}?)[ \t]*<"
 )
 

@@ -173,8 +173,8 @@ def _one_kanji(text: str, i: int) -> bool:
 
 # what follows a person's name in the languages of South Asia, as `Mr`/`Ms` precede it in English: `सुनीता शर्मा जी`,
 # `వెంకట రమణ గారికి`, `முருகன் செல்வம் அவர்களுக்கு`, `അനിൽ മേനോൻ സാറിന്`, `නිමල් පෙරේරා මහතාට`, with their case endings
-# kin said after a name as a title, in Hindi (`रमेश भाई`, brother Ramesh): no surname
-_KIN_AFTER = _words("भाई भैया बहन दीदी")
+# kin said after a name as a title, in Hindi and Bengali (`रमेश भाई`, brother Ramesh; `সুমন ভাই`): no surname
+_KIN_AFTER = _words("भाई भैया बहन दीदी ভাই আপা দিদি বোন দাদা")
 HONORIFICS_AFTER = _words(
     "जी साहब साहेब साहिबा जीने जीको जीसे "  # Hindi, Marathi, Nepali (not `सर`, `sir`: `गुड मॉर्निंग सर`)
     "সাহেব সাহেবকে সাহেবের বাবু দিদি আপা "  # Bengali
@@ -366,6 +366,8 @@ _STOP_LANGUAGES = ("ru", "uk", "bg", "sr", "mk", "el", "he", "ar", "fa", "ur", "
 
 
 _ABUGIDA = re.compile("[\u0900-\u0dff]")  # Devanagari to Sinhala: Hindi, Bengali, Tamil, Telugu, ...
+_BENGALI = re.compile("[\u0980-\u09ff]")
+_BENGALI_SURNAME_RANK = 400  # ইসলাম 43, আক্তার 107, চৌধুরী 189, উদ্দিন 356; not খবর (news) 2,169, সময় 2,865
 
 
 @functools.cache
@@ -541,12 +543,15 @@ def _spaced(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int)
     if i + 1 < len(words):
         c, d, other = words[i + 1]
         nxt = text[c:d]
-        surname = nxt not in HONORIFICS_AFTER and nxt not in _KIN_AFTER  # not `सुनील जी`, `रमेश भाई`
+        # not `सुनील जी`, `रमेश भाई`, `राम राम`
+        surname = nxt not in HONORIFICS_AFTER and nxt not in _KIN_AFTER and nxt != word
+        # Bengali's table holds common words as names (`ভালো খবর`, good news): a surname of its first ranks only
+        most = _BENGALI_SURNAME_RANK if _BENGALI.match(word) else NAME_RANK
         if (
             surname
             and other == script
             and text[b:c] == " "
-            and 0 < rank(lex, _base(lex, nxt, script, True), True) <= NAME_RANK
+            and 0 < rank(lex, _base(lex, nxt, script, True), True) <= most
         ):
             return a, d
     return None if paired_only else (a, b)

@@ -175,9 +175,9 @@ def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple
         stem = word[: -len(ending)]
         if not word.endswith(ending) or len(stem) < 3:
             continue
-        if lex.scripts.get(stem + restore, 0) >= _ENDED.get(script, 1):
+        if lex.scripts.get(stem + restore, 0) >= _ENDING_FLOOR.get(ending, _ENDED.get(script, 1)):
             return [(a, b - len(ending))] if script == "myanmar" else [(a, b)]  # Burmese's postposition apart
-        if script not in _ENDED and _town(lex, stem + restore):
+        if script not in _ENDED and ending not in _ENDING_FLOOR and _town(lex, stem + restore):
             return [(a, b)]  # `Վանաձորից`, `ქობულეთიდან`: a town with its ending
     return []
 
@@ -208,6 +208,9 @@ def _place_word_around(text: str, a: int, b: int) -> bool:
 # (`सागरमा`, in the ocean; `భావనలో`, in the concept)
 _ENDED = dict.fromkeys(("devanagari", "malayalam", "telugu", "gujarati", "gurmukhi", "cyrillic"), 500_000)
 _ENDED["myanmar"] = 100_000
+# Bengali's locative `য়` is on any word ending in a vowel (`বোমায়`, by a bomb; `চিতায়`, on the pyre; Boma and
+# Chita are cities): read only on a city of a million people or more (`ঢাকায়`, `কলকাতায়`)
+_ENDING_FLOOR = {"\u09af\u09bc": 1_000_000, "\u09df": 1_000_000}
 
 
 # case endings, longest first, with what the stem gives back
