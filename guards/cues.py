@@ -19,7 +19,9 @@ from .lexicons import fold
 from .lexicons import words as _words
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
-_ELIDED = re.compile(r"(?:d|l|qu|dell|dall|all|nell|sull)['’](?=[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ])")
+# French's and Catalan's elided `de`, `la`, `que` (`d'Inès`, `l'Arnau`); not Italian's `dell'`, `all'`, before
+# institutions' names as often (`dell'Unione Europea`)
+_ELIDED = re.compile(r"(?:d|l|qu)['’](?=[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ])")
 _GLUE_BEFORE = frozenset("_./\\@#$%&*+~<>[{|`")
 _GLUE_AFTER = frozenset("_/\\@#$%&*+~<>[{(=|`")
 CODE_SPANS = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)  # fenced and inline code
@@ -222,7 +224,7 @@ def runs(text: str) -> list[list[Token]]:
         word = m.group()
         if word[-2:] in ("'s", "’s"):  # a possessive is not part of the name
             word, b = word[:-2], b - 2
-        if (elided := _ELIDED.match(word)) is not None:  # `le compte d'Inès`: French's and Italian's `de`, `la`
+        if (elided := _ELIDED.match(word)) is not None:  # `le compte d'Inès`
             word, a = word[elided.end() :], a + elided.end()
         leading = word.lower() in LEADING and bool(_SENTENCE_START.search(text, max(0, a - 64), a))
         if not word or leading or not capitalised(word) or glued(text, a, b) or within(code, a):

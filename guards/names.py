@@ -415,11 +415,13 @@ class Names(Placenames):
         for m in _PREFIXED_PERSON.finditer(text):
             a, b = m.span("given")
             key = fold(m.group("given"))
-            if not self.given(key) or self.lex.knows_place(key) or seen.over(a, b):
+            if not self.given(key) or self.lex.knows_place(key) or self.product(key) or seen.over(a, b):
                 continue
             if language_at(text, m.start()) not in ("zu", "xh"):
                 continue
-            if m.group("surname") and not self.lex.knows_place(fold(m.group("surname"))):
+            surname = fold(m.group("surname") or "")
+            # not a place's, an English word's or a product's (`ku-Grace Church`, `ku-Apple Store`)
+            if surname and not (self.lex.knows_place(surname) or surname in self.lex.words or self.product(surname)):
                 b = m.end("surname")
             out.append(("PERSON", a, b))
         return out

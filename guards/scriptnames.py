@@ -299,19 +299,23 @@ def _is_han(c: str) -> bool:
     return "\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf" or c == "々"  # `佐々木`: the repeat mark
 
 
-# Burmese's titles written onto a name, `U` and `Daw` (`ဦးအောင်ကျော်ထံ`, to U Aung Kyaw): the name runs to a
-# postposition or the word's end
+# Burmese's titles written onto a name at a word's start, `U` and `Daw`, before `to` (`ဦးအောင်ကျော်ထံ`, to U Aung
+# Kyaw): not inside a word (`ပထမဦးဆုံး`, first of all) nor a word they start (`ဒေါ်လာ`, dollar; `ဦးနှောက်`, brain),
+# which no `to` follows
 _BURMESE_TITLED = re.compile(
-    "(?:\u1026\u1038|ဒေါ်)(?P<name>[\u1000-\u109f]{2,24}?)(?=ထံ|အား|နှင့်|၏|သို့|[^\u1000-\u109f]|\\Z)"
+    "(?<![\u1000-\u109f])(?:\u1026\u1038|ဒေါ်)(?P<name>[\u1000-\u109f]{3,24}?)(?=[ \t]?(?:ထံ|အား))"
 )
-# Amharic's titles, with a preposition's letter written onto them (`ለአቶ`, to Mr): the one or two words after
-_ETHIOPIC_TITLES = ("አቶ", "ወይዘሮ", "ወይዘሪት", "ዶክተር", "ፕሮፌሰር")
-_ETHIOPIC_PREFIXES = ("", "ለ", "በ", "ከ", "የ", "ወደ")
+# Amharic's titles with `to` written onto them (`ለአቶ`, to Mr): the one or two words after
+_ETHIOPIC_TITLES = ("አቶ", "ወይዘሮ", "ወይዘሪት")  # Mr, Mrs, Miss (not `ዶክተር`: `የዶክተር ዲግሪ`, a doctor's degree)
+_ETHIOPIC_PREFIXES = ("ለ",)  # to: `ለአቶ`, the request's addressee (not `የአቶ`, of; nor a title alone, `አቶ እና ወይዘሮ`)
 
 
 def _ethiopic_titled(lex: Lexicons, text: str, words: list[tuple[int, int, str]], i: int) -> tuple[int, int] | None:
-    """The given name and the father's name after an Amharic title (`ለአቶ ተስፋዬ በቀለ`), not a city the lexicon
-    knows, with a preposition's letter on it or none (`በአዲስ አበባ`, in Addis Ababa)."""
+    def nxt_of(j: int) -> str:
+        return text[words[j + 1][0] : words[j + 1][1]] if j + 1 < len(words) else ""
+
+    """The given name and the father's name after an Amharic title with `to` on it (`ለአቶ ተስፋዬ በቀለ`), not a city
+    the lexicon knows, with a preposition's letter on it or none (`በአዲስ አበባ`, in Addis Ababa)."""
     a, b, _ = words[i]
     if not any(text[a:b] == p + t for p in _ETHIOPIC_PREFIXES for t in _ETHIOPIC_TITLES):
         return None
@@ -322,6 +326,8 @@ def _ethiopic_titled(lex: Lexicons, text: str, words: list[tuple[int, int, str]]
         word = text[c:d]
         if text[prev:c] != " " or not "\u1200" <= word[0] <= "\u137f" or word in lex.scripts:
             break
+        if word in _ETHIOPIC_TITLES or word == "እና" or f"{word} {nxt_of(j)}" in lex.scripts:
+            break  # `አቶ እና ወይዘሮ`, Mr and Mrs; `ባሕር ዳር`, a city of two words
         nxt = text[words[j + 1][0] : words[j + 1][1]] if j + 1 < len(words) else ""
         if name and word[:1] in "በከለ" and (word[1:] in lex.scripts or f"{word[1:]} {nxt}" in lex.scripts):
             break  # `በአዲስ አበባ`, in Addis Ababa: where, not whose (not `በቀለ`, Bekele)

@@ -1246,3 +1246,24 @@ def test_the_forty_ninth_sets_readings_keep_apart(text: str, wrong: tuple[str, s
 )  # fmt: skip
 def test_the_forty_ninth_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # Amharic's titles as nouns, or not to someone; Burmese's inside words and words they start
+        ("የዶክተር ዲግሪ ፕሮግራም", ("PERSON", "ዲግሪ ፕሮግራም")),
+        ("የአቶ ባሕር ዳር", ("PERSON", "ባሕር ዳር")),
+        ("አቶ እና ወይዘሮ ሁሉም ተገኝተዋል", ("PERSON", "እና ወይዘሮ")),
+        ("ဒေါ်လာ ၁၀၀ ပေးရမယ်", ("PERSON", "လာ")),
+        ("ပထမဦးဆုံး လုပ်ပါ", ("PERSON", "ဆုံး")),
+        # a Zulu prefix before an institution's name; Italian's `dell'` before one
+        (
+            "Ngicela ungibhalele incwadi eya ku-Grace Church mayelana nokulungiswa kwamafasitela",
+            ("PERSON", "Grace Church"),
+        ),
+        ("la sede dell'Unione Europea a Bruxelles", ("PERSON", "Unione Europea")),
+    ],
+)  # fmt: skip
+def test_the_titles_and_prefixes_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
