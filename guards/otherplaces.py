@@ -206,7 +206,7 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _after_prepositions(kinds, text)
         out += _features(kinds, text)
         out += _suffixed(kinds, text) if "'" in text or "’" in text else []
-        out += _turkic(kinds, text) if "agi" in text or "ning" in text else []
+        out += _turkic(kinds, text)
         out += _agglutinated(kinds, text)
         out += _routes(kinds, text) if "→" in text or "->" in text else []
         out += _listed(kinds, text) if "[" in text and '", "' in text else []
@@ -415,9 +415,9 @@ def _suffixed(kinds: Kinds, text: str) -> list[Span]:
     return out
 
 
-# Uzbek's and Kazakh's locative-adjective and genitive written onto a large place's name in Latin letters:
-# `Samarqanddagi` (in Samarkand), `Toshkentning` (Tashkent's)
-_TURKIC = re.compile(r"(?<![\w\-])([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{3,}?)(?:dagi|dagilar|tagi|ning)(?![\w\-])")
+# Uzbek's and Kazakh's locative-adjective, genitive and dative written onto a large place's
+# name in Latin letters: `Samarqanddagi` (in Samarkand), `Toshkentning` (Tashkent's), `Samarqandga` (to Samarkand)
+_TURKIC = re.compile(r"(?<![\w\-])([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]{3,}?)(?:dagi|dagilar|tagi|ning|ga|gacha)(?![\w\-])")
 
 
 def _turkic(kinds: Kinds, text: str) -> list[Span]:
