@@ -424,7 +424,8 @@ def _turkic(kinds: Kinds, text: str) -> list[Span]:
     return [
         ("LOCATION", *m.span())
         for m in _TURKIC.finditer(text)
-        if kinds.large_city(fold(m.group(1))) or fold(m.group(1)) in kinds.lex.regions  # (`Samarqand`, `Toshkent`)
+        if (kinds.large_city(fold(m.group(1))) or fold(m.group(1)) in kinds.lex.regions)  # (`Samarqand`, `Toshkent`)
+        and not _named(kinds, fold(m.group()))  # not a name so ending (`Kianga`, `Baliga`)
     ]
 
 

@@ -111,10 +111,6 @@ _TRAVEL = re.compile(
     r"\s+(?:from|to|into)\s+(?:[A-Z][^\s,]*\s+(?:to|and|or|into)\s+)?\Z"
     # a person leaving one place for another: `left Cork for Boston`, `left Saint-Louis for Marseille`
     r"|\b(?:left|leaving|leaves|leave)\s+(?:[A-Z][^\s,]*\s+){0,3}for\s+\Z"
-    # a delivery's place in other languages: `entrega en Zamora`, `entregues em Bilbau`, `doručení do Plzně`
-    r"|\b(?:entrega|entregas|entregues|entregue|entregado|entregados|livraison|livré|livrée|lieferung|geliefert|"
-    r"consegna|consegnato|consegnata|doručení|doručeno|dostawa|dostarczone|levering|leverans|envío|envio|enviado)"
-    r"(?:\s+[\w'’\-]+){0,3}?\s+(?:en|em|a|à|au|do|nach|in|para|per|til|till|naar|w|v|ve|na)\s+\Z"
 )
 _FROM = re.compile(r"\b(?:from|between)\s+(?:the\s+)?\Z", re.IGNORECASE)
 _ROUTE_GAP = re.compile(r"\s+(?:to|into|and)\s+(?:the\s+)?", re.IGNORECASE)

@@ -155,8 +155,9 @@ _PLACE_NOUNS = frozenset(
 # a US state's code as a record's `state` (`"state": "TX"`, `state=GA`), read where the record is a US person's: an
 # SSN or a North American phone number near it (not `"state": "OK"` of a health check beside a German phone)
 _STATE_FIELD = re.compile(
-    # `billing_state`, `PAYROLL_OVERRIDE_STATE`, Spanish's `estado`; PHP's `'state' => 'OR'`
-    r"(?<![\w\-])(?i:(?P<owner>(?:[a-z]+_){0,3})(?:state|estado)|state_code)"
+    # `billing_state`, `PAYROLL_OVERRIDE_STATE`; PHP's `'state' => 'OR'` (not Spanish's `estado`, a status as often:
+    # `"estado": "OK"`)
+    r"(?<![\w\-])(?i:(?P<owner>(?:[a-z]+_){0,3})state|state_code)"
     rf"(?:\s*[=:]\s*[\"']?|\"\s*:\s*\"|{_ARROW})(?P<code>{places.STATES})"
     r"(?=[\"'\s,;})\]]|\Z)"
 )
@@ -1159,7 +1160,7 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
     out += _fields(kinds, text, seen)
     out += _set_places(kinds, text, seen)
     lowered = text.lower()
-    for m in _STATE_FIELD.finditer(text) if "state" in lowered or "estado" in lowered else ():
+    for m in _STATE_FIELD.finditer(text) if "state" in lowered else ():
         owner = (m.group("owner") or "").lower().split("_")
         if m.group("owner") and not any(word in _PERSONS_STATES for word in owner) and not _owned_city(text, m, seen):
             continue  # `health_state: OK`, `kyc_state=OK`: a process's state
