@@ -326,7 +326,7 @@ not opened until the forty-ninth round, its review's mends and the refit
 had been committed, and was then run once, under the example config and
 the defaults, and reported as it came out. It had then been seen as well,
 so the vetter was refitted with its blind run and the fiftieth round read
-deliveries' places in other languages and more state keys; `held-aside`
+Uzbek's dative and PHP's state keys (a review removed the rest); `held-aside`
 (the fifty-first set) was written apart while the forty-ninth round was
 built, was not opened until the fiftieth round and the refit had been
 committed, and was then run once, under the example config and the
