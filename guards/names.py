@@ -42,7 +42,9 @@ from .places import state_codes
 from .records import code_names, personas, record_names, record_places, street_places
 from .scriptnames import (
     ARABIC_TITLES_BEFORE,
+    BURMESE_TITLES,
     CASED_TITLES,
+    ETHIOPIC_TITLES,
     HONORIFICS_AFTER,
     common_word,
     function_words,
@@ -204,7 +206,8 @@ def _script_cued(text: str, a: int, b: int) -> bool:
     return _ARABIC_TITLE_BEFORE.search(text, max(0, a - 12), a) is not None  # `الأستاذ حسن`, `خانم احمدی`
 
 
-_TITLE_WRITTEN_ON = re.compile("(?:አቶ|ወይዘሮ|ወይዘሪት|ዶክተር|ፕሮፌሰር) \\Z|(?:\u1026\u1038|ဒေါ်)\\Z")
+# (the titles the readers of guards/scriptnames.py read names after, and no others)
+_TITLE_WRITTEN_ON = re.compile(f"(?:{'|'.join(ETHIOPIC_TITLES)}) \\Z|(?:{'|'.join(BURMESE_TITLES)})\\Z")
 
 
 # a patronymic, the last of a Russian or a Ukrainian ФИО: `Игоревич`, `Андрійович`, `Петровна`

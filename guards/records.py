@@ -1174,7 +1174,7 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
                 sure.add(out[-1])
     # a US state's whole name as a record's `state` (`"state":"Texas"`), a place whoever the record's; a place in
     # an address's microformat or markup (`<span class="locality">Hilo</span>`, `itemprop="addressRegion"`)
-    spans = [m.span("name") for m in _STATE_NAME_FIELD.finditer(text)] if "state" in text.lower() else []
+    spans = [m.span("name") for m in _STATE_NAME_FIELD.finditer(text)] if "state" in lowered else []
     spans = [(a, b) for a, b in spans if (place := kinds.lex.places.get(fold(text[a:b]))) and place.kind == "state"]
     if "class=" in text or "itemprop" in text:
         spans += [m.span("value") for m in _ADDRESS_MARKUP.finditer(text) if _marked_place(kinds, m)]

@@ -302,11 +302,12 @@ def _is_han(c: str) -> bool:
 # Burmese's titles written onto a name at a word's start, `U` and `Daw`, before `to` (`ဦးအောင်ကျော်ထံ`, to U Aung
 # Kyaw): not inside a word (`ပထမဦးဆုံး`, first of all) nor a word they start (`ဒေါ်လာ`, dollar; `ဦးနှောက်`, brain),
 # which no `to` follows
+BURMESE_TITLES = ("\u1026\u1038", "ဒေါ်")  # U, Daw
 _BURMESE_TITLED = re.compile(
     "(?<![\u1000-\u109f])(?:\u1026\u1038|ဒေါ်)(?P<name>[\u1000-\u109f]{3,24}?)(?=[ \t]?(?:ထံ|အား))"
 )
 # Amharic's titles with `to` written onto them (`ለአቶ`, to Mr): the one or two words after
-_ETHIOPIC_TITLES = ("አቶ", "ወይዘሮ", "ወይዘሪት")  # Mr, Mrs, Miss (not `ዶክተር`: `የዶክተር ዲግሪ`, a doctor's degree)
+ETHIOPIC_TITLES = ("አቶ", "ወይዘሮ", "ወይዘሪት")  # Mr, Mrs, Miss (not `ዶክተር`: `የዶክተር ዲግሪ`, a doctor's degree)
 _ETHIOPIC_PREFIXES = ("ለ",)  # to: `ለአቶ`, the request's addressee (not `የአቶ`, of; nor a title alone, `አቶ እና ወይዘሮ`)
 
 
@@ -317,7 +318,7 @@ def _ethiopic_titled(lex: Lexicons, text: str, words: list[tuple[int, int, str]]
     """The given name and the father's name after an Amharic title with `to` on it (`ለአቶ ተስፋዬ በቀለ`), not a city
     the lexicon knows, with a preposition's letter on it or none (`በአዲስ አበባ`, in Addis Ababa)."""
     a, b, _ = words[i]
-    if not any(text[a:b] == p + t for p in _ETHIOPIC_PREFIXES for t in _ETHIOPIC_TITLES):
+    if not any(text[a:b] == p + t for p in _ETHIOPIC_PREFIXES for t in ETHIOPIC_TITLES):
         return None
     name: list[tuple[int, int]] = []
     for j in range(i + 1, min(i + 3, len(words))):
@@ -326,7 +327,7 @@ def _ethiopic_titled(lex: Lexicons, text: str, words: list[tuple[int, int, str]]
         word = text[c:d]
         if text[prev:c] != " " or not "\u1200" <= word[0] <= "\u137f" or word in lex.scripts:
             break
-        if word in _ETHIOPIC_TITLES or word == "እና" or f"{word} {nxt_of(j)}" in lex.scripts:
+        if word in ETHIOPIC_TITLES or word == "እና" or f"{word} {nxt_of(j)}" in lex.scripts:
             break  # `አቶ እና ወይዘሮ`, Mr and Mrs; `ባሕር ዳር`, a city of two words
         nxt = text[words[j + 1][0] : words[j + 1][1]] if j + 1 < len(words) else ""
         if name and word[:1] in "በከለ" and (word[1:] in lex.scripts or f"{word[1:]} {nxt}" in lex.scripts):
@@ -342,8 +343,9 @@ def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
     out: list[Span] = []
     seen = Overlaps(taken)
     words = words_by_script(text)
-    thai = _thai(text) if "คุณ" in text else []
-    thai += [m.span("name") for m in _BURMESE_TITLED.finditer(text)] if "\u1026\u1038" in text or "ဒေါ်" in text else []
+    # names a title says are names, in scripts written without spaces: Thai's `คุณ`, Burmese's `U`, `Daw`
+    titled = _thai(text) if "คุณ" in text else []
+    titled += [m.span("name") for m in _BURMESE_TITLED.finditer(text)] if any(t in text for t in BURMESE_TITLES) else []
     for i, (a, b, script) in enumerate(words):
         if script == "latin":
             continue
@@ -361,7 +363,7 @@ def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
             if not seen.over(s, e):
                 out.append(("PERSON", s, e))
                 seen.add(("PERSON", s, e))
-    for s, e in thai:
+    for s, e in titled:
         if not seen.over(s, e):
             out.append(("PERSON", s, e))
     return out
