@@ -249,6 +249,23 @@ def _less(text: str, spans: list[Span], places: list[Span]) -> list[Span]:
     return out + places
 
 
+def _script_places(lex: Lexicons, text: str, out: list[Span], guessed: set[Span]) -> list[Span]:
+    """The places named in scripts other than Latin apart from what `out` holds, and those that make up the whole
+    of a name the NER model guessed was a person's: every word of it a place (`Алматыдан Астанаға`, from Almaty to
+    Astana), not a person's name with a city's (`София Иванова`)."""
+    guesses = [span for span in out if span in guessed and span[0] == "PERSON"]
+    if not guesses or text.isascii():
+        return script_places(lex, text, out)
+    places = script_places(lex, text, [span for span in out if span not in guesses])
+    index = Overlaps(places)
+    for _, a, b in guesses:
+        inside = sorted(index.over(a, b), key=lambda span: span[1])
+        covered = "".join(text[s:e] for _, s, e in inside if a <= s and e <= b)
+        if inside and "".join(text[a:b].split()) != covered:  # the person's, as the model read it
+            places = [span for span in places if span not in inside]
+    return places
+
+
 class Names(Placenames):
     """PERSON and LOCATION spans in a text, decided by the lexicons, the words around, and NER for the rest;
     with a `vetter`, each span found is kept only if it passes its second look (guards/vetting.py)."""
@@ -287,19 +304,23 @@ class Names(Placenames):
         decided = self._routes(text, decided)
         unsure = [piece for piece, spans in decided if spans is None]
         out.extend(span for _, spans in decided for span in spans or ())
+        guessed: set[Span] = set()  # what the NER model decided: a script's places may outweigh it
         if unsure and ner is not None:
             labels = Overlaps((lab, s, e) for s, e, lab in ner(text, [(p[0].start, p[-1].end) for p in unsure]))
             for piece in unsure:
                 hits = labels.over(piece[0].start, piece[-1].end)
-                out.extend(self._by_ner(text, piece, hits[0][0] if hits else None))
+                guessed.update(self._by_ner(text, piece, hits[0][0] if hits else None))
+            out.extend(sorted(guessed, key=lambda span: span[1]))
+        unpeopled: list[Span] = []
         if any(e == "LOCATION" for e, _, _ in out) and self._no_one_there(text, out):
             # a place people are in (a journey, an office, a lake) is not where a system runs
             # (or on a line with a personal mailbox's address: `("ngozi okafor", "ngozi.okafor@yahoo.com", "Lagos")`)
-            out = [
+            unpeopled = [
                 span
                 for span in out
-                if span[0] != "LOCATION" or self._peoples(text, span[1], span[2]) or _addressed(text, span[1])
+                if span[0] == "LOCATION" and not self._peoples(text, span[1], span[2]) and not _addressed(text, span[1])
             ]
+            out = [span for span in out if span not in unpeopled]
         sure: set[Span] = set()  # a person's field, HL7, an honorific says so: the vetter does not second-guess it
         out.extend(lower_names(self, text, out, sure))
         records = record_names(self, text, out, self.program, sure)
@@ -307,6 +328,17 @@ class Names(Placenames):
             index = Overlaps(records)
             out = [x for x in out if not any(s <= x[1] and x[2] <= e for _, s, e in index.over(x[1], x[2]))]
             out += records
+        if unpeopled and any(e == "PERSON" for e, _, _ in out):
+            # someone the text names in lower case or in a record's field is there after all; not a product's name
+            # (`in Loki`), nor the first word of a longer one (`"Piraeus Hi-Fi"`, `Shibuya Central`)
+            taken = Overlaps(out)
+            out += [
+                span
+                for span in unpeopled
+                if not taken.over(span[1], span[2])
+                and not self.product(fold(text[span[1] : span[2]]))
+                and said.next_name(text, span[2]) is None
+            ]
         cells = record_places(self, text, out, sure) + street_places(self, text, out)
         if cells:  # a table's `country` column, a `city:` field: the place, not a person the rules read there
             out = _less(text, out, cells)
@@ -323,7 +355,7 @@ class Names(Placenames):
                     sure.add(span)
         # a label or a title says so (`報告者：小林 美咲`, `山本 花子 先生`): the vetter does not second-guess it
         sure.update(span for span in scripted if _script_cued(text, span[1], span[2]))
-        out = _less(text, out, script_places(self.lex, text, out))
+        out = _less(text, out, _script_places(self.lex, text, out, guessed))
         places = other_places(self, text, out)
         if places:  # `vive em Lisboa`: the place, not the surname the rules read
             out = _less(text, out, places)

@@ -319,8 +319,9 @@ def _inflected(kinds: Kinds, key: str) -> bool:
     slavic = {_stem(key, ending, base) for ending, base in _ENDINGS if (ending, base) not in _LITHUANIAN} - {""}
     if any(_large(lex, x) for x in known if x in slavic):
         return True  # `w Toruniu`, `v Bratislave`: Toruń and Bratislav are given names too, the cities are large
-    # people's names take the same endings: `do Anny`, `od Martiny`, `do Jana`
-    return not any(kinds.given(x) or x in lex.surnames for x in stems)
+    # people's names take the same endings: `do Anny`, `od Martiny`, `do Jana` (but a name few people carry is no
+    # match for a town the lexicons know: `do Žiliny`, Žilina)
+    return not any(kinds.given(x) == 2 or x in lex.surnames for x in stems)
 
 
 def _large(lex: Lexicons, key: str) -> bool:

