@@ -62,6 +62,12 @@ _SYSTEM_BEFORE_IN = INFRA | _words(
     "volume volumes certificate certificates dns records record api apis app apps container containers image "
     "images registry registries"
 )
+# what a system is called before its name (`build agent Vienna`, `node pool Warsaw`, `release train Havana`,
+# `use-context Sydney`) or after it (`the Dublin runbooks`)
+NAMED_SYSTEMS = _SYSTEM_BEFORE_IN | _words(
+    "agent agents pipeline release releases train trains context contexts runbook runbooks channel channels "
+    "codename codenames branch branches project projects sprint milestone"
+)
 _DEPLOY_BEFORE = re.compile(
     r"\b(?:(?:deploy\w*|fail(?:ing|ed|s)?[\s\-]?over|replicat\w+|provision\w*|hosted|host|served|serve|launch\w*|"
     r"rolled\s+out|roll\s+out|promot\w+|pinned|pin|shard\w*|upgrad\w*)\b\s*|(?:move|moved|moving|migrat\w*)\s+(?:the|"

@@ -33,10 +33,11 @@ GRID = 40  # a word is identified with the stretch around the start of its 40 ch
 _SAME = {"bs": "hr", "sr": "hr", "id": "ms"}
 _FAMILIES = frozenset(_SAME.values())
 # languages so close that the identifier splits a line between them (Czech and Slovak: `studuje v Olomouci`, 0.76
-# Czech): the line is sure of the one it ranks first when the two together are
+# Czech): for a reader whose cues the two share, the line is sure of the one ranked first when the two together are
+# (not for every reader: a Czech line sure of itself turns the English cues for lower-case names off)
 _KIN = {"cs": "sk", "sk": "cs"}
 CACHED = 2048
-_CACHE: OrderedDict[bytes, tuple[str, float]] = OrderedDict()
+_CACHE: OrderedDict[bytes, tuple[str, float, float]] = OrderedDict()
 _LOCK = threading.Lock()
 
 
@@ -46,31 +47,34 @@ def identifier() -> LanguageIdentifier:
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
-def identify(stretch: str) -> tuple[str, float]:
+def identify(stretch: str, kin: bool = False) -> tuple[str, float]:
     """The language `stretch` is most likely in (ISO 639-1 where it has one), and how likely; languages read as
-    one (_SAME) sum their probabilities. Remembered for the last CACHED stretches by their digest: no request's
-    text is kept."""
+    one (_SAME) sum their probabilities, and with `kin` so do kin languages (_KIN). Remembered for the last CACHED
+    stretches by their digest: no request's text is kept."""
     key = hashlib.blake2b(stretch.encode("utf-8", "surrogatepass"), digest_size=16).digest()
     with _LOCK:
-        if (known := _CACHE.get(key)) is not None:
+        known = _CACHE.get(key)
+        if known is not None:
             _CACHE.move_to_end(key)
-            return known
-    found = _identify(stretch)
-    with _LOCK:
-        _CACHE[key] = found
-        if len(_CACHE) > CACHED:
-            _CACHE.popitem(last=False)
-    return found
+    if known is None:
+        known = _identify(stretch)
+        with _LOCK:
+            _CACHE[key] = known
+            if len(_CACHE) > CACHED:
+                _CACHE.popitem(last=False)
+    language, probability, kin_probability = known
+    return language, probability + kin_probability if kin else probability
 
 
-def _identify(stretch: str) -> tuple[str, float]:
+def _identify(stretch: str) -> tuple[str, float, float]:
     language, probability = identifier().classify(stretch)
     language = _SAME.get(language, language)
+    kin = 0.0
     if language in _FAMILIES:
         probability = sum(p for lang, p in identifier().rank(stretch) if _SAME.get(lang, lang) == language)
     elif language in _KIN and probability < SURE:
-        probability += next(p for lang, p in identifier().rank(stretch) if lang == _KIN[language])
-    return language, float(probability)
+        kin = next(p for lang, p in identifier().rank(stretch) if lang == _KIN[language])
+    return language, float(probability), float(kin)
 
 
 def around(text: str, at: int, reach: int = REACH) -> str:
@@ -90,14 +94,15 @@ def _bounds(text: str, at: int, reach: int) -> tuple[int, int]:
 _LINE_PREFIX = re.compile(r"[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]+)?(?:<[\w.\-]+>|@?[\w.\-]+:)[ \t]+")
 
 
-def language_at(text: str, at: int, reach: int = REACH) -> str | None:
-    """The language of the line around text[at] when the identifier is sure of it (SURE), else None. The words
-    of one stretch of GRID characters share the stretch around its start: a long line is identified once a
-    stretch, not once a word."""
+def language_at(text: str, at: int, reach: int = REACH, kin: bool = False) -> str | None:
+    """The language of the line around text[at] when the identifier is sure of it (SURE), else None; with `kin`,
+    sure of it and its kin language together (a reader whose cues the two share). The words of one stretch of
+    GRID characters share the stretch around its start: a long line is identified once a stretch, not once a
+    word."""
     point = at - at % GRID
     point = text.rfind("\n", point, at) + 1 or point  # on the word's own line
     start, end = _bounds(text, point, reach)
     line = text[start:end]
     prefix = _LINE_PREFIX.match(line) if start == 0 or text[start - 1] == "\n" else None  # at the line's start
-    language, probability = identify(line[prefix.end() :] if prefix is not None else line)
+    language, probability = identify(line[prefix.end() :] if prefix is not None else line, kin)
     return language if probability >= SURE else None

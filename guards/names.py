@@ -249,6 +249,26 @@ def _less(text: str, spans: list[Span], places: list[Span]) -> list[Span]:
     return out + places
 
 
+_WORD_AFTER = re.compile(r"[ \t]+([A-Za-z]+)")
+_LISTED_BEFORE = re.compile(r"(?:,|\band|\bor|&)[ \t]+\Z")
+_NAMES_BEFORE = re.compile(r"(?:[A-Z][\w\-]*[ \t]*)+\Z")
+
+
+def _system_called(text: str, a: int, b: int, products: frozenset[str]) -> bool:
+    """The place at text[a:b] is a system's name by the noun before or after it (`build agent Vienna`, `node pool
+    Warsaw`, `use-context Sydney`, `the Dublin runbooks`), or the next in a list whose first is (`hosts in Tokyo
+    and Osaka`)."""
+    after = _WORD_AFTER.match(text, b)
+    if after is not None and after.group(1).lower() in deployments.NAMED_SYSTEMS:
+        return True
+    listed = _LISTED_BEFORE.search(text, max(0, a - 6), a)
+    if listed is not None and (named := _NAMES_BEFORE.search(text, max(0, listed.start() - 60), listed.start())):
+        a = named.start()  # `Tokyo and Osaka`: what comes before the list's first name
+        if deployments.deployment(text, a, named.end(), products):
+            return True
+    return cues.word_before(text, a).split("-")[-1] in deployments.NAMED_SYSTEMS
+
+
 def _script_places(lex: Lexicons, text: str, out: list[Span], guessed: set[Span]) -> list[Span]:
     """The places named in scripts other than Latin apart from what `out` holds, and those that make up the whole
     of a name the NER model guessed was a person's: every word of it a place (`Алматыдан Астанаға`, from Almaty to
@@ -338,6 +358,7 @@ class Names(Placenames):
                 if not taken.over(span[1], span[2])
                 and not self.product(fold(text[span[1] : span[2]]))
                 and said.next_name(text, span[2]) is None
+                and not _system_called(text, span[1], span[2], self.lex.products)
             ]
         cells = record_places(self, text, out, sure) + street_places(self, text, out)
         if cells:  # a table's `country` column, a `city:` field: the place, not a person the rules read there

@@ -137,6 +137,8 @@ _ENDINGS = (
     ("ce", "ka"),  # Polish: `w Wieliczce` (Wieliczka)
     ("c", "ce"),  # Polish, Czech, Slovak: `z Katowic` (Katowice), `z Košíc` (Košice)
 )
+# the endings a woman's name in -a takes in the Slavic languages (`Božena`: `Boženu`, `Boženy`, `Boženě`, `Boženou`)
+_NAME_ENDINGS = ("ou", "u", "y", "e", "i", "ie")  # (folded: `Boženě` is `bozene`)
 _LITHUANIAN = frozenset([("o", "as"), ("e", "as"), ("iaus", "ius"), ("iuje", "ius"), ("os", "a"), ("oje", "a")])
 # the languages whose places take a case ending after a preposition: Polish, Czech, Slovak, Slovene, Croatian,
 # Lithuanian
@@ -319,9 +321,12 @@ def _inflected(kinds: Kinds, key: str) -> bool:
     slavic = {_stem(key, ending, base) for ending, base in _ENDINGS if (ending, base) not in _LITHUANIAN} - {""}
     if any(_large(lex, x) for x in known if x in slavic):
         return True  # `w Toruniu`, `v Bratislave`: Toruń and Bratislav are given names too, the cities are large
-    # people's names take the same endings: `do Anny`, `od Martiny`, `do Jana` (but a name few people carry is no
-    # match for a town the lexicons know: `do Žiliny`, Žilina)
-    return not any(kinds.given(x) == 2 or x in lex.surnames for x in stems)
+    # people's names take the same endings: `do Anny`, `od Martiny`, `do Jana`, `na Boženu` (Božena); a name few
+    # people carry gives way only to a city (`do Žiliny`, Žilina; not `na Libuši`, Libuše)
+    names = stems | {key[: -len(ending)] + "a" for ending in _NAME_ENDINGS if key.endswith(ending)}
+    if any(kinds.given(x) == 2 or x in lex.surnames for x in names):
+        return False
+    return not any(kinds.given(x) for x in names) or any(x in lex.places for x in known)
 
 
 def _large(lex: Lexicons, key: str) -> bool:
@@ -338,7 +343,7 @@ def _stem(key: str, ending: str, base: str) -> str:
 def _language(text: str, at: int, prep: str) -> str | None:
     """The language whose preposition `prep` is, around text[at]: the language identifier's when it is sure of
     one, else the language two of whose function words at least are around."""
-    identified = languages.language_at(text, at, _SENTENCE)
+    identified = languages.language_at(text, at, _SENTENCE, kin=True)
     if identified is not None:
         return identified if _of_language(prep, identified) else None
     line_start = text.rfind("\n", max(0, at - _SENTENCE), at) + 1
@@ -530,7 +535,7 @@ def _stems(key: str, ending: tuple[str, str], lex: Lexicons, language: str) -> s
 def _agglutinating(text: str, at: int) -> str | None:
     """The language around text[at]: the language identifier's when it is sure of one, else the language two of
     whose function words at least are near."""
-    identified = languages.language_at(text, at, _SENTENCE)
+    identified = languages.language_at(text, at, _SENTENCE, kin=True)
     if identified is not None:
         return identified
     window = text[max(0, at - _SENTENCE) : at + _SENTENCE].lower()

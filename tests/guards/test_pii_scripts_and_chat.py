@@ -1342,3 +1342,29 @@ def test_the_fifty_second_rounds_readings_keep_people(text: str, kept: tuple[str
 def test_a_place_beginning_a_shops_name_is_no_place_where_someone_is_named() -> None:
     found = scan('txn=88 card=349955172819430 cardholder=ANTONIOU K store="Piraeus Hi-Fi" status=ok')
     assert ("LOCATION", "Piraeus") not in found
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a surname that is also a city's name in another language is no place after a preposition
+        ("Please send the signed lease to Salazar before Friday.", ("LOCATION", "Salazar")),
+        ("J'ai laissé le colis à Marchand, il le monte demain.", ("LOCATION", "Marchand")),
+        # nor another language's everyday word (`trente`, thirty)
+        ("Au pire, on décale l'appel à Trente minutes plus tard.", ("LOCATION", "Trente")),
+        # nor a woman's name with a Slavic case ending, nor a rare given name that is only a small town's
+        ("Čekám na Boženu u vchodu.", ("LOCATION", "Boženu")),
+        ("Čekám na Libuši před poštou.", ("LOCATION", "Libuši")),
+        # a place that is a system's name by its noun, in text where a person is named in lower case
+        ("build agent Helsinki is offline again, ping mikko", ("LOCATION", "Helsinki")),
+        ("# release train Havana is frozen; ask diego for exceptions", ("LOCATION", "Havana")),
+        ('kubectl config use-context Sydney && echo "ping liam if it breaks"', ("LOCATION", "Sydney")),
+    ],
+)  # fmt: skip
+def test_the_fifty_first_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_a_czech_line_keeps_its_lower_case_name() -> None:
+    # Czech and Slovak count together only for places' case endings, not for the readers of lower-case names
+    assert ("PERSON", "tomas") in scan("ping tomas, review je hotové a čeká na tvoje schválení")

