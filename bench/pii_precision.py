@@ -1,8 +1,8 @@
 """What the PII step gets right: precision and recall per entity type on labelled sets, and clean text flagged.
 
     python bench/pii_precision.py                  # every set and split, the step's defaults and the example config
-    python bench/pii_precision.py --split tune     # the tuning sets: labelled, technical, sets two to fifty-one
-    python bench/pii_precision.py --split held-aside   # the held-aside (fifty-second) set alone
+    python bench/pii_precision.py --split tune     # the tuning sets: labelled, technical, sets two to fifty-two
+    python bench/pii_precision.py --split held-aside   # the held-aside (fifty-third) set alone
     python bench/pii_precision.py --vetter off     # names as the rules alone find them (guards/vetting.py off)
     python bench/pii_precision.py --test-values personal   # published test values are personal data too (testvalues.py)
     python bench/pii_precision.py --config examples/taskgate.yaml [--step pii]   # that config alone
@@ -10,16 +10,16 @@
     python bench/pii_precision.py --backend patterns
     python bench/pii_precision.py --ner-scope all  # with --names ner: NER on every sentence
 
-Fifty-three sets. bench/pii_labelled/sentences.jsonl (`labelled`, written by make.py
+Fifty-four sets. bench/pii_labelled/sentences.jsonl (`labelled`, written by make.py
 there): prose, code, log lines, technical prose and chat with pasted
 technical material. bench/pii_labelled/technical.jsonl (technical.md there),
 written apart by someone who did not see the scanner's rules: code, logs,
 configs, tickets, chat about systems, some prose; split by its writer into
 `tune` and `held`. bench/pii_labelled/technical_held2.jsonl to
-technical_held51.jsonl (`second set` to `fifty-first set`, each with its .md
+technical_held52.jsonl (`second set` to `fifty-second set`, each with its .md
 there), each written apart in turn by someone who saw neither the scanner nor
-its output nor the other sets. bench/pii_labelled/technical_held52.jsonl
-(`held-aside`, technical_held52.md there), written apart a fifty-second time, is
+its output nor the other sets. bench/pii_labelled/technical_held53.jsonl
+(`held-aside`, technical_held53.md there), written apart a fifty-third time, is
 measured when the file is there; without it the tuning sets alone are run. Each sentence has its labelled spans of
 PERSON, LOCATION, EMAIL_ADDRESS, PHONE_NUMBER, IBAN_CODE, CREDIT_CARD and
 US_SSN; most have none.
@@ -331,11 +331,18 @@ fifty-first set was written apart while the forty-ninth round was built,
 was not opened until the fiftieth round and the refit had been committed,
 and was then run once, under the example config and the defaults, and
 reported as it came out. It had then been seen as well; the fiftieth
-round's review's mends were made, and `held-aside` (the fifty-second set),
-written apart meanwhile, was not opened until they had been committed,
-and was then run once, under the example config and the defaults, and
-reported as it came out. It is the set that measures; the others are
-tuning data.
+round's review's mends were made, and the fifty-second set, written apart
+meanwhile, was not opened until they had been committed, and was then run
+once, under the example config and the defaults, and reported as it came
+out. It had then been seen as well, so the vetter was refitted with its
+blind run and the fifty-first round read Czech and Slovak lines as one,
+more cities by their own language's names, places in text about systems
+where a person is named in lower case, and a script's places over the NER
+model's guess, and a review's mends were made; `held-aside` (the
+fifty-third set) was written apart meanwhile, was not opened until the
+round and the mends had been committed, and was then run once, under the
+example config and the defaults, and reported as it came out. It is the
+set that measures; the others are tuning data.
 
 "Clean technical sentences flagged": of the sentences of a technical kind
 (not `prose`) with nothing labelled, the share in which the step would act on
@@ -440,6 +447,7 @@ FORTY_EIGHTH = HERE / "pii_labelled" / "technical_held48.jsonl"  # held aside in
 FORTY_NINTH = HERE / "pii_labelled" / "technical_held49.jsonl"  # held aside in the 49th round; tuning since
 FIFTIETH = HERE / "pii_labelled" / "technical_held50.jsonl"  # held aside in the 50th round; tuning since
 FIFTY_FIRST = HERE / "pii_labelled" / "technical_held51.jsonl"  # held aside in the 51st run; tuning since
+FIFTY_SECOND = HERE / "pii_labelled" / "technical_held52.jsonl"  # held aside in the 52nd run; tuning since
 # the sets written apart and held aside in turn, each tuning data once it had been run
 WRITTEN_APART = (
     ("second set", SECOND), ("third set", THIRD), ("fourth set", FOURTH), ("fifth set", FIFTH), ("sixth set", SIXTH),
@@ -465,8 +473,9 @@ WRITTEN_APART = (
     ("forty-ninth set", FORTY_NINTH),
     ("fiftieth set", FIFTIETH),
     ("fifty-first set", FIFTY_FIRST),
+    ("fifty-second set", FIFTY_SECOND),
 )  # fmt: skip
-HELD_ASIDE = HERE / "pii_labelled" / "technical_held52.jsonl"  # the fifty-second set: measured when it is there
+HELD_ASIDE = HERE / "pii_labelled" / "technical_held53.jsonl"  # the fifty-third set: measured when it is there
 EXAMPLE = HERE.parent / "examples" / "taskgate.yaml"
 RESULTS = HERE / "results"
 LABELLED = ("PERSON", "LOCATION", "EMAIL_ADDRESS", "PHONE_NUMBER", "IBAN_CODE", "CREDIT_CARD", "US_SSN")
@@ -503,7 +512,7 @@ def load(path: Path) -> list[Sentence]:
 
 def sets(split: str, path: Path | None) -> dict[str, list[Sentence]]:
     """The sets to measure, by name: one `--set`, or the tuning sets (the labelled set, the technical set's
-    splits, the second to fifty-first sets) and the held-aside set (the fifty-second, once it is there)."""
+    splits, the second to fifty-second sets) and the held-aside set (the fifty-third, once it is there)."""
     if path is not None:
         return {path.stem: load(path)}
     out: dict[str, list[Sentence]] = {}
@@ -514,7 +523,7 @@ def sets(split: str, path: Path | None) -> dict[str, list[Sentence]]:
         out["technical held"] = [s for s in technical if s.split == "held"]
         out.update((name, load(path)) for name, path in WRITTEN_APART)
     if split == "held-aside" and not HELD_ASIDE.exists():
-        raise SystemExit(f"{HELD_ASIDE} is missing: the fifty-second set is not written yet")
+        raise SystemExit(f"{HELD_ASIDE} is missing: the fifty-third set is not written yet")
     if split in ("held-aside", "all") and HELD_ASIDE.exists():
         out["held-aside"] = load(HELD_ASIDE)
     return out
@@ -845,8 +854,8 @@ def main() -> int:
     parser.add_argument("--set", type=Path, help="one labelled set (JSON lines) instead of the two")
     parser.add_argument(
         "--split", choices=("tune", "held-aside", "all"), default="all",
-        help="the tuning sets (the labelled set, the technical set's splits, the second to fifty-first sets), or "
-        "the held-aside (fifty-second) set",
+        help="the tuning sets (the labelled set, the technical set's splits, the second to fifty-second sets), or "
+        "the held-aside (fifty-third) set",
     )  # fmt: skip
     parser.add_argument("--ner-scope", choices=("capitalised", "all"), help="override the params' ner_scope")
     parser.add_argument("--names", choices=("lexicon", "ner"), help="override the params' names")
