@@ -131,7 +131,7 @@ _IBAN_LOWER_START = re.compile(
 # presidio's card pattern with Mastercard's 2-series (2221 to 2720, issued since 2017) beside 3, 4, 5 and 6, Mir's
 # 2200 to 2204 and Troy's 9792
 CARD_PATTERN = (
-    r"\b(?!1\d{12}(?!\d))((4\d{3})|(5[0-5]\d{2})|(6\d{3})|(1\d{3})|(3\d{3})|(220[0-4]|222[1-9]|22[3-9]\d|2[3-6]\d{2}|"
+    r"\b(?!1\d{12}(?!\d))((4\d{3})|(5[0-8]\d{2})|(6\d{3})|(1\d{3})|(3\d{3})|(220[0-4]|222[1-9]|22[3-9]\d|2[3-6]\d{2}|"
     r"27[01]\d|2720)|(9792))[- ]?(\d{3,4})[- ]?(\d{3,4})[- ]?(\d{3,5})\b"
 )
 
@@ -226,16 +226,18 @@ _PHONE_WORDS = (
     r"zadzwoń|zadzwon|zavolejte|zavolej|"
     # Polish's cases of `number` and `phone`, the Nordic and Finnish abbreviations: `pod numerem 12 312 92 34`
     r"numerem|numeru|numerze|telefonu|telefonem|tlf|tfn|puh|puhelin|"
-    # Spanish's forms of `call`, Arabic's, Thai's and Cantonese's number and call: `llamemos al 669 57 37 48`,
-    # `رقمه 010 94208975`, `เบอร์ 084 922 3016`, `請打 5121 7353`
+    # Spanish's forms of `call`, Arabic's number and call: `llamemos al 669 57 37 48`, `رقمه 010 94208975`
     r"llamemos|llámenos|llamenos|llamen|llámanos|llamanos|llama|liga-lhe|liga-me|telefonoa|telefonoz|"
-    r"رقمه|رقمي|رقم الهاتف|رقم الجوال|هاتف|جوال|موبايل|เบอร์|โทร|請打|打俾|打畀|致電|"
-    r"연락처|전화|電話|携帯|手机|电话"
+    r"رقمه|رقمي|رقم الهاتف|رقم الجوال|هاتف|جوال|موبايل|"
+    r"연락처|전화"
 )
-_PHONE_WORD = re.compile(rf"(?i:{_PHONE_WORDS})")
+# words of scripts written without spaces, read wherever they stand: `她的手机 131 5127 0993`, `เบอร์ 084 922 3016`,
+# `請打 5121 7353` (Thai's and Cantonese's number and call)
+_UNSPACED_PHONE_WORDS = r"電話|携帯|手机|手機|电话|請打|打俾|打畀|致電|เบอร์|โทร"
+_PHONE_WORD = re.compile(rf"(?i:{_PHONE_WORDS})|{_UNSPACED_PHONE_WORDS}")
 # a phone's word, up to 24 characters of glue (`_phone=`, `: "`, ` back on `, `는 `), then digits in groups
 _CUED_PHONE = re.compile(
-    rf"(?<![^\W\d_])(?i:{_PHONE_WORDS})(?:s|_?(?:number|num|no|nr))?(?![A-Za-z])"
+    rf"(?:(?<![^\W\d_])(?i:{_PHONE_WORDS})|{_UNSPACED_PHONE_WORDS})(?:s|_?(?:number|num|no|nr))?(?![A-Za-z])"
     r"(?:[=:\"'(.>]|[^\S\n]++|[^\W\d]{1,10}+){0,10}?"
     r"(?P<number>\(?\d[\d \-.()]{5,15}\d)(?![\d\-])"
 )

@@ -1368,3 +1368,26 @@ def test_the_fifty_first_rounds_review_keeps_apart(text: str, wrong: tuple[str, 
 def test_a_czech_line_keeps_its_lower_case_name() -> None:
     # Czech and Slovak count together only for places' case endings, not for the readers of lower-case names
     assert ("PERSON", "tomas") in scan("ping tomas, review je hotové a čeká na tvoje schválení")
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a phone's word in a script written without spaces, right after other words (`的`, her)
+        ("[11:40] mei: 她的手机 137 6604 2291", ("PHONE_NUMBER", "137 6604 2291")),
+        # Maestro's 56 to 58 ranges in a card's usual groups and bare
+        ("Клієнт просить повернути кошти на картку 5893 5382 1726 7440", ("CREDIT_CARD", "5893 5382 1726 7440")),
+        ('  TEST_CARD_PAN: "5893233962019598"   # a real one, rotate it', ("CREDIT_CARD", "5893233962019598")),
+        # a 19-digit card under a key whose last word is `card`, camel-cased or after an underscore
+        ('payments:\n  backupCard: "6212482579691581966"', ("CREDIT_CARD", "6212482579691581966")),
+        ("refund_card=6212482579691581966", ("CREDIT_CARD", "6212482579691581966")),
+    ],
+)  # fmt: skip
+def test_the_fifty_third_sets_structured_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+def test_a_long_id_under_a_key_with_card_inside_a_word_is_no_card() -> None:
+    # `Card` only as a key's last word: not `discardId`, `cardinality`
+    found = scan("discardId=6212482579691581966 cardinality=6212482579691581966")
+    assert not any(kind == "CREDIT_CARD" for kind, _ in found)
