@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import phonenumbers
@@ -177,7 +178,9 @@ def issued_length(digits: str) -> bool:
         return 16 <= n <= 19
     if two in ("36", "38", "39") or "300" <= digits[:3] <= "305" or four == "3095":  # Diners Club
         return 14 <= n <= 19
-    if digits[:1] == "6" or two == "50" or "56" <= two <= "58":  # Discover, UnionPay, RuPay, Maestro
+    if "56" <= two <= "58":  # Maestro's own ranges, as issued (not a barcode, `EAN 5701401419310`, nor a 17-digit id)
+        return n in (16, 18, 19)
+    if digits[:1] == "6" or two == "50":  # Discover, UnionPay, RuPay, Maestro
         return 12 <= n <= 19
     if digits[:1] == "1":  # UATP
         return n == 15
@@ -211,7 +214,11 @@ class CuedPhoneRecognizer(EntityRecognizer):
             if number.startswith("(") and ")" not in number:
                 number = number[1:]
             start = m.start("number") + m.group("number").index(number)
-            if not_a_phone(text, number, start + len(number)) or not valid_somewhere(number):
+            word = m.group("unspaced")
+            regions = _UNSPACED_REGIONS[word] if word is not None else _PHONE_REGIONS
+            if word in _TRUNK_ZERO and number[:1] not in "0+(":
+                continue  # Thailand and Japan write a number at home with its leading 0 (not a shoe's `42 43 44`)
+            if not_a_phone(text, number, start + len(number)) or not valid_somewhere(number, regions):
                 continue
             out.append(RecognizerResult("PHONE_NUMBER", start, start + len(number), 0.75))
         return out
@@ -231,14 +238,26 @@ _PHONE_WORDS = (
     r"رقمه|رقمي|رقم الهاتف|رقم الجوال|هاتف|جوال|موبايل|"
     r"연락처|전화"
 )
-# words of scripts written without spaces, read wherever they stand: `她的手机 131 5127 0993`, `เบอร์ 084 922 3016`,
-# `請打 5121 7353` (Thai's and Cantonese's number and call)
-_UNSPACED_PHONE_WORDS = r"電話|携帯|手机|手機|电话|請打|打俾|打畀|致電|เบอร์|โทร"
+# words of scripts written without spaces, read wherever they stand, and the regions whose numbers they name:
+# `她的手机 131 5127 0993`, `เบอร์ 084 922 3016`, `請打 5121 7353` (Thai's and Cantonese's number and call)
+_UNSPACED_REGIONS = {
+    **dict.fromkeys(("手机", "电话"), ("CN", "SG", "MY")),
+    **dict.fromkeys(("手機", "電話"), ("TW", "HK", "MO", "JP")),
+    "携帯": ("JP",),
+    **dict.fromkeys(("請打", "打俾", "打畀", "致電"), ("HK", "MO")),
+    **dict.fromkeys(("เบอร์", "โทร"), ("TH",)),
+}
+_UNSPACED_PHONE_WORDS = "|".join(_UNSPACED_REGIONS)
+_TRUNK_ZERO = frozenset(["携帯", "เบอร์", "โทร"])
 _PHONE_WORD = re.compile(rf"(?i:{_PHONE_WORDS})|{_UNSPACED_PHONE_WORDS}")
-# a phone's word, up to 24 characters of glue (`_phone=`, `: "`, ` back on `, `는 `), then digits in groups
+# what such a word begins that is no phone: a conference call, a phone case, a phone card, phone banking, a price
+_UNSPACED_COMPOUND = r"会议|會議|会議|壳|殼|ケース|卡|费|費|代|開|开|屏|银行|銀行|支付|機種|型|帳|销量|銷量|售价|售價"
+# a phone's word, up to 24 characters of glue (`_phone=`, `: "`, ` back on `, `는 `), then digits in groups; after
+# a word of an unspaced script, a few short words at most (`她的手机 131 5127 0993`, `电话是 138...`)
 _CUED_PHONE = re.compile(
-    rf"(?:(?<![^\W\d_])(?i:{_PHONE_WORDS})|{_UNSPACED_PHONE_WORDS})(?:s|_?(?:number|num|no|nr))?(?![A-Za-z])"
+    rf"(?:(?<![^\W\d_])(?i:{_PHONE_WORDS})(?:s|_?(?:number|num|no|nr))?(?![A-Za-z])"
     r"(?:[=:\"'(.>]|[^\S\n]++|[^\W\d]{1,10}+){0,10}?"
+    rf"|(?P<unspaced>{_UNSPACED_PHONE_WORDS})(?!{_UNSPACED_COMPOUND})(?:[=:\"'(.>：]|[^\S\n]++|[^\W\d]{{1,4}}+){{0,4}}?)"
     r"(?P<number>\(?\d[\d \-.()]{5,15}\d)(?![\d\-])"
 )
 _PHONE_REGIONS = [
@@ -303,25 +322,74 @@ _PHONE_REGIONS = [
 
 
 _CUED_TRIES = 64
+
+
+class ShapedPhoneRecognizer(EntityRecognizer):
+    """A mobile number in a shape its own country alone writes, with no phone's word needed: Korea's
+    `010-2062-4351`, Turkey's `0501 234 69 24`, Sweden's `070-130 80 61`; `phonenumbers` says it is a valid
+    mobile number there."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["PHONE_NUMBER"], name="ShapedPhoneRecognizer", supported_language="en")
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[RecognizerResult]:
+        if "PHONE_NUMBER" not in entities or "0" not in text:
+            return []
+        out = []
+        for tried, m in enumerate(_SHAPED_PHONE.finditer(text)):
+            if tried >= _CUED_TRIES:
+                break
+            region = next(name for name, value in m.groupdict().items() if value is not None)
+            if not_a_phone(text, m.group(), m.end()) or not _mobile(m.group(), region):
+                continue
+            out.append(RecognizerResult("PHONE_NUMBER", m.start(), m.end(), SHAPED_PHONE_SCORE))
+        return out
+
+
+SHAPED_PHONE_SCORE = 0.75
+_SHAPED_PHONE = re.compile(
+    r"(?<![\d+\-.])(?:(?P<KR>01[016789]-\d{3,4}-\d{4})|(?P<TR>05\d\d \d{3} \d\d \d\d)|(?P<SE>07\d-\d{3} \d\d \d\d))"
+    r"(?![\d\-.]\d|\d)"
+)
+_MOBILE = (phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE)
+
+
+def _mobile(number: str, region: str) -> bool:
+    try:
+        parsed = phonenumbers.parse(number, region)
+    except phonenumbers.NumberParseException:
+        return False
+    return phonenumbers.is_valid_number(parsed) and phonenumbers.number_type(parsed) in _MOBILE
+
+
 # what a number in a phone's shape is when a unit, a date or an address says so: `call took 12 345 678 ns`,
 # `mobile build 2024.05.11.1234`, `call 10.20.30.40`, `hours 09 00 17 00 CET`
 _UNIT_AFTER = re.compile(
-    r"[ \t]*(?:ns|µs|us|ms|s|sec|secs|seconds|min|mins|minutes|hours?|h|nodes?|rows?|people|users?|items?|bytes?|"
-    r"kb|mb|gb|tb|%|cet|cest|utc|gmt|times|requests?|req|calls?|per)\b",
+    r"[ \t]*(?:(?:ns|µs|us|ms|s|sec|secs|seconds|min|mins|minutes|hours?|h|nodes?|rows?|people|users?|items?|bytes?|"
+    r"kb|mb|gb|tb|%|cet|cest|utc|gmt|times|requests?|req|calls?|per)\b"
+    # and in scripts without spaces: a currency, a count's word (`3999 4999 元`, `1500 2000 台`, `万`)
+    r"|[元円圓台个個件万萬亿億人次部本])",
     re.IGNORECASE,
 )
 _DOTTED = re.compile(r"\d+(?:\.\d+){2,}|\d{4}[.\-/]\d\d[.\-/]\d\d")
+_DATE_FIRST = re.compile(r"(?:19|20)\d\d[ .\-/]?(?:0[1-9]|1[0-2])[ .\-/]?(?:0[1-9]|[12]\d|3[01])?\b")  # `2024 03 15`
 
 
 def not_a_phone(text: str, number: str, end: int) -> bool:
-    return _UNIT_AFTER.match(text, end) is not None or _DOTTED.search(number) is not None
+    if _UNIT_AFTER.match(text, end) is not None or _DOTTED.search(number) is not None:
+        return True
+    return _DATE_FIRST.match(number) is not None
 
 
-def valid_somewhere(number: str) -> bool:
+def valid_somewhere(number: str, regions: Sequence[str] | None = None) -> bool:
+    """The number, written in groups, is a valid one of one of `regions` (by default, those of _PHONE_REGIONS)."""
     digits = sum(c.isdigit() for c in number)
     if digits < 8 or digits > 12 or not any(c in number for c in " -.()"):
         return False  # written in groups, as people write their numbers; a bare run is an id
-    for region in _PHONE_REGIONS:
+    for region in _PHONE_REGIONS if regions is None else regions:
         try:
             parsed = phonenumbers.parse(number, region)
         except phonenumbers.NumberParseException:
@@ -357,6 +425,7 @@ def analyzer(backend: Backend) -> AnalyzerEngine:
         OfflineEmailRecognizer(),
         PhoneRecognizer(),
         CuedPhoneRecognizer(),
+        ShapedPhoneRecognizer(),
         card_recognizer(),
         AnyCaseIbanRecognizer(),
         IpRecognizer(),

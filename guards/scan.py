@@ -243,10 +243,12 @@ _LONG_CARD = re.compile(r"(?<![\d.\-])(?:4|5[06-8]|6|220[0-4])\d{15,18}(?![\d.\-
 _CARD_WORD = re.compile(
     r"(?<!sd )(?<!sim )(?:(?i:\b(?:card|cc|pan|karte|carte|tarjeta|cart[ãa]o|carta|kaart|kort|karta|kartu|kart|карта|"
     r"карты|картой|карт[аыуе]?)\b|卡号|卡號|银行卡|信用卡|銀行卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്)"
-    # a key's last word, camel-cased or after an underscore: `fallbackCard: "`, `backup_card=`, `TEST_CARD_PAN`
-    r"|(?<=[a-z])(?:Card|Pan)\b|(?<=_)(?i:card|pan)\b)"
-    r"(?i:[ \t]*(?:number|no\.?|nr\.?|num|n°|#|номер|番号|号|번호))?[ \t]*[=:]?[ \t]*[\"'«]?\Z"
-)  # `card 6759...`, `卡号=6246...`, `card number: `; not `sd card`, `card count: `
+    # a payment's word before `card` or `pan` in a key, camel-cased or after an underscore: `fallbackCard: "`,
+    # `refund_card=`, `TEST_CARD_PAN` (not `scoreCard`, `sim_card`, `id_card`, `time_pan`)
+    r"|(?<![A-Za-z])(?i:backup|fallback|refund|default|primary|payment|credit|debit|bank|saved|stored|test|billing|"
+    r"funding|card)_?(?:Card|CARD|card|Pan|PAN|pan)\b)"
+    r"(?i:[ \t]*(?:number|no\.?|nr\.?|num|n°|#|номер|番号|号|번호))?[\"']?[ \t]*[=:]?[ \t]*[\"'«]?\Z"
+)  # `card 6759...`, `卡号=6246...`, `card number: `, `"card": "`; not `sd card`, `card count: `
 # a card's column in the row's statement before the value: `INSERT INTO refunds (customer, pan, amount) VALUES ('`
 _CARD_COLUMN = re.compile(
     r"(?i:\((?:[^()\n]*,[ \t]*)?(?:pan|card|card_?number|card_?no|cc_?number)[ \t]*[,)][^()\n]*\)[ \t]*values[ \t]*)"

@@ -1391,3 +1391,41 @@ def test_a_long_id_under_a_key_with_card_inside_a_word_is_no_card() -> None:
     # `Card` only as a key's last word: not `discardId`, `cardinality`
     found = scan("discardId=6212482579691581966 cardinality=6212482579691581966")
     assert not any(kind == "CREDIT_CARD" for kind, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a mobile number in a shape its own country alone writes, with no phone's word
+        ("the guest from daegu rang again, it's 010-4417-2086 if you call back", ("PHONE_NUMBER", "010-4417-2086")),
+        ("C-2231,Emre Kaya,emre.kaya@hotmail.com,0532 418 07 66,Bursa", ("PHONE_NUMBER", "0532 418 07 66")),
+        ("2024-05-02,ORD-88213,Holm Sigrid,Västerås,073-214 58 09,delivered", ("PHONE_NUMBER", "073-214 58 09")),
+    ],
+)  # fmt: skip
+def test_a_countrys_own_mobile_shape_is_a_phone(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+def test_an_id_in_a_mobiles_shape_after_an_ids_word_is_no_phone() -> None:
+    assert not any(kind == "PHONE_NUMBER" for kind, _ in scan("part no. 010-2345-6789 is out of stock"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a barcode or a 17-digit id in Maestro's ranges; a key's `card` that is no payment's
+        "EAN: 5701401419310",
+        "user_id=58123412524273163 session started",
+        "scoreCard: 6212594724873949830",
+        "sim_card=6212594724873949830",
+        # an unspaced script's phone word that begins another word, or before a price, a count or a date
+        "我们明天开电话会议 2024 0315 8866",
+        "买了一个手机壳 6688 1234",
+        "这款手机售价 3999 4999 5999 三个版本",
+        "この携帯の価格 3999 4999 円",
+        "新款手机 2024 03 15 上市",
+        "รองเท้าเบอร์ 42 43 44 45",
+    ],
+)
+def test_the_fifty_second_rounds_review_keeps_apart(text: str) -> None:
+    assert not any(kind in ("CREDIT_CARD", "PHONE_NUMBER") for kind, _ in scan(text))
