@@ -136,6 +136,13 @@ _ENDINGS = (
     ("cie", "t"),  # Polish: `w Sopocie` (Sopot)
     ("ce", "ka"),  # Polish: `w Wieliczce` (Wieliczka)
     ("c", "ce"),  # Polish, Czech, Slovak: `z Katowic` (Katowice), `z Košíc` (Košice)
+    # Croatian's and Serbian's fleeting a: `u Zadru`, `iz Zadra` (Zadar), `u Karlovcu` (Karlovac), `iz Siska` (Sisak)
+    ("ru", "ar"),
+    ("ra", "ar"),
+    ("cu", "ac"),
+    ("ca", "ac"),
+    ("ku", "ak"),
+    ("ka", "ak"),
 )
 # the endings a woman's name in -a takes in the Slavic languages (`Božena`: `Boženu`, `Boženy`, `Boženě`, `Boženou`)
 _NAME_ENDINGS = ("ou", "u", "y", "e", "i", "ie")  # (folded: `Boženě` is `bozene`)
@@ -321,12 +328,13 @@ def _inflected(kinds: Kinds, key: str) -> bool:
     slavic = {_stem(key, ending, base) for ending, base in _ENDINGS if (ending, base) not in _LITHUANIAN} - {""}
     if any(_large(lex, x) for x in known if x in slavic):
         return True  # `w Toruniu`, `v Bratislave`: Toruń and Bratislav are given names too, the cities are large
-    # people's names take the same endings: `do Anny`, `od Martiny`, `do Jana`, `na Boženu` (Božena); a name few
-    # people carry gives way only to a city (`do Žiliny`, Žilina; not `na Libuši`, Libuše)
+    # people's names take the same endings: `do Anny`, `od Martiny`, `do Jana`, `na Boženu` (Božena), `u Novaka`;
+    # a name few people carry gives way only to a city (`do Žiliny`, Žilina; not `na Libuši`, Libuše)
     names = stems | {key[: -len(ending)] + "a" for ending in _NAME_ENDINGS if key.endswith(ending)}
-    if any(kinds.given(x) == 2 or x in lex.surnames for x in names):
+    if any(kinds.given(x) == 2 or kinds.common_surname(x) for x in names):
         return False
-    return not any(kinds.given(x) for x in names) or any(x in lex.places for x in known)
+    # a name or surname few people carry gives way only to a city (`u Zadru`, Zadar; Zadra is a rare surname)
+    return not any(kinds.given(x) or x in lex.surnames for x in names) or any(x in lex.places for x in known)
 
 
 def _large(lex: Lexicons, key: str) -> bool:

@@ -286,12 +286,15 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
 # (presidio's context words match inside longer words, so `tin` cannot be one: `setting`, `Martin`)
 _TIN = re.compile(
     r"(?<![\w\-])(?:(?i:tin|taxpayer_id|taxpayer id|ssn|ssn_number|social_security_number)|"
+    # a W-2's or a W-4's number, which is its employee's SSN: `Her W-2 shows 055076880`
+    r"(?i:w-?[24])(?:[ \t]+(?:form|shows|says|lists|has|reads|gives|box|with)){0,3}|"
     r"(?:TIN|(?i:taxpayer[ _]id))(?:[ \t]+(?:field|number|no|nr|on|"
     r"file|is|was|just|says|said|reads|shows|value|given|entered|listed|as)){1,3})"
     r"[\"']?[ \t]*[=:]?[ \t]*[\"']?(?P<n>\d{9})"
     r"(?![\d\-])"
 )  # and a few words between: `TIN field just says 176539923`
 TIN_SCORE = 0.6
+_W_FORM = re.compile(r"(?i)(?<![\w\-])w-?[24](?![\w\-])")  # a W-2's or a W-4's name: the _TIN pattern may apply
 # the SSN's name in words, in English and other languages, a few words, then nine bare digits: `số an sinh xã hội
 # của tôi là 681450337`, `número de seguro social es 681450337`, `social security number is 681450337`
 _SOCIAL_SECURITY = re.compile(
@@ -305,7 +308,11 @@ def _tins(text: str, found: list[Finding]) -> list[Finding]:
     """Nine digits after a taxpayer number's word, an SSN's area, group and serial, where no finding is yet."""
     out = []
     lower = text.lower()
-    tins = _TIN.finditer(text) if "tin" in lower or "taxpayer" in lower or "ssn" in lower else iter(())
+    tins = (
+        _TIN.finditer(text)
+        if "tin" in lower or "taxpayer" in lower or "ssn" in lower or _W_FORM.search(text)
+        else iter(())
+    )
     social = _SOCIAL_SECURITY.finditer(text) if "soci" in lower or "an sinh" in lower else iter(())
     for m in itertools.chain(tins, social):
         a, b = m.span("n")

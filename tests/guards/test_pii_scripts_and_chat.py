@@ -1429,3 +1429,21 @@ def test_an_id_in_a_mobiles_shape_after_an_ids_word_is_no_phone() -> None:
 )
 def test_the_fifty_second_rounds_review_keeps_apart(text: str) -> None:
     assert not any(kind in ("CREDIT_CARD", "PHONE_NUMBER") for kind, _ in scan(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # Croatian's fleeting a (Zadar, Karlovac); Polish's `zadzwoni` (will call); a W-2's number
+        ("Tečaj ronjenja u Zadru počinje u subotu, javite se Ivi.", ("LOCATION", "Zadru")),
+        ("Marko sada radi u Karlovcu, a sestra mu je u Zagrebu.", ("LOCATION", "Karlovcu")),
+        ("Pani Zofia zadzwoni pod 12 358 41 07 jutro rano.", ("PHONE_NUMBER", "12 358 41 07")),
+        ("Payroll note: his W-2 shows 219047733 but the portal has another one", ("US_SSN", "219047733")),
+    ],
+)  # fmt: skip
+def test_the_fifty_fifth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+def test_a_w2_in_a_build_is_no_ssns_word() -> None:
+    assert not any(kind == "US_SSN" for kind, _ in scan("build W2 artifacts: 219047733 bytes uploaded"))
