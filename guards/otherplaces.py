@@ -136,14 +136,11 @@ _ENDINGS = (
     ("cie", "t"),  # Polish: `w Sopocie` (Sopot)
     ("ce", "ka"),  # Polish: `w Wieliczce` (Wieliczka)
     ("c", "ce"),  # Polish, Czech, Slovak: `z Katowic` (Katowice), `z Košíc` (Košice)
-    # Croatian's and Serbian's fleeting a: `u Zadru`, `iz Zadra` (Zadar), `u Karlovcu` (Karlovac), `iz Siska` (Sisak)
-    ("ru", "ar"),
-    ("ra", "ar"),
-    ("cu", "ac"),
-    ("ca", "ac"),
-    ("ku", "ak"),
-    ("ka", "ak"),
 )
+# Croatian's and Serbian's fleeting a, read on a city of FLEETING_CITY people or more only (surnames take these
+# endings too: `od Sokala`, `kod Demka`): `u Zadru` (Zadar), `u Karlovcu`, `iz Karlovca` (Karlovac)
+_FLEETING = (("ru", "ar"), ("cu", "ac"), ("ca", "ac"))
+FLEETING_CITY = 40_000
 # the endings a woman's name in -a takes in the Slavic languages (`Božena`: `Boženu`, `Boženy`, `Boženě`, `Boženou`)
 _NAME_ENDINGS = ("ou", "u", "y", "e", "i", "ie")  # (folded: `Boženě` is `bozene`)
 _LITHUANIAN = frozenset([("o", "as"), ("e", "as"), ("iaus", "ius"), ("iuje", "ius"), ("os", "a"), ("oje", "a")])
@@ -321,7 +318,9 @@ def _inflected(kinds: Kinds, key: str) -> bool:
     """`key` is a place the lexicons know with a Slavic case ending, and no one's name with one."""
     lex = kinds.lex
     stems = {_stem(key, ending, base) for ending, base in _ENDINGS} - {""}
-    known = [x for x in stems if lex.knows_place(x)]
+    fleeting = {_stem(key, ending, base) for ending, base in _FLEETING} - {""} - stems
+    fleeting = {x for x in fleeting if (place := lex.places.get(x)) is not None and place.population >= FLEETING_CITY}
+    known = [x for x in stems if lex.knows_place(x)] + sorted(fleeting)
     if not known or kinds.given(key) or key in lex.surnames:
         return False
     # (not by a Lithuanian ending alone: `iš Reginos` is from Regina, a woman, far likelier than the city)
@@ -331,10 +330,13 @@ def _inflected(kinds: Kinds, key: str) -> bool:
     # people's names take the same endings: `do Anny`, `od Martiny`, `do Jana`, `na Boženu` (Božena), `u Novaka`;
     # a name few people carry gives way only to a city (`do Žiliny`, Žilina; not `na Libuši`, Libuše)
     names = stems | {key[: -len(ending)] + "a" for ending in _NAME_ENDINGS if key.endswith(ending)}
-    if any(kinds.given(x) == 2 or kinds.common_surname(x) for x in names):
+    if any(kinds.given(x) == 2 for x in names):
         return False
-    # a name or surname few people carry gives way only to a city (`u Zadru`, Zadar; Zadra is a rare surname)
-    return not any(kinds.given(x) or x in lex.surnames for x in names) or any(x in lex.places for x in known)
+    if any(x in lex.surnames for x in names):
+        # a surname few people carry gives way only to a large city with Croatian's fleeting a (`u Zadru`: Zadra
+        # is a rare surname; not `kod Sokala`, `od Melnika`)
+        return bool(fleeting) and not any(kinds.common_surname(x) for x in names)
+    return not any(kinds.given(x) for x in names) or any(x in lex.places for x in known)
 
 
 def _large(lex: Lexicons, key: str) -> bool:

@@ -375,7 +375,10 @@ _UNIT_AFTER = re.compile(
     re.IGNORECASE,
 )
 _DOTTED = re.compile(r"\d+(?:\.\d+){2,}|\d{4}[.\-/]\d\d[.\-/]\d\d")
-_DATE_FIRST = re.compile(r"(?:19|20)\d\d[ .\-/]?(?:0[1-9]|1[0-2])[ .\-/]?(?:0[1-9]|[12]\d|3[01])?\b")  # `2024 03 15`
+# a date's shape (`2024 03 15`), or a year before two more groups (`faktura 2024 0012 3456`)
+_DATE_FIRST = re.compile(
+    r"(?:19|20)\d\d(?:[ .\-/]?(?:0[1-9]|1[0-2])[ .\-/]?(?:0[1-9]|[12]\d|3[01])?\b|[ .\-/]\d+[ .\-/]\d+)"
+)
 
 
 def not_a_phone(text: str, number: str, end: int) -> bool:

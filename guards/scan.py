@@ -286,15 +286,18 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
 # (presidio's context words match inside longer words, so `tin` cannot be one: `setting`, `Martin`)
 _TIN = re.compile(
     r"(?<![\w\-])(?:(?i:tin|taxpayer_id|taxpayer id|ssn|ssn_number|social_security_number)|"
-    # a W-2's or a W-4's number, which is its employee's SSN: `Her W-2 shows 055076880`
-    r"(?i:w-?[24])(?:[ \t]+(?:form|shows|says|lists|has|reads|gives|box|with)){0,3}|"
     r"(?:TIN|(?i:taxpayer[ _]id))(?:[ \t]+(?:field|number|no|nr|on|"
     r"file|is|was|just|says|said|reads|shows|value|given|entered|listed|as)){1,3})"
     r"[\"']?[ \t]*[=:]?[ \t]*[\"']?(?P<n>\d{9})"
     r"(?![\d\-])"
 )  # and a few words between: `TIN field just says 176539923`
 TIN_SCORE = 0.6
-_W_FORM = re.compile(r"(?i)(?<![\w\-])w-?[24](?![\w\-])")  # a W-2's or a W-4's name: the _TIN pattern may apply
+# a W-2's or a W-4's number, which is its employee's SSN: `Her W-2 shows 055076880` (the form's name as the IRS
+# writes it, a few words, then the number; not an EIN, wages or a layer's `w2 = 412345678`)
+_W_FORM = re.compile(
+    r"(?<![\w\-])W-[24](?:[ \t]+(?:form|shows|says|lists|reads)){0,2}[ \t]+(?P<n>\d{9})(?![\d\-]|\.\d)"
+)
+_NOT_THE_EMPLOYEES = re.compile(r"(?i)\b(?:ein|employer|wages?|control)\b")
 # the SSN's name in words, in English and other languages, a few words, then nine bare digits: `số an sinh xã hội
 # của tôi là 681450337`, `número de seguro social es 681450337`, `social security number is 681450337`
 _SOCIAL_SECURITY = re.compile(
@@ -308,14 +311,13 @@ def _tins(text: str, found: list[Finding]) -> list[Finding]:
     """Nine digits after a taxpayer number's word, an SSN's area, group and serial, where no finding is yet."""
     out = []
     lower = text.lower()
-    tins = (
-        _TIN.finditer(text)
-        if "tin" in lower or "taxpayer" in lower or "ssn" in lower or _W_FORM.search(text)
-        else iter(())
-    )
+    tins = _TIN.finditer(text) if "tin" in lower or "taxpayer" in lower or "ssn" in lower else iter(())
     social = _SOCIAL_SECURITY.finditer(text) if "soci" in lower or "an sinh" in lower else iter(())
-    for m in itertools.chain(tins, social):
+    forms = _W_FORM.finditer(text) if "W-" in text else iter(())
+    for m in itertools.chain(tins, social, forms):
         a, b = m.span("n")
+        if m.re is _W_FORM and _NOT_THE_EMPLOYEES.search(text, max(0, m.start() - 40), b + 40):
+            continue  # `Employer EIN from the W-2: ...`, `the W-2 has ... in wages`
         taken = any(f.start < b and a < f.end and f.entity != "PHONE_NUMBER" for f in found)  # the word says which
         if not taken and not _ssns().invalidate_result(m.group("n")):
             out.append(Finding("US_SSN", a, b, TIN_SCORE))

@@ -1447,3 +1447,20 @@ def test_the_fifty_fifth_sets_readings(text: str, found: tuple[str, str]) -> Non
 
 def test_a_w2_in_a_build_is_no_ssns_word() -> None:
     assert not any(kind == "US_SSN" for kind, _ in scan("build W2 artifacts: 219047733 bytes uploaded"))
+
+
+@pytest.mark.parametrize(
+    ("text", "entity"),
+    [
+        # a surname few people carry with a case ending is no town's (`Tokar`, `Mělník`)
+        ("Bio sam kod Tokara, a onda kod Medaka.", "LOCATION"),
+        ("Dostałem list od Melnika wczoraj.", "LOCATION"),
+        # a layer's `w2`, an employer's EIN on a W-2, wages: no SSN
+        ("Layer w2 = 412345678 parameters", "US_SSN"),
+        ("The W-2 shows 412345678 in box b as the employer EIN.", "US_SSN"),
+        # a year opening a number: an invoice's, no phone
+        ("Zavolá ohledně faktury 2024 0012 3456.", "PHONE_NUMBER"),
+    ],
+)  # fmt: skip
+def test_the_fifty_fifth_rounds_review_keeps_apart(text: str, entity: str) -> None:
+    assert not any(kind == entity for kind, _ in scan(text))
