@@ -3,8 +3,8 @@
 A chat client writes who speaks before what they say: Slack's and Teams'
 copies `[12:30] Ollie: ...`, an IRC log's `<marek> ...`, a WhatsApp export's
 `12/03/2024, 09:14 - Siobhan: ...`, Discord's `hiro — Today at 13:05`, Teams'
-`Ingrid Solberg (10:41): ...`, a copy's `[10:31] Bakker, Femke` over its
-message, and a bare `Marisol: ...` where several lines open the same way. A
+`Ingrid Solberg (10:41): ...`, a copy's `[10:31] Bakker, Femke` or
+`Ffion Evans 10:44` over its message, and a bare `Marisol: ...` where several lines open the same way. A
 slot of one word holds a handle, as `tomas.p` or `@m-osei` would, and so
 does the name after a chat export's time (`09:14 - Siobhan Kelly:`), before
 Teams' bracketed time or over a message; guards/names.py reads no person
@@ -42,6 +42,12 @@ _TEAMS = re.compile(
 # then `Kun je ...`): a handle or `Surname, Given` (not an agenda's `[09:00] Anna Schmidt`), read where at least
 # BARE_LINES lines do
 _HEADED = re.compile(rf"(?m)^[ \t]*\[\d{{1,2}}:\d{{2}}\][ \t]+(?P<who>{_NAME}|{_NAME},[ \t]{_NAME})[ \t]*\n[ \t]*\S")
+# Teams' and Slack's copy that puts the name shown and the time on a line of their own, the message under it
+# (`Rhiannon Price (Guest) 10:42` then `@Ffion can you...`), read where at least BARE_LINES lines do
+_STAMPED = re.compile(
+    rf"(?m)^[ \t]*(?P<who>{_SHOWN})(?:[ \t]+\((?:External|Guest|extern|Gast|externe?|invité)\))?[ \t]+"
+    r"\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?[ \t]*\n[ \t]*\S"
+)
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
 _PARTICLES = frozenset(
@@ -86,6 +92,9 @@ def speakers(text: str) -> list[tuple[int, int]]:
     headed = [m.span("who") for m in _HEADED.finditer(text)] if "]" in text else []
     if len(headed) >= BARE_LINES:
         out += headed
+    stamped = [m.span("who") for m in _STAMPED.finditer(text)]
+    if len(stamped) >= BARE_LINES:
+        out += stamped
     return [(a, b) for a, b in out if text[a:b].lower() not in _LEVEL and _shown(text[a:b])]
 
 

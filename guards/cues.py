@@ -88,7 +88,7 @@ _SOCIAL = _words(
 CLOSINGS = _words("mvh hilsen hälsningar terveisin pozdrawiam saludos groeten groetjes cordialement")
 # grandparents, aunts, uncles and cousins in other languages, before a name in the sentence (`mi abuela Dolores`):
 # not split off a run of capitals as greetings are (`Nonna Rosetta` stays one name)
-_KIN = _words(
+KIN = _words(
     "abuela abuelo tía tío prima primo nieta nieto grand-mère grand-père mamie papi tante oncle cousine "
     "oma opa onkel enkel enkelin nonna nonno zia zio cugino cugina avó avô neta neto oom zus broer "
     "babcia dziadek ciocia wujek mormor farmor morfar farfar syster bror"
@@ -384,7 +384,7 @@ def language_title(text: str, at: int, word: str) -> bool:
 def social_before(text: str, a: int) -> bool:
     """Said only to or of a person right before text[a:]: `her brother`, `Dear`, `a man called`."""
     before = word_before(text, a)
-    return before in _SOCIAL or before in _KIN or _NAMED_BEFORE.search(text, max(0, a - 40), a) is not None
+    return before in _SOCIAL or before in KIN or _NAMED_BEFORE.search(text, max(0, a - 40), a) is not None
 
 
 _INSIDE = _words("in near inside outside around across throughout")

@@ -243,7 +243,7 @@ def _full_name(kinds: Kinds, text: str, a: int, b: int, end: int) -> bool:
     for key in (given, surname, f"{given} {surname}"):
         if kinds.product(key) or kinds.big_place(key) or key in lex.places:
             return False
-        if key in cues.CALENDAR or key in cues.TITLES or key in _KEYWORDS or key in lex.codenames:
+        if key in cues.CALENDAR or key in cues.TITLES or key in cues.KIN or key in _KEYWORDS or key in lex.codenames:
             return False
     if cues.glued(text, a, end) or said.tech_after(text, end) or said.tech_before(text, a):
         return False
@@ -272,6 +272,8 @@ def _person(kinds: Kinds, text: str, a: int, b: int) -> bool:
         return False  # a name few people carry is read only when it is no English word nor a role's (`admin`),
         # and only with a strong cue
     if lex.wordiness(key) >= 0.5 or key in cues.PRONOUNS or key in cues.CALENDAR or key in cues.TITLES:
+        return False
+    if key in cues.KIN:
         return False
     if said.tech_after(text, b) or said.tech_before(text, a) or cues.field_before(text, a):
         return False  # `name: "nile"`, `name = ledger`: a field in lower case holds an identifier

@@ -320,6 +320,8 @@ class Names(Placenames):
                 continue
             if len(piece) == 1 and piece[0].key in written and not self._vouched(text, piece[0]):
                 continue
+            if len(piece) == 1 and piece[0].key in cues.PARTICLES:
+                continue  # a surname's particle alone is no one: a French header's `De :`, a line's `Van` or `Da`
             decided.append((piece, self._decide(text, piece, hosts)))
         decided = self._routes(text, decided)
         unsure = [piece for piece, spans in decided if spans is None]

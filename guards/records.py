@@ -71,8 +71,8 @@ _KEY = (
     r"příjemce|prijemce|odbiorca|nadawca|исполнитель|получатель|отправитель|плательщик|фамилия|имя|фио|"
     # an owner, a contact, a person in charge: `owner: "petra novak"`, `Ansvarlig: Birgitte`
     r"owner|contact|ansvarlig|ansvarig|vastuuhenkilö|responsable|verantwortlich|verantwortliche|"
-    # a customer: `Cliente: Ana Beatriz Souza`, `Kundin: Sabine Krüger`
-    r"cliente|kunde|kundin|kund|klient|klientka|asiakas|клиент|клиентка|заказчик|покупатель|"
+    # a customer: `Cliente: Ana Beatriz Souza`, `Kundin: Sabine Krüger`, `customer="ingrid haugland"`
+    r"customer|cliente|kunde|kundin|kund|klient|klientka|asiakas|клиент|клиентка|заказчик|покупатель|"
     # CITATION.cff's, and a teacher's, a tenant's, a rider's: `given-names: "Elsa"`, `teacher="margit halvorsen"`
     r"family-names|given-names|teacher|instructor|coach|tutor|tenant|landlord|pupil|nanny|babysitter)"
 )
@@ -82,8 +82,8 @@ _BARE = re.compile(
     r"(?i:(?:[\w\-]*_)?(?<![a-z])(?<!first_)(?<!last_)(?<!given_)(?<!family_)(?<!full_)(?<!middle_)(?<!maiden_)"
     r"(?<!birth_)(?:name|nm|display_?name|nom|nombre|nome|naam|namn|navn|nimi|owner|contact|responsable|"
     # a customer's, a person in charge's, a recipient's: a business or a department as often (`asiakas: Nokia`,
-    # `verantwortlich: Abteilung Einkauf`, `Получатель: Сбербанк`)
-    r"cliente|kunde|kundin|kund|klient|klientka|asiakas|ansvarlig|ansvarig|vastuuhenkilö|verantwortlich|"
+    # `verantwortlich: Abteilung Einkauf`, `Получатель: Сбербанк`, `customer: Acme`)
+    r"customer|cliente|kunde|kundin|kund|klient|klientka|asiakas|ansvarlig|ansvarig|vastuuhenkilö|verantwortlich|"
     r"verantwortliche|prejemnik|placnik|plačnik|príjemca|příjemce|prijemce|odbiorca|nadawca|исполнитель|получатель|"
     r"отправитель|плательщик|клиент|клиентка|заказчик|покупатель|tenant|landlord))"
 )
@@ -93,6 +93,11 @@ _THINGS_KEY = re.compile(
     r"project|team|org|organi[sz]ation|hotel|studio|salon|school|club|shop|dairy|restaurant|cafe|bakery|"
     r"service|device|bucket|queue|table|db|database|cluster|repo|image|bot|model|event|course|class|boat|"
     r"balloon|horse|dog|pet|animal|plant|resort|lift|room|tank)_?(?:name|nm|display_?name))"
+)
+# a given name's own key: its value is a given name, even one a product has too (`first_name=Lucia`)
+_GIVEN_ONLY = re.compile(
+    r"(?i:(?:[\w\-]*_)?(?:first|first_?name|given|given_?name|given-names|forename|vorname|pr[ée]nom|voornaam|imi[eę]|"
+    r"jm[ée]no|f[öo]rnamn|fornavn|etunimi))"
 )
 # a given name's key: a record that has one holds people, and its bare `nom` or `name` is their surname
 _GIVEN_KEY = re.compile(
@@ -104,15 +109,19 @@ _FIELD = re.compile(
     # (and an Android resource's `name="support_contact">`, a Ruby block's `prijmeni { "Dvořák" }`)
     rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:[ \t]*[=:][ \t]*\[?[ \t]*[\"']?|[\"']\s*:\s*\[?\s*[\"']|>|[\"']>|{_ARROW}|"
     rf"[ \t]*\{{[ \t]*[\"']){_VALUE}"
-    r"(?=[\"'<\]|,;&\s]|\Z)"
+    # (not a dict's key: `employee {'first': 'lucia'}`)
+    r"(?=[\"'<\]|,;&\s]|\Z)(?![\"']\s*:)"
 )
 _KEY_WORD = re.compile(_KEY, re.IGNORECASE)  # a value that is itself a field's word: `Vorname`
 _TITLE = re.compile(r"([^\W\d_]+)\.?\s+")
 # an HTML table's label cell, then its value's: `<td>Venue</td><td>Bristol</td>`
 _CELL_AFTER_LABEL = r"</t[dh]>[ \t]*<td(?:\s[^<>]*)?>"
+# a pair's key, then its value: `"Key":"site","Value":"Dingle"`, `- name: CITY` / `  value: "Galway"`
+_PAIRED = r"[\"']\s*,\s*[\"'](?i:value)[\"']\s*:\s*[\"']|[\"']?[ \t]*\n[ \t]*(?i:value):[ \t]*[\"']?"
 _PLACE_KEY = (
     # (and a camel-cased owner's: `branchTown`, `pickupCity`)
-    r"(?:[\w\-]*_|(?-i:[a-z]+(?=(?:Town|City|Location|Region|Province|County|Village|Suburb|District)\b)))?"
+    # (and a capitalised one's: `FromCity`, `HomeTown`)
+    r"(?:[\w\-]*_|(?-i:[A-Z]?[a-z]+(?=(?:Town|City|Location|Region|Province|County|Village|Suburb|District)\b)))?"
     r"(?:location|city|town|hometown|birthplace|birth_?city|residence|home_?city|based_?in|"
     r"destination|origin|village|prefecture|province|county|home_?base|base|site|sites|office|depot|suburb|"
     r"neighbou?rhood|district|municipality|home[_ ]?port|port|station|campus|branch|pickup|drop_?off|territory|"
@@ -128,7 +137,12 @@ _PLACE_KEY = (
     r"sede|filiale|sucursal|spot|beach|resort|embarque|desembarque|embarkation|"
     # a club's, a venue's and a marina's place: `"club":"Sevilla"`, `"venue":"Toa Payoh"`, `"marina":"Dubai Marina"`
     r"club|venue|marina|studio|embark|disembark|klinik|by|qth|"
-    r"localiza[çc][ãa]o|standort|geo|geoip_city)"
+    r"localiza[çc][ãa]o|standort|geo|geoip_city|"
+    # a work site, a courier's hub, a town's quarter: `<worksite>Pensacola</worksite>`, `Hub: "Yaba"`,
+    # `zona = "Alfama"`, `bairro: Savassi`
+    r"worksite|jobsite|hub|zona|bairro|barrio|quartier|viertel|bezirk|dzielnica|kerület|kerulet|wijk|stadsdeel|"
+    # Korean's, Chinese's and Japanese's branch, region, city and place: `지점=강릉`, `城市: 杭州`
+    r"지점|지역|도시|출발지|도착지|城市|地点|地點|所在地|都市|支店|分店)"
     r"(?:_(?:pref|preference|name|city))?"
 )
 # keys of other things too (`port: 8080`, `region: eu-west-1`, `branch: main`): their value a capitalised place
@@ -136,7 +150,7 @@ _PLACE_KEY = (
 _WORDY_KEYS = _words(
     "base site sites office depot port station campus branch pickup dropoff territory region home post store dest "
     "clinic salon gym shop hostel harbour harbor sede filiale sucursal spot club venue marina studio embark disembark "
-    "klinik by outlet"
+    "klinik by outlet hub zona worksite jobsite 지점 支店 分店"
 )
 # keys whose value is a place even where no lexicon knows it (`district: "旺角"`, `"branch":"Hongdae"`,
 # `Base: "Lido di Venezia"`): a neighbourhood's, a small town's name; the wordy ones (`branch`, `base`) in a
@@ -145,7 +159,8 @@ _LOOSE_KEYS = _words(
     "city town village hometown district neighbourhood neighborhood suburb municipality prefecture province county "
     "stadt wohnort ort ville commune ciudad localidad municipio cidade città citta comune plaats woonplaats kota "
     "şehir sehir ilçe ilce kaupunki paikkakunta stad miasto město mesto obec település "
-    "branch base venue marina sede filiale sucursal standort outlet"
+    "branch base venue marina sede filiale sucursal standort outlet hub zona bairro barrio quartier viertel bezirk "
+    "dzielnica kerület kerulet wijk stadsdeel 지점 지역 도시 城市 地点 地點 所在地 都市 支店 分店"
 )
 _LOOSE_WORDS = 4  # a place's name has a few words; a field of more is a sentence
 # other languages' words for a place's kind, a placeholder's value or a name's first word (`"city": "Город"`)
@@ -187,7 +202,10 @@ _PERSONS_STATES = _words(
 _PLACE_FIELD = re.compile(
     rf"(?:(?<![\w\-])|(?<=\s--))(?P<key>(?i:{_PLACE_KEY}))"
     # (and Clojure's `:ort "Basel"`, an Android resource's `name="branch_city">`, a Ruby block's `mesto { "Plzeň" }`)
-    rf"(?P<sep>\s*[=:]\s*(?:\[|(?:c|list|tuple|vec|array)?\()?\s*[\"']?|[\"']\s*:\s*[\"']|{_ARROW}|\s+|>|{_CELL_AFTER_LABEL}|\s+[\"']|[\"']>|"
+    # (and a tag's or a container's variable, its key and its value apart: `{"Key":"city","Value":"Galway"}`,
+    # `- name: CITY` / `value: Galway`)
+    rf"(?P<sep>\s*[=:]\s*(?:\[|(?:c|list|tuple|vec|array)?\()?\s*[\"']?|[\"']\s*:\s*[\"']|{_ARROW}|{_PAIRED}|\s+|>|"
+    rf"{_CELL_AFTER_LABEL}|\s+[\"']|[\"']>|"
     rf"[ \t]*\{{[ \t]*[\"']){_VALUE}"
     r"(?=[\"'<\])}|,;&\s.]|\Z)"
 )
@@ -494,7 +512,8 @@ _ROW_REACH = 300
 # what only a US record holds: an SSN, a North American phone number, a ZIP code after a state's code
 _US_VALUE = re.compile(
     r"(?<![\w\-])(?:\d{3}([- ])\d{2}\1\d{4}|\+1[ \-.]?\(?\d{3}\)?[ \-.]?\d{3}[ \-.]\d{4}|\(\d{3}\)[ ]?\d{3}-\d{4}|"
-    r"\d{3}-\d{3}-\d{4}|(?i:ssn)[\"']?\s*[=:]\s*[\"']?\d{9})(?![\w\-])"  # and an SSN's field: `ssn=362183247`
+    r"\d{3}-\d{3}-\d{4}|(?i:(?:[a-z]+_){0,3}ssn)[\"']?\s*[=:]\s*[\"']?\d{9})(?![\w\-])"  # and an SSN's field:
+    # `ssn=362183247`, `TEST_EMPLOYEE_SSN=303591149`
 )
 
 
@@ -528,6 +547,7 @@ def record_names(
     out: list[Span] = []
     spans: list[tuple[int, int]] = []
     keyed: set[tuple[int, int]] = set()  # under a key only a person has: `custodian=`, `holder:`, `NAME` is not
+    given_keyed: set[tuple[int, int]] = set()  # under a given name's own key: `first_name=`
     spelled: set[tuple[int, int]] = set()  # display names their address spells: a place's reading gives way
     if "=" in text or ":" in text or ">" in text:
         givens = _GIVEN_KEY.search(text) is not None  # `'nom' => 'Lefèvre', 'prenom' => 'Camille'`: the surname
@@ -539,6 +559,8 @@ def record_names(
             spans.append(m.span("value"))
             if not _BARE.fullmatch(m.group("key")) or givens or _full_name(kinds, m.group("value")):
                 keyed.add(m.span("value"))
+            if _GIVEN_ONLY.fullmatch(m.group("key")):
+                given_keyed.add(m.span("value"))
     if "<" in text and "@" in text:
         for m in _DISPLAY.finditer(text):
             if not mailboxes.is_role(m.group("address"), program):
@@ -603,6 +625,7 @@ def record_names(
     hl7 = set(shaped)
     for a, b in spans:
         place = (a, b) in spelled  # `From: Florence <florence.m@gmail.com>`: the person the address spells
+        given_key = (a, b) in given_keyed
         a, b = _trimmed(text, a, b)
         comma = text.find(",", a, b)
         after = [fold(w) for w in text[comma + 1 : b].split()[:1]] if comma > a else []
@@ -620,7 +643,8 @@ def record_names(
         value = text[a:b].replace("/", " ").replace("^", " ")  # `HUBER/KATHARINA`, `GARCIA^LUCIA`
         # under a key only a person has (HL7's, `last_name`), one word no lexicon knows is a name too: `Mwangi`
         own = (a, b) in hl7 or any(s <= a and b <= e for _, s, e in keys.over(a, b))
-        if b > a and not clash and _named(kinds, value, shaped=own) and (own or _named_in_script(kinds, value)):
+        named = _named(kinds, value, shaped=own, given_key=given_key)
+        if b > a and not clash and named and (own or _named_in_script(kinds, value)):
             person = ("PERSON", a, b)
             out.append(person)
             seen.add(person)
@@ -1004,6 +1028,38 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         town = _town(kinds, _TOWN_AFTER.match(text, b))  # `Rua da Prata 58, Lisboa`: the town the address is in
         if town is not None:
             out.append(("LOCATION", *town))
+    if "ddr" in text or "dres" in text or "DDR" in text or "DRES" in text:
+        for span in out:
+            seen.add(span)
+        out += _address_fields(kinds, text, seen)
+    return out
+
+
+# an address's field whose street has no street's word: `kiosk_address: "Bryggen 17, Bergen"`, `Adresse: Lange
+# Reihe 42, Hamburg`; the value is read whole when it is a street and its number, then (after its postcode) a town
+# the lexicons know
+_ADDRESS_FIELD = re.compile(
+    r"(?<![\w\-.])(?i:(?:[a-z]+_){0,2}(?:address|addr|adresse?|adresa|anschrift|indirizzo|endere[çc]o|"
+    r"direcci[óo]n|osoite|adress)(?:_?line)?_?[12]?)"
+    r"(?:[\"']?[ \t]*[=:][ \t]*[\"']?|[\"'][ \t]*:[ \t]*[\"']|>)"
+    r"(?P<value>(?P<street>[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t][A-ZÀ-ÖØ-ÞĀ-ſa-zß][^\W\d_]*){0,2}[ \t]\d{1,5}[A-Za-z]?)"
+    r"(?=,)[^\"'<\n@/]{0,60}?)[ \t]*(?=[\"'<\n]|\Z)"
+)
+
+
+def _address_fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
+    """The addresses in address fields that the street readers did not read: a street and its number, then a town
+    the lexicons know (`Bryggen 17, Bergen`; not `Version 2, Release`), whole; apart from what `seen` holds."""
+    out: list[Span] = []
+    for m in _ADDRESS_FIELD.finditer(text):
+        a, b = _trimmed(text, *m.span("value"))
+        town = _town(kinds, _TOWN_AFTER.match(text, m.end("street")))
+        if town is None or town[1] > b or seen.over(a, b) or _PLACEHOLDER.search(text, a, b):
+            continue
+        if any(fold(w) in kinds.lex.words or kinds.product(fold(w)) for w in m.group("street").split()[:1]):
+            continue  # `address: Version 2, Berlin`: no street's name
+        out.append(("LOCATION", a, b))
+        seen.add(out[-1])
     return out
 
 
@@ -1300,7 +1356,8 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
         ordinary = key in kinds.lex.words and (frequent or not kinds.large_city(key))
         # (after a space only a large city, or its district: `der Filiale Dortmund-Hörde`, `club Zaragoza`)
         spaced = not m.group("sep").strip() and not kinds.large_city(key.split("-", 1)[0])
-        if wordy and (ordinary or not text[a : a + 1].isupper() or spaced):
+        cased = text[a : a + 1].lower() != text[a : a + 1].upper()  # (a script without case: `지점=강릉`)
+        if wordy and (ordinary or (cased and not text[a : a + 1].isupper()) or spaced):
             continue  # `site: production`, `our office Reading`: the value of a field, capitalised and no word
         # a person's reading of the field's value gives way: the field says what it is (`region = "Minas Gerais"`)
         if b > a and known and not any(k != "PERSON" for k, _, _ in seen.over(a, b)):
@@ -1463,7 +1520,7 @@ _CAMEL = re.compile(r"[A-Z]{2}[a-z]")
 _HUMP = re.compile(r"[a-z][A-Z]")
 
 
-def _lower_named(kinds: Kinds, words: list[str], named_key: bool) -> bool:
+def _lower_named(kinds: Kinds, words: list[str], named_key: bool, given_key: bool = False) -> bool:
     """A field's value in lower case is a name when it opens with a given name on sight and no word of it is an
     ordinary word more than a name: `owner: "petra novak"`, `debtor=jānis bērziņš`, `display_name="siddharth"`;
     not `name: "nightly backup"`, `owner: "mark"` (a word too)."""
@@ -1471,17 +1528,20 @@ def _lower_named(kinds: Kinds, words: list[str], named_key: bool) -> bool:
     keys = [fold(w) for w in written]
     if not keys or len(keys) > 3 or not all(w.isalpha() and len(w) > 2 for w in written):
         return False  # not `owner: "maria db"`, `owner: ß`
-    if kinds.given(keys[0]) < 2 or any(k in _NOT_NAMES or k in cues.CALENDAR or k in kinds.lex.products for k in keys):
+    # (a product's under a given name's own key is a given name: `'first': 'lucia'`)
+    products = [k for k in keys if k in kinds.lex.products and not (given_key and len(keys) == 1)]
+    if kinds.given(keys[0]) < 2 or products or any(k in _NOT_NAMES or k in cues.CALENDAR for k in keys):
         return False  # not `"alexa"`, `"watson"`: products' names
     if len(keys) == 1 and not named_key:
         return False  # one word alone under a name's own key only (`display_name="siddharth"`; not `owner: "sierra"`)
     return all(kinds.lex.wordiness(k) < WORDY for k in keys)
 
 
-def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
+def _named(kinds: Kinds, value: str, shaped: bool = False, given_key: bool = False) -> bool:
     """One to four words of a name: one case throughout, no product's or role's word (a given name that is also
     a product's beside another name is a name: `Whitmore, Charles`), no test persona. `shaped`: the record's
-    shape says it is a name (HL7's family and given names), so one word no lexicon knows is one too."""
+    shape says it is a name (HL7's family and given names), so one word no lexicon knows is one too; `given_key`:
+    under a given name's own key, a common given name a product has too is the name (`first_name=Lucia`)."""
     words = [w.strip(",.") for w in value.split()]
     if not words or len(words) > 5 or " ".join(fold(w) for w in words) in PERSONAS:
         return False
@@ -1501,7 +1561,7 @@ def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
     # an initial with its dot is neither case's word: `Кузнецов И. А.`
     titled = all(w[:1].isupper() and not w.isupper() for w in words if len(w) > 1 and not _INITIAL.fullmatch(w))
     if value.islower():
-        return _lower_named(kinds, words, shaped)
+        return _lower_named(kinds, words, shaped, given_key)
     # the surname in capitals first, then given names (no English word): `OYELARAN Funmilayo`, `MØLLER Freja`;
     # not `EU West`, `NATO Summit`, `AWS Frankfurt`
     family_first = (
@@ -1523,7 +1583,7 @@ def _named(kinds: Kinds, value: str, shaped: bool = False) -> bool:
     several = len(keys) > 1
 
     def product(k: str) -> bool:
-        return kinds.product(k) and not (several and kinds.given(k) == 2)
+        return kinds.product(k) and not ((several or given_key) and kinds.given(k) == 2)
 
     if any(k in _NOT_NAMES or k in cues.WEEKDAYS or product(k) or (k in kinds.lex.words and not kinds.given(k))
            for k in keys):  # fmt: skip

@@ -674,3 +674,52 @@ def test_the_thirty_first_rounds_review_keeps(text: str, found: tuple[str, str])
 )
 def test_the_thirty_first_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # an SSN's field with an owner says the record is a US person's, so its `_STATE` is a state
+        ("PAYROLL_TEST_NAME=Dana Whitfield\nPAYROLL_TEST_SSN=412558903\nPAYROLL_TEST_STATE=NM", ("LOCATION", "NM")),
+        # a work site's, a hub's and a quarter's keys; a capitalised camel-cased owner's city
+        ("<staff>\n  <fullName>Marcus Bell</fullName>\n  <worksite>Tallahassee</worksite>\n</staff>",
+         ("LOCATION", "Tallahassee")),
+        ('{Name: "Bola Adeyemi", Phone: "+234 803 441 2290", Hub: "Ikorodu"}', ("LOCATION", "Ikorodu")),
+        ('nome = "Inês Matos", telemovel = "+351912004417", zona = "Graça"', ("LOCATION", "Graça")),
+        ('{"From":"+919812004417","FromCity":"CHENNAI"}', ("LOCATION", "CHENNAI")),
+        # a tag's and a container variable's key and value apart
+        ('{"TagSet":[{"Key":"city","Value":"Limerick"}]}', ("LOCATION", "Limerick")),
+        ("env:\n  - name: PICKUP_CITY\n    value: Rosario", ("LOCATION", "Rosario")),
+        # Korean's branch key, its value in a script without case, in a person's record
+        ("예약: 고객=박지훈, 지점=속초, 상품=2일권", ("LOCATION", "속초")),
+        # an address's field whose street has no street's word, before a town the lexicons know
+        ('shop_address: "Torggata 9, Drammen"', ("LOCATION", "Torggata 9, Drammen")),
+        # a given name's own key: a product's name there is the given name
+        ("{'first': 'lucia', 'last': 'moreno', 'ssn': '402-55-8109'}", ("PERSON", "lucia")),
+        ("first_name=Lucia last_name=Brennan", ("PERSON", "Lucia")),
+        ('level=info msg="sms sent" customer="solveig aasen" to=+4791234577', ("PERSON", "solveig aasen")),
+        # a kin word before a name in lower case: the name, not the kin
+        ("asked nonna pina for the ratio, she said 2:1", ("PERSON", "pina")),
+    ],
+)  # fmt: skip
+def test_the_fifty_sixth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("asked babcia for the recipe", ("PERSON", "babcia")),
+        ("asked nonna pina for the ratio, she said 2:1", ("PERSON", "nonna")),
+        ("---------- Forwarded message ---------\nDe : Odile Marchand <odile.marchand@orange.fr>", ("PERSON", "De")),
+        # Teams' copy puts the name shown and the time over the message: a speaker's slot
+        ("Gwenllian Hughes (Guest) 09:12\ncan you check the order?\nCarys Morgan 09:14\nyes, on it",
+         ("PERSON", "Gwenllian Hughes")),
+        ("address: Version 2, Berlin", ("LOCATION", "Version 2, Berlin")),
+        ('address = "Musterweg 1, 12345 Musterstadt"', ("LOCATION", "Musterweg 1, 12345 Musterstadt")),
+        ("customer: Acme Corp", ("PERSON", "Acme Corp")),
+        ('{"门店": "园艺中心 3号店"}', ("LOCATION", "园艺中心")),
+    ],
+)  # fmt: skip
+def test_the_fifty_sixth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
