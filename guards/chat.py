@@ -45,7 +45,7 @@ _HEADED = re.compile(rf"(?m)^[ \t]*\[\d{{1,2}}:\d{{2}}\][ \t]+(?P<who>{_NAME}|{_
 # Teams' and Slack's copy that puts the name shown and the time on a line of their own, the message under it
 # (`Rhiannon Price (Guest) 10:42` then `@Ffion can you...`), read where at least BARE_LINES lines do
 _STAMPED = re.compile(
-    rf"(?m)^[ \t]*(?P<who>{_SHOWN})(?:[ \t]+\((?:External|Guest|extern|Gast|externe?|invité)\))?[ \t]+"
+    rf"(?m)^[ \t]*(?P<who>{_SHOWN})(?:[ \t]+\((?P<tag>External|Guest|extern|Gast|externe?|invité)\))?[ \t]+"
     r"\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?[ \t]*\n[ \t]*\S"
 )
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
@@ -92,9 +92,11 @@ def speakers(text: str) -> list[tuple[int, int]]:
     headed = [m.span("who") for m in _HEADED.finditer(text)] if "]" in text else []
     if len(headed) >= BARE_LINES:
         out += headed
-    stamped = [m.span("who") for m in _STAMPED.finditer(text)]
-    if len(stamped) >= BARE_LINES:
-        out += stamped
+    stamped = list(_STAMPED.finditer(text))
+    # Teams' own: a guest's or an external's tag on a line, or the client named (not a schedule's `Dr Rahman 08:00`
+    # or `Call Maria Lopez 10:30`)
+    if len(stamped) >= BARE_LINES and ("Teams" in text or any(m.group("tag") for m in stamped)):
+        out += [m.span("who") for m in stamped]
     return [(a, b) for a, b in out if text[a:b].lower() not in _LEVEL and _shown(text[a:b])]
 
 

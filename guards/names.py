@@ -286,6 +286,12 @@ def _script_places(lex: Lexicons, text: str, out: list[Span], guessed: set[Span]
     return places
 
 
+def _header_label(text: str, token: Token) -> bool:
+    """`token` opens its line and a colon follows it: a header's label (`De : Hélène Rousseau <...>`)."""
+    opens = not text[: token.start].strip(" \t") or text[: token.start].rstrip(" \t").endswith("\n")
+    return opens and text[token.end : token.end + 3].lstrip(" \t").startswith(":")
+
+
 class Names(Placenames):
     """PERSON and LOCATION spans in a text, decided by the lexicons, the words around, and NER for the rest;
     with a `vetter`, each span found is kept only if it passes its second look (guards/vetting.py)."""
@@ -320,8 +326,9 @@ class Names(Placenames):
                 continue
             if len(piece) == 1 and piece[0].key in written and not self._vouched(text, piece[0]):
                 continue
-            if len(piece) == 1 and piece[0].key in cues.PARTICLES:
-                continue  # a surname's particle alone is no one: a French header's `De :`, a line's `Van` or `Da`
+            if len(piece) == 1 and piece[0].key in cues.PARTICLES and _header_label(text, piece[0]):
+                continue  # a surname's particle alone as a header's label is no one: French's `De :` (not
+                # `Thanks, Van!`, `Reporter: Le`)
             decided.append((piece, self._decide(text, piece, hosts)))
         decided = self._routes(text, decided)
         unsure = [piece for piece, spans in decided if spans is None]

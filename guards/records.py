@@ -96,9 +96,12 @@ _THINGS_KEY = re.compile(
 )
 # a given name's own key: its value is a given name, even one a product has too (`first_name=Lucia`)
 _GIVEN_ONLY = re.compile(
-    r"(?i:(?:[\w\-]*_)?(?:first|first_?name|given|given_?name|given-names|forename|vorname|pr[ée]nom|voornaam|imi[eę]|"
-    r"jm[ée]no|f[öo]rnamn|fornavn|etunimi))"
+    r"(?i:(?:[\w\-]*_)?(?:first_?name|given_?name|given-names|forename|vorname|pr[ée]nom|voornaam|imi[eę]|"
+    r"jm[ée]no|f[öo]rnamn|fornavn|etunimi)|first)"
 )
+# a bare `first` is a given name's key beside a `last` (`{'first': 'lucia', 'last': 'moreno'}`; not a podium's
+# `{"first": "Ruby", "second": "Emerald"}`)
+_LAST_KEY = re.compile(r"(?<![\w\-])[\"']?(?i:last)[\"']?[ \t]*[=:]")
 # a given name's key: a record that has one holds people, and its bare `nom` or `name` is their surname
 _GIVEN_KEY = re.compile(
     r"(?<![\w\-])[\"']?(?i:pr[ée]nom|first_?name|given_?name|vorname|voornaam|imi[eę]|fornavn|f[öo]rnamn|etunimi|"
@@ -150,7 +153,8 @@ _PLACE_KEY = (
 _WORDY_KEYS = _words(
     "base site sites office depot port station campus branch pickup dropoff territory region home post store dest "
     "clinic salon gym shop hostel harbour harbor sede filiale sucursal spot club venue marina studio embark disembark "
-    "klinik by outlet hub zona worksite jobsite 지점 支店 分店"
+    "klinik by outlet hub zona worksite jobsite 지점 支店 分店 bairro barrio quartier viertel bezirk dzielnica kerület "
+    "kerulet wijk stadsdeel"
 )
 # keys whose value is a place even where no lexicon knows it (`district: "旺角"`, `"branch":"Hongdae"`,
 # `Base: "Lido di Venezia"`): a neighbourhood's, a small town's name; the wordy ones (`branch`, `base`) in a
@@ -163,6 +167,19 @@ _LOOSE_KEYS = _words(
     "dzielnica kerület kerulet wijk stadsdeel 지점 지역 도시 城市 地点 地點 所在地 都市 支店 分店"
 )
 _LOOSE_WORDS = 4  # a place's name has a few words; a field of more is a sentence
+# a town's quarter's and a hub's keys, and the words their values are that name no place: a side, the centre, a
+# kind of zone (`zona: Norte`, `Bezirk: Innenstadt`, `zona: Franca`)
+_QUARTER_KEYS = _words("hub zona bairro barrio quartier viertel bezirk dzielnica kerület kerulet wijk stadsdeel")
+_QUARTERS_WORDS = _words(
+    "norte sur sul leste oeste este nord sud est ouest noord zuid oost west north south east central centre center "
+    "centro centrum zentrum mitte innenstadt urbana urbano rural franca industrial comercial residencial nouveau "
+    "erstes"
+)
+# a field's value in a script without case that is no place: unset, none, all, online, other, head office
+_UNPLACED = _words(
+    "미정 없음 전체 기타 온라인 미지정 해당없음 본사 본점 未定 待定 未知 不明 无 無 其他 其它 默认 默認 全国 全國 "
+    "线上 線上 不限 非公開 未設定 本社 本店 总部 總部 オンライン なし 不詳 未填"
+)
 # other languages' words for a place's kind, a placeholder's value or a name's first word (`"city": "Город"`)
 _PLACE_NOUNS = frozenset(
     fold(w) for w in _words("город місто grad distrito bairro barrio quartier bezirk viertel zona zone sector sektor")
@@ -556,10 +573,14 @@ def record_names(
                 continue  # `SHOP_NAME="Huîtres de la Baie"`, `camp_name`: a business's or a thing's name
             if _KEY_WORD.fullmatch(m.group("value").replace(" ", "_")):
                 continue  # `<string name="first_name">Vorname</string>`: a form's label, translated
+            one = m.group("value").strip()
+            if m.group("key").lower() == "customer" and " " not in one and kinds.given(fold(one)) < 2:
+                continue  # `{"customer":"Nestlé"}`: a business as often, unless a given name on sight
             spans.append(m.span("value"))
             if not _BARE.fullmatch(m.group("key")) or givens or _full_name(kinds, m.group("value")):
                 keyed.add(m.span("value"))
-            if _GIVEN_ONLY.fullmatch(m.group("key")):
+            bare_first = m.group("key").lower() == "first"
+            if _GIVEN_ONLY.fullmatch(m.group("key")) and not (bare_first and not _LAST_KEY.search(text)):
                 given_keyed.add(m.span("value"))
     if "<" in text and "@" in text:
         for m in _DISPLAY.finditer(text):
@@ -1047,6 +1068,13 @@ _ADDRESS_FIELD = re.compile(
 )
 
 
+# a building's, a hall's or a floor's word in other languages: `Halle 5, Köln`, `Bâtiment 3, Lyon`
+_BUILDINGS = _words(
+    "halle bâtiment batiment blok gebäude gebaude haus bau werk stand etage piano edificio hangar hall block tower "
+    "gate dock pavillon pavilhão pavilhao pabellón pabellon padiglione budynek budova épület epulet rakennus"
+)
+
+
 def _address_fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
     """The addresses in address fields that the street readers did not read: a street and its number, then a town
     the lexicons know (`Bryggen 17, Bergen`; not `Version 2, Release`), whole; apart from what `seen` holds."""
@@ -1056,8 +1084,9 @@ def _address_fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
         town = _town(kinds, _TOWN_AFTER.match(text, m.end("street")))
         if town is None or town[1] > b or seen.over(a, b) or _PLACEHOLDER.search(text, a, b):
             continue
-        if any(fold(w) in kinds.lex.words or kinds.product(fold(w)) for w in m.group("street").split()[:1]):
-            continue  # `address: Version 2, Berlin`: no street's name
+        first = fold(m.group("street").split()[0])
+        if first in kinds.lex.words or kinds.product(first) or first in _BUILDINGS:
+            continue  # `address: Version 2, Berlin`, `Halle 5, Köln`: no street's name
         out.append(("LOCATION", a, b))
         seen.add(out[-1])
     return out
@@ -1338,6 +1367,11 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
         elif where_systems_run(text, m.start(), m.end()):
             continue  # a region's line (`location: "Virginia"  # eastus`)
         a, b = _trimmed(text, *m.span("value"))
+        if text[a:b] in _UNPLACED:
+            continue  # `所在地: 未定`, `지역: 온라인`
+        last = m.group("key").lower().rsplit("_", 1)[-1]
+        if fold(text[a:b]) == last or (last in _QUARTER_KEYS and fold(text[a:b]) in _QUARTERS_WORDS):
+            continue  # `hub: Hub`; a quarter's kind or side, not its name: `zona: Norte`, `quartier: Centre`
         key = " ".join(fold(w) for w in text[a:b].replace(",", " ").split())
         known = kinds.lex.knows_place(key) or _script_place(kinds, text[a:b])
         if not known and "," in text[a:b]:  # `"Tulsa, Oklahoma"`: the town, then its state or country
@@ -1390,6 +1424,8 @@ def _loose_place(kinds: Kinds, text: str, m: re.Match[str], key: str, wordy: boo
         return False  # `base = "KEF"`: an airport's code, a site's (not a province's: `"province": "NB"`)
     if _PLACEHOLDER.search(value) or value.lower().startswith("test"):
         return False  # `city: Musterstadt`, `"city": "Testville"`
+    if last in fold(value):
+        return False  # `bezirk = "Regierungsbezirk"`, `hub: Hub`: the key's own word
     if any(kinds.product(w) or w in kinds.lex.words or w in _LOOSE_KEYS or w in _PLACE_NOUNS for w in words[:1]):
         return False  # `base: Ubuntu`, `branch: Release`, `"city": "Город"`, `district: Distrito Escolar 7`
     if any(not w[:1].isupper() and w.lower() not in _PARTICLES for w in value.split()[1:]):

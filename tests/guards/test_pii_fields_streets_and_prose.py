@@ -723,3 +723,35 @@ def test_the_fifty_sixth_sets_readings(text: str, found: tuple[str, str]) -> Non
 )  # fmt: skip
 def test_the_fifty_sixth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a review of the round: a particle that is someone's name, said to or of them
+        ("Thanks, Van! I'll merge it tonight.", ("PERSON", "Van")),
+        ("Ms. Le will call you back tomorrow.", ("PERSON", "Le")),
+        ("Hi Da,\nthanks for the photos.", ("PERSON", "Da")),
+        # schedules are no Teams copy: the names in them are people
+        ("On call\nDr Rahman 08:00\nward 3\nDr Ellis 20:00\nward 3", ("PERSON", "Rahman")),
+    ],
+)
+def test_the_fifty_sixth_rounds_review_keeps(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("지역: 미정", ("LOCATION", "미정")),
+        ("所在地: 未定", ("LOCATION", "未定")),
+        ('{"城市": "其他"}', ("LOCATION", "其他")),
+        ('podium = {"first": "Ruby", "second": "Emerald"}', ("PERSON", "Ruby")),
+        ('{"customer":"Nestlé","plan":"gold"}', ("PERSON", "Nestlé")),
+        ("address: Halle 5, Köln", ("LOCATION", "Halle 5, Köln")),
+        ("zona: Norte", ("LOCATION", "Norte")),
+        ('{"Key":"hub","Value":"Hub"}', ("LOCATION", "Hub")),
+    ],
+)
+def test_the_fifty_sixth_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
