@@ -42,10 +42,12 @@ _TEAMS = re.compile(
 # then `Kun je ...`): a handle or `Surname, Given` (not an agenda's `[09:00] Anna Schmidt`), read where at least
 # BARE_LINES lines do
 _HEADED = re.compile(rf"(?m)^[ \t]*\[\d{{1,2}}:\d{{2}}\][ \t]+(?P<who>{_NAME}|{_NAME},[ \t]{_NAME})[ \t]*\n[ \t]*\S")
+# a guest's or an external's tag after the name shown, in several languages: `(Guest)`, `(Extern)`, `(invité)`
+_TAGS = r"(?i:external|guest|extern|externe|gast|gäst|gjest|invité|invitado|ospite|gość|host)"
 # Teams' and Slack's copy that puts the name shown and the time on a line of their own, the message under it
 # (`Rhiannon Price (Guest) 10:42` then `@Ffion can you...`), read where at least BARE_LINES lines do
 _STAMPED = re.compile(
-    rf"(?m)^[ \t]*(?P<who>{_SHOWN})(?:[ \t]+\((?P<tag>External|Guest|extern|Gast|externe?|invité)\))?[ \t]+"
+    rf"(?m)^[ \t]*(?P<who>{_SHOWN})(?:[ \t]+\((?P<tag>{_TAGS})\))?[ \t]+"
     r"\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?[ \t]*\n[ \t]*\S"
 )
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)

@@ -298,12 +298,22 @@ def glued(text: str, a: int, b: int) -> bool:
         before = " "  # an element's text: `<td>Ahmed Al-Farsi</td>`, `<strong>Juan Pablo Restrepo</strong>`
     if after == "<" and text.startswith("</", b) and _TEXT_TAG_AFTER.match(text, b):
         after = " "
+    if before == "*" and _EMPHASIS_OPENS.search(text, max(0, a - 3), a) and _EMPHASIS_CLOSES.match(text, b):
+        before = " "  # Markdown's emphasis: `**Harriet Lowe**`, `*Ingrid*` (not a pointer's `*Name`)
+    if after == "*" and _EMPHASIS_CLOSED.match(text, b) and _EMPHASIS_OPENED.search(text, max(0, a - 80), a):
+        after = " "
     if (before in _GLUE_BEFORE and not opens_list) or before.isdigit() or after in _GLUE_AFTER or after.isdigit():
         return True
     # (a sentence's end before a closing quote of any language: `Split.“`, `Bitonto.»`)
     return after in ".:" and not (following.isspace() or following in "\"')]},;.»“”’" or text.startswith("..", b))
 
 
+# Markdown's emphasis around a word or a run of them, on one line: opened after a space, a line's start or a bracket,
+# closed before a space, a line's end or a sentence's mark
+_EMPHASIS_OPENS = re.compile(r"(?:^|(?<=[\s(\[]))\*{1,2}\Z")
+_EMPHASIS_CLOSES = re.compile(r"[^\n*]{0,80}?[^\s*]\*{1,2}(?=[\s.,;:!?)\]]|\Z)")
+_EMPHASIS_CLOSED = re.compile(r"\*{1,2}(?=[\s.,;:!?)\]]|\Z)")
+_EMPHASIS_OPENED = re.compile(r"(?:^|(?<=[\s(\[]))\*{1,2}[^\s*][^\n*]*\Z")
 # HTML's elements of text, opened right before a word or closed right after it (not `List<Order>`, `a->b`)
 _TEXT_TAGS = r"(?:td|th|li|p|b|i|u|em|strong|span|div|h[1-6]|a|label|dt|dd|caption|title|option|button|small|cite)"
 _TEXT_TAG_BEFORE = re.compile(rf"<{_TEXT_TAGS}(?:\s[^<>]*)?>\Z", re.IGNORECASE)

@@ -107,7 +107,8 @@ _GIVEN_KEY = re.compile(
     r"(?<![\w\-])[\"']?(?i:pr[ée]nom|first_?name|given_?name|vorname|voornaam|imi[eę]|fornavn|f[öo]rnamn|etunimi|"
     r"nome_proprio)[\"']?[ \t]*(?:=>|[=:])"
 )
-_ARROW = r"[\"']?[ \t]*=>[ \t]*[\"']?"  # PHP's and Perl's `'nom' => 'Lefèvre'`, Ruby's `:city => "Graz"`
+# PHP's and Perl's `'nom' => 'Lefèvre'`, Ruby's `:city => "Graz"`, Erlang's `nazwisko => <<"Szczepański">>`
+_ARROW = r"[\"']?[ \t]*=>[ \t]*(?:<<)?[\"']?"
 _FIELD = re.compile(
     # (and an Android resource's `name="support_contact">`, a Ruby block's `prijmeni { "Dvořák" }`)
     rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:[ \t]*[=:][ \t]*\[?[ \t]*[\"']?|[\"']\s*:\s*\[?\s*[\"']|>|[\"']>|{_ARROW}|"
@@ -141,6 +142,8 @@ _PLACE_KEY = (
     # a club's, a venue's and a marina's place: `"club":"Sevilla"`, `"venue":"Toa Payoh"`, `"marina":"Dubai Marina"`
     r"club|venue|marina|studio|embark|disembark|klinik|by|qth|"
     r"localiza[çc][ãa]o|standort|geo|geoip_city|"
+    # a branch in other languages, a mountain hut: `şube: Kadıköy`, `filiaal: Zwolle`, `hut: Skaftafell`
+    r"şube|sube|filiaal|filial|oddział|oddzial|pobočka|pobocka|hut|"
     # a work site, a courier's hub, a town's quarter: `<worksite>Pensacola</worksite>`, `Hub: "Yaba"`,
     # `zona = "Alfama"`, `bairro: Savassi`
     r"worksite|jobsite|hub|zona|bairro|barrio|quartier|viertel|bezirk|dzielnica|kerület|kerulet|wijk|stadsdeel|"
@@ -153,7 +156,8 @@ _PLACE_KEY = (
 _WORDY_KEYS = _words(
     "base site sites office depot port station campus branch pickup dropoff territory region home post store dest "
     "clinic salon gym shop hostel harbour harbor sede filiale sucursal spot club venue marina studio embark disembark "
-    "klinik by outlet hub zona worksite jobsite 지점 支店 分店 bairro barrio quartier viertel bezirk dzielnica kerület "
+    "klinik by outlet hub zona worksite jobsite 지점 支店 分店 şube sube filiaal filial oddział oddzial pobočka "
+    "pobocka hut bairro barrio quartier viertel bezirk dzielnica kerület "
     "kerulet wijk stadsdeel"
 )
 # keys whose value is a place even where no lexicon knows it (`district: "旺角"`, `"branch":"Hongdae"`,
@@ -163,7 +167,8 @@ _LOOSE_KEYS = _words(
     "city town village hometown district neighbourhood neighborhood suburb municipality prefecture province county "
     "stadt wohnort ort ville commune ciudad localidad municipio cidade città citta comune plaats woonplaats kota "
     "şehir sehir ilçe ilce kaupunki paikkakunta stad miasto město mesto obec település "
-    "branch base venue marina sede filiale sucursal standort outlet hub zona bairro barrio quartier viertel bezirk "
+    "branch base venue marina sede filiale sucursal standort outlet hub zona şube sube filiaal filial oddział oddzial "
+    "pobočka pobocka hut bairro barrio quartier viertel bezirk "
     "dzielnica kerület kerulet wijk stadsdeel 지점 지역 도시 城市 地点 地點 所在地 都市 支店 分店"
 )
 _LOOSE_WORDS = 4  # a place's name has a few words; a field of more is a sentence
@@ -384,6 +389,34 @@ def _quoted_inverted(kinds: Kinds, name: str) -> bool:
 
 
 _INVERTED = re.compile(r"([^\W\d_][^\W\d_'’\-]+),[ \t]*([^\W\d_]+)")
+# a quoted given name, then a quoted surname, as a call's or a tuple's arguments: `new Teilnehmer("Anke",
+# "Schulze", "Gütersloh")`, `("Darnell", "Whitaker", "404764914")`
+_QUOTED_PAIR = re.compile(
+    r"(?<![\w\\])(?P<q>[\"'])(?P<given>[A-ZÀ-ÖØ-Þ][^\W\d_]+(?:-[A-ZÀ-ÖØ-Þ][^\W\d_]+)?)(?P=q)[ \t]*,[ \t]*"
+    r"(?P<q2>[\"'])(?P<surname>[A-ZÀ-ÖØ-Þ][^\W\d_]+(?:-[A-ZÀ-ÖØ-Þ][^\W\d_]+)?)(?P=q2)"
+)
+
+
+# a list's or a vector's constructor: its values are alike (`hund = c("Bess", "Tweed")`), no record's fields
+_VECTORS = _words("c list vec array tuple set of listof arrayof setof seq vector")
+
+
+def _quoted_pair(kinds: Kinds, text: str, m: re.Match[str]) -> bool:
+    """The first arguments of a call or a tuple (`Employee("Darnell", "Whitaker", ...)`, not `c("Bess", "Tweed")`
+    nor a comment's `e.g. 'Tosca', 'Figaro'`): a given name on sight (no word, product or place), then a surname
+    the lexicons know that is no given name on sight, no word, product or place."""
+    before = text[max(0, m.start() - 40) : m.start()].rstrip()
+    if not before.endswith("("):
+        return False
+    called = re.search(r"([\w.]*)\Z", before[:-1].rstrip())
+    if called is not None and called.group(1).rsplit(".", 1)[-1].lower() in _VECTORS:
+        return False
+    given, surname = fold(m.group("given")), fold(m.group("surname"))
+    if not all(kinds.given(part) == 2 for part in given.split("-")) or " ".join((given, surname)) in PERSONAS:
+        return False
+    if any(k in kinds.lex.words or kinds.product(k) or kinds.lex.knows_place(k) for k in (given, surname)):
+        return False
+    return surname in kinds.lex.surnames and kinds.given(surname) < 2
 
 
 def _spelled(name: str, address: str) -> bool:
@@ -604,6 +637,10 @@ def record_names(
                 spans.append(span)
                 keyed.add(span)
     if "," in text:
+        for m in _QUOTED_PAIR.finditer(text) if '"' in text or "'" in text else ():
+            if _quoted_pair(kinds, text, m):
+                spans += [m.span("given"), m.span("surname")]
+                keyed.update((m.span("given"), m.span("surname")))
         for m in _QUOTED_INVERTED.finditer(text):
             if _quoted_inverted(kinds, m.group("name")):
                 spans.append(m.span("name"))
@@ -1342,8 +1379,9 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
     to `seen` too."""
     out: list[Span] = []
     for m in _PLACE_FIELD.finditer(text):
-        if text[m.start() - 1 : m.start()] in ("?", "&"):
-            continue  # a URL's query (`?city=Barcelona`)
+        # a URL's query: a place the lexicons know only (`?lastname=Schwarzenbach&city=Winterthur`, what someone
+        # looked for or gave)
+        query = text[m.start() - 1 : m.start()] in ("?", "&")
         if m.group("sep") == ">" and text[m.start() - 1 : m.start()] != "<":
             continue  # `>` ends an element's opening tag only: `<ville>Lausanne</ville>`
         if (
@@ -1383,6 +1421,8 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
         compact = m.group("key").lower().replace("_", "")  # `home_port`, `drop_off`; not the phrase `home port`
         wordy = " " not in m.group("key") and any(compact.endswith(word) for word in _WORDY_KEYS)
         tagged = m.group("sep").endswith(">") and m.group("sep") != ">"  # `name="city">Ciutat`: a label as often
+        if query and not known:
+            continue
         if not known and " " not in m.group("key") and m.group("sep").strip() and not tagged:
             known = _loose_place(kinds, text, m, key, wordy, seen)
         # an English word, unless a rare one that is a large city's name (`site=Cork`; not `store: Reading`)
@@ -1402,7 +1442,7 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
             while (more := _LISTED.match(text, at)) is not None and more.end() - b < _LISTED_REACH:
                 if not kinds.lex.knows_place(" ".join(fold(w) for w in more.group(1).split())):
                     break
-                if not seen.over(*more.span(1)):
+                if not any(k != "PERSON" for k, _, _ in seen.over(*more.span(1))):  # (a person's reading gives way)
                     out.append(("LOCATION", *more.span(1)))
                     seen.add(("LOCATION", *more.span(1)))
                 at = more.end()
@@ -1439,8 +1479,8 @@ def _loose_place(kinds: Kinds, text: str, m: re.Match[str], key: str, wordy: boo
     return bool(_PERSONAL_VALUE.search(near)) or person
 
 
-# a place after another in a field's list: `, Gweru`, `,Nagpur`
-_LISTED = re.compile(r",[ \t]*([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t][A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?)")
+# a place after another in a field's list: `, Gweru`, `,Nagpur`, R's `c("Torino", "Napoli", "Bari")`
+_LISTED = re.compile(r"[\"']?,[ \t]*[\"']?([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t][A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?)")
 _LISTED_REACH = 120
 
 

@@ -755,3 +755,40 @@ def test_the_fifty_sixth_rounds_review_keeps(text: str, found: tuple[str, str]) 
 )
 def test_the_fifty_sixth_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # Markdown's emphasis around a name
+        ("Please send the refund to **Marguerite Okafor** by Friday", ("PERSON", "Marguerite Okafor")),
+        # a call's or a tuple's first arguments: a given name, then a surname
+        ('var c = new Member("Ingeborg", "Fagerlund", "Tromsø");', ("PERSON", "Fagerlund")),
+        # Erlang's binaries under a name's key
+        ('#{imie => <<"Zofia">>, nazwisko => <<"Kwiatkowska">>}', ("PERSON", "Kwiatkowska")),
+        # a town in a URL's query, the lexicons know it
+        ('"GET /api/members?lastname=Huber&city=Innsbruck HTTP/1.1" 200', ("LOCATION", "Innsbruck")),
+        # R's vector of places: each of them, a person's reading of one giving way
+        ('citta = c("Genova", "Verona", "Bari")', ("LOCATION", "Bari")),
+        # a branch in Turkish, a mountain hut
+        ("müşteri: Elif Şahin, şube: Üsküdar", ("LOCATION", "Üsküdar")),
+        ('- name: Sigrún Jónsdóttir\n  hut: Landmannalaugar\n  phone: "+354 611 2233"', ("LOCATION", "Landmannalaugar")),
+    ],
+)  # fmt: skip
+def test_the_fifty_seventh_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ('hund = c("Bess", "Tweed")', ("PERSON", "Tweed")),
+        ("role TEXT, -- e.g. 'Tosca', 'Figaro'", ("PERSON", "Figaro")),
+        ("char *Harriet = malloc(4);", ("PERSON", "Harriet")),
+        ("GET /search?city=Springfieldia&q=1", ("LOCATION", "Springfieldia")),
+        # a Teams copy's external tag in another language: a speaker's slot
+        ("Sanne de Boer (Extern) 10:14\nKan iemand helpen?\nPieter Jansen 10:16\nja", ("PERSON", "Sanne de Boer")),
+    ],
+)
+def test_the_fifty_seventh_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
