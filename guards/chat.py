@@ -43,7 +43,8 @@ _TEAMS = re.compile(
 # BARE_LINES lines do
 _HEADED = re.compile(rf"(?m)^[ \t]*\[\d{{1,2}}:\d{{2}}\][ \t]+(?P<who>{_NAME}|{_NAME},[ \t]{_NAME})[ \t]*\n[ \t]*\S")
 # a guest's or an external's tag after the name shown, in several languages: `(Guest)`, `(Extern)`, `(invité)`
-_TAGS = r"(?i:external|guest|extern|externe|gast|gäst|gjest|invité|invitado|ospite|gość|host)"
+# (English's as Teams writes them, capitalised: not a programme's `Hugh Grant (host) 19:00`)
+_TAGS = r"(?:External|Guest|(?i:extern|externe|gast|gäst|gjest|invité|invitado|ospite|gość))"
 # Teams' and Slack's copy that puts the name shown and the time on a line of their own, the message under it
 # (`Rhiannon Price (Guest) 10:42` then `@Ffion can you...`), read where at least BARE_LINES lines do
 _STAMPED = re.compile(

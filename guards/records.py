@@ -172,6 +172,15 @@ _LOOSE_KEYS = _words(
     "dzielnica kerület kerulet wijk stadsdeel 지점 지역 도시 城市 地点 地點 所在地 都市 支店 分店"
 )
 _LOOSE_WORDS = 4  # a place's name has a few words; a field of more is a sentence
+# a branch's keys in other languages and a hut's, whose values are as often a head office, a side, a bank's segment,
+# a hospital's ward or (German's `Hut`) a hat: `şube: Merkez`, `filial: Matriz`, `oddział: Kardiologia`
+_BRANCH_KEYS = _words("şube sube filial filiaal oddział oddzial pobočka pobocka hut")
+_BRANCH_WORDS = _words(
+    "merkez matriz sede centrala centrála centrali hlavni hlavní glowny główny centrum huvudkontor huvudkontoret "
+    "hoofdkantoor norte sul sur nord norr söder syd oost west zuid noord ticari kurumsal bireysel sayısal sayisal "
+    "loja sklad online internet"
+)
+_WARD = re.compile(r"(?:logi[ai]|iatri[ai]|chirurgi[ai]|okulistyka|wewnętrzny|wewnetrzny)\Z")
 # a town's quarter's and a hub's keys, and the words their values are that name no place: a side, the centre, a
 # kind of zone (`zona: Norte`, `Bezirk: Innenstadt`, `zona: Franca`)
 _QUARTER_KEYS = _words("hub zona bairro barrio quartier viertel bezirk dzielnica kerület kerulet wijk stadsdeel")
@@ -1410,6 +1419,10 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
         last = m.group("key").lower().rsplit("_", 1)[-1]
         if fold(text[a:b]) == last or (last in _QUARTER_KEYS and fold(text[a:b]) in _QUARTERS_WORDS):
             continue  # `hub: Hub`; a quarter's kind or side, not its name: `zona: Norte`, `quartier: Centre`
+        if last in _BRANCH_KEYS and _branch_word(text[a:b], m.group("key")):
+            continue
+        if query and _EXAMPLE_URL.search(text, max(0, m.start() - 200), m.start()):
+            continue  # a documentation's example: `https://api.example.com/weather?city=London`
         key = " ".join(fold(w) for w in text[a:b].replace(",", " ").split())
         known = kinds.lex.knows_place(key) or _script_place(kinds, text[a:b])
         if not known and "," in text[a:b]:  # `"Tulsa, Oklahoma"`: the town, then its state or country
@@ -1442,6 +1455,8 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
             while (more := _LISTED.match(text, at)) is not None and more.end() - b < _LISTED_REACH:
                 if not kinds.lex.knows_place(" ".join(fold(w) for w in more.group(1).split())):
                     break
+                if _LISTED_KEY.match(text, more.end()):
+                    break  # the next field's key, not a value of this one: `{"City": "Leeds", "Mobile": "0770..."}`
                 if not any(k != "PERSON" for k, _, _ in seen.over(*more.span(1))):  # (a person's reading gives way)
                     out.append(("LOCATION", *more.span(1)))
                     seen.add(("LOCATION", *more.span(1)))
@@ -1482,6 +1497,16 @@ def _loose_place(kinds: Kinds, text: str, m: re.Match[str], key: str, wordy: boo
 # a place after another in a field's list: `, Gweru`, `,Nagpur`, R's `c("Torino", "Napoli", "Bari")`
 _LISTED = re.compile(r"[\"']?,[ \t]*[\"']?([A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t][A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?)")
 _LISTED_REACH = 120
+_LISTED_KEY = re.compile(r"[\"']?[ \t]*(?:=>|[:=])")
+# a URL on a documentation's example host, up to its query: `https://api.example.com/weather?`
+_EXAMPLE_URL = re.compile(r"://[\w.\-]*\bexample\b[\w.\-]*(?::\d+)?/[^\s\"'<>]*\Z")
+
+
+def _branch_word(value: str, key: str) -> bool:
+    """A branch key's value that is no place: a head office's, a side's or a segment's word, a ward, a hat."""
+    words = [fold(w) for w in value.split()]
+    hat = key[:1].isupper() and key.lower() == "hut"  # German's noun: `Hut: Zylinder`
+    return hat or not words or words[0] in _BRANCH_WORDS or _WARD.search(words[-1]) is not None
 
 
 # months in other languages, which payment lines write in capitals beside a name: `SPENDE JUNI`, `GEHALT JUNI`

@@ -102,7 +102,9 @@ _ORGANISATION_BEFORE = re.compile(r"(?:(?:^|[,/;\s])(?:O|OU|DC)=|(?:^|\n)ORG(?:;
 # a building, a room, a school, a prize named after a person: `Rosa Parks Elementary`, `the Mandela Room`, `Dolores
 # Huerta Hall`; a ship: `MSC Gülsün`, `CMA CGM Jacques Saadé`; a room before: `room Grace Hopper`
 _NAMED_AFTER = re.compile(
-    r"[ \t]+(?:Room|Rooms|Hall|Elementary|Middle|High|School|Academy|Building|Wing|Center|Centre|Library|"
+    # (after Markdown's emphasis too: `**Marie Curie** Fellowship`)
+    r"(?:\*{1,2}|_{1,2})?[ \t]+(?:Room|Rooms|Hall|Elementary|Middle|High|School|Academy|Building|Wing|Center|Centre|"
+    r"Library|"
     r"Auditorium|Lab|Suite|Lounge|Theatre|Theater|Stadium|Arena|Bridge|Street|St\.|Avenue|Ave\.?|Road|Rd\.?|"
     r"Boulevard|Institute|University|College|Hospital|Prize|Award|Medal|Fellowship|Scholarship|Lecture|Tower|"
     r"Square|Plaza|Terminal|Pavilion|Gallery|Museum|Campus|Court|House|Clinic|Lodge|Inn|Hut|Hostel|Annex|Chapel|"
@@ -138,8 +140,8 @@ _NAMED_BEFORE = re.compile(
 )
 _THE_MS = re.compile(r"\b(?i:the|aboard)[ \t]+MS[ \t]+\Z")
 _QUALIFIED_AFTER = re.compile(
-    r"[ \t]+[A-Z][a-z]+[ \t]+(?:Prize|Award|Medal|Fellowship|Scholarship|Lecture|Memorial|Stadium|Hall|Building|"
-    r"Library|Institute)(?![\w\-])"
+    r"(?:\*{1,2}|_{1,2})?[ \t]+[A-Z][a-z]+[ \t]+(?:Prize|Award|Medal|Fellowship|Scholarship|Lecture|Memorial|Stadium|"
+    r"Hall|Building|Library|Institute)(?![\w\-])"
 )
 _ANIMAL_AFTER = re.compile(
     r"[ \t]*\((?:feline|canine|equine|cat|dog|kitten|puppy|horse|pony|rabbit|parrot|bird|ferret|hamster|"
@@ -193,6 +195,15 @@ _LINE_SEP = re.compile(
 )
 _LINE_REACH = 240
 _LINE_AFTER = re.compile(r"[\"'”“»]?[ \t]+(?i:colou?rways?|shade|lipstick|scent|fragrance|cultivar)\b")
+# a cultivar's name in its quotes before its plant: `'Cherokee Purple' tomato`, `'Rainbow' chard`, `'Gertrude Jekyll'
+# rose`
+_CULTIVAR_AFTER = re.compile(
+    r"[\"'’”][ \t]+(?:tomato(?:es)?|beans?|chard|apples?|roses?|potato(?:es)?|peppers?|lettuces?|squash|pumpkins?|"
+    r"kale|carrots?|onions?|garlic|peas?|cucumbers?|melons?|grapes?|pears?|plums?|cherr(?:y|ies)|hops?|basil|corn|"
+    r"radish(?:es)?|beets?|beetroot|cabbages?|tulips?|dahlias?|peon(?:y|ies)|clematis|hydrangeas?|fuchsias?|lavender|"
+    r"hostas?|apricots?|peaches|peach|strawberr(?:y|ies)|raspberr(?:y|ies)|blueberr(?:y|ies)|courgettes?|zucchini|"
+    r"aubergines?|eggplants?|leeks?|spinach|sunflowers?|sweet ?peas?)\b"
+)
 _ADDRESSED = re.compile(r"\d")  # a place with a number: a street's address, not a building named after someone
 _ROOM_AFTER = re.compile(r"[ \t]+(?:room|hall|wing|auditorium|lounge|suite)\b(?![ \t]*(?:[#:]|no\.?)?[ \t]*\w*\d)")
 _THE_BEFORE = re.compile(r"\bthe[ \t]+\Z", re.IGNORECASE)  # `the Mandela room`, not `give Maria room to breathe`
@@ -436,7 +447,7 @@ def _thing(text: str, a: int, b: int) -> bool:
     animal = _ANIMAL_IS.match(text, b) if " " not in text[a:b] else None
     if animal is not None and not _ANIMAL_IDIOM.search(animal.group()):
         return True
-    if _LINE_AFTER.match(text, b) or _line_listed(text, a, b):
+    if _LINE_AFTER.match(text, b) or _line_listed(text, a, b) or _CULTIVAR_AFTER.match(text, b):
         return True  # `Amber Dawn colourway`, `shades such as "Audrey Hepburn Red"`: a product line's names
     if _NO_PERSON_ASIDE.match(text, b):
         return True  # `Earl Grey (our tea, not a person)`: the text says so

@@ -792,3 +792,37 @@ def test_the_fifty_seventh_sets_readings(text: str, found: tuple[str, str]) -> N
 )
 def test_the_fifty_seventh_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a cultivar's name in its quotes before its plant is no one
+        "New in the seed library: 'Paul Robeson' tomato and 'Lady Godiva' squash",
+        "Plant the 'Gertrude Jekyll' rose by the gate.",
+    ],
+)
+def test_a_cultivar_is_no_one(text: str) -> None:
+    assert not [found for found in scan(text) if found[0] == "PERSON"]
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a review of the round: the next key after a place, a branch's generic words, a programme's `(host)`,
+        # an eponym in emphasis, a documentation's example URL
+        ('{"City": "Leeds", "Mobile": "07700 900123"}', ("LOCATION", "Mobile")),
+        ("müşteri: Ali Kaya, şube: Merkez", ("LOCATION", "Merkez")),
+        ("patient: Jan Kowalski, oddział: Kardiologia", ("LOCATION", "Kardiologia")),
+        ("Kostüm: Lisa Berger, Hut: Zylinder", ("LOCATION", "Zylinder")),
+        ("Apply for the **Marie Curie** Fellowship before May.", ("PERSON", "Marie Curie")),
+        ('curl "https://api.example.com/weather?city=London"', ("LOCATION", "London")),
+    ],
+)
+def test_the_fifty_seventh_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_a_programmes_host_and_guest_are_people() -> None:
+    text = "Event line-up:\nHugh Grant (host) 19:00\nDoors open\nEmma Thompson (guest) 19:30\nReading from her memoir"
+    assert ("PERSON", "Emma Thompson") in scan(text)
