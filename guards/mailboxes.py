@@ -99,6 +99,11 @@ ROLES = _words(
     "pokladna penztar treasurer redazione redaktion redakcja redaccion redaction redactie redakce toimitus "
     "powiadomienia powiadomienie benachrichtigung benachrichtigungen avisos avvisi notificaciones notificacoes "
     "notifiche meldingen varsler ilmoitukset"
+    # a website's team, a no-reply in other languages, a data-protection officer, a workshop: `webteam@`,
+    # `naoresponda@`, `dpo@`, `datenschutz@`, `taller@`
+    " webteam web webmaster-team naoresponda naoresponder nao-responda noresponder no-responder nepasrepondre "
+    "ne-pas-repondre nichtantworten keine-antwort dpo gdpr rodo datenschutz privacidad privacidade riservatezza "
+    "taller oficina atelier laboratorio"
 )
 # hosts of personal mailboxes: there, a local part of ordinary words is still someone's (`lucky.star@gmail.com`)
 _PERSONAL_HOSTS = _words(

@@ -286,6 +286,13 @@ def _script_places(lex: Lexicons, text: str, out: list[Span], guessed: set[Span]
     return places
 
 
+# a time's word right before a month: `in June`, `since May`, `by early August`
+_MONTH_BEFORE = re.compile(
+    r"\b(?i:in|since|until|till|by|from|during|before|after|through|early|late|mid|last|next|this|every|each|"
+    r"of)[ \t]+\Z"
+)
+
+
 def _header_label(text: str, token: Token) -> bool:
     """`token` opens its line and a colon follows it: a header's label (`De : Hélène Rousseau <...>`)."""
     opens = not text[: token.start].strip(" \t") or text[: token.start].rstrip(" \t").endswith("\n")
@@ -326,6 +333,8 @@ class Names(Placenames):
                 continue
             if len(piece) == 1 and piece[0].key in written and not self._vouched(text, piece[0]):
                 continue
+            if len(piece) == 1 and piece[0].key in cues.MONTHS and _MONTH_BEFORE.search(text, 0, piece[0].start):
+                continue  # a month after a time's word: `moved to Baton Rouge in June` (not `ask June`)
             if len(piece) == 1 and piece[0].key in cues.PARTICLES and _header_label(text, piece[0]):
                 continue  # a surname's particle alone as a header's label is no one: French's `De :` (not
                 # `Thanks, Van!`, `Reporter: Le`)

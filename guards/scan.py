@@ -151,6 +151,7 @@ class Scanner:
             found.extend(self._find(self.patterns, self.pattern_zones, view, entities, checkpoint, regions))
         if "US_SSN" in self.entities:  # after the readings: an SSN written spaced is found by one of them
             found.extend(_written_again(text, found, "US_SSN"))
+            found.extend(_another_ssn(text, found))
             found.extend(_same_column(text, found))
             found.extend(_ssns_beside_names(text, found))
             if "values" in text.lower():
@@ -242,7 +243,11 @@ def _unglued(plain: Mapped) -> Mapped:
 _LONG_CARD = re.compile(r"(?<![\d.\-])(?:4|5[06-8]|6|220[0-4])\d{15,18}(?![\d.\-])")
 _CARD_WORD = re.compile(
     r"(?<!sd )(?<!sim )(?:(?i:\b(?:card|cc|pan|karte|carte|tarjeta|cart[ãa]o|carta|kaart|kort|karta|kartu|kart|карта|"
-    r"карты|картой|карт[аыуе]?)\b|卡号|卡號|银行卡|信用卡|銀行卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്)"
+    r"карты|картой|карт[аыуе]?|kartım|kartımı|kartımla|kati|katin|katina|katinsa|katinta|kadi|thẻ|kortet|kortti|"
+    r"korttini)\b|卡号|卡號|银行卡|信用卡|銀行卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്|بطاقة|بطاقتي|"
+    r"کارت|כרטיס|บัตร)"
+    # a payment's call with the number first: `new Payment("6217...", "CNY", ...)`
+    r"|(?<![A-Za-z])(?:Payment|Charge|Refund|CardPayment|PaymentCard)\([ \t]*"
     # a payment's word before `card` or `pan` in a key, camel-cased or after an underscore: `fallbackCard: "`,
     # `refund_card=`, `TEST_CARD_PAN` (not `scoreCard`, `sim_card`, `id_card`, `time_pan`)
     r"|(?<![A-Za-z])(?i:backup|fallback|refund|default|primary|payment|credit|debit|bank|saved|stored|test|billing|"
@@ -342,6 +347,37 @@ def _written_again(text: str, found: list[Finding], entity: str) -> list[Finding
         score = values.get(re.sub(r"\D", "", m.group()))
         if score is not None and not taken.over(*m.span()):
             out.append(Finding(entity, *m.span(), score))
+    return out
+
+
+# what a sentence says between an SSN and another one it offers instead: `SSN 618-47-8604, one with 540991211`,
+# `(825-17-801), the right one is 825178017`; no other number's word between (`order`, `ticket`, `phone`)
+_ANOTHER_SSN = re.compile(r"[^\d\n]{1,60}?(?<![\w\-.])(?P<n>\d{9})(?![\w\-]|\.\d)")
+_OTHER_NUMBERS = re.compile(
+    r"(?i)\b(?:order|invoice|ticket|id|ref|reference|account|acct|case|phone|tel|mobile|zip|postcode|routing|"
+    r"ein|tracking|iban|card|employee|emp|badge|member|po|sku|item|tenant|user|uid|pid|customer|"
+    r"applicant|student|patient|record|file|request|claim|policy|loan|contract)\b|#|\w[=:]"
+)
+ANOTHER_SSN_SCORE = 0.5
+
+
+def _another_ssn(text: str, found: list[Finding]) -> list[Finding]:
+    """Nine bare digits a line offers after an SSN found in its groups, as another SSN (`SSN 618-47-8604, one with
+    540991211`): valid as one, no digit and no other number's word between."""
+    ssns = [f for f in found if f.entity == "US_SSN" and f.score >= ANOTHER_SSN_SCORE]
+    # (a weaker SSN's reading of the same digits is raised: the sentence offers them as one)
+    weak = ("PHONE_NUMBER", "US_SSN")
+    taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity not in weak or f.score >= ANOTHER_SSN_SCORE)
+    out = []
+    for f in ssns:
+        m = _ANOTHER_SSN.match(text, f.end)
+        if m is None or _OTHER_NUMBERS.search(text, f.end, m.start("n")) or taken.over(*m.span("n")):
+            continue
+        if not any(c.isalpha() for c in text[f.end : m.start("n")]):
+            continue  # a row's next cell (`A,218-13-0571,412345678`): no words that offer it
+        if not _ssns().invalidate_result(m.group("n")):
+            out.append(Finding("US_SSN", *m.span("n"), ANOTHER_SSN_SCORE))
+            taken.add(("US_SSN", *m.span("n")))
     return out
 
 

@@ -826,3 +826,32 @@ def test_the_fifty_seventh_rounds_review_keeps_apart(text: str, wrong: tuple[str
 def test_a_programmes_host_and_guest_are_people() -> None:
     text = "Event line-up:\nHugh Grant (host) 19:00\nDoors open\nEmma Thompson (guest) 19:30\nReading from her memoir"
     assert ("PERSON", "Emma Thompson") in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a payment's call with the card first; Hausa's `katina` (my card)
+        ('Payment p = new Payment("6212345678901234569", "USD", 990);', ("CREDIT_CARD", "6212345678901234569")),
+        ("an cire kuɗi daga katina 6212345678901234569 jiya", ("CREDIT_CARD", "6212345678901234569")),
+        # another SSN a sentence offers after one found in its groups
+        ("two files for Dana: one with SSN 412-55-8903, one with 412558931.", ("US_SSN", "412558931")),
+    ],
+)
+def test_the_fifty_eighth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ('"author": "Site Webteam <webteam@zither-club.at>"', ("EMAIL_ADDRESS", "webteam@zither-club.at")),
+        ("sendmail_from = naoresponda@lojas-exemplo.com.br", ("EMAIL_ADDRESS", "naoresponda@lojas-exemplo.com.br")),
+        ("AUDIT gdpr.export requested_by=dpo@struti-farm.ro", ("EMAIL_ADDRESS", "dpo@struti-farm.ro")),
+        ("I moved to Baton Rouge in June, please update the address too.", ("PERSON", "June")),
+        ("SSN 412-55-8903, order 412558931", ("US_SSN", "412558931")),
+        ("dd.trace_id=6212345678901234569", ("CREDIT_CARD", "6212345678901234569")),
+    ],
+)
+def test_the_fifty_eighth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
