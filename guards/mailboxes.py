@@ -99,12 +99,14 @@ ROLES = _words(
     "pokladna penztar treasurer redazione redaktion redakcja redaccion redaction redactie redakce toimitus "
     "powiadomienia powiadomienie benachrichtigung benachrichtigungen avisos avvisi notificaciones notificacoes "
     "notifiche meldingen varsler ilmoitukset"
-    # a website's team, a no-reply in other languages, a data-protection officer, a workshop: `webteam@`,
-    # `naoresponda@`, `dpo@`, `datenschutz@`, `taller@`
-    " webteam web webmaster-team naoresponda naoresponder nao-responda noresponder no-responder nepasrepondre "
-    "ne-pas-repondre nichtantworten keine-antwort dpo gdpr rodo datenschutz privacidad privacidade riservatezza "
-    "taller oficina atelier laboratorio"
+    # a website's team, a no-reply in other languages, a data-protection officer: `webteam@`, `naoresponda@`,
+    # `datenschutz@`
+    " webteam naoresponda naoresponder nao-responda noresponder no-responder nepasrepondre ne-pas-repondre "
+    "nichtantworten keine-antwort datenschutz privacidad privacidade riservatezza"
 )
+# short words that are an office's mailbox only as the whole local part, away from the hosts of personal mailboxes
+# (`dpo@acme.se`, `atelier@vitrail.fr`; not `a.dpo@corp.com`, `j.taller@corp.com`, `taller@gmail.com`)
+WHOLE_ROLES = _words("web dpo gdpr rodo taller oficina atelier laboratorio")
 # hosts of personal mailboxes: there, a local part of ordinary words is still someone's (`lucky.star@gmail.com`)
 _PERSONAL_HOSTS = _words(
     "gmail googlemail yahoo ymail hotmail outlook live msn icloud me mac aol proton protonmail pm gmx web "
@@ -163,9 +165,11 @@ def is_role(address: str, program: Callable[[str], bool | None] | None = None) -
     parts = [p for p in _PARTS.split(local) if p and not p.isdigit()]
     if not parts:
         return False
-    named = [p in ROLES or _bot(p) for p in parts]  # what the role words name
     # at a host of personal mailboxes, a local part of ordinary words is someone's all the same
     personal = labels[0] in _PERSONAL_HOSTS
+    if local in WHOLE_ROLES:
+        return not personal
+    named = [p in ROLES or _bot(p) for p in parts]  # what the role words name
     said = [False if program is None or personal else program(p) for p in parts]
     roles = [n or s is True for n, s in zip(named, said, strict=True)]
     # ordinary words alone make an office's mailbox in one part (`elections@`); in several, one must be a role's

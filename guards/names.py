@@ -287,10 +287,16 @@ def _script_places(lex: Lexicons, text: str, out: list[Span], guessed: set[Span]
 
 
 # a time's word right before a month: `in June`, `since May`, `by early August`
-_MONTH_BEFORE = re.compile(
-    r"\b(?i:in|since|until|till|by|from|during|before|after|through|early|late|mid|last|next|this|every|each|"
-    r"of)[ \t]+\Z"
-)
+_TIME_BEFORE = re.compile(r"\b(?i:in|since|until|till|through|early|late|mid|last|next|this|every|each)[ \t]+\Z")
+# and what ends the time there: a mark, a year or a day, `and`, the text's end (not a verb: `Since May joined`)
+_TIME_ENDS = re.compile(r"[ \t]*(?:[,.;:!?)]|\Z|\n|\d|(?:and|or|to|when|for)\b)")
+
+
+def _time_month(text: str, token: Token) -> bool:
+    """`token` is a month after a time's word and before what ends the time: `in June,`, `last August and`."""
+    if token.key not in cues.MONTHS or _TIME_BEFORE.search(text, max(0, token.start - 12), token.start) is None:
+        return False
+    return _TIME_ENDS.match(text, token.end) is not None
 
 
 def _header_label(text: str, token: Token) -> bool:
@@ -333,8 +339,9 @@ class Names(Placenames):
                 continue
             if len(piece) == 1 and piece[0].key in written and not self._vouched(text, piece[0]):
                 continue
-            if len(piece) == 1 and piece[0].key in cues.MONTHS and _MONTH_BEFORE.search(text, 0, piece[0].start):
-                continue  # a month after a time's word: `moved to Baton Rouge in June` (not `ask June`)
+            if len(piece) == 1 and _time_month(text, piece[0]):
+                continue  # a month after a time's word: `moved to Baton Rouge in June,` (not `ask June`, `Since May
+                # joined`)
             if len(piece) == 1 and piece[0].key in cues.PARTICLES and _header_label(text, piece[0]):
                 continue  # a surname's particle alone as a header's label is no one: French's `De :` (not
                 # `Thanks, Van!`, `Reporter: Le`)

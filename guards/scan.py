@@ -243,11 +243,11 @@ def _unglued(plain: Mapped) -> Mapped:
 _LONG_CARD = re.compile(r"(?<![\d.\-])(?:4|5[06-8]|6|220[0-4])\d{15,18}(?![\d.\-])")
 _CARD_WORD = re.compile(
     r"(?<!sd )(?<!sim )(?:(?i:\b(?:card|cc|pan|karte|carte|tarjeta|cart[ãa]o|carta|kaart|kort|karta|kartu|kart|карта|"
-    r"карты|картой|карт[аыуе]?|kartım|kartımı|kartımla|kati|katin|katina|katinsa|katinta|kadi|thẻ|kortet|kortti|"
+    r"карты|картой|карт[аыуе]?|kartım|kartımı|kartımla|katin|katina|katinsa|katinta|kadi|kortet|kortti|"
     r"korttini)\b|卡号|卡號|银行卡|信用卡|銀行卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്|بطاقة|بطاقتي|"
     r"کارت|כרטיס|บัตร)"
-    # a payment's call with the number first: `new Payment("6217...", "CNY", ...)`
-    r"|(?<![A-Za-z])(?:Payment|Charge|Refund|CardPayment|PaymentCard)\([ \t]*"
+    # a payment's constructor with the number first, quoted, then a currency: `new Payment("6217...", "CNY", ...)`
+    r"|(?<=new )(?P<call>Payment|CardPayment|PaymentCard)\([ \t]*"
     # a payment's word before `card` or `pan` in a key, camel-cased or after an underscore: `fallbackCard: "`,
     # `refund_card=`, `TEST_CARD_PAN` (not `scoreCard`, `sim_card`, `id_card`, `time_pan`)
     r"|(?<![A-Za-z])(?i:backup|fallback|refund|default|primary|payment|credit|debit|bank|saved|stored|test|billing|"
@@ -260,6 +260,7 @@ _CARD_COLUMN = re.compile(
     r"\((?:[^()\n]*,[ \t]*)?'\Z"
 )
 LONG_CARD_SCORE = 0.85
+_CURRENCY_AFTER = re.compile(r"[\"'][ \t]*,[ \t]*[\"'][A-Z]{3}[\"']")
 
 
 # RuPay's own range, which presidio's card pattern does not read: `मेरे रुपे कार्ड 8171 5532 9795 7163`
@@ -278,6 +279,8 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
         cued = _CARD_WORD.search(text, max(0, a - 32), a) or _CARD_COLUMN.search(text, max(0, a - 200), a)
         if (len(digits) < 17 and digits[0] != "8") or not cued:
             continue
+        if cued.re is _CARD_WORD and cued.group("call") and not _CURRENCY_AFTER.match(text, b):
+            continue  # a payment's constructor: the card, then its currency (not a payment's id)
         if not issued_length(digits) or not _cards().validate_result(digits):  # Luhn
             continue
         taken = taken or Overlaps((f.entity, f.start, f.end) for f in found)
@@ -356,9 +359,17 @@ _ANOTHER_SSN = re.compile(r"[^\d\n]{1,60}?(?<![\w\-.])(?P<n>\d{9})(?![\w\-]|\.\d
 _OTHER_NUMBERS = re.compile(
     r"(?i)\b(?:order|invoice|ticket|id|ref|reference|account|acct|case|phone|tel|mobile|zip|postcode|routing|"
     r"ein|tracking|iban|card|employee|emp|badge|member|po|sku|item|tenant|user|uid|pid|customer|"
-    r"applicant|student|patient|record|file|request|claim|policy|loan|contract)\b|#|\w[=:]"
+    r"applicant|student|patient|record|file|request|claim|policy|loan|contract|passport|licen[cs]e|dl|aba|rtn|"
+    r"cell|whatsapp|fax|call|npi|mrn|confirmation|transaction|txn|receipt|serial|medicaid|medicare|insurance|"
+    r"session|row|bank|checking|savings|notice|permit|docket|inmate|visa|alien)\b|#|\w[=:]"
 )
 ANOTHER_SSN_SCORE = 0.5
+# the words that offer another SSN right before it: `one with`, `the corrected one is`, `her husband's is`
+_OFFERED = re.compile(
+    r"(?i)\b(?:one|another|other|second|correct(?:ed)?|right|real|actual|new|instead|ssn|spouse|husband'?s?|"
+    r"wife'?s?|partner'?s?|his|hers?|theirs?)\b[^.;\n]{0,20}\Z"
+)
+_SENTENCE_BREAK = re.compile(r"[.;!?][ \t]")
 
 
 def _another_ssn(text: str, found: list[Finding]) -> list[Finding]:
@@ -373,8 +384,9 @@ def _another_ssn(text: str, found: list[Finding]) -> list[Finding]:
         m = _ANOTHER_SSN.match(text, f.end)
         if m is None or _OTHER_NUMBERS.search(text, f.end, m.start("n")) or taken.over(*m.span("n")):
             continue
-        if not any(c.isalpha() for c in text[f.end : m.start("n")]):
-            continue  # a row's next cell (`A,218-13-0571,412345678`): no words that offer it
+        between = text[f.end : m.start("n")]
+        if not _OFFERED.search(between) or _SENTENCE_BREAK.search(between):
+            continue  # words that offer another SSN, in the same sentence (not `, passport 5123...`, a row's cell)
         if not _ssns().invalidate_result(m.group("n")):
             out.append(Finding("US_SSN", *m.span("n"), ANOTHER_SSN_SCORE))
             taken.add(("US_SSN", *m.span("n")))

@@ -855,3 +855,27 @@ def test_the_fifty_eighth_sets_readings(text: str, found: tuple[str, str]) -> No
 )
 def test_the_fifty_eighth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a review of the round: a month's name that is someone's, a short role word beside a person's initial
+        ("Since May joined, sales doubled.", ("PERSON", "May")),
+        ("mail a.dpo@corp-mail.com about it", ("EMAIL_ADDRESS", "a.dpo@corp-mail.com")),
+    ],
+)
+def test_the_fifty_eighth_rounds_review_keeps(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("SSN 412-55-8903, her passport number is 512345678", ("US_SSN", "512345678")),
+        ("Applicant SSN: 412-55-8903. Bank ABA 322271627.", ("US_SSN", "322271627")),
+        ('Charge("6230123456789012345").capture()', ("CREDIT_CARD", "6230123456789012345")),
+    ],
+)
+def test_the_fifty_eighth_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
