@@ -772,7 +772,8 @@ def test_the_fifty_sixth_rounds_review_keeps_apart(text: str, wrong: tuple[str, 
         ('citta = c("Genova", "Verona", "Bari")', ("LOCATION", "Bari")),
         # a branch in Turkish, a mountain hut
         ("müşteri: Elif Şahin, şube: Üsküdar", ("LOCATION", "Üsküdar")),
-        ('- name: Sigrún Jónsdóttir\n  hut: Landmannalaugar\n  phone: "+354 611 2233"', ("LOCATION", "Landmannalaugar")),
+        ('- name: Sigrún Jónsdóttir\n  hut: Landmannalaugar\n  phone: "+354 611 2233"',
+         ("LOCATION", "Landmannalaugar")),
     ],
 )  # fmt: skip
 def test_the_fifty_seventh_sets_readings(text: str, found: tuple[str, str]) -> None:
