@@ -32,19 +32,19 @@ NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
 _DISCORD = re.compile(
     rf"(?m)^(?P<who>{_NAME})[ \t]+[—–-][ \t]+[^\s\d][^\n]{{0,30}}?\d{{1,2}}[:.]\d{{2}}(?:[ \t]?[AaPp][Mm])?[ \t]*$"
 )
+# a guest's or an external's tag after the name shown, in several languages: `(Guest)`, `(Extern)`, `(invité)`
+# (English's as Teams writes them, capitalised: not a programme's `Hugh Grant (host) 19:00`)
+_TAGS = r"(?:External|Guest|(?i:extern|externe|gast|gäst|gjest|invité|invitado|ospite|gość))"
 # Teams' copied line: the name shown, the time in brackets, a colon (`Ingrid Solberg (10:41): anyone moving...`)
 # (also after the client's tag a copy carries: `[Teams] Lukas Berger (10:41): ...`)
 _TEAMS = re.compile(
     rf"(?m)^[ \t]*(?:\[[A-Za-z]+\][ \t]+)?(?P<who>{_SHOWN})[ \t]+"
-    r"\((?:\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?|(?P<tag>External|Guest|extern|Gast|externe?|invité))\):[ \t]"
+    rf"\((?:\d{{1,2}}:\d{{2}}(?:[ \t]?[AaPp][Mm])?|(?P<tag>{_TAGS}))\):[ \t]"
 )
 # a copy that puts the speaker and the time on a line of their own, the message under it (`[10:31] Bakker, Femke`
 # then `Kun je ...`): a handle or `Surname, Given` (not an agenda's `[09:00] Anna Schmidt`), read where at least
 # BARE_LINES lines do
 _HEADED = re.compile(rf"(?m)^[ \t]*\[\d{{1,2}}:\d{{2}}\][ \t]+(?P<who>{_NAME}|{_NAME},[ \t]{_NAME})[ \t]*\n[ \t]*\S")
-# a guest's or an external's tag after the name shown, in several languages: `(Guest)`, `(Extern)`, `(invité)`
-# (English's as Teams writes them, capitalised: not a programme's `Hugh Grant (host) 19:00`)
-_TAGS = r"(?:External|Guest|(?i:extern|externe|gast|gäst|gjest|invité|invitado|ospite|gość))"
 # Teams' and Slack's copy that puts the name shown and the time on a line of their own, the message under it
 # (`Rhiannon Price (Guest) 10:42` then `@Ffion can you...`), read where at least BARE_LINES lines do
 _STAMPED = re.compile(

@@ -301,8 +301,8 @@ def _time_month(text: str, token: Token) -> bool:
 
 def _header_label(text: str, token: Token) -> bool:
     """`token` opens its line and a colon follows it: a header's label (`De : Hélène Rousseau <...>`)."""
-    opens = not text[: token.start].strip(" \t") or text[: token.start].rstrip(" \t").endswith("\n")
-    return opens and text[token.end : token.end + 3].lstrip(" \t").startswith(":")
+    line = text.rfind("\n", 0, token.start) + 1  # (its line only, not the whole text before it)
+    return not text[line : token.start].strip(" \t") and text[token.end : token.end + 3].lstrip(" \t").startswith(":")
 
 
 class Names(Placenames):

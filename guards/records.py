@@ -151,39 +151,46 @@ _PLACE_KEY = (
     r"지점|지역|도시|출발지|도착지|城市|地点|地點|所在地|都市|支店|分店)"
     r"(?:_(?:pref|preference|name|city))?"
 )
+# a branch's keys in other languages and a hut's, whose values are as often a head office, a side, a bank's segment,
+# a hospital's ward or (German's `Hut`) a hat: `şube: Merkez`, `filial: Matriz`, `oddział: Kardiologia`
+_BRANCH_KEYS = _words("şube sube filial filiaal oddział oddzial pobočka pobocka hut")
+# a town's quarter's and a hub's keys, read in a person's record only
+_QUARTER_KEYS = _words("hub zona bairro barrio quartier viertel bezirk dzielnica kerület kerulet wijk stadsdeel")
 # keys of other things too (`port: 8080`, `region: eu-west-1`, `branch: main`): their value a capitalised place
 # only, after `:` or `=`
-_WORDY_KEYS = _words(
-    "base site sites office depot port station campus branch pickup dropoff territory region home post store dest "
-    "clinic salon gym shop hostel harbour harbor sede filiale sucursal spot club venue marina studio embark disembark "
-    "klinik by outlet hub zona worksite jobsite 지점 支店 分店 şube sube filiaal filial oddział oddzial pobočka "
-    "pobocka hut bairro barrio quartier viertel bezirk dzielnica kerület "
-    "kerulet wijk stadsdeel"
+_WORDY_KEYS = (
+    _words(
+        "base site sites office depot port station campus branch pickup dropoff territory region home post store "
+        "dest clinic salon gym shop hostel harbour harbor sede filiale sucursal spot club venue marina studio embark "
+        "disembark klinik by outlet worksite jobsite 지점 支店 分店"
+    )
+    | _QUARTER_KEYS
+    | _BRANCH_KEYS
 )
 # keys whose value is a place even where no lexicon knows it (`district: "旺角"`, `"branch":"Hongdae"`,
 # `Base: "Lido di Venezia"`): a neighbourhood's, a small town's name; the wordy ones (`branch`, `base`) in a
 # person's record only
-_LOOSE_KEYS = _words(
-    "city town village hometown district neighbourhood neighborhood suburb municipality prefecture province county "
-    "stadt wohnort ort ville commune ciudad localidad municipio cidade città citta comune plaats woonplaats kota "
-    "şehir sehir ilçe ilce kaupunki paikkakunta stad miasto město mesto obec település "
-    "branch base venue marina sede filiale sucursal standort outlet hub zona şube sube filiaal filial oddział oddzial "
-    "pobočka pobocka hut bairro barrio quartier viertel bezirk "
-    "dzielnica kerület kerulet wijk stadsdeel 지점 지역 도시 城市 地点 地點 所在地 都市 支店 分店"
+_LOOSE_KEYS = (
+    _words(
+        "city town village hometown district neighbourhood neighborhood suburb municipality prefecture province "
+        "county stadt wohnort ort ville commune ciudad localidad municipio cidade città citta comune plaats "
+        "woonplaats kota şehir sehir ilçe ilce kaupunki paikkakunta stad miasto město mesto obec település "
+        "branch base venue marina sede filiale sucursal standort outlet 지점 지역 도시 城市 地点 地點 所在地 都市 支店 "
+        "分店"
+    )
+    | _QUARTER_KEYS
+    | _BRANCH_KEYS
 )
 _LOOSE_WORDS = 4  # a place's name has a few words; a field of more is a sentence
-# a branch's keys in other languages and a hut's, whose values are as often a head office, a side, a bank's segment,
-# a hospital's ward or (German's `Hut`) a hat: `şube: Merkez`, `filial: Matriz`, `oddział: Kardiologia`
-_BRANCH_KEYS = _words("şube sube filial filiaal oddział oddzial pobočka pobocka hut")
+# the words of those values, no place's: a head office, a side, a segment, a store, a warehouse
 _BRANCH_WORDS = _words(
     "merkez matriz sede centrala centrála centrali hlavni hlavní glowny główny centrum huvudkontor huvudkontoret "
     "hoofdkantoor norte sul sur nord norr söder syd oost west zuid noord ticari kurumsal bireysel sayısal sayisal "
     "loja sklad online internet"
 )
 _WARD = re.compile(r"(?:logi[ai]|iatri[ai]|chirurgi[ai]|okulistyka|wewnętrzny|wewnetrzny)\Z")
-# a town's quarter's and a hub's keys, and the words their values are that name no place: a side, the centre, a
-# kind of zone (`zona: Norte`, `Bezirk: Innenstadt`, `zona: Franca`)
-_QUARTER_KEYS = _words("hub zona bairro barrio quartier viertel bezirk dzielnica kerület kerulet wijk stadsdeel")
+# the words a town's quarter's or a hub's value takes that name no place: a side, the centre, a kind of zone
+# (`zona: Norte`, `Bezirk: Innenstadt`, `zona: Franca`)
 _QUARTERS_WORDS = _words(
     "norte sur sul leste oeste este nord sud est ouest noord zuid oost west north south east central centre center "
     "centro centrum zentrum mitte innenstadt urbana urbano rural franca industrial comercial residencial nouveau "
