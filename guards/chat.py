@@ -4,13 +4,14 @@ A chat client writes who speaks before what they say: Slack's and Teams'
 copies `[12:30] Ollie: ...`, an IRC log's `<marek> ...`, a WhatsApp export's
 `12/03/2024, 09:14 - Siobhan: ...`, Discord's `hiro — Today at 13:05`, Teams'
 `Ingrid Solberg (10:41): ...`, a copy's `[10:31] Bakker, Femke` or
-`Ffion Evans 10:44` over its message, and a bare `Marisol: ...` where several lines open the same way. A
-slot of one word holds a handle, as `tomas.p` or `@m-osei` would, and so
-does the name after a chat export's time (`09:14 - Siobhan Kelly:`), before
-Teams' bracketed time or over a message; guards/names.py reads no person
-there. A bare slot of several words is not a chat's (`Dear Ahmed Khan:`, a
-transcript's `Graham Ellis:`, a YAML key) and is read as any name is. The
-same name said inside a message (`ask Ollie`) is a person's as ever.
+`Ffion Evans 10:44` over its message (and `[10:41] Élodie Marchand` where the
+times are a chat's), and a bare `Marisol: ...` where several lines open the
+same way. A slot of one word holds a handle, as `tomas.p` or `@m-osei` would,
+and so does the name after a chat export's time (`09:14 - Siobhan Kelly:`),
+before Teams' bracketed time or over a message; guards/names.py reads no
+person there. A bare slot of several words is not a chat's (`Dear Ahmed
+Khan:`, a transcript's `Graham Ellis:`, a YAML key) and is read as any name
+is. The same name said inside a message (`ask Ollie`) is a person's as ever.
 """
 
 from __future__ import annotations
@@ -45,6 +46,12 @@ _TEAMS = re.compile(
 # then `Kun je ...`): a handle or `Surname, Given` (not an agenda's `[09:00] Anna Schmidt`), read where at least
 # BARE_LINES lines do
 _HEADED = re.compile(rf"(?m)^[ \t]*\[\d{{1,2}}:\d{{2}}\][ \t]+(?P<who>{_NAME}|{_NAME},[ \t]{_NAME})[ \t]*\n[ \t]*\S")
+# the same copy with the name shown whole (`[10:41] Élodie Marchand`), read where the times are a chat's: at least
+# BARE_LINES lines, not every minute a multiple of five (an agenda's `[09:00] Anna Schmidt`, `[09:30] Kai Berg` is
+# a programme's, its speakers named)
+_HEADED_SHOWN = re.compile(
+    rf"(?m)^[ \t]*\[\d{{1,2}}:(?P<minute>\d{{2}})\][ \t]+(?P<who>{_SHOWN})[ \t]*\n[ \t]*(?!\[\d)\S"
+)
 # Teams' and Slack's copy that puts the name shown and the time on a line of their own, the message under it
 # (`Rhiannon Price (Guest) 10:42` then `@Ffion can you...`), read where at least BARE_LINES lines do
 _STAMPED = re.compile(
@@ -95,6 +102,9 @@ def speakers(text: str) -> list[tuple[int, int]]:
     headed = [m.span("who") for m in _HEADED.finditer(text)] if "]" in text else []
     if len(headed) >= BARE_LINES:
         out += headed
+    shown = list(_HEADED_SHOWN.finditer(text)) if "]" in text else []
+    if len(shown) >= BARE_LINES and any(int(m.group("minute")) % 5 for m in shown):
+        out += [m.span("who") for m in shown]
     stamped = list(_STAMPED.finditer(text))
     # Teams' own: a guest's or an external's tag on a line, or the client named (not a schedule's `Dr Rahman 08:00`
     # or `Call Maria Lopez 10:30`)

@@ -471,6 +471,27 @@ class Names(Placenames):
             return piece if self.common_surname(first.key) else piece[1:]  # `Nagy Eszter`: `big`, and a surname
         return piece
 
+    def _route_ends(self, text: str, a: int, b: int, key: str) -> list[Span]:
+        """The two ends of a route written with a dash, `Athens–Tampa`, `Lisbon-Porto`: two capitalised cities of
+        LARGE_CITY people or more, each no common given name, common surname or product unless a city of
+        BIG_PLACE (not `Ana Lima-Santos`, a double surname; not a place's own name, `Baden-Baden`); none before
+        a system's word (`the Frankfurt-Amsterdam link`)."""
+        if key.count("-") != 1 or key in self.lex.places or key in self.lex.regions:
+            return []
+        cut = a + text[a:b].index("-")
+        ends = [(a, cut), (cut + 1, b)]
+        for c, d in ends:
+            part = fold(text[c:d])
+            if not text[c : c + 1].isupper() or not self.large_city(part):
+                return []
+            if not self.big_place(part) and (
+                self.given(part) == 2 or self.common_surname(part) or self.product(part) or part in self.lex.words
+            ):
+                return []
+        if self._tech_after(text, b) or (a and text[a - 1] in "-_./@"):
+            return []
+        return [("LOCATION", c, d) for c, d in ends]
+
     def _versioned(self, text: str, run: list[Token]) -> bool:
         """A run of words ending in a word that is no name, before a version (`Jasper Reports 6.21`): a product."""
         last = run[-1]
@@ -711,6 +732,8 @@ class Names(Placenames):
             return []
         if len(piece) == 1 and (common_word(lex, text[a:b]) or said_in_its_language(lex, text, a, b)):
             return []  # `Мой брат Алексей`, `Jag har betalat`: `my`, `I`, capitalised at the sentence's start
+        if len(piece) == 1 and (ends := self._route_ends(text, a, b, key)):
+            return ends  # `charged for Athens–Tampa`: a route between two large cities
         if key in lex.places:
             if hosts and not cues.place_before(text, a) and not self.given(key) and not self._peoples(text, a, b):
                 return []

@@ -246,6 +246,13 @@ _UNSPACED_REGIONS = {
     "携帯": ("JP",),
     **dict.fromkeys(("請打", "打俾", "打畀", "致電"), ("HK", "MO")),
     **dict.fromkeys(("เบอร์", "โทร"), ("TH",)),
+    # (and words of scripts written with spaces whose case endings join them: Georgian's phone and mobile, Urdu's
+    # number and mobile, Persian's phone and mobile, Armenian's phone: `მისი ტელეფონია 558 32 47 32`,
+    # `ان کا نمبر 0328 6706415 ہے`)
+    **dict.fromkeys(("ტელეფონ", "მობილურ"), ("GE",)),
+    **dict.fromkeys(("نمبر", "موبائل"), ("PK",)),
+    **dict.fromkeys(("تلفن", "موبایل"), ("IR",)),
+    "հեռախոս": ("AM",),
 }
 _UNSPACED_PHONE_WORDS = "|".join(_UNSPACED_REGIONS)
 _TRUNK_ZERO = frozenset(["携帯", "เบอร์", "โทร"])

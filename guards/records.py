@@ -146,7 +146,7 @@ _PLACE_KEY = (
     r"şube|sube|filiaal|filial|oddział|oddzial|pobočka|pobocka|hut|"
     # a work site, a courier's hub, a town's quarter: `<worksite>Pensacola</worksite>`, `Hub: "Yaba"`,
     # `zona = "Alfama"`, `bairro: Savassi`
-    r"worksite|jobsite|hub|zona|bairro|barrio|quartier|viertel|bezirk|dzielnica|kerület|kerulet|wijk|stadsdeel|"
+    r"worksite|jobsite|hub|zona|zone|bairro|barrio|quartier|viertel|bezirk|dzielnica|kerület|kerulet|wijk|stadsdeel|"
     # Korean's, Chinese's and Japanese's branch, region, city and place: `지점=강릉`, `城市: 杭州`
     r"지점|지역|도시|출발지|도착지|城市|地点|地點|所在地|都市|支店|分店)"
     r"(?:_(?:pref|preference|name|city))?"
@@ -1059,6 +1059,16 @@ _BEFORE_TOWN = re.compile(
 )
 
 
+# Italian's, Spanish's, Portuguese's and Catalan's street written in lower case, its number, then its town:
+# `via dei Coronari 12, Roma`, `calle de Toledo 45, 28005 Madrid` (read only where the lexicons know the town:
+# `via` is English's too)
+_LOWER_STREET = re.compile(
+    r"(?<![\w\-])(?:via|viale|corso|piazza|piazzale|vicolo|calle|avenida|rua|carrer|avinguda|paseo|plaza|travessa)"
+    rf"[ \t]+(?:{_STREET_PARTICLE}[ \t]+)*{_STREET_WORD}(?:[ \t]+(?:{_STREET_PARTICLE}[ \t]+)*{_STREET_WORD}){{0,3}}"
+    rf",?[ \t]+{_NUMBER}(?![\w\-])(?=,)"
+)
+
+
 # a form's placeholder street or town: `Musterstraße 1, 12345 Musterstadt`, `Beispielweg 3`, `123 Anytown Road`
 _PLACEHOLDER = re.compile(r"(?i:muster|beispiel|anytown|exampleville)")
 
@@ -1088,8 +1098,9 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         for m in _BEFORE_TOWN.finditer(text)
         if kinds.lex.knows_place(fold(m.group("town"))) or fold(m.group("town")) not in kinds.lex.words
     ]
+    lower = [m for m in _LOWER_STREET.finditer(text) if _town(kinds, _TOWN_AFTER.match(text, m.end()))]
     read = Overlaps()
-    for m in [*_ADDRESS.finditer(text), *postal, *towns]:
+    for m in [*_ADDRESS.finditer(text), *postal, *towns, *lower]:
         a, b = m.span()
         if read.over(a, b):
             continue  # read by another pattern
@@ -1297,6 +1308,7 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
                 sure.add(out[-1])  # a place under a place's column (`| Ort |`, `city`): the header says what it is
     out += _fields(kinds, text, seen)
     out += _set_places(kinds, text, seen)
+    out += _listed_labels(kinds, text, seen) if "**" in text else []
     lowered = text.lower()
     for m in _STATE_FIELD.finditer(text) if "state" in lowered else ():
         owner = (m.group("owner") or "").lower().split("_")
@@ -1318,6 +1330,34 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         spans += [m.span("value") for m in _ADDRESS_MARKUP.finditer(text) if _marked_place(kinds, m)]
     for a, b in spans:
         if not seen.over(a, b):
+            out.append(("LOCATION", a, b))
+            seen.add(out[-1])
+    return out
+
+
+# a Markdown list item's bold label: `- **Arequipa**: Rosa Quispe, +51 ...`, `* **Lima:** see CRM`
+_BOLD_LABEL = re.compile(r"(?m)^[ \t]*[-*+][ \t]+\*\*(?P<label>[^\W\d_][^*\n]{1,38}?)(?::\*\*|\*\*[ \t]*:)")
+
+
+def _listed_labels(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
+    """A list's bold labels that are places where most of its labels are (`- **Uji**: see CRM` / `- **Nantou**:
+    Lin Mei-hua`): a place the lexicons know, no product's, English word's or given name's on sight (not a
+    meeting's `- **Alice**: owns the migration`); added to `seen` too."""
+    labels = [m.span("label") for m in _BOLD_LABEL.finditer(text)]
+    if len(labels) < 2:
+        return []
+
+    def place(a: int, b: int) -> bool:
+        key = " ".join(fold(w) for w in text[a:b].split())
+        known = kinds.lex.knows_place(key) or _script_place(kinds, text[a:b])
+        return known and not kinds.product(key) and key not in kinds.lex.words and kinds.given(key) < 2
+
+    placed = [(a, b) for a, b in labels if place(a, b)]
+    if 2 * len(placed) < len(labels):
+        return []
+    out: list[Span] = []
+    for a, b in placed:
+        if not any(k != "PERSON" for k, _, _ in seen.over(a, b)):
             out.append(("LOCATION", a, b))
             seen.add(out[-1])
     return out
@@ -1407,9 +1447,12 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
         ):
             continue  # a quoted value after a space is a keyword's only (Clojure's `:ort "Basel"`), not prose's
             # `the sample district "Springfield ISD"`
-        if m.group("key").lower().endswith("region"):
+        if m.group("key").lower().endswith(("region", "zone")):
             # a person's record's `region` (`region = "Minas Gerais"` beside a phone), not a deployment's, nor a
-            # continent (`"region": "Europe"`)
+            # continent (`"region": "Europe"`); a courier's `zone` so too (`"zone":"Petaling Jaya"`, not a
+            # cloud's or a time's)
+            if m.group("key").lower().replace("_", "").endswith("timezone"):
+                continue
             near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
             place = kinds.lex.places.get(" ".join(fold(w) for w in m.group("value").split()))
             # (or beside a person's name: `contact: Giuseppe Bianchi` / `region: Emilia-Romagna`)
@@ -1436,6 +1479,10 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
             b = a + text[a:b].index(",")
             key = " ".join(fold(w) for w in text[a:b].split())
             known = kinds.lex.knows_place(key)
+        if not known and (lead := _place_then_noun(kinds, text, a, b)):
+            b = lead  # `Location: Memphis hot sauce plant`: the town, then what is there
+            key = " ".join(fold(w) for w in text[a:b].split())
+            known = True
         if not known and "-" in key:  # `branch="Gdańsk-Wrzeszcz"`: a large city's district
             known = kinds.large_city(key.split("-", 1)[0])
         compact = m.group("key").lower().replace("_", "")  # `home_port`, `drop_off`; not the phrase `home port`
@@ -1469,6 +1516,26 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
                     seen.add(("LOCATION", *more.span(1)))
                 at = more.end()
     return out
+
+
+# a field's value that is a place's name, then lower-case words of what is there: `Memphis hot sauce plant`
+_PLACE_THEN_NOUN = re.compile(r"((?:[A-ZÀ-ÖØ-Þ][^\W\d_]+[ \t]){1,3})(?:[a-zß-ÿ][^\W\d_]*(?:[ \t]|\Z)){1,4}")
+
+
+def _place_then_noun(kinds: Kinds, text: str, a: int, b: int) -> int:
+    """The end of the place that opens text[a:b] when lower-case words of a site follow it (`Memphis hot sauce
+    plant`, `Girona warehouse`), else 0: a known place, not a continent, a product's or an English word's name."""
+    m = _PLACE_THEN_NOUN.fullmatch(text[a:b] + " ")
+    if m is None:
+        return 0
+    name = m.group(1).rstrip()
+    key = " ".join(fold(w) for w in name.split())
+    if not kinds.lex.knows_place(key) or kinds.product(key) or key in kinds.lex.words:
+        return 0
+    place = kinds.lex.places.get(key)
+    if place is not None and place.kind == "continent":
+        return 0  # `Location: South America walkthrough`: a zoo's exhibit, no town
+    return a + len(name)
 
 
 def _loose_place(kinds: Kinds, text: str, m: re.Match[str], key: str, wordy: bool, seen: Overlaps) -> bool:

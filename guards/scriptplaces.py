@@ -69,6 +69,13 @@ def script_places(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
             found = found or _spaced(lex, text, a, b, script)
         if not found and script == "cased" and _GREEK_PLACE_BEFORE.search(text, max(0, a - 16), a):
             found = _greek(lex, text, a, b)
+        if (
+            not found
+            and script == "cased"
+            and _GREEK_FROM_PLURAL.search(text, max(0, a - 16), a)
+            and _town(lex, text[a:b])
+        ):
+            found = [(a, b)]
         for s, e in found:
             # a place's two words whole outweigh a person's reading of one of them (`በአዲስ አበባ`: `Abeba`)
             over = [span for span in seen.over(s, e) if not (two and span[0] == "PERSON" and s <= span[1])]
@@ -90,6 +97,9 @@ def _compound_name(lex: Lexicons, text: str, words: list[tuple[int, int, str]], 
 
 # Greek's `in`, `to`, `from` with the article, before a place: `στην Κρήτη`, `στη Νάξο`, `από τον Πειραιά`
 _GREEK_PLACE_BEFORE = re.compile(r"(?:\bστ(?:ην|η|ον|ο|ις|α)|\bαπό\s+τ(?:ην|η|ον|ο))\s+\Z")
+# `from` with a plural article, before a town the lexicons know only (`από τα Χανιά`; not `από τα Χριστούγεννα`,
+# since Christmas)
+_GREEK_FROM_PLURAL = re.compile(r"\bαπό\s+τ(?:α|ις|ους)\s+\Z")
 
 
 _GREEK_NAME_GOES_ON = re.compile(r"[ \t]+(?:[\u0391-\u03a9\u0386-\u038f]|\d)")
@@ -186,7 +196,7 @@ def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple
 # in Cyrillic before a town's name with its ending (`из Бердска`); not Arabic's, Greek's or Hindi's, before or
 # after which a town's name is as often a common noun's or a person's (`في جامعة`, `της Δάφνης`, `डेविड के`)
 _PLACE_WORD_BEFORE = _words(
-    "в во из до под около возле близ через із біля във "  # Russian, Ukrainian, Bulgarian
+    "в во из до под около возле близ через із біля във от "  # Russian, Ukrainian, Bulgarian (`от Казанлък`)
     "នៅ ពី ទៅ ຢູ່ ທີ່ ໃນ ໄປ ຈາກ"  # Khmer, Lao
 )
 # the word after it: Mongolian's `in` (`Тэрэлж дэх`)
@@ -206,7 +216,7 @@ def _place_word_around(text: str, a: int, b: int) -> bool:
 
 # a city this large for the endings of these scripts, whose words and given names share stems with smaller ones
 # (`सागरमा`, in the ocean; `భావనలో`, in the concept)
-_ENDED = dict.fromkeys(("devanagari", "malayalam", "telugu", "gujarati", "gurmukhi", "cyrillic"), 500_000)
+_ENDED = dict.fromkeys(("devanagari", "malayalam", "telugu", "kannada", "gujarati", "gurmukhi", "cyrillic"), 500_000)
 _ENDED["myanmar"] = 100_000
 # Bengali's locative `য়` is on any word ending in a vowel (`বোমায়`, by a bomb; `চিতায়`, on the pyre; Boma and
 # Chita are cities): read only on a city of a million people or more (`ঢাকায়`, `কলকাতায়`)
@@ -222,7 +232,17 @@ _ENDINGS = {
     "georgian": [("ისკენ", "ი"), ("იდან", "ი"), ("ში", "ი"), ("ის", "ი"), ("ში", ""), ("ის", "")],
     # Nepali's and Marathi's postpositions written onto the name: `पोखरामा`, `काठमाडौंबाट`, `मुंबईमध्ये`
     # (not `ले`, `को`, `ला`: they follow people as often, `आनंदले कोड पठायो`)
-    "devanagari": [("मध्ये", ""), ("बाट", ""), ("हून", ""), ("मा", "")],
+    # (and Marathi's `तील`, `in the`, and the oblique of a name in `े`: `पुण्यातील`, `पुण्यात` from `पुणे`)
+    "devanagari": [
+        ("मध्ये", ""),
+        ("बाट", ""),
+        ("हून", ""),
+        ("मा", ""),
+        ("्यातील", "े"),
+        ("्यात", "े"),
+        ("्याहून", "े"),
+        ("तील", ""),
+    ],
     # (a name that ends in a consonant loses its virama under the ending: `ദുബായിലെ` from `ദുബായ്`)
     "malayalam": [
         ("യിൽനിന്ന്", ""),
@@ -236,7 +256,20 @@ _ENDINGS = {
         ("ിലെ", "്"),
         ("ിൽ", "്"),
     ],
-    "telugu": [("నుండి", ""), ("లోని", ""), ("లో", ""), ("కు", "")],
+    # (a name that ends in `ు` writes a virama under the ending, with or without a joiner: `హైదరాబాద్‌లోని` from
+    # `హైదరాబాదు`)
+    "telugu": [
+        ("నుండి", ""),
+        ("లోని", ""),
+        ("లో", ""),
+        ("కు", ""),
+        ("్\u200cలోని", "ు"),
+        ("్లోని", "ు"),
+        ("్\u200cలో", "ు"),
+        ("్లో", "ు"),
+    ],
+    # Kannada's genitive, locative, ablative and dative: `ಬೆಂಗಳೂರಿನ` (`ಬೆಂಗಳೂರು`, its final `ು` to `ಿ`), `ಮಂಗಳೂರಿನಲ್ಲಿ`
+    "kannada": [("ಿನಲ್ಲಿ", "ು"), ("ಿನಿಂದ", "ು"), ("ಿಗೆ", "ು"), ("ಿನ", "ು"), ("ದಲ್ಲಿ", ""), ("ದಿಂದ", "")],
     "gujarati": [("માં", ""), ("થી", ""), ("નો", ""), ("ના", ""), ("ની", "")],
     "gurmukhi": [("ਵਿੱਚ", ""), ("ਤੋਂ", ""), ("ਦਾ", ""), ("ਦੀ", "")],
     # Kazakh's locative and ablative, longer than the two letters a Russian case ending has: `Алматыдағы`
@@ -266,6 +299,7 @@ _SCRIPT_BLOCKS = (
     ("gurmukhi", "\u0a00", "\u0a7f"),
     ("gujarati", "\u0a80", "\u0aff"),
     ("telugu", "\u0c00", "\u0c7f"),
+    ("kannada", "\u0c80", "\u0cff"),
     ("malayalam", "\u0d00", "\u0d7f"),
     ("cyrillic", "\u0400", "\u04ff"),
     ("myanmar", "\u1000", "\u109f"),
@@ -415,15 +449,21 @@ def words_by_script(text: str) -> list[tuple[int, int, str]]:
         kind = _script(c)
         if kind == script and start >= 0:
             continue
-        if kind == "mark" and start >= 0:
-            continue
+        if kind == "mark" and start >= 0 and (c not in _JOINERS or _INDIC[0] <= text[start] <= _INDIC[1]):
+            continue  # (a joiner inside an Indic word only: Persian's `می‌خواهم` is two words here, as before)
         if start >= 0:
             out.append((start, i, script))
         start, script = (i, kind) if kind not in ("", "mark") else (-1, "")
     return out
 
 
+_JOINERS = "\u200c\u200d"  # zero-width non-joiner and joiner
+_INDIC = ("\u0900", "\u0dff")  # Devanagari to Sinhala
+
+
 def _script(c: str) -> str:
+    if c in _JOINERS:
+        return "mark"  # inside an Indic word: `హైదరాబాద్‌లోని` (a joiner elsewhere ends the word: words_by_script)
     if c.isascii():
         return "latin" if c.isalpha() else ""
     category = unicodedata.category(c)

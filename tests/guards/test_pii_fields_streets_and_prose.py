@@ -880,3 +880,60 @@ def test_the_fifty_eighth_rounds_review_keeps(text: str, found: tuple[str, str])
 )
 def test_the_fifty_eighth_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a route between two large cities written with a dash
+        ("Your ticket Lisbon–Porto is booked, Marta.", ("LOCATION", "Porto")),
+        ("the card was charged for Athens-Tampa on Friday, Nikos", ("LOCATION", "Athens")),
+        # a place field's town, then what is there
+        ("Reporter: Keisha Brown\nLocation: Memphis cold store", ("LOCATION", "Memphis")),
+        # a courier's zone in a person's record
+        ('{"driver":"Siti Nurhaliza","phone":"+60 12-345 6789","zone":"Petaling Jaya"}', ("LOCATION", "Petaling Jaya")),
+        # a list whose bold labels are places
+        ("## Growers\n- **Nantou**: see CRM\n- **Arequipa**: Rosa Quispe", ("LOCATION", "Nantou")),
+        # Italian's street in lower case, its number, its town
+        ("Beneficiario: Marco Gallo, via della Spiga 8, Milano", ("LOCATION", "Milano")),
+        # case endings and postpositions: Telugu with a joiner, Kannada, Marathi
+        ("విజయవాడ కాదు, హైదరాబాద్‌లో మా కొత్త షాప్", ("LOCATION", "హైదరాబాద్‌లో")),
+        ("ಬೆಂಗಳೂರಿನಲ್ಲಿ ಹೊಸ ಅಂಗಡಿ ತೆರೆಯುತ್ತೇವೆ", ("LOCATION", "ಬೆಂಗಳೂರಿನಲ್ಲಿ")),
+        ("ठाण्यातील आमच्या दुकानात", ("LOCATION", "ठाण्यातील")),
+        # a town after Bulgarian's `from`, a plural name after Greek's `from the`
+        ("Доставка от Казанлък утре.", ("LOCATION", "Казанлък")),
+        ("Η παραγγελία ήρθε από τα Χανιά χθες.", ("LOCATION", "Χανιά")),
+        # a national number after Urdu's number, Georgian's phone
+        ("ان کا نمبر 0300 1234567 ہے", ("PHONE_NUMBER", "0300 1234567")),
+        ("ჩემი ტელეფონია 599 21 47 83", ("PHONE_NUMBER", "599 21 47 83")),
+    ],
+)  # fmt: skip
+def test_the_fifty_ninth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a Teams copy's speaker lines, the name shown whole over each message
+        ("[14:07] Ingrid Solberg\nthe fjord tour is full\n[14:09] Tomasz Nowak\nok, closing it",
+         ("PERSON", "Ingrid Solberg")),
+        # a double surname, a link between sites, a continent's exhibit, a cluster's zone
+        ("Ana Lima-Santos signed the form.", ("LOCATION", "Santos")),
+        ("the Frankfurt-Amsterdam link flapped twice", ("LOCATION", "Frankfurt")),
+        ("Keeper: Lucas Pereira\nLocation: South America walkthrough", ("LOCATION", "South America")),
+        ("zone: Frankfurt\nreplicas: 3", ("LOCATION", "Frankfurt")),
+        # a list of people and things with bold labels; a bare `via` before a route's number
+        ("## Owners\n- **Alice**: the migration\n- **Kafka**: the brokers", ("PERSON", "Alice")),
+        ("shipped via Route 66, Then back", ("LOCATION", "Route 66")),
+        # an order's number after Urdu's `number`
+        ("آرڈر نمبر 20240012 ہے", ("PHONE_NUMBER", "20240012")),
+    ],
+)  # fmt: skip
+def test_the_fifty_ninth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_an_agendas_timed_speakers_are_still_people() -> None:
+    text = "[09:00] Anna Schmidt\nKeynote on caching\n[09:30] Kai Berg\nWorkshop"
+    assert ("PERSON", "Anna Schmidt") in scan(text)
