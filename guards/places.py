@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from .cues import TITLES
 from .lexicons import fold
 from .lexicons import words as _words
 
@@ -142,6 +143,10 @@ _NAME_COMMA_ANY = re.compile(
     r"(?<![\w\-'’])(?-i:(?P<first>[A-ZÀ-Þ][a-zà-ÿ]+)"
     r"(?:[ \t]+[A-ZÀ-ÞĀ-Ž][a-zà-ÿā-ž'’]+(?:-[A-ZÀ-Þ]?[a-zà-ÿ'’]+)?){1,2}),[ \t]+\Z"
 )
+# a title and a surname, then a comma: `pour Mme Claes, `, `Attn: Mr Okafor, ` (the title's word is checked)
+_TITLED_COMMA = re.compile(
+    r"(?<![\w\-'’])(?P<title>[A-Z][a-zà-ÿ]{1,8})\.?[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?,[ \t]+\Z"
+)
 # (and a letter's signature's end: `Ivana Babić, Split.“`)
 _AFTER_NAME = re.compile(r"[ \t]*(?:$|\)|,|[ \t][–—·|-][ \t]|\.[»“”\"']?[ \t]*$)", re.M)  # `Inès Benali, Lyon – tél.`
 
@@ -193,8 +198,8 @@ _STATE_ENDS_BARE = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]]|[ \t]+\d)")
 def beside_name(text: str, a: int, b: int, given: Callable[[str], int] | None = None) -> bool:
     """The place at text[a:b] alone in brackets right after a name (`Luca Frei (Basel)`), or, where `given` says
     the name's first word is a given name, after a name and a comma at a line's or a bracket's end (`Client:
-    Eluned Pryce, Llandeilo`, `— Ciarán Walsh, Limerick`; not `Error: Connection Refused, Ashburn`); where that
-    person is."""
+    Eluned Pryce, Llandeilo`, `— Ciarán Walsh, Limerick`; not `Error: Connection Refused, Ashburn`), or after a
+    title, a surname and a comma (`pour Mme Claes, Gand`); where that person is."""
     if text[b : b + 1] == ")" and _NAME_OPEN.search(text, max(0, a - 40), a) is not None:
         return True
     if given is None or _AFTER_NAME.match(text, b) is None:
@@ -204,7 +209,11 @@ def beside_name(text: str, a: int, b: int, given: Callable[[str], int] | None = 
         return True
     # mid-line, a name whose first word is a given name on sight: `nouvelle inscription Léa Moreau-Garnier, Marseille,`
     name = _NAME_COMMA_ANY.search(text, max(0, a - 60), a)
-    return name is not None and given(fold(name.group("first"))) == 2
+    if name is not None and given(fold(name.group("first"))) == 2:
+        return True
+    # a title and a surname: `Remboursement pour Mme Claes, Gand`
+    titled = _TITLED_COMMA.search(text, max(0, a - 40), a)
+    return titled is not None and fold(titled.group("title")) in TITLES
 
 
 _ASIDE_OPEN = re.compile(r"\([^()\n]{2,60},[ \t]+\Z")

@@ -903,6 +903,8 @@ def test_the_fifty_eighth_rounds_review_keeps_apart(text: str, wrong: tuple[str,
         # a town after Bulgarian's `from`, a plural name after Greek's `from the`
         ("Доставка от Казанлък утре.", ("LOCATION", "Казанлък")),
         ("Η παραγγελία ήρθε από τα Χανιά χθες.", ("LOCATION", "Χανιά")),
+        # a town after a title, a surname and a comma
+        ("Remboursement pour Mme Peeters, Gand", ("LOCATION", "Gand")),
         # a national number after Urdu's number, Georgian's phone
         ("ان کا نمبر 0300 1234567 ہے", ("PHONE_NUMBER", "0300 1234567")),
         ("ჩემი ტელეფონია 599 21 47 83", ("PHONE_NUMBER", "599 21 47 83")),
