@@ -16,8 +16,10 @@ is. The same name said inside a message (`ask Ollie`) is a person's as ever.
 
 from __future__ import annotations
 
+import itertools
 import re
 
+from .cues import TITLES
 from .deployments import TIME_PREFIX
 
 # a speaker's handle: one word, no digit first (`Ollie`, `tomas.p`, `o'brien`); after a chat export's time, the
@@ -47,10 +49,16 @@ _TEAMS = re.compile(
 # BARE_LINES lines do
 _HEADED = re.compile(rf"(?m)^[ \t]*\[\d{{1,2}}:\d{{2}}\][ \t]+(?P<who>{_NAME}|{_NAME},[ \t]{_NAME})[ \t]*\n[ \t]*\S")
 # the same copy with the name shown whole (`[10:41] Élodie Marchand`), read where the times are a chat's: at least
-# BARE_LINES lines, not every minute a multiple of five (an agenda's `[09:00] Anna Schmidt`, `[09:30] Kai Berg` is
-# a programme's, its speakers named)
+# BARE_LINES lines, a clock's time, and one a reply to the one before, a few minutes after it (not an agenda's
+# `[09:00] Anna Schmidt` / `[09:30] Kai Berg`, a call log's, a video's chapters past 23 minutes); no title or role
+# before the name (`[13:21] Dr. Emily Chen`, `[14:02] Customer Olivia Brown`: a record's)
 _HEADED_SHOWN = re.compile(
-    rf"(?m)^[ \t]*\[\d{{1,2}}:(?P<minute>\d{{2}})\][ \t]+(?P<who>{_SHOWN})[ \t]*\n[ \t]*(?!\[\d)\S"
+    r"(?m)^[ \t]*\[(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)(?:[ \t]?(?P<half>[AaPp])[Mm])?\]"
+    rf"[ \t]+(?P<who>{_SHOWN})[ \t]*\n[ \t]*(?!\[\d)\S"
+)
+_REPLY_MINUTES = 3
+_ROLES = frozenset(
+    ["customer", "client", "patient", "nurse", "judge", "doctor", "driver", "guest", "visitor", "agent", "officer"]
 )
 # Teams' and Slack's copy that puts the name shown and the time on a line of their own, the message under it
 # (`Rhiannon Price (Guest) 10:42` then `@Ffion can you...`), read where at least BARE_LINES lines do
@@ -103,7 +111,7 @@ def speakers(text: str) -> list[tuple[int, int]]:
     if len(headed) >= BARE_LINES:
         out += headed
     shown = list(_HEADED_SHOWN.finditer(text)) if "]" in text else []
-    if len(shown) >= BARE_LINES and any(int(m.group("minute")) % 5 for m in shown):
+    if len(shown) >= BARE_LINES and _replies(shown):
         out += [m.span("who") for m in shown]
     stamped = list(_STAMPED.finditer(text))
     # Teams' own: a guest's or an external's tag on a line, or the client named (not a schedule's `Dr Rahman 08:00`
@@ -111,6 +119,22 @@ def speakers(text: str) -> list[tuple[int, int]]:
     if len(stamped) >= BARE_LINES and ("Teams" in text or any(m.group("tag") for m in stamped)):
         out += [m.span("who") for m in stamped]
     return [(a, b) for a, b in out if text[a:b].lower() not in _LEVEL and _shown(text[a:b])]
+
+
+def _replies(lines: list[re.Match[str]]) -> bool:
+    """A chat's headed lines: one a reply within _REPLY_MINUTES of the line before it, and no name led by a title
+    or a role."""
+    if any(m.group("who").split()[0].rstrip(".").lower() in TITLES | _ROLES for m in lines):
+        return False
+    minutes = [_minute_of_day(m) for m in lines]
+    return any(0 <= b - a <= _REPLY_MINUTES for a, b in itertools.pairwise(minutes))
+
+
+def _minute_of_day(m: re.Match[str]) -> int:
+    hour = int(m.group("hour"))
+    if m.group("half"):  # `[12:01 PM]`
+        hour = hour % 12 + (12 if m.group("half") in "Pp" else 0)
+    return hour * 60 + int(m.group("minute"))
 
 
 def _shown(slot: str) -> bool:

@@ -292,6 +292,13 @@ _TIME_BEFORE = re.compile(r"\b(?i:in|since|until|till|through|early|late|mid|las
 _TIME_ENDS = re.compile(r"[ \t]*(?:[,.;:!?)]|\Z|\n|\d|(?:and|or|to|when|for)\b)")
 
 
+# a line that pairs two cities as something other than a journey: a fixture, a network link, a tunnel
+_NO_ROUTE = re.compile(
+    r"(?i)\b(?:match|matches|derby|fixtures?|kick-?off|highlights|league|cup|vs\.?|versus|score|scored|goals?|"
+    r"vlan|link|links|tunnel|backhaul|interface|circuit|mtu|peering|bgp|latency|hotline|replication|vpn|wan)\b"
+)
+
+
 def _time_month(text: str, token: Token) -> bool:
     """`token` is a month after a time's word and before what ends the time: `in June,`, `last August and`."""
     if token.key not in cues.MONTHS or _TIME_BEFORE.search(text, max(0, token.start - 12), token.start) is None:
@@ -475,7 +482,8 @@ class Names(Placenames):
         """The two ends of a route written with a dash, `Athens–Tampa`, `Lisbon-Porto`: two capitalised cities of
         LARGE_CITY people or more, each no common given name, common surname or product unless a city of
         BIG_PLACE (not `Ana Lima-Santos`, a double surname; not a place's own name, `Baden-Baden`); none before
-        a system's word (`the Frankfurt-Amsterdam link`)."""
+        a system's word or after a title, nor on a line of a fixture or a network link (`the Frankfurt-Amsterdam
+        link`, `Sevilla-Valencia was postponed`)."""
         if key.count("-") != 1 or key in self.lex.places or key in self.lex.regions:
             return []
         cut = a + text[a:b].index("-")
@@ -488,8 +496,11 @@ class Names(Placenames):
                 self.given(part) == 2 or self.common_surname(part) or self.product(part) or part in self.lex.words
             ):
                 return []
-        if self._tech_after(text, b) or (a and text[a - 1] in "-_./@"):
-            return []
+        if self._tech_after(text, b) or (a and text[a - 1] in "-_./@") or cues.title_before(text, a):
+            return []  # (`Sra. Valencia-Córdoba`: a double surname after a title)
+        start, end = text.rfind("\n", 0, a) + 1, text.find("\n", b)
+        if _NO_ROUTE.search(text, start, end if end >= 0 else len(text)):
+            return []  # a fixture's two clubs, a link between two sites: `Manchester-Liverpool on Sunday, kickoff`
         return [("LOCATION", c, d) for c, d in ends]
 
     def _versioned(self, text: str, run: list[Token]) -> bool:

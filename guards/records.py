@@ -1069,6 +1069,29 @@ _LOWER_STREET = re.compile(
 )
 
 
+# what an address follows: a line's or a field's start, a comma, a bracket, a preposition of place or an address's
+# word (not a verb's `via`: `Deployed via Helm 3, Berlin team`, `spedito via Bartolini 2, Napoli`)
+_BEFORE_LOWER_STREET = re.compile(
+    r"(?:^|[,:;(\[\"'—–][ \t]*|(?<![\w\-])(?i:a|in|presso|en|em|na|no|at|à|sito|sita|situato|situata|indirizzo|"
+    r"dirección|direccion|endereço|endereco|morada|domicilio|residente|vive|abita|vivo)[ \t]+)\Z",
+    re.M,
+)
+
+
+def _lower_street(kinds: Kinds, text: str, m: re.Match[str]) -> bool:
+    """A lower-case street (`via dei Coronari 12, Roma`) where an address stands, its words no product's (`via Helm
+    3`, `corso Python 3`), before a town the lexicons know."""
+    if _BEFORE_LOWER_STREET.search(text, max(0, m.start() - 14), m.start()) is None:
+        return False
+    words = [fold(w) for w in re.findall(r"[^\W\d_]+", m.group())[1:]]
+    if any(kinds.product(w) for w in words if w not in _STREET_PARTICLES):
+        return False
+    return _town(kinds, _TOWN_AFTER.match(text, m.end())) is not None
+
+
+_STREET_PARTICLES = _words("de del da do dos das di dei degli della delle dello la le les des du")
+
+
 # a form's placeholder street or town: `Musterstraße 1, 12345 Musterstadt`, `Beispielweg 3`, `123 Anytown Road`
 _PLACEHOLDER = re.compile(r"(?i:muster|beispiel|anytown|exampleville)")
 
@@ -1098,7 +1121,7 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         for m in _BEFORE_TOWN.finditer(text)
         if kinds.lex.knows_place(fold(m.group("town"))) or fold(m.group("town")) not in kinds.lex.words
     ]
-    lower = [m for m in _LOWER_STREET.finditer(text) if _town(kinds, _TOWN_AFTER.match(text, m.end()))]
+    lower = [m for m in _LOWER_STREET.finditer(text) if _lower_street(kinds, text, m)]
     read = Overlaps()
     for m in [*_ADDRESS.finditer(text), *postal, *towns, *lower]:
         a, b = m.span()
@@ -1340,9 +1363,10 @@ _BOLD_LABEL = re.compile(r"(?m)^[ \t]*[-*+][ \t]+\*\*(?P<label>[^\W\d_][^*\n]{1,
 
 
 def _listed_labels(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
-    """A list's bold labels that are places where most of its labels are (`- **Uji**: see CRM` / `- **Nantou**:
-    Lin Mei-hua`): a place the lexicons know, no product's, English word's or given name's on sight (not a
-    meeting's `- **Alice**: owns the migration`); added to `seen` too."""
+    """A list's bold labels that are places where most of its labels are and one names someone (`- **Uji**: see
+    CRM` / `- **Nantou**: Lin Mei-hua, +886 ...`): a place the lexicons know, no product's, English word's or
+    given name's on sight (not a meeting's `- **Alice**: owns the migration`, a wine list's `- **Rioja**: 4
+    bottles`); added to `seen` too."""
     labels = [m.span("label") for m in _BOLD_LABEL.finditer(text)]
     if len(labels) < 2:
         return []
@@ -1354,6 +1378,16 @@ def _listed_labels(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
 
     placed = [(a, b) for a, b in labels if place(a, b)]
     if 2 * len(placed) < len(labels):
+        return []
+
+    # a list of places people are at: one of its places' items names someone or holds a personal value (not a
+    # wine list's `**Bordeaux**: 12 bottles`, release codenames, meeting rooms)
+    def peopled(b: int) -> bool:
+        end = text.find("\n", b)
+        end = len(text) if end < 0 else end
+        return _PERSONAL_VALUE.search(text, b, end) is not None or any(k == "PERSON" for k, _, _ in seen.over(b, end))
+
+    if not any(peopled(b) for _, b in placed):
         return []
     out: list[Span] = []
     for a, b in placed:
@@ -1451,7 +1485,8 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
             # a person's record's `region` (`region = "Minas Gerais"` beside a phone), not a deployment's, nor a
             # continent (`"region": "Europe"`); a courier's `zone` so too (`"zone":"Petaling Jaya"`, not a
             # cloud's or a time's)
-            if m.group("key").lower().replace("_", "").endswith("timezone"):
+            zone = m.group("key").lower().endswith("zone")
+            if zone and (_TIME_ZONE_KEY.search(text, max(0, m.start() - 6), m.end("key")) or _not_a_zone(text, m)):
                 continue
             near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
             place = kinds.lex.places.get(" ".join(fold(w) for w in m.group("value").split()))
@@ -1520,13 +1555,22 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
 
 # a field's value that is a place's name, then lower-case words of what is there: `Memphis hot sauce plant`
 _PLACE_THEN_NOUN = re.compile(r"((?:[A-ZÀ-ÖØ-Þ][^\W\d_]+[ \t]){1,3})(?:[a-zß-ÿ][^\W\d_]*(?:[ \t]|\Z)){1,4}")
+# the site that last word names: a place people work at (not a room, a file, a convention: `Oslo room`,
+# `Jakarta persistence config file`, `Geneva convention summary doc`)
+_SITE_NOUNS = _words(
+    "plant warehouse depot office factory store shop centre center storage market mill farm yard clinic site hub "
+    "branch workshop dairy bakery kitchen distillery brewery winery orchard stables shipyard dock terminal "
+    "showroom outlet yard greenhouse nursery packhouse port harbour harbor marina airport station campus school "
+    "hotel hostel gym salon studio"
+)
 
 
 def _place_then_noun(kinds: Kinds, text: str, a: int, b: int) -> int:
     """The end of the place that opens text[a:b] when lower-case words of a site follow it (`Memphis hot sauce
-    plant`, `Girona warehouse`), else 0: a known place, not a continent, a product's or an English word's name."""
+    plant`, `Girona warehouse`; not `Oslo room`), else 0: a known place, not a continent, a product's or an
+    English word's name."""
     m = _PLACE_THEN_NOUN.fullmatch(text[a:b] + " ")
-    if m is None:
+    if m is None or text[a:b].split()[-1] not in _SITE_NOUNS:
         return 0
     name = m.group(1).rstrip()
     key = " ".join(fold(w) for w in name.split())
@@ -1536,6 +1580,28 @@ def _place_then_noun(kinds: Kinds, text: str, a: int, b: int) -> int:
     if place is not None and place.kind == "continent":
         return 0  # `Location: South America walkthrough`: a zoo's exhibit, no town
     return a + len(name)
+
+
+# a time's zone, however its key is written: `timezone`, `time_zone`, `time zone`, `time-zone`, `tz`
+_TIME_ZONE_KEY = re.compile(r"(?i:time[ _\-]?zone|\btz_?zone)\Z")
+# a zone's value that is a time's, a side's or a sales region's (`"zone":"Central"`, `zone: APAC`), and keys of
+# systems beside it (`zone: Frankfurt` / `replicas: 3`, `"bucket": ...`): a cloud's zone, not a courier's
+_ZONE_WORDS = _words(
+    "central eastern western northern southern mountain pacific atlantic apac emea amer latam nordics dach benelux "
+    "utc gmt cet est pst north south east west"
+)
+_SYSTEMS_KEYS = re.compile(
+    r"(?i)(?<![\w\-])[\"']?(?:replicas?|instances?|instance_type|bucket|latency(?:_ms)?|project|gcp_project|cluster|"
+    r"node|nodes|pod|vm|subnet|vpc|ami|sla|datacenter|dc)[\"']?[ \t]*[=:]"
+)
+
+
+def _not_a_zone(text: str, m: re.Match[str]) -> bool:
+    """A `zone` field that is no courier's: a time's, a side's or a sales region's value, or a system's keys
+    beside it."""
+    if fold(m.group("value").strip()) in _ZONE_WORDS:
+        return True
+    return _SYSTEMS_KEYS.search(text, max(0, m.start() - _STATE_REACH), m.end() + _STATE_REACH) is not None
 
 
 def _loose_place(kinds: Kinds, text: str, m: re.Match[str], key: str, wordy: bool, seen: Overlaps) -> bool:

@@ -185,11 +185,17 @@ def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple
         stem = word[: -len(ending)]
         if not word.endswith(ending) or len(stem) < 3:
             continue
+        if ending.startswith("्या") and _NOT_TOWN_BEFORE.search(text, max(0, a - 24), a):
+            continue  # `पोलीस ठाण्यात`: a police station, not Thane
         if lex.scripts.get(stem + restore, 0) >= _ENDING_FLOOR.get(ending, _ENDED.get(script, 1)):
             return [(a, b - len(ending))] if script == "myanmar" else [(a, b)]  # Burmese's postposition apart
         if script not in _ENDED and ending not in _ENDING_FLOOR and _town(lex, stem + restore):
             return [(a, b)]  # `Վանաձորից`, `ქობულეთიდან`: a town with its ending
     return []
+
+
+# Marathi's words before `ठाणे` as a common noun (a police or a government station), not the city of Thane
+_NOT_TOWN_BEFORE = re.compile(r"(?:पोलीस|पोलिस|सरकारी)[ \t]+\Z")
 
 
 # the word before a town, in scripts written with spaces and with no case ending to read (`នៅ សៀមរាប`), and

@@ -939,3 +939,53 @@ def test_the_fifty_ninth_sets_readings_keep_apart(text: str, wrong: tuple[str, s
 def test_an_agendas_timed_speakers_are_still_people() -> None:
     text = "[09:00] Anna Schmidt\nKeynote on caching\n[09:30] Kai Berg\nWorkshop"
     assert ("PERSON", "Anna Schmidt") in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a review of the round: fixtures and links between two cities, a double surname after a title
+        ("Match report: Manchester-Liverpool on Sunday, kickoff 16:30 GMT.", ("LOCATION", "Liverpool")),
+        ("VLAN 120 (Berlin-Hamburg) is flapping again.", ("LOCATION", "Berlin")),
+        ("Sra. Valencia-Córdoba llamó ayer por la factura.", ("LOCATION", "Córdoba")),
+        # rooms and things after a place field's town
+        ("Location: Amsterdam meeting room\nAttendees: 6", ("LOCATION", "Amsterdam")),
+        ("Location: Geneva convention summary doc", ("LOCATION", "Geneva")),
+        # a time's zone, a sales region, a cloud's zone beside a person
+        ("name: Olga Petrova\nemail: olga@example.ru\ntime zone: Moscow", ("LOCATION", "Moscow")),
+        ('{"user":"Maria Silva","email":"maria@example.com","zone":"Central"}', ("LOCATION", "Central")),
+        ('{"owner":"Chen Jie","zone":"Hong Kong","bucket":"logs-prod"}', ("LOCATION", "Hong Kong")),
+        # lists of things named after places
+        ("## Wine list\n- **Bordeaux**: 12 bottles\n- **Champagne**: 6 bottles\n- **Rioja**: 4 bottles",
+         ("LOCATION", "Bordeaux")),
+        ("Release codenames\n- **Lisbon**: 3.2\n- **Oslo**: 3.3\n- **Bergen**: 3.4", ("LOCATION", "Oslo")),
+        # a tool's `via`, a course's name
+        ("Deployed via Helm 3, Berlin team approved the rollout.", ("LOCATION", "via Helm 3")),
+        ("Iscritto al corso Python 3, Milano, sessione serale.", ("LOCATION", "corso Python 3")),
+        # Marathi's police station
+        ("पोलीस ठाण्यात तक्रार दिली आहे", ("LOCATION", "ठाण्यात")),
+    ],
+)  # fmt: skip
+def test_the_fifty_ninth_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # people in logs headed by a time: a call log, a show's notes, a record's titles
+        ("Call log\n[10:07] Robert Jones\nno answer\n[10:33] Mary Williams\ncallback requested",
+         ("PERSON", "Robert Jones")),
+        ("[13:21] Dr. Emily Chen\nconsult for patient in bed 4\n[13:48] Dr. Raj Patel\nfollow-up scheduled",
+         ("PERSON", "Emily Chen")),
+        ("[14:02] Customer Olivia Brown\nrefund requested\n[14:03] Customer Liam Walker\naddress change",
+         ("PERSON", "Liam Walker")),
+        # and a courier's zone, a list of offices with people, a street where an address stands
+        ('{"courier":"Thabo Nkosi","zone":"Soweto","phone":"+27 82 123 4567"}', ("LOCATION", "Soweto")),
+        ("Office contacts\n- **Kraków**: Anna Nowak, +48 601 234 567\n- **Wrocław**: Piotr Zieliński",
+         ("LOCATION", "Wrocław")),
+        ("Consegna a corso Vittorio Emanuele 45, Napoli per Anna Esposito", ("LOCATION", "Napoli")),
+    ],
+)  # fmt: skip
+def test_the_fifty_ninth_rounds_review_keeps(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
