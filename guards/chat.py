@@ -5,13 +5,14 @@ copies `[12:30] Ollie: ...`, an IRC log's `<marek> ...`, a WhatsApp export's
 `12/03/2024, 09:14 - Siobhan: ...`, Discord's `hiro — Today at 13:05`, Teams'
 `Ingrid Solberg (10:41): ...`, a copy's `[10:31] Bakker, Femke` or
 `Ffion Evans 10:44` over its message (and `[10:41] Élodie Marchand` where the
-times are a chat's), and a bare `Marisol: ...` where several lines open the
-same way. A slot of one word holds a handle, as `tomas.p` or `@m-osei` would,
-and so does the name after a chat export's time (`09:14 - Siobhan Kelly:`),
-before Teams' bracketed time or over a message; guards/names.py reads no
-person there. A bare slot of several words is not a chat's (`Dear Ahmed
-Khan:`, a transcript's `Graham Ellis:`, a YAML key) and is read as any name
-is. The same name said inside a message (`ask Ollie`) is a person's as ever.
+times are a chat's, or the name and the time on lines of their own), and a
+bare `Marisol: ...` where several lines open the same way. A slot of one word
+holds a handle, as `tomas.p` or `@m-osei` would, and so does the name after
+a chat export's time (`09:14 - Siobhan Kelly:`), before Teams' bracketed
+time or over a message; guards/names.py reads no person there. A bare slot
+of several words is not a chat's (`Dear Ahmed Khan:`, a transcript's `Graham
+Ellis:`, a YAML key) and is read as any name is. The same name said inside a
+message (`ask Ollie`) is a person's as ever.
 """
 
 from __future__ import annotations
@@ -66,6 +67,11 @@ _STAMPED = re.compile(
     rf"(?m)^[ \t]*(?P<who>{_SHOWN})(?:[ \t]+\((?P<tag>{_TAGS})\))?[ \t]+"
     r"\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?[ \t]*\n[ \t]*\S"
 )
+# Teams' copy that puts the name shown, then the time, each on a line of its own, the message under them
+# (`Karin Ek` / `09:01` / `Har någon sett ...`), read where at least BARE_LINES speakers are
+_STACKED = re.compile(
+    rf"(?m)^[ \t]*(?P<who>{_SHOWN})[ \t]*\n[ \t]*\d{{1,2}}:\d{{2}}(?:[ \t]?[AaPp][Mm])?[ \t]*\n[ \t]*\S"
+)
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
 _PARTICLES = frozenset(
@@ -110,6 +116,9 @@ def speakers(text: str) -> list[tuple[int, int]]:
     headed = [m.span("who") for m in _HEADED.finditer(text)] if "]" in text else []
     if len(headed) >= BARE_LINES:
         out += headed
+    stacked = [m.span("who") for m in _STACKED.finditer(text)]
+    if len(stacked) >= BARE_LINES:
+        out += stacked
     shown = list(_HEADED_SHOWN.finditer(text)) if "]" in text else []
     if len(shown) >= BARE_LINES and _replies(shown):
         out += [m.span("who") for m in shown]

@@ -54,6 +54,8 @@ TITLES = _words(
     " domnul doamna dl dna meneer mevrouw familie senhor senhora sig gospodin gospođa gospa"
     # the Nordic languages', Finnish's and Turkish's: `frk. Holm`, `rouva Virtanen`
     " frk fröken rouva herra neiti sayın"
+    # Indonesian's `miss`: `Mbak Sari`
+    " mbak"
 )
 # a family's or a customer's word before a name, `familjen Håkansson`, `la familia Quintana Ruiz`, `Klientka Magdalena
 # Kamińska`: a title only before a name the lexicons know (not `Kunde Nummer 48213`, `asiakas: Nokia`, `famille
@@ -183,6 +185,7 @@ NEVER_ALONE = (
         "bienvenido bienvenida benvenuto benvenuta willkommen welkom välkommen velkommen bon bonne iban bic swift lön "
         "guten dzień dzien buenos buenas goedemorgen goedemiddag "  # a transcript's `Kunde: Guten Tag`
         "asante karibu sawa bitte tēnā tena kia "  # Swahili `thanks`, `welcome`, `ok`; `please`; Māori `Tēnā koa`
+        "mbak "  # Indonesian's `miss`, said to someone: `Terima kasih Mbak`
         "kérem prosím prosim proszę prosze lūdzu ludzu prašau prasau palun "  # other languages' `please`
         "tienda negozio loja sklep "  # a shop: `# Tienda de novias - configuración del TPV`
         "тема "  # `Тема:`, a mail's subject

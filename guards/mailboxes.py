@@ -65,6 +65,8 @@ ROLES = _words(
     "facturacion atencion contacto reservas reclamacoes encomendas faturas atendimento reclami ordini fatture "
     "assistenza prenotazioni reclamations commandes factures facturation accueil kundenservice bestellungen "
     "rechnungen buchhaltung zentrale klachten bestellingen facturen boekhouding klantenservice "
+    # Catalan's orders, shop, bookings and invoices: `comandes@`, `botiga@`
+    "comandes botiga reserves factures "
     # appointments, bookings, courses and finance: `termine@`, `buchungen@`, `kurse@`, `financeiro@`
     "termine termin buchungen buchung kurse anmeldung financeiro financiero finanzas finanzen finanza "
     "bokning bokningar booking afspraken afspraak rezerwacje rezerwacja prenotazione reservierung reservierungen"
@@ -202,18 +204,26 @@ def _bot(part: str) -> bool:
 
 
 def trim(text: str, finding: Finding) -> Finding | None:
-    """An email finding without what is not part of the address (`ALERT_EMAIL=`), or None for a URL's user or a
-    fediverse handle (`@jkrueger@hachyderm.io`: an account on a server, written with its own `@`)."""
+    """An email finding without what is not part of the address (`ALERT_EMAIL=`), or None for a URL's user, a
+    fediverse handle (`@jkrueger@hachyderm.io`: an account on a server, written with its own `@`) or a mail's
+    id (`message-id=<...>`)."""
     value = text[finding.start : finding.end]
     local = value.rpartition("@")[0]
     cut = max(local.rfind(c) for c in _LOCAL_CUT)
     start = finding.start + cut + 1
     if cut + 1 >= len(local) or in_url(text, start) or _HANDLE_BEFORE.search(text, max(0, start - 2), start):
         return None
+    if _MESSAGE_ID_BEFORE.search(text, max(0, finding.start - 40), finding.start):
+        return None  # `message-id=<CA+3x9Qe@mail.gmail.com>`: a message's id, written as an address
     return finding if start == finding.start else dataclasses.replace(finding, start=start)
 
 
 _HANDLE_BEFORE = re.compile(r"(?:^|[\s(\[\"'])@\Z")
+# a mail's id and the ids it answers, in a header or a mailer's log: `Message-ID: <...>`, `message-id=<...>`,
+# `In-Reply-To: <...>`, `References: <a@x> <...>`
+_MESSAGE_ID_BEFORE = re.compile(
+    r"(?i:\b(?:message-?id|msg-?id|in-reply-to|references)[ \t]*[=:][ \t]*(?:<[^<>\s]+>[ \t]+)*<?)\Z"
+)
 
 
 def in_url(text: str, start: int) -> bool:

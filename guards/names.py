@@ -423,6 +423,7 @@ class Names(Placenames):
             out = [
                 x for x in out if x[0] != "PERSON" or not any(s <= x[1] and x[2] <= e for _, s, e in index.over(*x[1:]))
             ]
+        out = [x for x in out if any(c.isalpha() for c in text[x[1] : x[2]])]  # (a query's `$1`: no one's name)
         if self.vetter is not None and out:
             out = self.vetter.vet(self, text, out, sure)
         if any(c in text for c in " ,") and any(e == "LOCATION" for e, _, _ in out):

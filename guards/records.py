@@ -71,6 +71,9 @@ _KEY = (
     r"příjemce|prijemce|odbiorca|nadawca|исполнитель|получатель|отправитель|плательщик|фамилия|имя|фио|"
     # an owner, a contact, a person in charge: `owner: "petra novak"`, `Ansvarlig: Birgitte`
     r"owner|contact|ansvarlig|ansvarig|vastuuhenkilö|responsable|verantwortlich|verantwortliche|"
+    # a contact in other languages, a Unix account's full name: `<contacto>Rocío Medina</contacto>`,
+    # `'gecos': 'Tipene Paewai'`
+    r"contacto|contatto|kontaktperson|ansprechpartner|ansprechpartnerin|referente|gecos|"
     # a customer: `Cliente: Ana Beatriz Souza`, `Kundin: Sabine Krüger`, `customer="ingrid haugland"`
     r"customer|cliente|kunde|kundin|kund|klient|klientka|asiakas|клиент|клиентка|заказчик|покупатель|"
     # CITATION.cff's, and a teacher's, a tenant's, a rider's: `given-names: "Elsa"`, `teacher="margit halvorsen"`
@@ -84,6 +87,7 @@ _BARE = re.compile(
     # a customer's, a person in charge's, a recipient's: a business or a department as often (`asiakas: Nokia`,
     # `verantwortlich: Abteilung Einkauf`, `Получатель: Сбербанк`, `customer: Acme`)
     r"customer|cliente|kunde|kundin|kund|klient|klientka|asiakas|ansvarlig|ansvarig|vastuuhenkilö|verantwortlich|"
+    r"contacto|contatto|kontaktperson|ansprechpartner|ansprechpartnerin|referente|gecos|"
     r"verantwortliche|prejemnik|placnik|plačnik|príjemca|příjemce|prijemce|odbiorca|nadawca|исполнитель|получатель|"
     r"отправитель|плательщик|клиент|клиентка|заказчик|покупатель|tenant|landlord))"
 )
@@ -146,7 +150,7 @@ _PLACE_KEY = (
     r"şube|sube|filiaal|filial|oddział|oddzial|pobočka|pobocka|hut|"
     # a work site, a courier's hub, a town's quarter: `<worksite>Pensacola</worksite>`, `Hub: "Yaba"`,
     # `zona = "Alfama"`, `bairro: Savassi`
-    r"worksite|jobsite|hub|zona|zone|bairro|barrio|quartier|viertel|bezirk|dzielnica|kerület|kerulet|wijk|stadsdeel|"
+    r"meeting_?point|meeting_?place|treffpunkt|worksite|jobsite|hub|zona|zone|bairro|barrio|quartier|viertel|bezirk|dzielnica|kerület|kerulet|wijk|stadsdeel|"
     # Korean's, Chinese's and Japanese's branch, region, city and place: `지점=강릉`, `城市: 杭州`
     r"지점|지역|도시|출발지|도착지|城市|地点|地點|所在地|都市|支店|分店)"
     r"(?:_(?:pref|preference|name|city))?"
@@ -175,8 +179,8 @@ _LOOSE_KEYS = (
         "city town village hometown district neighbourhood neighborhood suburb municipality prefecture province "
         "county stadt wohnort ort ville commune ciudad localidad municipio cidade città citta comune plaats "
         "woonplaats kota şehir sehir ilçe ilce kaupunki paikkakunta stad miasto město mesto obec település "
-        "branch base venue marina sede filiale sucursal standort outlet 지점 지역 도시 城市 地点 地點 所在地 都市 支店 "
-        "分店"
+        "branch base venue marina sede filiale sucursal standort outlet meetingpoint treffpunkt "
+        "지점 지역 도시 城市 地点 地點 所在地 都市 支店 分店"
     )
     | _QUARTER_KEYS
     | _BRANCH_KEYS
@@ -242,7 +246,9 @@ _PLACE_FIELD = re.compile(
     # (and Clojure's `:ort "Basel"`, an Android resource's `name="branch_city">`, a Ruby block's `mesto { "Plzeň" }`)
     # (and a tag's or a container's variable, its key and its value apart: `{"Key":"city","Value":"Galway"}`,
     # `- name: CITY` / `value: Galway`)
+    # (and a Terraform variable's default: `variable "site_city" { default = "Uşak" }`)
     rf"(?P<sep>\s*[=:]\s*(?:\[|(?:c|list|tuple|vec|array)?\()?\s*[\"']?|[\"']\s*:\s*[\"']|{_ARROW}|{_PAIRED}|\s+|>|"
+    r"\"[ \t]*\{[ \t]*(?:type[ \t]*=[ \t]*\w+[ \t]*[\n;][ \t]*)?default[ \t]*=[ \t]*\"|"
     rf"{_CELL_AFTER_LABEL}|\s+[\"']|[\"']>|"
     rf"[ \t]*\{{[ \t]*[\"']){_VALUE}"
     r"(?=[\"'<\])}|,;&\s.]|\Z)"
@@ -286,7 +292,7 @@ _HL7_CITY = re.compile(r"(?m)^PID\|(?:[^|\n]*\|){10}[^|\n^]*\^[^|\n^]*\^(?P<city
 _CELL_KEY = re.compile(rf"(?i:{_KEY})")
 _CELL_PLACE = re.compile(
     r"(?i:(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|residence|neighbou?rhood|district|village|"
-    r"region_of_residence|country|miasto|stadt|ville|ciudad|cidade|ort|wohnort|città|citta|plaats|woonplaats|"
+    r"region_of_residence|country|state|miasto|stadt|ville|ciudad|cidade|ort|wohnort|città|citta|plaats|woonplaats|"
     r"miejscowość|miejscowosc|město|mesto|şehir|sehir|localidad|localité|localite|comune|gemeente|"
     r"zemlja|država|drzava|land|país|pais|paese|pays|ország|kraj|ülke|maa))"
 )
@@ -1047,7 +1053,9 @@ _ADDRESS = re.compile(
     rf"(?:[ \t]+(?:{_STREET_PARTICLE}[ \t]+)*{_STREET_WORD}){{0,3}},?[ \t]+{_NUMBER}"
     rf"|{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER_NUMBERED}{_NUMBER}"
     rf"|{_STREET_JOINED}[ \t]+{_NUMBER}"
-    rf"|{_NUMBER}[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER})"
+    rf"|{_NUMBER}[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER}"
+    # Vietnamese's number, then the street's word, then its name: `12 Phố Hàng Mây`, `45 Đường Lê Lợi`
+    rf"|{_NUMBER}[ \t]+(?:Phố|Đường|Ngõ|Hẻm)[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,3}})"
     rf"(?![\w\-])"
 )
 # a street whose word names other things too, read only before its town: `9 Harbour View, Ballina`, `Währinger
@@ -1323,6 +1331,8 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         known = known or _script_place(kinds, text[a:b])  # `| Χανιά |` under `Πόλη`
         # a country's column holds countries, in any language: `Việt Nam`, `Maroc`
         country = _COUNTRY.fullmatch(column) is not None and _WORDS.fullmatch(text[a:b]) is not None and b - a > 3
+        # a US state's column its codes, in a US person's row: `name,city,state,ssn` / `...,Cheyenne,WY,...`
+        known = known or (column.lower() == "state" and _state_cell(text, a, b))
         # a person's reading of the same cell gives way (names.py): the column says what it is
         if b > a and (known or country) and not any(k != "PERSON" for k, _, _ in seen.over(a, b)):
             out.append(("LOCATION", a, b))
@@ -1395,6 +1405,15 @@ def _listed_labels(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
             out.append(("LOCATION", a, b))
             seen.add(out[-1])
     return out
+
+
+def _state_cell(text: str, a: int, b: int) -> bool:
+    """A US state's code in a `state` column's cell of a US person's row: an SSN or a North American phone
+    number on its line (not a job table's `state` of `OK`)."""
+    if _STATE_CODE.fullmatch(text, a, b) is None:
+        return False
+    start, end = text.rfind("\n", 0, a) + 1, text.find("\n", b)
+    return _US_VALUE.search(text, start, end if end >= 0 else len(text)) is not None
 
 
 def _marked_place(kinds: Kinds, m: re.Match[str]) -> bool:
@@ -1474,6 +1493,8 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
         query = text[m.start() - 1 : m.start()] in ("?", "&")
         if m.group("sep") == ">" and text[m.start() - 1 : m.start()] != "<":
             continue  # `>` ends an element's opening tag only: `<ville>Lausanne</ville>`
+        if not m.group("sep").strip() and m.group("value")[:1].islower():
+            continue  # after a space, a name only: not Portuguese's `a cidade como "..."` (as), a word
         if (
             m.group("sep")[-1:] in "\"'"
             and not m.group("sep").strip(" \t\n\"'")
@@ -1499,6 +1520,8 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
         elif where_systems_run(text, m.start(), m.end()):
             continue  # a region's line (`location: "Virginia"  # eastus`)
         a, b = _trimmed(text, *m.span("value"))
+        if text[a:b].isupper() and (place := kinds.lex.places.get(fold(text[a:b]))) and place.kind == "continent":
+            continue  # `location = "ASIA"`: a bucket's multi-region, no one's place
         if text[a:b] in _UNPLACED:
             continue  # `所在地: 未定`, `지역: 온라인`
         last = m.group("key").lower().rsplit("_", 1)[-1]
@@ -1527,6 +1550,8 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
             continue
         if not known and " " not in m.group("key") and m.group("sep").strip() and not tagged:
             known = _loose_place(kinds, text, m, key, wordy, seen)
+        if not known and _us_town(text, m, a, b):
+            known = True  # `city=Cody` / `state=WY`: a US record's town, whatever else its name is
         # an English word, unless a rare one that is a large city's name (`site=Cork`; not `store: Reading`)
         frequent = kinds.lex.words.get(key, 0) >= _FREQUENT_WORD
         ordinary = key in kinds.lex.words and (frequent or not kinds.large_city(key))
@@ -1602,6 +1627,24 @@ def _not_a_zone(text: str, m: re.Match[str]) -> bool:
     if fold(m.group("value").strip()) in _ZONE_WORDS:
         return True
     return _SYSTEMS_KEYS.search(text, max(0, m.start() - _STATE_REACH), m.end() + _STATE_REACH) is not None
+
+
+# a US state's code as the next field of a record: `state=WY`, `"state": "TX"`
+_STATE_NEXT = re.compile(
+    rf"[\"']?[ \t]*[,;\n][ \t]*[\"']?(?i:state)[\"']?[ \t]*[=:][ \t]*[\"']?{places.STATES}(?![\w\-])"
+)
+
+
+def _us_town(text: str, m: re.Match[str], a: int, b: int) -> bool:
+    """A town's field whose next field is a US state's code (`city=Cody` / `state=WY`): a capitalised word or
+    two, the town of a US record."""
+    last = m.group("key").lower().rsplit("_", 1)[-1]
+    if last not in ("city", "town") or not _TWO_WORDS.fullmatch(text[a:b]):
+        return False
+    return _STATE_NEXT.match(text, b) is not None
+
+
+_TWO_WORDS = re.compile(r"[A-Z][a-z]+(?:[ \t][A-Z][a-z]+)?")
 
 
 def _loose_place(kinds: Kinds, text: str, m: re.Match[str], key: str, wordy: bool, seen: Overlaps) -> bool:

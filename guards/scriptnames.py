@@ -360,13 +360,18 @@ def script_names(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
             span = span or (_ethiopic_titled(lex, text, words, i) if "\u1200" <= text[a] <= "\u137f" else None)
             found = [] if span is None else [span]
         for s, e in found:
-            if not seen.over(s, e):
+            if not seen.over(s, e) and not all(w in _FORMULAE for w in text[s:e].split()):
                 out.append(("PERSON", s, e))
                 seen.add(("PERSON", s, e))
     for s, e in titled:
         if not seen.over(s, e):
             out.append(("PERSON", s, e))
     return out
+
+
+# greetings and blessings whose words are names too (`السلام عليكم`, peace be upon you; `إن شاء الله`, God willing;
+# `عبدالله`'s `الله`): no one's name alone
+_FORMULAE = _words("السلام عليكم وعليكم الله شاء بسم الحمد لله ماشاء مرحبا شكرا")
 
 
 # languages written with spaces in other scripts, whose commonest words spaCy lists (`мой`, `моя`, `это`)

@@ -989,3 +989,58 @@ def test_the_fifty_ninth_rounds_review_keeps_apart(text: str, wrong: tuple[str, 
 )  # fmt: skip
 def test_the_fifty_ninth_rounds_review_keeps(text: str, found: tuple[str, str]) -> None:
     assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a Unix account's full name, a contact in other languages
+        ("ok: [farm-01] => (item={'login': 'hwiremu', 'gecos': 'Hemi Wiremu'})", ("PERSON", "Hemi Wiremu")),
+        ("<proveedor>\n  <contacto>Inmaculada Ferrer Vidal</contacto>\n</proveedor>",
+         ("PERSON", "Inmaculada Ferrer Vidal")),
+        # a Terraform variable's default, a meeting point
+        ('variable "shop_city" { default = "Gaziantep" }', ("LOCATION", "Gaziantep")),
+        ("tour:\n  guide: Juha Rantanen\n  meetingPoint: Levi\n  phone: +358 46 2199 120", ("LOCATION", "Levi")),
+        # Vietnamese's number, street word and street
+        ("Giao tới 45 Đường Lê Lợi, Quận 1, Hồ Chí Minh", ("LOCATION", "45 Đường Lê Lợi")),
+        # Tamil's ending on a name that ends in a consonant, Kazakh's ablative
+        ("அவர் கோயம்புத்தூரில் வசிக்கிறார்", ("LOCATION", "கோயம்புத்தூரில்")),
+        ("Шымкенттен келген тапсырыс", ("LOCATION", "Шымкенттен")),
+        # a US record's town beside its state, a state's column in a person's row
+        ("[member]\nname=Lyle Bonner\ncity=Cody\nstate=WY", ("LOCATION", "Cody")),
+        ("name,city,state,ssn\nKaycee Dunbar,Casper,WY,413 89 2813", ("LOCATION", "WY")),
+        # Indonesian's `miss` before a name
+        ("Mbak Sari sudah transfer kemarin", ("PERSON", "Sari")),
+    ],
+)  # fmt: skip
+def test_the_sixtieth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # Teams' copy with the name and the time on lines of their own
+        ("Karin Ek\n09:01\nHar någon sett felet?\nOlof Berg\n09:03\nJa, det är tidszonen.", ("PERSON", "Karin Ek")),
+        # a greeting and a blessing, a query's placeholder, a message's id, a Catalan orders desk
+        ("السلام عليكم، وصلت الشحنة", ("PERSON", "السلام عليكم")),
+        ("سيستلمها غداً إن شاء الله", ("PERSON", "الله")),
+        ("INSERT INTO customers (name, city) VALUES ($1, $2)", ("PERSON", "$1")),
+        ("postfix/cleanup[9925]: 4YXk2M0q: message-id=<CA+3x9Qe@mail.gmail.com>",
+         ("EMAIL_ADDRESS", "CA+3x9Qe@mail.gmail.com")),
+        ("amb còpia a comandes@olis-test.cat", ("EMAIL_ADDRESS", "comandes@olis-test.cat")),
+        # a word after a place's key and a space, `Mbak` alone, a job table's `state`
+        ('a cidade como "Sao Jose dos Campos" sem acento', ("LOCATION", "como")),
+        ("Terima kasih Mbak, sisa pembayaran besok", ("PERSON", "Mbak")),
+        ("name,state\nweb-1,OK\nweb-2,IN", ("LOCATION", "OK")),
+        ('resource "google_storage_bucket" "assets" {\n  location = "ASIA"\n}  # Haruka Nishimura',
+         ("LOCATION", "ASIA")),
+    ],
+)  # fmt: skip
+def test_the_sixtieth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_a_reply_to_a_message_id_keeps_its_senders_address() -> None:
+    text = "Message-ID: <20250113.abc@mx.example.org>\nFrom: Ana Ruiz <ana.ruiz@gmail.com>"
+    assert ("EMAIL_ADDRESS", "ana.ruiz@gmail.com") in scan(text)
