@@ -68,9 +68,10 @@ _STAMPED = re.compile(
     r"\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?[ \t]*\n[ \t]*\S"
 )
 # Teams' copy that puts the name shown, then the time, each on a line of its own, the message under them
-# (`Karin Ek` / `09:01` / `Har någon sett ...`), read where at least BARE_LINES speakers are
+# (`Karin Ek` / `09:01` / `Har någon sett ...`), read where the times are a chat's, as _HEADED_SHOWN's are
 _STACKED = re.compile(
-    rf"(?m)^[ \t]*(?P<who>{_SHOWN})[ \t]*\n[ \t]*\d{{1,2}}:\d{{2}}(?:[ \t]?[AaPp][Mm])?[ \t]*\n[ \t]*\S"
+    rf"(?m)^[ \t]*(?P<who>{_SHOWN})[ \t]*\n[ \t]*(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)"
+    r"(?:[ \t]?(?P<half>[AaPp])[Mm])?[ \t]*\n[ \t]*\S"
 )
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
@@ -116,9 +117,9 @@ def speakers(text: str) -> list[tuple[int, int]]:
     headed = [m.span("who") for m in _HEADED.finditer(text)] if "]" in text else []
     if len(headed) >= BARE_LINES:
         out += headed
-    stacked = [m.span("who") for m in _STACKED.finditer(text)]
-    if len(stacked) >= BARE_LINES:
-        out += stacked
+    stacked = list(_STACKED.finditer(text))
+    if len(stacked) >= BARE_LINES and _replies(stacked):  # (not a roster's, an agenda's or a boarding list's)
+        out += [m.span("who") for m in stacked]
     shown = list(_HEADED_SHOWN.finditer(text)) if "]" in text else []
     if len(shown) >= BARE_LINES and _replies(shown):
         out += [m.span("who") for m in shown]

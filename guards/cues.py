@@ -185,7 +185,7 @@ NEVER_ALONE = (
         "bienvenido bienvenida benvenuto benvenuta willkommen welkom välkommen velkommen bon bonne iban bic swift lön "
         "guten dzień dzien buenos buenas goedemorgen goedemiddag "  # a transcript's `Kunde: Guten Tag`
         "asante karibu sawa bitte tēnā tena kia "  # Swahili `thanks`, `welcome`, `ok`; `please`; Māori `Tēnā koa`
-        "mbak "  # Indonesian's `miss`, said to someone: `Terima kasih Mbak`
+        "mbak iya oke "  # Indonesian's `miss`, said to someone, `yes`, `ok`: `Terima kasih Mbak`, `Iya Mbak`
         "kérem prosím prosim proszę prosze lūdzu ludzu prašau prasau palun "  # other languages' `please`
         "tienda negozio loja sklep "  # a shop: `# Tienda de novias - configuración del TPV`
         "тема "  # `Тема:`, a mail's subject

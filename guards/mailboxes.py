@@ -220,9 +220,9 @@ def trim(text: str, finding: Finding) -> Finding | None:
 
 _HANDLE_BEFORE = re.compile(r"(?:^|[\s(\[\"'])@\Z")
 # a mail's id and the ids it answers, in a header or a mailer's log: `Message-ID: <...>`, `message-id=<...>`,
-# `In-Reply-To: <...>`, `References: <a@x> <...>`
+# `In-Reply-To: <...>`, `References: <a@x> <...>` (bracketed: a CV's `References: ana@gmail.com` is people's)
 _MESSAGE_ID_BEFORE = re.compile(
-    r"(?i:\b(?:message-?id|msg-?id|in-reply-to|references)[ \t]*[=:][ \t]*(?:<[^<>\s]+>[ \t]+)*<?)\Z"
+    r"(?i:\b(?:(?:message-?id|msg-?id)[ \t]*[=:][ \t]*<?|(?:in-reply-to|references)[ \t]*:[ \t]*(?:<[^<>\s]+>\s+)*<))\Z"
 )
 
 

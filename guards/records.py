@@ -73,7 +73,7 @@ _KEY = (
     r"owner|contact|ansvarlig|ansvarig|vastuuhenkilö|responsable|verantwortlich|verantwortliche|"
     # a contact in other languages, a Unix account's full name: `<contacto>Rocío Medina</contacto>`,
     # `'gecos': 'Tipene Paewai'`
-    r"contacto|contatto|kontaktperson|ansprechpartner|ansprechpartnerin|referente|gecos|"
+    r"contacto|kontaktperson|ansprechpartner|ansprechpartnerin|gecos|"
     # a customer: `Cliente: Ana Beatriz Souza`, `Kundin: Sabine Krüger`, `customer="ingrid haugland"`
     r"customer|cliente|kunde|kundin|kund|klient|klientka|asiakas|клиент|клиентка|заказчик|покупатель|"
     # CITATION.cff's, and a teacher's, a tenant's, a rider's: `given-names: "Elsa"`, `teacher="margit halvorsen"`
@@ -87,7 +87,7 @@ _BARE = re.compile(
     # a customer's, a person in charge's, a recipient's: a business or a department as often (`asiakas: Nokia`,
     # `verantwortlich: Abteilung Einkauf`, `Получатель: Сбербанк`, `customer: Acme`)
     r"customer|cliente|kunde|kundin|kund|klient|klientka|asiakas|ansvarlig|ansvarig|vastuuhenkilö|verantwortlich|"
-    r"contacto|contatto|kontaktperson|ansprechpartner|ansprechpartnerin|referente|gecos|"
+    r"contacto|kontaktperson|ansprechpartner|ansprechpartnerin|gecos|"
     r"verantwortliche|prejemnik|placnik|plačnik|príjemca|příjemce|prijemce|odbiorca|nadawca|исполнитель|получатель|"
     r"отправитель|плательщик|клиент|клиентка|заказчик|покупатель|tenant|landlord))"
 )
@@ -179,7 +179,7 @@ _LOOSE_KEYS = (
         "city town village hometown district neighbourhood neighborhood suburb municipality prefecture province "
         "county stadt wohnort ort ville commune ciudad localidad municipio cidade città citta comune plaats "
         "woonplaats kota şehir sehir ilçe ilce kaupunki paikkakunta stad miasto město mesto obec település "
-        "branch base venue marina sede filiale sucursal standort outlet meetingpoint treffpunkt "
+        "branch base venue marina sede filiale sucursal standort outlet meetingpoint "
         "지점 지역 도시 城市 地点 地點 所在地 都市 支店 分店"
     )
     | _QUARTER_KEYS
@@ -1034,6 +1034,7 @@ _STREET_JOINED = (  # one word with its street's word: `Storgatan`, `Hauptstraß
     r"gasse|allee|platz|str\.)"
 )
 _NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?"
+_VIET_WORD = r"[A-ZĐÀ-ÝẠ-Ỹ][^\W\d_]*"  # a Vietnamese capitalised word (not `đi`, `đã`: lower case)
 # a street with no number, after a preposition of place: one word with its street's word (`i Trondheimsveien`,
 # `op de Oudegracht`) or a street's word no English word first (`cerca del Paseo de la Alameda`, `dekat Jalan
 # Braga`, `on Rue des Martyrs`)
@@ -1055,7 +1056,10 @@ _ADDRESS = re.compile(
     rf"|{_STREET_JOINED}[ \t]+{_NUMBER}"
     rf"|{_NUMBER}[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_STREET_AFTER}"
     # Vietnamese's number, then the street's word, then its name: `12 Phố Hàng Mây`, `45 Đường Lê Lợi`
-    rf"|{_NUMBER}[ \t]+(?:Phố|Đường|Ngõ|Hẻm)[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,3}})"
+    # (its name's words capitalised, up to a comma, a quote or the line's end; not a lesson's `Bài 3 Đường Thẳng`)
+    rf"|(?<!Bài )(?<!Bước )(?<!Mục )(?<!Tập )(?<!Lớp )(?<!Top )(?<!Tuần )(?<!Chương ){_NUMBER}[ \t]+"
+    rf"(?:Phố|Đường|Ngõ|Hẻm)[ \t]+(?!(?:Thẳng|Tròn|Dây|Dẫn|Truyền|Ống|Phố|Cụt|Cổ|Đi)\b){_VIET_WORD}"
+    rf"(?:[ \t]+{_VIET_WORD}){{0,3}}(?=[,\n\"']|\Z))"
     rf"(?![\w\-])"
 )
 # a street whose word names other things too, read only before its town: `9 Harbour View, Ballina`, `Währinger
@@ -1331,8 +1335,10 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         known = known or _script_place(kinds, text[a:b])  # `| Χανιά |` under `Πόλη`
         # a country's column holds countries, in any language: `Việt Nam`, `Maroc`
         country = _COUNTRY.fullmatch(column) is not None and _WORDS.fullmatch(text[a:b]) is not None and b - a > 3
-        # a US state's column its codes, in a US person's row: `name,city,state,ssn` / `...,Cheyenne,WY,...`
-        known = known or (column.lower() == "state" and _state_cell(text, a, b))
+        # a US state's column its codes only, in a US person's row: `name,city,state,ssn` / `...,Cheyenne,WY,...`
+        # (not a job table's `state` of `OK` or `Normal`)
+        if column.lower().rsplit("_", 1)[-1] == "state":
+            known = _state_cell(text, a, b)
         # a person's reading of the same cell gives way (names.py): the column says what it is
         if b > a and (known or country) and not any(k != "PERSON" for k, _, _ in seen.over(a, b)):
             out.append(("LOCATION", a, b))
@@ -1409,11 +1415,14 @@ def _listed_labels(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
 
 def _state_cell(text: str, a: int, b: int) -> bool:
     """A US state's code in a `state` column's cell of a US person's row: an SSN or a North American phone
-    number on its line (not a job table's `state` of `OK`)."""
+    number on its line, and a name in a person's column (not a job table's `state` of `OK` beside an on-call
+    phone)."""
     if _STATE_CODE.fullmatch(text, a, b) is None:
         return False
     start, end = text.rfind("\n", 0, a) + 1, text.find("\n", b)
-    return _US_VALUE.search(text, start, end if end >= 0 else len(text)) is not None
+    end = end if end >= 0 else len(text)
+    named = any(kind == "PERSON" and start <= s < end for kind, (s, _), _ in _table_cells(text))
+    return named and _US_VALUE.search(text, start, end) is not None
 
 
 def _marked_place(kinds: Kinds, m: re.Match[str]) -> bool:
@@ -1493,8 +1502,12 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
         query = text[m.start() - 1 : m.start()] in ("?", "&")
         if m.group("sep") == ">" and text[m.start() - 1 : m.start()] != "<":
             continue  # `>` ends an element's opening tag only: `<ville>Lausanne</ville>`
-        if not m.group("sep").strip() and m.group("value")[:1].islower():
-            continue  # after a space, a name only: not Portuguese's `a cidade como "..."` (as), a word
+        if (
+            not m.group("sep").strip()
+            and m.group("value")[:1].islower()
+            and not kinds.large_city(fold(m.group("value").split(",")[0].strip()))
+        ):
+            continue  # after a space, a name or a large city only: not Portuguese's `a cidade como "..."` (as)
         if (
             m.group("sep")[-1:] in "\"'"
             and not m.group("sep").strip(" \t\n\"'")
@@ -1520,8 +1533,13 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
         elif where_systems_run(text, m.start(), m.end()):
             continue  # a region's line (`location: "Virginia"  # eastus`)
         a, b = _trimmed(text, *m.span("value"))
-        if text[a:b].isupper() and (place := kinds.lex.places.get(fold(text[a:b]))) and place.kind == "continent":
-            continue  # `location = "ASIA"`: a bucket's multi-region, no one's place
+        if (
+            text[a:b].isupper()
+            and (place := kinds.lex.places.get(fold(text[a:b]))) is not None
+            and place.kind == "continent"
+            and _CLOUD_CUE.search(text, max(0, m.start() - _STATE_REACH), m.end() + _STATE_REACH)
+        ):
+            continue  # `location = "ASIA"` in a bucket's resource: a multi-region, no one's place
         if text[a:b] in _UNPLACED:
             continue  # `所在地: 未定`, `지역: 온라인`
         last = m.group("key").lower().rsplit("_", 1)[-1]
@@ -1550,7 +1568,7 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
             continue
         if not known and " " not in m.group("key") and m.group("sep").strip() and not tagged:
             known = _loose_place(kinds, text, m, key, wordy, seen)
-        if not known and _us_town(text, m, a, b):
+        if not known and _us_town(kinds, text, m, a, b):
             known = True  # `city=Cody` / `state=WY`: a US record's town, whatever else its name is
         # an English word, unless a rare one that is a large city's name (`site=Cork`; not `store: Reading`)
         frequent = kinds.lex.words.get(key, 0) >= _FREQUENT_WORD
@@ -1635,16 +1653,27 @@ _STATE_NEXT = re.compile(
 )
 
 
-def _us_town(text: str, m: re.Match[str], a: int, b: int) -> bool:
+def _us_town(kinds: Kinds, text: str, m: re.Match[str], a: int, b: int) -> bool:
     """A town's field whose next field is a US state's code (`city=Cody` / `state=WY`): a capitalised word or
-    two, the town of a US record."""
+    two, the town of a US record; no placeholder (`city=Test`) nor a common word (`city: Pending`)."""
     last = m.group("key").lower().rsplit("_", 1)[-1]
     if last not in ("city", "town") or not _TWO_WORDS.fullmatch(text[a:b]):
+        return False
+    value = text[a:b].lower()
+    if value in _NOT_TOWNS or kinds.lex.words.get(value, 0) >= _TOWN_WORD or _PLACEHOLDER.search(value):
         return False
     return _STATE_NEXT.match(text, b) is not None
 
 
 _TWO_WORDS = re.compile(r"[A-Z][a-z]+(?:[ \t][A-Z][a-z]+)?")
+# a field's placeholder for a town: `city=Test`, `"city": "Unknown"`
+_NOT_TOWNS = _words(
+    "test unknown none null nil default pending sample example placeholder nowhere anytown tbd tba redacted foo bar "
+    "required somewhere n/a na"
+)
+_TOWN_WORD = 5000  # a word this frequent is no town's name in a US record (`city=Pending`; not `Cody`, 2,209)
+# a cloud's storage near a field: its `location` is a multi-region (`resource "google_storage_bucket"`)
+_CLOUD_CUE = re.compile(r"(?i:bucket|storage|gsutil|\bbq\b|dataset|resource[ \t]+\"|google_|multi-region|\bcdn\b)")
 
 
 def _loose_place(kinds: Kinds, text: str, m: re.Match[str], key: str, wordy: bool, seen: Overlaps) -> bool:

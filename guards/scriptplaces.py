@@ -233,7 +233,8 @@ _ENDING_FLOOR = {"\u09af\u09bc": 1_000_000, "\u09df": 1_000_000}
 _ENDINGS = {
     # (and the locative `য়` after a vowel, in either of its encodings: `ঢাকায়`, in Dhaka)
     "bengali": [("েতে", ""), ("ের", ""), ("তে", ""), ("ে", ""), ("র", ""), ("\u09af\u09bc", ""), ("\u09df", "")],
-    # (a name that ends in a consonant loses its virama under the ending: `கோயம்புத்தூரிலிருந்து`)
+    # (a name that ends in a consonant loses its virama under the ending: `கோயம்புத்தூரிலிருந்து`; not under the
+    # dative's `ுக்கு`, which people's names take as often, `ஹாசனுக்கு`)
     "tamil": [
         ("யிலிருந்து", ""),
         ("ிலிருந்து", ""),
@@ -244,7 +245,6 @@ _ENDINGS = {
         ("ுக்கு", ""),
         ("ிலிருந்து", "்"),
         ("ில்", "்"),
-        ("ுக்கு", "்"),
     ],
     "armenian": [("ում", ""), ("ից", ""), ("ով", ""), ("ի", ""), ("ը", "")],
     "georgian": [("ისკენ", "ი"), ("იდან", "ი"), ("ში", "ი"), ("ის", "ი"), ("ში", ""), ("ის", "")],

@@ -1044,3 +1044,41 @@ def test_the_sixtieth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]
 def test_a_reply_to_a_message_id_keeps_its_senders_address() -> None:
     text = "Message-ID: <20250113.abc@mx.example.org>\nFrom: Ana Ruiz <ana.ruiz@gmail.com>"
     assert ("EMAIL_ADDRESS", "ana.ruiz@gmail.com") in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a review of the round: people in a roster whose times are no chat's, a CV's references
+        ("Shift roster ward 3\nMaria Santos\n07:00\nEarly shift, handover\nJoão Pereira\n15:00\nLate shift",
+         ("PERSON", "Maria Santos")),
+        ("Candidate: Helena Brandt\nReferences: dr.kim.minji@gmail.com (former manager)",
+         ("EMAIL_ADDRESS", "dr.kim.minji@gmail.com")),
+        # a person's continent, with no cloud's storage near
+        ("employee:\n  name: Grace Wanjiru\n  phone: +254 712 345 678\n  location: AFRICA", ("LOCATION", "AFRICA")),
+        # a large city typed in lower case after its key
+        ("miasto kraków, ul. floriańska 12", ("LOCATION", "kraków")),
+    ],
+)  # fmt: skip
+def test_the_sixtieth_rounds_review_keeps(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # placeholders beside a state's code, a job table's state, a German meeting point, a lesson's title
+        ("[fixture]\nname=Test User\ncity=Test\nstate=CA\nzip=90210", ("LOCATION", "Test")),
+        ("address:\n  city: Pending\n  state: WA", ("LOCATION", "Pending")),
+        ("service,state,oncall\napi,OK,(415) 555-0134\nworker,DE,(415) 555-0199", ("LOCATION", "DE")),
+        ("id,name,state\n1,alpha,Normal\n2,beta,Degraded", ("LOCATION", "Normal")),
+        ("Treffpunkt: Haupteingang Gebäude B", ("LOCATION", "Haupteingang Gebäude B")),
+        ("Bài 3 Đường Thẳng Song Song – bài tập về nhà", ("LOCATION", "3 Đường Thẳng Song Song")),
+        ("Tuần 4 Phố Cổ Walking Tour đã hủy", ("LOCATION", "4 Phố Cổ Walking Tour đã")),
+        # a department under a contact's Italian key, a person's name in Tamil's dative
+        ("contatto: Ufficio Acquisti\ntelefono: 02 1234 5678", ("PERSON", "Ufficio Acquisti")),
+        ("ஆனந்துக்கு அக்சஸ் கொடுங்கள்", ("LOCATION", "ஆனந்துக்கு")),
+    ],
+)  # fmt: skip
+def test_the_sixtieth_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
