@@ -57,7 +57,8 @@ ROLES = _words(
     "ingestion etl loader uploader worker workers runner runners agent agents crawler scraper indexer webhook "
     "webhooks integration integrations api automations pipeline pipelines jobs batch"
     # a desk or an office that answers for an organisation: `bookings@`, `registrar@`, `dispatch@`
-    " booking bookings reservations registrar admissions enrolment enrollment dispatch frontdesk reception "
+    " booking bookings reservations registrar admissions enrolment enrollment enrol enroll dispatch frontdesk "
+    "reception "
     "concierge returns refunds claims permits licensing procurement purchasing treasury tax audit payroll "
     "helpline hotline enquiries inquiries board digest advisory committee council user member checkout complaints"
     # the same desks in other languages: `reklamacje@`, `reclamaciones@`, `kundenservice@`, `commandes@`
@@ -77,7 +78,7 @@ ROLES = _words(
     "verkauf vendite werkstatt"
     # accounting in other languages: `raamatupidamine@`, `buh@` (бухгалтерия), `kirjanpito@`, `muhasebe@`
     " raamatupidamine buh buhgalteria buhgalterija buhalterija kirjanpito bokforing bokføring regnskab regnskap "
-    "ekonomi contabilidad contabilidade contabilita contabilitate comptabilite compta ksiegowosc ucetni "
+    "ekonomi contabilidad contabilidade contabilita contabilitate comptabilite compta comptable ksiegowosc ucetni "
     "uctarna konyveles konyvelo muhasebe racunovodstvo gramatvediba"
     # a travel desk: `viajes@`, `reisen@`, `voyages@`, `tours@`
     " travel viajes reisen voyages viagens viaggi reizen resor tours"
@@ -159,6 +160,8 @@ def is_role(address: str, program: Callable[[str], bool | None] | None = None) -
     labels = domain.split(".")
     if any(label in ("noreply", "no-reply") for label in labels):
         return True  # a host that takes no mail: `12345+octocat@users.noreply.github.com`
+    if len(labels) >= 3 and labels[0] in ("lists", "list", "listserv", "groups", "googlegroups"):
+        return True  # a mailing list's host: `debian-kernel@lists.debian.org`
     machine = len(labels) >= 3 and _MACHINE.fullmatch(labels[0]) and labels[1] not in _SECOND_LEVEL
     if machine and "." not in local and (any(c.isdigit() for c in labels[0]) or local in _CI_TOOLS):
         return True  # a machine's own mail: `jenkins@build01.example.ie`, `root@runner-3.ci.example.org`

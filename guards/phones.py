@@ -57,6 +57,9 @@ from phonenumbers import PhoneNumberFormat
 from .lexicons import words as _words
 
 _DECIMAL = re.compile(r"\(?\d+\.\d+")
+# a timing's range (`18.221..18.222`), a package's version and its revision (`12.2.0-14)`); not a phone's dots
+# (`646.283.1957`, `01.23.45.67.89`)
+_VERSIONED = re.compile(r"\d\.\.\d|\d\.\d+\.\d+-\d+\)")
 _BARE = re.compile(r"\(?\d+")
 _CONTINUED = re.compile(r"[.:]\d")
 _BEGUN = re.compile(r"\d[.:]\Z")
@@ -98,8 +101,8 @@ def implausible(text: str, start: int, end: int) -> bool:
     """Whether the phone number found at text[start:end] is something else: a log's number (a decimal, a
     timestamp), a bare counter, part of an identifier, or an id by what is said before it."""
     value = text[start:end]
-    if _DECIMAL.fullmatch(value):
-        return True
+    if _DECIMAL.fullmatch(value) or _VERSIONED.search(value):
+        return True  # (and a version, `12.2.0-14) 12.2.0`, or a timing's range, `18.221..18.222`)
     if _NOT_PHONE.search(_EXTENSION.sub("", value)) or _DATE.search(value) or _glued(text, start, end):
         return True
     if _CLOCK_BEFORE.search(text, max(0, start - 2), start) or misgrouped(value) or _miscoded(text, start, value):

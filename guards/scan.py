@@ -244,7 +244,7 @@ _LONG_CARD = re.compile(r"(?<![\d.\-])(?:4|5[06-8]|6|220[0-4])\d{15,18}(?![\d.\-
 _CARD_WORD = re.compile(
     r"(?<!sd )(?<!sim )(?:(?i:\b(?:card|cc|pan|karte|carte|tarjeta|cart[ãa]o|carta|kaart|kort|karta|kartu|kart|карта|"
     r"карты|картой|карт[аыуе]?|kartım|kartımı|kartımla|katin|katina|katinsa|katinta|kadi|kortet|kortti|"
-    r"korttini)\b|卡号|卡號|银行卡|信用卡|銀行卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്|بطاقة|بطاقتي|"
+    r"korttini)\b|卡号|卡號|银行卡|信用卡|銀行卡|银联卡|銀聯卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്|بطاقة|بطاقتي|"
     r"کارت|כרטיס|บัตร)"
     # a payment's constructor with the number first, quoted, then a currency: `new Payment("6217...", "CNY", ...)`
     r"|(?<=new )(?P<call>Payment|CardPayment|PaymentCard)\([ \t]*"
@@ -293,10 +293,11 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
 # an SSN's own key before nine bare digits (`"ssn":"551796212"`)
 # (presidio's context words match inside longer words, so `tin` cannot be one: `setting`, `Martin`)
 _TIN = re.compile(
-    r"(?<![\w\-])(?:(?i:tin|taxpayer_id|taxpayer id|ssn|ssn_number|social_security_number)|"
+    # (and a record's `TaxID`, `tax_id`; an HTML table's `TIN</th><td>`)
+    r"(?<![\w\-])(?:(?i:tin|taxpayer_id|taxpayer id|ssn|ssn_number|social_security_number|tax_?id)|"
     r"(?:TIN|(?i:taxpayer[ _]id))(?:[ \t]+(?:field|number|no|nr|on|"
     r"file|is|was|just|says|said|reads|shows|value|given|entered|listed|as)){1,3})"
-    r"[\"']?[ \t]*[=:]?[ \t]*[\"']?(?P<n>\d{9})"
+    r"(?:</t[hd]>[ \t]*<td[^<>\n]{0,40}>)?[\"']?[ \t]*[=:]?[ \t]*[\"']?(?P<n>\d{9})"
     r"(?![\d\-])"
 )  # and a few words between: `TIN field just says 176539923`
 TIN_SCORE = 0.6
@@ -306,28 +307,36 @@ _W_FORM = re.compile(
     r"(?<![\w\-])W-[24](?:[ \t]+(?:form|shows|says|lists|reads)){0,2}[ \t]+(?P<n>\d{9})(?![\d\-]|\.\d)"
 )
 _NOT_THE_EMPLOYEES = re.compile(r"(?i)\b(?:ein|employer|wages?|control)\b")
+_A_BUSINESS = re.compile(r"(?i)\b(?:ein|employer|company|corp|inc|llc|ltd|gmbh|business|vat)\b")
 # the SSN's name in words, in English and other languages, a few words, then nine bare digits: `số an sinh xã hội
 # của tôi là 681450337`, `número de seguro social es 681450337`, `social security number is 681450337`
 _SOCIAL_SECURITY = re.compile(
     r"(?i:social[ \t]+security(?:[ \t]+(?:number|no\.?|#))?|seguro[ \t]+social|securit[ée][ \t]+sociale|"
     r"an[ \t]+sinh[ \t]+x[ãa][ \t]+h[ộo]i|segurança[ \t]+social|seguridad[ \t]+social)"
     r"(?:[ \t]+[^\W\d]{1,10}){0,4}?[ \t]*[:=#]?[ \t]*[\"']?(?P<n>\d{9})(?![\d\-])"
+    # and in Korean, Japanese and Chinese, a particle or a copula written onto it: `사회보장번호는 774922125입니다`
+    r"|(?:사회보장번호|社会保障番号|社会安全号码|社會安全號碼)[^\W\d]{0,3}[ \t]*[:：=]?[ \t]*(?P<m>\d{9})(?![\d\-])"
 )
+_WIDE_SOCIAL = re.compile("사회보장번호|社会保障番号|社会安全号码|社會安全號碼")
 
 
 def _tins(text: str, found: list[Finding]) -> list[Finding]:
     """Nine digits after a taxpayer number's word, an SSN's area, group and serial, where no finding is yet."""
     out = []
     lower = text.lower()
-    tins = _TIN.finditer(text) if "tin" in lower or "taxpayer" in lower or "ssn" in lower else iter(())
-    social = _SOCIAL_SECURITY.finditer(text) if "soci" in lower or "an sinh" in lower else iter(())
+    tins = _TIN.finditer(text) if "tin" in lower or "tax" in lower or "ssn" in lower else iter(())
+    said = "soci" in lower or "an sinh" in lower or _WIDE_SOCIAL.search(text) is not None
+    social = _SOCIAL_SECURITY.finditer(text) if said else iter(())
     forms = _W_FORM.finditer(text) if "W-" in text else iter(())
     for m in itertools.chain(tins, social, forms):
-        a, b = m.span("n")
+        n = "n" if m.group("n") is not None else "m"  # (the CJK words' digits are their own group)
+        a, b = m.span(n)
         if m.re is _W_FORM and _NOT_THE_EMPLOYEES.search(text, max(0, m.start() - 40), b + 40):
             continue  # `Employer EIN from the W-2: ...`, `the W-2 has ... in wages`
+        if m.re is _TIN and "tax" in m.group().lower() and _A_BUSINESS.search(text, max(0, m.start() - 60), b + 60):
+            continue  # a business's tax id is its EIN: `Company EIN / TaxID: 412345678`
         taken = any(f.start < b and a < f.end and f.entity != "PHONE_NUMBER" for f in found)  # the word says which
-        if not taken and not _ssns().invalidate_result(m.group("n")):
+        if not taken and not _ssns().invalidate_result(m.group(n)):
             out.append(Finding("US_SSN", a, b, TIN_SCORE))
     return out
 

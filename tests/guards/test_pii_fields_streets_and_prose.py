@@ -1082,3 +1082,41 @@ def test_the_sixtieth_rounds_review_keeps(text: str, found: tuple[str, str]) -> 
 )  # fmt: skip
 def test_the_sixtieth_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a record's `TaxID`, an HTML table's TIN cell, Korean's and Japanese's SSN words
+        ('p := Payee{Name: "Dana Whitfield", TaxID: "512398764", City: "Salem"}', ("US_SSN", "512398764")),
+        ("<tr><th>Payee TIN</th><td>512398764</td></tr>", ("US_SSN", "512398764")),
+        ("제 사회보장번호는 512398764입니다.", ("US_SSN", "512398764")),
+        ("私の社会保障番号は 512398764 です。", ("US_SSN", "512398764")),
+        # a 19-digit UnionPay card after its Chinese name, a Belgian landline after Dutch's `telefoon`
+        ("银联卡 6228480402564890018 被扣款两次", ("CREDIT_CARD", "6228480402564890018")),
+        ("bel de kwekerij op telefoon 011 22 33 76", ("PHONE_NUMBER", "011 22 33 76")),
+    ],
+)  # fmt: skip
+def test_the_sixty_first_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a business's tax id, a mailing list, a school's and an accountant's desks
+        ("Company EIN / TaxID: 412398765 for Acme Ltd", ("US_SSN", "412398765")),
+        ("Reported-by: debian-bugs@lists.debian.org", ("EMAIL_ADDRESS", "debian-bugs@lists.debian.org")),
+        ("bounces go to enrol@drum-school.example.org", ("EMAIL_ADDRESS", "enrol@drum-school.example.org")),
+        ("compta: comptable@cabinet-test.fr", ("EMAIL_ADDRESS", "comptable@cabinet-test.fr")),
+        # a compiler's version and revision, a plan's timing range
+        ("(gcc-12 (Debian 12.2.0-14) 12.2.0) #1 SMP", ("PHONE_NUMBER", "12.2.0-14) 12.2.0")),
+        ("(actual time=18.221..18.222 rows=1 loops=1)", ("PHONE_NUMBER", "18.221..18.222")),
+    ],
+)  # fmt: skip
+def test_the_sixty_first_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_a_phone_written_with_dots_is_still_one() -> None:
+    assert ("PHONE_NUMBER", "646.283.1957") in scan("call me on 646.283.1957 after six")
