@@ -57,7 +57,7 @@ ROLES = _words(
     "ingestion etl loader uploader worker workers runner runners agent agents crawler scraper indexer webhook "
     "webhooks integration integrations api automations pipeline pipelines jobs batch"
     # a desk or an office that answers for an organisation: `bookings@`, `registrar@`, `dispatch@`
-    " booking bookings reservations registrar admissions enrolment enrollment enrol enroll dispatch frontdesk "
+    " booking bookings reservations registrar admissions enrolment enrollment dispatch frontdesk "
     "reception "
     "concierge returns refunds claims permits licensing procurement purchasing treasury tax audit payroll "
     "helpline hotline enquiries inquiries board digest advisory committee council user member checkout complaints"
@@ -78,7 +78,7 @@ ROLES = _words(
     "verkauf vendite werkstatt"
     # accounting in other languages: `raamatupidamine@`, `buh@` (бухгалтерия), `kirjanpito@`, `muhasebe@`
     " raamatupidamine buh buhgalteria buhgalterija buhalterija kirjanpito bokforing bokføring regnskab regnskap "
-    "ekonomi contabilidad contabilidade contabilita contabilitate comptabilite compta comptable ksiegowosc ucetni "
+    "ekonomi contabilidad contabilidade contabilita contabilitate comptabilite compta ksiegowosc ucetni "
     "uctarna konyveles konyvelo muhasebe racunovodstvo gramatvediba"
     # a travel desk: `viajes@`, `reisen@`, `voyages@`, `tours@`
     " travel viajes reisen voyages viagens viaggi reizen resor tours"
@@ -109,7 +109,7 @@ ROLES = _words(
 )
 # short words that are an office's mailbox only as the whole local part, away from the hosts of personal mailboxes
 # (`dpo@acme.se`, `atelier@vitrail.fr`; not `a.dpo@corp.com`, `j.taller@corp.com`, `taller@gmail.com`)
-WHOLE_ROLES = _words("web dpo gdpr rodo taller oficina atelier laboratorio")
+WHOLE_ROLES = _words("web dpo gdpr rodo taller oficina atelier laboratorio enrol enroll comptable")
 # hosts of personal mailboxes: there, a local part of ordinary words is still someone's (`lucky.star@gmail.com`)
 _PERSONAL_HOSTS = _words(
     "gmail googlemail yahoo ymail hotmail outlook live msn icloud me mac aol proton protonmail pm gmx web "
@@ -138,6 +138,8 @@ _SERVICE_SUFFIXES = (".gserviceaccount.com", ".svc", ".svc.cluster.local")
 # university's `host.`, whose people write from them (`jane.doe@ci.stpaul.mn.us`)
 _CI_TOOLS = frozenset(["jenkins", "gitlab", "github", "buildkite", "drone", "teamcity", "bamboo", "circleci", "travis"])
 _SECOND_LEVEL = frozenset(["co", "com", "org", "net", "ac", "gov", "edu", "ne", "or", "go"])  # `node.co.uk`
+_LIST_HOST = re.compile(r"(?:lists|list|listserv)\.[a-z0-9\-]+(?:\.[a-z0-9\-]+)+")
+_LIST_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # a list's name: one word or hyphenated, no person's `first.last`
 _MACHINE = re.compile(r"(?:build|builder|ci|runner|srv|server|host|node|worker|vm|box)[\-_]?\d*")
 
 
@@ -160,8 +162,8 @@ def is_role(address: str, program: Callable[[str], bool | None] | None = None) -
     labels = domain.split(".")
     if any(label in ("noreply", "no-reply") for label in labels):
         return True  # a host that takes no mail: `12345+octocat@users.noreply.github.com`
-    if len(labels) >= 3 and labels[0] in ("lists", "list", "listserv", "groups", "googlegroups"):
-        return True  # a mailing list's host: `debian-kernel@lists.debian.org`
+    if _LIST_HOST.fullmatch(domain) and labels[1] not in _SECOND_LEVEL and _LIST_NAME.fullmatch(local):
+        return True  # a mailing list's host and name: `debian-kernel@lists.debian.org` (not `ana.ruiz@list.co.uk`)
     machine = len(labels) >= 3 and _MACHINE.fullmatch(labels[0]) and labels[1] not in _SECOND_LEVEL
     if machine and "." not in local and (any(c.isdigit() for c in labels[0]) or local in _CI_TOOLS):
         return True  # a machine's own mail: `jenkins@build01.example.ie`, `root@runner-3.ci.example.org`

@@ -254,6 +254,7 @@ _CARD_WORD = re.compile(
     r"funding|card)_?(?:Card|CARD|card|Pan|PAN|pan)\b)"
     r"(?i:[ \t]*(?:number|no\.?|nr\.?|num|n°|#|номер|番号|号|번호))?[\"']?[ \t]*[=:]?[ \t]*[\"'«]?\Z"
 )  # `card 6759...`, `卡号=6246...`, `card number: `, `"card": "`; not `sd card`, `card count: `
+_ID_CARD_AFTER = re.compile(r"[ \t]*[（(]身份证|[ \t]*[（(]身份證")
 # a card's column in the row's statement before the value: `INSERT INTO refunds (customer, pan, amount) VALUES ('`
 _CARD_COLUMN = re.compile(
     r"(?i:\((?:[^()\n]*,[ \t]*)?(?:pan|card|card_?number|card_?no|cc_?number)[ \t]*[,)][^()\n]*\)[ \t]*values[ \t]*)"
@@ -279,6 +280,8 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
         cued = _CARD_WORD.search(text, max(0, a - 32), a) or _CARD_COLUMN.search(text, max(0, a - 200), a)
         if (len(digits) < 17 and digits[0] != "8") or not cued:
             continue
+        if _ID_CARD_AFTER.match(text, b):
+            continue  # `（身份证号）`: a national id's number, not a card's
         if cued.re is _CARD_WORD and cued.group("call") and not _CURRENCY_AFTER.match(text, b):
             continue  # a payment's constructor: the card, then its currency (not a payment's id)
         if not issued_length(digits) or not _cards().validate_result(digits):  # Luhn
@@ -294,10 +297,11 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
 # (presidio's context words match inside longer words, so `tin` cannot be one: `setting`, `Martin`)
 _TIN = re.compile(
     # (and a record's `TaxID`, `tax_id`; an HTML table's `TIN</th><td>`)
-    r"(?<![\w\-])(?:(?i:tin|taxpayer_id|taxpayer id|ssn|ssn_number|social_security_number|tax_?id)|"
+    r"(?<![\w\-])(?:(?i:tin|taxpayer_id|taxpayer id|ssn|ssn_number|social_security_number)|(?i:tax_?id)(?=[\"']?[ \t]*"
+    r"[=:][ \t]*[\"'])|"
     r"(?:TIN|(?i:taxpayer[ _]id))(?:[ \t]+(?:field|number|no|nr|on|"
     r"file|is|was|just|says|said|reads|shows|value|given|entered|listed|as)){1,3})"
-    r"(?:</t[hd]>[ \t]*<td[^<>\n]{0,40}>)?[\"']?[ \t]*[=:]?[ \t]*[\"']?(?P<n>\d{9})"
+    r"(?:(?<=TIN)</th>[ \t]*<td[^<>\n]{0,40}>)?[\"']?[ \t]*[=:]?[ \t]*[\"']?(?P<n>\d{9})"
     r"(?![\d\-])"
 )  # and a few words between: `TIN field just says 176539923`
 TIN_SCORE = 0.6
@@ -307,7 +311,10 @@ _W_FORM = re.compile(
     r"(?<![\w\-])W-[24](?:[ \t]+(?:form|shows|says|lists|reads)){0,2}[ \t]+(?P<n>\d{9})(?![\d\-]|\.\d)"
 )
 _NOT_THE_EMPLOYEES = re.compile(r"(?i)\b(?:ein|employer|wages?|control)\b")
-_A_BUSINESS = re.compile(r"(?i)\b(?:ein|employer|company|corp|inc|llc|ltd|gmbh|business|vat)\b")
+_A_BUSINESS = re.compile(
+    r"(?i)(?:\b|_)(?:ein|employer|company|corp|inc|llc|llp|ltd|gmbh|plc|business|vat|vendor|supplier|holdings|"
+    r"partnership|entity|studio)(?:\b|_)"
+)
 # the SSN's name in words, in English and other languages, a few words, then nine bare digits: `số an sinh xã hội
 # của tôi là 681450337`, `número de seguro social es 681450337`, `social security number is 681450337`
 _SOCIAL_SECURITY = re.compile(
@@ -315,7 +322,8 @@ _SOCIAL_SECURITY = re.compile(
     r"an[ \t]+sinh[ \t]+x[ãa][ \t]+h[ộo]i|segurança[ \t]+social|seguridad[ \t]+social)"
     r"(?:[ \t]+[^\W\d]{1,10}){0,4}?[ \t]*[:=#]?[ \t]*[\"']?(?P<n>\d{9})(?![\d\-])"
     # and in Korean, Japanese and Chinese, a particle or a copula written onto it: `사회보장번호는 774922125입니다`
-    r"|(?:사회보장번호|社会保障番号|社会安全号码|社會安全號碼)[^\W\d]{0,3}[ \t]*[:：=]?[ \t]*(?P<m>\d{9})(?![\d\-])"
+    r"|(?:사회보장번호|社会保障番号|社会安全号码|社會安全號碼)(?:은|는|이|가|의|は|が|の|是|为|為)?[ \t]*[:：=]?[ \t]*"
+    r"(?P<m>\d{9})(?![\d\-]|[个件건명円元号人])"
 )
 _WIDE_SOCIAL = re.compile("사회보장번호|社会保障番号|社会安全号码|社會安全號碼")
 
@@ -333,8 +341,9 @@ def _tins(text: str, found: list[Finding]) -> list[Finding]:
         a, b = m.span(n)
         if m.re is _W_FORM and _NOT_THE_EMPLOYEES.search(text, max(0, m.start() - 40), b + 40):
             continue  # `Employer EIN from the W-2: ...`, `the W-2 has ... in wages`
-        if m.re is _TIN and "tax" in m.group().lower() and _A_BUSINESS.search(text, max(0, m.start() - 60), b + 60):
-            continue  # a business's tax id is its EIN: `Company EIN / TaxID: 412345678`
+        keyed = m.re is _TIN and ("tax" in m.group().lower() or "</th>" in m.group())
+        if keyed and _A_BUSINESS.search(text, max(0, m.start() - 80), b + 80):
+            continue  # a business's tax id is its EIN: `Company EIN / TaxID: 412345678`, `Employer TIN</th>`
         taken = any(f.start < b and a < f.end and f.entity != "PHONE_NUMBER" for f in found)  # the word says which
         if not taken and not _ssns().invalidate_result(m.group(n)):
             out.append(Finding("US_SSN", a, b, TIN_SCORE))

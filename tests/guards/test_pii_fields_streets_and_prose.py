@@ -1120,3 +1120,34 @@ def test_the_sixty_first_sets_readings_keep_apart(text: str, wrong: tuple[str, s
 
 def test_a_phone_written_with_dots_is_still_one() -> None:
     assert ("PHONE_NUMBER", "646.283.1957") in scan("call me on 646.283.1957 after six")
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a review of the round: a record's id under `tax_id`, a vendor's and an employer's TIN, a metal's cell
+        ("order_line.tax_id = 301847562  # account.tax record id", ("US_SSN", "301847562")),
+        ("Vendor TaxID: 412398765, remit to Brightline Studio", ("US_SSN", "412398765")),
+        ("<tr><th>Employer TIN</th><td>412398765</td></tr>", ("US_SSN", "412398765")),
+        ("<tr><td>Material</td><td>Tin</td><td>412398765</td></tr>", ("US_SSN", "412398765")),
+        # counts and numbers after the words for a social security number
+        ("美国社会安全号码总数约453123456个", ("US_SSN", "453123456")),
+        ("사회보장번호로 412398765건 조회", ("US_SSN", "412398765")),
+        # a national id after a UnionPay card's word
+        ("绑定银联卡 620102199003071232（身份证号）", ("CREDIT_CARD", "620102199003071232")),
+    ],
+)  # fmt: skip
+def test_the_sixty_first_rounds_review_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "write to jane.doe@list.co.uk today",
+        "anna.kowalska@lists.uni-wroclaw.pl sent the slides",
+        "comptable@gmail.com est mon adresse perso",
+    ],
+)
+def test_people_at_list_like_hosts_keep_their_addresses(text: str) -> None:
+    assert any(e == "EMAIL_ADDRESS" for e, _ in scan(text)), text
