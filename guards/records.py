@@ -1048,7 +1048,8 @@ _UNNUMBERED = re.compile(
     r"[ \t]+)*)(?P<name>[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+(?:[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]+)?))"
     r"(?![\w\-]|[ \t]*,?[ \t]*\d)"  # (numbered: below)
 )
-_STREET_PARTICLE = r"(?:de|del|da|do|dos|das|di|dei|degli|della|delle|dello|la|le|les|des|du)"
+_STREET_PARTICLES = _words("de del da do dos das di dei degli della delle dello la le les des du")
+_STREET_PARTICLE = "(?:" + "|".join(sorted(_STREET_PARTICLES, key=lambda w: (-len(w), w))) + ")"
 _ADDRESS = re.compile(
     rf"(?<![\w\-])(?:{_STREET_BEFORE}[ \t]+(?:{_STREET_PARTICLE}[ \t]+)*{_STREET_WORD}"
     rf"(?:[ \t]+(?:{_STREET_PARTICLE}[ \t]+)*{_STREET_WORD}){{0,3}},?[ \t]+{_NUMBER}"
@@ -1099,9 +1100,6 @@ def _lower_street(kinds: Kinds, text: str, m: re.Match[str]) -> bool:
     if any(kinds.product(w) for w in words if w not in _STREET_PARTICLES):
         return False
     return _town(kinds, _TOWN_AFTER.match(text, m.end())) is not None
-
-
-_STREET_PARTICLES = _words("de del da do dos das di dei degli della delle dello la le les des du")
 
 
 # a form's placeholder street or town: `Musterstraße 1, 12345 Musterstadt`, `Beispielweg 3`, `123 Anytown Road`
@@ -1312,7 +1310,9 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
     overlaps."""
     out: list[Span] = []
     seen = Overlaps(taken)
-    cells = [(span, column) for kind, span, column in _table_cells(text) if kind == "LOCATION"] if "\n" in text else []
+    table = _table_cells(text) if "\n" in text else []
+    cells = [(span, column) for kind, span, column in table if kind == "LOCATION"]
+    named = [span[0] for kind, span, _ in table if kind == "PERSON"]  # where the table's people are
     cells += [(span, "row") for kind, span in _headerless(kinds, text) if kind == "LOCATION"] if "\n" in text else []
     cells += [(m.span("city"), "city") for m in _HL7_CITY.finditer(text)] if "PID|" in text else []
     cells += (
@@ -1338,7 +1338,7 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         # a US state's column its codes only, in a US person's row: `name,city,state,ssn` / `...,Cheyenne,WY,...`
         # (not a job table's `state` of `OK` or `Normal`)
         if column.lower().rsplit("_", 1)[-1] == "state":
-            known = _state_cell(text, a, b)
+            known = _state_cell(text, a, b, named)
         # a person's reading of the same cell gives way (names.py): the column says what it is
         if b > a and (known or country) and not any(k != "PERSON" for k, _, _ in seen.over(a, b)):
             out.append(("LOCATION", a, b))
@@ -1413,16 +1413,15 @@ def _listed_labels(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
     return out
 
 
-def _state_cell(text: str, a: int, b: int) -> bool:
+def _state_cell(text: str, a: int, b: int, named: list[int]) -> bool:
     """A US state's code in a `state` column's cell of a US person's row: an SSN or a North American phone
-    number on its line, and a name in a person's column (not a job table's `state` of `OK` beside an on-call
-    phone)."""
+    number on its line, and a name in a person's column (`named`: where the table's people's cells start; not a
+    job table's `state` of `OK` beside an on-call phone)."""
     if _STATE_CODE.fullmatch(text, a, b) is None:
         return False
     start, end = text.rfind("\n", 0, a) + 1, text.find("\n", b)
     end = end if end >= 0 else len(text)
-    named = any(kind == "PERSON" and start <= s < end for kind, (s, _), _ in _table_cells(text))
-    return named and _US_VALUE.search(text, start, end) is not None
+    return any(start <= s < end for s in named) and _US_VALUE.search(text, start, end) is not None
 
 
 def _marked_place(kinds: Kinds, m: re.Match[str]) -> bool:

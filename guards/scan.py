@@ -317,15 +317,17 @@ _A_BUSINESS = re.compile(
 )
 # the SSN's name in words, in English and other languages, a few words, then nine bare digits: `số an sinh xã hội
 # của tôi là 681450337`, `número de seguro social es 681450337`, `social security number is 681450337`
+# the SSN's name in Korean, Japanese and Chinese (simplified and traditional)
+_ASIAN_SOCIAL = "사회보장번호|社会保障番号|社会安全号码|社會安全號碼"
 _SOCIAL_SECURITY = re.compile(
     r"(?i:social[ \t]+security(?:[ \t]+(?:number|no\.?|#))?|seguro[ \t]+social|securit[ée][ \t]+sociale|"
     r"an[ \t]+sinh[ \t]+x[ãa][ \t]+h[ộo]i|segurança[ \t]+social|seguridad[ \t]+social)"
     r"(?:[ \t]+[^\W\d]{1,10}){0,4}?[ \t]*[:=#]?[ \t]*[\"']?(?P<n>\d{9})(?![\d\-])"
     # and in Korean, Japanese and Chinese, a particle or a copula written onto it: `사회보장번호는 774922125입니다`
-    r"|(?:사회보장번호|社会保障番号|社会安全号码|社會安全號碼)(?:은|는|이|가|의|は|が|の|是|为|為)?[ \t]*[:：=]?[ \t]*"
+    rf"|(?:{_ASIAN_SOCIAL})(?:은|는|이|가|의|は|が|の|是|为|為)?[ \t]*[:：=]?[ \t]*"
     r"(?P<m>\d{9})(?![\d\-]|[个件건명円元号人])"
 )
-_WIDE_SOCIAL = re.compile("사회보장번호|社会保障番号|社会安全号码|社會安全號碼")
+_WIDE_SOCIAL = re.compile(_ASIAN_SOCIAL)
 
 
 def _tins(text: str, found: list[Finding]) -> list[Finding]:
