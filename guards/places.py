@@ -123,8 +123,10 @@ STATES = (
     r"(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|"
     r"NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC)"
 )
-# a US state's code after a city: `Austin TX`, `Portland, OR`
-_STATE_AFTER = re.compile(rf"(?:,?[ \t]+{STATES}\b(?![\-_.]\w)|,{STATES}(?=[,`\"'\s]|\Z))")  # (a CSV's `Raleigh,NC`)
+# a US state's code after a city: `Austin TX`, `Portland, OR`, a CSV's `Raleigh,NC`, `Madison (WI)`
+_STATE_AFTER = re.compile(
+    rf"(?:,?[ \t]+(?P<code>{STATES})\b(?![\-_.]\w)|,(?P<cell>{STATES})(?=[,`\"'\s]|\Z)|[ \t]+\((?P<aside>{STATES})\))"
+)
 # Canada's provinces, Australia's states and Brazil's, after a comma only (`Moncton, NB`, `Ballarat, VIC`,
 # `Recife, PE`); not those that are words or a line's abbreviations too (`ON`, `SA`, `TO`, `GO`, `AM`, `AC`,
 # `ACT`, `SE`, `ES`), nor US states' codes (read above)
@@ -152,10 +154,10 @@ _AFTER_NAME = re.compile(r"[ \t]*(?:$|\)|,|[ \t][–—·|-][ \t]|\.[»“”\"'
 
 
 def state_after(text: str, b: int) -> bool:
-    """A US state's code right after the city at text[:b]: `Austin TX`, `Portland, OR`, or in the next quoted
-    cell (`("Marcus Webb", "588-37-9066", "Savannah", "GA")`)."""
-    if _STATE_AFTER.match(text, b) is not None:
-        return True
+    """A US state's code right after the city at text[:b]: `Austin TX`, `Portland, OR`, `Madison (WI)`, or in the
+    next quoted cell (`("Marcus Webb", "588-37-9066", "Savannah", "GA")`)."""
+    if (m := _STATE_AFTER.match(text, b)) is not None:
+        return m.group("aside") not in _WORDY_STATES  # (not `Berlin (OK)`, a status)
     if _STATE_CELL_AFTER.match(text, b) is None:
         return False
     start, end = text.rfind("\n", 0, b) + 1, text.find("\n", b)
@@ -172,11 +174,14 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
     out = []
     for kind, a, b in spans:
         if kind == "LOCATION" and not any(c.isdigit() for c in text[a:b]) and (m := _STATE_AFTER.match(text, b)):
+            code = next(name for name in ("code", "cell", "aside") if m.group(name))
             comma = m.group().startswith(",")
-            ends = (_STATE_ENDS if comma else _STATE_ENDS_BARE).match(text, m.end())
-            dashed = comma and text[m.end() - 2 : m.end()] not in _WORDY_STATES and _DASH_END.match(text, m.end())
-            if ends or dashed:
-                out.append(("LOCATION", m.end() - 2, m.end()))
+            wordy = m.group(code) in _WORDY_STATES
+            ends = bool((_STATE_ENDS if comma else _STATE_ENDS_BARE).match(text, m.end()))
+            ends = ends or (comma and not wordy and _STATE_ENDS_PLAIN.match(text, m.end()) is not None)
+            dashed = comma and not wordy and _DASH_END.match(text, m.end())
+            if ends or dashed or (code == "aside" and not wordy):  # (not `Berlin (OK)`, a status)
+                out.append(("LOCATION", *m.span(code)))
         elif kind == "LOCATION" and (m := _PROVINCE_AFTER.match(text, b)) and _STATE_ENDS.match(text, m.end()):
             out.append(("LOCATION", *m.span("code")))
         elif kind == "LOCATION" and (m := _STATE_CELL_AFTER.match(text, b)):
@@ -186,7 +191,11 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
 
 # what follows a state's code: the text's, a line's or a sentence's end, a number (a ZIP code), a word in lower case
 # after a comma (`Tulsa, OK warehouse`); not `Tokyo, OK?`, `Berlin, ME TOO`, `Lisbon IN the morning`
-_STATE_ENDS = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]]|[ \t]+(?:\d|[a-z]))")
+# (and an HTML tag's or a Markdown code's end: `Flagstaff, AZ</td>`, `Lancaster,PA``)
+_STATE_ENDS = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]<`]|[ \t]+(?:\d|[a-z]))")
+# after a code that is no English word, a question's mark, a colon or a bracket too: `move to Sparks, NV?`,
+# `Tulsa, NM: 189947324`, `Honolulu, HI (surf school)`
+_STATE_ENDS_PLAIN = re.compile(r"[?!:]|[ \t]+\(")
 # a dash after a code that is no English word: `Flagstaff, AZ — SSN`; not `Tokyo, OK - fine`
 _DASH_END = re.compile(r"[ \t]+[—–\-](?:[ \t]|\Z)")
 _WORDY_STATES = frozenset(

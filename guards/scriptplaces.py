@@ -8,8 +8,9 @@ more only where the text says it is a place, four letters at least and no
 one's name (a town's short name is often a word too: Urdu's `اور`, `and`):
 with a Bengali, Tamil, Armenian or Georgian case ending (`Դիլիջանում`), in
 Cyrillic with a case ending after a preposition and no adjective's ending
-(`из Бердска`), after a Khmer or Lao preposition (`នៅ សៀមរាប`), in Thai after
-a preposition (`จากภูเก็ต`). Arabic's, Hebrew's, Greek's and Hindi's cues
+(`из Бердска`), in Thai, Lao and Khmer after a preposition (`จากภูเก็ต`,
+`ຢູ່ ຫຼວງພະບາງ`, `នៅកំពត`), in Sinhala before `from` or with the locative's
+sign (`ගාල්ල සිට`, `ගාල්ලේ`). Arabic's, Hebrew's, Greek's and Hindi's cues
 come before or after common nouns and people as often (`في جامعة`,
 `בשדרות`, `της Δάφνης`, `डेविड के`): there a town is not read. Words in scripts
 written with spaces are looked up whole, a Cyrillic or Greek one also with a
@@ -20,7 +21,9 @@ case ending or postposition (`চট্টগ্রামে`, `மதுரை�
 `पोखरामा`, `കൊച്ചിയിലെ`), a Kazakh one with its locative (`Алматыдағы`), a
 Hebrew, Arabic or Amharic one after the letters of a preposition (`בתל אביב`,
 `በአዲስ አበባ`); a place's two words outweigh a person's reading of one;
-in Han and kana, a city's name may start anywhere (`田中美咲さんは京都で生まれ`),
+in Han, kana, Thai, Lao and Khmer, written without spaces, a city's name may
+start anywhere a syllable does (`田中美咲さんは京都で生まれ`, `នៅភ្នំពេញនឹង`),
+not before a language's or a people's character (`日本語`, `中国人`),
 and one of two characters only for a city of 500,000 people or more, or of
 100,000 with a particle after it (`鈴鹿の店舗`); in
 Hangul, at a word's start, a particle after it (`대전에서`). A line that names
@@ -61,7 +64,7 @@ def script_places(lex: Lexicons, text: str, taken: list[Span]) -> list[Span]:
         if _compound_name(lex, text, words, i):
             continue  # `Бат-Эрдэнэ`: the first part of a compound name
         two = False
-        if script in ("han", "hangul") or "\u0e00" <= text[a] <= "\u0e7f":  # Thai is written without spaces too
+        if script in ("han", "hangul") or _unspaced(text[a]):  # Thai, Lao and Khmer are written without spaces too
             found = _wide(lex, text, a, b)
         else:
             found = _two_words(lex, text, words, i)
@@ -205,8 +208,9 @@ _PLACE_WORD_BEFORE = _words(
     "в во из до под около возле близ через із біля във от "  # Russian, Ukrainian, Bulgarian (`от Казанлък`)
     "នៅ ពី ទៅ ຢູ່ ທີ່ ໃນ ໄປ ຈາກ"  # Khmer, Lao
 )
-# the word after it: Mongolian's `in` (`Тэрэлж дэх`)
-_PLACE_WORD_AFTER = _words("дэх")
+# the word after it: Mongolian's `in` (`Тэрэлж дэх`); Sinhala's `from`, `to`, and `the town's`, `the area's`
+# (`ගාල්ල සිට`, from Galle)
+_PLACE_WORD_AFTER = _words("дэх සිට වෙත නගරයේ නගරය ප්\u200dරදේශයේ")
 _WORD_BEFORE = re.compile(r"(\S+)[ \t]+\Z")
 _WORD_AFTER = re.compile(r"[ \t]+(\S+)")
 
@@ -305,6 +309,8 @@ _ENDINGS = {
     ],
     # Burmese postpositions written onto the name: `ရန်ကုန်ရှိ` (in Yangon), `မန္တလေးမှ` (from Mandalay)
     "myanmar": [("ရှိ", ""), ("တွင်", ""), ("သို့", ""), ("မှ", "")],
+    # Sinhala's locative, a vowel's sign on the name's last consonant: `ගාල්ලේ` (in Galle, `ගාල්ල`)
+    "sinhala": [("\u0dda", "")],
 }
 
 
@@ -332,6 +338,7 @@ _SCRIPT_BLOCKS = (
     ("malayalam", "\u0d00", "\u0d7f"),
     ("cyrillic", "\u0400", "\u04ff"),
     ("myanmar", "\u1000", "\u109f"),
+    ("sinhala", "\u0d80", "\u0dff"),
 )
 
 
@@ -347,7 +354,8 @@ def _wide(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     i = a
     while i < b - 1:
-        size = next((k for k in range(min(12, b - i), 1, -1) if _known(lex, text[i : i + k])), 0)
+        whole = not _cuts(text, i)
+        size = next((k for k in range(min(12, b - i), 1, -1) if whole and _known(lex, text[i : i + k], text, i)), 0)
         if not size and not hangul:
             size = _wide_town(lex, text, i, b)
         if not size and hangul:
@@ -393,11 +401,13 @@ def _inside_loanword(text: str, a: int, b: int, s: int, e: int) -> bool:
     return (s > a and _katakana(text[s - 1])) or (e < b and _katakana(text[e]))
 
 
-# a city of two Han characters is read with the particle after it (`鈴鹿の店舗`, `金沢で`); a town in Thai with a
-# preposition before it (`จากภูเก็ต`, `ไป ภูเก็ต`), not one whose name is a village's or a pier's common noun
-# (`บ้านใหม่`, a new house; `ท่าเรือ`, a pier)
+# a city of two Han characters is read with the particle after it (`鈴鹿の店舗`, `金沢で`); a town in Thai, Lao or
+# Khmer with a preposition before it (`จากภูเก็ต`, `ไป ภูเก็ต`, `ຢູ່ ຫຼວງພະບາງ`, `នៅកំពត`), in Thai not one whose name
+# is a village's or a pier's common noun (`บ้านใหม่`, a new house; `ท่าเรือ`, a pier)
 _HAN_AFTER = (*"のでにへ発駅", "から", "まで")
 _THAI_BEFORE = ("จาก", "ไป", "ที่", "ใน", "แถว", "อยู่", "เมือง", "จังหวัด", "ถึง")
+_LAO_BEFORE = ("ຢູ່", "ທີ່", "ໃນ", "ໄປ", "ຈາກ", "ຮອດ", "ເມືອງ", "ແຂວງ")
+_KHMER_BEFORE = ("នៅ", "ពី", "ទៅ", "ដល់", "ក្រុង", "ខេត្ត")
 _THAI_NOUNS = ("บ้าน", "ท่า")
 # (not a title that ends in `長`, head: `松本支店長`, Matsumoto the branch manager)
 _HAN_SITE = re.compile("の?(?:倉庫|工場|支店|店舗|営業所|事務所|本社|空港|温泉|会場|拠点|出張所|物流センター)(?!長)")
@@ -407,8 +417,9 @@ _HAN_SITE_CITY = 100_000
 def _wide_town(lex: Lexicons, text: str, i: int, b: int) -> int:
     """The length of a town's name in Thai at text[i], or a city's of two Han characters, in the run ending at
     b, with its cue beside it; 0 if none. The cue is looked for first: it is rarer than a name."""
-    if "\u0e00" <= text[i] <= "\u0e7f":
-        if not text[max(0, i - 12) : i].rstrip().endswith(_THAI_BEFORE) or text.startswith(_THAI_NOUNS, i):
+    if _unspaced(text[i]):
+        cues = _THAI_BEFORE if text[i] <= "\u0e7f" else _LAO_BEFORE if text[i] <= "\u0eff" else _KHMER_BEFORE
+        if not text[max(0, i - 12) : i].rstrip().endswith(cues) or text.startswith(_THAI_NOUNS, i):
             return 0
         for k in range(min(12, b - i), _TOWN_LETTERS - 1, -1):
             # whole: not cut before a vowel's mark (`กาแล` of `กาแล็กซี`)
@@ -455,9 +466,35 @@ def _hangul_city(lex: Lexicons, text: str, a: int, b: int) -> int:
     return 0
 
 
-def _known(lex: Lexicons, name: str) -> bool:
+def _known(lex: Lexicons, name: str, text: str, i: int) -> bool:
+    """text[i:i+len(name)] is a city's or a country's name, whole: not cut before a vowel's mark in Thai, Lao or
+    Khmer, and in Han not a language's or a people's (`日本語`, `中国人`; GeoNames holds `日本語` as a city's name)."""
     population = lex.scripts.get(name, 0)
-    return population >= WIDE_SHORT or (population > 0 and len(name) > 2)
+    if not (population >= WIDE_SHORT or (population > 0 and len(name) > 2)):
+        return False
+    end = i + len(name)
+    if _cuts(text, end):
+        return False
+    return not (
+        "CJK" in unicodedata.name(name[-1]) and (name.endswith(_HAN_NOT_PLACE) or text.startswith(_HAN_NOT_PLACE, end))
+    )
+
+
+# after a place's name in Han: its language, its people (`日本語`, `中国人`), not the place
+_HAN_NOT_PLACE = ("語", "人")
+# Khmer's sign that writes the next consonant below: a name does not start after it
+_COENG = "\u17d2"
+
+
+def _unspaced(c: str) -> bool:
+    """A letter of Thai, Lao or Khmer, written without spaces between words."""
+    return "\u0e00" <= c <= "\u0eff" or "\u1780" <= c <= "\u17ff"
+
+
+def _cuts(text: str, i: int) -> bool:
+    """A name starting or ending at text[i] would cut a syllable: a vowel's or tone's mark follows, or a consonant
+    written below the one before."""
+    return unicodedata.category(text[i : i + 1] or " ").startswith("M") or text[i - 1 : i] == _COENG
 
 
 def where_systems_run(text: str, a: int, b: int) -> bool:

