@@ -56,21 +56,22 @@ Span = tuple[str, int, int]
 _LANGUAGES = {
     "fr": ("à au aux en vers depuis pour", "le les des du une est et dans mais avec pour sur chez elle il ses sa "
            "habite vit travaille depuis sont était grand-mère ans parti partie né née où qui ont avait son au un leur "
-           "nous vous cette aussi très été passé enfance"),
+           "nous vous cette aussi très été passé enfance demain semaine aujourd"),
     "it": ("a in da verso", "il gli della di che ma vive lavora sono è con una tre giorni settimana nel alla anche "
-           "ha suo sua dopo anni passati dal nella sul"),
+           "ha suo sua dopo anni passati dal nella sul sono più oggi domani settimana"),
     "es": ("en a desde hacia", "el los las vive y pero con para una del que es trabaja desde hacia su sus vende "
-           "nació pueblo cerca nunca quiso vivir"),
+           "nació pueblo cerca nunca quiso vivir muy más está están por también cuando donde hoy ayer mañana semana "
+           "lunes martes miércoles jueves viernes sábado domingo"),
     "pt": ("em no na nos nas para desde", "os em na da vive mora com para uma que é trabalha hoje marido nasceu "
-           "cresceu perto beira"),
+           "cresceu perto beira não já amanhã semana também até às pelo pela ao"),
     "de": ("nach aus in durch", "der das dem und ist nach aus bei mit wohnt lebt arbeitet jedes jahr durch bis seit "
            "sie zog zurück studium"),
     "sv": ("i från till", "och bor på från är med hon han"),
     "nl": ("naar uit in bij", "en het een woont werkt naar uit zijn maar ouders komen jaar woonde heeft"),
     "vi": ("ở", "sống ở nhưng quê làm việc"),
-    "pl": ("w we z ze do na od po", "że się nie jest mówi znowu mieszka pracuje jego jej który która biura był była "
-           "ten sam tego oraz już jak ale często pochodzi teraz jeździ mieszkała urodził urodziła pani pan dziś jutro "
-           "wczoraj będzie jestem są przez wróci"),
+    "pl": ("w we z ze do na od po pod koło przy obok", "że się nie jest mówi znowu mieszka pracuje jego jej który "
+           "która biura był była ten sam tego oraz już jak ale często pochodzi teraz jeździ mieszkała urodził urodziła "
+           "pani pan dziś jutro wczoraj będzie jestem są przez wróci"),
     "cs": ("v ve z ze do na", "že se není je bydlí pracuje jeho její který která byl byla také už jak jako teď "
            "pořád narodila narodil studuje psal psala bydlela ještě zákazník paní pan čeká prosím nebo pro kde dnes "
            "zítra"),
@@ -109,6 +110,7 @@ _ENDINGS = (
     ("e", "a"),
     ("ne", "no"),  # Czech: `v Brně` (Brno)
     ("em", ""),  # Polish: `pod Tarnowem` (Tarnów)
+    ("iem", ""),  # Polish, after k and g: `pod Gdańskiem` (Gdańsk)
     ("m", ""),  # Polish: `w Zakopanem` (Zakopane)
     ("ku", "k"),  # Polish: `w Gdańsku` (Gdańsk)
     ("a", "o"),  # Czech: `z Brna` (Brno)
@@ -296,7 +298,14 @@ def _after_common_noun(kinds: Kinds, text: str, at: int) -> bool:
     m = _WORD_BEFORE.search(text, max(0, at - 40), at)
     if m is None or not m.group(1).islower() or m.group(1) in _SYSTEM_NOUNS:
         return False
-    return kinds.given(fold(m.group(1))) < 2
+    # an article before it makes a noun of a word that is a given name too (`el taller de Zaragoza`, Taller)
+    return (
+        kinds.given(fold(m.group(1))) < 2 or _NOUNS_ARTICLE.search(text, max(0, m.start(1) - 8), m.start(1)) is not None
+    )
+
+
+# the Romance languages' articles before a noun (`el taller`, `la casa`, `il negozio`, `o armazém`)
+_NOUNS_ARTICLE = re.compile(r"(?<![\w\-])(?:el|la|los|las|un|una|il|lo|gli|le|les|du|o|os|as|um|uma)[ \t]+\Z")
 
 
 # Romance nouns of systems, before `de`, `di`, `do`

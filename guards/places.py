@@ -80,12 +80,16 @@ _PEOPLES = (
         " mill mills pier piers"
         # and where they live up a stair and walk by the sea: `the Ely loft`, `the Brighton seafront`
         " loft lofts seafront waterfront promenade"
+        # and who work there, and what they march in and look at the sky from: `the Hamilton crew`, `the Galway
+        # parade`, `the Kielder observatory`
+        " crew crews parade parades carnival carnivals rally rallies observatory"
     )
     | _BUSINESSES
     | SITES
 )
-# places where a lower-case word before says what is sold or done: `yarn shop`, `ski shop`, `tyre outlet`
-_SHOPS = _words("shop store studio outlet showroom workshop mill pier")
+# places where a lower-case word before says what is sold or done: `yarn shop`, `ski shop`, `tyre outlet`, `ferry
+# café`
+_SHOPS = _words("shop store studio outlet showroom workshop mill pier café cafe kiosk stall")
 # words before `store`, `outlet`, `shop` that make a system's or a fitting's, not a place of business's
 _NOT_SOLD = _words(
     "key test staging data object power dev prod production config state cache blob app web file image artifact "

@@ -1176,3 +1176,20 @@ def test_a_states_code_after_its_town_ends_where_text_goes_on(text: str, code: s
 )
 def test_a_states_code_that_is_a_word_stays_a_word(text: str, code: str) -> None:
     assert ("LOCATION", code) not in read(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        # `of` after a noun its article marks, though the noun is a given name too (`Taller`)
+        ("me cancelaron la clase del sábado en el taller de Zaragoza.", "Zaragoza"),
+        # Polish's `pod` (near) before a town's instrumental, after k and g too
+        ("Bogdan mówi, że jest teraz pod Gdańskiem", "Gdańskiem"),
+        ("Spotkanie jest jutro pod Krakowem", "Krakowem"),
+        # who work there, what they march in
+        ("the Hamilton crew needs one too", "Hamilton"),
+        ("costumes for the Galway parade are ready", "Galway"),
+    ],
+)
+def test_a_place_by_the_people_there_and_another_languages_cues(text: str, place: str) -> None:
+    assert ("LOCATION", place) in read(text)
