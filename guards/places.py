@@ -80,16 +80,13 @@ _PEOPLES = (
         " mill mills pier piers"
         # and where they live up a stair and walk by the sea: `the Ely loft`, `the Brighton seafront`
         " loft lofts seafront waterfront promenade"
-        # and who work there, and what they march in and look at the sky from: `the Hamilton crew`, `the Galway
-        # parade`, `the Kielder observatory`
-        " crew crews parade parades carnival carnivals rally rallies observatory"
     )
     | _BUSINESSES
     | SITES
 )
 # places where a lower-case word before says what is sold or done: `yarn shop`, `ski shop`, `tyre outlet`, `ferry
 # café`
-_SHOPS = _words("shop store studio outlet showroom workshop mill pier café cafe kiosk stall")
+_SHOPS = _words("shop store studio outlet showroom workshop mill pier café cafe kiosk")
 # words before `store`, `outlet`, `shop` that make a system's or a fitting's, not a place of business's
 _NOT_SOLD = _words(
     "key test staging data object power dev prod production config state cache blob app web file image artifact "
@@ -127,10 +124,9 @@ STATES = (
     r"(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|"
     r"NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC)"
 )
-# a US state's code after a city: `Austin TX`, `Portland, OR`, a CSV's `Raleigh,NC`, `Madison (WI)`
-_STATE_AFTER = re.compile(
-    rf"(?:,?[ \t]+(?P<code>{STATES})\b(?![\-_.]\w)|,(?P<cell>{STATES})(?=[,`\"'\s]|\Z)|[ \t]+\((?P<aside>{STATES})\))"
-)
+# a US state's code after a city: `Austin TX`, `Portland, OR`, a CSV's `Raleigh,NC` (not in brackets: `Dallas (CT)`
+# is a time zone's, `Aurora (GA)` a release's)
+_STATE_AFTER = re.compile(rf"(?:,?[ \t]+(?P<code>{STATES})\b(?![\-_.]\w)|,(?P<cell>{STATES})(?=[,`\"'\s]|\Z))")
 # Canada's provinces, Australia's states and Brazil's, after a comma only (`Moncton, NB`, `Ballarat, VIC`,
 # `Recife, PE`); not those that are words or a line's abbreviations too (`ON`, `SA`, `TO`, `GO`, `AM`, `AC`,
 # `ACT`, `SE`, `ES`), nor US states' codes (read above)
@@ -158,10 +154,10 @@ _AFTER_NAME = re.compile(r"[ \t]*(?:$|\)|,|[ \t][–—·|-][ \t]|\.[»“”\"'
 
 
 def state_after(text: str, b: int) -> bool:
-    """A US state's code right after the city at text[:b]: `Austin TX`, `Portland, OR`, `Madison (WI)`, or in the
-    next quoted cell (`("Marcus Webb", "588-37-9066", "Savannah", "GA")`)."""
-    if (m := _STATE_AFTER.match(text, b)) is not None:
-        return m.group("aside") not in _WORDY_STATES  # (not `Berlin (OK)`, a status)
+    """A US state's code right after the city at text[:b]: `Austin TX`, `Portland, OR`, or in the next quoted
+    cell (`("Marcus Webb", "588-37-9066", "Savannah", "GA")`)."""
+    if _STATE_AFTER.match(text, b) is not None:
+        return True
     if _STATE_CELL_AFTER.match(text, b) is None:
         return False
     start, end = text.rfind("\n", 0, b) + 1, text.find("\n", b)
@@ -178,13 +174,13 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
     out = []
     for kind, a, b in spans:
         if kind == "LOCATION" and not any(c.isdigit() for c in text[a:b]) and (m := _STATE_AFTER.match(text, b)):
-            code = next(name for name in ("code", "cell", "aside") if m.group(name))
+            code = "code" if m.group("code") else "cell"
             comma = m.group().startswith(",")
             wordy = m.group(code) in _WORDY_STATES
             ends = bool((_STATE_ENDS if comma else _STATE_ENDS_BARE).match(text, m.end()))
             ends = ends or (comma and not wordy and _STATE_ENDS_PLAIN.match(text, m.end()) is not None)
             dashed = comma and not wordy and _DASH_END.match(text, m.end())
-            if ends or dashed or (code == "aside" and not wordy):  # (not `Berlin (OK)`, a status)
+            if ends or dashed:
                 out.append(("LOCATION", *m.span(code)))
         elif kind == "LOCATION" and (m := _PROVINCE_AFTER.match(text, b)) and _STATE_ENDS.match(text, m.end()):
             out.append(("LOCATION", *m.span("code")))
@@ -197,9 +193,9 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
 # after a comma (`Tulsa, OK warehouse`); not `Tokyo, OK?`, `Berlin, ME TOO`, `Lisbon IN the morning`
 # (and an HTML tag's or a Markdown code's end: `Flagstaff, AZ</td>`, `Lancaster,PA``)
 _STATE_ENDS = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]<`]|[ \t]+(?:\d|[a-z]))")
-# after a code that is no English word, a question's mark, a colon or a bracket too: `move to Sparks, NV?`,
-# `Tulsa, NM: 189947324`, `Honolulu, HI (surf school)`
-_STATE_ENDS_PLAIN = re.compile(r"[?!:]|[ \t]+\(")
+# after a code that is no English word, a question's mark or a colon too: `move to Sparks, NV?`, `Tempe, AZ: new
+# address`
+_STATE_ENDS_PLAIN = re.compile(r"[?!:]")
 # a dash after a code that is no English word: `Flagstaff, AZ — SSN`; not `Tokyo, OK - fine`
 _DASH_END = re.compile(r"[ \t]+[—–\-](?:[ \t]|\Z)")
 _WORDY_STATES = frozenset(

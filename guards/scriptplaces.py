@@ -166,7 +166,7 @@ def declined(lex: Lexicons, word: str, most: int = _CASED_ENDING, towns: bool = 
 
 def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple[int, int]]:
     word = text[a:b]
-    if word in lex.scripts:
+    if word in lex.scripts and (script_of(word[0]) != "myanmar" or _BURMESE_AFTER.match(text, b)):
         return [(a, b)]
     cued = _place_word_around(text, a, b)
     if cued and _town(lex, word) and not _ADJECTIVE.search(word):
@@ -201,6 +201,11 @@ def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple
 _NOT_TOWN_BEFORE = re.compile(r"(?:पोलीस|पोलिस|सरकारी)[ \t]+\Z")
 
 
+# a Burmese city's name is a word too (`တောင်ကြီး`, Taunggyi, a big mountain; `ကျောက်ဖြူ`, a white stone): read with
+# its postposition or its kind's word after it (`မန္တလေး ရှိ`, in Mandalay; `မန္တလေး မြို့`)
+_BURMESE_AFTER = re.compile(r"[ \t]*(?:ရှိ|တွင်|သို့|မှ|မှာ|မြို့)")
+
+
 # the word before a town, in scripts written with spaces and with no case ending to read (`នៅ សៀមរាប`), and
 # in Cyrillic before a town's name with its ending (`из Бердска`); not Arabic's, Greek's or Hindi's, before or
 # after which a town's name is as often a common noun's or a person's (`في جامعة`, `της Δάφνης`, `डेविड के`)
@@ -208,9 +213,9 @@ _PLACE_WORD_BEFORE = _words(
     "в во из до под около возле близ через із біля във от "  # Russian, Ukrainian, Bulgarian (`от Казанлък`)
     "នៅ ពី ទៅ ຢູ່ ທີ່ ໃນ ໄປ ຈາກ"  # Khmer, Lao
 )
-# the word after it: Mongolian's `in` (`Тэрэлж дэх`); Sinhala's `from`, `to`, and `the town's`, `the area's`
-# (`ගාල්ල සිට`, from Galle)
-_PLACE_WORD_AFTER = _words("дэх සිට වෙත නගරයේ නගරය ප්\u200dරදේශයේ")
+# the word after it: Mongolian's `in` (`Тэрэлж дэх`); Sinhala's `from`, and `the town's`, `the area's` (`ගාල්ල
+# සිට`, from Galle; not `to`, `වෙත`, which follows people as often)
+_PLACE_WORD_AFTER = _words("дэх සිට නගරයේ නගරය ප්\u200dරදේශයේ")
 _WORD_BEFORE = re.compile(r"(\S+)[ \t]+\Z")
 _WORD_AFTER = re.compile(r"[ \t]+(\S+)")
 
@@ -308,7 +313,7 @@ _ENDINGS = {
         ("тен", ""),
     ],
     # Burmese postpositions written onto the name: `ရန်ကုန်ရှိ` (in Yangon), `မန္တလေးမှ` (from Mandalay)
-    "myanmar": [("ရှိ", ""), ("တွင်", ""), ("သို့", ""), ("မှ", "")],
+    "myanmar": [("ရှိ", ""), ("တွင်", ""), ("သို့", ""), ("မှ", ""), ("မှာ", ""), ("မြို့", "")],
     # Sinhala's locative, a vowel's sign on the name's last consonant: `ගාල්ලේ` (in Galle, `ගාල්ල`)
     "sinhala": [("\u0dda", "")],
 }
@@ -362,6 +367,12 @@ def _wide(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
             size = _hangul_city(lex, text, i, b)
         if size and _inside_loanword(text, a, b, i, i + size):
             size = 0  # `リマ` of `リマインダー` (reminder): katakana writes a borrowed word whole
+        if size and _lao_or_khmer(text[i]) and not (_cued(text, i) or (i == a and i + size == b)):
+            size = (
+                0  # `ម៉ូបាល` of `កម្មវិធីម៉ូបាល` (a mobile app): in Lao and Khmer a city within other words only after a cue
+            )
+        if size and text[i : i + size] in _UNSPACED_WORDS:
+            size = 0
         if size:
             out.append((i, i + size))
             i += size
@@ -408,6 +419,11 @@ _HAN_AFTER = (*"のでにへ発駅", "から", "まで")
 _THAI_BEFORE = ("จาก", "ไป", "ที่", "ใน", "แถว", "อยู่", "เมือง", "จังหวัด", "ถึง")
 _LAO_BEFORE = ("ຢູ່", "ທີ່", "ໃນ", "ໄປ", "ຈາກ", "ຮອດ", "ເມືອງ", "ແຂວງ")
 _KHMER_BEFORE = ("នៅ", "ពី", "ទៅ", "ដល់", "ក្រុង", "ខេត្ត")
+# words a cue ends: Khmer's `about` (`អំពី`, ending in `ពី`, from)
+_NOT_CUES = ("អំពី",)
+# places' names that are words: Khmer's `middle` (Kandal: `នៅកណ្តាលទំព័រ`, in the middle of the page); and Lao's
+# `told` (`ບອກໂດ`, which scripts.txt holds as a city's, in `ທີ່ບອກໂດຍ`, that was told by)
+_UNSPACED_WORDS = frozenset(["កណ្តាល", "កណ្ដាល", "ບອກໂດ"])
 _THAI_NOUNS = ("บ้าน", "ท่า")
 # (not a title that ends in `長`, head: `松本支店長`, Matsumoto the branch manager)
 _HAN_SITE = re.compile("の?(?:倉庫|工場|支店|店舗|営業所|事務所|本社|空港|温泉|会場|拠点|出張所|物流センター)(?!長)")
@@ -418,8 +434,7 @@ def _wide_town(lex: Lexicons, text: str, i: int, b: int) -> int:
     """The length of a town's name in Thai at text[i], or a city's of two Han characters, in the run ending at
     b, with its cue beside it; 0 if none. The cue is looked for first: it is rarer than a name."""
     if _unspaced(text[i]):
-        cues = _THAI_BEFORE if text[i] <= "\u0e7f" else _LAO_BEFORE if text[i] <= "\u0eff" else _KHMER_BEFORE
-        if not text[max(0, i - 12) : i].rstrip().endswith(cues) or text.startswith(_THAI_NOUNS, i):
+        if not _cued(text, i) or text.startswith(_THAI_NOUNS, i) or text.startswith(tuple(_UNSPACED_WORDS), i):
             return 0
         for k in range(min(12, b - i), _TOWN_LETTERS - 1, -1):
             # whole: not cut before a vowel's mark (`กาแล` of `กาแล็กซี`)
@@ -468,7 +483,7 @@ def _hangul_city(lex: Lexicons, text: str, a: int, b: int) -> int:
 
 def _known(lex: Lexicons, name: str, text: str, i: int) -> bool:
     """text[i:i+len(name)] is a city's or a country's name, whole: not cut before a vowel's mark in Thai, Lao or
-    Khmer, and in Han not a language's or a people's (`日本語`, `中国人`; GeoNames holds `日本語` as a city's name)."""
+    Khmer, and in Han not a language's (`日本語`; GeoNames holds `日本語` as a city's name)."""
     population = lex.scripts.get(name, 0)
     if not (population >= WIDE_SHORT or (population > 0 and len(name) > 2)):
         return False
@@ -480,15 +495,26 @@ def _known(lex: Lexicons, name: str, text: str, i: int) -> bool:
     )
 
 
-# after a place's name in Han: its language, its people (`日本語`, `中国人`), not the place
-_HAN_NOT_PLACE = ("語", "人")
+# after a place's name in Han: its language (`日本語`), not the place (not `人`, which starts `人民路`, a city's street)
+_HAN_NOT_PLACE = ("語",)
 # Khmer's sign that writes the next consonant below: a name does not start after it
 _COENG = "\u17d2"
 
 
 def _unspaced(c: str) -> bool:
     """A letter of Thai, Lao or Khmer, written without spaces between words."""
-    return "\u0e00" <= c <= "\u0eff" or "\u1780" <= c <= "\u17ff"
+    return "\u0e00" <= c <= "\u0eff" or _lao_or_khmer(c)
+
+
+def _lao_or_khmer(c: str) -> bool:
+    return "\u0e80" <= c <= "\u0eff" or "\u1780" <= c <= "\u17ff"
+
+
+def _cued(text: str, i: int) -> bool:
+    """A Thai, Lao or Khmer preposition of place right before text[i], a space between or none."""
+    cues = _THAI_BEFORE if text[i] <= "\u0e7f" else _LAO_BEFORE if text[i] <= "\u0eff" else _KHMER_BEFORE
+    before = text[max(0, i - 12) : i].rstrip()
+    return before.endswith(cues) and not before.endswith(_NOT_CUES)
 
 
 def _cuts(text: str, i: int) -> bool:

