@@ -269,6 +269,16 @@ def _system_called(text: str, a: int, b: int, products: frozenset[str]) -> bool:
     return cues.word_before(text, a).split("-")[-1] in deployments.NAMED_SYSTEMS
 
 
+# a row of psql's expanded display (`\\x`), under its `-[ RECORD 1 ]-` line: `city  | Khiva`
+_EXPANDED_ROW = re.compile(r"^([^\W\d][\w\-]{0,39}[ \t]*)\|(?=[ \t])", re.M)
+
+
+def _expanded(text: str) -> str:
+    """`text` with psql's expanded rows written as fields, `city  = Khiva`, in as many characters: a row's column
+    is its value's key, as a record's field's is."""
+    return _EXPANDED_ROW.sub(lambda m: m.group(1) + "=", text) if "-[ RECORD " in text else text
+
+
 def _script_places(lex: Lexicons, text: str, out: list[Span], guessed: set[Span]) -> list[Span]:
     """The places named in scripts other than Latin apart from what `out` holds, and those that make up the whole
     of a name the NER model guessed was a person's: every word of it a place (`Алматыдан Астанаға`, from Almaty to
@@ -322,6 +332,7 @@ class Names(Placenames):
 
     def find(self, text: str, ner: Ner | None = None) -> list[Span]:
         """The names in `text`; `ner` is asked about the runs the lexicons and cues cannot decide."""
+        text = _expanded(text)
         out: list[Span] = []
         runs = [run for run in cues.runs(text) if not said.quoted_thing(text, run[0].start, run[-1].end)]
         words = self.lex.codename_words
@@ -427,9 +438,12 @@ class Names(Placenames):
         if self.vetter is not None and out:
             out = self.vetter.vet(self, text, out, sure)
         if any(c in text for c in " ,") and any(e == "LOCATION" for e, _, _ in out):
-            # a town's state where the town stands: `Tulsa, OK`
+            # a town's state where the town stands: `Tulsa, OK`, and not a person's initials (a CSV's
+            # `Lexington,KY`)
             found = set(out)
-            out += [span for span in state_codes(text, out) if span not in found]
+            codes = [span for span in state_codes(text, out) if span not in found]
+            coded = {span[1:] for span in codes}
+            out = [span for span in out if span[0] != "PERSON" or span[1:] not in coded] + codes
         return sorted(out, key=lambda s: s[1])
 
     def _named_with(self, text: str, a: int, b: int) -> bool:

@@ -57,7 +57,7 @@ _LANGUAGES = {
     "fr": ("à au aux en vers depuis pour", "le les des du une est et dans mais avec pour sur chez elle il ses sa "
            "habite vit travaille depuis sont était grand-mère ans parti partie né née où qui ont avait son au un leur "
            "nous vous cette aussi très été passé enfance"),
-    "it": ("a in da verso", "il gli della di che ma vive lavora sono è con una tre giorni settimana nel alla anche "
+    "it": ("a ad in da verso", "il gli della di che ma vive lavora sono è con una tre giorni settimana nel alla anche "
            "ha suo sua dopo anni passati dal nella sul"),
     "es": ("en a desde hacia", "el los las vive y pero con para una del que es trabaja desde hacia su sus vende "
            "nació pueblo cerca nunca quiso vivir"),
@@ -65,7 +65,8 @@ _LANGUAGES = {
            "cresceu perto beira"),
     "de": ("nach aus in durch", "der das dem und ist nach aus bei mit wohnt lebt arbeitet jedes jahr durch bis seit "
            "sie zog zurück studium"),
-    "sv": ("i från till", "och bor på från är med hon han"),
+    "sv": ("i från till", "och bor på från är med hon han jag vi ska inte som har vill det kunden måndag tisdag onsdag "
+           "torsdag fredag lördag söndag"),
     "nl": ("naar uit in bij", "en het een woont werkt naar uit zijn maar ouders komen jaar woonde heeft"),
     "vi": ("ở", "sống ở nhưng quê làm việc"),
     "pl": ("w we z ze do na od po pod koło przy obok", "że się nie jest mówi znowu mieszka pracuje jego jej który "
@@ -221,12 +222,31 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _sites(kinds, text)
         out += _prefixed(kinds, text)
         out += [("LOCATION", *m.span(1)) for m in _CITY_WORD_AFTER.finditer(text)]
+        hyphenated = [("LOCATION", *m.span()) for m in _HYPHENATED_PLACE.finditer(text)] if "-" in text else []
+        out += [span for span in hyphenated if not where_systems_run(text, span[1], span[2])]
+        out += _city_quarters(kinds, text) if "-" in text else []
+        out += [("LOCATION", *m.span()) for m in _VIETNAMESE_DISTRICT.finditer(text)]
         out += [("LOCATION", *m.span("name")) for m in _MUTATED.finditer(text) if _irish_or_welsh(text, m.start())]
         out += _welsh_softened(kinds, text) if _WELSH_HINT.search(text) else []
     out = list(dict.fromkeys(out))  # a place both a preposition and a feature find (`in Toscana`) is one
     out = [span for span in out if text[span[1] : span[2]].lower() not in cues.NEVER_ALONE]  # `Lūdzu`, please
     kept = Overlaps(span for span in taken if span[0] != "PERSON")
     return [span for span in out if not kept.over(span[1], span[2]) and not cues.time_zone_area(text, *span[1:])]
+
+
+def _city_quarters(kinds: Kinds, text: str) -> list[Span]:
+    """A large city's name and its quarter's, joined by a hyphen (`Düsseldorf-Oberkassel`); not a person's double
+    surname (the city's name no one's) nor a route between two cities (`Berlin-Hamburg`)."""
+    out: list[Span] = []
+    for m in _CITY_QUARTER.finditer(text):
+        city, quarter = fold(m.group("city")), fold(text[m.end("city") + 1 : m.end()])
+        if not kinds.large_city(city) or kinds.given(city) or city in kinds.lex.surnames:
+            continue
+        if kinds.lex.knows_place(quarter) and kinds.large_city(quarter):
+            continue  # `Berlin-Hamburg`: a route, two places
+        if not where_systems_run(text, *m.span()):  # (not `the "Mexico-Norte" zone`)
+            out.append(("LOCATION", *m.span()))
+    return out
 
 
 def _after_prepositions(kinds: Kinds, text: str) -> list[Span]:
@@ -384,6 +404,21 @@ for _feature in sorted(FEATURES, key=lambda f: -f.count("_")):
     _BY_FIRST.setdefault(_feature.split("_")[0], []).append(tuple(_feature.split("_")))
 _CAPITALISED = re.compile(r"(?<![\w\-])[A-ZÀ-Þ][^\W\d_]*")
 _NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
+
+
+# a place's name of several words joined by hyphens around a particle of place, as French and English towns are
+# named (`Saint-Savin-sur-Gartempe`, `Villaines-les-Rochers`, `Châlons-en-Champagne`, `Stratford-upon-Avon`): no
+# one's name nor product's is built so (not `on`: `Ruby-on-Rails`)
+_HYPHENATED_PLACE = re.compile(
+    r"(?<![\w\-/.@])(?:[A-ZÀ-Þ][a-zà-ÿ]+-){1,3}(?:sur|sous|lès|les|lez|en|le|la|aux|upon|under)"
+    r"(?:-[A-ZÀ-Þ][a-zà-ÿ]+){1,3}(?![\w\-/.@])"
+)
+# a large city and its quarter, joined by a hyphen: `Düsseldorf-Oberkassel`, `Hamburg-Altona`
+_CITY_QUARTER = re.compile(r"(?<![\w\-/.@])(?P<city>[A-ZÀ-Þ][a-zà-ÿ]+)-[A-ZÀ-Þ][a-zà-ÿ]{2,}(?![\w\-/.@])")
+# a Vietnamese city's district by its number or its name: `ở Quận 1`, `Quận Bình Thạnh`, `Phường 12`
+_VIETNAMESE_DISTRICT = re.compile(
+    r"(?<![\w])(?:Quận|Huyện|Phường)[ \t]+(?:\d{1,2}(?![\d.,:])|[A-ZĐÀ-Ỹ][^\W\d_]*(?:[ \t]+[A-ZĐÀ-Ỹ][^\W\d_]*){0,2})"
+)
 
 
 # a name before the Turkic languages' `city` with its case ending: `Samarqand shahridagi`, `Bakı şəhərindəki`,

@@ -113,10 +113,12 @@ _GIVEN_KEY = re.compile(
 )
 # PHP's and Perl's `'nom' => 'Lefèvre'`, Ruby's `:city => "Graz"`, Erlang's `nazwisko => <<"Szczepański">>`
 _ARROW = r"[\"']?[ \t]*=>[ \t]*(?:<<)?[\"']?"
+# an HTML form's field, its name and its value apart: `<input name="city" value="Scranton">`
+_INPUT = r"[\"'][ \t]+value[ \t]*=[ \t]*[\"']"
 _FIELD = re.compile(
     # (and an Android resource's `name="support_contact">`, a Ruby block's `prijmeni { "Dvořák" }`)
     rf"(?<![\w\-])(?P<key>(?i:{_KEY}))(?:[ \t]*[=:][ \t]*\[?[ \t]*[\"']?|[\"']\s*:\s*\[?\s*[\"']|>|[\"']>|{_ARROW}|"
-    rf"[ \t]*\{{[ \t]*[\"']){_VALUE}"
+    rf"{_INPUT}|[ \t]*\{{[ \t]*[\"']){_VALUE}"
     # (not a dict's key: `employee {'first': 'lucia'}`)
     r"(?=[\"'<\]|,;&\s]|\Z)(?![\"']\s*:)"
 )
@@ -214,8 +216,9 @@ _PLACE_NOUNS = frozenset(
 _STATE_FIELD = re.compile(
     # `billing_state`, `PAYROLL_OVERRIDE_STATE`; PHP's `'state' => 'OR'` (not Spanish's `estado`, a status as often:
     # `"estado": "OK"`)
-    r"(?<![\w\-])(?i:(?P<owner>(?:[a-z]+_){0,3})state|state_code)"
-    rf"(?:\s*[=:]\s*[\"']?|\"\s*:\s*\"|{_ARROW})(?P<code>{places.STATES})"
+    # (and a camel-cased owner's: `homeState: "WV"`)
+    r"(?<![\w\-])(?i:(?P<owner>(?:[a-z]+_){0,3}|(?-i:[a-z]+)(?=State\b))state|state_code)"
+    rf"(?:\s*[=:]\s*[\"']?|\"\s*:\s*\"|{_ARROW}|{_INPUT})(?P<code>{places.STATES})"
     r"(?=[\"'\s,;})\]]|\Z)"
 )
 _STATE_REACH = 200
@@ -249,7 +252,7 @@ _PLACE_FIELD = re.compile(
     # (and a Terraform variable's default: `variable "site_city" { default = "Uşak" }`)
     rf"(?P<sep>\s*[=:]\s*(?:\[|(?:c|list|tuple|vec|array)?\()?\s*[\"']?|[\"']\s*:\s*[\"']|{_ARROW}|{_PAIRED}|\s+|>|"
     r"\"[ \t]*\{[ \t]*(?:type[ \t]*=[ \t]*\w+[ \t]*[\n;][ \t]*)?default[ \t]*=[ \t]*\"|"
-    rf"{_CELL_AFTER_LABEL}|\s+[\"']|[\"']>|"
+    rf"{_CELL_AFTER_LABEL}|\s+[\"']|[\"']>|{_INPUT}|"
     rf"[ \t]*\{{[ \t]*[\"']){_VALUE}"
     r"(?=[\"'<\])}|,;&\s.]|\Z)"
 )

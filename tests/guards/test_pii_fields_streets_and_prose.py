@@ -1208,3 +1208,44 @@ def test_a_place_by_the_people_there_and_another_languages_cues(text: str, place
 )
 def test_a_person_named_like_a_place_stays_no_place(text: str) -> None:
     assert not [found for found in read(text) if found[0] == "LOCATION"]
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        # an HTML form's fields, a camel-cased owner's state, a CSV's state after its town
+        ('<input name="ssn" value="801-42-6189">\n<input name="city" value="Scranton">', "Scranton"),
+        ('<input name="ssn" value="801-42-6189">\n<input name="state" value="PA">', "PA"),
+        ('    ssn: "547-40-8044",\n    homeState: "WV"', "WV"),
+        # psql's expanded display
+        ("-[ RECORD 1 ]-----\nid    | 17\nname  | Nilufar Rashidova\ncity  | Khiva", "Khiva"),
+        # Italian's `ad` before a vowel
+        ("il restauro dell'affresco ad Assisi riparte lunedì, il ponteggio è pronto", "Assisi"),
+        # towns named with a particle of place between hyphens, a city's quarter, a Vietnamese district
+        ("les 12 fauteuils partiront de Villaines-les-Rochers mardi.", "Villaines-les-Rochers"),
+        ("<td>Hélène Castagnier</td><td>Saint-Savin-sur-Gartempe</td>", "Saint-Savin-sur-Gartempe"),
+        ("Schausteller für die Kirmes in Düsseldorf-Oberkassel", "Düsseldorf-Oberkassel"),
+        ("xe cà phê số 3 ở Quận 1 hết sữa đặc rồi", "Quận 1"),
+    ],
+)
+def test_places_in_forms_records_and_hyphenated_names(text: str, place: str) -> None:
+    assert ("LOCATION", place) in read(text)
+
+
+def test_a_states_code_in_a_row_is_no_ones_initials() -> None:
+    found = read(
+        "Hollis,Granger,240-44-6356,Lexington,KY,broom-shop\nMarisa,Delgado,113555297,Louisville,KY,broom-shop"
+    )
+    assert ("LOCATION", "KY") in found
+    assert ("PERSON", "KY") not in found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the Ruby-on-Rails app needs a new Gemfile.lock",
+        '330: Surge multiplier stuck at 2.1x in "Mexico-Norte" zone since the deploy.',
+    ],
+)
+def test_hyphenated_names_of_things_are_no_places(text: str) -> None:
+    assert not [found for found in read(text) if found[0] == "LOCATION"]
