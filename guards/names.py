@@ -269,14 +269,21 @@ def _system_called(text: str, a: int, b: int, products: frozenset[str]) -> bool:
     return cues.word_before(text, a).split("-")[-1] in deployments.NAMED_SYSTEMS
 
 
-# a row of psql's expanded display (`\\x`), under its `-[ RECORD 1 ]-` line: `city  | Khiva`
-_EXPANDED_ROW = re.compile(r"^([^\W\d][\w\-]{0,39}[ \t]*)\|(?=[ \t])", re.M)
+# psql's expanded display (`\\x`): a record's line, `-[ RECORD 1 ]---`, and its rows under it, `city  | Khiva`
+_EXPANDED_RECORD = re.compile(
+    r"^-\[ RECORD \d+ \]-*\+?-*[ \t]*\n((?:[^\W\d][\w\-]{0,39}[ \t]*\|[^\n]*(?:\n|\Z))+)", re.M
+)
+_EXPANDED_ROW = re.compile(r"^([^\W\d][\w\-]{0,39}[ \t]*)\|(?=[ \t]|$)", re.M)
 
 
 def _expanded(text: str) -> str:
-    """`text` with psql's expanded rows written as fields, `city  = Khiva`, in as many characters: a row's column
-    is its value's key, as a record's field's is."""
-    return _EXPANDED_ROW.sub(lambda m: m.group(1) + "=", text) if "-[ RECORD " in text else text
+    """`text` with the rows of psql's expanded records written as fields, `city  = Khiva`, in as many characters:
+    a row's column is its value's key, as a record's field's is. Other lines are as they were."""
+    if "-[ RECORD " not in text:
+        return text
+    return _EXPANDED_RECORD.sub(
+        lambda m: m.group(0)[: m.start(1) - m.start()] + _EXPANDED_ROW.sub(r"\1=", m.group(1)), text
+    )
 
 
 def _script_places(lex: Lexicons, text: str, out: list[Span], guessed: set[Span]) -> list[Span]:

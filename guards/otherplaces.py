@@ -222,8 +222,7 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _sites(kinds, text)
         out += _prefixed(kinds, text)
         out += [("LOCATION", *m.span(1)) for m in _CITY_WORD_AFTER.finditer(text)]
-        hyphenated = [("LOCATION", *m.span()) for m in _HYPHENATED_PLACE.finditer(text)] if "-" in text else []
-        out += [span for span in hyphenated if not where_systems_run(text, span[1], span[2])]
+        out += _hyphenated(kinds, text) if "-" in text else []
         out += _city_quarters(kinds, text) if "-" in text else []
         out += [("LOCATION", *m.span()) for m in _VIETNAMESE_DISTRICT.finditer(text)]
         out += [("LOCATION", *m.span("name")) for m in _MUTATED.finditer(text) if _irish_or_welsh(text, m.start())]
@@ -234,18 +233,37 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     return [span for span in out if not kept.over(span[1], span[2]) and not cues.time_zone_area(text, *span[1:])]
 
 
+def _hyphenated(kinds: Kinds, text: str) -> list[Span]:
+    """Towns named with a particle of place between hyphens whose name, or its part before the particle or after
+    it, the lexicons know (`Saint-Savin-sur-Gartempe`: Saint-Savin; `Roquefort-sur-Soulzon`); not a compound noun
+    (`Mise-en-Prod`, `Arc-en-Ciel`) nor a person's name (`Jean-Pierre-le-Moal`), nor on a line about systems."""
+    out: list[Span] = []
+    for m in _HYPHENATED_PLACE.finditer(text):
+        words = m.group().split("-")
+        cut = next(i for i, w in enumerate(words) if w in _HYPHEN_PARTICLES)
+        parts = [fold("-".join(words)), fold("-".join(words[:cut])), fold("-".join(words[cut + 1 :]))]
+        if kinds.given(fold(words[0])) == 2 or not any(kinds.lex.knows_place(part) for part in parts):
+            continue
+        if not where_systems_run(text, *m.span()):
+            out.append(("LOCATION", *m.span()))
+    return out
+
+
+_HYPHEN_PARTICLES = _words("sur sous lès les lez en le la aux upon under")
+
+
 def _city_quarters(kinds: Kinds, text: str) -> list[Span]:
     """A large city's name and its quarter's, joined by a hyphen (`Düsseldorf-Oberkassel`); not a person's double
     surname (the city's name no one's) nor a route between two cities (`Berlin-Hamburg`)."""
     out: list[Span] = []
     for m in _CITY_QUARTER.finditer(text):
-        city, quarter = fold(m.group("city")), fold(text[m.end("city") + 1 : m.end()])
+        city, quarter = fold(m.group("city")), fold(text[m.end("city") + 1 : m.end("name")])
         if not kinds.large_city(city) or kinds.given(city) or city in kinds.lex.surnames:
             continue
         if kinds.lex.knows_place(quarter) and kinds.large_city(quarter):
             continue  # `Berlin-Hamburg`: a route, two places
-        if not where_systems_run(text, *m.span()):  # (not `the "Mexico-Norte" zone`)
-            out.append(("LOCATION", *m.span()))
+        if not where_systems_run(text, *m.span("name")):  # (not `the "Mexico-Norte" zone`)
+            out.append(("LOCATION", *m.span("name")))
     return out
 
 
@@ -413,12 +431,15 @@ _HYPHENATED_PLACE = re.compile(
     r"(?<![\w\-/.@])(?:[A-ZÀ-Þ][a-zà-ÿ]+-){1,3}(?:sur|sous|lès|les|lez|en|le|la|aux|upon|under)"
     r"(?:-[A-ZÀ-Þ][a-zà-ÿ]+){1,3}(?![\w\-/.@])"
 )
-# a large city and its quarter, joined by a hyphen: `Düsseldorf-Oberkassel`, `Hamburg-Altona`
-_CITY_QUARTER = re.compile(r"(?<![\w\-/.@])(?P<city>[A-ZÀ-Þ][a-zà-ÿ]+)-[A-ZÀ-Þ][a-zà-ÿ]{2,}(?![\w\-/.@])")
-# a Vietnamese city's district by its number or its name: `ở Quận 1`, `Quận Bình Thạnh`, `Phường 12`
-_VIETNAMESE_DISTRICT = re.compile(
-    r"(?<![\w])(?:Quận|Huyện|Phường)[ \t]+(?:\d{1,2}(?![\d.,:])|[A-ZĐÀ-Ỹ][^\W\d_]*(?:[ \t]+[A-ZĐÀ-Ỹ][^\W\d_]*){0,2})"
+# a large city and its quarter, joined by a hyphen, after a place's preposition: `in Düsseldorf-Oberkassel`,
+# `naar Rotterdam-Zuid` (not a service's or a host's name: `Leipzig-Gateway`, `Lisbon-Alpha`)
+_CITY_QUARTER = re.compile(
+    r"(?<![\w\-/.@])(?:in|im|aus|nach|bei|von|from|to|at|near|en|à|de|naar|uit|te|i|w|v|u|na|z)[ \t]+"
+    r"(?P<name>(?P<city>[A-ZÀ-Þ][a-zà-ÿ]+)-[A-ZÀ-Þ][a-zà-ÿ]{2,})(?![\w\-/.@])"
 )
+# a Vietnamese city's district by its number: `ở Quận 1, TP.HCM`, `Phường 12` (a district's name after the word is
+# as often followed by an official's: `Chủ tịch Phường Bến Nghé Nguyễn Văn An`)
+_VIETNAMESE_DISTRICT = re.compile(r"(?<![\w])(?:Quận|Huyện|Phường)[ \t]+\d{1,2}(?!\d)(?![.,]\d)")
 
 
 # a name before the Turkic languages' `city` with its case ending: `Samarqand shahridagi`, `Bakı şəhərindəki`,

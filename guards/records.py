@@ -216,8 +216,9 @@ _PLACE_NOUNS = frozenset(
 _STATE_FIELD = re.compile(
     # `billing_state`, `PAYROLL_OVERRIDE_STATE`; PHP's `'state' => 'OR'` (not Spanish's `estado`, a status as often:
     # `"estado": "OK"`)
-    # (and a camel-cased owner's: `homeState: "WV"`)
-    r"(?<![\w\-])(?i:(?P<owner>(?:[a-z]+_){0,3}|(?-i:[a-z]+)(?=State\b))state|state_code)"
+    # (and a person's address's, camel-cased: `homeState: "WV"`; not `currentState`, `siteState`, a machine's)
+    r"(?<![\w\-])(?i:(?P<owner>(?:[a-z]+_){0,3}|(?-i:home|billing|shipping|mailing|birth|residence|tax|payroll)"
+    r"(?=State\b))state|state_code)"
     rf"(?:\s*[=:]\s*[\"']?|\"\s*:\s*\"|{_ARROW}|{_INPUT})(?P<code>{places.STATES})"
     r"(?=[\"'\s,;})\]]|\Z)"
 )
