@@ -1,8 +1,8 @@
 """What the PII step gets right: precision and recall per entity type on labelled sets, and clean text flagged.
 
     python bench/pii_precision.py                  # every set and split, the step's defaults and the example config
-    python bench/pii_precision.py --split tune     # the tuning sets: labelled, technical, sets two to sixty-one
-    python bench/pii_precision.py --split held-aside   # the held-aside (sixty-second) set alone
+    python bench/pii_precision.py --split tune     # the tuning sets: labelled, technical, sets two to sixty-two
+    python bench/pii_precision.py --split held-aside   # the held-aside (sixty-third) set alone
     python bench/pii_precision.py --vetter off     # names as the rules alone find them (guards/vetting.py off)
     python bench/pii_precision.py --test-values personal   # published test values are personal data too (testvalues.py)
     python bench/pii_precision.py --config examples/taskgate.yaml [--step pii]   # that config alone
@@ -10,16 +10,16 @@
     python bench/pii_precision.py --backend patterns
     python bench/pii_precision.py --ner-scope all  # with --names ner: NER on every sentence
 
-Sixty-three sets. bench/pii_labelled/sentences.jsonl (`labelled`, written by make.py
+Sixty-four sets. bench/pii_labelled/sentences.jsonl (`labelled`, written by make.py
 there): prose, code, log lines, technical prose and chat with pasted
 technical material. bench/pii_labelled/technical.jsonl (technical.md there),
 written apart by someone who did not see the scanner's rules: code, logs,
 configs, tickets, chat about systems, some prose; split by its writer into
 `tune` and `held`. bench/pii_labelled/technical_held2.jsonl to
-technical_held61.jsonl (`second set` to `sixty-first set`, each with its .md
+technical_held62.jsonl (`second set` to `sixty-second set`, each with its .md
 there), each written apart in turn by someone who saw neither the scanner nor
-its output nor the other sets. bench/pii_labelled/technical_held62.jsonl
-(`held-aside`, technical_held62.md there), written apart a sixty-second time, is
+its output nor the other sets. bench/pii_labelled/technical_held63.jsonl
+(`held-aside`, technical_held63.md there), written apart a sixty-third time, is
 measured when the file is there; without it the tuning sets alone are run. Each sentence has its labelled spans of
 PERSON, LOCATION, EMAIL_ADDRESS, PHONE_NUMBER, IBAN_CODE, CREDIT_CARD and
 US_SSN; most have none.
@@ -393,11 +393,16 @@ seen as well, so the vetter was refitted with its blind run and its
 misses were read (structured values in records with no SSN word, then
 places: Khmer, Lao, Burmese and Amharic cities by their running-text
 names, state codes, Romance `de` after an article's noun, Polish `pod`),
-and a review's mends were made; `held-aside` (the sixty-second set) was
-written apart meanwhile, was not opened until they had been committed,
-and was then run once, under the example config and the defaults, and
-reported as it came out. It is the set that measures; the others are
-tuning data.
+and a review's mends were made; the sixty-second set was written apart
+meanwhile, was not opened until they had been committed, and was then
+run once, under the example config and the defaults, and reported as it
+came out. It had then been seen as well, so the vetter was refitted with
+its blind run and its misses were read (forms' fields, psql's expanded
+rows, hyphenated towns, Vietnamese districts), and a review's mends were
+made; `held-aside` (the sixty-third set) was written apart meanwhile,
+was not opened until they had been committed, and was then run once,
+under the example config and the defaults, and reported as it came out.
+It is the set that measures; the others are tuning data.
 
 "Clean technical sentences flagged": of the sentences of a technical kind
 (not `prose`) with nothing labelled, the share in which the step would act on
@@ -512,6 +517,7 @@ FIFTY_EIGHTH = HERE / "pii_labelled" / "technical_held58.jsonl"  # held aside in
 FIFTY_NINTH = HERE / "pii_labelled" / "technical_held59.jsonl"  # held aside in the 59th run; tuning since
 SIXTIETH = HERE / "pii_labelled" / "technical_held60.jsonl"  # held aside in the 60th run; tuning since
 SIXTY_FIRST = HERE / "pii_labelled" / "technical_held61.jsonl"  # held aside in the 61st run; tuning since
+SIXTY_SECOND = HERE / "pii_labelled" / "technical_held62.jsonl"  # held aside in the 62nd run; tuning since
 # the sets written apart and held aside in turn, each tuning data once it had been run
 WRITTEN_APART = (
     ("second set", SECOND), ("third set", THIRD), ("fourth set", FOURTH), ("fifth set", FIFTH), ("sixth set", SIXTH),
@@ -547,8 +553,9 @@ WRITTEN_APART = (
     ("fifty-ninth set", FIFTY_NINTH),
     ("sixtieth set", SIXTIETH),
     ("sixty-first set", SIXTY_FIRST),
+    ("sixty-second set", SIXTY_SECOND),
 )  # fmt: skip
-HELD_ASIDE = HERE / "pii_labelled" / "technical_held62.jsonl"  # the sixty-second set: measured when it is there
+HELD_ASIDE = HERE / "pii_labelled" / "technical_held63.jsonl"  # the sixty-third set: measured when it is there
 EXAMPLE = HERE.parent / "examples" / "taskgate.yaml"
 RESULTS = HERE / "results"
 LABELLED = ("PERSON", "LOCATION", "EMAIL_ADDRESS", "PHONE_NUMBER", "IBAN_CODE", "CREDIT_CARD", "US_SSN")
@@ -585,7 +592,7 @@ def load(path: Path) -> list[Sentence]:
 
 def sets(split: str, path: Path | None) -> dict[str, list[Sentence]]:
     """The sets to measure, by name: one `--set`, or the tuning sets (the labelled set, the technical set's
-    splits, the second to sixty-first sets) and the held-aside set (the sixty-second, once it is there)."""
+    splits, the second to sixty-second sets) and the held-aside set (the sixty-third, once it is there)."""
     if path is not None:
         return {path.stem: load(path)}
     out: dict[str, list[Sentence]] = {}
@@ -596,7 +603,7 @@ def sets(split: str, path: Path | None) -> dict[str, list[Sentence]]:
         out["technical held"] = [s for s in technical if s.split == "held"]
         out.update((name, load(path)) for name, path in WRITTEN_APART)
     if split == "held-aside" and not HELD_ASIDE.exists():
-        raise SystemExit(f"{HELD_ASIDE} is missing: the sixty-second set is not written yet")
+        raise SystemExit(f"{HELD_ASIDE} is missing: the sixty-third set is not written yet")
     if split in ("held-aside", "all") and HELD_ASIDE.exists():
         out["held-aside"] = load(HELD_ASIDE)
     return out
@@ -927,8 +934,8 @@ def main() -> int:
     parser.add_argument("--set", type=Path, help="one labelled set (JSON lines) instead of the two")
     parser.add_argument(
         "--split", choices=("tune", "held-aside", "all"), default="all",
-        help="the tuning sets (the labelled set, the technical set's splits, the second to sixty-first sets), or "
-        "the held-aside (sixty-second) set",
+        help="the tuning sets (the labelled set, the technical set's splits, the second to sixty-second sets), or "
+        "the held-aside (sixty-third) set",
     )  # fmt: skip
     parser.add_argument("--ner-scope", choices=("capitalised", "all"), help="override the params' ner_scope")
     parser.add_argument("--names", choices=("lexicon", "ner"), help="override the params' names")
