@@ -1,8 +1,8 @@
 """What the PII step gets right: precision and recall per entity type on labelled sets, and clean text flagged.
 
     python bench/pii_precision.py                  # every set and split, the step's defaults and the example config
-    python bench/pii_precision.py --split tune     # the tuning sets: labelled, technical, sets two to sixty-two
-    python bench/pii_precision.py --split held-aside   # the held-aside (sixty-third) set alone
+    python bench/pii_precision.py --split tune     # the tuning sets: labelled, technical, sets two to sixty-three
+    python bench/pii_precision.py --split held-aside   # the held-aside (sixty-fourth) set alone
     python bench/pii_precision.py --vetter off     # names as the rules alone find them (guards/vetting.py off)
     python bench/pii_precision.py --test-values personal   # published test values are personal data too (testvalues.py)
     python bench/pii_precision.py --config examples/taskgate.yaml [--step pii]   # that config alone
@@ -10,16 +10,16 @@
     python bench/pii_precision.py --backend patterns
     python bench/pii_precision.py --ner-scope all  # with --names ner: NER on every sentence
 
-Sixty-four sets. bench/pii_labelled/sentences.jsonl (`labelled`, written by make.py
+Sixty-five sets. bench/pii_labelled/sentences.jsonl (`labelled`, written by make.py
 there): prose, code, log lines, technical prose and chat with pasted
 technical material. bench/pii_labelled/technical.jsonl (technical.md there),
 written apart by someone who did not see the scanner's rules: code, logs,
 configs, tickets, chat about systems, some prose; split by its writer into
 `tune` and `held`. bench/pii_labelled/technical_held2.jsonl to
-technical_held62.jsonl (`second set` to `sixty-second set`, each with its .md
+technical_held63.jsonl (`second set` to `sixty-third set`, each with its .md
 there), each written apart in turn by someone who saw neither the scanner nor
-its output nor the other sets. bench/pii_labelled/technical_held63.jsonl
-(`held-aside`, technical_held63.md there), written apart a sixty-third time, is
+its output nor the other sets. bench/pii_labelled/technical_held64.jsonl
+(`held-aside`, technical_held64.md there), written apart a sixty-fourth time, is
 measured when the file is there; without it the tuning sets alone are run. Each sentence has its labelled spans of
 PERSON, LOCATION, EMAIL_ADDRESS, PHONE_NUMBER, IBAN_CODE, CREDIT_CARD and
 US_SSN; most have none.
@@ -399,10 +399,13 @@ run once, under the example config and the defaults, and reported as it
 came out. It had then been seen as well, so the vetter was refitted with
 its blind run and its misses were read (forms' fields, psql's expanded
 rows, hyphenated towns, Vietnamese districts), and a review's mends were
-made; `held-aside` (the sixty-third set) was written apart meanwhile,
-was not opened until they had been committed, and was then run once,
-under the example config and the defaults, and reported as it came out.
-It is the set that measures; the others are tuning data.
+made; the sixty-third set was written apart meanwhile, was not opened
+until they had been committed, and was then run once, under the example
+config and the defaults, and reported as it came out. It met all seven
+targets, so `held-aside` (the sixty-fourth set), written apart
+meanwhile, was run once on the same rules, with no refit and no round
+between, and reported as it came out. It is the set that measures; the
+others are tuning data.
 
 "Clean technical sentences flagged": of the sentences of a technical kind
 (not `prose`) with nothing labelled, the share in which the step would act on
@@ -518,6 +521,7 @@ FIFTY_NINTH = HERE / "pii_labelled" / "technical_held59.jsonl"  # held aside in 
 SIXTIETH = HERE / "pii_labelled" / "technical_held60.jsonl"  # held aside in the 60th run; tuning since
 SIXTY_FIRST = HERE / "pii_labelled" / "technical_held61.jsonl"  # held aside in the 61st run; tuning since
 SIXTY_SECOND = HERE / "pii_labelled" / "technical_held62.jsonl"  # held aside in the 62nd run; tuning since
+SIXTY_THIRD = HERE / "pii_labelled" / "technical_held63.jsonl"  # held aside in the 63rd run; tuning since
 # the sets written apart and held aside in turn, each tuning data once it had been run
 WRITTEN_APART = (
     ("second set", SECOND), ("third set", THIRD), ("fourth set", FOURTH), ("fifth set", FIFTH), ("sixth set", SIXTH),
@@ -554,8 +558,9 @@ WRITTEN_APART = (
     ("sixtieth set", SIXTIETH),
     ("sixty-first set", SIXTY_FIRST),
     ("sixty-second set", SIXTY_SECOND),
+    ("sixty-third set", SIXTY_THIRD),
 )  # fmt: skip
-HELD_ASIDE = HERE / "pii_labelled" / "technical_held63.jsonl"  # the sixty-third set: measured when it is there
+HELD_ASIDE = HERE / "pii_labelled" / "technical_held64.jsonl"  # the sixty-fourth set: measured when it is there
 EXAMPLE = HERE.parent / "examples" / "taskgate.yaml"
 RESULTS = HERE / "results"
 LABELLED = ("PERSON", "LOCATION", "EMAIL_ADDRESS", "PHONE_NUMBER", "IBAN_CODE", "CREDIT_CARD", "US_SSN")
@@ -592,7 +597,7 @@ def load(path: Path) -> list[Sentence]:
 
 def sets(split: str, path: Path | None) -> dict[str, list[Sentence]]:
     """The sets to measure, by name: one `--set`, or the tuning sets (the labelled set, the technical set's
-    splits, the second to sixty-second sets) and the held-aside set (the sixty-third, once it is there)."""
+    splits, the second to sixty-third sets) and the held-aside set (the sixty-fourth, once it is there)."""
     if path is not None:
         return {path.stem: load(path)}
     out: dict[str, list[Sentence]] = {}
@@ -603,7 +608,7 @@ def sets(split: str, path: Path | None) -> dict[str, list[Sentence]]:
         out["technical held"] = [s for s in technical if s.split == "held"]
         out.update((name, load(path)) for name, path in WRITTEN_APART)
     if split == "held-aside" and not HELD_ASIDE.exists():
-        raise SystemExit(f"{HELD_ASIDE} is missing: the sixty-third set is not written yet")
+        raise SystemExit(f"{HELD_ASIDE} is missing: the sixty-fourth set is not written yet")
     if split in ("held-aside", "all") and HELD_ASIDE.exists():
         out["held-aside"] = load(HELD_ASIDE)
     return out
@@ -934,8 +939,8 @@ def main() -> int:
     parser.add_argument("--set", type=Path, help="one labelled set (JSON lines) instead of the two")
     parser.add_argument(
         "--split", choices=("tune", "held-aside", "all"), default="all",
-        help="the tuning sets (the labelled set, the technical set's splits, the second to sixty-second sets), or "
-        "the held-aside (sixty-third) set",
+        help="the tuning sets (the labelled set, the technical set's splits, the second to sixty-third sets), or "
+        "the held-aside (sixty-fourth) set",
     )  # fmt: skip
     parser.add_argument("--ner-scope", choices=("capitalised", "all"), help="override the params' ner_scope")
     parser.add_argument("--names", choices=("lexicon", "ner"), help="override the params' names")
