@@ -249,9 +249,6 @@ def _hyphenated(kinds: Kinds, text: str) -> list[Span]:
     return out
 
 
-_HYPHEN_PARTICLES = _words("sur sous lès les lez en le la aux upon under")
-
-
 def _city_quarters(kinds: Kinds, text: str) -> list[Span]:
     """A large city's name and its quarter's, joined by a hyphen (`Düsseldorf-Oberkassel`); not a person's double
     surname (the city's name no one's) nor a route between two cities (`Berlin-Hamburg`)."""
@@ -427,8 +424,9 @@ _NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
 # a place's name of several words joined by hyphens around a particle of place, as French and English towns are
 # named (`Saint-Savin-sur-Gartempe`, `Villaines-les-Rochers`, `Châlons-en-Champagne`, `Stratford-upon-Avon`): no
 # one's name nor product's is built so (not `on`: `Ruby-on-Rails`)
+_HYPHEN_PARTICLES = ("sur", "sous", "lès", "les", "lez", "en", "le", "la", "aux", "upon", "under")
 _HYPHENATED_PLACE = re.compile(
-    r"(?<![\w\-/.@])(?:[A-ZÀ-Þ][a-zà-ÿ]+-){1,3}(?:sur|sous|lès|les|lez|en|le|la|aux|upon|under)"
+    rf"(?<![\w\-/.@])(?:[A-ZÀ-Þ][a-zà-ÿ]+-){{1,3}}(?:{'|'.join(_HYPHEN_PARTICLES)})"
     r"(?:-[A-ZÀ-Þ][a-zà-ÿ]+){1,3}(?![\w\-/.@])"
 )
 # a large city and its quarter, joined by a hyphen, after a place's preposition: `in Düsseldorf-Oberkassel`,

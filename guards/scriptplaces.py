@@ -201,18 +201,12 @@ def _spaced(lex: Lexicons, text: str, a: int, b: int, script: str) -> list[tuple
 _NOT_TOWN_BEFORE = re.compile(r"(?:पोलीस|पोलिस|सरकारी)[ \t]+\Z")
 
 
-# a Burmese city's name is a word too (`တောင်ကြီး`, Taunggyi, a big mountain; `ကျောက်ဖြူ`, a white stone): read with
-# its postposition or its kind's word after it (`မန္တလေး ရှိ`, in Mandalay; `မန္တလေး မြို့`)
-_BURMESE_AFTER = re.compile(r"[ \t]*(?:ရှိ|တွင်|သို့|မှ|မှာ|မြို့)")
-
-
-# the word before a town, in scripts written with spaces and with no case ending to read (`នៅ សៀមរាប`), and
-# in Cyrillic before a town's name with its ending (`из Бердска`); not Arabic's, Greek's or Hindi's, before or
+# the word before a town: in Cyrillic, a preposition before a town's name with its ending (`из Бердска`); not
+# Arabic's, Greek's or Hindi's, before or
 # after which a town's name is as often a common noun's or a person's (`في جامعة`, `της Δάφνης`, `डेविड के`)
 _PLACE_WORD_BEFORE = _words(
-    "в во из до под около возле близ через із біля във от "  # Russian, Ukrainian, Bulgarian (`от Казанлък`)
-    "នៅ ពី ទៅ ຢູ່ ທີ່ ໃນ ໄປ ຈາກ"  # Khmer, Lao
-)
+    "в во из до под около возле близ через із біля във от"  # Russian, Ukrainian, Bulgarian (`от Казанлък`)
+)  # (Khmer's and Lao's, written onto the name as often: _KHMER_BEFORE, _LAO_BEFORE)
 # the word after it: Mongolian's `in` (`Тэрэлж дэх`); Sinhala's `from`, and `the town's`, `the area's` (`ගාල්ල
 # සිට`, from Galle; not `to`, `වෙත`, which follows people as often)
 _PLACE_WORD_AFTER = _words("дэх සිට නගරයේ නගරය ප්\u200dරදේශයේ")
@@ -317,6 +311,11 @@ _ENDINGS = {
     # Sinhala's locative, a vowel's sign on the name's last consonant: `ගාල්ලේ` (in Galle, `ගාල්ල`)
     "sinhala": [("\u0dda", "")],
 }
+
+
+# a Burmese city's name is a word too (`တောင်ကြီး`, Taunggyi, a big mountain; `ကျောက်ဖြူ`, a white stone): read with
+# its postposition or its kind's word after it, written onto it or apart (`မန္တလေး ရှိ`, in Mandalay; `မန္တလေး မြို့`)
+_BURMESE_AFTER = re.compile(r"[ \t]*(?:" + "|".join(ending for ending, _ in _ENDINGS["myanmar"]) + ")")
 
 
 # one- and two-letter prefixes, longest first: Hebrew ב ל מ ה ו כ ש and their pairs; Arabic ب ل و ف ك and ال
