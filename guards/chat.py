@@ -5,7 +5,8 @@ copies `[12:30] Ollie: ...`, an IRC log's `<marek> ...`, a WhatsApp export's
 `12/03/2024, 09:14 - Siobhan: ...`, Discord's `hiro — Today at 13:05`, Teams'
 `Ingrid Solberg (10:41): ...`, a copy's `[10:31] Bakker, Femke` or
 `Ffion Evans 10:44` over its message (and `[10:41] Élodie Marchand` where the
-times are a chat's, or the name and the time on lines of their own), and a
+times are a chat's, or the name and the time on lines of their own, or the
+name alone over each message where the text opens so), and a
 bare `Marisol: ...` where several lines open the same way. A slot of one word
 holds a handle, as `tomas.p` or `@m-osei` would, and so does the name after
 a chat export's time (`09:14 - Siobhan Kelly:`), before Teams' bracketed
@@ -27,8 +28,13 @@ from .deployments import TIME_PREFIX
 # name the account shows, of up to three words (`12/03/2024, 09:14 - Siobhan Kelly:`)
 _NAME = r"[^\W\d_][\w.'’\-]*"
 _SHOWN = rf"{_NAME}(?:[ \t]{_NAME}){{0,2}}"
-# a WhatsApp export's date and time (`12/03/2024, 09:14 - `, `[12.03.24, 09:14:05] `, `3/12/24, 9:14 PM - `)
-_EXPORT = r"\[?\d{1,2}[./]\d{1,2}[./]\d{2,4},?[ \t]+\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?\]?(?:[ \t]+-)?"
+# a WhatsApp export's date and time (`12/03/2024, 09:14 - `, `[12.03.24, 09:14:05] `, `3/12/24, 9:14 PM - `,
+# `2024-03-15 20:14 - `), and a copied message's time and date (`[9:41 AM, 3/14/2024] `, `[14:05, 14.3.2024] `)
+_CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?"
+_EXPORT = (
+    rf"\[?\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}},?[ \t]+{_CLOCK}\]?(?:[ \t]+-)?"
+    rf"|\[{_CLOCK},[ \t]*\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}}\]|\d{{4}}-\d\d-\d\d,?[ \t]+{_CLOCK}[ \t]+-"
+)
 _TIMED = re.compile(rf"(?m)^[ \t]*(?:{_EXPORT}|{TIME_PREFIX})[ \t]+(?:<(?P<nick>[^\s<>]+)>|@?(?P<who>{_SHOWN}):)[ \t]")
 NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
 # Discord's copied header line, the name, a dash, the day and the time, nothing after: `hiro — 今日 13:05`, `frederik
@@ -73,6 +79,12 @@ _STACKED = re.compile(
     rf"(?m)^[ \t]*(?P<who>{_SHOWN})[ \t]*\n[ \t]*(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)"
     r"(?:[ \t]?(?P<half>[AaPp])[Mm])?[ \t]*\n[ \t]*\S"
 )
+# Teams' copy with the name shown alone on its line, no time, the message under it (`Gabriel Costa` / `alguém viu
+# o alerta?` / `Beatriz Alves` / `sim, já limpei`): read where the text opens with such a line, at least BARE_LINES
+# lines are so, and each is followed by a message in words (not a roster's names one under another, nor a letter
+# that opens with its addressee's name and ends with a signature)
+_PLAIN = re.compile(rf"(?m)^[ \t]*(?P<who>{_NAME}(?:[ \t]{_NAME}){{1,2}})[ \t]*\n(?P<said>[^\n]*)")
+_WORDS = re.compile(r"[^\W\d_]{2,}")
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
 _PARTICLES = frozenset(
@@ -104,9 +116,12 @@ BARE_LINES = 2  # bare `Name: ...` lines a text needs to be a chat log's (one is
 def speakers(text: str) -> list[tuple[int, int]]:
     """Where text's chat lines name their speaker: after a time, in an IRC nick's brackets, before Discord's dash
     and time, or bare at a line's start where at least BARE_LINES lines open so with a message after the colon."""
+    opens = len(text) - len(text.lstrip())
+    plain = list(_PLAIN.finditer(text)) if "\n" in text and _PLAIN.match(text, opens) else []
+    alone = [m.span("who") for m in plain] if len(plain) >= BARE_LINES and _messages(text, plain) else []
     if ":" not in text and "<" not in text:
-        return []  # every format's time has a colon, or an IRC nick its bracket
-    out = [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in NICK.finditer(text)]
+        return alone  # every other format's time has a colon, or an IRC nick its bracket
+    out = alone + [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in NICK.finditer(text)]
     out += [m.span("who") for m in _DISCORD.finditer(text)] if " - " in text or " — " in text else []
     teams = [m for m in _TEAMS.finditer(text)] if "):" in text else []
     # a guest's or an external's tag for the time only in a Teams copy (not a booking log's `Anna Schmidt (Guest):`)
@@ -138,6 +153,21 @@ def _replies(lines: list[re.Match[str]]) -> bool:
         return False
     minutes = [_minute_of_day(m) for m in lines]
     return any(0 <= b - a <= _REPLY_MINUTES for a, b in itertools.pairwise(minutes))
+
+
+def _messages(text: str, lines: list[re.Match[str]]) -> bool:
+    """A chat's lines of names shown alone: the text's first line is one, no name is led by a title or a role,
+    every word of each is capitalised, and a message in words is under each."""
+    if lines[0].start("who") != len(text) - len(text.lstrip()):
+        return False
+    for m in lines:
+        who = m.group("who").split()
+        if who[0].rstrip(".").lower() in TITLES | _ROLES or not all(w[0].isupper() for w in who):
+            return False
+        said = m.group("said")
+        if _PLAIN.fullmatch(said + "\n") or not any(w.islower() for w in _WORDS.findall(said)):
+            return False  # a word in lower case: a message's, not another name's
+    return True
 
 
 def _minute_of_day(m: re.Match[str]) -> int:

@@ -176,6 +176,8 @@ _CLUB_WORD = (
     r"(?:Baseball|Softball|Netball|Handball|Volleyball|Basketball|Football|Rugby|Hockey|Cricket|Curling|Arena|Club|"
     r"FC|CF|CB|SC|AC|SV|TSV|VfB|VfL|Athletic|Rovers|Wanderers|Harriers|Stadium|Laser|Padel|Tennis)"
 )
+# a person's origin after the name: `di Bergamo`, `de Zaragoza` (the name's last word)
+_OF_CITY = re.compile(r"(?<=\S) (?:di|de) (?P<city>[^\W\d_][\w'’\-]*)")
 _CLUB_BEFORE = re.compile(rf"(?<![\w\-]){_CLUB_WORD}[ \t]+\Z")
 _CLUB_AFTER = re.compile(rf"[ \t]+(?:[A-Z][a-z]+[ \t]+)?{_CLUB_WORD}(?![\w\-])")
 # German's months, as written: `Mitte Juni` (not `Bristol may call`, `Warsaw June 2023`)
@@ -442,6 +444,8 @@ class Names(Placenames):
                 x for x in out if x[0] != "PERSON" or not any(s <= x[1] and x[2] <= e for _, s, e in index.over(*x[1:]))
             ]
         out = [x for x in out if any(c.isalpha() for c in text[x[1] : x[2]])]  # (a query's `$1`: no one's name)
+        if " d" in text:
+            out = self._from_city(text, out)
         if self.vetter is not None and out:
             out = self.vetter.vet(self, text, out, sure)
         if any(c in text for c in " ,") and any(e == "LOCATION" for e, _, _ in out):
@@ -452,6 +456,21 @@ class Names(Placenames):
             coded = {span[1:] for span in codes}
             out = [span for span in out if span[0] != "PERSON" or span[1:] not in coded] + codes
         return sorted(out, key=lambda s: s[1])
+
+    def _from_city(self, text: str, out: list[Span]) -> list[Span]:
+        """A person's name of two words or more read on into `di` or `de` and a large city's name is the person,
+        then where they are from: `Marco Bellini di Bergamo`, `Valentina Sosa de Rosario` (not `Ruiz de Alarcón`,
+        a small town's name that is a surname's part; not `Núria de Girona`, where a given name alone would be
+        left to stand for the person)."""
+        split: list[Span] = []
+        for span in out:
+            origin = _OF_CITY.search(text, span[1], span[2]) if span[0] == "PERSON" else None
+            alone = origin is not None and " " not in text[span[1] : origin.start()].strip()
+            if origin is None or origin.end() != span[2] or alone or not self.large_city(fold(origin.group("city"))):
+                split.append(span)
+            else:
+                split += [("PERSON", span[1], origin.start()), ("LOCATION", origin.start("city"), span[2])]
+        return split
 
     def _named_with(self, text: str, a: int, b: int) -> bool:
         """The place at text[a:b] is part of a team's or a venue's name, or a word before a German month that is

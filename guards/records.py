@@ -330,7 +330,7 @@ PERSONAS = frozenset(
      "matti meikalainen", "maija meikalainen", "sven svensson", "jens hansen", "juan del pueblo", "ivan ivanov",
      "john appleseed", "jane appleseed", "joe public", "john q public", "tommy atkins", "john citizen",
      "jan modaal", "nguyen van a", "nguyen van b", "nguyen thi b", "pietje puk",
-     "홍길동", "张三", "李四", "王五", "張三"}
+     "홍길동", "张三", "李四", "王五", "張三", "王小明", "山田太郎"}
 )  # fmt: skip
 
 
@@ -1107,7 +1107,7 @@ def _lower_street(kinds: Kinds, text: str, m: re.Match[str]) -> bool:
 
 
 # a form's placeholder street or town: `Musterstraße 1, 12345 Musterstadt`, `Beispielweg 3`, `123 Anytown Road`
-_PLACEHOLDER = re.compile(r"(?i:muster|beispiel|anytown|exampleville)")
+_PLACEHOLDER = re.compile(r"(?i:muster|beispiel|anytown|exampleville)|範例|范例|示例")  # `範例市`: Example City
 
 
 def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:

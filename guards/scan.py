@@ -239,7 +239,8 @@ def _unglued(plain: Mapped) -> Mapped:
 
 
 # a card of 19 digits written without separators, which a trace or snowflake id also is: a card's word just before
-# says which (`卡号=6246016160610535392`, `card 6759586715219769577`, `карта 2204...`, `fallbackCard: "6212...`)
+# says which (`卡号=6246016160610535392`, `card 6759586715219769577`, `карта 2204...`, `fallbackCard: "6212...`),
+# or a Luhn check's call on it
 _LONG_CARD = re.compile(r"(?<![\d.\-])(?:4|5[06-8]|6|220[0-4])\d{15,18}(?![\d.\-])")
 _CARD_WORD = re.compile(
     r"(?<!sd )(?<!sim )(?:(?i:\b(?:card|cc|pan|karte|carte|tarjeta|cart[ãa]o|carta|kaart|kort|karta|kartu|kart|карта|"
@@ -251,7 +252,9 @@ _CARD_WORD = re.compile(
     # a payment's word before `card` or `pan` in a key, camel-cased or after an underscore: `fallbackCard: "`,
     # `refund_card=`, `TEST_CARD_PAN` (not `scoreCard`, `sim_card`, `id_card`, `time_pan`)
     r"|(?<![A-Za-z])(?i:backup|fallback|refund|default|primary|payment|credit|debit|bank|saved|stored|test|billing|"
-    r"funding|card)_?(?:Card|CARD|card|Pan|PAN|pan)\b)"
+    r"funding|card)_?(?:Card|CARD|card|Pan|PAN|pan)\b"
+    # a Luhn check's call on it, in a test or a validator: `luhn("5060...")`, `isValidLuhn('6212...')`
+    r"|(?<![A-Za-z])(?i:[a-z_]*luhn[a-z_]*)\([ \t]*)"
     r"(?i:[ \t]*(?:number|no\.?|nr\.?|num|n°|#|номер|番号|号|번호))?[\"']?[ \t]*[=:]?[ \t]*[\"'«]?\Z"
 )  # `card 6759...`, `卡号=6246...`, `card number: `, `"card": "`; not `sd card`, `card count: `
 _ID_CARD_AFTER = re.compile(r"[ \t]*[（(]身份证|[ \t]*[（(]身份證")

@@ -1256,3 +1256,59 @@ def test_a_states_code_in_a_row_is_no_ones_initials() -> None:
 )
 def test_hyphenated_names_of_things_are_no_places(text: str) -> None:
     assert not [found for found in read(text) if found[0] == "LOCATION"]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a 19-digit card printed in a group of six and one of thirteen; one under a Luhn check's call in a test
+        ('unionPayCard = "621702 9979056539683" -- 王芳', ("CREDIT_CARD", "621702 9979056539683")),
+        ('if !luhn("5060998989504659225") { t.Fatal("bad") }', ("CREDIT_CARD", "5060998989504659225")),
+        ("assert isValidLuhn('6217029979056539683')", ("CREDIT_CARD", "6217029979056539683")),
+        # a person, then the large city they are from
+        ("// Il cliente Marco Bellini di Bergamo ha pagato con bonifico", ("LOCATION", "Bergamo")),
+        ("// Il cliente Marco Bellini di Bergamo ha pagato con bonifico", ("PERSON", "Marco Bellini")),
+        ("la tarjeta de Esteban Ruiz de Zaragoza es la buena", ("LOCATION", "Zaragoza")),
+        # an e-mail address whose local part is masked only at its edges is still one (Markdown's bold)
+        ("sent to **jane.doe@gmail.com** today", ("EMAIL_ADDRESS", "jane.doe@gmail.com")),
+    ],
+)  # fmt: skip
+def test_the_sixty_fourth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a masked address, a placeholder person and town of a Taiwanese form, a surname's small town
+        ("[auto] password reset sent to g***@ziggo.nl", ("EMAIL_ADDRESS", "g***@ziggo.nl")),
+        ("notify j*****n@gmail.com of the change", ("EMAIL_ADDRESS", "j*****n@gmail.com")),
+        ("members:\n  - name: 林志明\n    city: 台南\n  - name: 王小明\n    city: 範例市", ("PERSON", "王小明")),
+        ("members:\n  - name: 林志明\n    city: 台南\n  - name: 王小明\n    city: 範例市", ("LOCATION", "範例市")),
+        ("Carmen Ruiz de Alarcón firmó el contrato", ("PERSON", "Carmen Ruiz")),
+        # a chat's speakers: a copied WhatsApp message's time and date, an ISO date's export, Teams' name alone
+        ("[9:41 AM, 3/14/2024] Sophie Tremblay: the vet from Darwin called", ("PERSON", "Sophie Tremblay")),
+        ("[14:05, 14.3.2024] Sophie Tremblay: la vétérinaire a appelé", ("PERSON", "Sophie Tremblay")),
+        ("2024-03-15 20:14 - Ahmed Hassan: shipped\n2024-03-15 20:15 - Omar Farouk: ok", ("PERSON", "Ahmed Hassan")),
+        ("Gabriel Costa\nalguém viu o alerta?\nBeatriz Alves\nsim, já limpei", ("PERSON", "Gabriel Costa")),
+        ("Gabriel Costa\nalguém viu o alerta?\nBeatriz Alves\nsim, já limpei", ("PERSON", "Beatriz Alves")),
+    ],
+)  # fmt: skip
+def test_the_sixty_fourth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        # names one under another, a letter's names under its greeting, a title before the first: not speakers
+        ("Anna Schmidt\nKai Berg\nLena Roth", ["Anna Schmidt", "Kai Berg", "Lena Roth"]),
+        ("Dear team,\nAnna Schmidt\nwrote this\nKai Berg\nalso this", ["Anna Schmidt", "Kai Berg"]),
+        ("Dr Anna Schmidt\nplease call me\nKai Berg\nok will do", ["Anna Schmidt", "Kai Berg"]),
+        # one name over one message is a letter's addressee or a signature, not a chat
+        ("Anna Schmidt\nthe invoice from Kai Berg is attached", ["Anna Schmidt", "Kai Berg"]),
+    ],
+)  # fmt: skip
+def test_names_alone_on_their_lines_are_speakers_only_over_messages(text: str, names: list[str]) -> None:
+    found = scan(text)
+    assert [("PERSON", name) for name in names if ("PERSON", name) not in found] == []
