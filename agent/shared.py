@@ -125,6 +125,7 @@ class SharedRuns:
     async def start(self) -> None:
         self._tasks = [
             asyncio.create_task(self._beat(), name="workflow-lease"),
+            asyncio.create_task(self._look_forever(), name="workflow-takeover"),
             asyncio.create_task(self._write_forever(), name="workflow-writer"),
         ]
 
@@ -219,10 +220,25 @@ class SharedRuns:
                 self._wake.set()
 
     async def _beat(self) -> None:
-        """This replica's lease (while it holds one, its runs are its own), and runs to take over."""
+        """This replica's lease: while it holds one, its runs are its own. Renewed every BEAT_S on a task of its
+        own, so that looking for runs to take over, however slow, never lets it lapse; a renewal that fails, or
+        one that comes after the lease ran out, is logged (another replica may have taken this one's runs)."""
+        renewed = time.monotonic()
         while True:
-            with contextlib.suppress(Exception):
+            try:
                 await self._redis.set(self._lease(self.replica), "1", px=int(LEASE_S * 1000))
+            except Exception as exc:  # tried again at the next beat
+                log.warning("workflow_lease_not_renewed", reason=f"{type(exc).__name__}: {exc}")
+            else:
+                now = time.monotonic()
+                if now - renewed > LEASE_S:
+                    log.warning("workflow_lease_lapsed", for_s=round(now - renewed, 3))
+                renewed = now
+            await asyncio.sleep(BEAT_S)
+
+    async def _look_forever(self) -> None:
+        """Every BEAT_S, the runs to take over."""
+        while True:
             try:
                 await self._take_over()
             except Exception as exc:  # looked for again at the next beat

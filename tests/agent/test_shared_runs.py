@@ -10,7 +10,10 @@ import json
 from typing import Any
 
 import redis.asyncio as aioredis
+from structlog.testing import capture_logs
 
+from taskgate.agent.config import WorkflowsConfig
+from taskgate.agent.shared import BEAT_S, LEASE_S, SharedRuns
 from taskgate.sim import PROFILES
 from taskgate.sim import create_app as create_sim
 from taskgate.sim.script import Rule, Script
@@ -112,3 +115,23 @@ async def test_a_replica_that_stops_hands_its_running_workflow_to_another_which_
     assert any("over slowly" in body for body in here)  # cut off on the first replica...
     assert sum("over slowly" in body for body in there) == 1  # ...and run again where the run was resumed
     assert any("summarise these" in body for body in there)
+
+
+async def test_a_lease_that_could_not_be_renewed_in_time_is_said_in_the_log(redis_server: RedisServer) -> None:
+    """While Redis takes no writes for longer than a lease lasts, the replica says so: each renewal that failed,
+    and, once one lands, how long the lease was not renewed (another replica may have taken its runs)."""
+    shared = SharedRuns(WorkflowsConfig(store="redis", redis_url=redis_server.url))
+    admin = aioredis.from_url(redis_server.url)
+    try:
+        with capture_logs() as logs:
+            await shared.start()
+            await asyncio.sleep(0.3)
+            await admin.client_pause(int((LEASE_S + 0.5) * 1000), all=False)
+            await asyncio.sleep(LEASE_S + 2 * BEAT_S + 0.5)
+    finally:
+        await shared.close()
+        await admin.aclose()
+    events = [entry["event"] for entry in logs]
+    assert "workflow_lease_not_renewed" in events
+    [lapsed] = [entry for entry in logs if entry["event"] == "workflow_lease_lapsed"]
+    assert lapsed["for_s"] > LEASE_S
