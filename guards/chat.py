@@ -6,7 +6,7 @@ copies `[12:30] Ollie: ...`, an IRC log's `<marek> ...`, a WhatsApp export's
 `Ingrid Solberg (10:41): ...`, a copy's `[10:31] Bakker, Femke` or
 `Ffion Evans 10:44` over its message (and `[10:41] Élodie Marchand` where the
 times are a chat's, or the name and the time on lines of their own, or the
-name alone over each message where the text opens so), and a
+name alone over each message where the speakers take turns), and a
 bare `Marisol: ...` where several lines open the same way. A slot of one word
 holds a handle, as `tomas.p` or `@m-osei` would, and so does the name after
 a chat export's time (`09:14 - Siobhan Kelly:`), before Teams' bracketed
@@ -28,12 +28,13 @@ from .deployments import TIME_PREFIX
 # name the account shows, of up to three words (`12/03/2024, 09:14 - Siobhan Kelly:`)
 _NAME = r"[^\W\d_][\w.'’\-]*"
 _SHOWN = rf"{_NAME}(?:[ \t]{_NAME}){{0,2}}"
-# a WhatsApp export's date and time (`12/03/2024, 09:14 - `, `[12.03.24, 09:14:05] `, `3/12/24, 9:14 PM - `,
-# `2024-03-15 20:14 - `), and a copied message's time and date (`[9:41 AM, 3/14/2024] `, `[14:05, 14.3.2024] `)
+# a WhatsApp export's date and time (`12/03/2024, 09:14 - `, `[12.03.24, 09:14:05] `, `3/12/24, 9:14 PM - `), and
+# a copied message's time and date in brackets (`[9:41 AM, 3/14/2024] `, `[14:05, 14.3.2024] `); not an ISO date's
+# `2024-03-15 09:12 - Maria Lopez:`, which a CRM's notes, a changelog and a visitor log write as often
 _CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?"
 _EXPORT = (
     rf"\[?\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}},?[ \t]+{_CLOCK}\]?(?:[ \t]+-)?"
-    rf"|\[{_CLOCK},[ \t]*\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}}\]|\d{{4}}-\d\d-\d\d,?[ \t]+{_CLOCK}[ \t]+-"
+    rf"|\[{_CLOCK},[ \t]*\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}}\]"
 )
 _TIMED = re.compile(rf"(?m)^[ \t]*(?:{_EXPORT}|{TIME_PREFIX})[ \t]+(?:<(?P<nick>[^\s<>]+)>|@?(?P<who>{_SHOWN}):)[ \t]")
 NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
@@ -79,11 +80,11 @@ _STACKED = re.compile(
     rf"(?m)^[ \t]*(?P<who>{_SHOWN})[ \t]*\n[ \t]*(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)"
     r"(?:[ \t]?(?P<half>[AaPp])[Mm])?[ \t]*\n[ \t]*\S"
 )
-# Teams' copy with the name shown alone on its line, no time, the message under it (`Gabriel Costa` / `alguém viu
-# o alerta?` / `Beatriz Alves` / `sim, já limpei`): read where the text opens with such a line, at least BARE_LINES
-# lines are so, and each is followed by a message in words (not a roster's names one under another, nor a letter
-# that opens with its addressee's name and ends with a signature)
-_PLAIN = re.compile(rf"(?m)^[ \t]*(?P<who>{_NAME}(?:[ \t]{_NAME}){{1,2}})[ \t]*\n(?P<said>[^\n]*)")
+# Teams' copy with the name shown alone on its line, no time, the message under it (`Élodie Marchand` / `on
+# redémarre ?` / `Tyrone Wallace` / `yes after 22:00` / `Élodie Marchand` / `ok`): read only where the text opens
+# with such a line, each is followed by a message in words, and the speakers take turns, one of them speaking again
+# (a patient list's, a staff directory's, a CV's or a letter's names over their lines name each person once)
+_ALONE = re.compile(rf"[ \t]*(?P<who>{_NAME}(?:[ \t]{_NAME}){{1,2}})[ \t]*")
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
@@ -116,9 +117,7 @@ BARE_LINES = 2  # bare `Name: ...` lines a text needs to be a chat log's (one is
 def speakers(text: str) -> list[tuple[int, int]]:
     """Where text's chat lines name their speaker: after a time, in an IRC nick's brackets, before Discord's dash
     and time, or bare at a line's start where at least BARE_LINES lines open so with a message after the colon."""
-    opens = len(text) - len(text.lstrip())
-    plain = list(_PLAIN.finditer(text)) if "\n" in text and _PLAIN.match(text, opens) else []
-    alone = [m.span("who") for m in plain] if len(plain) >= BARE_LINES and _messages(text, plain) else []
+    alone = _turns(text) if "\n" in text and _ALONE.fullmatch(text, 0, max(0, text.find("\n"))) else []
     if ":" not in text and "<" not in text:
         return alone  # every other format's time has a colon, or an IRC nick its bracket
     out = alone + [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in NICK.finditer(text)]
@@ -155,19 +154,31 @@ def _replies(lines: list[re.Match[str]]) -> bool:
     return any(0 <= b - a <= _REPLY_MINUTES for a, b in itertools.pairwise(minutes))
 
 
-def _messages(text: str, lines: list[re.Match[str]]) -> bool:
-    """A chat's lines of names shown alone: the text's first line is one, no name is led by a title or a role,
-    every word of each is capitalised, and a message in words is under each."""
-    if lines[0].start("who") != len(text) - len(text.lstrip()):
-        return False
-    for m in lines:
-        who = m.group("who").split()
-        if who[0].rstrip(".").lower() in TITLES | _ROLES or not all(w[0].isupper() for w in who):
-            return False
-        said = m.group("said")
-        if _PLAIN.fullmatch(said + "\n") or not any(w.islower() for w in _WORDS.findall(said)):
-            return False  # a word in lower case: a message's, not another name's
-    return True
+def _turns(text: str) -> list[tuple[int, int]]:
+    """Where a chat's speakers are shown alone on their lines, each over a message in words, taking turns, one
+    speaking again; no name led by a title or a role; one message a sentence's words at least. [] where it is
+    not so."""
+    lines, start = [], 0
+    for line in text.split("\n"):
+        lines.append((start, line))
+        start += len(line) + 1
+    turns: list[tuple[int, int, str]] = []  # (start, end, name) of each speaker's line
+    said: list[list[str]] = []  # each turn's words
+    for at, line in lines:
+        alone = _ALONE.fullmatch(line)
+        if alone is not None and _shown(alone["who"]) and not alone["who"].islower() and alone["who"][0].isupper():
+            turns.append((at + alone.start("who"), at + alone.end("who"), " ".join(alone["who"].split())))
+            said.append([])
+        elif turns and line.strip():
+            said[-1] += _WORDS.findall(line)
+    names = [name for _, _, name in turns]
+    if len(turns) < BARE_LINES or len(set(names)) == len(names) or any(a == b for a, b in itertools.pairwise(names)):
+        return []
+    if any(name.split()[0].rstrip(".").lower() in TITLES | _ROLES for name in names):
+        return []
+    if not all(any(w.islower() for w in words) for words in said) or not any(len(words) >= 3 for words in said):
+        return []
+    return [(a, b) for a, b, _ in turns]
 
 
 def _minute_of_day(m: re.Match[str]) -> int:

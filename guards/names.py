@@ -458,19 +458,28 @@ class Names(Placenames):
         return sorted(out, key=lambda s: s[1])
 
     def _from_city(self, text: str, out: list[Span]) -> list[Span]:
-        """A person's name of two words or more read on into `di` or `de` and a large city's name is the person,
-        then where they are from: `Marco Bellini di Bergamo`, `Valentina Sosa de Rosario` (not `Ruiz de Alarcón`,
-        a small town's name that is a surname's part; not `Núria de Girona`, where a given name alone would be
-        left to stand for the person)."""
+        """A person's name read on into `di` or `de` and a city's name is the person, then where they are from:
+        `Marco Bellini di Bergamo`, `Lucrezia Sanna di Cagliari` (not `Ruiz de Alarcón`, a small town's name that
+        is a surname's part; not `Núria de Girona`, where a given name alone would be left to stand for the
+        person)."""
         split: list[Span] = []
         for span in out:
             origin = _OF_CITY.search(text, span[1], span[2]) if span[0] == "PERSON" else None
-            alone = origin is not None and " " not in text[span[1] : origin.start()].strip()
-            if origin is None or origin.end() != span[2] or alone or not self.large_city(fold(origin.group("city"))):
+            if origin is None or origin.end() != span[2] or not self._origin(text[span[1] : origin.start()], origin):
                 split.append(span)
             else:
                 split += [("PERSON", span[1], origin.start()), ("LOCATION", origin.start("city"), span[2])]
         return split
+
+    def _origin(self, name: str, origin: re.Match[str]) -> bool:
+        """`di`/`de` and a city after `name` say where the person is from: the name has two words or more, its last
+        no given name on sight (`Ana Paula de Lima`: the surname is what follows), and the city is plainly one, no
+        given name, word or common surname (not `Ponce de León`, `Hurtado de Mendoza`, `Alves de Lima`)."""
+        words = name.split()
+        city = fold(origin.group("city"))
+        if len(words) < 2 or self.given(fold(words[-1])) == 2 or city not in self.lex.places:
+            return False
+        return self.plainly_place(city)
 
     def _named_with(self, text: str, a: int, b: int) -> bool:
         """The place at text[a:b] is part of a team's or a venue's name, or a word before a German month that is

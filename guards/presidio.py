@@ -55,12 +55,14 @@ class PiiBackendError(TaskgateError):
 class OfflineEmailRecognizer(EmailRecognizer):
     """presidio's email recognizer, validating domains against tldextract's bundled suffix list: the domain
     alone, since tldextract reads the whole match as a URL (`lookup?email=ewa@wp.pl` has no host but `lookup`);
-    the local part's excess is trimmed after (mailboxes.trim). A local part masked with stars is no one's address
-    any more (`g***@ziggo.nl`, `j*****n@gmail.com`; not Markdown's bold before it, `**ana@wp.pl**`)."""
+    the local part's excess is trimmed after (mailboxes.trim). A local part masked with a run of stars is no one's
+    address any more (`g***@ziggo.nl`, `j*****n@gmail.com`); Markdown's bold around it (`**ana@wp.pl**`,
+    `**ana**@wp.pl`) and a footnote's or a filter's one star (`ana*@`, `alice+*@`) are not a mask."""
 
     def validate_result(self, pattern_text: str) -> bool:
         local, _, domain = pattern_text.rpartition("@")
-        return "*" not in local.lstrip("*") and bool(_OFFLINE_SUFFIXES(domain).fqdn)
+        bold = local.startswith("**") and local.endswith("**")
+        return ("**" not in local.lstrip("*") or bold) and bool(_OFFLINE_SUFFIXES(domain).fqdn)
 
 
 class ChecksumIbanRecognizer(IbanRecognizer):
@@ -143,9 +145,6 @@ CARD_PATTERN = (
 # `5893 7117 1830 0492 29`; the network's lengths still decide (no Visa of 18 digits); a pattern of its
 # own, so that a 16-digit card before three more digits (a CVV) is still read by CARD_PATTERN
 CARD_19_PATTERN = r"\b(?:4\d{3}|5[06-8]\d\d|6\d{3}|220[0-4])([- ])\d{4}\1\d{4}\1\d{4}\1\d{2,3}\b"
-# a card of 19 digits printed in a group of six, then one of thirteen, as UnionPay's and Maestro's are too
-# (`621702 9979056539683`); Luhn and the network's lengths decide
-CARD_6_13_PATTERN = r"\b(?:4\d{5}|5[06-8]\d{4}|6\d{5}|220[0-4]\d\d)[- ]\d{13}\b"
 
 
 class IssuedSsnRecognizer(UsSsnRecognizer):
@@ -421,7 +420,6 @@ def card_recognizer() -> CreditCardRecognizer:
         patterns=[
             Pattern("All Credit Cards (weak)", CARD_PATTERN, 0.3),
             Pattern("Cards of 19 digits (weak)", CARD_19_PATTERN, 0.3),
-            Pattern("Cards of 19 digits in 6-13 groups (weak)", CARD_6_13_PATTERN, 0.3),
         ]
     )
 

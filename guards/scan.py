@@ -242,6 +242,12 @@ def _unglued(plain: Mapped) -> Mapped:
 # says which (`卡号=6246016160610535392`, `card 6759586715219769577`, `карта 2204...`, `fallbackCard: "6212...`),
 # or a Luhn check's call on it
 _LONG_CARD = re.compile(r"(?<![\d.\-])(?:4|5[06-8]|6|220[0-4])\d{15,18}(?![\d.\-])")
+# one of 19 printed in a group of six, then one of thirteen (`621702 9979056539683`), as UnionPay's and Maestro's
+# are too, which an id and a timestamp in milliseconds also are: a card's word before it on its line says which
+_CARD_6_13 = re.compile(r"(?<![\d.\-])(?:4\d{5}|5[06-8]\d{4}|6\d{5}|220[0-4]\d\d)[ \-]\d{13}(?![\d.\-])")
+_CARD_ON_LINE = re.compile(
+    r"(?i:card|unionpay|union pay|maestro|verve|tarjeta|karte|carte|cart[ãa]o|карт)|卡|カード|카드"
+)
 _CARD_WORD = re.compile(
     r"(?<!sd )(?<!sim )(?:(?i:\b(?:card|cc|pan|karte|carte|tarjeta|cart[ãa]o|carta|kaart|kort|karta|kartu|kart|карта|"
     r"карты|картой|карт[аыуе]?|kartım|kartımı|kartımla|katin|katina|katinsa|katinta|kadi|kortet|kortti|"
@@ -253,8 +259,10 @@ _CARD_WORD = re.compile(
     # `refund_card=`, `TEST_CARD_PAN` (not `scoreCard`, `sim_card`, `id_card`, `time_pan`)
     r"|(?<![A-Za-z])(?i:backup|fallback|refund|default|primary|payment|credit|debit|bank|saved|stored|test|billing|"
     r"funding|card)_?(?:Card|CARD|card|Pan|PAN|pan)\b"
-    # a Luhn check's call on it, in a test or a validator: `luhn("5060...")`, `isValidLuhn('6212...')`
-    r"|(?<![A-Za-z])(?i:[a-z_]*luhn[a-z_]*)\([ \t]*)"
+    # a Luhn check's call on it, in a test or a validator: `luhn("5060...")`, `isValidLuhn('6212...')`,
+    # `luhn_checksum(`, `luhn.is_valid(`, `Luhn::valid(` (not `unluhn(`, `sort_by_luhn_then_id(`)
+    r"|(?<![A-Za-z])(?i:(?:is_?valid_?|check_?|validate_?|verify_?)?luhn(?:_?(?:check(?:sum)?|valid(?:ate)?|ok))?"
+    r"(?:(?:\.|::)(?:is_?valid|valid(?:ate)?|check))?)\([ \t]*)"
     r"(?i:[ \t]*(?:number|no\.?|nr\.?|num|n°|#|номер|番号|号|번호))?[\"']?[ \t]*[=:]?[ \t]*[\"'«]?\Z"
 )  # `card 6759...`, `卡号=6246...`, `card number: `, `"card": "`; not `sd card`, `card count: `
 _ID_CARD_AFTER = re.compile(r"[ \t]*[（(]身份证|[ \t]*[（(]身份證")
@@ -272,15 +280,18 @@ _RUPAY = re.compile(r"(?<![\d.\-])8[12]\d\d(?P<sep>[ \-]?)\d{4}(?P=sep)\d{4}(?P=
 
 
 def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
-    """Cards of 17 to 19 digits without separators, and RuPay's of its own range, after a card's word,
-    Luhn-valid, of a network that issues them so long, where no finding is yet."""
+    """Cards of 17 to 19 digits without separators or in 6-13 groups, and RuPay's of its own range, after a card's
+    word, Luhn-valid, of a network that issues them so long, where no finding is yet."""
     out = []
     taken: Overlaps | None = None
     longs = _LONG_CARD.finditer(text) if len(text) >= 17 else ()
-    for m in itertools.chain(longs, _RUPAY.finditer(text) if "8" in text else ()):
+    grouped = _CARD_6_13.finditer(text) if len(text) >= 20 else ()
+    for m in itertools.chain(longs, grouped, _RUPAY.finditer(text) if "8" in text else ()):
         a, b = m.span()
         digits = "".join(c for c in m.group() if c.isdigit())
         cued = _CARD_WORD.search(text, max(0, a - 32), a) or _CARD_COLUMN.search(text, max(0, a - 200), a)
+        if m.re is _CARD_6_13 and not cued:
+            cued = _CARD_ON_LINE.search(text, text.rfind("\n", 0, a) + 1, a)
         if (len(digits) < 17 and digits[0] != "8") or not cued:
             continue
         if _ID_CARD_AFTER.match(text, b):
@@ -290,7 +301,9 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
         if not issued_length(digits) or not _cards().validate_result(digits):  # Luhn
             continue
         taken = taken or Overlaps((f.entity, f.start, f.end) for f in found)
-        if not taken.over(a, b):
+        if m.re is _CARD_6_13 and all(k == "CREDIT_CARD" and a <= s and e <= b for k, s, e in taken.over(a, b)):
+            out.append(Finding("CREDIT_CARD", a, b, 1.0))  # the whole card, not its last group read as one
+        elif not taken.over(a, b):
             out.append(Finding("CREDIT_CARD", a, b, LONG_CARD_SCORE))
     return out
 

@@ -1258,6 +1258,12 @@ def test_hyphenated_names_of_things_are_no_places(text: str) -> None:
     assert not [found for found in read(text) if found[0] == "LOCATION"]
 
 
+TURNS = (
+    "Gabriel Costa\nalguém viu o alerta do Prometheus?\nBeatriz Alves\nsim, já limpei os snapshots\n"
+    "Gabriel Costa\nvaleu"
+)
+
+
 @pytest.mark.parametrize(
     ("text", "found"),
     [
@@ -1265,12 +1271,17 @@ def test_hyphenated_names_of_things_are_no_places(text: str) -> None:
         ('unionPayCard = "621702 9979056539683" -- 王芳', ("CREDIT_CARD", "621702 9979056539683")),
         ('if !luhn("5060998989504659225") { t.Fatal("bad") }', ("CREDIT_CARD", "5060998989504659225")),
         ("assert isValidLuhn('6217029979056539683')", ("CREDIT_CARD", "6217029979056539683")),
+        ('assert luhn.is_valid("5060998989504659225")', ("CREDIT_CARD", "5060998989504659225")),
+        ("card 621702 4861546046302 exp 12/27", ("CREDIT_CARD", "621702 4861546046302")),
         # a person, then the large city they are from
         ("// Il cliente Marco Bellini di Bergamo ha pagato con bonifico", ("LOCATION", "Bergamo")),
         ("// Il cliente Marco Bellini di Bergamo ha pagato con bonifico", ("PERSON", "Marco Bellini")),
-        ("la tarjeta de Esteban Ruiz de Zaragoza es la buena", ("LOCATION", "Zaragoza")),
-        # an e-mail address whose local part is masked only at its edges is still one (Markdown's bold)
+        ("el pedido de Esteban Ruiz de Bilbao llegó ayer", ("LOCATION", "Bilbao")),
+        # an e-mail address with stars only at its edges (Markdown's bold), a footnote's or a filter's one star
         ("sent to **jane.doe@gmail.com** today", ("EMAIL_ADDRESS", "jane.doe@gmail.com")),
+        ("Contact: ana.lopez*@gmail.com (*preferred)", ("EMAIL_ADDRESS", "ana.lopez*@gmail.com")),
+        # a name whose last word before `de` is a given name: the surname is what follows, not a place
+        ("Cliente: Ana Paula de Lima, CPF pendente", ("PERSON", "Ana Paula de Lima")),
     ],
 )  # fmt: skip
 def test_the_sixty_fourth_sets_readings(text: str, found: tuple[str, str]) -> None:
@@ -1286,12 +1297,15 @@ def test_the_sixty_fourth_sets_readings(text: str, found: tuple[str, str]) -> No
         ("members:\n  - name: 林志明\n    city: 台南\n  - name: 王小明\n    city: 範例市", ("PERSON", "王小明")),
         ("members:\n  - name: 林志明\n    city: 台南\n  - name: 王小明\n    city: 範例市", ("LOCATION", "範例市")),
         ("Carmen Ruiz de Alarcón firmó el contrato", ("PERSON", "Carmen Ruiz")),
-        # a chat's speakers: a copied WhatsApp message's time and date, an ISO date's export, Teams' name alone
+        ("Ernesto Zedillo Ponce de León firmó el decreto", ("LOCATION", "León")),
+        # an id and a timestamp in milliseconds, a sort key named after Luhn
+        ("2024-03-15T10:00:01Z worker pid 488531 1763444095712 heartbeat ok", ("CREDIT_CARD", "488531 1763444095712")),
+        ('x = sort_by_luhn_then_id("5060998989504659225", 3)', ("CREDIT_CARD", "5060998989504659225")),
+        # a chat's speakers: a copied WhatsApp message's time and date, Teams' names alone taking turns
         ("[9:41 AM, 3/14/2024] Sophie Tremblay: the vet from Darwin called", ("PERSON", "Sophie Tremblay")),
         ("[14:05, 14.3.2024] Sophie Tremblay: la vétérinaire a appelé", ("PERSON", "Sophie Tremblay")),
-        ("2024-03-15 20:14 - Ahmed Hassan: shipped\n2024-03-15 20:15 - Omar Farouk: ok", ("PERSON", "Ahmed Hassan")),
-        ("Gabriel Costa\nalguém viu o alerta?\nBeatriz Alves\nsim, já limpei", ("PERSON", "Gabriel Costa")),
-        ("Gabriel Costa\nalguém viu o alerta?\nBeatriz Alves\nsim, já limpei", ("PERSON", "Beatriz Alves")),
+        (TURNS, ("PERSON", "Gabriel Costa")),
+        (TURNS, ("PERSON", "Beatriz Alves")),
     ],
 )  # fmt: skip
 def test_the_sixty_fourth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
@@ -1304,9 +1318,19 @@ def test_the_sixty_fourth_sets_readings_keep_apart(text: str, wrong: tuple[str, 
         # names one under another, a letter's names under its greeting, a title before the first: not speakers
         ("Anna Schmidt\nKai Berg\nLena Roth", ["Anna Schmidt", "Kai Berg", "Lena Roth"]),
         ("Dear team,\nAnna Schmidt\nwrote this\nKai Berg\nalso this", ["Anna Schmidt", "Kai Berg"]),
-        ("Dr Anna Schmidt\nplease call me\nKai Berg\nok will do", ["Anna Schmidt", "Kai Berg"]),
+        ("Dr Anna Schmidt\nplease call me\nKai Berg\nok will do\nAnna Schmidt\nthanks a lot", ["Kai Berg"]),
         # one name over one message is a letter's addressee or a signature, not a chat
         ("Anna Schmidt\nthe invoice from Kai Berg is attached", ["Anna Schmidt", "Kai Berg"]),
+        # a review of the round: a patient list, a staff directory, each person once; a roster's shifts
+        ("Olivia Johnson\ndob 1990-04-03, allergic to penicillin\nMason Lee\ndob 1982-11-21, diabetic",
+         ["Olivia Johnson", "Mason Lee"]),
+        ("Thomas Müller\nsenior engineer at Siemens\nLaura Becker\nproduct manager at SAP",
+         ["Thomas Müller", "Laura Becker"]),
+        ("Anna Schmidt\nmorning shift\nKai Berg\nnight shift\nAnna Schmidt\nweekend", ["Anna Schmidt", "Kai Berg"]),
+        # an ISO date's line is a CRM's note or a changelog's as often as a chat export's
+        ("2024-03-15 09:12 - Maria Lopez: called about invoice 4471, promised to pay Friday", ["Maria Lopez"]),
+        ("Changelog\n2024-03-15 10:00 - John Smith: fixed login\n2024-03-16 11:00 - Priya Nair: added SSO",
+         ["Priya Nair"]),
     ],
 )  # fmt: skip
 def test_names_alone_on_their_lines_are_speakers_only_over_messages(text: str, names: list[str]) -> None:
