@@ -1,8 +1,8 @@
 """What the PII step gets right: precision and recall per entity type on labelled sets, and clean text flagged.
 
     python bench/pii_precision.py                  # every set and split, the step's defaults and the example config
-    python bench/pii_precision.py --split tune     # the tuning sets: labelled, technical, sets two to sixty-three
-    python bench/pii_precision.py --split held-aside   # the held-aside (sixty-fourth) set alone
+    python bench/pii_precision.py --split tune     # the tuning sets: labelled, technical, sets two to sixty-four
+    python bench/pii_precision.py --split held-aside   # the held-aside (sixty-fifth) set alone
     python bench/pii_precision.py --vetter off     # names as the rules alone find them (guards/vetting.py off)
     python bench/pii_precision.py --test-values personal   # published test values are personal data too (testvalues.py)
     python bench/pii_precision.py --config examples/taskgate.yaml [--step pii]   # that config alone
@@ -10,16 +10,16 @@
     python bench/pii_precision.py --backend patterns
     python bench/pii_precision.py --ner-scope all  # with --names ner: NER on every sentence
 
-Sixty-five sets. bench/pii_labelled/sentences.jsonl (`labelled`, written by make.py
+Sixty-six sets. bench/pii_labelled/sentences.jsonl (`labelled`, written by make.py
 there): prose, code, log lines, technical prose and chat with pasted
 technical material. bench/pii_labelled/technical.jsonl (technical.md there),
 written apart by someone who did not see the scanner's rules: code, logs,
 configs, tickets, chat about systems, some prose; split by its writer into
 `tune` and `held`. bench/pii_labelled/technical_held2.jsonl to
-technical_held63.jsonl (`second set` to `sixty-third set`, each with its .md
+technical_held64.jsonl (`second set` to `sixty-fourth set`, each with its .md
 there), each written apart in turn by someone who saw neither the scanner nor
-its output nor the other sets. bench/pii_labelled/technical_held64.jsonl
-(`held-aside`, technical_held64.md there), written apart a sixty-fourth time, is
+its output nor the other sets. bench/pii_labelled/technical_held65.jsonl
+(`held-aside`, technical_held65.md there), written apart a sixty-fifth time, is
 measured when the file is there; without it the tuning sets alone are run. Each sentence has its labelled spans of
 PERSON, LOCATION, EMAIL_ADDRESS, PHONE_NUMBER, IBAN_CODE, CREDIT_CARD and
 US_SSN; most have none.
@@ -402,10 +402,16 @@ rows, hyphenated towns, Vietnamese districts), and a review's mends were
 made; the sixty-third set was written apart meanwhile, was not opened
 until they had been committed, and was then run once, under the example
 config and the defaults, and reported as it came out. It met all seven
-targets, so `held-aside` (the sixty-fourth set), written apart
-meanwhile, was run once on the same rules, with no refit and no round
-between, and reported as it came out. It is the set that measures; the
-others are tuning data.
+targets, so the sixty-fourth set, written apart meanwhile, was run once
+on the same rules, with no refit and no round between, and reported as
+it came out. It missed two targets by one item each, so the vetter was
+refitted with both blind runs and the sixty-fourth's errors were read
+(cards in 6-13 groups and under a Luhn check's call, masked mail, chat
+speakers, a person's city after `di`), and a review's mends were made;
+`held-aside` (the sixty-fifth set) was written apart meanwhile, was not
+opened until they had been committed, and was then run once, under the
+example config and the defaults, and reported as it came out. It is the
+set that measures; the others are tuning data.
 
 "Clean technical sentences flagged": of the sentences of a technical kind
 (not `prose`) with nothing labelled, the share in which the step would act on
@@ -522,6 +528,7 @@ SIXTIETH = HERE / "pii_labelled" / "technical_held60.jsonl"  # held aside in the
 SIXTY_FIRST = HERE / "pii_labelled" / "technical_held61.jsonl"  # held aside in the 61st run; tuning since
 SIXTY_SECOND = HERE / "pii_labelled" / "technical_held62.jsonl"  # held aside in the 62nd run; tuning since
 SIXTY_THIRD = HERE / "pii_labelled" / "technical_held63.jsonl"  # held aside in the 63rd run; tuning since
+SIXTY_FOURTH = HERE / "pii_labelled" / "technical_held64.jsonl"  # held aside in the 64th run; tuning since
 # the sets written apart and held aside in turn, each tuning data once it had been run
 WRITTEN_APART = (
     ("second set", SECOND), ("third set", THIRD), ("fourth set", FOURTH), ("fifth set", FIFTH), ("sixth set", SIXTH),
@@ -559,8 +566,9 @@ WRITTEN_APART = (
     ("sixty-first set", SIXTY_FIRST),
     ("sixty-second set", SIXTY_SECOND),
     ("sixty-third set", SIXTY_THIRD),
+    ("sixty-fourth set", SIXTY_FOURTH),
 )  # fmt: skip
-HELD_ASIDE = HERE / "pii_labelled" / "technical_held64.jsonl"  # the sixty-fourth set: measured when it is there
+HELD_ASIDE = HERE / "pii_labelled" / "technical_held65.jsonl"  # the sixty-fifth set: measured when it is there
 EXAMPLE = HERE.parent / "examples" / "taskgate.yaml"
 RESULTS = HERE / "results"
 LABELLED = ("PERSON", "LOCATION", "EMAIL_ADDRESS", "PHONE_NUMBER", "IBAN_CODE", "CREDIT_CARD", "US_SSN")
@@ -597,7 +605,7 @@ def load(path: Path) -> list[Sentence]:
 
 def sets(split: str, path: Path | None) -> dict[str, list[Sentence]]:
     """The sets to measure, by name: one `--set`, or the tuning sets (the labelled set, the technical set's
-    splits, the second to sixty-third sets) and the held-aside set (the sixty-fourth, once it is there)."""
+    splits, the second to sixty-fourth sets) and the held-aside set (the sixty-fifth, once it is there)."""
     if path is not None:
         return {path.stem: load(path)}
     out: dict[str, list[Sentence]] = {}
@@ -608,7 +616,7 @@ def sets(split: str, path: Path | None) -> dict[str, list[Sentence]]:
         out["technical held"] = [s for s in technical if s.split == "held"]
         out.update((name, load(path)) for name, path in WRITTEN_APART)
     if split == "held-aside" and not HELD_ASIDE.exists():
-        raise SystemExit(f"{HELD_ASIDE} is missing: the sixty-fourth set is not written yet")
+        raise SystemExit(f"{HELD_ASIDE} is missing: the sixty-fifth set is not written yet")
     if split in ("held-aside", "all") and HELD_ASIDE.exists():
         out["held-aside"] = load(HELD_ASIDE)
     return out
@@ -939,8 +947,8 @@ def main() -> int:
     parser.add_argument("--set", type=Path, help="one labelled set (JSON lines) instead of the two")
     parser.add_argument(
         "--split", choices=("tune", "held-aside", "all"), default="all",
-        help="the tuning sets (the labelled set, the technical set's splits, the second to sixty-third sets), or "
-        "the held-aside (sixty-fourth) set",
+        help="the tuning sets (the labelled set, the technical set's splits, the second to sixty-fourth sets), or "
+        "the held-aside (sixty-fifth) set",
     )  # fmt: skip
     parser.add_argument("--ner-scope", choices=("capitalised", "all"), help="override the params' ner_scope")
     parser.add_argument("--names", choices=("lexicon", "ner"), help="override the params' names")
