@@ -69,9 +69,10 @@ _ROLES = frozenset(
     ["customer", "client", "patient", "nurse", "judge", "doctor", "driver", "guest", "visitor", "agent", "officer"]
 )
 # Teams' and Slack's copy that puts the name shown and the time on a line of their own, the message under it
-# (`Rhiannon Price (Guest) 10:42` then `@Ffion can you...`), read where at least BARE_LINES lines do
+# (`Rhiannon Price (Guest) 10:42` or `Nguyen, Bao 16:00` then `@Ffion can you...`), read where at least BARE_LINES
+# lines do
 _STAMPED = re.compile(
-    rf"(?m)^[ \t]*(?P<who>{_SHOWN})(?:[ \t]+\((?P<tag>{_TAGS})\))?[ \t]+"
+    rf"(?m)^[ \t]*(?P<who>{_SHOWN}|{_NAME},[ \t]{_NAME})(?:[ \t]+\((?P<tag>{_TAGS})\))?[ \t]+"
     r"\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?[ \t]*\n[ \t]*\S"
 )
 # Teams' copy that puts the name shown, then the time, each on a line of its own, the message under them
@@ -81,9 +82,17 @@ _STACKED = re.compile(
     r"(?:[ \t]?(?P<half>[AaPp])[Mm])?[ \t]*\n[ \t]*\S"
 )
 # Teams' copy with the name shown alone on its line, no time, the message under it (`Élodie Marchand` / `on
-# redémarre ?` / `Tyrone Wallace` / `yes after 22:00` / `Élodie Marchand` / `ok`): read only where the text opens
-# with such a line, each is followed by a message in words, and the speakers take turns, one of them speaking again
-# (a patient list's, a staff directory's, a CV's or a letter's names over their lines name each person once)
+# redémarre ?` / `Tyrone Wallace` / `yes after 22:00`): read only where the text opens with such a line, each is
+# followed by a message in words, and the speakers take turns, one of them speaking again or answering with a
+# reply's word (a patient list's, a staff directory's, a CV's or a letter's names over their lines name each person
+# once, and their lines open with no reply)
+# a reply's first word, in several languages: an affirmative or thanks (`ok pour Lato`, `sim, já limpei`, `Danke.`,
+# `Bra.`); a word that is also a list's or a record's (`no known allergies`) only with its stop after it
+_REPLY = re.compile(
+    r"[ \t]*(?i:(?:ok(?:ay)?|yes|yeah|yep|sure|thanks|thx|sim|s[ií]|oui|ja|jo|tak|evet|igen|kyllä|joo|ναι|да|ок)\b"
+    r"|(?:danke|merci|gracias|grazie|obrigad[oa]|tack|bra|dzięki|díky|kiitos|hvala|спасибо|хорошо|ευχαριστώ|non|"
+    r"nein|nee|nej|nie|não|нет)[.!,])"
+)
 _ALONE = re.compile(rf"[ \t]*(?P<who>{_NAME}(?:[ \t]{_NAME}){{1,2}})[ \t]*")
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
@@ -156,23 +165,26 @@ def _replies(lines: list[re.Match[str]]) -> bool:
 
 def _turns(text: str) -> list[tuple[int, int]]:
     """Where a chat's speakers are shown alone on their lines, each over a message in words, taking turns, one
-    speaking again; no name led by a title or a role; one message a sentence's words at least. [] where it is
-    not so."""
+    speaking again or answering with a reply's word (`ok`, `sim,`, `Danke.`); no name led by a title or a role;
+    one message a sentence's words at least. [] where it is not so."""
     lines, start = [], 0
     for line in text.split("\n"):
         lines.append((start, line))
         start += len(line) + 1
     turns: list[tuple[int, int, str]] = []  # (start, end, name) of each speaker's line
     said: list[list[str]] = []  # each turn's words
+    replied = False  # a turn after the first opens with a reply's word
     for at, line in lines:
         alone = _ALONE.fullmatch(line)
         if alone is not None and _shown(alone["who"]) and not alone["who"].islower() and alone["who"][0].isupper():
             turns.append((at + alone.start("who"), at + alone.end("who"), " ".join(alone["who"].split())))
             said.append([])
         elif turns and line.strip():
+            replied = replied or (len(turns) > 1 and not said[-1] and _REPLY.match(line) is not None)
             said[-1] += _WORDS.findall(line)
     names = [name for _, _, name in turns]
-    if len(turns) < BARE_LINES or len(set(names)) == len(names) or any(a == b for a, b in itertools.pairwise(names)):
+    again = len(set(names)) < len(names)  # one speaks again
+    if len(turns) < BARE_LINES or not (again or replied) or any(a == b for a, b in itertools.pairwise(names)):
         return []
     if any(name.split()[0].rstrip(".").lower() in TITLES | _ROLES for name in names):
         return []

@@ -176,6 +176,18 @@ _CLUB_WORD = (
     r"(?:Baseball|Softball|Netball|Handball|Volleyball|Basketball|Football|Rugby|Hockey|Cricket|Curling|Arena|Club|"
     r"FC|CF|CB|SC|AC|SV|TSV|VfB|VfL|Athletic|Rovers|Wanderers|Harriers|Stadium|Laser|Padel|Tennis)"
 )
+# a Windows time zone's name after a place's or a person's: `SE Asia Standard Time`, `Pacific Daylight Time`
+_ZONE_TAIL = re.compile(r"[ \t]+(?:Standard|Daylight|Summer)[ \t]+Time\b")
+_TIME_AFTER = re.compile(r"[ \t]+Time\b")
+
+
+def _zone_named(text: str, a: int, b: int) -> bool:
+    """text[a:b] is (part of) a Windows time zone's name: `SE Asia Standard Time`, `Romance Standard Time`."""
+    if _ZONE_TAIL.match(text, b):
+        return True
+    return text[a:b].endswith(("Standard", "Daylight", "Summer")) and _TIME_AFTER.match(text, b) is not None
+
+
 # a person's origin after the name: `di Bergamo`, `de Zaragoza` (the name's last word)
 _OF_CITY = re.compile(r"(?<=\S) (?:di|de) (?P<city>[^\W\d_][\w'’\-]*)")
 _CLUB_BEFORE = re.compile(rf"(?<![\w\-]){_CLUB_WORD}[ \t]+\Z")
@@ -446,6 +458,8 @@ class Names(Placenames):
         out = [x for x in out if any(c.isalpha() for c in text[x[1] : x[2]])]  # (a query's `$1`: no one's name)
         if " d" in text:
             out = self._from_city(text, out)
+        if " Time" in text:  # a Windows time zone's name: `SE Asia Standard Time`, `W. Europe Daylight Time`
+            out = [x for x in out if not _zone_named(text, x[1], x[2])]
         if self.vetter is not None and out:
             out = self.vetter.vet(self, text, out, sure)
         if any(c in text for c in " ,") and any(e == "LOCATION" for e, _, _ in out):

@@ -1336,3 +1336,43 @@ def test_the_sixty_fourth_sets_readings_keep_apart(text: str, wrong: tuple[str, 
 def test_names_alone_on_their_lines_are_speakers_only_over_messages(text: str, names: list[str]) -> None:
     found = scan(text)
     assert [("PERSON", name) for name in names if ("PERSON", name) not in found] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # role mailboxes: a role's whole word with its dash, a group's, other languages' desks
+        ("De: no-responder@tiendaskate.mx\nAsunto: Tu pedido", ("EMAIL_ADDRESS", "no-responder@tiendaskate.mx")),
+        ("0 6 * * 1 mail-digest --to=astro-team@jyotish-sutra.in", ("EMAIL_ADDRESS", "astro-team@jyotish-sutra.in")),
+        ("el de la federación es federacion@patinaje-cv.es", ("EMAIL_ADDRESS", "federacion@patinaje-cv.es")),
+        ("Cliente: faturacao@areiaarte.pt", ("EMAIL_ADDRESS", "faturacao@areiaarte.pt")),
+        ("richiedi un preventivo a preventivi@veleria.it", ("EMAIL_ADDRESS", "preventivi@veleria.it")),
+        # a postal code after its word, a Windows time zone's name
+        ("札幌会場を選ぶと郵便番号 060-0001 がクリアされます。", ("PHONE_NUMBER", "060-0001")),
+        ("Time zone on host set to SE Asia Standard Time.", ("PERSON", "Asia Standard")),
+        # Teams' `Surname, Given` over each message; names alone answering one another
+        ("Teams meeting chat\nNguyen, Bao 16:00\nrecording is on\nKaur, Simran 16:02\nthe feed is late",
+         ("PERSON", "Nguyen")),
+        ("Élodie Marchand\nla police Garamond ne passe pas, on passe sur Lato ?\nThéo Garnier\nok pour Lato",
+         ("PERSON", "Théo Garnier")),
+        ("Katrin Vogel\nDie PM3 läuft wieder, die Walze wurde getauscht.\nDirk Hansen\nDanke. Ich sage es weiter.",
+         ("PERSON", "Katrin Vogel")),
+    ],
+)  # fmt: skip
+def test_the_sixty_fifth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a person's address that ends in a group's word after a dot; a phone after a street's postcode
+        ("write to john.crew@acme.com about it", ("EMAIL_ADDRESS", "john.crew@acme.com")),
+        ("PLZ 80331 München, Tel. 089 1234567", ("PHONE_NUMBER", "089 1234567")),
+        # a list's entries with no reply in them: the people stay
+        ("Olivia Johnson\ndob 1990-04-03, on the ward\nMason Lee\nno known allergies", ("PERSON", "Mason Lee")),
+        ("Olivia Johnson\ndob 1990-04-03, on the ward\nMason Lee\nno. 12 on the list", ("PERSON", "Mason Lee")),
+    ],
+)  # fmt: skip
+def test_the_sixty_fifth_sets_readings(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
