@@ -5,8 +5,7 @@ copies `[12:30] Ollie: ...`, an IRC log's `<marek> ...`, a WhatsApp export's
 `12/03/2024, 09:14 - Siobhan: ...`, Discord's `hiro — Today at 13:05`, Teams'
 `Ingrid Solberg (10:41): ...`, a copy's `[10:31] Bakker, Femke` or
 `Ffion Evans 10:44` over its message (and `[10:41] Élodie Marchand` where the
-times are a chat's, or the name and the time on lines of their own, or the
-name alone over each message where the speakers take turns), and a
+times are a chat's, or the name and the time on lines of their own), and a
 bare `Marisol: ...` where several lines open the same way. A slot of one word
 holds a handle, as `tomas.p` or `@m-osei` would, and so does the name after
 a chat export's time (`09:14 - Siobhan Kelly:`), before Teams' bracketed
@@ -69,11 +68,11 @@ _ROLES = frozenset(
     ["customer", "client", "patient", "nurse", "judge", "doctor", "driver", "guest", "visitor", "agent", "officer"]
 )
 # Teams' and Slack's copy that puts the name shown and the time on a line of their own, the message under it
-# (`Rhiannon Price (Guest) 10:42` or `Nguyen, Bao 16:00` then `@Ffion can you...`), read where at least BARE_LINES
-# lines do
+# (`Rhiannon Price (Guest) 10:42` then `@Ffion can you...`), read where at least BARE_LINES lines do; Teams'
+# `Nguyen, Bao 16:00` only where one line is a reply a few minutes after the one before
 _STAMPED = re.compile(
     rf"(?m)^[ \t]*(?P<who>{_SHOWN}|{_NAME},[ \t]{_NAME})(?:[ \t]+\((?P<tag>{_TAGS})\))?[ \t]+"
-    r"\d{1,2}:\d{2}(?:[ \t]?[AaPp][Mm])?[ \t]*\n[ \t]*\S"
+    r"(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)(?:[ \t]?(?P<half>[AaPp])[Mm])?[ \t]*\n[ \t]*\S"
 )
 # Teams' copy that puts the name shown, then the time, each on a line of its own, the message under them
 # (`Karin Ek` / `09:01` / `Har någon sett ...`), read where the times are a chat's, as _HEADED_SHOWN's are
@@ -81,20 +80,6 @@ _STACKED = re.compile(
     rf"(?m)^[ \t]*(?P<who>{_SHOWN})[ \t]*\n[ \t]*(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)"
     r"(?:[ \t]?(?P<half>[AaPp])[Mm])?[ \t]*\n[ \t]*\S"
 )
-# Teams' copy with the name shown alone on its line, no time, the message under it (`Élodie Marchand` / `on
-# redémarre ?` / `Tyrone Wallace` / `yes after 22:00`): read only where the text opens with such a line, each is
-# followed by a message in words, and the speakers take turns, one of them speaking again or answering with a
-# reply's word (a patient list's, a staff directory's, a CV's or a letter's names over their lines name each person
-# once, and their lines open with no reply)
-# a reply's first word, in several languages: an affirmative or thanks (`ok pour Lato`, `sim, já limpei`, `Danke.`,
-# `Bra.`); a word that is also a list's or a record's (`no known allergies`) only with its stop after it
-_REPLY = re.compile(
-    r"[ \t]*(?i:(?:ok(?:ay)?|yes|yeah|yep|sure|thanks|thx|sim|s[ií]|oui|ja|jo|tak|evet|igen|kyllä|joo|ναι|да|ок)\b"
-    r"|(?:danke|merci|gracias|grazie|obrigad[oa]|tack|bra|dzięki|díky|kiitos|hvala|спасибо|хорошо|ευχαριστώ|non|"
-    r"nein|nee|nej|nie|não|нет)[.!,])"
-)
-_ALONE = re.compile(rf"[ \t]*(?P<who>{_NAME}(?:[ \t]{_NAME}){{1,2}})[ \t]*")
-_WORDS = re.compile(r"[^\W\d_]{2,}")
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
 _PARTICLES = frozenset(
@@ -126,10 +111,9 @@ BARE_LINES = 2  # bare `Name: ...` lines a text needs to be a chat log's (one is
 def speakers(text: str) -> list[tuple[int, int]]:
     """Where text's chat lines name their speaker: after a time, in an IRC nick's brackets, before Discord's dash
     and time, or bare at a line's start where at least BARE_LINES lines open so with a message after the colon."""
-    alone = _turns(text) if "\n" in text and _ALONE.fullmatch(text, 0, max(0, text.find("\n"))) else []
     if ":" not in text and "<" not in text:
-        return alone  # every other format's time has a colon, or an IRC nick its bracket
-    out = alone + [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in NICK.finditer(text)]
+        return []  # every format's time has a colon, or an IRC nick its bracket
+    out = [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in NICK.finditer(text)]
     out += [m.span("who") for m in _DISCORD.finditer(text)] if " - " in text or " — " in text else []
     teams = [m for m in _TEAMS.finditer(text)] if "):" in text else []
     # a guest's or an external's tag for the time only in a Teams copy (not a booking log's `Anna Schmidt (Guest):`)
@@ -150,7 +134,9 @@ def speakers(text: str) -> list[tuple[int, int]]:
     # Teams' own: a guest's or an external's tag on a line, or the client named (not a schedule's `Dr Rahman 08:00`
     # or `Call Maria Lopez 10:30`)
     if len(stamped) >= BARE_LINES and ("Teams" in text or any(m.group("tag") for m in stamped)):
-        out += [m.span("who") for m in stamped]
+        # (`Surname, Given 16:00` where the times are a chat's, not an interview schedule's `Okafor, David 11:00`)
+        chat = _replies(stamped)
+        out += [m.span("who") for m in stamped if "," not in m.group("who") or chat]
     return [(a, b) for a, b in out if text[a:b].lower() not in _LEVEL and _shown(text[a:b])]
 
 
@@ -161,36 +147,6 @@ def _replies(lines: list[re.Match[str]]) -> bool:
         return False
     minutes = [_minute_of_day(m) for m in lines]
     return any(0 <= b - a <= _REPLY_MINUTES for a, b in itertools.pairwise(minutes))
-
-
-def _turns(text: str) -> list[tuple[int, int]]:
-    """Where a chat's speakers are shown alone on their lines, each over a message in words, taking turns, one
-    speaking again or answering with a reply's word (`ok`, `sim,`, `Danke.`); no name led by a title or a role;
-    one message a sentence's words at least. [] where it is not so."""
-    lines, start = [], 0
-    for line in text.split("\n"):
-        lines.append((start, line))
-        start += len(line) + 1
-    turns: list[tuple[int, int, str]] = []  # (start, end, name) of each speaker's line
-    said: list[list[str]] = []  # each turn's words
-    replied = False  # a turn after the first opens with a reply's word
-    for at, line in lines:
-        alone = _ALONE.fullmatch(line)
-        if alone is not None and _shown(alone["who"]) and not alone["who"].islower() and alone["who"][0].isupper():
-            turns.append((at + alone.start("who"), at + alone.end("who"), " ".join(alone["who"].split())))
-            said.append([])
-        elif turns and line.strip():
-            replied = replied or (len(turns) > 1 and not said[-1] and _REPLY.match(line) is not None)
-            said[-1] += _WORDS.findall(line)
-    names = [name for _, _, name in turns]
-    again = len(set(names)) < len(names)  # one speaks again
-    if len(turns) < BARE_LINES or not (again or replied) or any(a == b for a, b in itertools.pairwise(names)):
-        return []
-    if any(name.split()[0].rstrip(".").lower() in TITLES | _ROLES for name in names):
-        return []
-    if not all(any(w.islower() for w in words) for words in said) or not any(len(words) >= 3 for words in said):
-        return []
-    return [(a, b) for a, b, _ in turns]
 
 
 def _minute_of_day(m: re.Match[str]) -> int:

@@ -109,11 +109,9 @@ ROLES = _words(
     # a federation, the customers' desk, quotes, students, Japan's general affairs, HR and accounts, payroll:
     # `federacion@`, `clientes@`, `preventivi@`, `alumnos@`, `soumu@`, `nomina@`
     " federacion federacao federazione federation verband clientes clients clienti kunden klanten faturacao "
-    "faturamento preventivi presupuestos orcamentos devis angebote offerte offertes alumnos alunos studenti "
-    "etudiants soumu somu jinji keiri nomina nominas"
+    "faturamento preventivi presupuestos orcamentos angebote offerte offertes alumnos alunos studenti "
+    "etudiants soumu jinji nomina nominas"
 )
-# the last word of a group's mailbox, after a dash or an underscore: `astro-team@`, `ground-crew@`
-_GROUP_TAILS = frozenset(["team", "crew", "squad", "desk"])
 # short words that are an office's mailbox only as the whole local part, away from the hosts of personal mailboxes
 # (`dpo@acme.se`, `atelier@vitrail.fr`; not `a.dpo@corp.com`, `j.taller@corp.com`, `taller@gmail.com`)
 WHOLE_ROLES = _words("web dpo gdpr rodo taller oficina atelier laboratorio enrol enroll comptable")
@@ -183,8 +181,6 @@ def is_role(address: str, program: Callable[[str], bool | None] | None = None) -
     personal = labels[0] in _PERSONAL_HOSTS
     if local in WHOLE_ROLES or (local in ROLES and not personal):
         return not personal  # (a role's whole word with its dash: `no-responder@`, `on-call@`)
-    if len(parts) > 1 and parts[-1] in _GROUP_TAILS and local[-len(parts[-1]) - 1] in "-_" and not personal:
-        return True  # a group's mailbox: `astro-team@`, `ground_crew@` (not a person's `john.crew@`)
     named = [p in ROLES or _bot(p) for p in parts]  # what the role words name
     said = [False if program is None or personal else program(p) for p in parts]
     roles = [n or s is True for n, s in zip(named, said, strict=True)]

@@ -176,9 +176,11 @@ _CLUB_WORD = (
     r"(?:Baseball|Softball|Netball|Handball|Volleyball|Basketball|Football|Rugby|Hockey|Cricket|Curling|Arena|Club|"
     r"FC|CF|CB|SC|AC|SV|TSV|VfB|VfL|Athletic|Rovers|Wanderers|Harriers|Stadium|Laser|Padel|Tennis)"
 )
-# a Windows time zone's name after a place's or a person's: `SE Asia Standard Time`, `Pacific Daylight Time`
-_ZONE_TAIL = re.compile(r"[ \t]+(?:Standard|Daylight|Summer)[ \t]+Time\b")
-_TIME_AFTER = re.compile(r"[ \t]+Time\b")
+# a Windows time zone's name after a place's or a person's: `SE Asia Standard Time`, `Pacific Daylight Time`, where
+# it ends a line, a value or a sentence (not a form's `Donna Summer Time: 09:00`, `Kevin Standard Time spent`)
+_ZONE_END = r"(?=[\"'\])},.;]|[ \t]*(?:\n|\Z))"
+_ZONE_TAIL = re.compile(r"[ \t]+(?:Standard|Daylight|Summer)[ \t]+Time" + _ZONE_END)
+_TIME_AFTER = re.compile(r"[ \t]+Time" + _ZONE_END)
 
 
 def _zone_named(text: str, a: int, b: int) -> bool:
@@ -460,6 +462,8 @@ class Names(Placenames):
             out = self._from_city(text, out)
         if " Time" in text:  # a Windows time zone's name: `SE Asia Standard Time`, `W. Europe Daylight Time`
             out = [x for x in out if not _zone_named(text, x[1], x[2])]
+        if _CYRILLIC.search(text):  # a product's name in Cyrillic, inflected: `для Кафки`, `чинил Кафку`
+            out = [x for x in out if x[0] != "LOCATION" or not self._inflected_product(text[x[1] : x[2]])]
         if self.vetter is not None and out:
             out = self.vetter.vet(self, text, out, sure)
         if any(c in text for c in " ,") and any(e == "LOCATION" for e, _, _ in out):
@@ -484,6 +488,15 @@ class Names(Placenames):
             else:
                 split += [("PERSON", span[1], origin.start()), ("LOCATION", origin.start("city"), span[2])]
         return split
+
+    def _inflected_product(self, word: str) -> bool:
+        """A Cyrillic word that is a product's name under a case ending, and no place's name however it is read
+        (`Кафки`, `Кафку`: Kafka; not `Москве`, Moscow's, nor `Риге`)."""
+        key = fold(word)
+        if " " in word or not _CYRILLIC.search(word) or self.lex.knows_place(key):
+            return False
+        stems = {key[:-n] + tail for n in (1, 2) for tail in ("a", "", "o") if len(key) - n >= 3}
+        return any(stem in self.lex.products and not self.lex.knows_place(stem) for stem in stems)
 
     def _origin(self, name: str, origin: re.Match[str]) -> bool:
         """`di`/`de` and a city after `name` say where the person is from: the name has two words or more, its last

@@ -108,7 +108,7 @@ def implausible(text: str, start: int, end: int) -> bool:
     if _CLOCK_BEFORE.search(text, max(0, start - 2), start) or misgrouped(value) or _miscoded(text, start, value):
         return True
     if _POSTAL_BEFORE.search(text, max(0, start - 24), start):
-        return True  # a postal code after its word: `郵便番号 060-0001`, `PLZ 80331`, `CEP 01310-100`
+        return True  # a postal code after its word: `郵便番号 060-0001`, `PLZ 80331`
     if "." in value and _UNIT_AFTER.match(text, end):
         return True  # a rate, a share or a duration's number: `http_reqs: 54309  452.57/s`
     if _CARD_GROUPS.fullmatch(value) or _IBAN_BEFORE.search(text, max(0, start - 12), start):
@@ -130,10 +130,11 @@ def implausible(text: str, start: int, end: int) -> bool:
     return bool(named & _ID_WORDS) and not before & _PHONE_WORDS
 
 
-# a postal code's word just before a number, in several languages (`郵便番号 060-0001`, `zip code: 94107`)
+# a postal code's word just before a number, in several languages (`郵便番号 060-0001`, `zip code: 94107`); not
+# Turkish's `cep` (a mobile's), nor chat's `plz` (please)
 _POSTAL_BEFORE = re.compile(
-    r"(?:郵便番号|〒|邮编|邮政编码|郵遞區號|우편번호|(?i:\bzip(?:[ \t]?code)?|\bpost[ \t]?code|\bpostal[ \t]code|\bplz"
-    r"|\bcep|c[óo]digo[ \t]postal|code[ \t]postal|kod[ \t]pocztowy|postnummer|postinumero|\bpsč|\bindeks))"
+    r"(?:郵便番号|〒|邮编|邮政编码|郵遞區號|우편번호|\bPLZ|(?i:\bzip(?:[ \t]?code)?|\bpost[ \t]?code|\bpostal[ \t]code"
+    r"|c[óo]digo[ \t]postal|code[ \t]postal|kod[ \t]pocztowy|postnummer|postinumero|postleitzahl))"
     r"[ \t]*[:：=]?[ \t]*[\"']?(?:は|が|を)?[ \t]*\Z"
 )
 _WIDE = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]")

@@ -106,6 +106,11 @@ def test_keeps_apart(text: str, wrong: tuple[str, str]) -> None:
         ("assignments:\n  Elena Rossi: [backend]\n  Marco Bruni: [sre]", []),
         ("09:02 Lena paged: meter lag 40m", []),
         ("12:00:01 INFO: deployed", []),
+        # a copied WhatsApp message's time, then its date
+        ("[9:41 AM, 3/14/2024] Sophie Tremblay: the vet called", ["Sophie Tremblay"]),
+        # Teams' `Surname, Given` over its message, minutes apart; an interview schedule's slots are no chat's
+        ("Teams chat\nNguyen, Bao 16:00\nrecording is on\nKaur, Simran 16:02\nok", ["Nguyen, Bao", "Kaur, Simran"]),
+        ("Teams interview slots\nMüller, Thomas 09:30\nBackend candidate\nOkafor, David 10:15\nFrontend", []),
     ],
 )
 def test_speakers_are_the_slot_before_each_message(text: str, said: list[str]) -> None:
