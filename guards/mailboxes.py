@@ -111,6 +111,9 @@ ROLES = _words(
     " federacion federacao federazione federation verband clientes clients clienti kunden klanten faturacao "
     "faturamento preventivi presupuestos orcamentos angebote offerte offertes alumnos alunos studenti "
     "etudiants soumu jinji nomina nominas"
+    # sign-ups and members in other languages: `zapisy@`, `anmalan@` (anmälan), `leden@`, `iscrizioni@`
+    " zapisy zgloszenia anmalan anmalningar leden inschrijvingen inschrijving iscrizioni inscripciones inscricoes "
+    "inscriptions registrations signup ilmoittautumiset tilmelding"
 )
 # short words that are an office's mailbox only as the whole local part, away from the hosts of personal mailboxes
 # (`dpo@acme.se`, `atelier@vitrail.fr`; not `a.dpo@corp.com`, `j.taller@corp.com`, `taller@gmail.com`)

@@ -1378,3 +1378,20 @@ def test_the_sixty_fifth_sets_readings_keep_apart(text: str, wrong: tuple[str, s
 )  # fmt: skip
 def test_the_sixty_fifth_sets_readings(text: str, found: tuple[str, str]) -> None:
     assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # sign-ups' and members' mailboxes in Polish, Swedish and Dutch
+        ("Od: Marta <marta.k@wp.pl>\nDo: zapisy@taiko-krakow.pl", ("EMAIL_ADDRESS", "zapisy@taiko-krakow.pl")),
+        ("Till: anmalan@kulturnering.se\nÄmne: Anmälan", ("EMAIL_ADDRESS", "anmalan@kulturnering.se")),
+        ("Aan: leden@ikebana-utrecht.nl", ("EMAIL_ADDRESS", "leden@ikebana-utrecht.nl")),
+    ],
+)  # fmt: skip
+def test_the_sixty_sixth_sets_mailboxes_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_a_persons_address_with_a_desks_word_is_still_theirs() -> None:
+    assert ("EMAIL_ADDRESS", "anna.leden@firma.nl") in scan("write to anna.leden@firma.nl today")
