@@ -55,12 +55,14 @@ _TEAMS = re.compile(
 # then `Kun je ...`): a handle or `Surname, Given` (not an agenda's `[09:00] Anna Schmidt`), read where at least
 # BARE_LINES lines do
 _HEADED = re.compile(rf"(?m)^[ \t]*\[\d{{1,2}}:\d{{2}}\][ \t]+(?P<who>{_NAME}|{_NAME},[ \t]{_NAME})[ \t]*\n[ \t]*\S")
+# a chat line's clock time, its hour and minute (and half of the day) read apart to tell a reply's few minutes
+_CHAT_TIME = r"(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)(?:[ \t]?(?P<half>[AaPp])[Mm])?"
 # the same copy with the name shown whole (`[10:41] Élodie Marchand`), read where the times are a chat's: at least
 # BARE_LINES lines, a clock's time, and one a reply to the one before, a few minutes after it (not an agenda's
 # `[09:00] Anna Schmidt` / `[09:30] Kai Berg`, a call log's, a video's chapters past 23 minutes); no title or role
 # before the name (`[13:21] Dr. Emily Chen`, `[14:02] Customer Olivia Brown`: a record's)
 _HEADED_SHOWN = re.compile(
-    r"(?m)^[ \t]*\[(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)(?:[ \t]?(?P<half>[AaPp])[Mm])?\]"
+    rf"(?m)^[ \t]*\[{_CHAT_TIME}\]"
     rf"[ \t]+(?P<who>{_SHOWN})[ \t]*\n[ \t]*(?!\[\d)\S"
 )
 _REPLY_MINUTES = 3
@@ -72,14 +74,11 @@ _ROLES = frozenset(
 # `Nguyen, Bao 16:00` only where one line is a reply a few minutes after the one before
 _STAMPED = re.compile(
     rf"(?m)^[ \t]*(?P<who>{_SHOWN}|{_NAME},[ \t]{_NAME})(?:[ \t]+\((?P<tag>{_TAGS})\))?[ \t]+"
-    r"(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)(?:[ \t]?(?P<half>[AaPp])[Mm])?[ \t]*\n[ \t]*\S"
+    rf"{_CHAT_TIME}[ \t]*\n[ \t]*\S"
 )
 # Teams' copy that puts the name shown, then the time, each on a line of its own, the message under them
 # (`Karin Ek` / `09:01` / `Har någon sett ...`), read where the times are a chat's, as _HEADED_SHOWN's are
-_STACKED = re.compile(
-    rf"(?m)^[ \t]*(?P<who>{_SHOWN})[ \t]*\n[ \t]*(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)"
-    r"(?:[ \t]?(?P<half>[AaPp])[Mm])?[ \t]*\n[ \t]*\S"
-)
+_STACKED = re.compile(rf"(?m)^[ \t]*(?P<who>{_SHOWN})[ \t]*\n[ \t]*{_CHAT_TIME}[ \t]*\n[ \t]*\S")
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
 _PARTICLES = frozenset(

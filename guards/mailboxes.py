@@ -182,8 +182,10 @@ def is_role(address: str, program: Callable[[str], bool | None] | None = None) -
         return False
     # at a host of personal mailboxes, a local part of ordinary words is someone's all the same
     personal = labels[0] in _PERSONAL_HOSTS
-    if local in WHOLE_ROLES or (local in ROLES and not personal):
-        return not personal  # (a role's whole word with its dash: `no-responder@`, `on-call@`)
+    if local in WHOLE_ROLES:
+        return not personal
+    if local in ROLES and not personal:
+        return True  # a role's whole word with its dash, read apart below as ordinary words: `no-responder@`
     named = [p in ROLES or _bot(p) for p in parts]  # what the role words name
     said = [False if program is None or personal else program(p) for p in parts]
     roles = [n or s is True for n, s in zip(named, said, strict=True)]

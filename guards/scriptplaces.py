@@ -202,8 +202,8 @@ _NOT_TOWN_BEFORE = re.compile(r"(?:पोलीस|पोलिस|सरका�
 
 
 # the word before a town: in Cyrillic, a preposition before a town's name with its ending (`из Бердска`); not
-# Arabic's, Greek's or Hindi's, before or
-# after which a town's name is as often a common noun's or a person's (`في جامعة`, `της Δάφνης`, `डेविड के`)
+# Arabic's, Greek's or Hindi's, before or after which a town's name is as often a common noun's or a person's
+# (`في جامعة`, `της Δάφνης`, `डेविड के`)
 _PLACE_WORD_BEFORE = _words(
     "в во из до под около возле близ через із біля във от"  # Russian, Ukrainian, Bulgarian (`от Казанлък`)
 )  # (Khmer's and Lao's, written onto the name as often: _KHMER_BEFORE, _LAO_BEFORE)
