@@ -192,7 +192,9 @@ NEVER_ALONE = (
         "dobrý dobry daemon "  # Slovak and Czech `good` (`Dobrý deň`), `Cron Daemon <root@...>`
         "sender recipient receiver addressee "  # `Returned to Sender`
         "манай бид миний таны бидний энэ тэр "  # Mongolian's `our`, `we`, `my`, `your`, `this`, `that`
-        "후에"  # Korean's `after`, a city's name in GeoNames too
+        "후에 "  # Korean's `after`, a city's name in GeoNames too
+        "možeš možete můžeš můžete "  # Croatian's, Serbian's and Czech's `can you` opening a request (`Možeš li`)
+        "дані bygget maret"  # Ukrainian's `data`, Swedish's `the build`, Indonesian's `March` (`komisi Maret`)
     )
     | NO_ONE
 )

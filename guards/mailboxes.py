@@ -228,16 +228,18 @@ def trim(text: str, finding: Finding) -> Finding | None:
     start = finding.start + cut + 1
     if cut + 1 >= len(local) or in_url(text, start) or _HANDLE_BEFORE.search(text, max(0, start - 2), start):
         return None
-    if _MESSAGE_ID_BEFORE.search(text, max(0, finding.start - 40), finding.start):
+    if any(_MESSAGE_ID_BEFORE.search(text, max(0, at - 40), at) for at in {finding.start, start}):
         return None  # `message-id=<CA+3x9Qe@mail.gmail.com>`: a message's id, written as an address
     return finding if start == finding.start else dataclasses.replace(finding, start=start)
 
 
 _HANDLE_BEFORE = re.compile(r"(?:^|[\s(\[\"'])@\Z")
 # a mail's id and the ids it answers, in a header or a mailer's log: `Message-ID: <...>`, `message-id=<...>`,
-# `In-Reply-To: <...>`, `References: <a@x> <...>` (bracketed: a CV's `References: ana@gmail.com` is people's)
+# `In-Reply-To: <...>`, `References: <a@x> <...>` (bracketed: a CV's `References: ana@gmail.com` is people's), and
+# Exim's `id=` after a message's size (`P=esmtpsa S=18244 id=CAF9x+e2@mail.gmail.com`; not a user's `id=`)
 _MESSAGE_ID_BEFORE = re.compile(
     r"(?i:\b(?:(?:message-?id|msg-?id)[ \t]*[=:][ \t]*<?|(?:in-reply-to|references)[ \t]*:[ \t]*(?:<[^<>\s]+>\s+)*<))\Z"
+    r"|(?<![\w=])S=\d+(?:[ \t]+[A-Za-z0-9]+=\S*)*?[ \t]+id=\Z"
 )
 
 

@@ -39,7 +39,7 @@ from .lowercase import lower_names
 from .otherplaces import other_places
 from .placenames import Placenames
 from .places import state_codes
-from .records import code_names, personas, record_names, record_places, street_places
+from .records import code_names, header_cells, personas, record_names, record_places, street_places
 from .scriptnames import (
     ARABIC_TITLES_BEFORE,
     BURMESE_TITLES,
@@ -426,6 +426,9 @@ class Names(Placenames):
                 and said.next_name(text, span[2]) is None
                 and not _system_called(text, span[1], span[2], self.lex.products)
             ]
+        if "\n" in text and any(e == "PERSON" for e, _, _ in out):  # a header's column, `Nom;Ville;Téléphone`
+            columns = set(header_cells(text))
+            out = [x for x in out if x[0] != "PERSON" or (x[1], x[2]) not in columns]
         cells = record_places(self, text, out, sure) + street_places(self, text, out)
         if cells:  # a table's `country` column, a `city:` field: the place, not a person the rules read there
             out = _less(text, out, cells)

@@ -225,8 +225,12 @@ def other_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         out += _hyphenated(kinds, text) if "-" in text else []
         out += _city_quarters(kinds, text) if "-" in text else []
         out += [("LOCATION", *m.span()) for m in _VIETNAMESE_DISTRICT.finditer(text)]
+        out += _sainted(kinds, text) if "S" in text else []
+        out += _counties(kinds, text) if "Co" in text else []
         out += [("LOCATION", *m.span("name")) for m in _MUTATED.finditer(text) if _irish_or_welsh(text, m.start())]
         out += _welsh_softened(kinds, text) if _WELSH_HINT.search(text) else []
+    if _HUNGARIAN_HINT.search(text):
+        out += _hungarian_adjectives(kinds, text)
     out = list(dict.fromkeys(out))  # a place both a preposition and a feature find (`in Toscana`) is one
     out = [span for span in out if text[span[1] : span[2]].lower() not in cues.NEVER_ALONE]  # `Lūdzu`, please
     kept = Overlaps(span for span in taken if span[0] != "PERSON")
@@ -630,6 +634,83 @@ def _sites(kinds: Kinds, text: str) -> list[Span]:
         if kinds.given(key) or kinds.product(key) or key in lex.words or len(key) < 4:
             continue  # `the Meta team`, `the Athena office`: regions.txt's short and other names
         if not deployments.deployment(text, m.start(), m.end(), lex.products):
+            out.append(("LOCATION", *m.span()))
+    return out
+
+
+# a place named after a saint: `San Tomà`, `Santa Sofia`, `Sant Cugat`, `São Roque`, `St. Louis`, `Saint-André`,
+# `San Carlos de Bariloche`; not a building or a club named so (`St Mary's`, `Sankt Georgen Hall`, `St. Louis
+# Cardinals`), nor a name's part after a given name or a word in capitals (`Yves Saint Laurent`, `Zhang San`)
+_SAINTED = re.compile(
+    r"(?<![\w\-/.@'’])(?:San|Santa|São|Sant|Sankt|Saint|Sainte|St\.?|Ste\.)(?:[ \t]|-(?=[A-ZÀ-Þ]))"
+    r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:-[A-Za-zÀ-ÿ][a-zß-öø-ÿ]+)*"
+    r"(?:[ \t](?:de|da|do|dos|das|di|del|della|de[ \t]la|de[ \t]las|de[ \t]los|im|am|an[ \t]der|sur|en)[ \t]"
+    r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)?"
+    r"(?![\w\-'’]|[ \t]*['’]s\b|[ \t]+[A-ZÀ-ÖØ-Þ0-9])"
+)
+# what stands before a saint's name that is a building's, a ship's or a feast's: `église Saint-Michel`, `Kirche St.
+# Emmeram`, `MV St. Brendan`
+_SAINT_NOT_AFTER = _words(
+    "church chapel cathedral basilica abbey parish priory eglise chapelle cathedrale basilique abbaye paroisse "
+    "kirche kapelle munster kloster stift iglesia capilla catedral parroquia ermita chiesa cappella cattedrale pieve "
+    "igreja capela paroquia kosciol kaplica katedra parafia kerk kapel kyrka kirke kirkko mv ms hms ss rv"
+)  # (folded)
+# a feast's saint (`Per Sant Jordi`, `la Saint-Valentin`, `San Silvestro`) and Santa Claus (folded)
+_FEASTS = _words("jordi valentin valentino valentine patrick silvestro sylvestre silvester fermin claus")
+# an Irish county after its abbreviation or its word: `Mallow, Co. Cork`, `County Kerry`
+_IRISH_COUNTY = re.compile(
+    r"(?<![\w\-])(?:Co\.|County)[ \t]+(?:Antrim|Armagh|Carlow|Cavan|Clare|Cork|Derry|Donegal|Down|Dublin|"
+    r"Fermanagh|Galway|Kerry|Kildare|Kilkenny|Laois|Leitrim|Limerick|Longford|Louth|Mayo|Meath|Monaghan|Offaly|"
+    r"Roscommon|Sligo|Tipperary|Tyrone|Waterford|Westmeath|Wexford|Wicklow)(?![\w\-])"
+)
+# a town's county: `Lubbock County` (not a county's office: `Lubbock County Sheriff`)
+_COUNTY = re.compile(r"(?<![\w\-/.@])([A-Z][a-z]+(?:[ \t][A-Z][a-z]+)?)[ \t]+County(?![\w\-]|[ \t]+[A-Z0-9])")
+
+
+def _sainted(kinds: Kinds, text: str) -> list[Span]:
+    """Places named after a saint (`_SAINTED`), apart from those a person's given name, a title, a church's word
+    or a cloud region's line stands beside, and a large city, which the lexicons' reading has decided."""
+    out: list[Span] = []
+    for m in _SAINTED.finditer(text):
+        a, b = m.span()
+        before = _WORD_BEFORE.search(text, max(0, a - 40), a)
+        if before is not None and before.group(1).lower() in cues.PARTICLES:  # `Antoine de Saint-Exupéry` (not
+            before = _WORD_BEFORE.search(text, max(0, before.start() - 40), before.start())  # `chapelle de Saint-…`)
+            if before is not None and before.group(1)[0].isupper():
+                continue
+        elif before is not None and (before.group(1)[0].isupper() or fold(before.group(1)) in _SAINT_NOT_AFTER):
+            continue  # `Yves Saint Laurent`, `Zhang San Li`, `Jill St. John`, `église Saint-Michel`
+        saint = re.split(r"[ \t\-]", text[a:b].replace("St. ", "St "), maxsplit=2)[1]
+        if fold(saint) in _FEASTS or cues.title_before(text, a) or where_systems_run(text, a, b):
+            continue
+        if kinds.large_city(" ".join(fold(w) for w in text[a:b].split())):
+            continue  # `São Paulo`: the lexicons' reading stands (`the São Paulo tenant`, `PoPs in São Paulo`)
+        out.append(("LOCATION", a, b))
+    return out
+
+
+def _counties(kinds: Kinds, text: str) -> list[Span]:
+    out = [("LOCATION", *m.span()) for m in _IRISH_COUNTY.finditer(text)]
+    for m in _COUNTY.finditer(text):
+        if kinds.lex.knows_place(fold(m.group(1))) and not where_systems_run(text, *m.span()):
+            out.append(("LOCATION", *m.span()))
+    return out
+
+
+# a town's adjective in Hungarian, in lower case: `a debreceni irodába`, `a szegedi verseny`, `a pécsi antikvárium`
+_HUNGARIAN_HINT = re.compile(r"[őűá]|(?<![\w\-])(?:az|és|hogy|nem|egy)(?![\w\-])")
+_HUNGARIAN_ADJECTIVE = re.compile(r"(?<![\w\-])([a-záéíóöőúüű]{4,})i(?![\w\-])")
+
+
+def _hungarian_adjectives(kinds: Kinds, text: str) -> list[Span]:
+    """A town's adjective (its name and `-i`) in a line the language identifier puts in Hungarian, where the town
+    has FLEETING_CITY people or more (not `bocsi`, sorry: the village of Bocs)."""
+    out: list[Span] = []
+    for m in _HUNGARIAN_ADJECTIVE.finditer(text):
+        place = kinds.lex.places.get(fold(m.group(1)))
+        if place is None or place.population < FLEETING_CITY or kinds.product(fold(m.group(1))):
+            continue
+        if languages.language_at(text, m.start()) == "hu":
             out.append(("LOCATION", *m.span()))
     return out
 

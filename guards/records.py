@@ -856,12 +856,32 @@ def _table_cells(text: str) -> list[tuple[str, tuple[int, int], str]]:
                 a, b = cells[1][i]
                 out.append((kind, (start + a, start + b), column))
         else:
-            names = [line[a:b] for a, b in cells[1]]
-            kinds = {i: (kind, names[i]) for i, kind in _column_kinds(names).items()}
-            # (Markdown's `| Club | Ort |` has an empty cell at either end)
-            inner = names[1:-1] if len(names) > 2 and not names[0] and not names[-1] else names
-            plain = all(re.fullmatch(r"[A-Za-z][\w\-]*", name) for name in inner)
-            header = (cells[0], len(names), kinds) if kinds and plain else None
+            header = _header(line, cells)
+        start += len(line) + 1
+    return out
+
+
+def _header(line: str, cells: tuple[str, list[tuple[int, int]]]) -> tuple[str, int, dict[int, tuple[str, str]]] | None:
+    """A table's header: its delimiter, its width, and the kinds and names of the columns that hold a person's
+    name or a place; None for a line that is no header."""
+    names = [line[a:b] for a, b in cells[1]]
+    kinds = {i: (kind, names[i]) for i, kind in _column_kinds(names).items()}
+    # (Markdown's `| Club | Ort |` has an empty cell at either end)
+    inner = names[1:-1] if len(names) > 2 and not names[0] and not names[-1] else names
+    plain = all(re.fullmatch(r"[A-Za-z][\w\-]*", name) for name in inner)
+    return (cells[0], len(names), kinds) if kinds and plain else None
+
+
+def header_cells(text: str) -> list[tuple[int, int]]:
+    """The cells of a table's header that name a person's or a place's column (`Id;Nom;Ville;Téléphone`: `Nom`,
+    `Ville`): a column's name, not a person's (Finnish's `Ville`)."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for line in text.split("\n"):
+        cells = _cells(line)
+        header = _header(line, cells) if cells is not None else None
+        if header is not None and cells is not None:
+            out += [(start + cells[1][i][0], start + cells[1][i][1]) for i in header[2]]
         start += len(line) + 1
     return out
 

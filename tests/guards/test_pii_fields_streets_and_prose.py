@@ -1395,3 +1395,62 @@ def test_the_sixty_sixth_sets_mailboxes_keep_apart(text: str, wrong: tuple[str, 
 
 def test_a_persons_address_with_a_desks_word_is_still_theirs() -> None:
     assert ("EMAIL_ADDRESS", "anna.leden@firma.nl") in scan("write to anna.leden@firma.nl today")
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # places named after a saint, as a stop, a field's value, a branch, a town
+        ("<gondola_ops> ticket printer at the San Tomà stop is offline again", ("LOCATION", "San Tomà")),
+        ('card=4532 holder="Giulia Tagliapietra" stop=Santa Sofia', ("LOCATION", "Santa Sofia")),
+        ('{"attributes": {"stazio": ["San Marco"]}}', ("LOCATION", "San Marco")),
+        ("Lucía P.: la sucursal de San Telmo pidió 60 más", ("LOCATION", "San Telmo")),
+        ("    ServerAdmin webmaster@sucrerie-bourbon.re\n    # Responsable: Jean-Hugues Payet, usine de Saint-André\n"
+         "    DocumentRoot /srv/weighbridge", ("LOCATION", "Saint-André")),
+        ("ROW = \"HOLLIS, Jeb|473414165|St. Johnsbury|VT\";", ("LOCATION", "St. Johnsbury")),
+        # counties: Ireland's after their word, a town's
+        ("FARM_MANAGER_PHONE=+353854875663\nFARM_LOCATION=Mallow, Co. Cork", ("LOCATION", "Co. Cork")),
+        ("    rows = fetch(region=\"Lubbock County\")\nKeyError: 'Lubbock County'\njoe.w: the key is \"Lubbock\"",
+         ("LOCATION", "Lubbock County")),
+        # a town's adjective in Hungarian
+        ("Kérem, hívjon a 06 20 967 6027 számon, vagy jöjjön be a debreceni irodába.", ("LOCATION", "debreceni")),
+        ("Bejelentő: Nagy Zsófia\nA szegedi verseny nevezési díja kétszer lett levonva.", ("LOCATION", "szegedi")),
+    ],
+)  # fmt: skip
+def test_the_sixty_sixth_sets_places(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ('card=4532 holder="Giulia Tagliapietra" stop=Santa Sofia', ("PERSON", "Santa Sofia")),
+        ("Id;Nom;Ville;Téléphone\n311;Gaspard Lemoine;Rennes;02 99 31 44 10", ("PERSON", "Ville")),
+        ("<= gosia.mazur@gmail.com H=(laptop) [102.89.34.11] P=esmtpsa S=18244 id=CAF9x+e2@mail.gmail.com",
+         ("EMAIL_ADDRESS", "CAF9x+e2@mail.gmail.com")),
+        ("P=esmtps S=22410 M8S=0 id=6621a8f2@chmail.ir", ("EMAIL_ADDRESS", "6621a8f2@chmail.ir")),
+        ("Možeš li napisati poruku za Ivanu Babić da je uplata za radionicu u Splitu stigla na HR55 1577 2355 3051 "
+         "0430 7 i da joj hvala?", ("PERSON", "Možeš")),
+        ('{"studio":"Batik Sekar","iban":"CZ1831820037031052072561","note":"komisi Maret"}', ("PERSON", "Maret")),
+        ("Звіт за березень показує 0 кг. Дані з датчика є в InfluxDB, але Dashboard порожній.", ("PERSON", "Дані")),
+    ],
+)  # fmt: skip
+def test_the_sixty_sixth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a saint's name in a person's, after a given name, a particle or a title
+        ("Yves Saint Laurent signed it", ("PERSON", "Yves Saint Laurent")),
+        ("Antoine de Saint-Exupéry wrote it", ("PERSON", "Antoine de Saint-Exupéry")),
+        ("Marie Saint-Pierre called", ("PERSON", "Marie Saint-Pierre")),
+        # a person's address after a user's id, a person in a row under a header
+        ("user lookup id=anna.kowalska@gmail.com failed", ("EMAIL_ADDRESS", "anna.kowalska@gmail.com")),
+        ("Id;Nom;Ville;Téléphone\n311;Gaspard Lemoine;Rennes;02 99 31 44 10", ("PERSON", "Gaspard Lemoine")),
+        ("Nom;Prénom;Ville\nVille;Anne;Lyon", ("PERSON", "Anne")),
+    ],
+)  # fmt: skip
+def test_the_sixty_sixth_sets_rounds_keep_people(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
