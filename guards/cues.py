@@ -194,7 +194,7 @@ NEVER_ALONE = (
         "манай бид миний таны бидний энэ тэр "  # Mongolian's `our`, `we`, `my`, `your`, `this`, `that`
         "후에 "  # Korean's `after`, a city's name in GeoNames too
         "možeš možete můžeš můžete "  # Croatian's, Serbian's and Czech's `can you` opening a request (`Možeš li`)
-        "дані bygget maret"  # Ukrainian's `data`, Swedish's `the build`, Indonesian's `March` (`komisi Maret`)
+        "bygget"  # Swedish's `the build`
     )
     | NO_ONE
 )

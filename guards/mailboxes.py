@@ -228,19 +228,33 @@ def trim(text: str, finding: Finding) -> Finding | None:
     start = finding.start + cut + 1
     if cut + 1 >= len(local) or in_url(text, start) or _HANDLE_BEFORE.search(text, max(0, start - 2), start):
         return None
-    if any(_MESSAGE_ID_BEFORE.search(text, max(0, at - 40), at) for at in {finding.start, start}):
+    if _MESSAGE_ID_BEFORE.search(text, max(0, finding.start - 40), finding.start):
         return None  # `message-id=<CA+3x9Qe@mail.gmail.com>`: a message's id, written as an address
+    if text[start - 3 : start] == "id=" and _exim_id(text, start, finding.end):
+        return None
     return finding if start == finding.start else dataclasses.replace(finding, start=start)
 
 
 _HANDLE_BEFORE = re.compile(r"(?:^|[\s(\[\"'])@\Z")
 # a mail's id and the ids it answers, in a header or a mailer's log: `Message-ID: <...>`, `message-id=<...>`,
-# `In-Reply-To: <...>`, `References: <a@x> <...>` (bracketed: a CV's `References: ana@gmail.com` is people's), and
-# Exim's `id=` after a message's size (`P=esmtpsa S=18244 id=CAF9x+e2@mail.gmail.com`; not a user's `id=`)
+# `In-Reply-To: <...>`, `References: <a@x> <...>` (bracketed: a CV's `References: ana@gmail.com` is people's)
 _MESSAGE_ID_BEFORE = re.compile(
     r"(?i:\b(?:(?:message-?id|msg-?id)[ \t]*[=:][ \t]*<?|(?:in-reply-to|references)[ \t]*:[ \t]*(?:<[^<>\s]+>\s+)*<))\Z"
-    r"|(?<![\w=])S=\d+(?:[ \t]+[A-Za-z0-9]+=\S*)*?[ \t]+id=\Z"
 )
+# Exim's arrival line, up to its message's id after the protocol and the size: `<= ana@wp.pl H=... P=esmtpsa
+# S=18244 id=` (not a user's `S=1 id=anna@...` elsewhere)
+_EXIM_ID_BEFORE = re.compile(r"<=[ \t][^\n]*?[ \t]P=\S+[^\n]*?[ \t]S=\d+(?:[ \t]+[A-Za-z0-9]+=\S*)*?[ \t]+id=\Z")
+
+
+def _exim_id(text: str, start: int, end: int) -> bool:
+    """text[start:end] is the message's id on Exim's arrival line: an address with a digit in its local part
+    (`CAF9x+e2@mail.gmail.com`, `6621a8f2@chmail.ir`) that the text writes nowhere else (a sender's address
+    repeated as the id stays a person's)."""
+    line = text.rfind("\n", 0, start) + 1
+    if _EXIM_ID_BEFORE.search(text, line, start) is None:
+        return False
+    value = text[start:end]
+    return any(c.isdigit() for c in value.partition("@")[0]) and text.count(value) == 1
 
 
 def in_url(text: str, start: int) -> bool:

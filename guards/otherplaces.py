@@ -640,7 +640,7 @@ def _sites(kinds: Kinds, text: str) -> list[Span]:
 
 # a place named after a saint: `San Tomà`, `Santa Sofia`, `Sant Cugat`, `São Roque`, `St. Louis`, `Saint-André`,
 # `San Carlos de Bariloche`; not a building or a club named so (`St Mary's`, `Sankt Georgen Hall`, `St. Louis
-# Cardinals`), nor a name's part after a given name or a word in capitals (`Yves Saint Laurent`, `Zhang San`)
+# Cardinals`); read only where a place's cue stands by it (_sainted)
 _SAINTED = re.compile(
     r"(?<![\w\-/.@'’])(?:San|Santa|São|Sant|Sankt|Saint|Sainte|St\.?|Ste\.)(?:[ \t]|-(?=[A-ZÀ-Þ]))"
     r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:-[A-Za-zÀ-ÿ][a-zß-öø-ÿ]+)*"
@@ -648,44 +648,70 @@ _SAINTED = re.compile(
     r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)?"
     r"(?![\w\-'’]|[ \t]*['’]s\b|[ \t]+[A-ZÀ-ÖØ-Þ0-9])"
 )
+# a place's preposition right before (`en San Telmo`, `from Saint-Émilion`, `usine de Saint-André`): not `to`, nor
+# `a` (`a Saint Bernard puppy`), said to people and of breeds as often
+_SAINT_AFTER = _ALL_PREPOSITIONS - {"to", "a"}
+# a stop, a station, a quarter after the name: `the San Tomà stop`
+_STOP_AFTER = re.compile(
+    r"[ \t]+(?:stop|stops|station|stazione|fermata|estación|estacion|quarter|district|neighbourhood|neighborhood|"
+    r"barrio|bairro|sestiere)(?![\w\-])"
+)
+# a place's key right before: `stop=Santa Sofia`, `home_port: St. Louis`, `"stazio": ["San Marco"`, `city,`
+_PLACE_KEY_BEFORE = re.compile(
+    r"(?i:\b(?:[\w]*_)?(?:stop|station|stazio|stazione|city|town|ciudad|cidade|citt[aà]|ville|stadt|ort|locality|"
+    r"location|port|home_?port|birthplace|hometown|village|comune|municipio|district|county))"
+    r"[\"']?[ \t]*[:=][ \t]*[\[\"'(]*[ \t]*\Z"
+)
 # what stands before a saint's name that is a building's, a ship's or a feast's: `église Saint-Michel`, `Kirche St.
-# Emmeram`, `MV St. Brendan`
+# Emmeram`, `MV St. Brendan` (folded)
 _SAINT_NOT_AFTER = _words(
     "church chapel cathedral basilica abbey parish priory eglise chapelle cathedrale basilique abbaye paroisse "
     "kirche kapelle munster kloster stift iglesia capilla catedral parroquia ermita chiesa cappella cattedrale pieve "
     "igreja capela paroquia kosciol kaplica katedra parafia kerk kapel kyrka kirke kirkko mv ms hms ss rv"
-)  # (folded)
+)
 # a feast's saint (`Per Sant Jordi`, `la Saint-Valentin`, `San Silvestro`) and Santa Claus (folded)
 _FEASTS = _words("jordi valentin valentino valentine patrick silvestro sylvestre silvester fermin claus")
-# an Irish county after its abbreviation or its word: `Mallow, Co. Cork`, `County Kerry`
+# an Irish county after its abbreviation or its word: `Mallow, Co. Cork`, `County Kerry` (not a firm's `& Co.`)
 _IRISH_COUNTY = re.compile(
-    r"(?<![\w\-])(?:Co\.|County)[ \t]+(?:Antrim|Armagh|Carlow|Cavan|Clare|Cork|Derry|Donegal|Down|Dublin|"
-    r"Fermanagh|Galway|Kerry|Kildare|Kilkenny|Laois|Leitrim|Limerick|Longford|Louth|Mayo|Meath|Monaghan|Offaly|"
-    r"Roscommon|Sligo|Tipperary|Tyrone|Waterford|Westmeath|Wexford|Wicklow)(?![\w\-])"
+    r"(?<![&+][ \t])(?<![\w\-])(?:Co\.|County)[ \t]+(?:Antrim|Armagh|Carlow|Cavan|Clare|Cork|Derry|Donegal|"
+    r"Down|Dublin|Fermanagh|Galway|Kerry|Kildare|Kilkenny|Laois|Leitrim|Limerick|Longford|Louth|Mayo|Meath|Monaghan|"
+    r"Offaly|Roscommon|Sligo|Tipperary|Tyrone|Waterford|Westmeath|Wexford|Wicklow)(?![\w\-])"
 )
 # a town's county: `Lubbock County` (not a county's office: `Lubbock County Sheriff`)
 _COUNTY = re.compile(r"(?<![\w\-/.@])([A-Z][a-z]+(?:[ \t][A-Z][a-z]+)?)[ \t]+County(?![\w\-]|[ \t]+[A-Z0-9])")
 
 
 def _sainted(kinds: Kinds, text: str) -> list[Span]:
-    """Places named after a saint (`_SAINTED`), apart from those a person's given name, a title, a church's word
-    or a cloud region's line stands beside, and a large city, which the lexicons' reading has decided."""
+    """Places named after a saint (`_SAINTED`) where a place's cue stands by them: a place's preposition right
+    before, a place's key, a US state's code, a site or a stop after. As many people's surnames are saints'
+    (`St. John`, `Saint-Pierre`, `San Roman`) and as many people are named `San` or `Sant` (`San Kim`, `Sant
+    Singh`), a cue is needed; and not after a given name or a particle after one (`Antoine de Saint-Exupéry`),
+    a church's word, a feast's saint, or a large city, which the lexicons' reading has decided."""
     out: list[Span] = []
     for m in _SAINTED.finditer(text):
         a, b = m.span()
         before = _WORD_BEFORE.search(text, max(0, a - 40), a)
-        if before is not None and before.group(1).lower() in cues.PARTICLES:  # `Antoine de Saint-Exupéry` (not
-            before = _WORD_BEFORE.search(text, max(0, before.start() - 40), before.start())  # `chapelle de Saint-…`)
-            if before is not None and before.group(1)[0].isupper():
+        word = fold(before.group(1)) if before is not None else ""
+        if word in cues.PARTICLES and before is not None:  # `Antoine de Saint-Exupéry` (not `chapelle de Saint-…`)
+            earlier = _WORD_BEFORE.search(text, max(0, before.start() - 40), before.start())
+            if earlier is not None and earlier.group(1)[0].isupper():
                 continue
-        elif before is not None and (before.group(1)[0].isupper() or fold(before.group(1)) in _SAINT_NOT_AFTER):
-            continue  # `Yves Saint Laurent`, `Zhang San Li`, `Jill St. John`, `église Saint-Michel`
+        elif before is not None and (before.group(1)[0].isupper() or word in _SAINT_NOT_AFTER):
+            continue  # `Yves Saint Laurent`, `Zhang San Li`, `église Saint-Michel`
         saint = re.split(r"[ \t\-]", text[a:b].replace("St. ", "St "), maxsplit=2)[1]
-        if fold(saint) in _FEASTS or cues.title_before(text, a) or where_systems_run(text, a, b):
+        if fold(saint) in _FEASTS or where_systems_run(text, a, b):
             continue
         if kinds.large_city(" ".join(fold(w) for w in text[a:b].split())):
             continue  # `São Paulo`: the lexicons' reading stands (`the São Paulo tenant`, `PoPs in São Paulo`)
-        out.append(("LOCATION", a, b))
+        cued = (
+            (word in _SAINT_AFTER and before is not None and before.group(1).islower())
+            or _PLACE_KEY_BEFORE.search(text, max(0, a - 40), a) is not None
+            or places.state_after(text, b)
+            or places.site_after(text, b)
+            or _STOP_AFTER.match(text, b) is not None
+        )
+        if cued:
+            out.append(("LOCATION", a, b))
     return out
 
 
@@ -700,15 +726,20 @@ def _counties(kinds: Kinds, text: str) -> list[Span]:
 # a town's adjective in Hungarian, in lower case: `a debreceni irodába`, `a szegedi verseny`, `a pécsi antikvárium`
 _HUNGARIAN_HINT = re.compile(r"[őűá]|(?<![\w\-])(?:az|és|hogy|nem|egy)(?![\w\-])")
 _HUNGARIAN_ADJECTIVE = re.compile(r"(?<![\w\-])([a-záéíóöőúüű]{4,})i(?![\w\-])")
+_HUNGARIAN_PERIODS = _words("permi")
 
 
 def _hungarian_adjectives(kinds: Kinds, text: str) -> list[Span]:
     """A town's adjective (its name and `-i`) in a line the language identifier puts in Hungarian, where the town
-    has FLEETING_CITY people or more (not `bocsi`, sorry: the village of Bocs)."""
+    has FLEETING_CITY people or more (not `bocsi`, sorry: the village of Bocs); not a surname so made, before a
+    given name (`kedves pécsi zoltán`), nor a geological period's (`permi`: Permian)."""
     out: list[Span] = []
     for m in _HUNGARIAN_ADJECTIVE.finditer(text):
         place = kinds.lex.places.get(fold(m.group(1)))
         if place is None or place.population < FLEETING_CITY or kinds.product(fold(m.group(1))):
+            continue
+        after = _NEXT_WORD.match(text, m.end())
+        if m.group() in _HUNGARIAN_PERIODS or (after is not None and kinds.given(fold(after.group(1)))):
             continue
         if languages.language_at(text, m.start()) == "hu":
             out.append(("LOCATION", *m.span()))

@@ -841,7 +841,20 @@ def _rule(line: str) -> bool:
 def _table_cells(text: str) -> list[tuple[str, tuple[int, int], str]]:
     """The cells under a table's person's and place's columns, as ("PERSON" or "LOCATION", their span, their
     column's name)."""
+    return _tables(text)[0]
+
+
+def header_cells(text: str) -> list[tuple[int, int]]:
+    """The cells of a table's header that name a person's or a place's column, where two or more do
+    (`Id;Nom;Ville;Téléphone`: `Nom`, `Ville`): a column's name, not a person's (Finnish's `Ville`). A row
+    under a header is no header (`Etunimi;Sukunimi;Kaupunki` then `Ville;Virtanen;Espoo`)."""
+    return _tables(text)[1]
+
+
+def _tables(text: str) -> tuple[list[tuple[str, tuple[int, int], str]], list[tuple[int, int]]]:
+    """_table_cells' cells, and header_cells' cells (read in one pass)."""
     out: list[tuple[str, tuple[int, int], str]] = []
+    named: list[tuple[int, int]] = []
     header: tuple[str, int, dict[int, tuple[str, str]]] | None = None  # delimiter, width, columns' kinds and names
     start = 0
     for line in text.split("\n"):
@@ -857,8 +870,10 @@ def _table_cells(text: str) -> list[tuple[str, tuple[int, int], str]]:
                 out.append((kind, (start + a, start + b), column))
         else:
             header = _header(line, cells)
+            if header is not None and len(header[2]) > 1:
+                named += [(start + cells[1][i][0], start + cells[1][i][1]) for i in header[2]]
         start += len(line) + 1
-    return out
+    return out, named
 
 
 def _header(line: str, cells: tuple[str, list[tuple[int, int]]]) -> tuple[str, int, dict[int, tuple[str, str]]] | None:
@@ -870,20 +885,6 @@ def _header(line: str, cells: tuple[str, list[tuple[int, int]]]) -> tuple[str, i
     inner = names[1:-1] if len(names) > 2 and not names[0] and not names[-1] else names
     plain = all(re.fullmatch(r"[A-Za-z][\w\-]*", name) for name in inner)
     return (cells[0], len(names), kinds) if kinds and plain else None
-
-
-def header_cells(text: str) -> list[tuple[int, int]]:
-    """The cells of a table's header that name a person's or a place's column (`Id;Nom;Ville;Téléphone`: `Nom`,
-    `Ville`): a column's name, not a person's (Finnish's `Ville`)."""
-    out: list[tuple[int, int]] = []
-    start = 0
-    for line in text.split("\n"):
-        cells = _cells(line)
-        header = _header(line, cells) if cells is not None else None
-        if header is not None and cells is not None:
-            out += [(start + cells[1][i][0], start + cells[1][i][1]) for i in header[2]]
-        start += len(line) + 1
-    return out
 
 
 def _headerless(kinds: Kinds, text: str) -> list[tuple[str, tuple[int, int]]]:
