@@ -41,7 +41,7 @@ from .lexicons import words as _words
 # a mailbox that names a function, not a person
 ROLES = _words(
     "noreply no-reply donotreply do-not-reply reply replies bounce bounces bouncer postmaster hostmaster webmaster "
-    "mailer mailer-daemon daemon mailerdaemon abuse admin admins administrator root sysadmin alerts alert "
+    "mailer mailer-daemon daemon mailerdaemon abuse spam admin admins administrator root sysadmin alerts alert "
     "alerting alarms notifications notification notify notifier support helpdesk help servicedesk desk service "
     "services info contact hello sales billing invoices invoice payments payment accounts accounting finance "
     "orders receipts security secops devops ops noc sre oncall on-call pager pagerduty incidents incident "

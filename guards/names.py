@@ -81,6 +81,14 @@ def names_for(params: PiiParams) -> Names | None:
     return Names(lexicons(), Vetter.load(threshold=params.vetter_threshold) if params.vetter else None)
 
 
+_TIMES_OF_DAY = _words("morgen tag abend nacht")
+# a .mailmap line's second name, in lower case, between the proper address and the one commits carry: `Annelise
+# Brøndum <annelise.brondum@gmail.com> annelise <annelise@users.noreply.github.com>` (a handle, not a name)
+_MAILMAP_HANDLE = re.compile(
+    r"(?m)^[^\n<>]*<[^<>\s@]+@[^<>\s]+>[ \t]+(?P<handle>[a-z][\w.\-]*)[ \t]+<[^<>\s@]+@[^<>\s]+>[ \t]*$"
+)
+
+
 def _initialled(kinds: Kinds, text: str, spans: list[Span], sure: set[Span]) -> list[Span]:
     """`spans` with the names written with an initial (`SCHMIDT K.`, `J. Kowalski`, `Brenda K. Holloway`) in place
     of the person's readings across them, apart from other kinds' spans; those names are added to `sure` too."""
@@ -365,6 +373,7 @@ class Names(Placenames):
         runs = [part for run in runs for part in self._unnamed(run, named)]
         runs = [run for run in runs if not self._versioned(text, run)]
         pieces = [self._opened(text, piece) for run in runs for piece in self._pieces(run, text)]
+        pieces = [piece for piece in pieces if piece]
         # one sense per text: a word named as a system anywhere in it ("Alma 9") is not a person elsewhere
         systems = {p[0].key for p in pieces if len(p) == 1 and self._tech_after(text, p[0].end)}
         systems |= said.coded(text)  # `rename the `jackson` Helm release ... who Jackson is`
@@ -454,6 +463,9 @@ class Names(Placenames):
         if _CYRILLIC.search(text):
             out = _patronymic(text, out)
         out = [span for span in out if span[0] != "LOCATION" or not self._named_with(text, span[1], span[2])]
+        if "<" in text and any(e == "PERSON" for e, _, _ in out):  # a .mailmap line's commit name: a handle
+            handles = {m.span("handle") for m in _MAILMAP_HANDLE.finditer(text)}
+            out = [x for x in out if x[0] != "PERSON" or (x[1], x[2]) not in handles]
         slots = chat.speakers(text)
         if slots:  # `[12:30] Ollie: ...`: a chat log's speaker is a handle, not a person named
             index = Overlaps(("SLOT", s, e) for s, e in slots)
@@ -552,6 +564,8 @@ class Names(Placenames):
         never = len(piece) > 1 and text[first.start : first.end].lower() in cues.NEVER_ALONE
         # (not a given name before a surname: `Kia Nguyen`, `Tena Horvat`)
         never = never and not (self.given(first.key) and piece[1].key in self.lex.surnames)
+        if never and first.key in ("guten", "gute") and piece[1].key in _TIMES_OF_DAY:
+            return piece[2:]  # `Guten Morgen`, `Gute Nacht`: a greeting, no one's name
         if never and " ".join(t.key for t in piece) not in self.lex.places:  # not `Buenos Aires`
             return piece[1:]  # `Bitte den Abschlag`, `Kérem Tóth`: a word never a name alone is no part of one
         if len(piece) > 1 and first.initial and said_in_its_language(self.lex, text, first.start, first.end):

@@ -59,7 +59,7 @@ _SSN_CONTEXT = re.compile(r"ssn|social|security|ssid", re.IGNORECASE)
 _E164_DIGITS = 15  # the most digits a phone number has
 _PHONE_WORD = re.compile(
     r"(?i)\b(?:phone|tel|telephone|call|mobile|cell|fax|sms|whatsapp|teléfono|telefono|telefone|telefon|móvil|movil|"
-    r"celular)\b"
+    r"celular|telemóvel|telemovel)\b"
 )
 _PHONE_WORD_REACH = 30
 _SSN_GROUPED = re.compile(r"\d{3}([ \-.])\d{2}\1\d{4}")  # an SSN's groups, 3-2-4, one separator

@@ -1491,3 +1491,37 @@ def test_the_sixty_sixth_sets_rounds_keep_people(text: str, found: tuple[str, st
 )  # fmt: skip
 def test_the_sixty_sixth_sets_rounds_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+def test_a_portuguese_mobile_after_its_word_is_a_phone() -> None:
+    text = "IBAN: PT50 0035 8129 8648 8634 6334 6, telemóvel 912 775 390."
+    assert ("PHONE_NUMBER", "912 775 390") in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("NOQUEUE: reject: Relay access denied; from=<spam@bulk-mailer.biz> proto=ESMTP",
+         ("EMAIL_ADDRESS", "spam@bulk-mailer.biz")),
+        ("gwen — Heute um 16:20 Uhr\nder Bot postet doppelt\ntobi — Heute um 16:22 Uhr\nhab ihn neu gestartet",
+         ("PERSON", "gwen")),
+        ("19.04.24, 07:55 - Jörg Brandtner: Guten Morgen, die Anmeldung ist offen", ("PERSON", "Morgen")),
+        ("Annelise Brøndum <annelise.brondum@gmail.com> annelise <annelise@users.noreply.github.com>",
+         ("PERSON", "annelise")),
+    ],
+)  # fmt: skip
+def test_the_sixty_seventh_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Guten Tag Frau Morgen, Herr Klaus Morgen ruft an", ("PERSON", "Klaus Morgen")),
+        ("Annelise Brøndum <annelise.brondum@gmail.com> annelise <annelise@users.noreply.github.com>",
+         ("PERSON", "Annelise Brøndum")),
+        ("write to spam.kowalski@gmail.com about it", ("EMAIL_ADDRESS", "spam.kowalski@gmail.com")),
+    ],
+)  # fmt: skip
+def test_the_sixty_seventh_sets_round_keeps_people(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
