@@ -38,11 +38,11 @@ _EXPORT = (
 _TIMED = re.compile(rf"(?m)^[ \t]*(?:{_EXPORT}|{TIME_PREFIX})[ \t]+(?:<(?P<nick>[^\s<>]+)>|@?(?P<who>{_SHOWN}):)[ \t]")
 NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
 # Discord's copied header line, the name, a dash, the day and the time, nothing after: `hiro — 今日 13:05`, `frederik
-# — i dag kl. 11:02`, `Ana — Yesterday at 9:14 PM`, `gwen — Heute um 16:20 Uhr` (a dash is `-` once the text is
-# normalised; not `Anna - 14:30`)
+# — i dag kl. 11:02`, `Ana — Yesterday at 9:14 PM`, and German's `gwen — Heute um 16:20 Uhr` (a dash is `-` once
+# the text is normalised; not `Anna - 14:30`, nor a schedule's `Stefanie — ab 13:00 Uhr`)
 _DISCORD = re.compile(
-    rf"(?m)^(?P<who>{_NAME})[ \t]+[—–-][ \t]+[^\s\d][^\n]{{0,30}}?\d{{1,2}}[:.]\d{{2}}(?:[ \t]?(?:[AaPp][Mm]|Uhr))?"
-    r"[ \t]*$"
+    rf"(?m)^(?P<who>{_NAME})[ \t]+[—–-][ \t]+(?:[^\s\d][^\n]{{0,30}}?\d{{1,2}}[:.]\d{{2}}(?:[ \t]?[AaPp][Mm])?"
+    r"|(?:Heute|Gestern|Vorgestern)[ \t]+um[ \t]+\d{1,2}:\d{2}[ \t]+Uhr)[ \t]*$"
 )
 # a guest's or an external's tag after the name shown, in several languages: `(Guest)`, `(Extern)`, `(invité)`
 # (English's as Teams writes them, capitalised: not a programme's `Hugh Grant (host) 19:00`)

@@ -82,11 +82,24 @@ def names_for(params: PiiParams) -> Names | None:
 
 
 _TIMES_OF_DAY = _words("morgen tag abend nacht")
+_CAPITAL_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-Þ]")
 # a .mailmap line's second name, in lower case, between the proper address and the one commits carry: `Annelise
 # Brøndum <annelise.brondum@gmail.com> annelise <annelise@users.noreply.github.com>` (a handle, not a name)
 _MAILMAP_HANDLE = re.compile(
-    r"(?m)^[^\n<>]*<[^<>\s@]+@[^<>\s]+>[ \t]+(?P<handle>[a-z][\w.\-]*)[ \t]+<[^<>\s@]+@[^<>\s]+>[ \t]*$"
+    r"(?m)^(?P<name>[^\n<>:]*)<(?P<local>[^<>\s@]+)@[^<>\s]+> (?P<handle>[a-z][\w.\-]*) <[^<>\s@]+@[^<>\s]+>[ \t]*$"
 )
+
+
+def _mailmap_handles(text: str) -> set[tuple[int, int]]:
+    """The .mailmap lines' commit names that are a word of the proper name or of its address (`annelise` after
+    `Annelise Brøndum <annelise.brondum@...>`), not another person's (`Team Payments <...> henrik <...>`, `To:
+    Jonas Weber <...> maria <...>`: a label's line is no mailmap's)."""
+    out = set()
+    for m in _MAILMAP_HANDLE.finditer(text):
+        own = set(mailboxes.name_words(m.group("name"))) | mailboxes.local_parts(m.group("local"))
+        if fold(m.group("handle")) in own:
+            out.add(m.span("handle"))
+    return out
 
 
 def _initialled(kinds: Kinds, text: str, spans: list[Span], sure: set[Span]) -> list[Span]:
@@ -464,7 +477,7 @@ class Names(Placenames):
             out = _patronymic(text, out)
         out = [span for span in out if span[0] != "LOCATION" or not self._named_with(text, span[1], span[2])]
         if "<" in text and any(e == "PERSON" for e, _, _ in out):  # a .mailmap line's commit name: a handle
-            handles = {m.span("handle") for m in _MAILMAP_HANDLE.finditer(text)}
+            handles = _mailmap_handles(text)
             out = [x for x in out if x[0] != "PERSON" or (x[1], x[2]) not in handles]
         slots = chat.speakers(text)
         if slots:  # `[12:30] Ollie: ...`: a chat log's speaker is a handle, not a person named
@@ -564,8 +577,10 @@ class Names(Placenames):
         never = len(piece) > 1 and text[first.start : first.end].lower() in cues.NEVER_ALONE
         # (not a given name before a surname: `Kia Nguyen`, `Tena Horvat`)
         never = never and not (self.given(first.key) and piece[1].key in self.lex.surnames)
-        if never and first.key in ("guten", "gute") and piece[1].key in _TIMES_OF_DAY:
-            return piece[2:]  # `Guten Morgen`, `Gute Nacht`: a greeting, no one's name
+        greeting = len(piece) == 2 and first.key in ("guten", "gute") and piece[1].key in _TIMES_OF_DAY
+        if greeting and not _CAPITAL_AFTER.match(text, piece[1].end):
+            return []  # `Guten Morgen`, `Gute Nacht`: a greeting, no one's name (before a name, `Guten Morgen
+            # Katrin`, read as before: the name the greeting's words stand beside is not lost)
         if never and " ".join(t.key for t in piece) not in self.lex.places:  # not `Buenos Aires`
             return piece[1:]  # `Bitte den Abschlag`, `Kérem Tóth`: a word never a name alone is no part of one
         if len(piece) > 1 and first.initial and said_in_its_language(self.lex, text, first.start, first.end):

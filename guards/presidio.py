@@ -219,6 +219,8 @@ class CuedPhoneRecognizer(EntityRecognizer):
                 number = number[1:]
             start = m.start("number") + m.group("number").index(number)
             word = m.group("unspaced")
+            if _the_device(text, m.start(), start):
+                continue  # the phone itself, not its number: `Fatura do telemóvel nº ...`, `telemóvel: PUK ...`
             regions = _UNSPACED_REGIONS[word] if word is not None else _PHONE_REGIONS
             if word in _TRUNK_ZERO and number[:1] not in "0+(":
                 continue  # Thailand and Japan write a number at home with its leading 0 (not a shoe's `42 43 44`)
@@ -260,6 +262,23 @@ _UNSPACED_REGIONS = {
     "հեռախոս": ("AM",),
 }
 _UNSPACED_PHONE_WORDS = "|".join(_UNSPACED_REGIONS)
+# Portuguese's `telemóvel` is the device as often as its number: after `do`/`de`/`da`/`para` (the phone's bill,
+# insurance, top-up; not `número de telemóvel`), or with an account's or a device's number after it
+_DEVICE_WORD = re.compile(r"(?i)telem[óo]ve(?:l|is)\b")
+_DEVICE_OF = re.compile(r"(?i)(?<!n[úu]mero )(?<!contacto )(?<![\w\-])(?:do|de|da|para)[ \t]+\Z")
+_DEVICE_THING = re.compile(
+    r"(?i)(?<![\w\-])(?:refer[êe]ncia|ref|ap[óo]lice|fatura|factura|puk|pin|c[óo]digo|imei|encomenda|pedido|"
+    r"s[ée]rie)(?![\w\-])"
+)
+
+
+def _the_device(text: str, cue: int, number: int) -> bool:
+    """The phone word at text[cue:] is `telemóvel` naming the device, not its number at text[number:]."""
+    if _DEVICE_WORD.match(text, cue) is None:
+        return False
+    return bool(_DEVICE_OF.search(text, max(0, cue - 24), cue) or _DEVICE_THING.search(text, cue, number))
+
+
 _TRUNK_ZERO = frozenset(["携帯", "เบอร์", "โทร"])
 _PHONE_WORD = re.compile(rf"(?i:{_PHONE_WORDS})|{_UNSPACED_PHONE_WORDS}")
 # what such a word begins that is no phone: a conference call, a phone case, a phone card, phone banking, a price

@@ -1525,3 +1525,30 @@ def test_the_sixty_seventh_sets_readings_keep_apart(text: str, wrong: tuple[str,
 )  # fmt: skip
 def test_the_sixty_seventh_sets_round_keeps_people(text: str, found: tuple[str, str]) -> None:
     assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a lower-case name between two addresses that is not the proper name's own, or on a label's line
+        ("Team Payments <payments-team@klarna.com> henrik <henrik.lindqvist@klarna.com>", ("PERSON", "henrik")),
+        ("To: Jonas Weber <jonas.weber@bosch.com> maria <maria.lopez@bosch.com>", ("PERSON", "maria")),
+        # a German schedule's lines, a name greeted after `Guten Morgen`
+        ("Stefanie — ab 13:00 Uhr\nDieter — ab 13:45 Uhr\nUrsula — ab 14:30 Uhr", ("PERSON", "Stefanie")),
+        ("Guten Morgen Katrin, anbei die Unterlagen.", ("PERSON", "Katrin")),
+    ],
+)  # fmt: skip
+def test_the_sixty_seventh_sets_round_keeps_people_after_review(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fatura do telemóvel nº 1200 4471 2291 referente a março",
+        "Código PUK do telemóvel: 4471 2236",
+        "Encomenda do telemóvel n.º 300 118 224 expedida",
+    ],
+)
+def test_the_phone_itself_is_no_number(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "PHONE_NUMBER"] == []
