@@ -194,7 +194,8 @@ NEVER_ALONE = (
         "манай бид миний таны бидний энэ тэр "  # Mongolian's `our`, `we`, `my`, `your`, `this`, `that`
         "후에 "  # Korean's `after`, a city's name in GeoNames too
         "možeš možete můžeš můžete "  # Croatian's, Serbian's and Czech's `can you` opening a request (`Možeš li`)
-        "bygget"  # Swedish's `the build`
+        "bygget "  # Swedish's `the build`
+        "poți poti puteți puteti "  # Romanian's `can you` opening a request (`Poți să-mi scrii`)
     )
     | NO_ONE
 )

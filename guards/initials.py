@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from .cues import NEVER_ALONE
 from .kinds import Kinds
 from .lexicons import fold
 
@@ -67,11 +68,14 @@ def initialled(kinds: Kinds, text: str) -> list[Span]:
     for m in _SURNAME_INITIAL.finditer(text):
         if _STATE_DOTTED.search(text, m.end(1), m.end()):
             continue  # `Raleigh N.C.`, `Portland O.R.`: a town and its state's letters
+        if m.group(1).lower() in NEVER_ALONE:
+            continue  # `Bonjour M. Lindström`: a greeting, then a title's letter
         if _surname(kinds, text, m.start(), m.group(1)):
             out.append(("PERSON", m.start(), m.end()))
     for m in _INITIAL_SURNAME.finditer(text):
-        if _WORD_BEFORE.search(text, max(0, m.start() - 40), m.start()):
-            continue
+        before = _WORD_BEFORE.search(text, max(0, m.start() - 40), m.start())
+        if before is not None and before.group().strip().lower() not in NEVER_ALONE:
+            continue  # (not after a greeting: `Bonjour M. Lindström`)
         if text[m.start() + 2 : m.start() + 3].isalpha() and m.group(1).isupper():
             continue  # `P.IVA`, `S.RL`: an abbreviation glued to its initial, not `J. SMITH`
         # in a sentence's middle (`is J. R. Okwu still`), not opening a line (`A. Einleitung`)

@@ -70,7 +70,9 @@ ROLES = _words(
     "comandes botiga reserves factures "
     # appointments, bookings, courses and finance: `termine@`, `buchungen@`, `kurse@`, `financeiro@`
     "termine termin buchungen buchung kurse anmeldung financeiro financiero finanzas finanzen finanza "
-    "bokning bokningar booking afspraken afspraak rezerwacje rezerwacja prenotazione reservierung reservierungen"
+    "bokning bokningar booking afspraken afspraak rezerwacje rezerwacja prenotazione reservierung reservierungen "
+    # bookings in Spanish, Turkish, Lithuanian, Czech, Croatian and Romanian: `reservaciones@`, `rezervasyon@`
+    "reservaciones reservacion rezervasyon rezervacijos rezervace rezervacije rezervari"
     # support and the office in other languages: `soporte@`, `hilfe@`, `sekretariat@`
     " soporte suporte supporto assistance ayuda ajuda aiuto hilfe pomoc podpora tuki stod hjelp hjaelp "
     "ondersteuning wsparcie destek secretaria sekretariat sekretariaat segreteria secretariat secretariado "

@@ -1552,3 +1552,23 @@ def test_the_sixty_seventh_sets_round_keeps_people_after_review(text: str, found
 )
 def test_the_phone_itself_is_no_number(text: str) -> None:
     assert [f for f in scan(text) if f[0] == "PHONE_NUMBER"] == []
+
+
+def test_a_name_after_a_greeting_and_a_titles_letter_is_a_persons() -> None:
+    found = scan("Peux-tu écrire : « Bonjour M. Lindström, nous serons huit personnes venant de Lyon »")
+    assert ("PERSON", "M. Lindström") in found
+    assert ("PERSON", "Bonjour M.") not in found
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("De: Lupita Téllez <lupita.tellez@hotmail.com>\nPara: reservaciones@luciernagas-tlaxcala.mx",
+         ("EMAIL_ADDRESS", "reservaciones@luciernagas-tlaxcala.mx")),
+        ("Kime: rezervasyon@tuzmagarasi-turlari.com.tr\nKonu: Tuz Gölü turu",
+         ("EMAIL_ADDRESS", "rezervasyon@tuzmagarasi-turlari.com.tr")),
+        ("Poți să-mi scrii un mesaj politicos pentru ghidul din Sibiu?", ("LOCATION", "Poți")),
+    ],
+)  # fmt: skip
+def test_the_sixty_eighth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
