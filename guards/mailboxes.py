@@ -101,6 +101,7 @@ ROLES = _words(
     # the till, the treasurer, an editorial desk, notifications in other languages: `kasse@`, `kasserer@`,
     # `redazione@`, `powiadomienia@`
     " kasse kassa kasa kassierer kasserer kassoer kassor tesoreria tesorero tesouraria tresorerie skarbnik "
+    "kassenwart schatzmeister penningmeester compras gardeners rpmbuild "
     "pokladna penztar treasurer redazione redaktion redakcja redaccion redaction redactie redakce toimitus "
     "powiadomienia powiadomienie benachrichtigung benachrichtigungen avisos avvisi notificaciones notificacoes "
     "notifiche meldingen varsler ilmoitukset"

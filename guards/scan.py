@@ -259,12 +259,14 @@ _CARD_WORD = re.compile(
     # `refund_card=`, `TEST_CARD_PAN` (not `scoreCard`, `sim_card`, `id_card`, `time_pan`)
     r"|(?<![A-Za-z])(?i:backup|fallback|refund|default|primary|payment|credit|debit|bank|saved|stored|test|billing|"
     r"funding|card)_?(?:Card|CARD|card|Pan|PAN|pan)\b"
+    # a card's number as a key: `card_no=`, `"card_number":`, `cardNumber`, `CC_NUM`
+    r"|(?<![A-Za-z])(?i:card|cc)[_\-]?(?i:number|num|no|nr)(?![A-Za-z])"
     # a Luhn check's call on it, in a test or a validator: `luhn("5060...")`, `isValidLuhn('6212...')`,
     # `luhn_checksum(`, `luhn.is_valid(`, `Luhn::valid(` (not `unluhn(`, `sort_by_luhn_then_id(`)
     r"|(?<![A-Za-z])(?i:(?:is_?valid_?|check_?|validate_?|verify_?)?luhn(?:_?(?:check(?:sum)?|valid(?:ate)?|ok))?"
     r"(?:(?:\.|::)(?:is_?valid|valid(?:ate)?|check))?)\([ \t]*)"
-    r"(?i:[ \t]*(?:number|no\.?|nr\.?|num|n°|#|номер|番号|号|번호))?[\"']?[ \t]*[=:]?[ \t]*[\"'«]?\Z"
-)  # `card 6759...`, `卡号=6246...`, `card number: `, `"card": "`; not `sd card`, `card count: `
+    r"(?i:[ \t]*(?:number|no\.?|nr\.?|num|n°|#|номер|番号|号|번호))?[\"']?[ \t]*(?:=>|[=:])?[ \t]*[\"'«]?\Z"
+)  # `card 6759...`, `卡号=6246...`, `card number: `, `"card": "`, PHP's `'card' => '`; not `sd card`, `card count: `
 _ID_CARD_AFTER = re.compile(r"[ \t]*[（(]身份证|[ \t]*[（(]身份證")
 # a card's column in the row's statement before the value: `INSERT INTO refunds (customer, pan, amount) VALUES ('`
 _CARD_COLUMN = re.compile(

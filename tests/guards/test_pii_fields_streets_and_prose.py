@@ -1572,3 +1572,34 @@ def test_a_name_after_a_greeting_and_a_titles_letter_is_a_persons() -> None:
 )  # fmt: skip
 def test_the_sixty_eighth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "card"),
+    [
+        ("ERROR [order-svc] order=PZC-100287 card_no=6217879953990857429 name=刘海燕", "6217879953990857429"),
+        ('{"customer_name":"Chukwuemeka Obi","card_number":"5060994398782736594","city":"Abuja"}',
+         "5060994398782736594"),
+        ("    'card' => '5061980850307954304',", "5061980850307954304"),
+    ],
+)  # fmt: skip
+def test_a_19_digit_card_under_a_cards_key(text: str, card: str) -> None:
+    assert ("CREDIT_CARD", card) in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'policy="IBAN (EU)" channel=smtp sender=kassenwart@geocaching-verein.de rcpt=1',
+        "from=b.ferreira@herbario-coimbra.pt to=compras@fornecedor-papel.pt",
+        "* Mon Jan 08 2024 Packaging Bot <rpmbuild@bandoneon.ar> - 1.4.1-1",
+        '0 6 * * 1 /usr/local/bin/labyrinth-report | mail -s "weekly" gardeners@turfmazes.org.uk',
+    ],
+)
+def test_the_sixty_ninth_sets_desks_are_no_ones(text: str) -> None:
+    found = scan(text)
+    assert [f for f in found if f[0] == "EMAIL_ADDRESS" and not f[1].startswith("b.ferreira")] == []
+
+
+def test_an_orders_number_is_no_card() -> None:
+    assert [f for f in scan("order_no=6217879953990857429 tracking") if f[0] == "CREDIT_CARD"] == []
