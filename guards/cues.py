@@ -104,6 +104,12 @@ _FIELDS = _words(
     "applicant"
 )
 _GREETING = _SOCIAL | _FIELDS | _words("thanks thank thx ty cc cheers sorry")
+# greetings and thanks alone, in several languages, before whom they greet: `Bonjour M. Lindström`, `Danke S. Kraus`
+GREETINGS = _words(
+    "hi hello hey dear thanks hola olá bonjour bonsoir salut hallo moin servus hej hei ciao buongiorno merhaba ahoj "
+    "cześć czesc szia obrigado obrigada gracias merci danke grazie tack takk kiitos dziękuję bienvenue bienvenido "
+    "bienvenida benvenuto benvenuta willkommen welkom välkommen velkommen asante karibu"
+)
 _IMPERATIVE = _words(
     "ask tell ping page call text email message dm remind invite introduce meet pay refund thank loop sync "
     "check talk reach escalate assign hand pairing can could would should did does"
@@ -195,7 +201,7 @@ NEVER_ALONE = (
         "후에 "  # Korean's `after`, a city's name in GeoNames too
         "možeš možete můžeš můžete "  # Croatian's, Serbian's and Czech's `can you` opening a request (`Možeš li`)
         "bygget "  # Swedish's `the build`
-        "poți poti puteți puteti "  # Romanian's `can you` opening a request (`Poți să-mi scrii`)
+        "poți puteți puteti "  # Romanian's `can you` opening a request (`Poți să-mi scrii`; not `Poti`, a port)
     )
     | NO_ONE
 )

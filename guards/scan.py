@@ -259,8 +259,9 @@ _CARD_WORD = re.compile(
     # `refund_card=`, `TEST_CARD_PAN` (not `scoreCard`, `sim_card`, `id_card`, `time_pan`)
     r"|(?<![A-Za-z])(?i:backup|fallback|refund|default|primary|payment|credit|debit|bank|saved|stored|test|billing|"
     r"funding|card)_?(?:Card|CARD|card|Pan|PAN|pan)\b"
-    # a card's number as a key: `card_no=`, `"card_number":`, `cardNumber`, `CC_NUM`
-    r"|(?<![A-Za-z])(?i:card|cc)[_\-]?(?i:number|num|no|nr)(?![A-Za-z])"
+    # a card's number as a key: `card_no=`, `"card_number":`, `cardNumber`, `CC_NUM`, `paymentCardNumber` (not
+    # another card's: `id_card_no`, `loyalty_card_no`, `gift-card-no`)
+    r"|(?<![\w\-])(?i:(?:credit|debit|bank|payment|billing)_?)?(?i:card|cc)[_\-]?(?i:number|num|no|nr)(?![A-Za-z])"
     # a Luhn check's call on it, in a test or a validator: `luhn("5060...")`, `isValidLuhn('6212...')`,
     # `luhn_checksum(`, `luhn.is_valid(`, `Luhn::valid(` (not `unluhn(`, `sort_by_luhn_then_id(`)
     r"|(?<![A-Za-z])(?i:(?:is_?valid_?|check_?|validate_?|verify_?)?luhn(?:_?(?:check(?:sum)?|valid(?:ate)?|ok))?"

@@ -1603,3 +1603,29 @@ def test_the_sixty_ninth_sets_desks_are_no_ones(text: str) -> None:
 
 def test_an_orders_number_is_no_card() -> None:
     assert [f for f in scan("order_no=6217879953990857429 tracking") if f[0] == "CREDIT_CARD"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a roster's `Surname Initial.` whose surname is a word never alone (Yoruba's Oke, Japanese's Sawa)
+        ("Assignee: Oke A.", ("PERSON", "Oke A.")),
+        ("Team: Sawa H., Tanaka Y., Mori K.", ("PERSON", "Sawa H.")),
+        # Georgia's port
+        ("We shipped from Poti.", ("LOCATION", "Poti")),
+    ],
+)  # fmt: skip
+def test_the_sixty_eighth_and_ninth_rounds_keep_people_after_review(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("Which B. Braun pump model do we support?", ("PERSON", "B. Braun")),
+        ('{"id_card_no": "620102807723611786", "name": "王伟"}', ("CREDIT_CARD", "620102807723611786")),
+        ("loyalty_card_no=6340041122334455661", ("CREDIT_CARD", "6340041122334455661")),
+    ],
+)  # fmt: skip
+def test_the_sixty_eighth_and_ninth_rounds_keep_apart_after_review(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
