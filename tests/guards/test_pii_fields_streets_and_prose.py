@@ -1629,3 +1629,7 @@ def test_the_sixty_eighth_and_ninth_rounds_keep_people_after_review(text: str, f
 )  # fmt: skip
 def test_the_sixty_eighth_and_ninth_rounds_keep_apart_after_review(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+def test_a_number_after_italians_call_me_back_is_a_phone() -> None:
+    assert ("PHONE_NUMBER", "311 359 2716") in scan('"Potete richiamarmi al 311 359 2716?"')
