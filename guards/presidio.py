@@ -234,8 +234,6 @@ _PHONE_WORDS = (
     r"phone|tel|telephone|mobile|mobil|cell|cellphone|handy|telefon|teléfono|telefono|telefone|téléphone|"
     r"portable|call|called|calling|whatsapp|sms|número|numero|numer|nummer|celular|móvil|movil|"
     r"telemóvel|telemovel|telemóveis|"  # Portugal's mobile: `telemóvel 912 775 390`
-    # Italian's `call me back`: `Potete richiamarmi al 311 359 2716?`
-    r"richiamarmi|richiamami|richiamatemi|"  # (not `richiamare`, to call a function again)
     r"kontakt|contact|contacto|contatto|rufnummer|telefoon|telefoonnummer|"
     # to call, in other languages and English's `ring`: `ligar do 278 294 366`, `ring ham på 48 80 31 72`
     r"ring|ringe|ringer|ligar|ligue|llamar|llame|appeler|appelez|anrufen|chiamare|chiami|bellen|soita|soittaa|"

@@ -588,9 +588,8 @@ _ROW_REACH = 300
 # what only a US record holds: an SSN, a North American phone number, a ZIP code after a state's code
 _US_VALUE = re.compile(
     r"(?<![\w\-])(?:\d{3}([- ])\d{2}\1\d{4}|\+1[ \-.]?\(?\d{3}\)?[ \-.]?\d{3}[ \-.]\d{4}|\(\d{3}\)[ ]?\d{3}-\d{4}|"
-    r"\d{3}-\d{3}-\d{4}|(?i:(?:[a-z]+_){0,3}ssn)[\"']?\s*[=:]\s*[\"']?\d{9}|"  # and an SSN's field:
-    # `ssn=362183247`, `TEST_EMPLOYEE_SSN=303591149`, or its last four's: `"ssn_last4":"4363"`
-    r"(?i:ssn_?last_?4|last_?4_?ssn)[\"']?\s*[=:]\s*[\"']?\d{4})(?![\w\-])"
+    r"\d{3}-\d{3}-\d{4}|(?i:(?:[a-z]+_){0,3}ssn)[\"']?\s*[=:]\s*[\"']?\d{9})(?![\w\-])"  # and an SSN's field:
+    # `ssn=362183247`, `TEST_EMPLOYEE_SSN=303591149`
 )
 
 

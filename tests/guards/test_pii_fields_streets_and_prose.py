@@ -1629,16 +1629,3 @@ def test_the_sixty_eighth_and_ninth_rounds_keep_people_after_review(text: str, f
 )  # fmt: skip
 def test_the_sixty_eighth_and_ninth_rounds_keep_apart_after_review(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
-
-
-def test_a_number_after_italians_call_me_back_is_a_phone() -> None:
-    assert ("PHONE_NUMBER", "311 359 2716") in scan('"Potete richiamarmi al 311 359 2716?"')
-
-
-def test_a_state_in_a_record_with_an_ssns_last_four_is_a_place() -> None:
-    text = 'body={"name":"Jerome Baptiste","ssn_last4":"4363","dob":"1979-03-14","state":"LA"}'
-    assert ("LOCATION", "LA") in scan(text)
-
-
-def test_a_jobs_state_without_a_persons_record_is_no_place() -> None:
-    assert ("LOCATION", "OK") not in scan('{"job":"resize","attempt":"4363","state":"OK"}')
