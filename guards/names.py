@@ -82,12 +82,16 @@ def names_for(params: PiiParams) -> Names | None:
 
 
 _TIMES_OF_DAY = _words("morgen tag abend nacht")
-_CAPITAL_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-Þ]")
 # a .mailmap line's second name, in lower case, between the proper address and the one commits carry: `Annelise
 # Brøndum <annelise.brondum@gmail.com> annelise <annelise@users.noreply.github.com>` (a handle, not a name)
 _MAILMAP_HANDLE = re.compile(
     r"(?m)^(?P<name>[^\n<>:]*)<(?P<local>[^<>\s@]+)@[^<>\s]+> (?P<handle>[a-z][\w.\-]*) <[^<>\s@]+@[^<>\s]+>[ \t]*$"
 )
+
+
+def _no_one_at(spans: list[Span], at: set[tuple[int, int]]) -> list[Span]:
+    """`spans` less the people's readings of exactly the spans `at`."""
+    return [x for x in spans if x[0] != "PERSON" or (x[1], x[2]) not in at]
 
 
 def _mailmap_handles(text: str) -> set[tuple[int, int]]:
@@ -449,8 +453,7 @@ class Names(Placenames):
                 and not _system_called(text, span[1], span[2], self.lex.products)
             ]
         if "\n" in text and any(e == "PERSON" for e, _, _ in out):  # a header's column, `Nom;Ville;Téléphone`
-            columns = set(header_cells(text))
-            out = [x for x in out if x[0] != "PERSON" or (x[1], x[2]) not in columns]
+            out = _no_one_at(out, set(header_cells(text)))
         cells = record_places(self, text, out, sure) + street_places(self, text, out)
         if cells:  # a table's `country` column, a `city:` field: the place, not a person the rules read there
             out = _less(text, out, cells)
@@ -477,8 +480,7 @@ class Names(Placenames):
             out = _patronymic(text, out)
         out = [span for span in out if span[0] != "LOCATION" or not self._named_with(text, span[1], span[2])]
         if "<" in text and any(e == "PERSON" for e, _, _ in out):  # a .mailmap line's commit name: a handle
-            handles = _mailmap_handles(text)
-            out = [x for x in out if x[0] != "PERSON" or (x[1], x[2]) not in handles]
+            out = _no_one_at(out, _mailmap_handles(text))
         slots = chat.speakers(text)
         if slots:  # `[12:30] Ollie: ...`: a chat log's speaker is a handle, not a person named
             index = Overlaps(("SLOT", s, e) for s, e in slots)
@@ -578,7 +580,7 @@ class Names(Placenames):
         # (not a given name before a surname: `Kia Nguyen`, `Tena Horvat`)
         never = never and not (self.given(first.key) and piece[1].key in self.lex.surnames)
         greeting = len(piece) == 2 and first.key in ("guten", "gute") and piece[1].key in _TIMES_OF_DAY
-        if greeting and not _CAPITAL_AFTER.match(text, piece[1].end):
+        if greeting and not cues.CAPITAL_AFTER.match(text, piece[1].end):
             return []  # `Guten Morgen`, `Gute Nacht`: a greeting, no one's name (before a name, `Guten Morgen
             # Katrin`, read as before: the name the greeting's words stand beside is not lost)
         if never and " ".join(t.key for t in piece) not in self.lex.places:  # not `Buenos Aires`

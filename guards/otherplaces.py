@@ -692,7 +692,7 @@ def _sainted(kinds: Kinds, text: str) -> list[Span]:
         a, b = m.span()
         before = _WORD_BEFORE.search(text, max(0, a - 40), a)
         word = fold(before.group(1)) if before is not None else ""
-        if word in cues.PARTICLES and before is not None:  # `Antoine de Saint-Exupéry` (not `chapelle de Saint-…`)
+        if before is not None and word in cues.PARTICLES:  # `Antoine de Saint-Exupéry` (not `chapelle de Saint-…`)
             earlier = _WORD_BEFORE.search(text, max(0, before.start() - 40), before.start())
             if earlier is not None and earlier.group(1)[0].isupper():
                 continue
@@ -704,7 +704,7 @@ def _sainted(kinds: Kinds, text: str) -> list[Span]:
         if kinds.large_city(" ".join(fold(w) for w in text[a:b].split())):
             continue  # `São Paulo`: the lexicons' reading stands (`the São Paulo tenant`, `PoPs in São Paulo`)
         cued = (
-            (word in _SAINT_AFTER and before is not None and before.group(1).islower())
+            (before is not None and before.group(1).islower() and word in _SAINT_AFTER)
             or _PLACE_KEY_BEFORE.search(text, max(0, a - 40), a) is not None
             or places.state_after(text, b)
             or places.site_after(text, b)
