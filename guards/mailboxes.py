@@ -240,9 +240,11 @@ def trim(text: str, finding: Finding) -> Finding | None:
 
 _HANDLE_BEFORE = re.compile(r"(?:^|[\s(\[\"'])@\Z")
 # a mail's id and the ids it answers, in a header or a mailer's log: `Message-ID: <...>`, `message-id=<...>`,
-# `In-Reply-To: <...>`, `References: <a@x> <...>` (bracketed: a CV's `References: ana@gmail.com` is people's)
+# a JSON log's `"message-id":"...`, `"message_id": "<...`, `In-Reply-To: <...>`, `References: <a@x> <...>`
+# (bracketed: a CV's `References: ana@gmail.com` is people's)
 _MESSAGE_ID_BEFORE = re.compile(
-    r"(?i:\b(?:(?:message-?id|msg-?id)[ \t]*[=:][ \t]*<?|(?:in-reply-to|references)[ \t]*:[ \t]*(?:<[^<>\s]+>\s+)*<))\Z"
+    r"(?i:\b(?:(?:message[-_]?id|msg[-_]?id)[\"']?[ \t]*[=:][ \t]*[\"']?<?|"
+    r"(?:in-reply-to|references)[ \t]*:[ \t]*(?:<[^<>\s]+>\s+)*<))\Z"
 )
 # Exim's arrival line, up to its message's id after the protocol and the size: `<= ana@wp.pl H=... P=esmtpsa
 # S=18244 id=` (not a user's `S=1 id=anna@...` elsewhere)

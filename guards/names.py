@@ -156,6 +156,13 @@ _PERSON_OPEN = re.compile(
 _SERVICE_WORDS = _words(
     "notifications notification alerts updates reminders bookings reservations newsletter newsletters "
     "helpdesk noreply no-reply mailer notifier digest"
+    # and a newsletter's word in other languages: `Boletim Panquecas`, `Nieuwsbrief De Molen`
+    " boletim boletín boletin nieuwsbrief nyhetsbrev infolettre"
+)
+# a sender's words that name no one first either: `Newsletter Panquecas <no-reply@...>`
+_SERVICE_FIRST = _words(
+    "newsletter newsletters noreply no-reply helpdesk mailer notifier boletim boletín boletin nieuwsbrief "
+    "nyhetsbrev infolettre"
 )
 # French writes a space before a label's colon: `Ville : Nantes`, `Nom : Dupont`
 _LABEL_AFTER = re.compile(r" ?:")
@@ -166,6 +173,9 @@ _NOUN_ENDINGS = ("ung", "ungen", "heit", "keit", "schaft", "daten", "verein", "c
 _ABBREVIATED = re.compile(r"(?<![\w.])[A-Z]\.\Z")  # one capital and its dot, glued to the word after: `P.IVA`
 _CAPITAL_START = re.compile(r"(?<![\w\-])[A-ZÀ-ÖØ-Þ]")
 _NAME_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ]")
+# a capitalised word or `of` right before a name: the name is part of a longer one (`Univ. Ibadan`, `University of
+# Ibadan`)
+_NAME_OR_OF_BEFORE = re.compile(r"(?:[A-ZÀ-ÖØ-Þ][\w.]*|\bof)[ \t]+\Z")
 # where `a` before a name is no article but `to` or Portuguese's `the` (`a Fernanda Lima pagou`, `a Núria Vidal`)
 _ROMANCE = frozenset({"pt", "ca", "gl", "es", "it", "fr", "oc", "an"})
 
@@ -378,8 +388,9 @@ class Names(Placenames):
         super().__init__(lexicons)
         self.vetter = vetter
 
-    def find(self, text: str, ner: Ner | None = None) -> list[Span]:
-        """The names in `text`; `ner` is asked about the runs the lexicons and cues cannot decide."""
+    def find(self, text: str, ner: Ner | None = None, valued: bool = False) -> list[Span]:
+        """The names in `text`; `ner` is asked about the runs the lexicons and cues cannot decide. `valued`: the
+        text holds a person's value (a phone number, a card, an IBAN, an SSN), so someone is in it."""
         text = _expanded(text)
         out: list[Span] = []
         runs = [run for run in cues.runs(text) if not said.quoted_thing(text, run[0].start, run[-1].end)]
@@ -440,9 +451,11 @@ class Names(Placenames):
             index = Overlaps(records)
             out = [x for x in out if not any(s <= x[1] and x[2] <= e for _, s, e in index.over(x[1], x[2]))]
             out += records
-        if unpeopled and any(e == "PERSON" for e, _, _ in out):
-            # someone the text names in lower case or in a record's field is there after all; not a product's name
-            # (`in Loki`), nor the first word of a longer one (`"Piraeus Hi-Fi"`, `Shibuya Central`)
+        someone = any(e == "PERSON" for e, _, _ in out)
+        if unpeopled and (someone or valued):
+            # someone the text names in lower case or in a record's field is there after all, or someone whose
+            # number it holds (`// Test walidacji karty ... (Kraków)` before a card); not a product's name (`in
+            # Loki`), nor the first word of a longer one (`"Piraeus Hi-Fi"`, `Shibuya Central`)
             taken = Overlaps(out)
             out += [
                 span
@@ -451,6 +464,7 @@ class Names(Placenames):
                 and not self.product(fold(text[span[1] : span[2]]))
                 and said.next_name(text, span[2]) is None
                 and not _system_called(text, span[1], span[2], self.lex.products)
+                and (someone or self._valued_place(text, span))
             ]
         if "\n" in text and any(e == "PERSON" for e, _, _ in out):  # a header's column, `Nom;Ville;Téléphone`
             out = _no_one_at(out, set(header_cells(text)))
@@ -503,7 +517,40 @@ class Names(Placenames):
             codes = [span for span in state_codes(text, out) if span not in found]
             coded = {span[1:] for span in codes}
             out = [span for span in out if span[0] != "PERSON" or span[1:] not in coded] + codes
+        if any(e == "LOCATION" for e, _, _ in out):
+            out += self._same_place_again(text, out)
         return sorted(out, key=lambda s: s[1])
+
+    def _same_place_again(self, text: str, out: list[Span]) -> list[Span]:
+        """A place's name found once, written again in the text where nothing else was read: the same place
+        (`cabang Yogyakarta` over `cabang: "Yogyakarta"`, `anchoas de Santoña` over `Ciudad: "Santoña"`). Not
+        where a name goes on from it or before it (`Bray SLSC`, `University of Ibadan`), a system's word follows
+        it (`the Frankfurt region`) or a person's cue stands by it; not a product's name (`Phoenix`)."""
+        taken = Overlaps(out)
+        more: list[Span] = []
+        for name in sorted({text[a:b] for e, a, b in out if e == "LOCATION"}):
+            if self.product(fold(name)):
+                continue
+            for m in re.finditer(rf"(?<![\w\-]){re.escape(name)}(?![\w\-])", text):
+                a, b = m.span()
+                if (
+                    taken.over(a, b)
+                    or cues.CAPITAL_AFTER.match(text, b)
+                    or _NAME_OR_OF_BEFORE.search(text, max(0, a - 40), a)
+                ):
+                    continue
+                if said.tech_after(text, b) or deployments.infra_after(text, b):
+                    continue
+                if cues.person(text, a, b, strict=True, imperative=False):
+                    continue
+                more.append(("LOCATION", a, b))
+                taken.add(more[-1])
+        return more
+
+    def _valued_place(self, text: str, span: Span) -> bool:
+        """A place read where only a person's number says someone is there: not a given name on sight (`Sofía:
+        mi número`), nor what a person has (`Tucker's form`)."""
+        return self.given(fold(text[span[1] : span[2]])) < 2 and not cues.possessive(text, span[2])
 
     def _from_city(self, text: str, out: list[Span]) -> list[Span]:
         """A person's name read on into `di` or `de` and a city's name is the person, then where they are from:
@@ -841,8 +888,9 @@ class Names(Placenames):
             return []  # `Aide-moi`, `Dites-nous`: a French imperative; `Anytown`: no one's, nowhere
         if any(len(t.key) > 8 and t.key.endswith(_NOUN_ENDINGS) for t in piece):
             return []  # `Überweisungsdaten Modelleisenbahnclub`: German's compound nouns, no one's name
-        if len(piece) > 1 and piece[-1].key in _SERVICE_WORDS:
-            return []  # `Lido Notifications <no-reply@...>`, `Padel Bookings`: a service's sender, no one's name
+        if len(piece) > 1 and (piece[-1].key in _SERVICE_WORDS or piece[0].key in _SERVICE_FIRST):
+            return []  # `Lido Notifications <no-reply@...>`, `Padel Bookings`, `Newsletter Panquecas`: a service's
+            # sender, no one's name
         if _ABBREVIATED.search(text, max(0, a - 3), a) and text[a:b].isupper():
             return []  # `P.IVA`, `S.A.`: an abbreviation's letters
         if len(piece) == 1 and key in cues.SOFT_TITLES and _NAME_AFTER.match(text, b):

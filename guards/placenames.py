@@ -32,16 +32,19 @@ class Placenames(Kinds):
         which go to `out`; not next to a product's name (`AWS Lake Formation`, `Delta Lake`)."""
         keys = [t.key for t in run]
         named = [k for k in keys if not places.feature_before(k) and not places.feature_after(k)]
-        if len(run) < 2 or any(k in self.lex.products and k not in self.lex.places for k in named):
+        # `the car park on Division Street`, `the bakery on Albert Road`: a street's plain word after `on`, whatever
+        # the words before it are
+        on_street = len(run) > 1 and places.on_street(text, run[0].start, keys[-1])
+        if len(run) < 2 or (any(k in self.lex.products and k not in self.lex.places for k in named) and not on_street):
             return [run]
-        if keys[-1] in places.STREETS and any(self.lex.words.get(k, 0) >= STREET_WORD for k in named):
+        if keys[-1] in places.STREETS and any(self.lex.words.get(k, 0) >= STREET_WORD for k in named) and not on_street:
             return [run]  # `Hard Drive`, `Select Row`, `Random Walk`: a common word before a street's word
         a, b = run[0].start, run[-1].end
         field = cues.word_before(text, a).split("_")[-1]  # `cpu_family: "Cascade Lake"`: a system's value
         if said.product_next(text, a, b, self.lex.products) or said.tech_after(text, b) or field in said.TECH_WORDS:
             return [run]
         # a common surname after a given name is a person's (`Seo-yeon Park`, `Kevin Marsh`; not `Victoria Island`)
-        surname = self.given(keys[0]) and 0 < self.lex.surnames.get(keys[1], 0) <= COMMON_SURNAME
+        surname = self.given(keys[0]) and 0 < self.lex.surnames.get(keys[1], 0) <= COMMON_SURNAME and not on_street
         last = max((i for i, k in enumerate(keys) if i > 0 and places.feature_after(k) and not surname), default=-1)
         if places.feature_before(keys[0]) or last > 0:
             end = len(run) if places.feature_before(keys[0]) else last + 1

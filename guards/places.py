@@ -45,6 +45,9 @@ STREETS = _words(
     "street road avenue lane boulevard drive place square walk terrace crescent row grove parade close wharf quay "
     "embankment"
 )
+# streets' words no interface's or product's name ends in (not `Drive`, `Row`, `Lane`, `Walk`, `Place`), read after
+# `on`, `along`, `off` whatever the words before them: `on Division Street`, `off Albert Road`
+_PLAIN_STREETS = _words("street road avenue boulevard")
 # lower case, after the name: `the Hardangervidda plateau`, `the Danube delta` (not `path`: `the Python path`)
 _FEATURES_LOWER = _words(
     "river lake valley plateau island islands coast peninsula desert canyon glacier fjord gorge delta estuary "
@@ -117,6 +120,7 @@ _TRAVEL = re.compile(
 _FROM = re.compile(r"\b(?:from|between)\s+(?:the\s+)?\Z", re.IGNORECASE)
 _ROUTE_GAP = re.compile(r"\s+(?:to|into|and)\s+(?:the\s+)?", re.IGNORECASE)
 _NEXT = re.compile(r"[ \t]+([\w\-]+)")
+_BEFORE_WORD = re.compile(r"(?<![\w\-])(?:on|along|off)[ \t]+\Z", re.IGNORECASE)
 
 
 # the US states' codes (and the District of Columbia's)
@@ -240,6 +244,11 @@ def feature_before(key: str) -> bool:
 
 def feature_after(key: str) -> bool:
     return key in FEATURES_AFTER or key in STREETS
+
+
+def on_street(text: str, a: int, last: str) -> bool:
+    """A street's plain word (`last`) ends the name at text[a:], and `on`, `along` or `off` is right before it."""
+    return last in _PLAIN_STREETS and _BEFORE_WORD.search(text, max(0, a - 8), a) is not None
 
 
 def lower_feature_after(text: str, b: int) -> bool:

@@ -148,18 +148,19 @@ _PLACE_KEY = (
     # a club's, a venue's and a marina's place: `"club":"Sevilla"`, `"venue":"Toa Payoh"`, `"marina":"Dubai Marina"`
     r"club|venue|marina|studio|embark|disembark|klinik|by|qth|"
     r"localiza[çc][ãa]o|standort|geo|geoip_city|"
-    # a branch in other languages, a mountain hut: `şube: Kadıköy`, `filiaal: Zwolle`, `hut: Skaftafell`
-    r"şube|sube|filiaal|filial|oddział|oddzial|pobočka|pobocka|hut|"
+    # a branch in other languages, a mountain hut: `şube: Kadıköy`, `filiaal: Zwolle`, `hut: Skaftafell`,
+    # `cabang: "Yogyakarta"`, `"vestiging": "Haarlem"`, `Afdeling: Aarhus`
+    r"şube|sube|filiaal|filial|oddział|oddzial|pobočka|pobocka|hut|cabang|vestiging|afdeling|"
     # a work site, a courier's hub, a town's quarter: `<worksite>Pensacola</worksite>`, `Hub: "Yaba"`,
     # `zona = "Alfama"`, `bairro: Savassi`
     r"meeting_?point|meeting_?place|treffpunkt|worksite|jobsite|hub|zona|zone|bairro|barrio|quartier|viertel|bezirk|dzielnica|kerület|kerulet|wijk|stadsdeel|"
     # Korean's, Chinese's and Japanese's branch, region, city and place: `지점=강릉`, `城市: 杭州`
-    r"지점|지역|도시|출발지|도착지|城市|地点|地點|所在地|都市|支店|分店)"
+    r"지점|지역|도시|출발지|도착지|城市|地点|地點|所在地|都市|支店|分店|店舗|门店|門市)"
     r"(?:_(?:pref|preference|name|city))?"
 )
 # a branch's keys in other languages and a hut's, whose values are as often a head office, a side, a bank's segment,
 # a hospital's ward or (German's `Hut`) a hat: `şube: Merkez`, `filial: Matriz`, `oddział: Kardiologia`
-_BRANCH_KEYS = _words("şube sube filial filiaal oddział oddzial pobočka pobocka hut")
+_BRANCH_KEYS = _words("şube sube filial filiaal oddział oddzial pobočka pobocka hut cabang vestiging afdeling")
 # a town's quarter's and a hub's keys, read in a person's record only
 _QUARTER_KEYS = _words("hub zona bairro barrio quartier viertel bezirk dzielnica kerület kerulet wijk stadsdeel")
 # keys of other things too (`port: 8080`, `region: eu-west-1`, `branch: main`): their value a capitalised place

@@ -424,8 +424,11 @@ _NOT_CUES = ("អំពី",)
 # `told` (`ບອກໂດ`, which scripts.txt holds as a city's, in `ທີ່ບອກໂດຍ`, that was told by)
 _UNSPACED_WORDS = frozenset(["កណ្តាល", "កណ្ដាល", "ບອກໂດ"])
 _THAI_NOUNS = ("บ้าน", "ท่า")
-# (not a title that ends in `長`, head: `松本支店長`, Matsumoto the branch manager)
-_HAN_SITE = re.compile("の?(?:倉庫|工場|支店|店舗|営業所|事務所|本社|空港|温泉|会場|拠点|出張所|物流センター)(?!長)")
+# (not a title that ends in `長`, head: `松本支店長`, Matsumoto the branch manager; nor a shop's clerk or owner,
+# `店員`, `店主`); a shop alone, `新宿店` (the Shinjuku shop)
+_HAN_SITE = re.compile(
+    "の?(?:倉庫|工場|支店|店舗|営業所|事務所|本社|空港|温泉|会場|拠点|出張所|物流センター|店(?![員主]))(?!長)"
+)
 _HAN_SITE_CITY = 100_000
 
 

@@ -1629,3 +1629,93 @@ def test_the_sixty_eighth_and_ninth_rounds_keep_people_after_review(text: str, f
 )  # fmt: skip
 def test_the_sixty_eighth_and_ninth_rounds_keep_apart_after_review(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        # a person's number in the text says someone is there: its places are no system's
+        ("// Test walidacji karty dla sklepu z naparstkami (Kraków)\npublic function testAcceptsValidMaestro(): void\n"
+         "{\n    $this->assertTrue(CardValidator::luhn('6304 0713 0887 9080'));\n}", "Kraków"),
+        # a branch's key in Indonesian, Dutch and Danish
+        ('module.exports = { cabang: "Yogyakarta", mataUang: "IDR" };', "Yogyakarta"),
+        ('{"vestiging": "Haarlem", "prijs": 9.5}', "Haarlem"),
+        ("Når jeg ændrer e-mail til en privat adresse, får jeg fejl 500. Afdeling: Aarhus.", "Aarhus"),
+        # a shop's key and a shop's word in Japanese
+        ('{"氏名": "小林 直樹", "電話": "+81 3-1119-4213", "店舗": "浅草", "人数": 2}', "浅草"),
+        ("[11:20] sato.k: 新宿店の予約、田中様から電話ありました。", "新宿"),
+    ],
+)  # fmt: skip
+def test_the_seventy_first_sets_places(text: str, place: str) -> None:
+    assert ("LOCATION", place) in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        # a value published for tests says no one is there
+        ("// Test (Kraków)\n    $this->assertTrue(CardValidator::luhn('4111 1111 1111 1111'));", "Kraków"),
+        # a branch's word, not its place
+        ('{"vestiging": "Hoofdkantoor", "prijs": 9.5}', "Hoofdkantoor"),
+        # a shop's clerk
+        ("新宿店員の田中です", "新宿"),
+    ],
+)  # fmt: skip
+def test_the_seventy_first_sets_places_need_their_cue(text: str, place: str) -> None:
+    assert ("LOCATION", place) not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ('{"message":{"headers":{"message-id":"20250314180001.1.ABCD@mg.cinnamon-estate.lk"}}}',
+         ("EMAIL_ADDRESS", "20250314180001.1.ABCD@mg.cinnamon-estate.lk")),
+        ('{"message_id": "<CAF9x2@mail.gmail.com>", "status": "sent"}', ("EMAIL_ADDRESS", "CAF9x2@mail.gmail.com")),
+        ("De: Newsletter Panquecas <no-reply@casadaspanquecas.pt>", ("PERSON", "Newsletter Panquecas")),
+        ("De: Boletim Panquecas <noreply@casadaspanquecas.pt>", ("PERSON", "Boletim Panquecas")),
+    ],
+)  # fmt: skip
+def test_the_seventy_first_sets_senders_and_ids_are_no_ones(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_a_message_ids_key_leaves_the_senders_address() -> None:
+    text = '{"message_id": "<CAF9x2@mail.gmail.com>", "from": "ana.lopes@gmail.com"}'
+    assert ("EMAIL_ADDRESS", "ana.lopes@gmail.com") in scan(text)
+    assert ("PERSON", "Maria Panquecas") in scan("From: Maria Panquecas <no-reply@casadaspanquecas.pt>")
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        # a street's plain word after `on`, `off`: a common word or a given name before it
+        ("- Parking: use the car park on Division Street, not the church one", "Division Street"),
+        ("explaining that the crumpet bakery on Albert Road in Portsmouth will pay the rent", "Albert Road"),
+        ("the shop off Albert Street closes at six", "Albert Street"),
+        # a place's name written again where nothing else was read
+        ("// Datos del proveedor de anchoas de Santoña\nvar p = Proveedor{\n\tContacto: \"Begoña Olano\",\n"
+         "\tCiudad:   \"Santoña\",\n}", "Santoña"),
+    ],
+)  # fmt: skip
+def test_the_seventy_first_sets_streets_and_places_again(text: str, place: str) -> None:
+    found = [f for f in scan(text) if f == ("LOCATION", place)]
+    assert len(found) == text.count(place), scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("click on Select Row to edit", ("LOCATION", "Select Row")),
+        ("saved on Hard Drive", ("LOCATION", "Hard Drive")),
+        ("ask Albert Road about it", ("LOCATION", "Albert Road")),
+    ],
+)  # fmt: skip
+def test_a_streets_word_needs_on_before_it(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_a_place_again_is_not_read_inside_a_longer_name() -> None:
+    text = '{"name": "Niamh Gallagher", "club": "Bray SLSC", "town": "Bray"}'
+    assert scan(text).count(("LOCATION", "Bray")) == 1
+    text = "Our rider moved to Ibadan last year; the University of Ibadan and Univ. Ibadan are elsewhere."
+    assert scan(text).count(("LOCATION", "Ibadan")) == 1
