@@ -233,6 +233,9 @@ def trim(text: str, finding: Finding) -> Finding | None:
         return None
     if _MESSAGE_ID_BEFORE.search(text, max(0, finding.start - 40), finding.start):
         return None  # `message-id=<CA+3x9Qe@mail.gmail.com>`: a message's id, written as an address
+    key = _MESSAGE_ID_KEY.search(text, max(0, finding.start - 40), finding.start)
+    if key is not None and (key.group().endswith("<") or any(c.isdigit() for c in local)):
+        return None  # `"message-id":"20250314180001.1.ABCD@mg..."`, `messageId: "0100018f@email.amazonses.com"`
     if text[start - 3 : start] == "id=" and _exim_id(text, start, finding.end):
         return None
     return finding if start == finding.start else dataclasses.replace(finding, start=start)
@@ -240,12 +243,14 @@ def trim(text: str, finding: Finding) -> Finding | None:
 
 _HANDLE_BEFORE = re.compile(r"(?:^|[\s(\[\"'])@\Z")
 # a mail's id and the ids it answers, in a header or a mailer's log: `Message-ID: <...>`, `message-id=<...>`,
-# a JSON log's `"message-id":"...`, `"message_id": "<...`, `In-Reply-To: <...>`, `References: <a@x> <...>`
-# (bracketed: a CV's `References: ana@gmail.com` is people's)
+# `In-Reply-To: <...>`, `References: <a@x> <...>` (bracketed: a CV's `References: ana@gmail.com` is people's)
 _MESSAGE_ID_BEFORE = re.compile(
-    r"(?i:\b(?:(?:message[-_]?id|msg[-_]?id)[\"']?[ \t]*[=:][ \t]*[\"']?<?|"
-    r"(?:in-reply-to|references)[ \t]*:[ \t]*(?:<[^<>\s]+>\s+)*<))\Z"
+    r"(?i:\b(?:(?:message-?id|msg-?id)[ \t]*[=:][ \t]*<?|(?:in-reply-to|references)[ \t]*:[ \t]*(?:<[^<>\s]+>\s+)*<))\Z"
 )
+# and a JSON log's or a program's key for it, quoted or with an underscore (`"message-id":"`, `message_id = '`,
+# `messageId: "`): an id there has a digit before its `@` (not `message_id = 'ana.lopes@gmail.com'  # bug`)
+_MESSAGE_ID_KEY = re.compile(r"(?i:\b(?:message[-_]?id|msg[-_]?id)[\"']?[ \t]*[=:][ \t]*[\"']?<?)\Z")
+
 # Exim's arrival line, up to its message's id after the protocol and the size: `<= ana@wp.pl H=... P=esmtpsa
 # S=18244 id=` (not a user's `S=1 id=anna@...` elsewhere)
 _EXIM_ID_BEFORE = re.compile(r"<=[ \t][^\n]*?[ \t]P=\S+[^\n]*?[ \t]S=\d+(?:[ \t]+[A-Za-z0-9]+=\S*)*?[ \t]+id=\Z")

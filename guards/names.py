@@ -173,6 +173,25 @@ _NOUN_ENDINGS = ("ung", "ungen", "heit", "keit", "schaft", "daten", "verein", "c
 _ABBREVIATED = re.compile(r"(?<![\w.])[A-Z]\.\Z")  # one capital and its dot, glued to the word after: `P.IVA`
 _CAPITAL_START = re.compile(r"(?<![\w\-])[A-ZÀ-ÖØ-Þ]")
 _NAME_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ]")
+# a sentence's start: the text's, a line's, or after a sentence's end
+_SENTENCE_START = re.compile(r"(?:\A|\n[ \t]*|[.!?][ \t]+)\Z")
+# a name in code: a path's, a zone's or a setting's part (`configs/Lisbon.yaml`, `Europe/Berlin`, `SITE=Austin`),
+# a class's or a call's (`class Denver(Region)`), a file's (`Lagos.tsx`)
+_CODED_BEFORE = re.compile(r"[/=._\\]\Z")
+_CODED_AFTER = re.compile(r"\.\w|\(|/")
+_REGION_KEY_BEFORE = re.compile(r"(?i:\b(?:region|zone|tz|timezone|time_zone|class|host)[ \t]*[=:][ \t]*[\"']?)\Z")
+
+
+def _coded_again(text: str, a: int, b: int) -> bool:
+    """The name at text[a:b] is written as code: part of a path, a setting or a class (`configs/Lisbon.yaml`,
+    `TZ=Europe/Berlin`, `class Denver(Region)`), or a region's or a host's value (`region = "London"`)."""
+    return (
+        _CODED_BEFORE.search(text, max(0, a - 1), a) is not None
+        or _CODED_AFTER.match(text, b) is not None
+        or _REGION_KEY_BEFORE.search(text, max(0, a - 24), a) is not None
+    )
+
+
 # a capitalised word or `of` right before a name: the name is part of a longer one (`Univ. Ibadan`, `University of
 # Ibadan`)
 _NAME_OR_OF_BEFORE = re.compile(r"(?:[A-ZÀ-ÖØ-Þ][\w.]*|\bof)[ \t]+\Z")
@@ -539,8 +558,12 @@ class Names(Placenames):
                     or _NAME_OR_OF_BEFORE.search(text, max(0, a - 40), a)
                 ):
                     continue
-                if said.tech_after(text, b) or deployments.infra_after(text, b):
+                if said.tech_after(text, b) or deployments.infra_after(text, b) or _coded_again(text, a, b):
                     continue
+                if deployments.deployment(text, a, b, self.lex.products) or said.quoted_thing(text, a, b):
+                    continue  # `Frankfurt (eu-central-1)`, `us-east-2 is Ohio`; `the "Phoenix" service`
+                if self.lex.words.get(fold(name), 0) >= INITIAL_WORD and _SENTENCE_START.search(text, max(0, a - 4), a):
+                    continue  # `Nice work on the PR`, `Split the migration`: a word opening a sentence
                 if cues.person(text, a, b, strict=True, imperative=False):
                     continue
                 more.append(("LOCATION", a, b))

@@ -34,7 +34,7 @@ class Placenames(Kinds):
         named = [k for k in keys if not places.feature_before(k) and not places.feature_after(k)]
         # `the car park on Division Street`, `the bakery on Albert Road`: a street's plain word after `on`, whatever
         # the words before it are
-        on_street = len(run) > 1 and places.on_street(text, run[0].start, keys[-1])
+        on_street = len(run) > 1 and places.on_street(text, run[0].start, run[-1].end, keys[-1])
         if len(run) < 2 or (any(k in self.lex.products and k not in self.lex.places for k in named) and not on_street):
             return [run]
         if keys[-1] in places.STREETS and any(self.lex.words.get(k, 0) >= STREET_WORD for k in named) and not on_street:

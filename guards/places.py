@@ -46,8 +46,27 @@ STREETS = _words(
     "embankment"
 )
 # streets' words no interface's or product's name ends in (not `Drive`, `Row`, `Lane`, `Walk`, `Place`), read after
-# `on`, `along`, `off` whatever the words before them: `on Division Street`, `off Albert Road`
+# `on`, `along`, `off` whatever the words before the name are (`on Division Street`, `off Albert Road`), where a
+# place's noun or a verb of living, parking or walking comes before that: `the car park on`, `the flats on`, `the
+# shop is on`, `lives on` (not `working on Jane Street`, `comments on Kim Street's PR`, `rebase your branch on`)
 _PLAIN_STREETS = _words("street road avenue boulevard")
+_ON_STREET_NOUNS = _words(
+    "office offices store stores shop shops flat flats apartment apartments house houses home homes school schools "
+    "university clinic clinics studio studios bakery bakeries market markets lab farm dairy park parks cottage barn "
+    "outlet mill loft pier hall halls rink building buildings church chapel mosque temple synagogue restaurant "
+    "restaurants cafe café cafes pub pubs bar bars hotel hotels hostel inn garage gym salon surgery pharmacy bank "
+    "station stop corner unit premises venue museum library theatre theater cinema hospital warehouse depot factory "
+    "showroom bookshop bookstore workshop yard kiosk bistro lodge site sites plant nursery address addresses stops "
+    "lunch dinner breakfast coffee accident"
+)
+_ON_STREET_VERBS = _words(
+    "live lives lived living located based stay stays stayed staying park parked parking walk walked walking "
+    "drive drove driving cycle cycled cycling meet meets met meeting open opens opened"
+)
+_STREET_BEFORE = re.compile(
+    r"(?<![\w\-])([^\W\d_]+)(?:[ \t]+(?:is|are|was|were|sits|stands))?[ \t]+(?:on|along|off)[ \t]+\Z", re.IGNORECASE
+)
+_OWNED = re.compile(r"['’]s\b")
 # lower case, after the name: `the Hardangervidda plateau`, `the Danube delta` (not `path`: `the Python path`)
 _FEATURES_LOWER = _words(
     "river lake valley plateau island islands coast peninsula desert canyon glacier fjord gorge delta estuary "
@@ -120,7 +139,6 @@ _TRAVEL = re.compile(
 _FROM = re.compile(r"\b(?:from|between)\s+(?:the\s+)?\Z", re.IGNORECASE)
 _ROUTE_GAP = re.compile(r"\s+(?:to|into|and)\s+(?:the\s+)?", re.IGNORECASE)
 _NEXT = re.compile(r"[ \t]+([\w\-]+)")
-_BEFORE_WORD = re.compile(r"(?<![\w\-])(?:on|along|off)[ \t]+\Z", re.IGNORECASE)
 
 
 # the US states' codes (and the District of Columbia's)
@@ -246,9 +264,13 @@ def feature_after(key: str) -> bool:
     return key in FEATURES_AFTER or key in STREETS
 
 
-def on_street(text: str, a: int, last: str) -> bool:
-    """A street's plain word (`last`) ends the name at text[a:], and `on`, `along` or `off` is right before it."""
-    return last in _PLAIN_STREETS and _BEFORE_WORD.search(text, max(0, a - 8), a) is not None
+def on_street(text: str, a: int, b: int, last: str) -> bool:
+    """A street's plain word (`last`) ends the name at text[a:b], a place's noun or a verb of living before `on`,
+    `along` or `off` right before it, and no possessive after it (`Sarah Street's PR`)."""
+    if last not in _PLAIN_STREETS or _OWNED.match(text, b):
+        return False
+    before = _STREET_BEFORE.search(text, max(0, a - 40), a)
+    return before is not None and before.group(1).lower() in _ON_STREET_NOUNS | _ON_STREET_VERBS
 
 
 def lower_feature_after(text: str, b: int) -> bool:

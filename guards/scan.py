@@ -287,9 +287,29 @@ _RUPAY = re.compile(r"(?<![\d.\-])8[12]\d\d(?P<sep>[ \-]?)\d{4}(?P=sep)\d{4}(?P=
 _PERSONAL_VALUES = frozenset(["PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN"])
 
 
+# an operator's number, not a person's: `NOC hotline +1 ...`, `pipeline notifies +1 ...`, `TWILIO_NUMBER=+1...`
+_OPERATORS_PHONE_BEFORE = re.compile(
+    r"(?i:\b(?:noc|on-?call|pager(?:duty)?|paged|hotline|escalations?|help-?desk|support[ \t]+(?:line|number|phone)|"
+    r"notif(?:y|ies|ied|ications?)|alert(?:s|ing)?|twilio_\w+|smpp|sip|trunk|ivr|dial(?:s|ed|ing|led|ling)?|"
+    r"call[ \t]+cent(?:er|re)s?|desk[ \t]+phones?|remote[ \t]+hands|sender[ \t]+id)\b)"
+)
+_OPERATORS_REACH = 50
+
+
 def _valued(text: str, found: list[Finding]) -> bool:
-    """A person's number among `found`: not a value published for tests (`4111 1111 1111 1111`)."""
-    return any(f.entity in _PERSONAL_VALUES and not published(f.entity, text[f.start : f.end]) for f in found)
+    """A person's number among `found`: not a value published for tests (`4111 1111 1111 1111`), nor a phone an
+    operator's word comes before on its line (`NOC hotline +1 (212) ...`, `notifies +1 312 ...`)."""
+    return any(
+        f.entity in _PERSONAL_VALUES and not published(f.entity, text[f.start : f.end]) and not _operators(text, f)
+        for f in found
+    )
+
+
+def _operators(text: str, finding: Finding) -> bool:
+    if finding.entity != "PHONE_NUMBER":
+        return False
+    start = max(text.rfind("\n", 0, finding.start) + 1, finding.start - _OPERATORS_REACH)
+    return _OPERATORS_PHONE_BEFORE.search(text, start, finding.start) is not None
 
 
 def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:

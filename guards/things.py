@@ -303,7 +303,7 @@ def things(text: str, spans: list[Span]) -> list[Span]:
         if span[0] not in ("PERSON", "LOCATION")
         or (span[0] == "LOCATION" and _ADDRESSED.search(text, span[1], span[2]))  # `221B Baker Street`
         # `the bakery on Albert Road`: a street people are on, not a building named after someone
-        or (span[0] == "LOCATION" and places.on_street(text, span[1], fold(text[span[1] : span[2]]).split()[-1]))
+        or (span[0] == "LOCATION" and places.on_street(text, *span[1:], fold(text[span[1] : span[2]]).split()[-1]))
         or not (
             _thing(text, span[1], span[2])
             or (span[0] == "PERSON" and _no_one(text, span[1], span[2]))

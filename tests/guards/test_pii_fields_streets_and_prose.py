@@ -1719,3 +1719,40 @@ def test_a_place_again_is_not_read_inside_a_longer_name() -> None:
     assert scan(text).count(("LOCATION", "Bray")) == 1
     text = "Our rider moved to Ibadan last year; the University of Ibadan and Univ. Ibadan are elsewhere."
     assert scan(text).count(("LOCATION", "Ibadan")) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # an operator's phone says no one is there: the places are where systems run
+        ("NOC hotline +1 (212) 639-4411 - primary DC is in Ashburn, DR site in Chicago. Run ./failover.sh", "Ashburn"),
+        ("pipeline notifies +1 312 555 8821 on failure; build agents are in Chicago and Milwaukee", "Milwaukee"),
+        ("kafka consumer lag in Mumbai and Chennai; SMS alert to 9876543210 did not fire", "Chennai"),
+        # `on` of a topic, a platform, a branch; a person's possessive
+        ("I'm working on Jane Street's core library", "Jane Street"),
+        ("I commented on Sarah Street's PR, she needs to rebase", "Sarah Street"),
+        ("Rebase your branch on Main Street", "Main Street"),
+        ("Hang on Mark Road, let me check", "Mark Road"),
+        ("Elmo learn on Sesame Street", "Sesame Street"),
+    ],
+)  # fmt: skip
+def test_the_seventy_first_rounds_review_keeps_systems_and_topics_apart(text: str, wrong: str) -> None:
+    assert ("LOCATION", wrong) not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        # a place named again as a word opening a sentence, as code, as a region's
+        ("I'm moving to Nice next month. Nice work on the PR", "Nice"),
+        ("We flew to Lisbon in May.\nSee configs/Lisbon.yaml", "Lisbon"),
+        ("I'm in Frankfurt next week. Deploy to Frankfurt (eu-central-1) is done.", "Frankfurt"),
+    ],
+)  # fmt: skip
+def test_a_place_named_again_as_something_else_is_not_read_again(text: str, place: str) -> None:
+    assert scan(text).count(("LOCATION", place)) == 1
+
+
+def test_a_senders_address_under_a_message_ids_key_is_still_found() -> None:
+    text = "message_id = 'ana.lopes@gmail.com'  # bug: we stored the sender here"
+    assert ("EMAIL_ADDRESS", "ana.lopes@gmail.com") in scan(text)
