@@ -173,6 +173,8 @@ _NOUN_ENDINGS = ("ung", "ungen", "heit", "keit", "schaft", "daten", "verein", "c
 _ABBREVIATED = re.compile(r"(?<![\w.])[A-Z]\.\Z")  # one capital and its dot, glued to the word after: `P.IVA`
 _CAPITAL_START = re.compile(r"(?<![\w\-])[A-ZÀ-ÖØ-Þ]")
 _NAME_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ]")
+# a ticket's key before its title: `[FERRATA-88] `, `ICE-203: `, `#4411 `
+_TICKET_KEY_BEFORE = re.compile(r"(?:\[[A-Z][A-Z0-9]+-\d+\]|\b[A-Z][A-Z0-9]+-\d+:|#\d+)[ \t]+\Z")
 # a sentence's start: the text's, a line's, or after a sentence's end
 _SENTENCE_START = re.compile(r"(?:\A|\n[ \t]*|[.!?][ \t]+)\Z")
 # a name in code: a path's, a zone's or a setting's part (`configs/Lisbon.yaml`, `Europe/Berlin`, `SITE=Austin`),
@@ -979,6 +981,8 @@ class Names(Placenames):
         if given and cues.word_before(text, a) in cues.CLOSINGS and not tech:
             return [("PERSON", a, b)]  # `Mvh Henrike`: a letter's closing before a given name
         if key in cues.CALENDAR or product or self.wordy(token):  # "June", "Cassandra", "Chase"
+            if given < 2 and _TICKET_KEY_BEFORE.search(text, max(0, a - 24), a):
+                return []  # `[FERRATA-88] Guide cannot upload`: a ticket's title opens with a capital
             # a product's name is a person's only by what is said of people alone: a `she` counts, `wrote` not
             pronoun = product and given == 2 and not self.wordy(token)
             cue = cues.person(text, a, b, strict=True, imperative=not product, pronoun=pronoun, social=product)

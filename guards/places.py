@@ -33,11 +33,18 @@ from .lexicons import words as _words
 FEATURES_BEFORE = _words(
     # and streets and quarters: `Rua Augusta`, `Vila Madalena`
     "lake mount mt cape isle ile camino kibbutz loch glen port fort lago monte rue calle avenida rua vila"
+    # and other languages' reservoirs, lakes, rivers, mountains, islands, beaches: `Represa de Guarapiranga`,
+    # `Sungai Citarik`, `Danau Toba`, `Gunung Rinjani`, `Pulau Tioman`, `Lac Léman`, `Playa del Carmen`, `Cenote Dos
+    # Ojos` (not `Isla`, `Val`, `Serra`, `Sierra`, `Pico`, `Rio`: people's names, products' too)
+    " represa embalse barragem lagoa laguna lac sungai danau gunung pulau bukit cenote jezioro jezero cerro playa "
+    "praia bahía bahia golfo cabo"
 )
 FEATURES_AFTER = _words(
     "island islands river lake forest valley trail bay sea ocean coast peninsula desert canyon falls glacier beach "
     "mountains mountain hills range gorge fjord strait delta highlands plateau archipelago reef gulf lagoon park "
     "national town village heights springs creek harbour harbor cove marsh moor moors heath dunes atoll sound"
+    # and Turkish's canyon, lake and mountain: `Köprülü Kanyon`, `Eğirdir Gölü`, `Erciyes Dağı`
+    " kanyon kanyonu gölü golu dağı dagi"
 )
 # streets' words after a name: `Leith Walk`, `Picardy Place`; a street only where its other words are no common
 # English word (not `Hard Drive`, `Select Row`, `Random Walk`, `Fast Lane`, `Safe Place`)

@@ -236,7 +236,7 @@ _PHONE_WORDS = (
     r"telemóvel|telemovel|telemóveis|"  # Portugal's mobile: `telemóvel 912 775 390`
     r"kontakt|contact|contacto|contatto|rufnummer|telefoon|telefoonnummer|"
     # to call, in other languages and English's `ring`: `ligar do 278 294 366`, `ring ham på 48 80 31 72`
-    r"ring|ringe|ringer|ligar|ligue|llamar|llame|appeler|appelez|anrufen|chiamare|chiami|bellen|soita|soittaa|"
+    r"ring|ringe|ringer|ligar|ligue|liguem|ligarmos|ligamos|llamar|llame|appeler|appelez|anrufen|chiamare|chiami|bellen|soita|soittaa|"
     r"zadzwoń|zadzwon|zadzwoni|zadzwonić|zadzwonic|zadzwońcie|dzwoń|dzwonić|dzwonic|zavolejte|zavolej|zavolá|"
     # Polish's cases of `number` and `phone`, the Nordic and Finnish abbreviations: `pod numerem 12 312 92 34`
     r"numerem|numeru|numerze|telefonu|telefonem|tlf|tfn|puh|puhelin|"
@@ -256,7 +256,7 @@ _UNSPACED_REGIONS = {
     # (and words of scripts written with spaces whose case endings join them: Georgian's phone and mobile, Urdu's
     # number and mobile, Persian's phone and mobile, Armenian's phone: `მისი ტელეფონია 558 32 47 32`,
     # `ان کا نمبر 0328 6706415 ہے`)
-    **dict.fromkeys(("ტელეფონ", "მობილურ"), ("GE",)),
+    **dict.fromkeys(("ტელეფონ", "მობილურ", "ნომერ"), ("GE",)),  # (and its number: `ნომერზე 569 58 50 10`)
     **dict.fromkeys(("نمبر", "موبائل"), ("PK",)),
     **dict.fromkeys(("تلفن", "موبایل"), ("IR",)),
     "հեռախոս": ("AM",),

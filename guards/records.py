@@ -1256,10 +1256,11 @@ _STREETS_WORD = re.compile(
 
 
 # an address by its postcode and town, whatever the street's word (`Vinohradská 48, 120 00 Praha 2`, `Laugavegur 28,
-# 101 Reykjavík`, `12 rue des Martyrs, 75009 Paris`): read only where the town after the postcode is a known place
+# 101 Reykjavík`, `12 rue des Martyrs, 75009 Paris`, `3 Quai des Belges, 13001 Marseille`): read only where the town
+# after the postcode is a known place
 _POSTAL = re.compile(
     rf"(?<![\w\-])(?:(?P<named>{_STREET_WORD})(?:[ \t]+{_STREET_WORD}){{0,2}}[ \t]+{_NUMBER}"
-    rf"|{_NUMBER},?[ \t]+(?:rue|avenue|boulevard|bd|place|allée|chemin|quai|impasse|route|cours)"
+    rf"|{_NUMBER},?[ \t]+(?i:rue|avenue|boulevard|bd|place|allée|chemin|quai|impasse|route|cours)"
     rf"(?:[ \t]+{_STREET_PARTICLE})*[ \t]+{_STREET_WORD}(?:[ \t]+{_STREET_WORD}){{0,2}})"
     r"(?=,[ \t]*(?:\d{4}[ \t]?[A-Z]{2}|\d{4,5}|\d{3}[ \t]\d\d|\d{3})[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ])"  # `2514 EE`: Dutch
 )

@@ -243,17 +243,21 @@ def _unglued(plain: Mapped) -> Mapped:
 # a card of 19 digits written without separators, which a trace or snowflake id also is: a card's word just before
 # says which (`卡号=6246016160610535392`, `card 6759586715219769577`, `карта 2204...`, `fallbackCard: "6212...`),
 # or a Luhn check's call on it
-_LONG_CARD = re.compile(r"(?<![\d.\-])(?:4|5[06-8]|6|220[0-4])\d{15,18}(?![\d.\-])")
+# (a sentence's full stop may end it, not a decimal's or a file's: `káàdì 6500...894.`, not `...894.5`, `...894.json`)
+_LONG_CARD = re.compile(r"(?<![\d.\-])(?:4|5[06-8]|6|220[0-4])\d{15,18}(?![\d\-])(?!\.\w)")
 # one of 19 printed in a group of six, then one of thirteen (`621702 9979056539683`), as UnionPay's and Maestro's
 # are too, which an id and a timestamp in milliseconds also are: a card's word before it on its line says which
-_CARD_6_13 = re.compile(r"(?<![\d.\-])(?:4\d{5}|5[06-8]\d{4}|6\d{5}|220[0-4]\d\d)[ \-]\d{13}(?![\d.\-])")
+_CARD_6_13 = re.compile(r"(?<![\d.\-])(?:4\d{5}|5[06-8]\d{4}|6\d{5}|220[0-4]\d\d)[ \-]\d{13}(?![\d\-])(?!\.\w)")
 _CARD_ON_LINE = re.compile(
     r"(?i:card|unionpay|union pay|maestro|verve|tarjeta|karte|carte|cart[ãa]o|карт)|卡|カード|카드"
 )
 _CARD_WORD = re.compile(
     r"(?<!sd )(?<!sim )(?:(?i:\b(?:card|cc|pan|karte|carte|tarjeta|cart[ãa]o|carta|kaart|kort|karta|kartu|kart|карта|"
     r"карты|картой|карт[аыуе]?|kartım|kartımı|kartımla|katin|katina|katinsa|katinta|kadi|kortet|kortti|"
-    r"korttini)\b|卡号|卡號|银行卡|信用卡|銀行卡|银联卡|銀聯卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്|بطاقة|بطاقتي|"
+    r"korttini|"
+    # a long card's brand, and Yoruba's card: `UnionPay 6217 7406 ...`, `Verve 6500 2730 ...`, `káàdì 6500...`
+    r"verve|unionpay|union[ \t]pay|maestro|káàdì)\b|"
+    r"卡号|卡號|银行卡|信用卡|銀行卡|银联卡|銀聯卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്|بطاقة|بطاقتي|"
     r"کارت|כרטיס|บัตร)"
     # a payment's constructor with the number first, quoted, then a currency: `new Payment("6217...", "CNY", ...)`
     r"|(?<=new )(?P<call>Payment|CardPayment|PaymentCard)\([ \t]*"

@@ -98,6 +98,14 @@ TEST_CARDS = frozenset(
         "4009348888881881",
         "4543474002249996",
         "5436031030606378",
+        # Stripe's UnionPay debit and 19-digit cards, Discover debit, BC card; Braintree's UnionPay cards
+        "6200000000000047",
+        "6205500000000000004",
+        "6011981111111113",
+        "6555900000604105",
+        "6212345678901265",
+        "6212345678901232",
+        "6212345678900000003",
     ]
 )
 EXAMPLE_IBANS = frozenset(

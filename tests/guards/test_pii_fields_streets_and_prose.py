@@ -1756,3 +1756,50 @@ def test_a_place_named_again_as_something_else_is_not_read_again(text: str, plac
 def test_a_senders_address_under_a_message_ids_key_is_still_found() -> None:
     text = "message_id = 'ana.lopes@gmail.com'  # bug: we stored the sender here"
     assert ("EMAIL_ADDRESS", "ana.lopes@gmail.com") in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # other languages' reservoirs, rivers and canyons by their geographic word
+        ("treino de canoa havaiana na Represa de Guarapiranga confirmado", ("LOCATION", "Represa de Guarapiranga")),
+        ("jadwal arung jeram di Sungai Citarik pindah ke hari Minggu", ("LOCATION", "Sungai Citarik")),
+        ("Köprülü Kanyon rafting yarın iptal, su çok yüksek", ("LOCATION", "Köprülü Kanyon")),
+        # a long card after its brand or Yoruba's card; a phone after Portuguese's and Georgian's words
+        ("paid with UnionPay 6217740602006134540 yesterday", ("CREDIT_CARD", "6217740602006134540")),
+        ("ó ti gba láti káàdì 6500273045869447894.", ("CREDIT_CARD", "6500273045869447894")),
+        ("Ela pediu para lhe ligarmos para o 915 641 339 se chover", ("PHONE_NUMBER", "915 641 339")),
+        ("გიდი დაურეკავს ნომერზე 569 58 50 10.", ("PHONE_NUMBER", "569 58 50 10")),
+        # a French street's word capitalised, by its postcode and town
+        ("adresse : 3 Quai des Belges, 13001 Marseille", ("LOCATION", "3 Quai des Belges")),
+    ],
+)  # fmt: skip
+def test_the_seventy_second_sets_places_cards_and_phones(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # Stripe's 19-digit UnionPay test card
+        ("Repro with a 19-digit test PAN 6205 5000 0000 0000 004 (Stripe UnionPay test card).",
+         ("CREDIT_CARD", "6205 5000 0000 0000 004")),
+        # a ticket's title opens with a capital
+        ("[FERRATA-88] Guide cannot upload certificate", ("PERSON", "Guide")),
+        # people's names that open with another language's geographic word stay people's
+        ("Isla Henderson and Val Kilmer met Sierra Lopez", ("LOCATION", "Isla Henderson")),
+    ],
+)  # fmt: skip
+def test_the_seventy_second_sets_wrong_finds(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_a_given_name_after_a_tickets_key_is_still_a_person() -> None:
+    assert ("PERSON", "Grant") in scan("[OPS-12] Grant cannot log in since Monday")
+
+
+@pytest.mark.parametrize(
+    "text", ["card 6500273045869447894.5 is a float", "see card 6500273045869447894.json for the fixture"]
+)
+def test_a_long_cards_full_stop_is_not_a_decimals_nor_a_files(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "CREDIT_CARD"] == []
