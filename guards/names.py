@@ -981,8 +981,9 @@ class Names(Placenames):
         if given and cues.word_before(text, a) in cues.CLOSINGS and not tech:
             return [("PERSON", a, b)]  # `Mvh Henrike`: a letter's closing before a given name
         if key in cues.CALENDAR or product or self.wordy(token):  # "June", "Cassandra", "Chase"
-            if given < 2 and _TICKET_KEY_BEFORE.search(text, max(0, a - 24), a):
-                return []  # `[FERRATA-88] Guide cannot upload`: a ticket's title opens with a capital
+            if given < 2 and key not in lex.surnames and _TICKET_KEY_BEFORE.search(text, max(0, a - 24), a):
+                return []  # `[FERRATA-88] Guide cannot upload`: a ticket's title opens with a capital (not `[SUP-97]
+                # Mills cannot log in`: a surname)
             # a product's name is a person's only by what is said of people alone: a `she` counts, `wrote` not
             pronoun = product and given == 2 and not self.wordy(token)
             cue = cues.person(text, a, b, strict=True, imperative=not product, pronoun=pronoun, social=product)

@@ -31,12 +31,19 @@ class Placenames(Kinds):
         """The run less the places a geographic word names (`Lake Geneva`, `Victoria Island`, `Cape Reinga`),
         which go to `out`; not next to a product's name (`AWS Lake Formation`, `Delta Lake`)."""
         keys = [t.key for t in run]
-        named = [k for k in keys if not places.feature_before(k) and not places.feature_after(k)]
+        # (Turkish's words only as Turkish writes them: `Eğirdir Gölü`, not `Rahul Golu`)
+        after = [
+            places.feature_after(t.key) and not (t.key in places.TURKISH_AFTER and text[t.start : t.end].isascii())
+            for t in run
+        ]
+        named = [k for k, aft in zip(keys, after, strict=True) if not places.feature_before(k) and not aft]
         # `the car park on Division Street`, `the bakery on Albert Road`: a street's plain word after `on`, whatever
         # the words before it are
         on_street = len(run) > 1 and places.on_street(text, run[0].start, run[-1].end, keys[-1])
         if len(run) < 2 or (any(k in self.lex.products and k not in self.lex.places for k in named) and not on_street):
             return [run]
+        if keys[0] in places.OTHER_FEATURES_BEFORE and not self._named_feature(text, run):
+            return [run]  # `Laguna Ortiz`, `Cabo Silva`, `Golfo Theme`: a surname or a word after it
         if keys[-1] in places.STREETS and any(self.lex.words.get(k, 0) >= STREET_WORD for k in named) and not on_street:
             return [run]  # `Hard Drive`, `Select Row`, `Random Walk`: a common word before a street's word
         a, b = run[0].start, run[-1].end
@@ -45,12 +52,24 @@ class Placenames(Kinds):
             return [run]
         # a common surname after a given name is a person's (`Seo-yeon Park`, `Kevin Marsh`; not `Victoria Island`)
         surname = self.given(keys[0]) and 0 < self.lex.surnames.get(keys[1], 0) <= COMMON_SURNAME and not on_street
-        last = max((i for i, k in enumerate(keys) if i > 0 and places.feature_after(k) and not surname), default=-1)
+        last = max((i for i in range(1, len(keys)) if after[i] and not surname), default=-1)
         if places.feature_before(keys[0]) or last > 0:
             end = len(run) if places.feature_before(keys[0]) else last + 1
             out.append(("LOCATION", run[0].start, run[end - 1].end))
             return [run[end:]] if end < len(run) else []
         return [run]
+
+    def _named_feature(self, text: str, run: list[Token]) -> bool:
+        """Another language's geographic word before a place's name: a particle between (`Represa de
+        Guarapiranga`, `Cabo de Palos`), or, but after `Cabo` (a corporal's rank too), a name no common surname
+        nor a common word (`Sungai Citarik`, `Danau Toba`; not `Laguna Ortiz`, `Golfo Ricci`, `Golfo Theme`)."""
+        between = text[run[0].end : run[1].start].split()
+        if any(word.lower() in cues.PARTICLES for word in between):
+            return True
+        if run[0].key == "cabo" or self.lex.words.get(run[1].key, 0) >= STREET_WORD:
+            return False
+        # (a common surname even where it is a town's name too: `Laguna Perez`)
+        return not 0 < self.lex.surnames.get(run[1].key, 0) <= COMMON_SURNAME
 
     def _travelled(self, text: str, piece: list[Token]) -> bool:
         """A place named as a system elsewhere in the text that a person travels to here (`flew to Frankfurt`)."""

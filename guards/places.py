@@ -33,19 +33,24 @@ from .lexicons import words as _words
 FEATURES_BEFORE = _words(
     # and streets and quarters: `Rua Augusta`, `Vila Madalena`
     "lake mount mt cape isle ile camino kibbutz loch glen port fort lago monte rue calle avenida rua vila"
-    # and other languages' reservoirs, lakes, rivers, mountains, islands, beaches: `Represa de Guarapiranga`,
-    # `Sungai Citarik`, `Danau Toba`, `Gunung Rinjani`, `Pulau Tioman`, `Lac Léman`, `Playa del Carmen`, `Cenote Dos
-    # Ojos` (not `Isla`, `Val`, `Serra`, `Sierra`, `Pico`, `Rio`: people's names, products' too)
-    " represa embalse barragem lagoa laguna lac sungai danau gunung pulau bukit cenote jezioro jezero cerro playa "
+)
+# other languages' reservoirs, lakes, rivers, mountains, islands, beaches: `Represa de Guarapiranga`, `Sungai
+# Citarik`, `Danau Toba`, `Gunung Rinjani`, `Pulau Tioman`, `Lac Léman`, `Playa del Carmen`, `Cenote Dos Ojos` (not
+# `Isla`, `Val`, `Serra`, `Sierra`, `Pico`, `Rio`: people's names, products' too); surnames follow several of them
+# too (`Laguna Ortiz`, `Golfo Ricci`, Portugal's corporal `Cabo Silva`): placenames.py reads them only before a
+# particle, a known place or a name no surname nor a common word
+OTHER_FEATURES_BEFORE = _words(
+    "represa embalse barragem lagoa laguna lac sungai danau gunung pulau bukit cenote jezioro jezero cerro playa "
     "praia bahía bahia golfo cabo"
 )
 FEATURES_AFTER = _words(
     "island islands river lake forest valley trail bay sea ocean coast peninsula desert canyon falls glacier beach "
     "mountains mountain hills range gorge fjord strait delta highlands plateau archipelago reef gulf lagoon park "
     "national town village heights springs creek harbour harbor cove marsh moor moors heath dunes atoll sound"
-    # and Turkish's canyon, lake and mountain: `Köprülü Kanyon`, `Eğirdir Gölü`, `Erciyes Dağı`
-    " kanyon kanyonu gölü golu dağı dagi"
+    # and Turkish's canyon, lake and mountain: `Köprülü Kanyon`, `Eğirdir Gölü`, `Erciyes Dağı` (folded)
+    " kanyon kanyonu golu dagi"
 )
+TURKISH_AFTER = _words("golu dagi")  # read only where written with Turkish's letters (`Gölü`, `Dağı`)
 # streets' words after a name: `Leith Walk`, `Picardy Place`; a street only where its other words are no common
 # English word (not `Hard Drive`, `Select Row`, `Random Walk`, `Fast Lane`, `Safe Place`)
 STREETS = _words(
@@ -264,7 +269,7 @@ def aside_end(text: str, a: int, b: int) -> bool:
 
 
 def feature_before(key: str) -> bool:
-    return key in FEATURES_BEFORE
+    return key in FEATURES_BEFORE or key in OTHER_FEATURES_BEFORE
 
 
 def feature_after(key: str) -> bool:

@@ -236,13 +236,16 @@ _PHONE_WORDS = (
     r"telemóvel|telemovel|telemóveis|"  # Portugal's mobile: `telemóvel 912 775 390`
     r"kontakt|contact|contacto|contatto|rufnummer|telefoon|telefoonnummer|"
     # to call, in other languages and English's `ring`: `ligar do 278 294 366`, `ring ham på 48 80 31 72`
-    r"ring|ringe|ringer|ligar|ligue|liguem|ligarmos|ligamos|llamar|llame|appeler|appelez|anrufen|chiamare|chiami|bellen|soita|soittaa|"
+    r"ring|ringe|ringer|ligar|ligue|llamar|llame|appeler|appelez|anrufen|chiamare|chiami|bellen|soita|soittaa|"
     r"zadzwoń|zadzwon|zadzwoni|zadzwonić|zadzwonic|zadzwońcie|dzwoń|dzwonić|dzwonic|zavolejte|zavolej|zavolá|"
     # Polish's cases of `number` and `phone`, the Nordic and Finnish abbreviations: `pod numerem 12 312 92 34`
     r"numerem|numeru|numerze|telefonu|telefonem|tlf|tfn|puh|puhelin|"
     # Spanish's forms of `call`, Arabic's number and call: `llamemos al 669 57 37 48`, `رقمه 010 94208975`
     r"llamemos|llámenos|llamenos|llamen|llámanos|llamanos|llama|liga-lhe|liga-me|telefonoa|telefonoz|"
     r"رقمه|رقمي|رقم الهاتف|رقم الجوال|هاتف|جوال|موبايل|"
+    # Portuguese's `we call`, `call` (plural), only to someone or back: `lhe ligarmos para o 915 641 339`, `Liguem
+    # para ...`, `Ligamos de volta no ...` (not `ligamos o pedido 915 ...`, we linked the order)
+    r"(?:liguem|ligarmos|ligamos)(?=(?:[ \t]+[^\W\d_]+)?[ \t]+(?:para|pra|pro)\b|-(?:me|nos)\b|[ \t]+de[ \t]+volta)|"
     r"연락처|전화"
 )
 # words of scripts written without spaces, read wherever they stand, and the regions whose numbers they name:
@@ -256,12 +259,16 @@ _UNSPACED_REGIONS = {
     # (and words of scripts written with spaces whose case endings join them: Georgian's phone and mobile, Urdu's
     # number and mobile, Persian's phone and mobile, Armenian's phone: `მისი ტელეფონია 558 32 47 32`,
     # `ان کا نمبر 0328 6706415 ہے`)
-    **dict.fromkeys(("ტელეფონ", "მობილურ", "ნომერ"), ("GE",)),  # (and its number: `ნომერზე 569 58 50 10`)
+    # (and its number, not an order's, a ticket's, an invoice's: `ნომერზე 569 58 50 10`, not `შეკვეთის ნომერი`)
+    **dict.fromkeys(("ტელეფონ", "მობილურ", "ნომერ"), ("GE",)),
     **dict.fromkeys(("نمبر", "موبائل"), ("PK",)),
     **dict.fromkeys(("تلفن", "موبایل"), ("IR",)),
     "հեռախոս": ("AM",),
 }
-_UNSPACED_PHONE_WORDS = "|".join(_UNSPACED_REGIONS)
+# (Georgian's `ნომერ` only where no noun in the genitive comes before it but the phone's: someone's number, the
+# phone's number, not an order's)
+_GEORGIAN_NUMBER = "(?:(?<=ტელეფონის )|(?<=მობილურის )|(?<!ის ))ნომერ"
+_UNSPACED_PHONE_WORDS = "|".join(_GEORGIAN_NUMBER if word == "ნომერ" else word for word in _UNSPACED_REGIONS)
 # Portuguese's `telemóvel` is the device as often as its number: after `do`/`de`/`da`/`para` (the phone's bill,
 # insurance, top-up; not `número de telemóvel`), or with an account's or a device's number after it
 _DEVICE_WORD = re.compile(r"(?i)telem[óo]ve(?:l|is)\b")

@@ -1149,7 +1149,9 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     postal = [
         m
         for m in _POSTAL.finditer(text)
-        if _town(kinds, _TOWN_AFTER.match(text, m.end())) and not _wordy_street(kinds, m)
+        if _town(kinds, _TOWN_AFTER.match(text, m.end()))
+        and not _wordy_street(kinds, m)
+        and not _numbered_thing(kinds, m)
     ]
     # before a town: one the lexicons know, or a word that is no English word (`Ballina`; not `Then`)
     towns = [
@@ -1247,6 +1249,30 @@ def _wordy_street(kinds: Kinds, street: re.Match[str]) -> bool:
     if _STREETS_WORD.search(street.group()):
         return False  # `Grand Rue 5`, `Lange Straße 12`: a street's own word after the English one
     return bool(first) and (first in kinds.lex.words or kinds.product(first))
+
+
+# a French street's word written with a capital, then its name's first word: `3 Quai des Belges`, `5 Place
+# Bellecour`; and what numbers a thing before it (`Step 2 Place Order`, `Tome 2 Route des Épices`, `vol. 3`)
+_CAPITAL_FRENCH = re.compile(r"\d[\w/\-]*,?[ \t]+[A-ZÀ-Þ][^\W\d_]*[ \t]+(?P<next>[^\W\d_]+)")
+_NUMBERED_THING = re.compile(
+    r"(?i:\b(?:step|chapter|module|gate|lot|table|vol|tome|t|part|level|round|won)\.?[ \t]+\Z)"
+)
+
+
+def _numbered_thing(kinds: Kinds, street: re.Match[str]) -> bool:
+    """A postcode's street read by its number-first French form whose word has a capital, that is a thing's
+    number and name (`Step 2 Place Order, 2024 Paris`; `Dupont, J. Tome 2 Route des Épices, 1998 Paris`), or whose
+    name's first word is a common English word and no particle (`Chapter 3 Place Holders, 1999 Paris`)."""
+    if street.group("named"):
+        return False
+    capital = _CAPITAL_FRENCH.match(street.group())
+    if capital is None:
+        return False  # `12 rue des Martyrs`: the street's word in lower case, as French writes it
+    text = street.string
+    if _NUMBERED_THING.search(text, max(0, street.start() - 12), street.start()):
+        return True
+    after = fold(capital.group("next"))
+    return after not in _STREET_PARTICLES and kinds.lex.words.get(after, 0) >= _FREQUENT_WORD
 
 
 _STREETS_WORD = re.compile(

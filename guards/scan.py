@@ -256,7 +256,7 @@ _CARD_WORD = re.compile(
     r"карты|картой|карт[аыуе]?|kartım|kartımı|kartımla|katin|katina|katinsa|katinta|kadi|kortet|kortti|"
     r"korttini|"
     # a long card's brand, and Yoruba's card: `UnionPay 6217 7406 ...`, `Verve 6500 2730 ...`, `káàdì 6500...`
-    r"verve|unionpay|union[ \t]pay|maestro|káàdì)\b|"
+    r"(?P<brand>verve|unionpay|union[ \t]pay|maestro)|káàdì)\b|"
     r"卡号|卡號|银行卡|信用卡|銀行卡|银联卡|銀聯卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്|بطاقة|بطاقتي|"
     r"کارت|כרטיס|บัตร)"
     # a payment's constructor with the number first, quoted, then a currency: `new Payment("6217...", "CNY", ...)`
@@ -316,6 +316,20 @@ def _operators(text: str, finding: Finding) -> bool:
     return _OPERATORS_PHONE_BEFORE.search(text, start, finding.start) is not None
 
 
+# the ranges of the brands whose cards run to 19 digits: UnionPay's, Verve's, Maestro's
+_BRAND_RANGES = {
+    "unionpay": ("62", "81"),
+    "verve": ("5060", "5061", "6500"),
+    "maestro": ("50", "56", "57", "58", "63", "67"),
+}
+
+
+def _branded(brand: str, cue: str, digits: str) -> bool:
+    """A card's number in its brand's range, after the brand's name with no `#` (not a run's or a batch's)."""
+    key = "".join(brand.lower().split())
+    return "#" not in cue and digits.startswith(_BRAND_RANGES[key])
+
+
 def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
     """Cards of 17 to 19 digits without separators or in 6-13 groups, and RuPay's of its own range, after a card's
     word, Luhn-valid, of a network that issues them so long, where no finding is yet."""
@@ -335,6 +349,8 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
             continue  # `（身份证号）`: a national id's number, not a card's
         if cued.re is _CARD_WORD and cued.group("call") and not _CURRENCY_AFTER.match(text, b):
             continue  # a payment's constructor: the card, then its currency (not a payment's id)
+        if cued.re is _CARD_WORD and cued.group("brand") and not _branded(cued.group("brand"), cued.group(), digits):
+            continue  # `Maestro #5612...`, `UnionPay 6123... is the batch id`: a brand's cue needs its own range
         if not issued_length(digits) or not _cards().validate_result(digits):  # Luhn
             continue
         taken = taken or Overlaps((f.entity, f.start, f.end) for f in found)

@@ -1803,3 +1803,43 @@ def test_a_given_name_after_a_tickets_key_is_still_a_person() -> None:
 )
 def test_a_long_cards_full_stop_is_not_a_decimals_nor_a_files(text: str) -> None:
     assert [f for f in scan(text) if f[0] == "CREDIT_CARD"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a common surname after another language's geographic word: a person, as before
+        ("O 1º Cabo Santos foi transferido", ("PERSON", "Cabo Santos")),
+        ("Apellidos: Laguna Ortiz", ("PERSON", "Laguna Ortiz")),
+        ("Golfo Ricci ha confermato", ("PERSON", "Golfo Ricci")),
+        ("Laguna Perez joined the team", ("PERSON", "Perez")),
+        # Turkish's words only with Turkish's letters
+        ("Abel Dagi will join the call", ("PERSON", "Abel Dagi")),
+        # a surname after a ticket's key
+        ("[SUP-97] Mills cannot log in since Monday", ("PERSON", "Mills")),
+        # and still read: a particle after the word, a name no surname
+        ("We dived at Cabo de Palos and Danau Toba, then Pulau Ubin.", ("LOCATION", "Cabo de Palos")),
+        ("Eğirdir Gölü and Köprülü Kanyon", ("LOCATION", "Eğirdir Gölü")),
+        ("ჩემი ტელეფონის ნომერია 577 11 22 33", ("PHONE_NUMBER", "577 11 22 33")),
+        ("Liguem para 913 482 706", ("PHONE_NUMBER", "913 482 706")),
+        ("10 Place de la Bourse, 33000 Bordeaux", ("LOCATION", "10 Place de la Bourse")),
+    ],
+)  # fmt: skip
+def test_the_seventy_second_rounds_review_keeps_people(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("Golfo Theme is enabled", ("LOCATION", "Golfo Theme")),
+        ("UnionPay 6123456789012345675 is the settlement batch id", ("CREDIT_CARD", "6123456789012345675")),
+        ("Maestro #5612345678901234561 ran for 12 minutes", ("CREDIT_CARD", "5612345678901234561")),
+        ("ligamos o pedido 915 641 339 ao cliente errado", ("PHONE_NUMBER", "915 641 339")),
+        ("შეკვეთის ნომერი 558 32 47 32", ("PHONE_NUMBER", "558 32 47 32")),
+        ("Step 2 Place Order, 2024 Paris team offsite", ("LOCATION", "2 Place Order")),
+        ("Dupont, J. Tome 2 Route des Épices, 1998 Paris: Gallimard.", ("LOCATION", "2 Route des Épices")),
+    ],
+)  # fmt: skip
+def test_the_seventy_second_rounds_review_keeps_things_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
