@@ -117,6 +117,8 @@ ROLES = _words(
     # sign-ups and members in other languages: `zapisy@`, `anmalan@` (anmälan), `leden@`, `iscrizioni@`
     " zapisy zgloszenia anmalan anmalningar leden inschrijvingen inschrijving iscrizioni inscripciones inscricoes "
     "inscriptions registrations signup ilmoittautumiset tilmelding"
+    # a club's members, a rescue's or a dispatch's control room: `socios@`, `mitglieder@`, `einsatzleitung@`
+    " socios socias socis soci socie mitglieder membres einsatz einsatzleitung leitstelle disposition dispo"
 )
 # short words that are an office's mailbox only as the whole local part, away from the hosts of personal mailboxes
 # (`dpo@acme.se`, `atelier@vitrail.fr`; not `a.dpo@corp.com`, `j.taller@corp.com`, `taller@gmail.com`)
@@ -238,10 +240,14 @@ def trim(text: str, finding: Finding) -> Finding | None:
         return None  # `"message-id":"20250314180001.1.ABCD@mg..."`, `messageId: "0100018f@email.amazonses.com"`
     if text[start - 3 : start] == "id=" and _exim_id(text, start, finding.end):
         return None
+    if _TEAM_HEADER_BEFORE.search(text, max(0, start - 80), start):
+        return None  # a translation's team list in a gettext file's header: `Language-Team: Spanish <es@li.org>`
     return finding if start == finding.start else dataclasses.replace(finding, start=start)
 
 
 _HANDLE_BEFORE = re.compile(r"(?:^|[\s(\[\"'])@\Z")
+# (not the translator's own: `Last-Translator: Ana Ruiz <ana.ruiz@...>` is someone's)
+_TEAM_HEADER_BEFORE = re.compile(r"\bLanguage-Team:[^<>\n]{0,60}<\Z")
 # a mail's id and the ids it answers, in a header or a mailer's log: `Message-ID: <...>`, `message-id=<...>`,
 # `In-Reply-To: <...>`, `References: <a@x> <...>` (bracketed: a CV's `References: ana@gmail.com` is people's)
 _MESSAGE_ID_BEFORE = re.compile(

@@ -1843,3 +1843,24 @@ def test_the_seventy_second_rounds_review_keeps_people(text: str, found: tuple[s
 )  # fmt: skip
 def test_the_seventy_second_rounds_review_keeps_things_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Para: socios@carrovela-valdevaqueros.es",
+        "einsatz:      einsatzleitung@bergrettung-tirol.at",
+        "to=<einsatz@bergrettung-vbg.at>, relay=local, status=sent",
+        '"Language-Team: Spanish <es@li.org>\\n"',
+    ],
+)
+def test_the_seventy_third_sets_desks_and_lists_are_no_ones(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "EMAIL_ADDRESS"] == []
+
+
+def test_a_translators_address_beside_the_teams_list_is_still_someones() -> None:
+    text = '"Language-Team: Spanish <es@li.org>\\n"\n"Last-Translator: Ana Ruiz <ana.ruiz@telefonica.net>\\n"'
+    assert ("EMAIL_ADDRESS", "ana.ruiz@telefonica.net") in scan(text)
+    assert ("EMAIL_ADDRESS", "h.pichler@gmx.at") in scan(
+        "einsatz: einsatzleitung@bergrettung-tirol.at, h.pichler@gmx.at"
+    )
