@@ -117,12 +117,15 @@ ROLES = _words(
     # sign-ups and members in other languages: `zapisy@`, `anmalan@` (anmälan), `leden@`, `iscrizioni@`
     " zapisy zgloszenia anmalan anmalningar leden inschrijvingen inschrijving iscrizioni inscripciones inscricoes "
     "inscriptions registrations signup ilmoittautumiset tilmelding"
-    # a club's members, a rescue's or a dispatch's control room: `socios@`, `mitglieder@`, `einsatzleitung@`
-    " socios socias socis soci socie mitglieder membres einsatz einsatzleitung leitstelle disposition dispo"
 )
 # short words that are an office's mailbox only as the whole local part, away from the hosts of personal mailboxes
 # (`dpo@acme.se`, `atelier@vitrail.fr`; not `a.dpo@corp.com`, `j.taller@corp.com`, `taller@gmail.com`)
-WHOLE_ROLES = _words("web dpo gdpr rodo taller oficina atelier laboratorio enrol enroll comptable")
+WHOLE_ROLES = _words(
+    "web dpo gdpr rodo taller oficina atelier laboratorio enrol enroll comptable "
+    # a club's members, a rescue's or a dispatch's control room: `socios@`, `mitglieder@`, `einsatzleitung@` (not
+    # `m.einsatz@`, `dispo@web.de`: a surname's, a nickname's)
+    "socios mitglieder membres einsatz einsatzleitung leitstelle dispo disposition"
+)
 # hosts of personal mailboxes: there, a local part of ordinary words is still someone's (`lucky.star@gmail.com`)
 _PERSONAL_HOSTS = _words(
     "gmail googlemail yahoo ymail hotmail outlook live msn icloud me mac aol proton protonmail pm gmx web "
@@ -240,14 +243,29 @@ def trim(text: str, finding: Finding) -> Finding | None:
         return None  # `"message-id":"20250314180001.1.ABCD@mg..."`, `messageId: "0100018f@email.amazonses.com"`
     if text[start - 3 : start] == "id=" and _exim_id(text, start, finding.end):
         return None
-    if _TEAM_HEADER_BEFORE.search(text, max(0, start - 80), start):
+    if _TEAM_HEADER_BEFORE.search(text, max(0, start - 80), start) and _team_list(value):
         return None  # a translation's team list in a gettext file's header: `Language-Team: Spanish <es@li.org>`
     return finding if start == finding.start else dataclasses.replace(finding, start=start)
 
 
 _HANDLE_BEFORE = re.compile(r"(?:^|[\s(\[\"'])@\Z")
 # (not the translator's own: `Last-Translator: Ana Ruiz <ana.ruiz@...>` is someone's)
-_TEAM_HEADER_BEFORE = re.compile(r"\bLanguage-Team:[^<>\n]{0,60}<\Z")
+_TEAM_HEADER_BEFORE = re.compile(r"(?:^|\")Language-Team:[^<>\n]{0,60}<\Z", re.MULTILINE)
+# a team's list, not one translator who is the team: a language's code (`es@li.org`, `pt_BR@`), a list's or a
+# translation's word (`gnome-turk@`, `vertaling@`, `lokalisointi-lista@`), a list's host (`@lists.`, `@li.org`,
+# `@googlegroups.com`)
+_TEAM_LOCAL = re.compile(
+    r"[a-z]{2,3}(?:[_\-][a-z]{2,4})?|.*(?:list|lista|team|l10n|i18n|translat|traduc|vertaling|lokali|übersetz|uebersetz).*"
+)
+_TEAM_HOST = re.compile(r"(?:lists?\.[\w.\-]+|li\.org|googlegroups\.com)")
+
+
+def _team_list(address: str) -> bool:
+    local, _, host = address.lower().rpartition("@")
+    listed = _TEAM_LOCAL.fullmatch(local) is not None or _TEAM_HOST.fullmatch(host) is not None
+    return listed and host.split(".")[0] not in _PERSONAL_HOSTS
+
+
 # a mail's id and the ids it answers, in a header or a mailer's log: `Message-ID: <...>`, `message-id=<...>`,
 # `In-Reply-To: <...>`, `References: <a@x> <...>` (bracketed: a CV's `References: ana@gmail.com` is people's)
 _MESSAGE_ID_BEFORE = re.compile(

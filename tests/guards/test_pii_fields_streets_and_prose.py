@@ -1864,3 +1864,20 @@ def test_a_translators_address_beside_the_teams_list_is_still_someones() -> None
     assert ("EMAIL_ADDRESS", "h.pichler@gmx.at") in scan(
         "einsatz: einsatzleitung@bergrettung-tirol.at, h.pichler@gmx.at"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        # a desk's word as a surname's, a nickname's, or on a host of personal mailboxes
+        ("m.einsatz@firma-keller.de", "m.einsatz@firma-keller.de"),
+        ("meine private Adresse: dispo@web.de", "dispo@web.de"),
+        ("Lucía Socias <socias@despacho-ferrer.es>", "socias@despacho-ferrer.es"),
+        # one translator who is the team, and prose about the header
+        ('"Language-Team: Ana Ruiz <ana.ruiz@gmail.com>\\n"', "ana.ruiz@gmail.com"),
+        ('"Language-Team: German <marko.lindqvist@gmx.de>\\n"', "marko.lindqvist@gmx.de"),
+        ("set Language-Team: to your own name, e.g. <maria.lopez@gmail.com>", "maria.lopez@gmail.com"),
+    ],
+)
+def test_the_seventy_third_rounds_review_keeps_peoples_addresses(text: str, address: str) -> None:
+    assert ("EMAIL_ADDRESS", address) in scan(text)
