@@ -106,6 +106,8 @@ _FIELDS = _words(
 _GREETING = _SOCIAL | _FIELDS | _words("thanks thank thx ty cc cheers sorry")
 # a capitalised word next, after the spaces: a name that may follow a greeting's or an initial's words
 CAPITAL_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-Þ]")
+# a sentence's start before a word: the text's, a line's, or after a sentence's end
+SENTENCE_START = re.compile(r"(?:\A|\n|[.!?][ \t]+)[ \t]*\Z")
 # greetings and thanks alone, in several languages, before whom they greet: `Bonjour M. Lindström`, `Danke S. Kraus`
 GREETINGS = _words(
     "hi hello hey dear thanks hola olá bonjour bonsoir salut hallo moin servus hej hei ciao buongiorno merhaba ahoj "

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from .cues import CAPITAL_AFTER, GREETINGS
+from .cues import CAPITAL_AFTER, GREETINGS, SENTENCE_START
 from .kinds import Kinds
 from .lexicons import fold
 
@@ -44,8 +44,6 @@ _SURNAME_INITIAL = re.compile(
 _INITIAL_SURNAME = re.compile(rf"(?<![\w.°]){_CAPITAL}\.[ \t]*(?:{_CAPITAL}\.[ \t]*)?({_SURNAME})(?![\w\-])")
 # an initial that belongs to the capitalised word before it: `Option A.`, `Kowalski A.`
 _WORD_BEFORE = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-ſ][^\W\d_]*[ \t]+\Z")
-# a line's or a sentence's start before a word
-_OPENS = re.compile(r"(?:\A|\n|[.!?][ \t]+)[ \t]*\Z")
 # what introduces a person or a record's value: `operator=`, `Renter: `, `"`, `signed by `, `cc `
 _STATE_DOTTED = re.compile(
     r"[ \t]+(?:N\.[CYJMHD]|S\.[CD]|[VW]\.[AV]|O\.[RHK]|D\.C|R\.I|P\.A|T\.[XN]|G\.A|F\.L|C\.[AOT])\."
@@ -70,7 +68,7 @@ def initialled(kinds: Kinds, text: str) -> list[Span]:
     for m in _SURNAME_INITIAL.finditer(text):
         if _STATE_DOTTED.search(text, m.end(1), m.end()):
             continue  # `Raleigh N.C.`, `Portland O.R.`: a town and its state's letters
-        opens = _OPENS.search(text, max(0, m.start() - 8), m.start()) is not None
+        opens = SENTENCE_START.search(text, max(0, m.start() - 8), m.start()) is not None
         if m.group(1).lower() in GREETINGS and (opens or CAPITAL_AFTER.match(text, m.end())):
             continue  # `Bonjour M. Lindström`: a greeting, then a title's letter (not a roster's `Oke A.`, `Sawa H.`)
         if _surname(kinds, text, m.start(), m.group(1)):

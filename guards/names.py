@@ -175,8 +175,6 @@ _CAPITAL_START = re.compile(r"(?<![\w\-])[A-ZÀ-ÖØ-Þ]")
 _NAME_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ]")
 # a ticket's key before its title: `[FERRATA-88] `, `ICE-203: `, `#4411 `
 _TICKET_KEY_BEFORE = re.compile(r"(?:\[[A-Z][A-Z0-9]+-\d+\]|\b[A-Z][A-Z0-9]+-\d+:|#\d+)[ \t]+\Z")
-# a sentence's start: the text's, a line's, or after a sentence's end
-_SENTENCE_START = re.compile(r"(?:\A|\n[ \t]*|[.!?][ \t]+)\Z")
 # a name in code: a path's, a zone's or a setting's part (`configs/Lisbon.yaml`, `Europe/Berlin`, `SITE=Austin`),
 # a class's or a call's (`class Denver(Region)`), a file's (`Lagos.tsx`)
 _CODED_BEFORE = re.compile(r"[/=._\\]\Z")
@@ -550,8 +548,10 @@ class Names(Placenames):
         taken = Overlaps(out)
         more: list[Span] = []
         for name in sorted({text[a:b] for e, a, b in out if e == "LOCATION"}):
-            if self.product(fold(name)):
+            key = fold(name)
+            if self.product(key):
                 continue
+            word = self.lex.words.get(key, 0) >= INITIAL_WORD  # (`Nice`, `Split`: a word too)
             for m in re.finditer(rf"(?<![\w\-]){re.escape(name)}(?![\w\-])", text):
                 a, b = m.span()
                 if (
@@ -564,7 +564,7 @@ class Names(Placenames):
                     continue
                 if deployments.deployment(text, a, b, self.lex.products) or said.quoted_thing(text, a, b):
                     continue  # `Frankfurt (eu-central-1)`, `us-east-2 is Ohio`; `the "Phoenix" service`
-                if self.lex.words.get(fold(name), 0) >= INITIAL_WORD and _SENTENCE_START.search(text, max(0, a - 4), a):
+                if word and cues.SENTENCE_START.search(text, max(0, a - 4), a):
                     continue  # `Nice work on the PR`, `Split the migration`: a word opening a sentence
                 if cues.person(text, a, b, strict=True, imperative=False):
                     continue

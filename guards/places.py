@@ -75,7 +75,8 @@ _ON_STREET_VERBS = _words(
     "live lives lived living located based stay stays stayed staying park parked parking walk walked walking "
     "drive drove driving cycle cycled cycling meet meets met meeting open opens opened"
 )
-_STREET_BEFORE = re.compile(
+_ON_STREET_WORDS = _ON_STREET_NOUNS | _ON_STREET_VERBS
+_ON_STREET_BEFORE = re.compile(
     r"(?<![\w\-])([^\W\d_]+)(?:[ \t]+(?:is|are|was|were|sits|stands))?[ \t]+(?:on|along|off)[ \t]+\Z", re.IGNORECASE
 )
 _OWNED = re.compile(r"['’]s\b")
@@ -281,8 +282,8 @@ def on_street(text: str, a: int, b: int, last: str) -> bool:
     `along` or `off` right before it, and no possessive after it (`Sarah Street's PR`)."""
     if last not in _PLAIN_STREETS or _OWNED.match(text, b):
         return False
-    before = _STREET_BEFORE.search(text, max(0, a - 40), a)
-    return before is not None and before.group(1).lower() in _ON_STREET_NOUNS | _ON_STREET_VERBS
+    before = _ON_STREET_BEFORE.search(text, max(0, a - 40), a)
+    return before is not None and before.group(1).lower() in _ON_STREET_WORDS
 
 
 def lower_feature_after(text: str, b: int) -> bool:
