@@ -31,8 +31,11 @@ _SHOWN = rf"{_NAME}(?:[ \t]{_NAME}){{0,2}}"
 # a copied message's time and date in brackets (`[9:41 AM, 3/14/2024] `, `[14:05, 14.3.2024] `); not an ISO date's
 # `2024-03-15 09:12 - Maria Lopez:`, which a CRM's notes, a changelog and a visitor log write as often
 _CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?"
+# after an export's date, the time as the phone's locale writes it, with dots too (Indonesian's, Finnish's, Danish's
+# `[20/10/24 19.02.11] `)
+_EXPORT_CLOCK = r"\d{1,2}[:.]\d{2}(?:[:.]\d{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?"
 _EXPORT = (
-    rf"\[?\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}},?[ \t]+{_CLOCK}\]?(?:[ \t]+-)?"
+    rf"\[?\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}},?[ \t]+{_EXPORT_CLOCK}\]?(?:[ \t]+-)?"
     rf"|\[{_CLOCK},[ \t]*\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}}\]"
 )
 _TIMED = re.compile(rf"(?m)^[ \t]*(?:{_EXPORT}|{TIME_PREFIX})[ \t]+(?:<(?P<nick>[^\s<>]+)>|@?(?P<who>{_SHOWN}):)[ \t]")
@@ -158,12 +161,13 @@ def _minute_of_day(m: re.Match[str]) -> int:
 
 
 def _shown(slot: str) -> bool:
-    """A name's casing: every word capitalised, or all in lower case (not `09:02 Lena paged:`, a log's sentence)."""
+    """A name's casing: every word capitalised or in a script without case (`أبو خالد`), or all in lower case (not
+    `09:02 Lena paged:`, a log's sentence)."""
     words = slot.split()
     return (
         len(words) == 1
         or slot.islower()
-        or (words[0][0].isupper() and all(w[0].isupper() or w in _PARTICLES for w in words[1:]))
+        or (not words[0][0].islower() and all(not w[0].islower() or w in _PARTICLES for w in words[1:]))
     )
 
 

@@ -65,6 +65,29 @@ SOFT_TITLES = _words(
     # an account's holder, and Portuguese's and Catalan's `Dona`: `Kontoinhaberin Sabine Wörle`, `a Dona Graça`
     " kontoinhaber kontoinhaberin inhaber inhaberin titular titulaire dona"
 )
+# a German compound's noun endings, an association's, a trade's: no one's name ends so (`Überweisungsdaten`)
+# a club's, an association's and a trade's endings (Dutch's, German's): `Korfbalvereniging De Zwaluwen`, `Slagerij
+# Peeters`, `Schuhmacherei Huber`
+BUSINESS_ENDINGS = ("verein", "vereniging", "club", "klub", "erij", "erei")
+NOUN_ENDINGS = ("ung", "ungen", "heit", "keit", "schaft", "daten", "gesellschaft", "zentrum", *BUSINESS_ENDINGS)
+# a shop's, a workshop's or an inn's word opening a name: the business's name, no one's (`Orologeria Ferri`,
+# `Zapatería Martínez`, `Livraria Bertrand`, `Boucherie Lefèvre`), folded
+TRADES = _words(
+    "tabaccheria libreria cartoleria coltelleria ferramenta salumeria macelleria pasticceria panetteria gelateria "
+    "pizzeria trattoria osteria orologeria gioielleria calzoleria pelletteria profumeria merceria drogheria enoteca "
+    "bottega sartoria tipografia legatoria falegnameria erboristeria pescheria rosticceria latteria cremeria "
+    "polleria torrefazione farmacia ottica "
+    "zapateria ferreteria papeleria tabaqueria estanco panaderia carniceria pasteleria joyeria relojeria "
+    "cuchilleria charcuteria taberna cerveceria marisqueria pescaderia fruteria heladeria churreria sidreria "
+    "drogueria peluqueria barberia lavanderia tintoreria imprenta "
+    "livraria papelaria sapataria tabacaria padaria pastelaria relojoaria cutelaria charcutaria ourivesaria "
+    "talho tasca cervejaria drogaria barbearia churrasqueira "
+    "boucherie boulangerie patisserie librairie papeterie quincaillerie coutellerie horlogerie bijouterie "
+    "cordonnerie fromagerie brasserie bistrot epicerie cremerie volaillerie poissonnerie droguerie mercerie "
+    "parfumerie maroquinerie chocolaterie confiserie "
+    "buchhandlung schreibwaren eisenwaren tabakwaren gasthaus gasthof wirtshaus weinhandlung goldschmiede "
+    "boekhandel kapsalon ijzerhandel sigarenwinkel sporthal"
+)
 MONTHS = _words("january february march april may june july august september october november december")
 WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")  # never a person, nor a place
 HOLIDAYS = _words("eid diwali christmas easter hanukkah ramadan thanksgiving passover halloween navratri nowruz")

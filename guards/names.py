@@ -166,10 +166,26 @@ _SERVICE_FIRST = _words(
 )
 # French writes a space before a label's colon: `Ville : Nantes`, `Nom : Dupont`
 _LABEL_AFTER = re.compile(r" ?:")
+# a letter's `Dear` in other languages, before a title and a name: `Chère Madame Lemaire`, `Liebe Frau Roth` (folded)
+_SALUTATIONS = _words(
+    "chere cher cheres chers liebe lieber gentile gentilissima gentilissimo caro cara egregio egregia estimado "
+    "estimada querido querida prezado prezada beste geachte kaere kare kara hyva drogi droga szanowny szanowna "
+    "vazeny vazena"
+)
 _FRENCH_FIELDS = _words("ville nom prenom adresse pays objet client cliente societe code date")  # folded
 _IMPERATIVE_PRONOUN = re.compile(r"[^\W\d_]-(?:moi|toi|nous|vous|lui|leur|les|le|la)\Z")
 _PLACEHOLDER_TOWNS = _words("anytown musterstadt exampleville springfieldtest beispielstadt")
-_NOUN_ENDINGS = ("ung", "ungen", "heit", "keit", "schaft", "daten", "verein", "club", "klub", "gesellschaft", "zentrum")
+_ARTICLES = _words("de het den der le la les el los las il lo")
+# a title and a name after a piece: `Grüß Gott| Herr Pichler`
+_TITLE_AND_NAME_AFTER = re.compile(
+    r"[ \t]+(?i:" + "|".join(sorted(cues.TITLES, key=len, reverse=True)) + r")\.?[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ]"
+)
+_WORD_RIGHT_BEFORE = re.compile(r"(?<![\w\-])([^\W\d_]+)[ \t]+\Z")
+# a venue's word before its name: `sporthal De Geer`, `palestra Pertini` (the hall's name, no one there)
+_VENUE_BEFORE = re.compile(
+    r"(?<!\w)(?i:sporthal|sportzaal|sporthalle|turnhalle|stadion|sportpark|clubhuis|palazzetto|palestra|polideportivo"
+    r"|pavilh[ãa]o|gymnase|pabell[óo]n)[ \t]+\Z"
+)
 _ABBREVIATED = re.compile(r"(?<![\w.])[A-Z]\.\Z")  # one capital and its dot, glued to the word after: `P.IVA`
 _CAPITAL_START = re.compile(r"(?<![\w\-])[A-ZÀ-ÖØ-Þ]")
 _NAME_AFTER = re.compile(r"[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ]")
@@ -867,6 +883,8 @@ class Names(Placenames):
         key = token.key
         if cues.greeting(head.key) and head.key not in cues.TITLES:
             return False  # `Klientka Magdalena Kamińska`, `Hey Grace`: the cue is not the name's
+        if key in cues.TITLES and self._title_opens(text, head, token):
+            return False  # `Grüezi Herr Albrecht`: a title begins the next name
         if text[token.start : token.end].lower() in cues.DAYS_ELSEWHERE:
             return False  # `itafika Arusha Jumatatu`: a day after the name, not its surname
         if self.unknown(head.key):  # `name: "Ngaio Parata"`: two words no lexicon knows
@@ -911,7 +929,13 @@ class Names(Placenames):
             return []
         if _IMPERATIVE_PRONOUN.search(text, a, b) or (key in _PLACEHOLDER_TOWNS):
             return []  # `Aide-moi`, `Dites-nous`: a French imperative; `Anytown`: no one's, nowhere
-        if any(len(t.key) > 8 and t.key.endswith(_NOUN_ENDINGS) for t in piece):
+        if self._business(text, piece, key):
+            return []  # `Orologeria Ferri`, `sporthal De Geer`: a business's or a venue's name
+        unnamed = piece[0].key in cues.NEVER_ALONE or not any(self.given(t.key) == 2 for t in piece)  # `Guten Morgen`
+        greeting = unnamed and not cues.title_before(text, a)
+        if greeting and _TITLE_AND_NAME_AFTER.match(text, b):
+            return []  # `Grüß Gott Herr Pichler`, `Salve Signor Rossi`: a greeting before a title and a name
+        if any(len(t.key) > 8 and t.key.endswith(cues.NOUN_ENDINGS) for t in piece):
             return []  # `Überweisungsdaten Modelleisenbahnclub`: German's compound nouns, no one's name
         if len(piece) > 1 and (piece[-1].key in _SERVICE_WORDS or piece[0].key in _SERVICE_FIRST):
             return []  # `Lido Notifications <no-reply@...>`, `Padel Bookings`, `Newsletter Panquecas`: a service's
@@ -1002,6 +1026,35 @@ class Names(Placenames):
         if given and not tech and (cues.person(text, a, b, strict=True, pronoun=True) or self._pair(text, token)):
             return [("PERSON", a, b)]  # a rarer given name next to a cue: "Thandiwe suggested"
         return None  # a rare given name, a surname alone, a word no lexicon knows: the NER model reads it
+
+    def _business(self, text: str, piece: list[Token], key: str) -> bool:
+        """A business's or a venue's name: a trade's word opens it (`Orologeria Ferri`, not `Tasca Giovanni`, a
+        surname before a given name), or a venue's, a trade's or a club's word stands right before it (`sporthal De
+        Geer`; not `volleybalclub Leuven`, where the club is, nor `in farmacia Giulia Bianchi`)."""
+        if len(piece) > 1 and piece[0].key in cues.TRADES:
+            return not all(self.given(t.key) for t in piece[1:])
+        opened = piece[0].key in _ARTICLES  # `De Geer`, `Le Zinc`: a hall's or a bar's name, as a person's rarely
+        if (self.given(piece[0].key) and not opened) or key in self.lex.places:
+            return False
+        return self._business_before(text, piece[0].start)
+
+    def _title_opens(self, text: str, head: Token, title: Token) -> bool:
+        """`title` begins the next name, not this one's: a name follows it, and no given name nor a letter's `Dear`
+        comes before it (`Grüezi Herr Albrecht`; not `Michael Herr`, `Walter Lord is`, `Chère Madame Lemaire`, and
+        `Gentile Sig. Caruso` is read apart)."""
+        if text[title.end : title.end + 1] == "." or head.key in _SALUTATIONS or self.given(head.key):
+            return False
+        return _NAME_AFTER.match(text, title.end) is not None
+
+    @staticmethod
+    def _business_before(text: str, a: int) -> bool:
+        """A venue's, a trade's or a club's word right before text[a:]: the rest is its name (`sporthal De Geer`,
+        `Schachvereniging De Toren`, `Bottega Bortolotti`)."""
+        if _VENUE_BEFORE.search(text, max(0, a - 20), a):
+            return True
+        word = _WORD_RIGHT_BEFORE.search(text, max(0, a - 40), a)
+        key = fold(word.group(1)) if word else ""
+        return key in cues.TRADES or (len(key) > 8 and key.endswith(cues.BUSINESS_ENDINGS))
 
     def _vouched(self, text: str, token: Token) -> bool:
         """What is said of a person alone around a name: `Thanks Atlas`, `Atlas said`, `Atlas and Grace`."""

@@ -19,6 +19,9 @@ a number is something else:
 - part of an identifier: a letter or a digit, or one joined by `-`, `_` or
   `.`, right before or after it (`ip-172-31-18-204`, `ORD-2024-881734`);
 - a date or a bracket inside it (`0] - 2024-12-02` in a changelog);
+- after a web server's request and its status on the line, with only numbers
+  or dashes between (`"GET /v1/gems HTTP/1.1" 200 - 0 4412 23 21`): the
+  log's sizes and timings;
 - an id's word among the four words before it on its line, and no phone's
   word there (`the ticket id 0161-555-0192`, `BUILD_ID = "415-555-0139"`,
   `Order IDs like 0800-4471-9932`): an id written in a phone number's shape;
@@ -113,6 +116,8 @@ def implausible(text: str, start: int, end: int) -> bool:
         return True  # a rate, a share or a duration's number: `http_reqs: 54309  452.57/s`
     if _CARD_GROUPS.fullmatch(value) or _IBAN_BEFORE.search(text, max(0, start - 12), start):
         return True  # a card's groups (`4916 8869 5956 7528`), an IBAN's tail (`NL91 ABNA 0417 1643 01`)
+    if _STATUS_BEFORE.search(text, max(0, start - 60), start):
+        return True  # a web server's fields after a request's status: `"GET /v1/gems HTTP/1.1" 200 - 0 4412 23 21`
     slashed = _SLASHED_AROUND.match(text, end) or _SLASHED_BEFORE.search(text, max(0, start - 2), start)
     if value.count("/") > 1 or slashed:
         return True  # HAProxy's timers and counters: `0/0/1/2/3 200 512`, `410/410/12/6/0`
@@ -140,6 +145,9 @@ _POSTAL_BEFORE = re.compile(
 _WIDE = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]")
 
 
+# an access log's request, its status and the numeric fields after it (sizes, timings): no phone's
+_STATUS_BEFORE = re.compile(r'HTTP/\d(?:\.\d)?"[ \t]+\d{3}(?:[ \t]+(?:-|\d+))*[ \t]+\Z')
+_HEBREW_PREFIXES = frozenset("בהוכלמש")
 _SLASHED_AROUND = re.compile(r"/\d")
 _SLASHED_BEFORE = re.compile(r"\d/\Z")
 _CODE_BEFORE = re.compile(r"\+(\d{1,3})[ \t]*\Z")
@@ -166,6 +174,8 @@ def _glued(text: str, start: int, end: int) -> bool:
     after = text[end] if end < len(text) else " "
     # Korean, Japanese and Chinese write their particles on the number: `010-4827-3915입니다` is a phone number
     before, after = (" " if _WIDE.match(c) else c for c in (before, after))
+    if before in _HEBREW_PREFIXES and (start < 2 or not text[start - 2].isalpha()):
+        before = " "  # Hebrew's one-letter preposition written onto the number: `ל050-520-1129` (to 050-...)
     if before.isalnum() or (after.isalpha() and end + 1 < len(text) and text[end + 1].isalnum()):
         return True
     # `Tel.0161 496 0032` is a phone number, `build.20240511` part of an id; Hebrew writes a number after a

@@ -70,6 +70,8 @@ class ChecksumIbanRecognizer(IbanRecognizer):
     format has letters where it has digits (`_iban_by_checksum`)."""
 
     def validate_result(self, pattern_text: str) -> bool | None:
+        if _ZEROS_ONLY.fullmatch(pattern_text, 4):
+            return False  # `FR76 0000 0000 0000 0000 0000 000`: a validator's test of an empty account, no one's
         found: bool | None = super().validate_result(pattern_text)
         return found if found is not False else _iban_by_checksum(pattern_text)
 
@@ -129,6 +131,7 @@ _RELAXED_IBAN = {
 
 
 _IBAN_START = re.compile(r"[A-Za-z]{2}[0-9]{2}")
+_ZEROS_ONLY = re.compile(r"[0\s\-]+")  # an IBAN's account part, after its country and check digits, all zeros
 # a lower-case letter in an IBAN's country code or first group: `gb82west...`, `GB82 west ...`
 _IBAN_LOWER_START = re.compile(
     r"(?<![A-Za-z0-9])(?:[a-z][A-Za-z]|[A-Z][a-z])[0-9]{2}|[A-Z]{2}[0-9]{2}[ \-]?[A-Z0-9]{0,3}[a-z]"

@@ -1953,6 +1953,9 @@ def _named(kinds: Kinds, value: str, shaped: bool = False, given_key: bool = Fal
     if any(k in _NOT_NAMES or k in cues.WEEKDAYS or product(k) or (k in kinds.lex.words and not kinds.given(k))
            for k in keys):  # fmt: skip
         return False
+    trade = keys[0] in cues.TRADES and not all(kinds.given(k) for k in keys[1:])  # (not `Tasca Giovanni`)
+    if trade or any(len(k) > 8 and k.endswith(cues.BUSINESS_ENDINGS) for k in keys):
+        return False  # `name: Korfbalvereniging De Zwaluwen`, `Orologeria Ferri`: a business's or a club's name
     if caseless:
         return True
     # in Latin letters: one word at least a known given name or surname, or two words no lexicon knows

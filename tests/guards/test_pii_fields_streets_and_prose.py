@@ -1881,3 +1881,118 @@ def test_a_translators_address_beside_the_teams_list_is_still_someones() -> None
 )
 def test_the_seventy_third_rounds_review_keeps_peoples_addresses(text: str, address: str) -> None:
     assert ("EMAIL_ADDRESS", address) in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "speaker"),
+    [
+        # a WhatsApp export whose phone writes its times with dots (Indonesian, Finnish, Danish locales)
+        ("[03/11/24 08.15.40] Wulan Lestari: Kiriman ke Solo sudah jalan?\n[03/11/24 08.17.02] Agus: Sudah", "Agus"),
+        ("[03/11/24 08.15.40] Wulan Lestari: Kiriman ke Solo sudah jalan?\n[03/11/24 08.17.02] Agus: Sudah",
+         "Wulan Lestari"),
+        # a speaker's name in a script without case
+        ("02/10/2024, 09:12 - أبو سالم: السلام عليكم، وصلت الطلبية بالدوحة؟\n"
+         "02/10/2024, 09:14 - Huda: نعم، استلمتها مريم الكعبي اليوم\n02/10/2024, 09:15 - أبو سالم: ممتاز", "أبو سالم"),
+    ],
+)  # fmt: skip
+def test_the_seventy_fourth_sets_speakers_are_handles(text: str, speaker: str) -> None:
+    assert ("PERSON", speaker) not in scan(text)
+
+
+def test_a_name_inside_a_dotted_times_message_is_still_someones() -> None:
+    text = "[03/11/24 08.15.40] Wulan: tolong hubungi Hendra Wijaya besok\n[03/11/24 08.17.02] Agus: Siap"
+    assert ("PERSON", "Hendra Wijaya") in scan(text)
+
+
+def test_a_number_after_hebrews_one_letter_preposition_is_a_phone() -> None:
+    assert ("PHONE_NUMBER", "052-731-4468") in scan("[09:40] dana: תתקשרו אליו ל052-731-4468 מחר בבוקר")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'assert not is_valid("DE36 0000 0000 0000 0000 00") and not is_valid("FR76 0000 0000 0000 0000 0000 000")',
+        'IBAN_PLACEHOLDER = "BE54000000000000"',
+        "iban: ES82-0000-0000-0000-0000-0000",
+    ],
+)
+def test_an_iban_of_zeros_is_no_ones(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "IBAN_CODE"] == []
+
+
+def test_an_iban_with_digits_beside_one_of_zeros_is_still_found() -> None:
+    text = "placeholder FR76 0000 0000 0000 0000 0000 000, customer BE71 0961 2345 6769"
+    assert ("IBAN_CODE", "BE71 0961 2345 6769") in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '10.0.3.7 - - [04/Nov/2024:10:12:01 +0000] "GET /api/stamps HTTP/1.1" 200 - 0 3312 14 12 "-" "curl/8.5"',
+        '10.0.3.7 - - [04/Nov/2024:10:12:01 +0000] "POST /cart HTTP/2.0" 201 512 0 7431 22 20',
+    ],
+)
+def test_an_access_logs_fields_after_the_status_are_no_phone(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "PHONE_NUMBER"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Da: Cartoleria Benedetti <ordini@cartoleriabenedetti.it>",
+        "Pedido enviado a Cuchillería Arteaga, calle Mayor 3.",
+        "A Livraria Quaresma fecha às 19h.",
+        "name: Schachvereniging De Toren",
+        "We spelen in sporthal De Meerkoet.",
+        "Boulangerie Perrin: 40 baguettes",
+    ],
+)
+def test_a_shops_or_a_clubs_name_is_no_ones(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "PERSON"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("Cordiali saluti, Giulia Benedetti — Cartoleria Benedetti", "Giulia Benedetti"),
+        ("name: Delphine Marchetti-Young", "Delphine Marchetti-Young"),
+        ("Grüezi Herr Brunner, die Lieferung kommt am Montag.", "Brunner"),
+    ],
+)
+def test_people_beside_shops_and_after_titles_are_still_found(text: str, person: str) -> None:
+    assert ("PERSON", person) in scan(text)
+
+
+def test_a_letters_dear_before_a_title_is_no_one() -> None:
+    assert ("PERSON", "Chère") not in scan("« Chère Madame Perrin, votre commande est prête. »")
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        # a trade's word that is a surname too, before given names
+        ("Cognome e nome: Tasca Giovanni", "Tasca Giovanni"),
+        ("nome: Bottega Roberta", "Bottega Roberta"),
+        # a venue's, a trade's or a club's word before a sentence's subject
+        ("Ieri in farmacia Giulia Bianchi mi ha detto che il pacco è arrivato.", "Giulia Bianchi"),
+        ("Bij de korfbalvereniging Sanne Bakker is nieuwe trainer.", "Sanne Bakker"),
+        ("Dans le gymnase Paul Girard surveillait les enfants.", "Paul Girard"),
+        # a title that is a surname, last in its run
+        ("Dispatches was written by Michael Herr in 1977.", "Michael Herr"),
+        ("author: Walter Lord", "Walter Lord"),
+        ("Madame Lemaire Madame Perrin et Monsieur Blanc", "Lemaire"),
+    ],
+)
+def test_the_seventy_fourth_rounds_review_keeps_people(text: str, person: str) -> None:
+    assert ("PERSON", person) in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("Grüß Gott Herr Pichler, wie geht's?", ("PERSON", "Grüß Gott")),
+        ("Drukkerij Van Gorcum drukt het boek.", ("PERSON", "Drukkerij Van Gorcum")),
+    ],
+)
+def test_the_seventy_fourth_rounds_review_keeps_greetings_and_shops_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
