@@ -19,9 +19,14 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import TYPE_CHECKING
 
-from .cues import TITLES
+from .cues import CLOSINGS, GREETINGS, TITLES
 from .deployments import TIME_PREFIX
+from .lexicons import fold
+
+if TYPE_CHECKING:
+    from .kinds import Kinds
 
 # a speaker's handle: one word, no digit first (`Ollie`, `tomas.p`, `o'brien`); after a chat export's time, the
 # name the account shows, of up to three words (`12/03/2024, 09:14 - Siobhan Kelly:`)
@@ -109,14 +114,28 @@ _PARTICLES = frozenset(
         "mac",
     ]
 )  # `Ria de Boer`
+# a Teams copy's plain speaker line: two or three words, or `Surname, Given`
+_PLAIN_NAME = re.compile(rf"{_NAME}(?:[ \t]{_NAME}){{1,2}}|{_NAME},[ \t]{_NAME}")
+_MESSAGE_WORDS = 3  # a message's words, in one at least: not only a role's lines under names (`Registrar, Sales`)
+_LABELLED = re.compile(r"[^\s:]{1,30}:(?:\s|\Z)")  # `DOB: 1980-02-01`: a record's field, not a message
+# a capitalised word, and a workplace's preposition before it: `at Siemens`, `bei SAP`, `chez Doctolib`
+_CAPITALISED = re.compile(
+    r"(?:(?<![\w\-])(at|bei|chez|presso|para|for|für|hos|på|w|u)[ \t]+)?(?<![\w\-])([A-Z][\w\-]*[a-z][\w\-]*)"
+)
+# a system's token in a message: a path, a snake_case name (`/lampshades/custom`, `max_conn`; not `Q3`, `room B2`)
+_SYSTEM_TOKEN = re.compile(r"(?<![\w/])/\w|\w_\w")
+# a value a roster or a contact list writes beside a name: an address, a long number
+_CHAT_VALUE = re.compile(r"@|\d[\d \-]{5,}\d")
 BARE_LINES = 2  # bare `Name: ...` lines a text needs to be a chat log's (one is a field: `Reporter: Ana`)
 
 
-def speakers(text: str) -> list[tuple[int, int]]:
+def speakers(text: str, kinds: Kinds | None = None) -> list[tuple[int, int]]:
     """Where text's chat lines name their speaker: after a time, in an IRC nick's brackets, before Discord's dash
-    and time, or bare at a line's start where at least BARE_LINES lines open so with a message after the colon."""
+    and time, or bare at a line's start where at least BARE_LINES lines open so with a message after the colon;
+    with the lexicons' `kinds`, a Teams copy's plain speaker lines too (_plain_speakers)."""
+    plain = _plain_speakers(text, kinds) if kinds and "\n" in text and not _CHAT_VALUE.search(text) else []
     if ":" not in text and "<" not in text:
-        return []  # every format's time has a colon, or an IRC nick its bracket
+        return plain  # every other format's time has a colon, or an IRC nick its bracket
     out = [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in NICK.finditer(text)]
     out += [m.span("who") for m in _DISCORD.finditer(text)] if " - " in text or " — " in text else []
     teams = [m for m in _TEAMS.finditer(text)] if "):" in text else []
@@ -134,6 +153,7 @@ def speakers(text: str) -> list[tuple[int, int]]:
     shown = list(_HEADED_SHOWN.finditer(text)) if "]" in text else []
     if len(shown) >= BARE_LINES and _replies(shown):
         out += [m.span("who") for m in shown]
+    out += plain
     stamped = list(_STAMPED.finditer(text))
     # Teams' own: a guest's or an external's tag on a line, or the client named (not a schedule's `Dr Rahman 08:00`
     # or `Call Maria Lopez 10:30`)
@@ -142,6 +162,59 @@ def speakers(text: str) -> list[tuple[int, int]]:
         chat = _replies(stamped)
         out += [m.span("who") for m in stamped if "," not in m.group("who") or chat]
     return [(a, b) for a, b in out if text[a:b].lower() not in _LEVEL and _shown(text[a:b])]
+
+
+def _plain_speakers(text: str, kinds: Kinds) -> list[tuple[int, int]]:
+    """A Teams copy's plain speaker lines: from the text's first line on, a name alone on its line, then its
+    message, over and over, two people at least (`Rui Figueiredo` / `O deploy do Airflow falhou` / `Sofia Antunes` /
+    `É o Vault, o token expirou`), where a message has a chat's marks (_talk). Not a list of names (one after
+    another), nor a signature, nor names each with a line about the person (`Head of sales, based in Madrid`); the
+    caller reads none where a value is written (a roster's phone, an e-mail)."""
+    lines = text.strip().split("\n")
+    if len(lines) < 4 or len(lines) % 2:
+        return []
+    start = text.index(lines[0])
+    out, names = [], set()
+    for i, line in enumerate(lines):
+        bare = line.strip()
+        if i % 2 == 0:
+            if not _PLAIN_NAME.fullmatch(bare) or not _shown(bare) or not _known_name(kinds, bare):
+                return []
+            at = start + line.index(bare)
+            out.append((at, at + len(bare)))
+            names.add(bare)
+        elif not bare or _PLAIN_NAME.fullmatch(bare) or _LABELLED.match(bare):
+            return []
+        start += len(line) + 1
+    messages = [line.strip() for line in lines[1::2]]
+    if len({m.split()[0].lower() for m in messages}) == 1:
+        return []  # `mora em Lisboa` / `mora no Porto`: a list's entries, written alike
+    said = any(len(m.split()) >= _MESSAGE_WORDS for m in messages) and any(_talk(m, kinds) for m in messages)
+    return out if len(names) > 1 and said else []
+
+
+def _known_name(kinds: Kinds, line: str) -> bool:
+    """A speaker's name as Teams shows it: a given name or a surname the lexicons know, no title, greeting or
+    closing (not `Dr Anna Berg`, `Hi Marco`, `Best Regards`)."""
+    keys = [fold(w) for w in line.replace(",", " ").split()]
+    if any(k in TITLES or k in GREETINGS or k in CLOSINGS for k in keys):
+        return False
+    return any(kinds.given(k) == 2 or k in kinds.lex.surnames for k in keys)
+
+
+def _talk(message: str, kinds: Kinds) -> bool:
+    """A chat message about systems, not a line about a person (`senior engineer at Siemens`, `Yes, attending
+    alone`, `Where did you grow up?`, `CTO, based in Milan`): a system's token (`/lampshades/custom`,
+    `max_conn`), or a product named that is no English word, place or given name, not as where someone works
+    (`the Grafana panel is empty`, `O deploy do Airflow falhou`)."""
+    if _SYSTEM_TOKEN.search(message):
+        return True
+    for m in _CAPITALISED.finditer(message):
+        key = fold(m.group(2))
+        named = key in kinds.lex.words or kinds.lex.knows_place(key) or kinds.given(key)
+        if m.group(1) is None and kinds.product(key) and not named:
+            return True
+    return False
 
 
 def _replies(lines: list[re.Match[str]]) -> bool:

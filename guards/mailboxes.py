@@ -73,6 +73,8 @@ ROLES = _words(
     "bokning bokningar booking afspraken afspraak rezerwacje rezerwacja prenotazione reservierung reservierungen "
     # bookings in Spanish, Turkish, Lithuanian, Czech, Croatian and Romanian: `reservaciones@`, `rezervasyon@`
     "reservaciones reservacion rezervasyon rezervacijos rezervace rezervacije rezervari"
+    # Japanese's bookings, enquiries and reception in Latin letters: `yoyaku@`, `otoiawase@`, `uketsuke@`
+    " yoyaku otoiawase toiawase uketsuke"
     # support and the office in other languages: `soporte@`, `hilfe@`, `sekretariat@`
     " soporte suporte supporto assistance ayuda ajuda aiuto hilfe pomoc podpora tuki stod hjelp hjaelp "
     "ondersteuning wsparcie destek secretaria sekretariat sekretariaat segreteria secretariat secretariado "

@@ -175,6 +175,9 @@ _SALUTATIONS = _words(
 _FRENCH_FIELDS = _words("ville nom prenom adresse pays objet client cliente societe code date")  # folded
 _IMPERATIVE_PRONOUN = re.compile(r"[^\W\d_]-(?:moi|toi|nous|vous|lui|leur|les|le|la)\Z")
 _PLACEHOLDER_TOWNS = _words("anytown musterstadt exampleville springfieldtest beispielstadt")
+_WORDS = re.compile(r"[^\W\d_]{5,}")  # (not `нет`, `про`, `бот`: `net`, `pro`, `bot` in Latin letters)
+# a name said to (`Кассандра, ...`), or a woman's past deed after it (`Кассандра сказала`, `звонила`)
+_SAID_TO_OR_DID = re.compile(r"[ \t]*,|[ \t]+[а-яё]+ла\b")
 _ARTICLES = _words("de het den der le la les el los las il lo")
 # a title and a name after a piece: `Grüß Gott| Herr Pichler`
 _TITLE_AND_NAME_AFTER = re.compile(
@@ -530,7 +533,7 @@ class Names(Placenames):
         out = [span for span in out if span[0] != "LOCATION" or not self._named_with(text, span[1], span[2])]
         if "<" in text and any(e == "PERSON" for e, _, _ in out):  # a .mailmap line's commit name: a handle
             out = _no_one_at(out, _mailmap_handles(text))
-        slots = chat.speakers(text)
+        slots = chat.speakers(text, self)
         if slots:  # `[12:30] Ollie: ...`: a chat log's speaker is a handle, not a person named
             index = Overlaps(("SLOT", s, e) for s, e in slots)
             out = [
@@ -988,6 +991,7 @@ class Names(Placenames):
             return []  # `Name = "Jürgen Hofbauer"`: a property's name, its value quoted after it
         # a name written with its accents is a person's (`Lucía`, `Zoë`): products are spelled in ASCII
         product = (self.product(key) or said.system_named(text, a, given >= 2)) and (not given or text[a:b].isascii())
+        product = product or self._product_in_cyrillic(text, key, a, b)
         if cues.title_before(text, a) and (not product or self.common_surname(key)) and not tech:
             return [("PERSON", a, b)]  # `Auntie Comfort`, `Mr. Oyelowo`, `Herr Schneider`: a title makes a person of
             # any word, and of a product's that is a common surname
@@ -1026,6 +1030,18 @@ class Names(Placenames):
         if given and not tech and (cues.person(text, a, b, strict=True, pronoun=True) or self._pair(text, token)):
             return [("PERSON", a, b)]  # a rarer given name next to a cue: "Thandiwe suggested"
         return None  # a rare given name, a surname alone, a word no lexicon knows: the NER model reads it
+
+    def _product_in_cyrillic(self, text: str, key: str, a: int, b: int) -> bool:
+        """A product's name written in Cyrillic, its `c` a `к` (`Кассандра`: Cassandra), where another product is
+        named in the text (`Кафка опять отвалилась, Кассандра тоже тормозит`); the name is a person's only by a cue
+        then, as the product's in Latin letters is (not `Кассандра` alone: a given name too)."""
+        if not key.startswith("k") or "c" + key[1:] not in self.lex.products or not _CYRILLIC.search(text, a, b):
+            return False
+        if _SAID_TO_OR_DID.match(text, b):
+            return False  # `Кассандра, посмотри`, `Кассандра сказала`: said to her, or what she did
+        others = {fold(w) for w in _WORDS.findall(text)} - {key}
+        lex = self.lex
+        return any(w in lex.products and w not in lex.words and not self.given(w) for w in others)
 
     def _business(self, text: str, piece: list[Token], key: str) -> bool:
         """A business's or a venue's name: a trade's word opens it (`Orologeria Ferri`, not `Tasca Giovanni`, a

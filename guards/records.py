@@ -1401,6 +1401,7 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
     out += _fields(kinds, text, seen)
     out += _set_places(kinds, text, seen)
     out += _listed_labels(kinds, text, seen) if "**" in text else []
+    out += _place_lists(kinds, text, seen) if "[" in text or "(" in text else []
     lowered = text.lower()
     for m in _STATE_FIELD.finditer(text) if "state" in lowered else ():
         owner = (m.group("owner") or "").lower().split("_")
@@ -1424,6 +1425,32 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         if not seen.over(a, b):
             out.append(("LOCATION", a, b))
             seen.add(out[-1])
+    return out
+
+
+# a list of towns under its key: `cities = ["Lyon", "Lille"]`, `"branches": ["Galway", "Sligo"]`, `orte = (...)`;
+# not regions, zones or sites, which a deployment's lists name as often
+_PLACE_LIST = re.compile(
+    r"(?<![\w\-])[\"']?(?i:cities|towns|villages|places|destinations|branches|stores|shops|offices|stops|"
+    r"orte|st[äa]dte|staedte|filialen|villes|ciudades|cidades|citt[àa]|lugares|localidades|sucursales|steden|"
+    r"plaatsen|vestigingen|st[äa]der|byer|miasta|kaupungit|city|town|branch|destination|ort|stadt|ville|ciudad|"
+    r"cidade)[\"']?[ \t]*(?:=>|[=:])[ \t]*[\[(](?P<items>[^\[\](){}\n]{1,300})[\])]"
+)
+_LIST_ITEM = re.compile(r"[\"']?(?P<item>[^\W\d_][^\"',;\n]{0,40}?)[\"']?[ \t]*(?:[,;]|\Z)")
+
+
+def _place_lists(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
+    """The towns in a list under a key for towns (`cities = ["Lyon", "Lille"]`): each one the lexicons know as a
+    place, no English word's, product's or given name's on sight (not `Reading`, `Phoenix`, `Florence`)."""
+    out: list[Span] = []
+    for m in _PLACE_LIST.finditer(text):
+        for item in _LIST_ITEM.finditer(text, m.start("items"), m.end("items")):
+            a, b = item.span("item")
+            key = " ".join(fold(w) for w in text[a:b].split())
+            known = kinds.lex.knows_place(key) and key not in kinds.lex.words and not kinds.product(key)
+            if known and kinds.given(key) < 2 and text[a].isupper() and not seen.over(a, b):
+                out.append(("LOCATION", a, b))
+                seen.add(out[-1])
     return out
 
 

@@ -97,6 +97,15 @@ _ORGANISATION_AFTER = re.compile(
     # a cooperative, a collective: `Lastenrad Kollektiv eG` (not `Haus`, a surname too: `Anna Haus`)
     r"eG|Kollektiv|Collective)(?![\w\-])"
 )
+# after a word alone, the same form a few capitalised words later, single-spaced (not a table's next column), no day
+# or role between (`Anna Berg Tuesday Volvo Group`), or `Works`: `Eskilstuna| Knivsmedja AB`, `Kovács| és Társa
+# Kft.`, `Chennai| Brass & Tin Works`
+_ORGANISATION_LATER = re.compile(
+    r"(?: (?:(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|CEO|CFO|CTO|COO|VP|Director|Of|On|"
+    r"With|How|From|At)\b)[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'’\-]+|&|és(?= Társa))){1,3}"
+    r"(?:" + _ORGANISATION_AFTER.pattern + r"| Works(?![\w\-]))"
+)
+_WORKS = re.compile(r" Works(?![\w\-])")
 # an LDAP name's organisation (`O=`, `OU=`), a vCard's (`ORG:Obi Bespoke Tailoring`)
 _ORGANISATION_BEFORE = re.compile(r"(?:(?:^|[,/;\s])(?:O|OU|DC)=|(?:^|\n)ORG(?:;[^:\n]{0,20})?:)\s*\Z")
 # a building, a room, a school, a prize named after a person: `Rosa Parks Elementary`, `the Mandela Room`, `Dolores
@@ -402,6 +411,7 @@ def _no_one(text: str, a: int, b: int) -> bool:
 # typefaces few people and no place are called: the name alone says it is a font (`fascia in Garamond`, `renders
 # in Georgia instead of Gill Sans`), unless a title says whose (`Mr Garamond`); not `Georgia`, `Lato`, `Cambria`,
 # `Baskerville`, which name places and people too
+_WORD_AFTER = re.compile(r"[ \t]+([^\W\d_]+)")
 _TYPEFACES = frozenset(
     name.replace("_", " ")
     for name in _words(
@@ -420,6 +430,8 @@ def _thing(text: str, a: int, b: int) -> bool:
     words = fold(text[a:b]).split()
     if fold(text[a:b]) in _TYPEFACES and not cues.title_before(text, a):
         return True
+    if (after := _WORD_AFTER.match(text, b)) and fold(f"{text[a:b]} {after.group(1)}") in _TYPEFACES:
+        return True  # `Noto Sans`, `Gill Sans`: the face's first word, found alone
     if len(words) > 1 and words[0] in _TYPEFACES and all(w in _FONT_STYLE for w in words[1:]):
         return True
     if words[:1] in (["st"], ["st."], ["saint"]) and _SAINTS_PLACE.match(text, b):
@@ -434,6 +446,10 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True
     if _ORGANISATION_AFTER.match(text, b) or _ORGANISATION_BEFORE.search(text, max(0, a - 28), a):
         return True
+    if " " not in text[a:b] and (
+        _ORGANISATION_LATER.match(text, b) or (text[a - 2 : a] == "& " and _WORKS.match(text, b))
+    ):
+        return True  # `Eskilstuna Knivsmedja AB`, `Chennai Brass & Tin Works`: a word of the company's name
     last = text[a:b].rfind(" ")
     if last > 0 and _ORGANISATION_AFTER.match(text, a + last, b):
         return True  # `Bäckerei Sonnenhof GmbH`: the organisation's word inside the name found

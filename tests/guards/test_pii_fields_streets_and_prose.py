@@ -16,6 +16,7 @@ from taskgate.guards.pii_params import PiiParams, Precision
 from taskgate.guards.presidio import entities_of
 from taskgate.guards.scan import Scanner
 from taskgate.guards.testvalues import published
+from taskgate.guards.things import things
 
 from .test_pii_unusual_case import read
 
@@ -1996,3 +1997,95 @@ def test_the_seventy_fourth_rounds_review_keeps_people(text: str, person: str) -
 )
 def test_the_seventy_fourth_rounds_review_keeps_greetings_and_shops_apart(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+def test_a_teams_copys_plain_speaker_lines_are_handles() -> None:
+    text = (
+        "Ines Barros\nthe Airflow scheduler lost its lease again on prod-eu\nTomás Leite\n"
+        "é o Vault outra vez? renovo o token já\nInes Barros\nobrigada!"
+    )
+    assert [f for f in scan(text) if f[0] == "PERSON"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a line about each person, no chat's marks
+        "Ines Barros\nHead of the Lisbon bookshop since 2019\nTomás Leite\nResponsible for the Porto stationers",
+        # a roster's values beside each name
+        "Ines Barros\nphone 912 345 678, can you call her?\nTomás Leite\nphone 913 222 111, back on Monday",
+        # a list of names, one after another
+        "Ines Barros\nTomás Leite\nRita Sousa\nNuno Faria",
+    ],
+)
+def test_people_listed_one_to_a_line_are_still_people(text: str) -> None:
+    assert ("PERSON", "Ines Barros") in scan(text)
+
+
+def test_a_products_name_in_cyrillic_beside_another_product_is_no_one() -> None:
+    text = "<oleg> Кафка снова упала на кластере склада\n<nina> да, и Кассандра тоже тормозит после ребаланса"
+    assert [f for f in scan(text) if f[0] == "PERSON"] == []
+    assert ("PERSON", "Кассандра Орлова") in scan("Кассандра Орлова приедет в четверг.")
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("payout.holder=Skellefteå Knivsmedja AB", ("PERSON", "Skellefteå")),
+        ('account_holder = "Szabó és Társa Kft."', ("PERSON", "Szabó")),
+        ('merchant="Madurai Brass & Copper Works" reason=DUPLICATE', ("LOCATION", "Madurai")),
+        ("To: yoyaku@izakaya-kitsune.jp", ("EMAIL_ADDRESS", "yoyaku@izakaya-kitsune.jp")),
+    ],
+)
+def test_the_seventy_fifth_sets_companies_desks_and_faces_are_no_ones(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_a_person_before_and_a_company_after_is_still_someone() -> None:
+    assert ("PERSON", "Anna Berg") in scan("Anna Berg and Tom Lind Consulting signed the contract.")
+
+
+def test_a_typefaces_first_word_found_alone_is_no_place() -> None:
+    text = "still the old style (Roboto instead of Noto Sans)"
+    a = text.index("Noto")
+    assert things(text, [("LOCATION", a, a + 4)]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "places"),
+    [
+        ('cities = ["Lyon", "Nantes"]', ["Lyon", "Nantes"]),
+        ('immutable orte = ["Garmisch-Partenkirchen", "Oberstdorf"];', ["Garmisch-Partenkirchen", "Oberstdorf"]),
+        ('{"attributes": {"branches": ["Galway", "Sligo"]}}', ["Galway", "Sligo"]),
+    ],
+)
+def test_towns_listed_under_a_towns_key_are_places(text: str, places: list[str]) -> None:
+    found = scan(text)
+    assert all(("LOCATION", place) in found for place in places)
+
+
+def test_a_deployments_regions_listed_are_no_places() -> None:
+    assert [f for f in scan('regions = ["Frankfurt", "Dublin"]') if f[0] == "LOCATION"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        # names over lines about them, minutes, a Q&A: no system talked of
+        ("Anna Berg\nHead of Sales, based in Madrid\nMarco Rossi\nCTO, based in Milan", "Anna Berg"),
+        ("Anna Berg\nwill send the budget by Friday\nMarco Rossi\nto review the Q3 numbers", "Marco Rossi"),
+        ("Tom Hardy\nWho's bringing the projector?\nSarah Connor\nme, I'll grab it from room B2", "Sarah Connor"),
+        ("Anna Berg\nsenior engineer at Grafana Labs\nMarco Rossi\nworks on dashboards at Grafana", "Anna Berg"),
+        ("Hi Marco\nthanks for the update on the Airflow DAGs, see below\nBest Regards\nAnna", "Marco"),
+        # a verb after a name, a person's name then a company's in a table's next column
+        ("Anna Berg Works at the front desk on Mondays", "Anna Berg"),
+        ("Anna Berg\tSales Director\tVolvo Group", "Anna Berg"),
+        ("Call with Anna Berg Tuesday Volvo Group about renewal.", "Anna Berg"),
+        # a woman said to, or doing, in Russian: a person, another product named or not
+        ("Кассандра, у нас сервер лежит, посмотри пожалуйста.", "Кассандра"),
+        ("Вчера Кассандра звонила по поводу Docker.", "Кассандра"),
+        ("Моя дочь Кассандра пошла в школу, про это нет новостей.", "Кассандра"),
+    ],
+)  # fmt: skip
+def test_the_seventy_fifth_rounds_review_keeps_people(text: str, person: str) -> None:
+    assert any(e == "PERSON" and person in found for e, found in scan(text))
