@@ -118,6 +118,13 @@ _PARTICLES = frozenset(
 _PLAIN_NAME = re.compile(rf"{_NAME}(?:[ \t]{_NAME}){{1,2}}|{_NAME},[ \t]{_NAME}")
 _MESSAGE_WORDS = 3  # a message's words, in one at least: not only a role's lines under names (`Registrar, Sales`)
 _LABELLED = re.compile(r"[^\s:]{1,30}:(?:\s|\Z)")  # `DOB: 1980-02-01`: a record's field, not a message
+# a reply's first word: `ok`, `thanks`, `LGTM`, `Danke`, `Igen,`
+_REPLY_WORDS = (
+    "ok okay yes yeah yep no nope thanks thx np ack done lgtm agreed approved sure danke merci gracias grazie "
+    "obrigado obrigada igen rendben tak takk tack kiitos ja sí sim oui perfetto ottimo vale claro bedankt dank "
+    "dzięki спасибо да ок хорошо evet tamam hvala"
+)
+_REPLIES = frozenset(_REPLY_WORDS.split())
 # a capitalised word, and a workplace's preposition before it: `at Siemens`, `bei SAP`, `chez Doctolib`
 _CAPITALISED = re.compile(
     r"(?:(?<![\w\-])(at|bei|chez|presso|para|for|für|hos|på|w|u)[ \t]+)?(?<![\w\-])([A-Z][\w\-]*[a-z][\w\-]*)"
@@ -190,7 +197,15 @@ def _plain_speakers(text: str, kinds: Kinds) -> list[tuple[int, int]]:
     if len({m.split()[0].lower() for m in messages}) == 1:
         return []  # `mora em Lisboa` / `mora no Porto`: a list's entries, written alike
     said = any(len(m.split()) >= _MESSAGE_WORDS for m in messages) and any(_talk(m, kinds) for m in messages)
-    return out if len(names) > 1 and said else []
+    return out if len(names) > 1 and said and _turns(names, len(out), messages) else []
+
+
+def _turns(names: set[str], lines: int, messages: list[str]) -> bool:
+    """A conversation's marks: someone speaks twice, a question is asked, or a message after the first opens with
+    a reply's word (`ok`, `thanks`, `LGTM`, `Igen,`); a directory, a roster, minutes or a list of bios has none."""
+    if len(names) < lines or any("?" in m for m in messages):
+        return True
+    return any(m.split()[0].strip(",.!:;").lower() in _REPLIES for m in messages[1:])
 
 
 def _known_name(kinds: Kinds, line: str) -> bool:

@@ -176,8 +176,13 @@ _FRENCH_FIELDS = _words("ville nom prenom adresse pays objet client cliente soci
 _IMPERATIVE_PRONOUN = re.compile(r"[^\W\d_]-(?:moi|toi|nous|vous|lui|leur|les|le|la)\Z")
 _PLACEHOLDER_TOWNS = _words("anytown musterstadt exampleville springfieldtest beispielstadt")
 _WORDS = re.compile(r"[^\W\d_]{5,}")  # (not `нет`, `про`, `бот`: `net`, `pro`, `bot` in Latin letters)
+_GREETED = re.compile(r"(?i:привет|здравствуй|добрый\s+\w+)[,!]?\s+\Z")
 # a name said to (`Кассандра, ...`), or a woman's past deed after it (`Кассандра сказала`, `звонила`)
-_SAID_TO_OR_DID = re.compile(r"[ \t]*,|[ \t]+[а-яё]+ла\b")
+_SAID_TO_OR_DID = re.compile(
+    r"[ \t]*[,!]|[ \t]+(?:[а-яё]+ла|из|привет|пишет|говорит|просит|спрашивает|звонит|отвечает|сказал|считает|"
+    r"думает|хочет|знает|предлагает)\b",
+    re.IGNORECASE,
+)
 _ARTICLES = _words("de het den der le la les el los las il lo")
 # a title and a name after a piece: `Grüß Gott| Herr Pichler`
 _TITLE_AND_NAME_AFTER = re.compile(
@@ -1037,7 +1042,7 @@ class Names(Placenames):
         then, as the product's in Latin letters is (not `Кассандра` alone: a given name too)."""
         if not key.startswith("k") or "c" + key[1:] not in self.lex.products or not _CYRILLIC.search(text, a, b):
             return False
-        if _SAID_TO_OR_DID.match(text, b):
+        if _SAID_TO_OR_DID.match(text, b) or _GREETED.search(text, max(0, a - 12), a):
             return False  # `Кассандра, посмотри`, `Кассандра сказала`: said to her, or what she did
         others = {fold(w) for w in _WORDS.findall(text)} - {key}
         lex = self.lex

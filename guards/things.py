@@ -97,15 +97,18 @@ _ORGANISATION_AFTER = re.compile(
     # a cooperative, a collective: `Lastenrad Kollektiv eG` (not `Haus`, a surname too: `Anna Haus`)
     r"eG|Kollektiv|Collective)(?![\w\-])"
 )
-# after a word alone, the same form a few capitalised words later, single-spaced (not a table's next column), no day
-# or role between (`Anna Berg Tuesday Volvo Group`), or `Works`: `Eskilstuna| Knivsmedja AB`, `Kovács| és Társa
-# Kft.`, `Chennai| Brass & Tin Works`
+# after a word alone, a legal form a few capitalised words later, single-spaced (not a table's next column), no day
+# or role between (`Anna Berg Tuesday Volvo AB`), and no team's word (`Ask Chidi Security Engineering`):
+# `Eskilstuna| Knivsmedja AB`, `Kovács| és Társa Kft.`
 _ORGANISATION_LATER = re.compile(
     r"(?: (?:(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|CEO|CFO|CTO|COO|VP|Director|Of|On|"
     r"With|How|From|At)\b)[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'’\-]+|&|és(?= Társa))){1,3}"
-    r"(?:" + _ORGANISATION_AFTER.pattern + r"| Works(?![\w\-]))"
+    r"[ \t]+(?:AB|GmbH|AG|Ltd\.?|LLC|LLP|Inc\.?|plc|BV|B\.V\.|S\.A\.|SAS|SRL|S\.r\.l\.|Oy|Oyj|ASA|ApS|A/S|KG|OHG|"
+    r"Sàrl|SARL|S\.L\.|Lda\.?|Ltda\.?|BVBA|Kft\.?|Zrt\.?|s\.r\.o\.|d\.o\.o\.|sp\.[ \t]*z[ \t]*o\.o\.|eG)(?![\w\-])"
 )
-_WORKS = re.compile(r" Works(?![\w\-])")
+# a works named by its trades, `&` between them: `Chennai| Brass & Tin Works` (not `Priya & Arjun Works Together`)
+_WORKS_LATER = re.compile(r"(?: [A-Z][a-z]+){1,2} & [A-Z][a-z]+ Works(?![\w\-])(?! [A-Z])")
+_WORKS = re.compile(r" Works(?![\w\-])(?! [A-Z])")
 # an LDAP name's organisation (`O=`, `OU=`), a vCard's (`ORG:Obi Bespoke Tailoring`)
 _ORGANISATION_BEFORE = re.compile(r"(?:(?:^|[,/;\s])(?:O|OU|DC)=|(?:^|\n)ORG(?:;[^:\n]{0,20})?:)\s*\Z")
 # a building, a room, a school, a prize named after a person: `Rosa Parks Elementary`, `the Mandela Room`, `Dolores
@@ -447,7 +450,9 @@ def _thing(text: str, a: int, b: int) -> bool:
     if _ORGANISATION_AFTER.match(text, b) or _ORGANISATION_BEFORE.search(text, max(0, a - 28), a):
         return True
     if " " not in text[a:b] and (
-        _ORGANISATION_LATER.match(text, b) or (text[a - 2 : a] == "& " and _WORKS.match(text, b))
+        _ORGANISATION_LATER.match(text, b)
+        or _WORKS_LATER.match(text, b)
+        or (text[a - 2 : a] == "& " and _WORKS.match(text, b))
     ):
         return True  # `Eskilstuna Knivsmedja AB`, `Chennai Brass & Tin Works`: a word of the company's name
     last = text[a:b].rfind(" ")

@@ -2089,3 +2089,28 @@ def test_a_deployments_regions_listed_are_no_places() -> None:
 )  # fmt: skip
 def test_the_seventy_fifth_rounds_review_keeps_people(text: str, person: str) -> None:
     assert any(e == "PERSON" and person in found for e, found in scan(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        # a team's directory, a standup's notes, an incident's timeline: products named, no one replying
+        ("Anna Kowalski\nworking on the Grafana migration\nJonas Weber\nowns the Kafka consumers", "Anna Kowalski"),
+        ("Mehmet Yilmaz\nrestarted redis_cache at 02:14\nRachel Green\npaged the Postgres on-call", "Rachel Green"),
+        ("Lukas Meier\nGrafana, Prometheus\nStefan Huber\nJenkins and Terraform", "Stefan Huber"),
+        # a Russian speech verb or `from` after the name, a call to her
+        ("Кассандра пишет, что Кафка упала.", "Кассандра"),
+        ("Кассандра из отдела эксплуатации говорит, что Графана красная.", "Кассандра"),
+        ("Кассандра! Кафка опять упала, посмотри.", "Кассандра"),
+        # a team's words before no legal form, a works' word before more capitals
+        ("Ask Chidi Security Engineering about the pentest.", "Chidi"),
+        ("How Priya & Arjun Works Together", "Priya"),
+    ],
+)  # fmt: skip
+def test_the_seventy_fifth_rounds_second_review_keeps_people(text: str, person: str) -> None:
+    assert any(e == "PERSON" and person in found for e, found in scan(text))
+
+
+def test_a_teams_copy_with_replies_about_systems_is_a_chats() -> None:
+    text = "Ravi Kumar\nthe Kibana dashboard is empty again\nDeepa Iyer\nok, restarting the Elasticsearch pods"
+    assert [f for f in scan(text) if f[0] == "PERSON"] == []
