@@ -127,7 +127,7 @@ _REPLY_WORDS = (
 _REPLIES = frozenset(_REPLY_WORDS.split())
 # a capitalised word, and a workplace's preposition before it: `at Siemens`, `bei SAP`, `chez Doctolib`
 _CAPITALISED = re.compile(
-    r"(?:(?<![\w\-])(at|bei|chez|presso|para|for|für|hos|på|w|u)[ \t]+)?(?<![\w\-])([A-Z][\w\-]*[a-z][\w\-]*)"
+    r"(?:(?<![\w\-])(at|bei|chez|presso|for|für|hos|på)[ \t]+)?(?<![\w\-])([A-Z][\w\-]*[a-z][\w\-]*)"
 )
 # a system's token in a message: a path, a snake_case name (`/lampshades/custom`, `max_conn`; not `Q3`, `room B2`)
 _SYSTEM_TOKEN = re.compile(r"(?<![\w/])/\w|\w_\w")
@@ -173,7 +173,7 @@ def speakers(text: str, kinds: Kinds | None = None) -> list[tuple[int, int]]:
 
 def _plain_speakers(text: str, kinds: Kinds) -> list[tuple[int, int]]:
     """A Teams copy's plain speaker lines: from the text's first line on, a name alone on its line, then its
-    message, over and over, two people at least (`Rui Figueiredo` / `O deploy do Airflow falhou` / `Sofia Antunes` /
+    message, over and over, two turns at least (`Rui Figueiredo` / `O deploy do Airflow falhou` / `Sofia Antunes` /
     `É o Vault, o token expirou`), where a message has a chat's marks (_talk). Not a list of names (one after
     another), nor a signature, nor names each with a line about the person (`Head of sales, based in Madrid`); the
     caller reads none where a value is written (a roster's phone, an e-mail)."""
@@ -197,7 +197,7 @@ def _plain_speakers(text: str, kinds: Kinds) -> list[tuple[int, int]]:
     if len({m.split()[0].lower() for m in messages}) == 1:
         return []  # `mora em Lisboa` / `mora no Porto`: a list's entries, written alike
     said = any(len(m.split()) >= _MESSAGE_WORDS for m in messages) and any(_talk(m, kinds) for m in messages)
-    return out if len(names) > 1 and said and _turns(names, len(out), messages) else []
+    return out if len(out) > 1 and said and _turns(names, len(out), messages) else []
 
 
 def _turns(names: set[str], lines: int, messages: list[str]) -> bool:

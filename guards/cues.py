@@ -224,6 +224,7 @@ NEVER_ALONE = (
         "тема "  # `Тема:`, a mail's subject
         "dobrý dobry daemon "  # Slovak and Czech `good` (`Dobrý deň`), `Cron Daemon <root@...>`
         "sender recipient receiver addressee "  # `Returned to Sender`
+        "boss "  # said to someone: `Boss, the removals are confirmed`
         "манай бид миний таны бидний энэ тэр "  # Mongolian's `our`, `we`, `my`, `your`, `this`, `that`
         "후에 "  # Korean's `after`, a city's name in GeoNames too
         "možeš možete můžeš můžete "  # Croatian's, Serbian's and Czech's `can you` opening a request (`Možeš li`)

@@ -75,6 +75,8 @@ ROLES = _words(
     "reservaciones reservacion rezervasyon rezervacijos rezervace rezervacije rezervari"
     # Japanese's bookings, enquiries and reception in Latin letters: `yoyaku@`, `otoiawase@`, `uketsuke@`
     " yoyaku otoiawase toiawase uketsuke"
+    # the Nordic languages' invoices and orders: `faktura@`, `bestilling@`, `order@`
+    " faktura fakturor fakturering bestilling bestillinger"
     # support and the office in other languages: `soporte@`, `hilfe@`, `sekretariat@`
     " soporte suporte supporto assistance ayuda ajuda aiuto hilfe pomoc podpora tuki stod hjelp hjaelp "
     "ondersteuning wsparcie destek secretaria sekretariat sekretariaat segreteria secretariat secretariado "

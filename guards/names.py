@@ -52,7 +52,7 @@ from .scriptnames import (
     said_in_its_language,
     script_names,
 )
-from .scriptplaces import script_places, words_by_script
+from .scriptplaces import declined, script_places, words_by_script
 from .things import things
 from .vetting import Vetter
 
@@ -176,6 +176,8 @@ _FRENCH_FIELDS = _words("ville nom prenom adresse pays objet client cliente soci
 _IMPERATIVE_PRONOUN = re.compile(r"[^\W\d_]-(?:moi|toi|nous|vous|lui|leur|les|le|la)\Z")
 _PLACEHOLDER_TOWNS = _words("anytown musterstadt exampleville springfieldtest beispielstadt")
 _WORDS = re.compile(r"[^\W\d_]{5,}")  # (not `нет`, `про`, `бот`: `net`, `pro`, `bot` in Latin letters)
+# Russian's and Ukrainian's `from`, `in`, `to`, `near` before a place's case (not `от`, `к`, `у`: as often a person's)
+_CYRILLIC_FROM_IN = re.compile(r"(?<!\w)(?i:из|в|во|до|под|около|возле|через|із|біля)[ \t]+\Z")
 _GREETED = re.compile(r"(?i:привет|здравствуй|добрый\s+\w+)[,!]?\s+\Z")
 # a name said to (`Кассандра, ...`), or a woman's past deed after it (`Кассандра сказала`, `звонила`)
 _SAID_TO_OR_DID = re.compile(
@@ -187,6 +189,13 @@ _ARTICLES = _words("de het den der le la les el los las il lo")
 # a title and a name after a piece: `Grüß Gott| Herr Pichler`
 _TITLE_AND_NAME_AFTER = re.compile(
     r"[ \t]+(?i:" + "|".join(sorted(cues.TITLES, key=len, reverse=True)) + r")\.?[ \t]+[A-ZÀ-ÖØ-ÞĀ-ſ]"
+)
+# a trade's or a shop's word, then the business's name in quotes: `pupusería "La Ceiba"`, `Bäckerei „Zur Linde“`
+_QUOTED_AFTER_TRADE = re.compile(
+    r"(?<![\w\-])(?i:"
+    + "|".join(sorted(cues.TRADES))
+    + r"|pupuser[ií]a|taquer[ií]a|tienda|negocio|loja|restaurante?|ristorante|café|cafe|bar|shop|store|bakery)"
+    + r"[ \t]+[\"“„«'‘]\Z"
 )
 _WORD_RIGHT_BEFORE = re.compile(r"(?<![\w\-])([^\W\d_]+)[ \t]+\Z")
 # a venue's word before its name: `sporthal De Geer`, `palestra Pertini` (the hall's name, no one there)
@@ -549,8 +558,14 @@ class Names(Placenames):
             out = self._from_city(text, out)
         if " Time" in text:  # a Windows time zone's name: `SE Asia Standard Time`, `W. Europe Daylight Time`
             out = [x for x in out if not _zone_named(text, x[1], x[2])]
-        if _CYRILLIC.search(text):  # a product's name in Cyrillic, inflected: `для Кафки`, `чинил Кафку`
-            out = [x for x in out if x[0] != "LOCATION" or not self._inflected_product(text[x[1] : x[2]])]
+        if _CYRILLIC.search(text):  # a product's name in Cyrillic, inflected: `для Кафки`, `чинил Кафку`,
+            # `Обновить Кафку` (a ticket's verb before it)
+            out = [
+                x
+                for x in out
+                if not (x[0] == "LOCATION" and self._inflected_product(text[x[1] : x[2]]))
+                and not (x[0] == "PERSON" and any(self._inflected_product(w) for w in text[x[1] : x[2]].split()[1:]))
+            ]
         if self.vetter is not None and out:
             out = self.vetter.vet(self, text, out, sure)
         if any(c in text for c in " ,") and any(e == "LOCATION" for e, _, _ in out):
@@ -939,6 +954,8 @@ class Names(Placenames):
             return []  # `Aide-moi`, `Dites-nous`: a French imperative; `Anytown`: no one's, nowhere
         if self._business(text, piece, key):
             return []  # `Orologeria Ferri`, `sporthal De Geer`: a business's or a venue's name
+        if len(piece) == 1 and _CYRILLIC_FROM_IN.search(text, max(0, a - 12), a) and declined(lex, text[a:b]):
+            return []  # `из Самары`: a city's case after `from` or `in`, not Samara's (guards/scriptplaces.py reads it)
         unnamed = piece[0].key in cues.NEVER_ALONE or not any(self.given(t.key) == 2 for t in piece)  # `Guten Morgen`
         greeting = unnamed and not cues.title_before(text, a)
         if greeting and _TITLE_AND_NAME_AFTER.match(text, b):
@@ -1055,6 +1072,8 @@ class Names(Placenames):
         if len(piece) > 1 and piece[0].key in cues.TRADES:
             return not all(self.given(t.key) for t in piece[1:])
         opened = piece[0].key in _ARTICLES  # `De Geer`, `Le Zinc`: a hall's or a bar's name, as a person's rarely
+        if _QUOTED_AFTER_TRADE.search(text, max(0, piece[0].start - 40), piece[0].start):
+            return opened or not self.given(piece[0].key)  # `pupusería "La Ceiba"`: the shop's name, a place's too
         if (self.given(piece[0].key) and not opened) or key in self.lex.places:
             return False
         return self._business_before(text, piece[0].start)

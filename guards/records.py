@@ -312,6 +312,8 @@ _NOT_NAMES = (
         # a department, a test customer in other languages: `Abteilung Einkauf`, `IT-afdelingen`, `Служба Поддержки`
         "abteilung afdeling afdelingen avdelning osasto dział dzial oddělení oddeleni служба отдел департамент почта "
         "testkunde testkund privatkund privatkunde "
+        # a test user in other languages: `('Test', 'Usuario', ...)`
+        "usuario utilisateur benutzer utente gebruiker użytkownik uzytkownik "
         "support billing payments payroll ops platform group department dept unknown none null n/a anonymous patient "
         "redacted masked hidden withheld removed anonymised anonymized appleseed "
         # a bank line's words beside the payee: `GARCIA MARIA ACCT ****7781`
@@ -1428,13 +1430,15 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
     return out
 
 
-# a list of towns under its key: `cities = ["Lyon", "Lille"]`, `"branches": ["Galway", "Sligo"]`, `orte = (...)`;
+# a list of towns under its key: `cities = ["Lyon", "Lille"]`, `"branches": ["Galway", "Sligo"]`, `orte = (...)`,
+# R's `origen = c("Valparaíso", "Rancagua")`;
 # not regions, zones or sites, which a deployment's lists name as often
 _PLACE_LIST = re.compile(
     r"(?<![\w\-])[\"']?(?i:cities|towns|villages|places|destinations|branches|stores|shops|offices|stops|"
     r"orte|st[äa]dte|staedte|filialen|villes|ciudades|cidades|citt[àa]|lugares|localidades|sucursales|steden|"
     r"plaatsen|vestigingen|st[äa]der|byer|miasta|kaupungit|city|town|branch|destination|ort|stadt|ville|ciudad|"
-    r"cidade)[\"']?[ \t]*(?:=>|[=:])[ \t]*[\[(](?P<items>[^\[\](){}\n]{1,300})[\])]"
+    r"cidade|shop|store|origin|origen|origem|destino)[\"']?[ \t]*(?:=>|<-|[=:])[ \t]*(?:c\(|[\[(])"
+    r"(?P<items>[^\[\](){}\n]{1,300})[\])]"
 )
 _LIST_ITEM = re.compile(r"[\"']?(?P<item>[^\W\d_][^\"',;\n]{0,40}?)[\"']?[ \t]*(?:[,;]|\Z)")
 

@@ -2114,3 +2114,34 @@ def test_the_seventy_fifth_rounds_second_review_keeps_people(text: str, person: 
 def test_a_teams_copy_with_replies_about_systems_is_a_chats() -> None:
     text = "Ravi Kumar\nthe Kibana dashboard is empty again\nDeepa Iyer\nok, restarting the Elasticsearch pods"
     assert [f for f in scan(text) if f[0] == "PERSON"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # one person's turns in a Teams copy, about a system
+        ("Marek Nowak\nprzestawiłem cron dla backupu, teraz 03:00 Europe/Warsaw\nMarek Nowak\n"
+         "i dodałem regułę w Alertmanager", ("PERSON", "Marek Nowak")),
+        # a ticket's verb before a product's name in Cyrillic, a city's case after `из`
+        ("Задача OPS-88: Обновить Кафку до 3.8 на стенде", ("PERSON", "Обновить Кафку")),
+        ("Мы едем из Самары в Казань.", ("PERSON", "Самары")),
+        # a shop's name in quotes after its trade's word, a boss said to, desks and a test user
+        ('// taquería "La Paz" — datos de prueba', ("LOCATION", "La Paz")),
+        ("20/06/2024, 11:32 - Wanjiru: Boss, the lorry to Eldoret is booked", ("PERSON", "Boss")),
+        ("# avsändare: faktura@kaffehuset-lund.se", ("EMAIL_ADDRESS", "faktura@kaffehuset-lund.se")),
+        ("INSERT INTO clientes VALUES ('Test', 'Usuario', 'Sevilla');", ("PERSON", "Usuario")),
+    ],
+)  # fmt: skip
+def test_the_seventy_sixth_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_towns_listed_in_an_r_vector_are_places() -> None:
+    found = scan('tarifas <- data.frame(\n  origen = c("Valparaíso", "Rancagua"),\n  precio = c(120, 90)\n)')
+    assert ("LOCATION", "Valparaíso") in found
+    assert ("LOCATION", "Rancagua") in found
+
+
+def test_a_city_after_from_in_russian_is_still_a_place_and_a_woman_still_a_person() -> None:
+    assert ("LOCATION", "Самары") in scan("Мы едем из Самары в Казань.")
+    assert ("PERSON", "Самара Ивановна") in scan("Самара Ивановна приедет завтра.")
