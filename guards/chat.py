@@ -127,7 +127,7 @@ _REPLY_WORDS = (
 _REPLIES = frozenset(_REPLY_WORDS.split())
 # a capitalised word, and a workplace's preposition before it: `at Siemens`, `bei SAP`, `chez Doctolib`
 _CAPITALISED = re.compile(
-    r"(?:(?<![\w\-])(at|bei|chez|presso|for|für|hos|på)[ \t]+)?(?<![\w\-])([A-Z][\w\-]*[a-z][\w\-]*)"
+    r"(?:(?<![\w\-])(at|bei|chez|presso|for|für|hos|på|w|u)[ \t]+)?(?<![\w\-])([A-Z][\w\-]*[a-z][\w\-]*)"
 )
 # a system's token in a message: a path, a snake_case name (`/lampshades/custom`, `max_conn`; not `Q3`, `room B2`)
 _SYSTEM_TOKEN = re.compile(r"(?<![\w/])/\w|\w_\w")
@@ -203,8 +203,8 @@ def _plain_speakers(text: str, kinds: Kinds) -> list[tuple[int, int]]:
 def _turns(names: set[str], lines: int, messages: list[str]) -> bool:
     """A conversation's marks: someone speaks twice, a question is asked, or a message after the first opens with
     a reply's word (`ok`, `thanks`, `LGTM`, `Igen,`); a directory, a roster, minutes or a list of bios has none."""
-    if len(names) < lines or any("?" in m for m in messages):
-        return True
+    if (len(names) > 1 and len(names) < lines) or any("?" in m for m in messages):
+        return True  # (one person's name over each of their notes is a note's, a diary's: no turn is taken)
     return any(m.split()[0].strip(",.!:;").lower() in _REPLIES for m in messages[1:])
 
 

@@ -52,7 +52,7 @@ from .scriptnames import (
     said_in_its_language,
     script_names,
 )
-from .scriptplaces import declined, script_places, words_by_script
+from .scriptplaces import script_places, words_by_script
 from .things import things
 from .vetting import Vetter
 
@@ -176,8 +176,12 @@ _FRENCH_FIELDS = _words("ville nom prenom adresse pays objet client cliente soci
 _IMPERATIVE_PRONOUN = re.compile(r"[^\W\d_]-(?:moi|toi|nous|vous|lui|leur|les|le|la)\Z")
 _PLACEHOLDER_TOWNS = _words("anytown musterstadt exampleville springfieldtest beispielstadt")
 _WORDS = re.compile(r"[^\W\d_]{5,}")  # (not `нет`, `про`, `бот`: `net`, `pro`, `bot` in Latin letters)
-# Russian's and Ukrainian's `from`, `in`, `to`, `near` before a place's case (not `от`, `к`, `у`: as often a person's)
-_CYRILLIC_FROM_IN = re.compile(r"(?<!\w)(?i:из|в|во|до|под|около|возле|через|із|біля)[ \t]+\Z")
+# Russian's and Ukrainian's `from`, `in`, `to`, `near` before a place's case (not `от`, `к`, `у`: as often a person's),
+# and the least a city so read has
+_CYRILLIC_FROM_IN = re.compile(r"(?<!\w)(?i:из|в|во|до|под|около|возле|із|біля)[ \t]+\Z")  # (not `через`: a go-between)
+CITY_CASED = 100_000
+_INFINITIVE = re.compile(r"(?:ть|ти|чь)\Z")  # a Russian or Ukrainian verb's infinitive: `Обновить`, `Оновити`
+_TWO_LETTER_CASES = _words("ой ей ом ем ам ям ах ях ью ою ею")
 _GREETED = re.compile(r"(?i:привет|здравствуй|добрый\s+\w+)[,!]?\s+\Z")
 # a name said to (`Кассандра, ...`), or a woman's past deed after it (`Кассандра сказала`, `звонила`)
 _SAID_TO_OR_DID = re.compile(
@@ -564,7 +568,7 @@ class Names(Placenames):
                 x
                 for x in out
                 if not (x[0] == "LOCATION" and self._inflected_product(text[x[1] : x[2]]))
-                and not (x[0] == "PERSON" and any(self._inflected_product(w) for w in text[x[1] : x[2]].split()[1:]))
+                and not (x[0] == "PERSON" and self._verb_and_product(text[x[1] : x[2]]))
             ]
         if self.vetter is not None and out:
             out = self.vetter.vet(self, text, out, sure)
@@ -954,7 +958,7 @@ class Names(Placenames):
             return []  # `Aide-moi`, `Dites-nous`: a French imperative; `Anytown`: no one's, nowhere
         if self._business(text, piece, key):
             return []  # `Orologeria Ferri`, `sporthal De Geer`: a business's or a venue's name
-        if len(piece) == 1 and _CYRILLIC_FROM_IN.search(text, max(0, a - 12), a) and declined(lex, text[a:b]):
+        if len(piece) == 1 and _CYRILLIC_FROM_IN.search(text, max(0, a - 12), a) and self._city_cased(text[a:b]):
             return []  # `из Самары`: a city's case after `from` or `in`, not Samara's (guards/scriptplaces.py reads it)
         unnamed = piece[0].key in cues.NEVER_ALONE or not any(self.given(t.key) == 2 for t in piece)  # `Guten Morgen`
         greeting = unnamed and not cues.title_before(text, a)
@@ -1052,6 +1056,29 @@ class Names(Placenames):
         if given and not tech and (cues.person(text, a, b, strict=True, pronoun=True) or self._pair(text, token)):
             return [("PERSON", a, b)]  # a rarer given name next to a cue: "Thandiwe suggested"
         return None  # a rare given name, a surname alone, a word no lexicon knows: the NER model reads it
+
+    def _verb_and_product(self, span: str) -> bool:
+        """`Обновить Кафку`: a verb's infinitive first (a ticket's title), no name, then a product's name under a case
+        ending that is no given name (not `Иванова Саша`, `Игорь Форд`, `Орлов Фома`, `Хуаном Вегой`)."""
+        words = span.split()
+        first = fold(words[0])
+        if len(words) < 2 or not _INFINITIVE.search(words[0]) or self.given(first) or first in self.lex.surnames:
+            return False
+        return any(
+            self._inflected_product(w) and fold(w) not in self.lex.products and not self.given(fold(w))
+            for w in words[1:]
+        )
+
+    def _city_cased(self, word: str) -> bool:
+        """A Cyrillic city of CITY_CASED people or more under a case ending (`Самары`: Самара), not a person's name
+        only (`Тамару`, `Константина`)."""
+        for cut in (1, 2):
+            stem = word[:-cut]
+            if cut == 2 and word[-2:].lower() not in _TWO_LETTER_CASES:
+                continue  # (not `Тамару` as `Тама`, a Japanese city, and a case)
+            if len(stem) >= 3 and any(self.lex.scripts.get(stem + v, 0) >= CITY_CASED for v in ("", *"аяоеьиый")):
+                return True
+        return False
 
     def _product_in_cyrillic(self, text: str, key: str, a: int, b: int) -> bool:
         """A product's name written in Cyrillic, its `c` a `к` (`Кассандра`: Cassandra), where another product is
