@@ -647,13 +647,23 @@ def _japanese(lex: Lexicons, text: str, a: int, b: int) -> list[Span]:
             if i + size > b or not 0 < rank(lex, surname, True) <= GIVEN_RANK:
                 continue
             end = i + size
-            given = next((k for k in (3, 2) if 0 < rank(lex, text[end : end + k]) <= NAME_RANK), 0)
+            given = next(
+                (k for k in (3, 2) if end + k <= len(text) and 0 < rank(lex, text[end : end + k]) <= NAME_RANK), 0
+            )
             if given and _JAPANESE_TITLES.match(text, end + given):
                 found = (i, end + given)
             elif _JAPANESE_TITLES.match(text, end):
                 found = (i, end)
             elif end == b and text[end : end + 1] == " ":  # `山本 美咲`: the given name after a space
-                after = next((k for k in (3, 2) if 0 < rank(lex, text[end + 1 : end + 1 + k]) <= NAME_RANK), 0)
+                # (a given name of k characters, all of them in the text: not past its end)
+                after = next(
+                    (
+                        k
+                        for k in (3, 2)
+                        if end + 1 + k <= len(text) and 0 < rank(lex, text[end + 1 : end + 1 + k]) <= NAME_RANK
+                    ),
+                    0,
+                )
                 after = after or (1 if _one_kanji(text, end + 1) else 0)  # `渡辺 翔`, `高橋 誠 様`
                 if after:
                     found = (i, end + 1 + after)
