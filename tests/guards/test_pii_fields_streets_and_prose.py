@@ -2175,6 +2175,8 @@ def test_a_woman_after_a_preposition_is_not_taken_for_a_city() -> None:
 def test_a_japanese_name_ending_the_text_ends_inside_it(text: str) -> None:
     # a given name of two characters at the text's end once read as three, its span past the text's end (the
     # vetter then indexed past it)
-    spans = names_for(PiiParams()).find(text, None)
+    names = names_for(PiiParams())
+    assert names is not None
+    spans = names.find(text, None)
     assert spans
     assert all(0 <= a < b <= len(text) for _, a, b in spans)
