@@ -432,11 +432,18 @@ def language_title(text: str, at: int, word: str) -> bool:
 
 
 def social_before(text: str, a: int) -> bool:
-    """Said only to or of a person right before text[a:]: `her brother`, `Dear`, `a man called`."""
+    """Said only to or of a person right before text[a:]: `her brother`, `Dear`, `a man called`; not an acronym or
+    a sentence's last word (`OOM. Flower shows`: no Dutch uncle)."""
     before = word_before(text, a)
-    return before in _SOCIAL or before in KIN or _NAMED_BEFORE.search(text, max(0, a - 40), a) is not None
+    if before in _SOCIAL or before in KIN:
+        raw = _RAW_WORD_BEFORE.search(text, max(0, a - 40), a)
+        acronym = raw is not None and raw.group(1).isupper() and len(raw.group(1)) > 1
+        if raw is None or not (acronym or raw.group(2)):
+            return True
+    return _NAMED_BEFORE.search(text, max(0, a - 40), a) is not None
 
 
+_RAW_WORD_BEFORE = re.compile(r"(\w+)(\.*)[^\w\n]*\Z")  # the word before as written, and a full stop after it
 _INSIDE = _words("in near inside outside around across throughout")
 
 

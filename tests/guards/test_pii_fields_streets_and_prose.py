@@ -2180,3 +2180,20 @@ def test_a_japanese_name_ending_the_text_ends_inside_it(text: str) -> None:
     spans = names.find(text, None)
     assert spans
     assert all(0 <= a < b <= len(text) for _, a, b in spans)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # an acronym that is a kin word in Dutch, ending its sentence, before a product's name
+        ("<brook_dev> OOM. Flower shows 3.9G RSS before the kill", ("PERSON", "Flower")),
+        # the Nordic languages' customer service
+        ("Till: kundtjanst@kemtvatt-norrland.se", ("EMAIL_ADDRESS", "kundtjanst@kemtvatt-norrland.se")),
+    ],
+)
+def test_the_seventy_seventh_sets_readings_keep_apart(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+def test_a_kin_word_before_a_name_is_still_a_cue() -> None:
+    assert ("PERSON", "Pieter") in scan("Mijn oom Pieter komt morgen.")
