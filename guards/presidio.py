@@ -137,10 +137,11 @@ _IBAN_LOWER_START = re.compile(
     r"(?<![A-Za-z0-9])(?:[a-z][A-Za-z]|[A-Z][a-z])[0-9]{2}|[A-Z]{2}[0-9]{2}[ \-]?[A-Z0-9]{0,3}[a-z]"
 )
 # presidio's card pattern with Mastercard's 2-series (2221 to 2720, issued since 2017) beside 3, 4, 5 and 6, Mir's
-# 2200 to 2204 and Troy's 9792
+# 2200 to 2204 and Troy's 9792, and RuPay's own 81 and 82 in a card's printed groups only (`8253 7824 4425 2068`;
+# a bare run of sixteen digits from 81 is an id as often)
 CARD_PATTERN = (
     r"\b(?!1\d{12}(?!\d))((4\d{3})|(5[0-8]\d{2})|(6\d{3})|(1\d{3})|(3\d{3})|(220[0-4]|222[1-9]|22[3-9]\d|2[3-6]\d{2}|"
-    r"27[01]\d|2720)|(9792))[- ]?(\d{3,4})[- ]?(\d{3,4})[- ]?(\d{3,5})\b"
+    r"27[01]\d|2720)|(9792)|(8[12]\d{2})(?=[- ]\d{4}[- ]\d{4}[- ]\d{4}\b))[- ]?(\d{3,4})[- ]?(\d{3,4})[- ]?(\d{3,5})\b"
 )
 
 

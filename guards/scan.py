@@ -258,7 +258,7 @@ _CARD_WORD = re.compile(
     # a long card's brand, and Yoruba's card: `UnionPay 6217 7406 ...`, `Verve 6500 2730 ...`, `káàdì 6500...`
     r"(?P<brand>verve|unionpay|union[ \t]pay|maestro)|káàdì)\b|"
     r"卡号|卡號|银行卡|信用卡|銀行卡|银联卡|銀聯卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്|بطاقة|بطاقتي|"
-    r"کارت|כרטיס|บัตร)"
+    r"کارت|כרטיס|บัตร|\bthẻ\b)"  # (and Vietnamese's `thẻ`: `chuyển vào thẻ 6218...`; not English's `the`)
     # a payment's constructor with the number first, quoted, then a currency: `new Payment("6217...", "CNY", ...)`
     r"|(?<=new )(?P<call>Payment|CardPayment|PaymentCard)\([ \t]*"
     # a payment's word before `card` or `pan` in a key, camel-cased or after an underscore: `fallbackCard: "`,

@@ -2197,3 +2197,20 @@ def test_the_seventy_seventh_sets_readings_keep_apart(text: str, wrong: tuple[st
 
 def test_a_kin_word_before_a_name_is_still_a_cue() -> None:
     assert ("PERSON", "Pieter") in scan("Mijn oom Pieter komt morgen.")
+
+
+@pytest.mark.parametrize(
+    ("text", "card"),
+    [
+        # RuPay's own range in its printed groups, a long UnionPay card after Vietnamese's `thẻ` (card)
+        ("Priya Nair;Kochi;+91 98470 12345;8253 7824 4425 2068", "8253 7824 4425 2068"),
+        ("Tiền hoàn lại đã chuyển vào thẻ 6218839445064084060 của chị.", "6218839445064084060"),
+    ],
+)
+def test_the_seventy_eighth_sets_cards_are_read(text: str, card: str) -> None:
+    assert ("CREDIT_CARD", card) in scan(text)
+
+
+@pytest.mark.parametrize("text", ["order id 8253782444252068 shipped", "sorted by the 6218839445064084060 trace id"])
+def test_a_bare_run_from_81_or_after_the_is_no_card(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "CREDIT_CARD"] == []
