@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from .cues import CLOSINGS, GREETINGS, TITLES
 from .deployments import TIME_PREFIX
 from .lexicons import fold
+from .lexicons import words as _words
 
 if TYPE_CHECKING:
     from .kinds import Kinds
@@ -119,12 +120,11 @@ _PLAIN_NAME = re.compile(rf"{_NAME}(?:[ \t]{_NAME}){{1,2}}|{_NAME},[ \t]{_NAME}"
 _MESSAGE_WORDS = 3  # a message's words, in one at least: not only a role's lines under names (`Registrar, Sales`)
 _LABELLED = re.compile(r"[^\s:]{1,30}:(?:\s|\Z)")  # `DOB: 1980-02-01`: a record's field, not a message
 # a reply's first word: `ok`, `thanks`, `LGTM`, `Danke`, `Igen,`
-_REPLY_WORDS = (
+_REPLIES = _words(
     "ok okay yes yeah yep no nope thanks thx np ack done lgtm agreed approved sure danke merci gracias grazie "
     "obrigado obrigada igen rendben tak takk tack kiitos ja sí sim oui perfetto ottimo vale claro bedankt dank "
     "dzięki спасибо да ок хорошо evet tamam hvala"
 )
-_REPLIES = frozenset(_REPLY_WORDS.split())
 # a capitalised word, and a workplace's preposition before it: `at Siemens`, `bei SAP`, `chez Doctolib`
 _CAPITALISED = re.compile(
     r"(?:(?<![\w\-])(at|bei|chez|presso|for|für|hos|på|w|u)[ \t]+)?(?<![\w\-])([A-Z][\w\-]*[a-z][\w\-]*)"
