@@ -432,18 +432,20 @@ def language_title(text: str, at: int, word: str) -> bool:
 
 
 def social_before(text: str, a: int) -> bool:
-    """Said only to or of a person right before text[a:]: `her brother`, `Dear`, `a man called`; not an acronym or
-    a sentence's last word (`OOM. Flower shows`: no Dutch uncle)."""
+    """Said only to or of a person right before text[a:]: `her brother`, `Dear`, `a man called`, `TÍA Rosa`; not
+    an acronym that ends its sentence or its line (`OOM. Flower shows`, `Incident: OOM` then `Grace period`: no
+    Dutch uncle)."""
     before = word_before(text, a)
     if before in _SOCIAL or before in KIN:
         raw = _RAW_WORD_BEFORE.search(text, max(0, a - 40), a)
         acronym = raw is not None and raw.group(1).isupper() and len(raw.group(1)) > 1
-        if raw is None or not (acronym or raw.group(2)):
+        if raw is None or not acronym or _SENTENCE_ENDS.search(raw.group(2)) is None:
             return True
     return _NAMED_BEFORE.search(text, max(0, a - 40), a) is not None
 
 
-_RAW_WORD_BEFORE = re.compile(r"(\w+)(\.*)[^\w\n]*\Z")  # the word before as written, and a full stop after it
+_RAW_WORD_BEFORE = re.compile(r"(\w+)(\W*)\Z")  # the word before as written, and what comes between
+_SENTENCE_ENDS = re.compile(r"[.!?\n]")
 _INSIDE = _words("in near inside outside around across throughout")
 
 

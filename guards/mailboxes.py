@@ -78,7 +78,8 @@ ROLES = _words(
     # the Nordic languages' invoices and orders: `faktura@`, `bestilling@`, `order@`
     " faktura fakturor fakturering bestilling bestillinger"
     # the Nordic languages' and Finnish's customer service: `kundtjanst@`, `kundeservice@`, `asiakaspalvelu@`
-    " kundtjanst kundtjänst kundservice kundeservice kundesenter asiakaspalvelu"
+    " kundtjanst kundtjänst kundtjaenst kundtjenst kundservice kundeservice kundesenter kundecenter kundesupport"
+    " asiakaspalvelu asiakaspalvelut asiakastuki"
     # support and the office in other languages: `soporte@`, `hilfe@`, `sekretariat@`
     " soporte suporte supporto assistance ayuda ajuda aiuto hilfe pomoc podpora tuki stod hjelp hjaelp "
     "ondersteuning wsparcie destek secretaria sekretariat sekretariaat segreteria secretariat secretariado "

@@ -179,9 +179,11 @@ def _glued(text: str, start: int, end: int) -> bool:
     if before.isalnum() or (after.isalpha() and end + 1 < len(text) and text[end + 1].isalnum()):
         return True
     # `Tel.0161 496 0032` is a phone number, `build.20240511` part of an id; Hebrew writes a number after a
-    # preposition's letter and a hyphen (`ל-+972 55-870-9119`, to +972...)
+    # preposition's letter and a hyphen (`ל-+972 55-870-9119`, to +972...), and the Nguni languages a number with
+    # its `+` after a prefix's hyphen (`ngishayele ku-+27 71 032 3494`, call me on)
     prefixed = before == "-" and start > 1 and "\u05d0" <= text[start - 2] <= "\u05ea"
     prefixed = prefixed and (start < 3 or not text[start - 3].isalnum())
+    prefixed = prefixed or (before == "-" and text[start] == "+" and start > 1 and text[start - 2].isalpha())
     if (
         not prefixed
         and before in _GLUE

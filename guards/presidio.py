@@ -137,11 +137,11 @@ _IBAN_LOWER_START = re.compile(
     r"(?<![A-Za-z0-9])(?:[a-z][A-Za-z]|[A-Z][a-z])[0-9]{2}|[A-Z]{2}[0-9]{2}[ \-]?[A-Z0-9]{0,3}[a-z]"
 )
 # presidio's card pattern with Mastercard's 2-series (2221 to 2720, issued since 2017) beside 3, 4, 5 and 6, Mir's
-# 2200 to 2204 and Troy's 9792, and RuPay's own 81 and 82 in a card's printed groups only (`8253 7824 4425 2068`;
-# a bare run of sixteen digits from 81 is an id as often)
+# 2200 to 2204 and Troy's 9792 (RuPay's own 81 and 82, where ports and references are as often, only after a
+# card's word or in its holder's row: guards/scan.py)
 CARD_PATTERN = (
     r"\b(?!1\d{12}(?!\d))((4\d{3})|(5[0-8]\d{2})|(6\d{3})|(1\d{3})|(3\d{3})|(220[0-4]|222[1-9]|22[3-9]\d|2[3-6]\d{2}|"
-    r"27[01]\d|2720)|(9792)|(8[12]\d{2})(?=[- ]\d{4}[- ]\d{4}[- ]\d{4}\b))[- ]?(\d{3,4})[- ]?(\d{3,4})[- ]?(\d{3,5})\b"
+    r"27[01]\d|2720)|(9792))[- ]?(\d{3,4})[- ]?(\d{3,4})[- ]?(\d{3,5})\b"
 )
 
 
@@ -226,6 +226,7 @@ class CuedPhoneRecognizer(EntityRecognizer):
             if _the_device(text, m.start(), start):
                 continue  # the phone itself, not its number: `Fatura do telemóvel nº ...`, `telemóvel: PUK ...`
             regions = _UNSPACED_REGIONS[word] if word is not None else _PHONE_REGIONS
+            regions = ("IS", *regions) if m.group("icelandic") else regions
             if word in _TRUNK_ZERO and number[:1] not in "0+(":
                 continue  # Thailand and Japan write a number at home with its leading 0 (not a shoe's `42 43 44`)
             if not_a_phone(text, number, start + len(number)) or not valid_somewhere(number, regions):
@@ -234,6 +235,7 @@ class CuedPhoneRecognizer(EntityRecognizer):
         return out
 
 
+_ICELANDIC = r"s[íi]m(?:i|a|inn|ann|anum|ans|an[úu]mer\w*)|fars[íi]m[ia]|hringja|hringdu|hringi[ðd]|hringir|hringdi"
 _PHONE_WORDS = (
     r"phone|tel|telephone|mobile|mobil|cell|cellphone|handy|telefon|teléfono|telefono|telefone|téléphone|"
     r"portable|call|called|calling|whatsapp|sms|número|numero|numer|nummer|celular|móvil|movil|"
@@ -249,8 +251,16 @@ _PHONE_WORDS = (
     r"رقمه|رقمي|رقم الهاتف|رقم الجوال|هاتف|جوال|موبايل|"
     # Portuguese's `we call`, `call` (plural), only to someone or back: `lhe ligarmos para o 915 641 339`, `Liguem
     # para ...`, `Ligamos de volta no ...` (not `ligamos o pedido 915 ...`, we linked the order)
-    r"(?:liguem|ligarmos|ligamos)(?=(?:[ \t]+[^\W\d_]+)?[ \t]+(?:para|pra|pro)\b|-(?:me|nos)\b|[ \t]+de[ \t]+volta)|"
-    r"연락처|전화"
+    r"(?:liguem|ligarmos|ligamos|ligo|ligarem|ligaremos)"
+    r"(?:-(?:me|nos|lhe|lhes|te)\b|(?=(?:[ \t]+[^\W\d_]+)?[ \t]+(?:para|pra|pro)\b|[ \t]+de[ \t]+volta))|"
+    # Spanish's plural `call` and landline, Italian's `contact` and `call back`, Czech's `call`, Indonesian's
+    # number, call and phone, Swahili's number, Mongolian's phone, Arabic's `and his number`: `llamad a Maite al
+    # 611 01 04 45`, `Mi contatti al 359 518 3140`, `Volejte prosím na 601 947 206`, `namba yake 0710 187279`
+    r"llamad|fijo|contatti|contattami|contattarmi|contattateci|richiamarmi|richiamami|richiamare|richiamateci|"
+    r"volejte|volat|nomor|hubungi|telepon|telp|namba|утас|утасны|ورقمه|ورقمي|"
+    r"연락처|전화|"
+    # Icelandic's phone, mobile and call, whose numbers have seven digits: `Síminn minn er 693 2291`
+    rf"(?P<icelandic>{_ICELANDIC})"
 )
 # words of scripts written without spaces, read wherever they stand, and the regions whose numbers they name:
 # `她的手机 131 5127 0993`, `เบอร์ 084 922 3016`, `請打 5121 7353` (Thai's and Cantonese's number and call)
@@ -298,7 +308,7 @@ _UNSPACED_COMPOUND = r"会议|會議|会議|壳|殼|ケース|卡|费|費|代|�
 # a word of an unspaced script, a few short words at most (`她的手机 131 5127 0993`, `电话是 138...`)
 _CUED_PHONE = re.compile(
     rf"(?:(?<![^\W\d_])(?i:{_PHONE_WORDS})(?:s|_?(?:number|num|no|nr))?(?![A-Za-z])"
-    r"(?:[=:\"'(.>]|[^\S\n]++|[^\W\d]{1,10}+){0,10}?"
+    r"(?:[=:\"'(.>,]|[^\S\n]++|[^\W\d]{1,10}+){0,10}?"
     rf"|(?P<unspaced>{_UNSPACED_PHONE_WORDS})(?!{_UNSPACED_COMPOUND})(?:[=:\"'(.>：]|[^\S\n]++|[^\W\d]{{1,4}}+){{0,4}}?)"
     r"(?P<number>\(?\d[\d \-.()]{5,15}\d)(?![\d\-])"
 )
@@ -360,6 +370,8 @@ _PHONE_REGIONS = [
     "RU",
     "UA",
     "IL",
+    "MN",
+    "TZ",
 ]
 
 
@@ -368,8 +380,8 @@ _CUED_TRIES = 64
 
 class ShapedPhoneRecognizer(EntityRecognizer):
     """A mobile number in a shape its own country alone writes, with no phone's word needed: Korea's
-    `010-2062-4351`, Turkey's `0501 234 69 24`, Sweden's `070-130 80 61`; `phonenumbers` says it is a valid
-    mobile number there."""
+    `010-2062-4351`, Turkey's `0501 234 69 24`, Sweden's `070-130 80 61`, Spain's `634 21 87 90`, Egypt's
+    `010 47283916`; `phonenumbers` says it is a valid mobile number there."""
 
     def __init__(self) -> None:
         super().__init__(supported_entities=["PHONE_NUMBER"], name="ShapedPhoneRecognizer", supported_language="en")
@@ -378,7 +390,7 @@ class ShapedPhoneRecognizer(EntityRecognizer):
         pass
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[RecognizerResult]:
-        if "PHONE_NUMBER" not in entities or "0" not in text:
+        if "PHONE_NUMBER" not in entities:
             return []
         out = []
         for tried, m in enumerate(_SHAPED_PHONE.finditer(text)):
@@ -393,7 +405,10 @@ class ShapedPhoneRecognizer(EntityRecognizer):
 
 SHAPED_PHONE_SCORE = 0.75
 _SHAPED_PHONE = re.compile(
-    r"(?<![\d+\-.])(?:(?P<KR>01[016789]-\d{3,4}-\d{4})|(?P<TR>05\d\d \d{3} \d\d \d\d)|(?P<SE>07\d-\d{3} \d\d \d\d))"
+    r"(?<![\d+\-.])(?:(?P<KR>01[016789]-\d{3,4}-\d{4})|(?P<TR>05\d\d \d{3} \d\d \d\d)|(?P<SE>07\d-\d{3} \d\d \d\d)|"
+    # Spain's mobiles in threes and twos, Egypt's after their operator's code (not Portugal's in threes, as an
+    # order's number is written too: `ligamos o pedido 915 641 339 ao cliente errado`)
+    r"(?P<ES>[67]\d\d \d\d \d\d \d\d)|(?P<EG>01[0125] \d{8}))"
     r"(?![\d\-.]\d|\d)"
 )
 _MOBILE = (phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE)
@@ -429,12 +444,17 @@ def not_a_phone(text: str, number: str, end: int) -> bool:
     return _DATE_FIRST.match(number) is not None
 
 
+_SEVEN_DIGITS = frozenset(["IS"])  # the countries whose whole numbers have seven digits: read only where named
+
+
 def valid_somewhere(number: str, regions: Sequence[str] | None = None) -> bool:
     """The number, written in groups, is a valid one of one of `regions` (by default, those of _PHONE_REGIONS)."""
     digits = sum(c.isdigit() for c in number)
-    if digits < 8 or digits > 12 or not any(c in number for c in " -.()"):
+    if digits < 7 or digits > 12 or not any(c in number for c in " -.()"):
         return False  # written in groups, as people write their numbers; a bare run is an id
     for region in _PHONE_REGIONS if regions is None else regions:
+        if digits < 8 and region not in _SEVEN_DIGITS:
+            continue
         try:
             parsed = phonenumbers.parse(number, region)
         except phonenumbers.NumberParseException:

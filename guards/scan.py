@@ -23,7 +23,7 @@ from presidio_analyzer import RecognizerResult
 from presidio_analyzer.predefined_recognizers import CreditCardRecognizer
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from . import mailboxes, phones
+from . import mailboxes, phones, places
 from .findings import Finding, Overlaps, redact, resolve_overlaps
 from .names import Label, Names
 from .normalize import Mapped, normalize, splice
@@ -161,6 +161,7 @@ class Scanner:
                 found.extend(_headed_ssns(text, found))
         if "CREDIT_CARD" in self.entities and "\n" in text and _CARD_HEADER_WORD.search(text):
             found.extend(_headed_cards(text, found))
+        found.extend(_row_values(text, found, self.entities))
         findings = resolve_overlaps(_fixed(text, found))
         if self._limit:
             key = _digest(text)
@@ -258,7 +259,10 @@ _CARD_WORD = re.compile(
     # a long card's brand, and Yoruba's card: `UnionPay 6217 7406 ...`, `Verve 6500 2730 ...`, `káàdì 6500...`
     r"(?P<brand>verve|unionpay|union[ \t]pay|maestro)|káàdì)\b|"
     r"卡号|卡號|银行卡|信用卡|銀行卡|银联卡|銀聯卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്|بطاقة|بطاقتي|"
-    r"کارت|כרטיס|บัตร|\bthẻ\b)"  # (and Vietnamese's `thẻ`: `chuyển vào thẻ 6218...`; not English's `the`)
+    r"کارت|כרטיס|บัตร|支付卡|"
+    # and Vietnamese's card (not English's `the`), its credit, debit and ATM cards, but not a tag's, a tab's, a
+    # card's serial or a transaction's code (`gắn thẻ`, `mở thẻ`, `seri thẻ`, `mã giao dịch thẻ`)
+    r"(?<![Gg]ắn )(?<![Mm]ở )(?<![Ss]eri )(?<!dịch )\b[Tt]hẻ(?:[ \t]+(?:tín[ \t]+dụng|ghi[ \t]+nợ|ATM|atm|số))?\b)"
     # a payment's constructor with the number first, quoted, then a currency: `new Payment("6217...", "CNY", ...)`
     r"|(?<=new )(?P<call>Payment|CardPayment|PaymentCard)\([ \t]*"
     # a payment's word before `card` or `pan` in a key, camel-cased or after an underscore: `fallbackCard: "`,
@@ -277,7 +281,7 @@ _CARD_WORD = re.compile(
 _ID_CARD_AFTER = re.compile(r"[ \t]*[（(]身份证|[ \t]*[（(]身份證")
 # a card's column in the row's statement before the value: `INSERT INTO refunds (customer, pan, amount) VALUES ('`
 _CARD_COLUMN = re.compile(
-    r"(?i:\((?:[^()\n]*,[ \t]*)?(?:pan|card|card_?number|card_?no|cc_?number)[ \t]*[,)][^()\n]*\)[ \t]*values[ \t]*)"
+    r"(?i:\((?:[^()\n]*,[ \t]*)?(?:pan|card|card_?number|card_?no|cc_?number)[ \t]*[,)][^()\n]*\)\s*values[ \t]*)"
     r"\((?:[^()\n]*,[ \t]*)?'\Z"
 )
 LONG_CARD_SCORE = 0.85
@@ -620,18 +624,25 @@ def _headed_cards(text: str, found: list[Finding]) -> list[Finding]:
 
 
 _BRACKETED_NINE = re.compile(r"[ \t]*\((?P<n>\d{9})\)")
+_NINE_BEFORE_NAME = re.compile(r"(?<![\w\-.])(?P<n>\d{9})[ \t]*\(\Z")  # `015582268 (`, then the name and `)`
 
 
 def _ssns_beside_names(text: str, found: list[Finding]) -> list[Finding]:
-    """Nine bare digits in brackets right after a person's name, in a text that speaks of SSNs or holds one:
-    `Kyle Brennan (134 31 9209), Nia Jackson (496410025)`."""
+    """Nine bare digits in brackets right after a person's name, or before the name in brackets, in a text that
+    speaks of SSNs or holds one: `Kyle Brennan (134 31 9209), Nia Jackson (496410025)`, `820-61-3458 (Ty
+    Beauchamp) and 015582268 (Rosalind Achebe)`."""
     if not any(f.entity == "US_SSN" for f in found) and "ssn" not in text.lower():
         return []
     # a bare reading of the same digits a context word raised gives way: the name beside them says whose
     taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity not in ("PERSON", "US_SSN"))
     out = []
     for f in found:
-        if f.entity != "PERSON" or (m := _BRACKETED_NINE.match(text, f.end)) is None:
+        if f.entity != "PERSON":
+            continue
+        m = _BRACKETED_NINE.match(text, f.end)
+        if m is None and text[f.end : f.end + 1] == ")":
+            m = _NINE_BEFORE_NAME.search(text, max(0, f.start - 12), f.start)
+        if m is None:
             continue
         a, b = m.span("n")
         if not taken.over(a, b) and not _ssns().invalidate_result(m.group("n")):
@@ -735,6 +746,86 @@ def _phones_beside_names(text: str, found: list[Finding]) -> list[Finding]:
         if not not_a_phone(text, number, b) and valid_somewhere(number):
             out.append(Finding("PHONE_NUMBER", a, b, BESIDE_NAME_SCORE))
     return out
+
+
+# a delimited row's cell, bounded by its delimiter or the line's ends; then what wraps a value in it: quotes, a
+# tuple's or a list's brackets (`('Øystein Lie', 'Trondheim', '21 82 75 40')`)
+_ROW_DELIMITERS = ",;|\t"
+_WRAPPING = " \t\"'`[]{}"
+_ROW_PHONE = re.compile(r"\+?\(?\d[\d \-.()]{5,16}\d")
+_US_STATE_CELL = re.compile(rf"(?<![\w\-])[\"']?{places.STATES}[\"']?(?![\w\-])")
+_TAXES = re.compile(r"(?i)ssn|social security|\btax|\bw-?[249]\b|\btin\b|payroll")
+ROW_VALUE_SCORE = 0.6
+
+
+def _row_values(text: str, found: list[Finding], entities: Sequence[str]) -> list[Finding]:
+    """A person's values in cells of their own in the row of a delimited table that holds the person's name
+    (`Thomas Peeters;Leuven;012 66 31 46`, `| Dirk Peeters | 012 71 63 95 |`, `('Rocío', 'Montoya Heredia',
+    '658 88 41 45', ...)`), which no recognizer reads without a cue: a phone number in its country's own groups,
+    valid there; a card of 17 to 19 bare digits, Luhn-valid, of a network that issues them so long; nine bare
+    digits that are a valid SSN, in a row with a US state's code or a text that speaks of SSNs or taxes. The row is
+    the name's line, with two delimiters at least; the value fills its cell whole."""
+    people = [f for f in found if f.entity == "PERSON"]
+    if not people or not any(d in text for d in _ROW_DELIMITERS):
+        return []
+    taken = Overlaps((f.entity, f.start, f.end) for f in found)
+    rows: set[tuple[int, int]] = set()
+    out = []
+    for person in people:
+        row = _row(text, person.start)
+        if row is None or row in rows:
+            continue
+        rows.add(row)
+        start, end = row
+        line = text[start:end]
+        delimiter = max(_ROW_DELIMITERS, key=line.count)
+        if line.count(delimiter) < 2:
+            continue
+        at = start
+        for cell in line.split(delimiter):
+            a, b = _unwrapped(text, at, at + len(cell))
+            at += len(cell) + 1
+            if b - a < 7 or (not text[a].isdigit() and text[a] not in "+(") or taken.over(a, b):
+                continue
+            if any(p.start < b and a < p.end for p in people):
+                continue
+            kind = _row_value(text, text[a:b], line, b)
+            if kind is not None and kind in entities:
+                out.append(Finding(kind, a, b, ROW_VALUE_SCORE))
+                taken.add((kind, a, b))
+    return out
+
+
+def _unwrapped(text: str, a: int, b: int) -> tuple[int, int]:
+    """text[a:b] without the spaces, quotes and brackets around a cell's value; a bracket that opens or closes
+    nothing inside the value (a tuple's) goes too, not a phone's area code's (`(2) 2289 7622`)."""
+    while True:
+        while a < b and text[a] in _WRAPPING:
+            a += 1
+        while b > a and text[b - 1] in _WRAPPING:
+            b -= 1
+        if a < b and text[a] == "(" and ")" not in text[a:b]:
+            a += 1
+        elif a < b and text[b - 1] == ")" and "(" not in text[a:b]:
+            b -= 1
+        else:
+            return a, b
+
+
+def _row_value(text: str, value: str, line: str, b: int) -> str | None:
+    """What a value alone in a person's row's cell is, if it is a phone number, a long card, RuPay's card or an
+    SSN."""
+    if _BARE_SSN.fullmatch(value):
+        said = _US_STATE_CELL.search(line) is not None or _TAXES.search(text) is not None
+        return "US_SSN" if said and not _ssns().invalidate_result(value) else None
+    if value.isdigit():
+        long_card = _LONG_CARD.fullmatch(value) and issued_length(value) and _cards().validate_result(value)
+        return "CREDIT_CARD" if long_card else None
+    if _RUPAY.fullmatch(value):  # RuPay's own range, in a card's printed groups (a bare run returned above)
+        return "CREDIT_CARD" if _cards().validate_result("".join(c for c in value if c.isdigit())) else None
+    if _ROW_PHONE.fullmatch(value) and not _NOT_PHONES.fullmatch(value) and not not_a_phone(text, value, b):
+        return "PHONE_NUMBER" if valid_somewhere(value) else None
+    return None
 
 
 def _touching(regions: Regions, start: int, end: int) -> str | None:

@@ -1,0 +1,181 @@
+"""A person's values in their row of a table, and national phone numbers that presidio's regions do not read:
+the structured types' recall where no recognizer's cue stands right before the value.
+
+Read with the step's own name reader (the shipped lexicons, rules, vetter and language identifier's model).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .test_pii_fields_streets_and_prose import scan
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a phone number in its country's groups, in the row of a CSV, a Markdown table, an SQL tuple
+        ("Margot Claes;Gent;012 45 71 93;koor", ("PHONE_NUMBER", "012 45 71 93")),
+        ("| Bassist | Henrik Solberg | 41 52 63 74 |", ("PHONE_NUMBER", "41 52 63 74")),
+        ("  ('Inés', 'Carrasco Ruiz', '678 12 34 56', 'Cádiz'),", ("PHONE_NUMBER", "678 12 34 56")),
+        ("Camila Rojas,(2) 2417 6389,Santiago,socia", ("PHONE_NUMBER", "(2) 2417 6389")),
+        # a long card, Luhn-valid, in its holder's row
+        ("2025-01-14,Hendrik van Leeuwen,4578631807025997202,declined", ("CREDIT_CARD", "4578631807025997202")),
+        # nine digits that are a valid SSN, in a row with a US state's code, or in a text about taxes
+        ('    ("Marisol Quintero", "521447803", "Tucson", "AZ"),', ("US_SSN", "521447803")),
+        ("payroll export: Okafor, Chidi|521447803|Houston", ("US_SSN", "521447803")),
+    ],
+)
+def test_a_persons_value_in_their_row_is_read(text: str, value: tuple[str, str]) -> None:
+    assert value in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # a row with no person: a build's, a sensor's, a price list's
+        ("build-441;linux-arm64;09 233 45 67;ok", "PHONE_NUMBER"),
+        ("| sensor-7 | 41 52 63 74 | 21.5 |", "PHONE_NUMBER"),
+        # nine digits in a person's row with no state and no word of taxes: an order's, a member's number
+        ("Hendrik van Leeuwen,521447803,Utrecht,paid", "US_SSN"),
+        # a long run that fails Luhn's check in a person's row: an id
+        ("2025-01-14,Hendrik van Leeuwen,4578631807025997203,declined", "CREDIT_CARD"),
+        # a date and a range of years in a person's row
+        ("Hendrik van Leeuwen;2024 03 15;Utrecht", "PHONE_NUMBER"),
+        ("Hendrik van Leeuwen;1999-2004;Utrecht", "PHONE_NUMBER"),
+    ],
+)
+def test_a_rows_other_numbers_are_no_ones(text: str, kind: str) -> None:
+    assert [f for f in scan(text) if f[0] == kind] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "phone"),
+    [
+        # Spain's mobiles in threes and twos, Egypt's after their operator's code; Portugal's after its word
+        ("Si no contesta, prueba con 634 21 87 90 por la tarde.", "634 21 87 90"),
+        ("A Rita disse que o número novo é 913 572 846.", "913 572 846"),
+        ("[18:02] omar: 010 47283916", "010 47283916"),
+        # a phone's word in more languages: Spanish's plural `call` and landline, Italian's `call back`, Czech's
+        # `call`, Indonesian's number, Swahili's number, Mongolian's phone, Arabic's `and his number`
+        ("Para reservas llamad a Nerea al 634 21 87 90", "634 21 87 90"),
+        ("el fijo es 915 23 45 67", "915 23 45 67"),
+        ("Potete richiamarmi al 320 714 5932?", "320 714 5932"),
+        ("Volejte prosím na 602 123 456.", "602 123 456"),
+        ("Pesanan atas nama Dewi, nomor 0857 4739 2651.", "0857 4739 2651"),
+        ("Mteja analipa kwa M-Pesa, namba yake 0745 918372", "0745 918372"),
+        ("Түүний утас 8811 2233.", "8811 2233"),
+        ("الطلبية جاهزة، ورقمه 010 47283916.", "010 47283916"),
+        # Portuguese's `I call` before `to`, with its pronoun written on; a comma between the call and the number
+        ("ok, ligo-lhe antes para o 913 572 846", "913 572 846"),
+        ("llama a Nerea, 634 21 87 90, ella lleva la agenda", "634 21 87 90"),
+        # Iceland's numbers of seven digits, after Icelandic's phone or call
+        ("Síminn minn er 581 2345.", "581 2345"),
+        ("Hringdu í 661 2345 ef eitthvað kemur upp.", "661 2345"),
+        # a Nguni language's prefix and hyphen before a number with its `+`
+        ("angangishayela ku-+27 71 234 5678.", "+27 71 234 5678"),
+    ],
+)
+def test_national_numbers_are_read(text: str, phone: str) -> None:
+    assert ("PHONE_NUMBER", phone) in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # seven digits after no Icelandic word, and a symbol's Spanish word
+        ("call 581 2345 now"),
+        ("el símbolo 581 2345 no se muestra"),
+        # Portuguese's `I link`, not `I call`; a count in threes; Spain's shape that is no valid mobile
+        ("ligo o serviço 214 735 912 ao balanceador"),
+        ("processed 913 572 846 rows"),
+        ("ratio 790 12 34 56 held"),
+        # an identifier glued to a number with its `+`
+        ("build-+27 71 234 5678"),
+    ],
+)
+def test_what_looks_like_a_national_number_is_not(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "PHONE_NUMBER"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "ssn"),
+    [
+        ("Members typed SSNs, e.g. 587-22-1943 (Noor Haddad) and 521447803 (Priscilla Dunmore).", "521447803"),
+        ("SSNs on file: Priscilla Dunmore (521447803)", "521447803"),
+    ],
+)
+def test_nine_digits_beside_a_name_in_brackets_are_an_ssn(text: str, ssn: str) -> None:
+    assert ("US_SSN", ssn) in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "card"),
+    [
+        # China's `payment card` as a key, and an INSERT's card column with its VALUES on the next line
+        ('{"顾客":"刘晓梅","支付卡":"6253693417287941949"}', "6253693417287941949"),
+        (
+            "INSERT INTO orders (customer, card_number, amount)\nVALUES ('order-77', '6253693417287941949', 88.00);",
+            "6253693417287941949",
+        ),
+    ],
+)
+def test_a_long_card_under_its_key_is_read(text: str, card: str) -> None:
+    assert ("CREDIT_CARD", card) in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # ports, references and keys in RuPay's range, with no card's word and no holder
+        "EXPOSE 8200 8201 8300 8301",
+        "Invoice no. 8211 0042 7789 3350 is overdue",
+        # a transaction's code, a top-up card's serial and a tag, after Vietnamese's `thẻ`
+        "Mã giao dịch thẻ 6217740612345678909 — hoàn tiền 250.000đ",
+        "seri thẻ 6217740612345678909 mệnh giá 100.000đ",
+        "Gắn thẻ 6401234567890123458 cho bài viết này",
+    ],
+)
+def test_numbers_in_a_cards_range_with_no_card_or_holder_are_none(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "CREDIT_CARD"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "card"),
+    [
+        ("Shreya Iyer;Chennai;+91 761 361 3718;8253 7824 4425 2068", "8253 7824 4425 2068"),
+        ("Số thẻ tín dụng: 6218839445064084060", "6218839445064084060"),
+        ("Thẻ ghi nợ 6218839445064084060 bị khóa", "6218839445064084060"),
+    ],
+)
+def test_rupay_in_its_holders_row_and_vietnamese_cards_are_read(text: str, card: str) -> None:
+    assert ("CREDIT_CARD", card) in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        # a kin word in capitals right before a name, and a kin word ending the sentence before one
+        ("¡FELIZ CUMPLEAÑOS TÍA Rosa! Te queremos mucho.", "Rosa"),
+        ("Querida tía... Rosa ya llegó al aeropuerto.", "Rosa"),
+        ("Sono passato da mio zio. Rosa era già uscita.", "Rosa"),
+    ],
+)
+def test_a_kin_word_that_is_no_acronym_stays_a_cue(text: str, person: str) -> None:
+    assert ("PERSON", person) in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("exit code 137 = OOM.\nFlower shows the task as STARTED forever.", "Flower"),
+        ("## Incident: OOM\nGrace period for the SLA expired at 04:00.", "Grace"),
+    ],
+)
+def test_an_acronym_ending_its_line_is_no_kin_word(text: str, word: str) -> None:
+    assert ("PERSON", word) not in scan(text)
+
+
+@pytest.mark.parametrize("text", ["Till: kundecenter@vaskeri.dk", "To: asiakastuki@pesula.fi"])
+def test_more_customer_services_mailboxes_are_no_ones(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "EMAIL_ADDRESS"] == []
