@@ -480,9 +480,43 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True  # a value in a `[fonts]` section
     if _FONT_BEFORE.search(text, max(0, a - 60), a):
         return True  # `switch the template font from Helvetica to Lato`
+    if fold(text[a:b]) in _SHARED_FACES and _beside_a_face(text, a, b):
+        return True  # `uses Helvetica instead of Lato`, `la police Futura ..., on repasse sur Montserrat`
     line_start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
     line_end = text.find("\n", b, b + 200)
     return _FONT_LINE.search(text, line_start, line_end if line_end >= 0 else b + 200) is not None
+
+
+# typefaces that name places and people too (`Georgia`, `Lato`, `Montserrat`), and what says a text is about type
+# near one: a font's word in a few languages, or another typeface (`renders in Georgia instead of Lato`)
+_SHARED_FACES = _words(
+    "georgia lato montserrat cambria baskerville palatino raleway poppins merriweather avenir optima"
+)
+_FACE_REACH = 80
+_FACE_NEAR = re.compile(
+    r"(?i)(?:fonts?|typefaces?|la[ \t]+police|fuentes?[ \t]+tipogr[áa]fica|tipograf[íi]a|schrift(?:art)?|"
+    r"lettertype|шрифт\w*|czcionk\w*)\b|フォント|字体|폰트"
+    r"|(?i:\b(?:garamond|helvetica|futura|verdana|calibri|tahoma|arial|roboto|gill sans|open sans|"
+    r"georgia|lato|montserrat|cambria|baskerville|palatino|raleway|poppins|merriweather|avenir|optima)\b)"
+)
+
+
+_SENTENCE_BREAK = re.compile(r"[.!?;](?:\s|\Z)|\n")
+_CITY_COMMA = re.compile(r"[A-Z][\w\-]+,[ \t]*\Z")  # `Tbilisi, Georgia`: the country or the state of a city
+
+
+def _beside_a_face(text: str, a: int, b: int) -> bool:
+    """A font's word or another typeface in the sentence of the typeface at text[a:b], which names a place and a
+    person too; not after a city and a comma."""
+    if _CITY_COMMA.search(text, max(0, a - 30), a):
+        return False
+    start = max(
+        [max(0, a - _FACE_REACH), *(m.end() for m in _SENTENCE_BREAK.finditer(text, max(0, a - _FACE_REACH), a))]
+    )
+    stop = _SENTENCE_BREAK.search(text, b, min(len(text), b + _FACE_REACH))
+    own = fold(text[a:b])
+    near = _FACE_NEAR.finditer(text, start, stop.start() if stop else min(len(text), b + _FACE_REACH))
+    return any(fold(m.group()) != own for m in near)
 
 
 def _line_listed(text: str, a: int, b: int) -> bool:

@@ -2214,3 +2214,28 @@ def test_the_seventy_eighth_sets_cards_are_read(text: str, card: str) -> None:
 @pytest.mark.parametrize("text", ["order id 8253782444252068 shipped", "sorted by the 6218839445064084060 trace id"])
 def test_a_bare_run_from_81_or_after_the_is_no_card(text: str) -> None:
     assert [f for f in scan(text) if f[0] == "CREDIT_CARD"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a typeface that names a place too, beside another typeface or a font's word in its sentence
+        ("the quote PDF renders in Helvetica instead of Lato on Safari", ("LOCATION", "Lato")),
+        ("La police Futura n'est pas libre, on repasse sur Montserrat", ("LOCATION", "Montserrat")),
+        ("don't use the Arial letterhead, use the Georgia one.", ("LOCATION", "Georgia")),
+    ],
+)
+def test_a_typeface_named_like_a_place_beside_type_is_a_font(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        # the place in its own sentence, or after its city and a comma
+        ("Priya flew to Georgia last week; the Helvetica files are on the drive.", ("LOCATION", "Georgia")),
+        ("Priya flew to Georgia last week. The font is Arial.", ("LOCATION", "Georgia")),
+    ],
+)
+def test_a_place_named_like_a_typeface_elsewhere_stays_a_place(text: str, place: tuple[str, str]) -> None:
+    assert place in scan(text)
