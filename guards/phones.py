@@ -77,15 +77,23 @@ _TIME_KEY = re.compile(
 _PHONE_WORDS = _words(
     "phone phones telephone tel tele mobile mob cell cellphone sms mms whatsapp signal msisdn fax call calls called "
     "calling callback text texted reach reached reachable contact dial ring rang voicemail landline hotline "
-    "emergency number numbers"
+    "emergency number numbers "
+    # and in other languages: `telefon "0540 023 71 82"`, `Handy`, `móvil`, `tlf`, `sími`
+    "telefon telefono teléfono telefone téléphone telefoon handy mobil móvil movil celular telemóvel tlf puh "
+    "puhelin sími síma telepon ponsel namba утас телефон номер numer nummer número numero numéro"
 )
 # what names an id: `ticket id`, `BUILD_ID`, `order.id`, `Order IDs like`, `(run 12088341772)`
 _ID_WORDS = _words(
     "id ids identifier uuid order orders build builds ticket tickets run runs trace traces span job jobs ref refs "
     "reference invoice invoices serial sku case request req txn transaction transactions batch issue issues commit "
-    "tracking shipment parcel booking pipeline workflow attempt sequence seq offset counter sentinel"
+    "tracking shipment parcel booking pipeline workflow attempt sequence seq offset counter sentinel "
+    # and in other languages: an order's, an invoice's, a customer's, a national id's, a serial's, a case's
+    "pedido pedidos factura facturas fatura faturas encomenda dni nif nie cif importe serie referencia resi "
+    "transaksi pelanggan tagihan bestellung bestellnummer rechnung rechnungsnummer kundennummer commande facture "
+    "ordine fattura zamówienie zamowienie faktura objednávka objednavka sipariş заказ заказа счёт счет "
+    "захиалгын طلب الطلب التسلسلي málsnúmer kennitala pöntun reikningur"
 )
-_WORDS = re.compile(r"[A-Za-z]+")
+_WORDS = re.compile(r"[^\W\d_]+")
 # a letter or a bracket of code inside: no phone number (any dash or space may join its groups: `212–555–0147`)
 _NOT_PHONE = re.compile(r"[^\W\d_]|[\[\]{}<>=:;,|]")
 # `2024-05-13`, `2024.05.13`, `13.05.2024`, a customs code's dotted groups (`0306.17.00`); not a Belgian mobile's
@@ -183,7 +191,9 @@ def _glued(text: str, start: int, end: int) -> bool:
     # its `+` after a prefix's hyphen (`ngishayele ku-+27 71 032 3494`, call me on)
     prefixed = before == "-" and start > 1 and "\u05d0" <= text[start - 2] <= "\u05ea"
     prefixed = prefixed and (start < 3 or not text[start - 3].isalnum())
-    prefixed = prefixed or (before == "-" and text[start] == "+" and start > 1 and text[start - 2].isalpha())
+    prefixed = prefixed or (
+        before == "-" and text[start] == "+" and _PREFIX_BEFORE.search(text, max(0, start - 6), start - 1) is not None
+    )
     if (
         not prefixed
         and before in _GLUE
@@ -193,6 +203,9 @@ def _glued(text: str, start: int, end: int) -> bool:
     ):
         return True
     return after in _GLUE and end + 1 < len(text) and text[end + 1].isalnum()
+
+
+_PREFIX_BEFORE = re.compile(r"(?<![\w\-])[a-z]{1,3}\Z")  # a Nguni language's prefix: `ku-`, `ngu-`
 
 
 def _words_before(text: str, start: int, chars: int = 48, last: int = 4) -> frozenset[str]:

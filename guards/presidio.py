@@ -229,13 +229,17 @@ class CuedPhoneRecognizer(EntityRecognizer):
             regions = ("IS", *regions) if m.group("icelandic") else regions
             if word in _TRUNK_ZERO and number[:1] not in "0+(":
                 continue  # Thailand and Japan write a number at home with its leading 0 (not a shoe's `42 43 44`)
+            if word is None and text[m.end("cue") : start].lstrip().startswith(","):
+                continue  # a column's or a list's next value: `calls,23 456 789`, `mobile, 87 654 321, desktop`
+            if THOUSANDS.fullmatch(number):
+                continue  # a count or an amount in thousands' groups: `Telefon, 56 789 123 Stück`
             if not_a_phone(text, number, start + len(number)) or not valid_somewhere(number, regions):
                 continue
             out.append(RecognizerResult("PHONE_NUMBER", start, start + len(number), 0.75))
         return out
 
 
-_ICELANDIC = r"s[íi]m(?:i|a|inn|ann|anum|ans|an[úu]mer\w*)|fars[íi]m[ia]|hringja|hringdu|hringi[ðd]|hringir|hringdi"
+_ICELANDIC = r"sím(?:i|a|inn|ann|anum|ans|anúmer\w*)|farsím[ia]|hringja|hringdu|hringi[ðd]|hringir|hringdi"
 _PHONE_WORDS = (
     r"phone|tel|telephone|mobile|mobil|cell|cellphone|handy|telefon|teléfono|telefono|telefone|téléphone|"
     r"portable|call|called|calling|whatsapp|sms|número|numero|numer|nummer|celular|móvil|movil|"
@@ -256,8 +260,12 @@ _PHONE_WORDS = (
     # Spanish's plural `call` and landline, Italian's `contact` and `call back`, Czech's `call`, Indonesian's
     # number, call and phone, Swahili's number, Mongolian's phone, Arabic's `and his number`: `llamad a Maite al
     # 611 01 04 45`, `Mi contatti al 359 518 3140`, `Volejte prosím na 601 947 206`, `namba yake 0710 187279`
-    r"llamad|fijo|contatti|contattami|contattarmi|contattateci|richiamarmi|richiamami|richiamare|richiamateci|"
-    r"volejte|volat|nomor|hubungi|telepon|telp|namba|утас|утасны|ورقمه|ورقمي|"
+    # (Spanish's landline only as someone's, Indonesian's number only before a phone's word or a person's title:
+    # not `Precio fijo`, `Nomor resi`, `Nomor transaksi`)
+    r"llamad|(?:(?<=el )|(?<=su )|(?<=tu )|(?<=mi )|(?<=teléfono ))fijo|"
+    r"contatti|contattami|contattarmi|contattateci|richiamarmi|richiamami|richiamare|richiamateci|volejte|"
+    r"nomor(?=[ \t]+(?:hp|telepon|telp|wa|whatsapp|ponsel|handphone|pak|bu|ibu|mas|mbak|kak)\b)|nomornya|"
+    r"hubungi|telepon|telp|namba|утас|утасны|ورقمه|ورقمي|"
     r"연락처|전화|"
     # Icelandic's phone, mobile and call, whose numbers have seven digits: `Síminn minn er 693 2291`
     rf"(?P<icelandic>{_ICELANDIC})"
@@ -307,7 +315,7 @@ _UNSPACED_COMPOUND = r"会议|會議|会議|壳|殼|ケース|卡|费|費|代|�
 # a phone's word, up to 24 characters of glue (`_phone=`, `: "`, ` back on `, `는 `), then digits in groups; after
 # a word of an unspaced script, a few short words at most (`她的手机 131 5127 0993`, `电话是 138...`)
 _CUED_PHONE = re.compile(
-    rf"(?:(?<![^\W\d_])(?i:{_PHONE_WORDS})(?:s|_?(?:number|num|no|nr))?(?![A-Za-z])"
+    rf"(?:(?<![^\W\d_])(?P<cue>(?i:{_PHONE_WORDS})(?:s|_?(?:number|num|no|nr))?)(?![A-Za-z])"
     r"(?:[=:\"'(.>,]|[^\S\n]++|[^\W\d]{1,10}+){0,10}?"
     rf"|(?P<unspaced>{_UNSPACED_PHONE_WORDS})(?!{_UNSPACED_COMPOUND})(?:[=:\"'(.>：]|[^\S\n]++|[^\W\d]{{1,4}}+){{0,4}}?)"
     r"(?P<number>\(?\d[\d \-.()]{5,15}\d)(?![\d\-])"
@@ -376,6 +384,9 @@ _PHONE_REGIONS = [
 
 
 _CUED_TRIES = 64
+# a count or an amount in groups of thousands after one or two digits (`23 456 789`, `5 990 000`): no country
+# writes its numbers so
+THOUSANDS = re.compile(r"\d{1,2}(?:[ .]\d{3})+")
 
 
 class ShapedPhoneRecognizer(EntityRecognizer):
@@ -399,6 +410,10 @@ class ShapedPhoneRecognizer(EntityRecognizer):
             region = next(name for name, value in m.groupdict().items() if value is not None)
             if not_a_phone(text, m.group(), m.end()) or not _mobile(m.group(), region):
                 continue
+            if _COUNTRY_CODE_BEFORE.search(text, max(0, m.start() - 8), m.start()):
+                continue  # `+34 658 88 41 45`: the number with its code is read whole
+            if region == "EG" and not _ARABIC.search(text):
+                continue  # Egypt's shape in a text with no Arabic: a log's counters (`step 010 93847261`)
             out.append(RecognizerResult("PHONE_NUMBER", m.start(), m.end(), SHAPED_PHONE_SCORE))
         return out
 
@@ -412,6 +427,8 @@ _SHAPED_PHONE = re.compile(
     r"(?![\d\-.]\d|\d)"
 )
 _MOBILE = (phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE)
+_COUNTRY_CODE_BEFORE = re.compile(r"(?:\+|\b00)\d{1,3}\)?[ \t.\-]*\Z")
+_ARABIC = re.compile(r"[\u0600-\u06ff]")
 
 
 def _mobile(number: str, region: str) -> bool:
@@ -426,7 +443,10 @@ def _mobile(number: str, region: str) -> bool:
 # `mobile build 2024.05.11.1234`, `call 10.20.30.40`, `hours 09 00 17 00 CET`
 _UNIT_AFTER = re.compile(
     r"[ \t]*(?:(?:ns|µs|us|ms|s|sec|secs|seconds|min|mins|minutes|hours?|h|nodes?|rows?|people|users?|items?|bytes?|"
-    r"kb|mb|gb|tb|%|cet|cest|utc|gmt|times|requests?|req|calls?|per)\b"
+    r"kb|mb|gb|tb|%|cet|cest|utc|gmt|times|requests?|req|calls?|per|"
+    # a currency's and a count's word in other languages: `4 581 2345 kr.`, `648 29 17 53 €`, `8811 2233 ширхэг`
+    r"kr|eur|euros?|usd|chf|sek|nok|dkk|isk|zł|kč|ft|lei|руб|stück|stk|pcs|pieces|unidades|céntimos|ширхэг|krát|"
+    r"veces|fois|volte|mal)\b|[ \t]*[€$£₺₽]"
     # and in scripts without spaces: a currency, a count's word (`3999 4999 元`, `1500 2000 台`, `万`)
     r"|[元円圓台个個件万萬亿億人次部本])",
     re.IGNORECASE,

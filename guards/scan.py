@@ -257,7 +257,7 @@ _CARD_WORD = re.compile(
     r"карты|картой|карт[аыуе]?|kartım|kartımı|kartımla|katin|katina|katinsa|katinta|kadi|kortet|kortti|"
     r"korttini|"
     # a long card's brand, and Yoruba's card: `UnionPay 6217 7406 ...`, `Verve 6500 2730 ...`, `káàdì 6500...`
-    r"(?P<brand>verve|unionpay|union[ \t]pay|maestro)|káàdì)\b|"
+    r"(?P<brand>verve|unionpay|union[ \t]pay|maestro|rupay)|káàdì)\b|"
     r"卡号|卡號|银行卡|信用卡|銀行卡|银联卡|銀聯卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്|بطاقة|بطاقتي|"
     r"کارت|כרטיס|บัตร|支付卡|"
     # and Vietnamese's card (not English's `the`), its credit, debit and ATM cards, but not a tag's, a tab's, a
@@ -276,12 +276,13 @@ _CARD_WORD = re.compile(
     # `luhn_checksum(`, `luhn.is_valid(`, `Luhn::valid(` (not `unluhn(`, `sort_by_luhn_then_id(`)
     r"|(?<![A-Za-z])(?i:(?:is_?valid_?|check_?|validate_?|verify_?)?luhn(?:_?(?:check(?:sum)?|valid(?:ate)?|ok))?"
     r"(?:(?:\.|::)(?:is_?valid|valid(?:ate)?|check))?)\([ \t]*)"
-    r"(?i:[ \t]*(?:number|no\.?|nr\.?|num|n°|#|номер|番号|号|번호))?[\"']?[ \t]*(?:=>|[=:])?[ \t]*[\"'«]?\Z"
+    r"(?i:[ \t]*(?:number|no\.?|nr\.?|num|n°|#|номер|番号|号|번호|नंबर|नम्बर|संख्या))?"
+    r"[\"']?[ \t]*(?:=>|[=:])?[ \t]*[\"'«]?\Z"
 )  # `card 6759...`, `卡号=6246...`, `card number: `, `"card": "`, PHP's `'card' => '`; not `sd card`, `card count: `
 _ID_CARD_AFTER = re.compile(r"[ \t]*[（(]身份证|[ \t]*[（(]身份證")
 # a card's column in the row's statement before the value: `INSERT INTO refunds (customer, pan, amount) VALUES ('`
 _CARD_COLUMN = re.compile(
-    r"(?i:\((?:[^()\n]*,[ \t]*)?(?:pan|card|card_?number|card_?no|cc_?number)[ \t]*[,)][^()\n]*\)\s*values[ \t]*)"
+    r"(?i:\((?:[^()\n]*,[ \t]*)?(?:pan|card|card_?number|card_?no|cc_?number)[ \t]*[,)][^()\n]*\)[ \t]*values[ \t]*)"
     r"\((?:[^()\n]*,[ \t]*)?'\Z"
 )
 LONG_CARD_SCORE = 0.85
@@ -290,6 +291,10 @@ _CURRENCY_AFTER = re.compile(r"[\"'][ \t]*,[ \t]*[\"'][A-Z]{3}[\"']")
 
 # RuPay's own range, which presidio's card pattern does not read: `मेरे रुपे कार्ड 8171 5532 9795 7163`
 _RUPAY = re.compile(r"(?<![\d.\-])8[12]\d\d(?P<sep>[ \-]?)\d{4}(?P=sep)\d{4}(?P=sep)\d{4}(?![\d.\-])")
+
+
+# a card's expiry or its security code right after the number
+_EXPIRY_AFTER = re.compile(r"(?i)[ \t,;]*(?:exp(?:iry|ires)?|valid[ \t]+thru|cvv2?|cvc2?)\b")
 
 
 _PERSONAL_VALUES = frozenset(["PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN"])
@@ -325,6 +330,7 @@ _BRAND_RANGES = {
     "unionpay": ("62", "81"),
     "verve": ("5060", "5061", "6500"),
     "maestro": ("50", "56", "57", "58", "63", "67"),
+    "rupay": ("60", "65", "81", "82", "508", "353", "356"),
 }
 
 
@@ -345,6 +351,8 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
         a, b = m.span()
         digits = "".join(c for c in m.group() if c.isdigit())
         cued = _CARD_WORD.search(text, max(0, a - 32), a) or _CARD_COLUMN.search(text, max(0, a - 200), a)
+        if m.re is _RUPAY and not cued:
+            cued = _EXPIRY_AFTER.match(text, b)  # `8253 7824 4425 2068 exp 09/27 CVV 412`
         if m.re is _CARD_6_13 and not cued:
             cued = _CARD_ON_LINE.search(text, text.rfind("\n", 0, a) + 1, a)
         if (len(digits) < 17 and digits[0] != "8") or not cued:
@@ -753,8 +761,19 @@ def _phones_beside_names(text: str, found: list[Finding]) -> list[Finding]:
 _ROW_DELIMITERS = ",;|\t"
 _WRAPPING = " \t\"'`[]{}"
 _ROW_PHONE = re.compile(r"\+?\(?\d[\d \-.()]{5,16}\d")
-_US_STATE_CELL = re.compile(rf"(?<![\w\-])[\"']?{places.STATES}[\"']?(?![\w\-])")
-_TAXES = re.compile(r"(?i)ssn|social security|\btax|\bw-?[249]\b|\btin\b|payroll")
+# the groups a person's number is written in with no word beside it: with its country's code, an area code's
+# bracket or a trunk's zero first; or Norway's and Denmark's twos, Singapore's and Hong Kong's fours, China's
+# mobiles, Spain's threes and twos, Norway's 3-2-3 (not an amount's thousands, `23 456 789`, an account's or a
+# bank code's, `100 500 00`, a date's, `12 05 2024`)
+_ROW_PHONE_SHAPE = re.compile(
+    r"[+(0].*|\d[ \t]?\(\d+\).*|\d\d(?:[ .\-]\d\d){3}|\d{4}[ \-]\d{4}|1\d\d[ \-]\d{4}[ \-]\d{4}"
+    r"|[6-9]\d\d(?:[ .]\d\d){3}|\d{3}[ ]\d\d[ ]\d{3}"
+)
+_STATE_CODE = re.compile(places.STATES)
+# the words of a text about SSNs and taxes on people (not an invoice's `tax` column, `Taxonomy`, `Tin cans`)
+_TAXES = re.compile(
+    r"(?i)\bssns?\b|social security|(?<![a-z])w-?[249](?![a-z0-9])|\btin\b|payroll|taxpayer|\btax[ _-]?id"
+)
 ROW_VALUE_SCORE = 0.6
 
 
@@ -768,6 +787,7 @@ def _row_values(text: str, found: list[Finding], entities: Sequence[str]) -> lis
     people = [f for f in found if f.entity == "PERSON"]
     if not people or not any(d in text for d in _ROW_DELIMITERS):
         return []
+    states = [f for f in found if f.entity == "LOCATION" and _STATE_CODE.fullmatch(text, f.start, f.end)]
     taken = Overlaps((f.entity, f.start, f.end) for f in found)
     rows: set[tuple[int, int]] = set()
     out = []
@@ -789,7 +809,7 @@ def _row_values(text: str, found: list[Finding], entities: Sequence[str]) -> lis
                 continue
             if any(p.start < b and a < p.end for p in people):
                 continue
-            kind = _row_value(text, text[a:b], line, b)
+            kind = _row_value(text, text[a:b], any(start <= f.start < end for f in states), b)
             if kind is not None and kind in entities:
                 out.append(Finding(kind, a, b, ROW_VALUE_SCORE))
                 taken.add((kind, a, b))
@@ -812,20 +832,21 @@ def _unwrapped(text: str, a: int, b: int) -> tuple[int, int]:
             return a, b
 
 
-def _row_value(text: str, value: str, line: str, b: int) -> str | None:
+def _row_value(text: str, value: str, stated: bool, b: int) -> str | None:
     """What a value alone in a person's row's cell is, if it is a phone number, a long card, RuPay's card or an
-    SSN."""
+    SSN; `stated`: the row holds a US state's code after a town (`"Yuma", "AZ"`)."""
     if _BARE_SSN.fullmatch(value):
-        said = _US_STATE_CELL.search(line) is not None or _TAXES.search(text) is not None
+        said = stated or _TAXES.search(text) is not None
         return "US_SSN" if said and not _ssns().invalidate_result(value) else None
+    carded = _CARD_ON_LINE.search(text) is not None  # a card's word in the text, a column's or a message's
     if value.isdigit():
         long_card = _LONG_CARD.fullmatch(value) and issued_length(value) and _cards().validate_result(value)
-        return "CREDIT_CARD" if long_card else None
+        return "CREDIT_CARD" if long_card and carded else None
     if _RUPAY.fullmatch(value):  # RuPay's own range, in a card's printed groups (a bare run returned above)
         return "CREDIT_CARD" if _cards().validate_result("".join(c for c in value if c.isdigit())) else None
-    if _ROW_PHONE.fullmatch(value) and not _NOT_PHONES.fullmatch(value) and not not_a_phone(text, value, b):
-        return "PHONE_NUMBER" if valid_somewhere(value) else None
-    return None
+    if not _ROW_PHONE.fullmatch(value) or not _ROW_PHONE_SHAPE.fullmatch(value) or _NOT_PHONES.fullmatch(value):
+        return None
+    return "PHONE_NUMBER" if not not_a_phone(text, value, b) and valid_somewhere(value) else None
 
 
 def _touching(regions: Regions, start: int, end: int) -> str | None:

@@ -19,8 +19,11 @@ from .test_pii_fields_streets_and_prose import scan
         ("| Bassist | Henrik Solberg | 41 52 63 74 |", ("PHONE_NUMBER", "41 52 63 74")),
         ("  ('Inés', 'Carrasco Ruiz', '678 12 34 56', 'Cádiz'),", ("PHONE_NUMBER", "678 12 34 56")),
         ("Camila Rojas,(2) 2417 6389,Santiago,socia", ("PHONE_NUMBER", "(2) 2417 6389")),
-        # a long card, Luhn-valid, in its holder's row
-        ("2025-01-14,Hendrik van Leeuwen,4578631807025997202,declined", ("CREDIT_CARD", "4578631807025997202")),
+        # a long card, Luhn-valid, in its holder's row, in a text that speaks of cards
+        (
+            "date,name,card,status\n2025-01-14,Hendrik van Leeuwen,4578631807025997202,declined",
+            ("CREDIT_CARD", "4578631807025997202"),
+        ),
         # nine digits that are a valid SSN, in a row with a US state's code, or in a text about taxes
         ('    ("Marisol Quintero", "521447803", "Tucson", "AZ"),', ("US_SSN", "521447803")),
         ("payroll export: Okafor, Chidi|521447803|Houston", ("US_SSN", "521447803")),
@@ -55,7 +58,7 @@ def test_a_rows_other_numbers_are_no_ones(text: str, kind: str) -> None:
         # Spain's mobiles in threes and twos, Egypt's after their operator's code; Portugal's after its word
         ("Si no contesta, prueba con 634 21 87 90 por la tarde.", "634 21 87 90"),
         ("A Rita disse que o número novo é 913 572 846.", "913 572 846"),
-        ("[18:02] omar: 010 47283916", "010 47283916"),
+        ("[18:01] omar: تمام\n[18:02] omar: 010 47283916", "010 47283916"),
         # a phone's word in more languages: Spanish's plural `call` and landline, Italian's `call back`, Czech's
         # `call`, Indonesian's number, Swahili's number, Mongolian's phone, Arabic's `and his number`
         ("Para reservas llamad a Nerea al 634 21 87 90", "634 21 87 90"),
@@ -112,12 +115,16 @@ def test_nine_digits_beside_a_name_in_brackets_are_an_ssn(text: str, ssn: str) -
 @pytest.mark.parametrize(
     ("text", "card"),
     [
-        # China's `payment card` as a key, and an INSERT's card column with its VALUES on the next line
+        # China's `payment card` as a key, and a card in its holder's row of an INSERT with a card's column
         ('{"顾客":"刘晓梅","支付卡":"6253693417287941949"}', "6253693417287941949"),
         (
-            "INSERT INTO orders (customer, card_number, amount)\nVALUES ('order-77', '6253693417287941949', 88.00);",
+            "INSERT INTO orders (customer, card_number, amount)\nVALUES ('陳嘉欣', '6253693417287941949', 88.00);",
             "6253693417287941949",
         ),
+        # RuPay's after its brand, after Hindi's card and number, and with its expiry after it
+        ("Paid with RuPay 8253 7824 4425 2068 at the counter.", "8253 7824 4425 2068"),
+        ("कार्ड नंबर 8253 7824 4425 2068", "8253 7824 4425 2068"),
+        ("Please charge 8253 7824 4425 2068 exp 09/27 CVV 412", "8253 7824 4425 2068"),
     ],
 )
 def test_a_long_card_under_its_key_is_read(text: str, card: str) -> None:
@@ -179,3 +186,46 @@ def test_an_acronym_ending_its_line_is_no_kin_word(text: str, word: str) -> None
 @pytest.mark.parametrize("text", ["Till: kundecenter@vaskeri.dk", "To: asiakastuki@pesula.fi"])
 def test_more_customer_services_mailboxes_are_no_ones(text: str) -> None:
     assert [f for f in scan(text) if f[0] == "EMAIL_ADDRESS"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # amounts, counts, accounts, bank codes, dates and national ids in a person's row
+        ("Joe Biden;81 283 501;51.3", "PHONE_NUMBER"),
+        ("1042,Hendrik van Leeuwen,Finance,23 456 789", "PHONE_NUMBER"),
+        ("Lukas Schneider;22 500 000;Kunde", "PHONE_NUMBER"),
+        ("Hendrik van Leeuwen;100 500 00;Berlin", "PHONE_NUMBER"),
+        ("Hendrik van Leeuwen;31-12-1987;Berlin", "PHONE_NUMBER"),
+        ("Jón Jónsson;120174-3399;Reykjavík", "PHONE_NUMBER"),
+        # an id that passes Luhn's check in a text about no card
+        ("653846999434047632,gracehopper,Grace Hopper,admin", "CREDIT_CARD"),
+        # a member's number beside a country's code, or in a text with an invoice's tax
+        ("Hendrik Müller,DE,521447803", "US_SSN"),
+        ("invoice,customer,amount,tax\n2024-001,Hendrik Müller,521447803,21.00", "US_SSN"),
+        # after a phone's word, a column's next value and an amount in thousands
+        ("event,count\ncalls,23 456 789\nsms_sent,34 567 890", "PHONE_NUMBER"),
+        ("mobile, 87 654 321, desktop, 12 345 678", "PHONE_NUMBER"),
+        ("Telefon, 56 789 123 Stück verkauft (2023)", "PHONE_NUMBER"),
+        # Indonesian's number before a receipt's or a transaction's word, Spanish's fixed price, Icelandic prices
+        ("Nomor resi JNE: 0123 4567 8910", "PHONE_NUMBER"),
+        ("Nomor transaksi 2211 3344 556 berhasil.", "PHONE_NUMBER"),
+        ("Precio fijo: 915 23 45 67 unidades", "PHONE_NUMBER"),
+        ("Verð á síma: 5 990 000 kr", "PHONE_NUMBER"),
+        ("Síminn hf. skilaði hagnaði 4 581 2345 kr.", "PHONE_NUMBER"),
+        ("Modem sima 693 2291 status ok", "PHONE_NUMBER"),
+        # Spain's shape after an order's, an invoice's, an id's word; Egypt's in a log with no Arabic
+        ("El pedido 648 29 17 53 se envió ayer.", "PHONE_NUMBER"),
+        ("Factura 648 29 17 53", "PHONE_NUMBER"),
+        ("DNI: 648 29 17 53", "PHONE_NUMBER"),
+        ("ERROR 010 47283916 retry=3", "PHONE_NUMBER"),
+        # a code's prefix and a hyphen before a number with its `+`
+        ("sku TSHIRT-+27 71 234 5678", "PHONE_NUMBER"),
+    ],
+)
+def test_the_reviews_lookalikes_are_not_read(text: str, kind: str) -> None:
+    assert [f for f in scan(text) if f[0] == kind] == []
+
+
+def test_a_spanish_mobile_with_its_code_is_read_whole() -> None:
+    assert ("PHONE_NUMBER", "+34 658 88 41 45") in scan("Llámame al +34 658 88 41 45 mañana")
