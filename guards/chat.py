@@ -115,7 +115,7 @@ _PARTICLES = frozenset(
         "mac",
     ]
 )  # `Ria de Boer`
-# a Teams copy's plain speaker line: two or three words, or `Surname, Given`
+# a Teams copy's plain speaker line: two or three words, or `Surname, Given` (`Gómez Ruiz, Lucía` too)
 _PLAIN_NAME = re.compile(rf"{_NAME}(?:[ \t]{_NAME}){{1,2}}|{_NAME}(?:[ \t]{_NAME})?,[ \t]{_NAME}")
 _MESSAGE_WORDS = 3  # a message's words, in one at least: not only a role's lines under names (`Registrar, Sales`)
 _LABELLED = re.compile(r"[^\s:]{1,30}:(?:\s|\Z)")  # `DOB: 1980-02-01`: a record's field, not a message
@@ -131,10 +131,8 @@ _CAPITALISED = re.compile(
 )
 # a system's token in a message: a path, a snake_case name (`/lampshades/custom`, `max_conn`; not `Q3`, `room B2`)
 _SYSTEM_TOKEN = re.compile(r"(?<![\w/])/\w|\w_\w")
-# a value a roster or a contact list writes beside a name: an address, a long number (not a mention, `@Greta`)
-_CHAT_VALUE = re.compile(r"\w@|\d[\d \-]{5,}\d")
-# a reply's first two words: `on it`, `will do`
-_REPLY_PAIRS = frozenset(["on it", "will do", "got it", "no problem", "de acuerdo", "va bene", "d'accord"])
+# a value a roster or a contact list writes beside a name: an address, a long number
+_CHAT_VALUE = re.compile(r"@|\d[\d \-]{5,}\d")
 BARE_LINES = 2  # bare `Name: ...` lines a text needs to be a chat log's (one is a field: `Reporter: Ana`)
 
 
@@ -142,7 +140,7 @@ def speakers(text: str, kinds: Kinds | None = None) -> list[tuple[int, int]]:
     """Where text's chat lines name their speaker: after a time, in an IRC nick's brackets, before Discord's dash
     and time, or bare at a line's start where at least BARE_LINES lines open so with a message after the colon;
     with the lexicons' `kinds`, a Teams copy's plain speaker lines too (_plain_speakers)."""
-    plain = _plain_speakers(text, kinds) if kinds and "\n" in text else []
+    plain = _plain_speakers(text, kinds) if kinds and "\n" in text and not _CHAT_VALUE.search(text) else []
     if ":" not in text and "<" not in text:
         return plain  # every other format's time has a colon, or an IRC nick its bracket
     out = [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in NICK.finditer(text)]
@@ -198,39 +196,8 @@ def _plain_speakers(text: str, kinds: Kinds) -> list[tuple[int, int]]:
     messages = [line.strip() for line in lines[1::2]]
     if len({m.split()[0].lower() for m in messages}) == 1:
         return []  # `mora em Lisboa` / `mora no Porto`: a list's entries, written alike
-    if len(out) < 2:
-        return []
-    speakers = [text[a:b] for a, b in out]
-    if _answered(speakers, messages):
-        return out
-    if _CHAT_VALUE.search(text):
-        return []  # a roster's or a contact list's value beside the names, and no one answered
     said = any(len(m.split()) >= _MESSAGE_WORDS for m in messages) and any(_talk(m, kinds) for m in messages)
-    return out if said and _turns(names, len(out), messages) else []
-
-
-def _answered(speakers: list[str], messages: list[str]) -> bool:
-    """One speaker answers another: a question, then another's message opening with a reply's word (`¿Alguien
-    revisó el chart?` / `Sí, ya tiene la imagen`, `... ?` / `on it`), or a message naming the next speaker with
-    `@` (`@Greta can you share the roster?`). An interview's transcript is a chat's too; a roster, a directory,
-    minutes or a list of bios ask and answer nothing."""
-    for i in range(len(messages) - 1):
-        if speakers[i] == speakers[i + 1]:
-            continue
-        words = messages[i + 1].split()
-        first = words[0].strip(",.!:;").lower()
-        pair = " ".join(words[:2]).strip(",.!:;").lower()
-        if "?" in messages[i] and (first in _REPLIES or pair in _REPLY_PAIRS):
-            return True
-        given = _given_shown(speakers[i + 1])
-        if f"@{given}" in messages[i]:
-            return True
-    return False
-
-
-def _given_shown(speaker: str) -> str:
-    """The given name of a speaker's line as Teams shows it: `Greta Lindqvist`, `Lindqvist, Greta`."""
-    return speaker.split(",", 1)[1].split()[0] if "," in speaker else speaker.split()[0]
+    return out if len(out) > 1 and said and _turns(names, len(out), messages) else []
 
 
 def _turns(names: set[str], lines: int, messages: list[str]) -> bool:

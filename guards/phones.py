@@ -80,7 +80,8 @@ _PHONE_WORDS = _words(
     "emergency number numbers "
     # and in other languages: `telefon "0540 023 71 82"`, `Handy`, `móvil`, `tlf`, `sími`
     "telefon telefono teléfono telefone téléphone telefoon handy mobil móvil movil celular telemóvel tlf puh "
-    "puhelin sími síma telepon ponsel namba утас телефон номер numer nummer número numero numéro"
+    "puhelin sími síma telepon ponsel namba утас телефон номер numer nummer número numero numéro telefonu "
+    "telefonem telefonnummer handynummer mobilnummer rückruf cellulare celulare هاتف جوال موبايل"
 )
 # what names an id: `ticket id`, `BUILD_ID`, `order.id`, `Order IDs like`, `(run 12088341772)`
 _ID_WORDS = _words(

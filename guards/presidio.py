@@ -229,10 +229,8 @@ class CuedPhoneRecognizer(EntityRecognizer):
             regions = ("IS", *regions) if m.group("icelandic") else regions
             if word in _TRUNK_ZERO and number[:1] not in "0+(":
                 continue  # Thailand and Japan write a number at home with its leading 0 (not a shoe's `42 43 44`)
-            if word is None and text[m.end("cue") : start].lstrip().startswith(","):
+            if word is None and _NEXT_VALUE.fullmatch(text, m.end("cue"), start):
                 continue  # a column's or a list's next value: `calls,23 456 789`, `mobile, 87 654 321, desktop`
-            if THOUSANDS.fullmatch(number):
-                continue  # a count or an amount in thousands' groups: `Telefon, 56 789 123 Stück`
             if not_a_phone(text, number, start + len(number)) or not valid_somewhere(number, regions):
                 continue
             out.append(RecognizerResult("PHONE_NUMBER", start, start + len(number), 0.75))
@@ -258,14 +256,15 @@ _PHONE_WORDS = (
     r"(?:liguem|ligarmos|ligamos|ligo|ligarem|ligaremos)"
     r"(?:-(?:me|nos|lhe|lhes|te)\b|(?=(?:[ \t]+[^\W\d_]+)?[ \t]+(?:para|pra|pro)\b|[ \t]+de[ \t]+volta))|"
     # Spanish's plural `call` and landline, Italian's `contact` and `call back`, Czech's `call`, Indonesian's
-    # number, call and phone, Swahili's number, Mongolian's phone, Arabic's `and his number`: `llamad a Maite al
-    # 611 01 04 45`, `Mi contatti al 359 518 3140`, `Volejte prosím na 601 947 206`, `namba yake 0710 187279`
+    # number, call and phone, Swahili's number, Mongolian's phone (not its `утасны`, a phone's model or count),
+    # Arabic's `and his number`: `llamad a Maite al 611 01 04 45`, `Volejte prosím na 601 947 206`, `namba yake
+    # 0710 187279`
     # (Spanish's landline only as someone's, Indonesian's number only before a phone's word or a person's title:
     # not `Precio fijo`, `Nomor resi`, `Nomor transaksi`)
     r"llamad|(?:(?<=el )|(?<=su )|(?<=tu )|(?<=mi )|(?<=teléfono ))fijo|"
     r"contatti|contattami|contattarmi|contattateci|richiamarmi|richiamami|richiamare|richiamateci|volejte|"
     r"nomor(?=[ \t]+(?:hp|telepon|telp|wa|whatsapp|ponsel|handphone|pak|bu|ibu|mas|mbak|kak)\b)|nomornya|"
-    r"hubungi|telepon|telp|namba|утас|утасны|ورقمه|ورقمي|"
+    r"hubungi|telepon|telp|namba|утас(?![^\W\d_])|ورقمه|ورقمي|"
     r"연락처|전화|"
     # Icelandic's phone, mobile and call, whose numbers have seven digits: `Síminn minn er 693 2291`
     rf"(?P<icelandic>{_ICELANDIC})"
@@ -384,15 +383,15 @@ _PHONE_REGIONS = [
 
 
 _CUED_TRIES = 64
-# a count or an amount in groups of thousands after one or two digits (`23 456 789`, `5 990 000`): no country
-# writes its numbers so
-THOUSANDS = re.compile(r"\d{1,2}(?:[ .]\d{3})+")
+# the number right after the phone's word (or its key: `sms_sent`, `phone_verifications_total`) and a comma
+_NEXT_VALUE = re.compile(r"\w*[\"']?[ \t]*,[ \t]*[\"']?")
 
 
 class ShapedPhoneRecognizer(EntityRecognizer):
     """A mobile number in a shape its own country alone writes, with no phone's word needed: Korea's
-    `010-2062-4351`, Turkey's `0501 234 69 24`, Sweden's `070-130 80 61`, Spain's `634 21 87 90`, Egypt's
-    `010 47283916`; `phonenumbers` says it is a valid mobile number there."""
+    `010-2062-4351`, Turkey's `0501 234 69 24`, Sweden's `070-130 80 61`; `phonenumbers` says it is a valid
+    mobile number there. (Spain's threes and twos and Egypt's `010 47283916` are a member's, a file's, a lot's
+    number as often: read after a phone's word only.)"""
 
     def __init__(self) -> None:
         super().__init__(supported_entities=["PHONE_NUMBER"], name="ShapedPhoneRecognizer", supported_language="en")
@@ -401,7 +400,7 @@ class ShapedPhoneRecognizer(EntityRecognizer):
         pass
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[RecognizerResult]:
-        if "PHONE_NUMBER" not in entities:
+        if "PHONE_NUMBER" not in entities or "0" not in text:
             return []
         out = []
         for tried, m in enumerate(_SHAPED_PHONE.finditer(text)):
@@ -410,25 +409,16 @@ class ShapedPhoneRecognizer(EntityRecognizer):
             region = next(name for name, value in m.groupdict().items() if value is not None)
             if not_a_phone(text, m.group(), m.end()) or not _mobile(m.group(), region):
                 continue
-            if _COUNTRY_CODE_BEFORE.search(text, max(0, m.start() - 8), m.start()):
-                continue  # `+34 658 88 41 45`: the number with its code is read whole
-            if region == "EG" and not _ARABIC.search(text):
-                continue  # Egypt's shape in a text with no Arabic: a log's counters (`step 010 93847261`)
             out.append(RecognizerResult("PHONE_NUMBER", m.start(), m.end(), SHAPED_PHONE_SCORE))
         return out
 
 
 SHAPED_PHONE_SCORE = 0.75
 _SHAPED_PHONE = re.compile(
-    r"(?<![\d+\-.])(?:(?P<KR>01[016789]-\d{3,4}-\d{4})|(?P<TR>05\d\d \d{3} \d\d \d\d)|(?P<SE>07\d-\d{3} \d\d \d\d)|"
-    # Spain's mobiles in threes and twos, Egypt's after their operator's code (not Portugal's in threes, as an
-    # order's number is written too: `ligamos o pedido 915 641 339 ao cliente errado`)
-    r"(?P<ES>[67]\d\d \d\d \d\d \d\d)|(?P<EG>01[0125] \d{8}))"
+    r"(?<![\d+\-.])(?:(?P<KR>01[016789]-\d{3,4}-\d{4})|(?P<TR>05\d\d \d{3} \d\d \d\d)|(?P<SE>07\d-\d{3} \d\d \d\d))"
     r"(?![\d\-.]\d|\d)"
 )
 _MOBILE = (phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE)
-_COUNTRY_CODE_BEFORE = re.compile(r"(?:\+|\b00)\d{1,3}\)?[ \t.\-]*\Z")
-_ARABIC = re.compile(r"[\u0600-\u06ff]")
 
 
 def _mobile(number: str, region: str) -> bool:
@@ -445,8 +435,8 @@ _UNIT_AFTER = re.compile(
     r"[ \t]*(?:(?:ns|µs|us|ms|s|sec|secs|seconds|min|mins|minutes|hours?|h|nodes?|rows?|people|users?|items?|bytes?|"
     r"kb|mb|gb|tb|%|cet|cest|utc|gmt|times|requests?|req|calls?|per|"
     # a currency's and a count's word in other languages: `4 581 2345 kr.`, `648 29 17 53 €`, `8811 2233 ширхэг`
-    r"kr|eur|euros?|usd|chf|sek|nok|dkk|isk|zł|kč|ft|lei|руб|stück|stk|pcs|pieces|unidades|céntimos|ширхэг|krát|"
-    r"veces|fois|volte|mal)\b|[ \t]*[€$£₺₽]"
+    r"kr|eur|euros?|usd|chf|sek|nok|dkk|isk|zł|kč|ft|руб|stück|stk|pcs|pieces|unidades|céntimos|ширхэг|krát|"
+    r"veces|fois|volte)\b|[ \t]*[€$£₺₽]"
     # and in scripts without spaces: a currency, a count's word (`3999 4999 元`, `1500 2000 台`, `万`)
     r"|[元円圓台个個件万萬亿億人次部本])",
     re.IGNORECASE,

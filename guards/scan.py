@@ -766,9 +766,18 @@ _ROW_PHONE = re.compile(r"\+?\(?\d[\d \-.()]{5,16}\d")
 # mobiles, Spain's threes and twos, Norway's 3-2-3 (not an amount's thousands, `23 456 789`, an account's or a
 # bank code's, `100 500 00`, a date's, `12 05 2024`)
 _ROW_PHONE_SHAPE = re.compile(
-    r"[+(0].*|\d[ \t]?\(\d+\).*|\d\d(?:[ .\-]\d\d){3}|\d{4}[ \-]\d{4}|1\d\d[ \-]\d{4}[ \-]\d{4}"
-    r"|[6-9]\d\d(?:[ .]\d\d){3}|\d{3}[ ]\d\d[ ]\d{3}"
+    r"[+(0].*|\d[ \t]?\(\d+\).*|\d\d(?:[ .\-]\d\d){3}|1\d\d[ \-]\d{4}[ \-]\d{4}|[6-9]\d\d(?:[ .]\d\d){3}"
+    r"|\d{3}[ ]\d\d[ ]\d{3}"
 )
+# a date's or a day's hours in a cell (`01-05-1987`, `01 05 1987`, `0900-1730`, `0800 1600`): no phone's
+_DAY_CELL = re.compile(r"\d\d[ .\-/]\d\d[ .\-/](?:19|20)\d\d|[0-2]\d[0-5]\d[ \-–][0-2]\d[0-5]\d")
+# a card's word as a word or a key's (`card`, `card_number`, `tarjeta`; not `scorecard`, `card_game`, `wildcard`)
+_CARD_WORD_ANYWHERE = re.compile(
+    r"(?i)(?<![a-z])(?:cards?|card_?(?:number|no|num|holder)|pan|tarjetas?|karte|carte|cart[ãa]o|kaart|kort|"
+    r"karta|kartu|unionpay|maestro|verve|rupay)(?![a-z_])|卡|カード|카드"
+)
+# a column's name that says its values are an id (`employee_id`, `member_no`, `Order #`): no SSN's
+_ID_COLUMN = re.compile(r"(?i)(?:^|[\s_\-])(?:id|no|nr|num|number|#)$|^(?:member|order|account|customer|badge)")
 _STATE_CODE = re.compile(places.STATES)
 # the words of a text about SSNs and taxes on people (not an invoice's `tax` column, `Taxonomy`, `Tin cans`)
 _TAXES = re.compile(
@@ -816,6 +825,20 @@ def _row_values(text: str, found: list[Finding], entities: Sequence[str]) -> lis
     return out
 
 
+def _id_column(text: str, a: int) -> bool:
+    """The cell at text[a] is under a header's column that names an id (`name,city,state,employee_id`)."""
+    start = text.rfind("\n", 0, a) + 1
+    end = text.find("\n", a)
+    line = text[start : end if end >= 0 else len(text)]
+    delimiter = max(_ROW_DELIMITERS, key=line.count)
+    index = text.count(delimiter, start, a)
+    for header in text[:start].split("\n")[:3]:  # the table's header is one of its first lines
+        cells = header.split(delimiter)
+        if len(cells) == line.count(delimiter) + 1 and not any(c.isdigit() for c in header):
+            return _ID_COLUMN.search(cells[index].strip().strip("\"'")) is not None
+    return False
+
+
 def _unwrapped(text: str, a: int, b: int) -> tuple[int, int]:
     """text[a:b] without the spaces, quotes and brackets around a cell's value; a bracket that opens or closes
     nothing inside the value (a tuple's) goes too, not a phone's area code's (`(2) 2289 7622`)."""
@@ -836,15 +859,17 @@ def _row_value(text: str, value: str, stated: bool, b: int) -> str | None:
     """What a value alone in a person's row's cell is, if it is a phone number, a long card, RuPay's card or an
     SSN; `stated`: the row holds a US state's code after a town (`"Yuma", "AZ"`)."""
     if _BARE_SSN.fullmatch(value):
-        said = stated or _TAXES.search(text) is not None
+        said = (stated or _TAXES.search(text) is not None) and not _id_column(text, b - len(value))
         return "US_SSN" if said and not _ssns().invalidate_result(value) else None
-    carded = _CARD_ON_LINE.search(text) is not None  # a card's word in the text, a column's or a message's
+    carded = _CARD_WORD_ANYWHERE.search(text) is not None  # a card's word in the text, a column's or a message's
     if value.isdigit():
         long_card = _LONG_CARD.fullmatch(value) and issued_length(value) and _cards().validate_result(value)
         return "CREDIT_CARD" if long_card and carded else None
     if _RUPAY.fullmatch(value):  # RuPay's own range, in a card's printed groups (a bare run returned above)
         return "CREDIT_CARD" if _cards().validate_result("".join(c for c in value if c.isdigit())) else None
     if not _ROW_PHONE.fullmatch(value) or not _ROW_PHONE_SHAPE.fullmatch(value) or _NOT_PHONES.fullmatch(value):
+        return None
+    if _DAY_CELL.fullmatch(value):
         return None
     return "PHONE_NUMBER" if not not_a_phone(text, value, b) and valid_somewhere(value) else None
 
