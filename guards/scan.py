@@ -773,11 +773,15 @@ _ROW_PHONE_SHAPE = re.compile(
 _DAY_CELL = re.compile(r"\d\d[ .\-/]\d\d[ .\-/](?:19|20)\d\d|[0-2]\d[0-5]\d[ \-–][0-2]\d[0-5]\d")
 # a card's word as a word or a key's (`card`, `card_number`, `tarjeta`; not `scorecard`, `card_game`, `wildcard`)
 _CARD_WORD_ANYWHERE = re.compile(
-    r"(?i)(?<![a-z])(?:cards?|card_?(?:number|no|num|holder)|pan|tarjetas?|karte|carte|cart[ãa]o|kaart|kort|"
-    r"karta|kartu|unionpay|maestro|verve|rupay)(?![a-z_])|卡|カード|카드"
+    r"(?i)(?<![a-z])(?:cards?|card_?(?:number|no|num|holder)|tarjetas?|cart[ãa]o|unionpay|maestro|verve|rupay)"
+    r"(?![a-z_])|卡|カード|카드"
 )
-# a column's name that says its values are an id (`employee_id`, `member_no`, `Order #`): no SSN's
-_ID_COLUMN = re.compile(r"(?i)(?:^|[\s_\-])(?:id|no|nr|num|number|#)$|^(?:member|order|account|customer|badge)")
+# a column's name that says its values are an id (`employee_id`, `member_no`, `Order #`, `sku`): no SSN's (not
+# `SSN #`, `ssn_no`, `Social Security No`)
+_ID_COLUMN = re.compile(
+    r"(?i)^(?!.*(?:ssn|social|tin\b))(?:.*(?:^|[\s_\-])(?:id|no|nr|num|number|#|uid|ref|key|code|sku)$"
+    r"|(?:member|order|account|customer|badge|sku|uid|ref))"
+)
 _STATE_CODE = re.compile(places.STATES)
 # the words of a text about SSNs and taxes on people (not an invoice's `tax` column, `Taxonomy`, `Tin cans`)
 _TAXES = re.compile(

@@ -266,3 +266,29 @@ def test_the_second_reviews_lookalikes_are_not_read(text: str, kind: str) -> Non
 )
 def test_a_phone_beside_an_orders_word_in_another_language_is_read(text: str, phone: str) -> None:
     assert ("PHONE_NUMBER", phone) in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "phone"),
+    [
+        # an order's or an invoice's word in another language before a phone's word of that language
+        ("Pedido de Ana, contacto 658 88 41 45", "658 88 41 45"),
+        ("Rechnung Schmidt, Kontakt 0172 4839 215", "0172 4839 215"),
+        ("Zamówienie Anny, zadzwoń 604 871 239", "604 871 239"),
+        ('WARNING django.request: Doğrulama hatası: telefon "0540 023 71 82" zaten kayıtlı', "0540 023 71 82"),
+    ],
+)
+def test_a_phone_after_an_orders_word_and_a_phones_word_is_read(text: str, phone: str) -> None:
+    assert ("PHONE_NUMBER", phone) in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # a card's word that is another word too (`Pan`), and an id's column beside a town and its state
+        ("id,name,tag\n653846999434047632,Peter Pan,neverland", "CREDIT_CARD"),
+        ("name,city,state,sku\nGrace Hopper,Arlington,VA,521447803", "US_SSN"),
+    ],
+)
+def test_the_third_reviews_lookalikes_are_not_read(text: str, kind: str) -> None:
+    assert [f for f in scan(text) if f[0] == kind] == []
