@@ -50,7 +50,8 @@ NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
 # — i dag kl. 11:02`, `Ana — Yesterday at 9:14 PM`, and German's `gwen — Heute um 16:20 Uhr` (a dash is `-` once
 # the text is normalised; not `Anna - 14:30`, nor a schedule's `Stefanie — ab 13:00 Uhr`)
 _DISCORD = re.compile(
-    rf"(?m)^(?P<who>{_NAME})[ \t]+[—–-][ \t]+(?:[^\s\d][^\n]{{0,30}}?\d{{1,2}}[:.]\d{{2}}(?:[ \t]?[AaPp][Mm])?"
+    rf"(?m)^(?P<who>{_NAME}(?:[ \t]{_NAME}){{0,2}})[ \t]+[—–-][ \t]+"
+    r"(?:[^\s\d][^\n]{0,30}?\d{1,2}[:.]\d{2}(?:[ \t]?[AaPp][Mm])?"
     r"|(?:Heute|Gestern|Vorgestern)[ \t]+um[ \t]+\d{1,2}:\d{2}[ \t]+Uhr)[ \t]*$"
 )
 # a guest's or an external's tag after the name shown, in several languages: `(Guest)`, `(Extern)`, `(invité)`

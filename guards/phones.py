@@ -64,6 +64,7 @@ _DECIMAL = re.compile(r"\(?\d+\.\d+")
 # (`646.283.1957`, `01.23.45.67.89`)
 _VERSIONED = re.compile(r"\d\.\.\d|\d\.\d+\.\d+-\d+\)")
 _BARE = re.compile(r"\(?\d+")
+_ZEROED = re.compile(r"0{4}[ \-.]?0{3,}\s*\Z")  # seven zeros or more last: no subscriber's number
 _CONTINUED = re.compile(r"[.:]\d")
 _BEGUN = re.compile(r"\d[.:]\Z")
 _TIME_KEY = re.compile(
@@ -104,6 +105,8 @@ def implausible(text: str, start: int, end: int) -> bool:
     """Whether the phone number found at text[start:end] is something else: a log's number (a decimal, a
     timestamp), a bare counter, part of an identifier, or an id by what is said before it."""
     value = text[start:end]
+    if _ZEROED.search(value):
+        return True  # a placeholder's number: `+5511900000000`, `03-0000-0000`
     if _DECIMAL.fullmatch(value) or _VERSIONED.search(value):
         return True  # (and a version, `12.2.0-14) 12.2.0`, or a timing's range, `18.221..18.222`)
     if _NOT_PHONE.search(_EXTENSION.sub("", value)) or _DATE.search(value) or _glued(text, start, end):

@@ -333,7 +333,7 @@ PERSONAS = frozenset(
      "matti meikalainen", "maija meikalainen", "sven svensson", "jens hansen", "juan del pueblo", "ivan ivanov",
      "john appleseed", "jane appleseed", "joe public", "john q public", "tommy atkins", "john citizen",
      "jan modaal", "nguyen van a", "nguyen van b", "nguyen thi b", "pietje puk",
-     "홍길동", "张三", "李四", "王五", "張三", "王小明", "山田太郎"}
+     "홍길동", "张三", "李四", "王五", "張三", "王小明", "山田太郎", "山田 太郎", "иван иванов", "иванов иван"}
 )  # fmt: skip
 
 

@@ -155,6 +155,8 @@ class Scanner:
             found.extend(_another_ssn(text, found))
             found.extend(_same_column(text, found))
             found.extend(_ssns_beside_names(text, found))
+            if "-" in text:
+                found.extend(_masked_again(text, found))
             if "values" in text.lower():
                 found.extend(_inserted_ssns(text, found))
             if "ssn" in text.lower() and "\n" in text:
@@ -269,6 +271,8 @@ _CARD_WORD = re.compile(
     # `refund_card=`, `TEST_CARD_PAN` (not `scoreCard`, `sim_card`, `id_card`, `time_pan`)
     r"|(?<![A-Za-z])(?i:backup|fallback|refund|default|primary|payment|credit|debit|bank|saved|stored|test|billing|"
     r"funding|card)_?(?:Card|CARD|card|Pan|PAN|pan)\b"
+    # a card's brand as a key's first word: `unionpay_backup = `, `visa_primary: `
+    r"|(?<![A-Za-z])(?i:unionpay|visa|mastercard|amex|maestro|verve|rupay|discover|jcb)_\w{1,20}(?=[ \t]*[=:])"
     # a card's number as a key: `card_no=`, `"card_number":`, `cardNumber`, `CC_NUM`, `paymentCardNumber` (not
     # another card's: `id_card_no`, `loyalty_card_no`, `gift-card-no`)
     r"|(?<![\w\-])(?i:(?:credit|debit|bank|payment|billing)_?)?(?i:card|cc)[_\-]?(?i:number|num|no|nr)(?![A-Za-z])"
@@ -378,8 +382,9 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
 # (presidio's context words match inside longer words, so `tin` cannot be one: `setting`, `Martin`)
 _TIN = re.compile(
     # (and a record's `TaxID`, `tax_id`; an HTML table's `TIN</th><td>`)
-    r"(?<![\w\-])(?:(?i:tin|taxpayer_id|taxpayer id|ssn|ssn_number|social_security_number)|(?i:tax_?id)(?=[\"']?[ \t]*"
-    r"[=:][ \t]*[\"'])|"
+    # (an SSN's key with a word or two after it too: `"ssn_on_file":`)
+    r"(?<![\w\-])(?:(?i:tin|taxpayer_id|taxpayer id|ssn(?:_[a-z]{1,12}){0,2}|social_security_number)"
+    r"|(?i:tax_?id)(?=[\"']?[ \t]*[=:][ \t]*[\"'])|"
     r"(?:TIN|(?i:taxpayer[ _]id))(?:[ \t]+(?:field|number|no|nr|on|"
     r"file|is|was|just|says|said|reads|shows|value|given|entered|listed|as)){1,3})"
     r"(?:(?<=TIN)</th>[ \t]*<td[^<>\n]{0,40}>)?[\"']?[ \t]*[=:]?[ \t]*[\"']?(?P<n>\d{9})"
@@ -658,6 +663,25 @@ def _ssns_beside_names(text: str, found: list[Finding]) -> list[Finding]:
     return out
 
 
+# an SSN masked but for its last four (`***-**-5273`, `XXX-XX-5273`), and nine bare digits that end so
+_MASKED_SSN = re.compile(r"(?<![\w*•])[*Xx•]{3}-[*Xx•]{2}-(?P<last>\d{4})(?![\w\-])")
+_BARE_NINE = re.compile(r"(?<![\w\-.])\d{9}(?![\w\-]|\.\d)")
+
+
+def _masked_again(text: str, found: list[Finding]) -> list[Finding]:
+    """Nine bare digits whose last four an SSN masked but for them repeats (`the field shows 422835273
+    unmasked. Expected: ***-**-5273`): the same SSN, written whole."""
+    lasts = {m.group("last") for m in _MASKED_SSN.finditer(text)}
+    if not lasts:
+        return []
+    taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity != "PHONE_NUMBER")
+    return [
+        Finding("US_SSN", m.start(), m.end(), TIN_SCORE)
+        for m in _BARE_NINE.finditer(text)
+        if m.group()[-4:] in lasts and not taken.over(m.start(), m.end()) and not _ssns().invalidate_result(m.group())
+    ]
+
+
 def _row(text: str, at: int) -> tuple[int, int] | None:
     """The line around text[at], if it is no longer than a row is (_ROW either side)."""
     start = text.rfind("\n", max(0, at - _ROW), at) + 1
@@ -801,7 +825,9 @@ def _row_values(text: str, found: list[Finding], entities: Sequence[str]) -> lis
     if not people or not any(d in text for d in _ROW_DELIMITERS):
         return []
     states = [f for f in found if f.entity == "LOCATION" and _STATE_CODE.fullmatch(text, f.start, f.end)]
-    taken = Overlaps((f.entity, f.start, f.end) for f in found)
+    # (a phone read inside a cell, `03058178` of `010 03058178`, gives way to the cell's whole number)
+    taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity != "PHONE_NUMBER")
+    phones_at = {(f.start, f.end) for f in found if f.entity == "PHONE_NUMBER"}
     rows: set[tuple[int, int]] = set()
     out = []
     for person in people:
@@ -823,6 +849,8 @@ def _row_values(text: str, found: list[Finding], entities: Sequence[str]) -> lis
             if any(p.start < b and a < p.end for p in people):
                 continue
             kind = _row_value(text, text[a:b], any(start <= f.start < end for f in states), b)
+            if kind is not None and kind != "PHONE_NUMBER" and any(s < b and a < e for s, e in phones_at):
+                continue  # a card's or an SSN's digits a phone's reading already holds: the recognizers decide
             if kind is not None and kind in entities:
                 out.append(Finding(kind, a, b, ROW_VALUE_SCORE))
                 taken.add((kind, a, b))

@@ -371,12 +371,18 @@ def _paired_work(text: str, a: int, b: int) -> bool:
 _NEXT_CAPITAL = re.compile(r"[ \t]+[A-ZÀ-Þ]")
 
 
+_DAY = r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)(?:day)?\.?"
+_DAYS = re.compile(rf"{_DAY}[ \t]*[–—\-][ \t]*{_DAY}")
+
+
 def _no_one(text: str, a: int, b: int) -> bool:
     """A person's reading of what is a street (`Aletta Jacobslaan`), a month beside a day (`12–19 Dec`) or a
     unit (`Wh`)."""
     value = text[a:b]
     if _STREET.search(value.rsplit(" ", 1)[-1].rsplit("-", 1)[-1]) or _VOWELLESS.match(value):
         return True
+    if _DAYS.fullmatch(value):
+        return True  # `Tue–Thu`: a rota's days
     if _ORGANISATION_WORD.search(value) or _STREET_FIRST.match(value) or _BUSINESS_FIRST.match(value):
         return True
     if _RULED_LINE.search(text, max(0, a - 40), a) and _RULED_AFTER.match(text, b):

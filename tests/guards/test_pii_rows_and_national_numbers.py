@@ -292,3 +292,38 @@ def test_a_phone_after_an_orders_word_and_a_phones_word_is_read(text: str, phone
 )
 def test_the_third_reviews_lookalikes_are_not_read(text: str, kind: str) -> None:
     assert [f for f in scan(text) if f[0] == kind] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # nine digits whose last four an SSN masked but for them repeats
+        ("Jolene Harper's field shows 422835273 unmasked. Expected: ***-**-5273.", ("US_SSN", "422835273")),
+        # an SSN's key with words after it, a card's brand as a key's first word
+        ('{"ssn_on_file":"269847396","city":"Iași"}', ("US_SSN", "269847396")),
+        ("unionpay_backup = 6217413169009603240", ("CREDIT_CARD", "6217413169009603240")),
+        # a national number in a person's row, a part of which a recognizer read alone
+        ("2024-05-01;Ali Hassan Mahmoud;Giza;010 03058178;AE230334259879378538413", ("PHONE_NUMBER", "010 03058178")),
+    ],
+)
+def test_the_eightieth_sets_missed_values_are_read(text: str, value: tuple[str, str]) -> None:
+    assert value in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        # a placeholder's number: seven zeros or more last
+        ('{<<"Fulano de Tal">>, <<"+5511900000000">>}', ("PHONE_NUMBER", "+5511900000000")),
+        ("1043,Israel,Israeli,Tel Aviv,03-0000000", ("PHONE_NUMBER", "03-0000000")),
+        # a rota's days
+        ("- Tue–Thu: ridge work (weather permitting)", ("PERSON", "Tue–Thu")),
+        # a Discord copy's speakers shown with two names
+        (
+            "Zainab Hussain — Today at 20:01\nanyone booked the sauna?\ntapio — Today at 20:05\nI did",
+            ("PERSON", "Zainab Hussain"),
+        ),
+    ],
+)
+def test_the_eightieth_sets_lookalikes_are_not_read(text: str, wrong: tuple[str, str]) -> None:
+    assert wrong not in scan(text)
