@@ -49,8 +49,14 @@ NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
 # Discord's copied header line, the name, a dash, the day and the time, nothing after: `hiro — 今日 13:05`, `frederik
 # — i dag kl. 11:02`, `Ana — Yesterday at 9:14 PM`, and German's `gwen — Heute um 16:20 Uhr` (a dash is `-` once
 # the text is normalised; not `Anna - 14:30`, nor a schedule's `Stefanie — ab 13:00 Uhr`)
+# a Discord copy's day before its time, after a name shown in two or three words (`Zainab Hussain — Today at
+# 20:01`; not an agenda's `Priya Raman — Opening remarks 09:30`)
+_DISCORD_DAY = (
+    r"[ \t]+[—–-][ \t]+(?:Today|Yesterday|Heute|Gestern|Aujourd[’']hui|Hier|Hoy|Ayer|Oggi|Ieri|Hoje|Ontem|Vandaag|"
+    r"Gisteren|I[ \t]dag|I[ \t]går|Dzisiaj|Wczoraj|Сегодня|Вчера|\d{1,2}[./]\d{1,2}[./]\d{2,4})"
+)
 _DISCORD = re.compile(
-    rf"(?m)^(?P<who>{_NAME}(?:[ \t]{_NAME}){{0,2}})[ \t]+[—–-][ \t]+"
+    rf"(?m)^(?:(?P<who>{_NAME})|(?P<shown>{_NAME}(?:[ \t]{_NAME}){{1,2}})(?={_DISCORD_DAY}))[ \t]+[—–-][ \t]+"
     r"(?:[^\s\d][^\n]{0,30}?\d{1,2}[:.]\d{2}(?:[ \t]?[AaPp][Mm])?"
     r"|(?:Heute|Gestern|Vorgestern)[ \t]+um[ \t]+\d{1,2}:\d{2}[ \t]+Uhr)[ \t]*$"
 )
@@ -145,7 +151,8 @@ def speakers(text: str, kinds: Kinds | None = None) -> list[tuple[int, int]]:
     if ":" not in text and "<" not in text:
         return plain  # every other format's time has a colon, or an IRC nick its bracket
     out = [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in NICK.finditer(text)]
-    out += [m.span("who") for m in _DISCORD.finditer(text)] if " - " in text or " — " in text else []
+    discord = _DISCORD.finditer(text) if " - " in text or " — " in text else ()
+    out += [m.span("who") if m.group("who") else m.span("shown") for m in discord]
     teams = [m for m in _TEAMS.finditer(text)] if "):" in text else []
     # a guest's or an external's tag for the time only in a Teams copy (not a booking log's `Anna Schmidt (Guest):`)
     out += [m.span("who") for m in teams if m.group("tag") is None or "Teams" in text]

@@ -678,8 +678,14 @@ def _masked_again(text: str, found: list[Finding]) -> list[Finding]:
     return [
         Finding("US_SSN", m.start(), m.end(), TIN_SCORE)
         for m in _BARE_NINE.finditer(text)
-        if m.group()[-4:] in lasts and not taken.over(m.start(), m.end()) and not _ssns().invalidate_result(m.group())
+        if m.group()[-4:] in lasts
+        and not taken.over(m.start(), m.end())
+        and not _ssns().invalidate_result(m.group())
+        and not _ID_BEFORE.search(text, max(0, m.start() - 16), m.start())
     ]
+
+
+_ID_BEFORE = re.compile(r"(?i)\b(?:order|invoice|id|ticket|ref|account|member|employee)[\s#:=\-]{0,3}\Z")
 
 
 def _row(text: str, at: int) -> tuple[int, int] | None:

@@ -327,3 +327,19 @@ def test_the_eightieth_sets_missed_values_are_read(text: str, value: tuple[str, 
 )
 def test_the_eightieth_sets_lookalikes_are_not_read(text: str, wrong: tuple[str, str]) -> None:
     assert wrong not in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # an agenda's and a rota's names before a dash and a time, with no Discord's day: people
+        ("Agenda\nPriya Raman — Opening remarks 09:30\nTomás Herrera — Keynote 10:15", ("PERSON", "Priya Raman")),
+        ("Anna Berg — Sales lead 10:30", ("PERSON", "Anna Berg")),
+    ],
+)
+def test_a_name_a_dash_and_a_time_with_no_day_are_a_persons(text: str, value: tuple[str, str]) -> None:
+    assert value in scan(text)
+
+
+def test_an_orders_number_ending_as_a_masked_ssn_is_no_ssn() -> None:
+    assert [f for f in scan("Order 100045273 shipped. Card on file ***-**-5273") if f[0] == "US_SSN"] == []
