@@ -792,9 +792,9 @@ _ROW_DELIMITERS = ",;|\t"
 _WRAPPING = " \t\"'`[]{}"
 _ROW_PHONE = re.compile(r"\+?\(?\d[\d \-.()]{5,16}\d")
 # the groups a person's number is written in with no word beside it: with its country's code, an area code's
-# bracket or a trunk's zero first; or Norway's and Denmark's twos, Singapore's and Hong Kong's fours, China's
-# mobiles, Spain's threes and twos, Norway's 3-2-3 (not an amount's thousands, `23 456 789`, an account's or a
-# bank code's, `100 500 00`, a date's, `12 05 2024`)
+# bracket or a trunk's zero first; or Norway's and Denmark's twos, China's mobiles, Spain's threes and twos,
+# Norway's 3-2-3 (not an amount's thousands, `23 456 789`, an account's or a bank code's, `100 500 00`, a date's,
+# `12 05 2024`, a badge's fours, `4471 2290`)
 _ROW_PHONE_SHAPE = re.compile(
     r"[+(0].*|\d[ \t]?\(\d+\).*|\d\d(?:[ .\-]\d\d){3}|1\d\d[ \-]\d{4}[ \-]\d{4}|[6-9]\d\d(?:[ .]\d\d){3}"
     r"|\d{3}[ ]\d\d[ ]\d{3}"
