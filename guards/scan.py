@@ -835,6 +835,9 @@ def _row_values(text: str, found: list[Finding], entities: Sequence[str]) -> lis
     taken = Overlaps((f.entity, f.start, f.end) for f in found if f.entity != "PHONE_NUMBER")
     phones_at = {(f.start, f.end) for f in found if f.entity == "PHONE_NUMBER"}
     rows: set[tuple[int, int]] = set()
+    # what the whole text says, asked once: a card's word in it, a word of SSNs and taxes
+    carded = _CARD_WORD_ANYWHERE.search(text) is not None
+    taxed = _TAXES.search(text) is not None
     out = []
     for person in people:
         row = _row(text, person.start)
@@ -846,15 +849,15 @@ def _row_values(text: str, found: list[Finding], entities: Sequence[str]) -> lis
         delimiter = max(_ROW_DELIMITERS, key=line.count)
         if line.count(delimiter) < 2:
             continue
+        stated = any(start <= f.start < end for f in states)
         at = start
         for cell in line.split(delimiter):
             a, b = _unwrapped(text, at, at + len(cell))
             at += len(cell) + 1
+            # (`taken` holds the people found: a name's cell is never read as a value)
             if b - a < 7 or (not text[a].isdigit() and text[a] not in "+(") or taken.over(a, b):
                 continue
-            if any(p.start < b and a < p.end for p in people):
-                continue
-            kind = _row_value(text, text[a:b], any(start <= f.start < end for f in states), b)
+            kind = _row_value(text, text[a:b], b, stated=stated or taxed, carded=carded)
             if kind is not None and kind != "PHONE_NUMBER" and any(s < b and a < e for s, e in phones_at):
                 continue  # a card's or an SSN's digits a phone's reading already holds: the recognizers decide
             if kind is not None and kind in entities:
@@ -870,7 +873,7 @@ def _id_column(text: str, a: int) -> bool:
     line = text[start : end if end >= 0 else len(text)]
     delimiter = max(_ROW_DELIMITERS, key=line.count)
     index = text.count(delimiter, start, a)
-    for header in text[:start].split("\n")[:3]:  # the table's header is one of its first lines
+    for header in text[:start].split("\n", 3)[:3]:  # the table's header is one of its first lines
         cells = header.split(delimiter)
         if len(cells) == line.count(delimiter) + 1 and not any(c.isdigit() for c in header):
             return _ID_COLUMN.search(cells[index].strip().strip("\"'")) is not None
@@ -893,21 +896,21 @@ def _unwrapped(text: str, a: int, b: int) -> tuple[int, int]:
             return a, b
 
 
-def _row_value(text: str, value: str, stated: bool, b: int) -> str | None:
-    """What a value alone in a person's row's cell is, if it is a phone number, a long card, RuPay's card or an
-    SSN; `stated`: the row holds a US state's code after a town (`"Yuma", "AZ"`)."""
+def _row_value(text: str, value: str, b: int, *, stated: bool, carded: bool) -> str | None:
+    """What a value alone in a person's row's cell, ending at text[b], is, if it is a phone number, a long card,
+    RuPay's card or an SSN. `stated`: the row holds a US state's code after a town (`"Yuma", "AZ"`) or the text
+    speaks of SSNs or taxes; `carded`: the text holds a card's word."""
     if _BARE_SSN.fullmatch(value):
-        said = (stated or _TAXES.search(text) is not None) and not _id_column(text, b - len(value))
+        said = stated and not _id_column(text, b - len(value))
         return "US_SSN" if said and not _ssns().invalidate_result(value) else None
-    carded = _CARD_WORD_ANYWHERE.search(text) is not None  # a card's word in the text, a column's or a message's
     if value.isdigit():
         long_card = _LONG_CARD.fullmatch(value) and issued_length(value) and _cards().validate_result(value)
         return "CREDIT_CARD" if long_card and carded else None
     if _RUPAY.fullmatch(value):  # RuPay's own range, in a card's printed groups (a bare run returned above)
         return "CREDIT_CARD" if _cards().validate_result("".join(c for c in value if c.isdigit())) else None
-    if not _ROW_PHONE.fullmatch(value) or not _ROW_PHONE_SHAPE.fullmatch(value) or _NOT_PHONES.fullmatch(value):
+    if not _ROW_PHONE.fullmatch(value) or not _ROW_PHONE_SHAPE.fullmatch(value):
         return None
-    if _DAY_CELL.fullmatch(value):
+    if _NOT_PHONES.fullmatch(value) or _DAY_CELL.fullmatch(value):
         return None
     return "PHONE_NUMBER" if not not_a_phone(text, value, b) and valid_somewhere(value) else None
 
