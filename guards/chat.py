@@ -25,6 +25,7 @@ from .cues import CLOSINGS, GREETINGS, TITLES
 from .deployments import TIME_PREFIX
 from .lexicons import fold
 from .lexicons import words as _words
+from .systems import TECH_WORDS
 
 if TYPE_CHECKING:
     from .kinds import Kinds
@@ -138,6 +139,7 @@ _CAPITALISED = re.compile(
 )
 # a system's token in a message: a path, a snake_case name (`/lampshades/custom`, `max_conn`; not `Q3`, `room B2`)
 _SYSTEM_TOKEN = re.compile(r"(?<![\w/])/\w|\w_\w")
+_WORD_AFTER = re.compile(r"[ \t]+([a-z][a-z\-]*)\b")
 # a value a roster or a contact list writes beside a name: an address, a long number
 _CHAT_VALUE = re.compile(r"@|\d[\d \-]{5,}\d")
 BARE_LINES = 2  # bare `Name: ...` lines a text needs to be a chat log's (one is a field: `Reporter: Ana`)
@@ -235,9 +237,15 @@ def _talk(message: str, kinds: Kinds) -> bool:
     for m in _CAPITALISED.finditer(message):
         key = fold(m.group(2))
         named = key in kinds.lex.words or kinds.lex.knows_place(key) or kinds.given(key)
-        if m.group(1) is None and kinds.product(key) and not named:
+        if m.group(1) is None and kinds.product(key) and (not named or _system_noun_after(message, m.end())):
             return True
     return False
+
+
+def _system_noun_after(message: str, b: int) -> bool:
+    """A system's noun right after the word ending at message[b] (`de Prometheus alert`, `de Thanos upgrade`)."""
+    after = _WORD_AFTER.match(message, b)
+    return after is not None and after.group(1).lower() in TECH_WORDS
 
 
 def _replies(lines: list[re.Match[str]]) -> bool:

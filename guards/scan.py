@@ -817,6 +817,13 @@ _STATE_CODE = re.compile(places.STATES)
 _TAXES = re.compile(
     r"(?i)\bssns?\b|social security|(?<![a-z])w-?[249](?![a-z0-9])|\btin\b|payroll|taxpayer|\btax[ _-]?id"
 )
+# a column's name that says its values are phone numbers (`phone`, `mobile_no`, `Telefon`, `tel.`)
+_PHONE_COLUMN = re.compile(
+    r"(?i)(?:\w+[ _\-])?(?:phone|telephone|tel\.?|mobile|mobil|cell|handy|telefon|tel[ée]fono|telefone|"
+    r"t[ée]l[ée]phone|portable|gsm|whatsapp)(?:[ _\-](?:no\.?|nr\.?|number|num|#))?"
+)
+# a code comment after a row's last value, closed by its quote or bracket: `"633959049")]  # payroll fixture`
+_TRAILING_COMMENT = re.compile(r"(?<=[\]\)\"'])[ \t]+(?:#|//|--)[ \t]")
 ROW_VALUE_SCORE = 0.6
 
 
@@ -845,6 +852,8 @@ def _row_values(text: str, found: list[Finding], entities: Sequence[str]) -> lis
             continue
         rows.add(row)
         start, end = row
+        if (comment := _TRAILING_COMMENT.search(text, person.end, end)) is not None:
+            end = comment.start()  # `("Ama Owusu", "633959049")]  # payroll fixture`: the code's row ends there
         line = text[start:end]
         delimiter = max(_ROW_DELIMITERS, key=line.count)
         if line.count(delimiter) < 2:
@@ -868,6 +877,12 @@ def _row_values(text: str, found: list[Finding], entities: Sequence[str]) -> lis
 
 def _id_column(text: str, a: int) -> bool:
     """The cell at text[a] is under a header's column that names an id (`name,city,state,employee_id`)."""
+    header = _column(text, a)
+    return header is not None and _ID_COLUMN.search(header) is not None
+
+
+def _column(text: str, a: int) -> str | None:
+    """The name of the header's column the cell at text[a] is under, if the table has a header."""
     start = text.rfind("\n", 0, a) + 1
     end = text.find("\n", a)
     line = text[start : end if end >= 0 else len(text)]
@@ -876,8 +891,8 @@ def _id_column(text: str, a: int) -> bool:
     for header in text[:start].split("\n", 3)[:3]:  # the table's header is one of its first lines
         cells = header.split(delimiter)
         if len(cells) == line.count(delimiter) + 1 and not any(c.isdigit() for c in header):
-            return _ID_COLUMN.search(cells[index].strip().strip("\"'")) is not None
-    return False
+            return cells[index].strip().strip("\"'")
+    return None
 
 
 def _unwrapped(text: str, a: int, b: int) -> tuple[int, int]:
@@ -908,8 +923,10 @@ def _row_value(text: str, value: str, b: int, *, stated: bool, carded: bool) -> 
         return "CREDIT_CARD" if long_card and carded else None
     if _RUPAY.fullmatch(value):  # RuPay's own range, in a card's printed groups (a bare run returned above)
         return "CREDIT_CARD" if _cards().validate_result("".join(c for c in value if c.isdigit())) else None
-    if not _ROW_PHONE.fullmatch(value) or not _ROW_PHONE_SHAPE.fullmatch(value):
+    if not _ROW_PHONE.fullmatch(value):
         return None
+    if not _ROW_PHONE_SHAPE.fullmatch(value) and not _PHONE_COLUMN.fullmatch(_column(text, b - len(value)) or ""):
+        return None  # (under a header's phone column, any grouping: `Tereza Svobodová,Ostrava,601 577 269`)
     if _NOT_PHONES.fullmatch(value) or _DAY_CELL.fullmatch(value):
         return None
     return "PHONE_NUMBER" if not not_a_phone(text, value, b) and valid_somewhere(value) else None

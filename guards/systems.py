@@ -192,13 +192,41 @@ def tech_after(text: str, b: int) -> bool:
     still running`)."""
     if _VERSION_AFTER.match(text, b) or _STATE_AFTER.match(text, b):
         return True
-    if _MODEL_AFTER.match(text, b) or _COMPOUND_AFTER.match(text, b):
-        return True  # `Tesla T4`, `Grace Hopper GH200`; `Atlas search indexes`
+    if _MODEL_AFTER.match(text, b):
+        return True  # `Tesla T4`, `Grace Hopper GH200`
+    if (compound := _COMPOUND_AFTER.match(text, b)) is not None and not _holders_card(text, compound):
+        return True  # `Atlas search indexes`
     match = _NEXT_WORD.match(text, b)
-    if match is None or match.group(1).lower() not in _TECH_AFTER:
+    if match is None or match.group(1).lower() not in _TECH_AFTER or _holders_card(text, match):
         return False
     # `Sunita runs a clinic`, `Priya builds the image`: a verb there, with its object after it
     return not (match.group(1).lower() in _VERBS and _OBJECT.match(text, match.end()))
+
+
+def _holders_card(text: str, noun: re.Match[str]) -> bool:
+    """The system's noun that `noun` ends with is a payment card, its holder's name before it: a payer's word
+    before it (`Owen Price corporate card`), or a card's number near (`failed for Dimitra Karali card 4006-...`)."""
+    if not noun.group().lower().endswith(("card", "cards")) or _CARD_BRAND.search(
+        text, max(0, noun.start() - 12), noun.start()
+    ):
+        return False  # (`a Mir card 2201-...`: the network's, not a holder's)
+    return (
+        _PAYER_CARD.search(noun.group()) is not None
+        or _CARD_NUMBER.search(text, max(0, noun.start() - _CARD_REACH), noun.end() + _CARD_REACH) is not None
+    )
+
+
+# a payment card's words and its number in groups (`corporate card`, `4006-1370-4785-8473`, `6011 4426 0384 4414`)
+_PAYER_CARD = re.compile(
+    r"(?i)\b(?:corporate|company|credit|debit|bank|business|personal|prepaid|virtual|travel|fuel|expense|payment)"
+    r"[ \t]+cards?\Z"
+)
+_CARD_NUMBER = re.compile(r"(?<![\d\-])\d{4}[ \-]\d{4,6}[ \-]\d{4,5}(?:[ \-]\d{1,4})?(?![\d\-])")
+_CARD_REACH = 80
+_CARD_BRAND = re.compile(
+    r"(?i)\b(?:visa|mastercard|amex|maestro|mir|unionpay|rupay|verve|discover|jcb|elo|troy|dankort|diners|"
+    r"hipercard|uatp)\Z"
+)
 
 
 # a model's code after a product's name: `Tesla T4`, `Grace Hopper GH200`, `Radeon RX7900`

@@ -127,6 +127,22 @@ _NAMED_AFTER = re.compile(
 _NO_PERSON_ASIDE = re.compile(
     r"\s*\([^()\n]{0,60}?\bnot\s+(?:a\s+|the\s+)?(?:person|human|people|someone)\b[^()\n]{0,40}\)"
 )
+# a business's or a system's word joined to a name by a hyphen: `Tischler-Service`, `Berger-Team`, `Kowalski-Shop`
+_JOINED_BUSINESS = re.compile(r"-(?:Service|Services|Team|Support|Shop|Portal|Desk|Helpdesk|Bot|Zentrale|Versand)\b")
+# the sentence says what names these are, and that they name no one and nowhere (`ranks "Catan" below
+# "Carcassonne"; board game names, not places`)
+_NOT_PLACES_SAID = re.compile(
+    r"[\"”']?[^.!?\n]{0,40}?\bnames?,?[ \t]+not[ \t]+(?:a[ \t]+)?(?:places?|people|persons?|towns?|cities)\b"
+)
+# a name in quotes the text calls a test's string: `("Wolfgang Amadeus" test string from ...)`
+_TEST_STRING_AFTER = re.compile(
+    r"[\"”'][ \t]+(?:as[ \t]+(?:a|the)[ \t]+)?(?:test|sample|dummy|example|fake|placeholder)[ \t]+"
+    r"(?:strings?|names?|values?|inputs?|data)\b"
+)
+# a text a fault garbles, in quotes after the fault's verb: `uses Windows-1252, breaks "Łódź" and "Škoda"`
+_GARBLED_BEFORE = re.compile(
+    r"\b(?:breaks|broke|mangles|mangled|garbles|garbled|corrupts|corrupted)[ \t]+[\"“]\Z", re.IGNORECASE
+)
 # a place of business by its own word in another language, first in its name: `Autoescuela Ronda`, `Rifugio
 # Aurora`, `Cabane de Moiry`, `Gasthof Post`, `Gruppe Finanzen` (a team)
 _BUSINESS_FIRST = re.compile(
@@ -478,8 +494,12 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True
     if _LINE_AFTER.match(text, b) or _line_listed(text, a, b) or _CULTIVAR_AFTER.match(text, b):
         return True  # `Amber Dawn colourway`, `shades such as "Audrey Hepburn Red"`: a product line's names
-    if _NO_PERSON_ASIDE.match(text, b):
+    if _NO_PERSON_ASIDE.match(text, b) or _NOT_PLACES_SAID.match(text, b):
         return True  # `Earl Grey (our tea, not a person)`: the text says so
+    if _JOINED_BUSINESS.match(text, b) or _JOINED_BUSINESS.search(text, a, b):
+        return True  # `Von: Tischler-Service <noreply@...>`: a business's name, no one's
+    if _GARBLED_BEFORE.search(text, max(0, a - 12), a) or _TEST_STRING_AFTER.match(text, b):
+        return True  # `breaks "Łódź"`: a test string the fault garbles
     if _FONT_AFTER.match(text, b) or (_TYPEFACE.search(text, a, b) and _set_as_font(text, a, b)):
         return True  # `Georgia, serif`, `Paris is the serif we use`, `heading = "Gill Sans"` (not `Jordi Sans`)
     if _in_font_section(text, a):
@@ -496,14 +516,17 @@ def _thing(text: str, a: int, b: int) -> bool:
 # typefaces that name places and people too (`Georgia`, `Lato`, `Montserrat`), and what says a text is about type
 # near one: a font's word in a few languages, or another typeface (`renders in Georgia instead of Lato`)
 _SHARED_FACES = _words(
-    "georgia lato montserrat cambria baskerville palatino raleway poppins merriweather avenir optima"
+    "georgia lato montserrat cambria baskerville palatino raleway poppins merriweather avenir optima "
+    # (and typefaces named like people: `swap Futura for Jost`)
+    "jost lora oswald barlow nunito"
 )
 _FACE_REACH = 80
 _FACE_NEAR = re.compile(
     r"(?i)(?:fonts?|typefaces?|la[ \t]+police|fuentes?[ \t]+tipogr[áa]fica|tipograf[íi]a|schrift(?:art)?|"
     r"lettertype|шрифт\w*|czcionk\w*)\b|フォント|字体|폰트"
     r"|(?i:\b(?:garamond|helvetica|futura|verdana|calibri|tahoma|arial|roboto|gill sans|open sans|"
-    r"georgia|lato|montserrat|cambria|baskerville|palatino|raleway|poppins|merriweather|avenir|optima)\b)"
+    r"georgia|lato|montserrat|cambria|baskerville|palatino|raleway|poppins|merriweather|avenir|optima|"
+    r"jost|lora|oswald|barlow|nunito)\b)"
 )
 
 

@@ -1,0 +1,89 @@
+"""Values a table's header or a code comment bounds, and names a text says are no one's: a phone under a phone's
+column, an SSN before a comment, a Teams copy about a product named like a person, a typeface named like one, a
+test string a fault garbles, names the text says are not places, a business's name joined by a hyphen.
+
+Read with the step's own name reader (the shipped lexicons, rules, vetter and language identifier's model).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .test_pii_fields_streets_and_prose import scan
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # under a header's phone column, a number in any of its country's groupings
+        ("name,town,mobile\nAgnieszka Wójcik,Kraków,512 904 377", ("PHONE_NUMBER", "512 904 377")),
+        ("jméno;město;telefon\nTereza Nováková;Brno;603 212 456", ("PHONE_NUMBER", "603 212 456")),
+        # a holder's name before their card's word: a card's number near, or a payer's word before it
+        ("Refund failed for Eleni Papadaki card 4556-7375-8689-9855", ("PERSON", "Eleni Papadaki")),
+        ('  smoke_card: "6011-4426-0384-4414"   # Owen Price corporate card', ("PERSON", "Owen Price")),
+        # a row of code that a comment ends: the last value is the cell's whole
+        (
+            'staff = [("Lucía Ferrer", "412-55-1834"), ("Tomás Vidal", "412551835")]  # payroll seed',
+            ("US_SSN", "412551835"),
+        ),
+    ],
+)
+def test_a_value_a_header_or_a_comment_bounds_is_read(text: str, value: tuple[str, str]) -> None:
+    assert value in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # a GPU's card, named like a person, with no card's number near
+        ("We moved the fine-tune to the Hopper cards last week", "PERSON"),
+        # the same grouping under a column that is no phone's: an amount, a member's number
+        ("name,town,amount\nAgnieszka Wójcik,Kraków,512 904 377", "PHONE_NUMBER"),
+        ("name,town,member_no\nAgnieszka Wójcik,Kraków,512 904 377", "PHONE_NUMBER"),
+        # nine digits before a comment in a text that says nothing of SSNs or taxes
+        ('staff = [("Lucía Ferrer", "A-1834"), ("Tomás Vidal", "412551835")]  # seed', "US_SSN"),
+    ],
+)
+def test_what_no_phone_column_or_tax_word_bounds_is_not_read(text: str, kind: str) -> None:
+    assert [f for f in scan(text) if f[0] == kind] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "surface"),
+    [
+        # a Teams copy whose messages name products that are people's names too, before a system's noun
+        (
+            "Sanne Visser\nkan iemand de Prometheus alert dempen? loopt al sinds de Thanos upgrade\n"
+            "Bram Jansen\ngedaan, stil tot 17:00",
+            "Sanne Visser",
+        ),
+        # a typeface named like a person, beside other typefaces
+        ("<lee> Lato is fine, Futura is not licensed, swap for Jost", "Jost"),
+        ("headings in Oswald, body in Georgia", "Oswald"),
+        # a test string a fault garbles
+        ('the Latin-1 export breaks "Kraków" and "Gdańsk" in the PDF', "Kraków"),
+        ('Label truncates long names ("Maximilian Fernández" test string from the design review)', "Maximilian"),
+        # names the text says are not places
+        ('Search suggests "Carcassonne" for "Catan"; board game names, not places', "Carcassonne"),
+        # a business's name joined to a surname by a hyphen
+        ("From: Berger-Service <noreply@heizung-berger.at>\nSubject: Ihre Wartung", "Berger-Service"),
+    ],
+)
+def test_what_the_text_says_is_no_one_is_not_read(text: str, surface: str) -> None:
+    assert [f for f in scan(text) if surface in f[1] and f[0] in ("PERSON", "LOCATION")] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # the same names where no typeface, fault, aside or business word is near
+        ("Jost Weber moved the kiln schedule to Friday.", ("PERSON", "Jost Weber")),
+        ("Our courier crashed the van in Kraków last week.", ("LOCATION", "Kraków")),
+        ("Carcassonne is where the summer workshop takes place.", ("LOCATION", "Carcassonne")),
+        ("Please call Anna Berger-Sommer about the boiler.", ("PERSON", "Anna Berger-Sommer")),
+        # a record of people under names, with no product or system named: still read
+        ("Sanne Visser\nwoont in Utrecht sinds 2019?\nBram Jansen\nwoont in Delft", ("PERSON", "Sanne Visser")),
+    ],
+)
+def test_the_same_names_elsewhere_are_still_read(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
