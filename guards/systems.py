@@ -206,9 +206,12 @@ def tech_after(text: str, b: int) -> bool:
 def _holders_card(text: str, noun: re.Match[str]) -> bool:
     """The system's noun that `noun` ends with is a payment card, its holder's name before it: a payer's word
     before it (`Owen Price corporate card`), or a card's number near (`failed for Dimitra Karali card 4006-...`)."""
-    if not noun.group().lower().endswith(("card", "cards")) or _CARD_BRAND.search(
-        text, max(0, noun.start() - 12), noun.start()
-    ):
+    if not noun.group().lower().endswith(("card", "cards")):
+        return False
+    owned = _OWNED_BY.match(text, noun.start()) is not None  # `Arjun ka card`: a particle says whose
+    if not owned and not _FULL_NAME.search(text, max(0, noun.start() - 60), noun.start()):
+        return False  # (`Titan card 1234 ...`, `your Santander credit card`: one name, a product's or a bank's)
+    if _CARD_BRAND.search(text, max(0, noun.start() - 12), noun.start()):
         return False  # (`a Mir card 2201-...`: the network's, not a holder's)
     return (
         _PAYER_CARD.search(noun.group()) is not None
@@ -223,6 +226,12 @@ _PAYER_CARD = re.compile(
 )
 _CARD_NUMBER = re.compile(r"(?<![\d\-])\d{4}[ \-]\d{4,6}[ \-]\d{4,5}(?:[ \-]\d{1,4})?(?![\d\-])")
 _CARD_REACH = 80
+_OWNED_BY = re.compile(r"[ \t]+(?:ka|ki|ke|ko|no|da|de|do|di)[ \t]+", re.IGNORECASE)  # Hindi's, Gujarati's, Punjabi's
+# a holder's two names (not `Your Titan`, `The Kingston`)
+_FULL_NAME = re.compile(
+    r"(?<![\w\-])(?!(?:Your|My|Our|His|Her|Their|The|This|That|New|Old|Its|A|An)\b)"
+    r"[A-ZÀ-ÖØ-Þ][\w'’\-]+[ \t]+[A-ZÀ-ÖØ-Þ][\w'’\-]+\Z"
+)
 _CARD_BRAND = re.compile(
     r"(?i)\b(?:visa|mastercard|amex|maestro|mir|unionpay|rupay|verve|discover|jcb|elo|troy|dankort|diners|"
     r"hipercard|uatp)\Z"

@@ -132,16 +132,23 @@ _JOINED_BUSINESS = re.compile(r"-(?:Service|Services|Team|Support|Shop|Portal|De
 # the sentence says what names these are, and that they name no one and nowhere (`ranks "Catan" below
 # "Carcassonne"; board game names, not places`)
 _NOT_PLACES_SAID = re.compile(
-    r"[\"”']?[^.!?\n]{0,40}?\bnames?,?[ \t]+not[ \t]+(?:a[ \t]+)?(?:places?|people|persons?|towns?|cities)\b"
+    r"[\"”'](?:[^\"“”'\n.;]{1,12}[\"“'][^\"”'\n]{1,30}[\"”']){0,2}"  # (`"Carcassonne" for "Catan"; ...`)
+    r"[ \t]*[;(—–][ \t]*(?:[\w\-]+[ \t]+){0,2}names?,?[ \t]+not[ \t]+(?:a[ \t]+)?"
+    r"(?:places?|people|persons?|towns?|cities)\b"
 )
 # a name in quotes the text calls a test's string: `("Wolfgang Amadeus" test string from ...)`
 _TEST_STRING_AFTER = re.compile(
     r"[\"”'][ \t]+(?:as[ \t]+(?:a|the)[ \t]+)?(?:test|sample|dummy|example|fake|placeholder)[ \t]+"
-    r"(?:strings?|names?|values?|inputs?|data)\b"
+    r"(?:strings?|names?)\b"
 )
-# a text a fault garbles, in quotes after the fault's verb: `uses Windows-1252, breaks "Łódź" and "Škoda"`
+# a place in quotes a text's encoding garbles, after the fault's verb: `uses Windows-1252, breaks "Łódź" and
+# "Škoda"` (not a customer's `garbled "Renée Dubois"`, a headline's `broke "Texas" records`)
 _GARBLED_BEFORE = re.compile(
     r"\b(?:breaks|broke|mangles|mangled|garbles|garbled|corrupts|corrupted)[ \t]+[\"“]\Z", re.IGNORECASE
+)
+_ENCODING = re.compile(
+    r"(?i)\b(?:windows-125\d|cp-?125\d|cp-?437|latin-?1|iso-?8859(?:-\d+)?|utf-?(?:8|16)|ascii|mojibake|"
+    r"encodings?|charsets?|code[ \t]?pages?)\b"
 )
 # a place of business by its own word in another language, first in its name: `Autoescuela Ronda`, `Rifugio
 # Aurora`, `Cabane de Moiry`, `Gasthof Post`, `Gruppe Finanzen` (a team)
@@ -336,8 +343,15 @@ def things(text: str, spans: list[Span]) -> list[Span]:
             _thing(text, span[1], span[2])
             or (span[0] == "PERSON" and _no_one(text, span[1], span[2]))
             or (span[0] == "LOCATION" and _institution(text, span[1], span[2]))
+            or (span[0] == "LOCATION" and _garbled(text, span[1]))
         )
     ]
+
+
+def _garbled(text: str, a: int) -> bool:
+    """A place in quotes at text[a:] that a text about an encoding says a fault garbles (`breaks "Łódź"`): a test
+    string."""
+    return _GARBLED_BEFORE.search(text, max(0, a - 12), a) is not None and _ENCODING.search(text) is not None
 
 
 # a practice, a clinic, a club in one German word: `Pfotenhilfe Tierarztpraxis`, `Sportverein Nord`
@@ -498,15 +512,15 @@ def _thing(text: str, a: int, b: int) -> bool:
         return True  # `Earl Grey (our tea, not a person)`: the text says so
     if _JOINED_BUSINESS.match(text, b) or _JOINED_BUSINESS.search(text, a, b):
         return True  # `Von: Tischler-Service <noreply@...>`: a business's name, no one's
-    if _GARBLED_BEFORE.search(text, max(0, a - 12), a) or _TEST_STRING_AFTER.match(text, b):
-        return True  # `breaks "Łódź"`: a test string the fault garbles
+    if _TEST_STRING_AFTER.match(text, b):
+        return True  # `("Wolfgang Amadeus" test string from ...)`
     if _FONT_AFTER.match(text, b) or (_TYPEFACE.search(text, a, b) and _set_as_font(text, a, b)):
         return True  # `Georgia, serif`, `Paris is the serif we use`, `heading = "Gill Sans"` (not `Jordi Sans`)
     if _in_font_section(text, a):
         return True  # a value in a `[fonts]` section
     if _FONT_BEFORE.search(text, max(0, a - 60), a):
         return True  # `switch the template font from Helvetica to Lato`
-    if fold(text[a:b]) in _SHARED_FACES and _beside_a_face(text, a, b):
+    if fold(text[a:b]) in _SHARED_FACES and _beside_a_face(text, a, b) and not _spoken_to(text, a, b):
         return True  # `uses Helvetica instead of Lato`, `la police Futura ..., on repasse sur Montserrat`
     line_start = text.rfind("\n", max(0, a - 200), a) + 1 or max(0, a - 200)
     line_end = text.find("\n", b, b + 200)
@@ -546,6 +560,24 @@ def _beside_a_face(text: str, a: int, b: int) -> bool:
     own = fold(text[a:b])
     near = _FACE_NEAR.finditer(text, start, stop.start() if stop else min(len(text), b + _FACE_REACH))
     return any(fold(m.group()) != own for m in near)
+
+
+def _spoken_to(text: str, a: int, b: int) -> bool:
+    """A typeface's name at text[a:b] that a title, a greeting or what is said of people marks as someone's (`Hi
+    Jost,`, `Ms. Barlow`, `Lora and I`), or that is called by it, first and before a comma (`Oswald, can you...`)."""
+    if cues.title_before(text, a) or cues.person(text, a, b, strict=True, pronoun=True):
+        return True
+    if _PERSON_NOUN_BEFORE.search(text, max(0, a - 24), a):
+        return True  # `Our new hire, Jost, prefers Calibri`
+    opened = a == 0 or _OPENED.search(text, max(0, a - 8), a) is not None
+    return opened and _ADDRESSED_FIRST.match(text, b) is not None
+
+
+_PERSON_NOUN_BEFORE = re.compile(
+    r"\b(?:hire|colleague|designer|intern|manager|friend|boss|teammate|lead|client|customer)[ \t]*,[ \t]*\Z"
+)
+_ADDRESSED_FIRST = re.compile(r",[ \t]+(?:can|could|would|will|please|pls|do|did|are|is|have|you|we|I)\b")
+_OPENED = re.compile(r"(?:^|\n|[.!?:>][ \t]+|,[ \t]+)\Z")
 
 
 def _line_listed(text: str, a: int, b: int) -> bool:
