@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 from .cues import CLOSINGS, GREETINGS, TITLES
@@ -206,8 +207,17 @@ def _plain_speakers(text: str, kinds: Kinds) -> list[tuple[int, int]]:
     messages = [line.strip() for line in lines[1::2]]
     if len({m.split()[0].lower() for m in messages}) == 1:
         return []  # `mora em Lisboa` / `mora no Porto`: a list's entries, written alike
-    said = any(len(m.split()) >= _MESSAGE_WORDS for m in messages) and any(_talk(m, kinds) for m in messages)
+    said = any(len(m.split()) >= _MESSAGE_WORDS for m in messages) and (
+        any(_talk(m, kinds) for m in messages) or any(_emoji_only(m) for m in messages[1:])
+    )
     return out if len(out) > 1 and said and _turns(names, len(out), messages) else []
+
+
+def _emoji_only(message: str) -> bool:
+    """A reply of emoji alone (`👍`, `🙏🏽`): a chat's, never a record's field."""
+    return all(unicodedata.category(c) in ("So", "Sk", "Mn", "Cf") or c.isspace() for c in message) and any(
+        unicodedata.category(c) == "So" for c in message
+    )
 
 
 def _turns(names: set[str], lines: int, messages: list[str]) -> bool:
@@ -215,7 +225,7 @@ def _turns(names: set[str], lines: int, messages: list[str]) -> bool:
     a reply's word (`ok`, `thanks`, `LGTM`, `Igen,`); a directory, a roster, minutes or a list of bios has none."""
     if (len(names) > 1 and len(names) < lines) or any("?" in m for m in messages):
         return True  # (one person's name over each of their notes is a note's, a diary's: no turn is taken)
-    return any(m.split()[0].strip(",.!:;").lower() in _REPLIES for m in messages[1:])
+    return any(m.split()[0].strip(",.!:;").lower() in _REPLIES or _emoji_only(m) for m in messages[1:])
 
 
 def _known_name(kinds: Kinds, line: str) -> bool:

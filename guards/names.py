@@ -996,8 +996,10 @@ class Names(Placenames):
         if len(piece) > 1 and self._town(text, piece):
             return [("LOCATION", a, b)]  # `the glaciers around El Chaltén`: a town's name of several words
         by_state = places.state_after(text, b) or places.beside_name(text, a, b, self.given)
-        if key in lex.towns and by_state and not cues.person(text, a, b, strict=True):
-            return [("LOCATION", a, b)]  # `Park City, UT`, `Eluned Pryce, Llandeilo`: a town by its state or a person
+        if (key in lex.towns or key in lex.regions) and by_state and not cues.person(text, a, b, strict=True):
+            # `Park City, UT`, `Eluned Pryce, Llandeilo`, `Giulia Ferraro, Venezia`: a town or a province by its
+            # state or a person
+            return [("LOCATION", a, b)]
         # a town before where people are is no system's, its article none either (`the Verbier shop`)
         town = key in lex.towns and not self.given(key) and (not tech or peoples)
         if town and (places.peoples_place_after(text, b) or places.people_in_before(text, a)):

@@ -185,7 +185,8 @@ _TITLED_COMMA = re.compile(
     r"(?<![\w\-'’])(?P<title>[A-Z][a-zà-ÿ]{1,8})\.?[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?,[ \t]+\Z"
 )
 # (and a letter's signature's end: `Ivana Babić, Split.“`)
-_AFTER_NAME = re.compile(r"[ \t]*(?:$|\)|,|[ \t][–—·|-][ \t]|\.[»“”\"']?[ \t]*$)", re.M)  # `Inès Benali, Lyon – tél.`
+# `Inès Benali, Lyon – tél.`, `Ana Belén Ruiz, Sevilla. Teléfono ...`
+_AFTER_NAME = re.compile(r"[ \t]*(?:$|\)|,|[ \t][–—·|-][ \t]|\.[»“”\"']?[ \t]*$|\.[ \t]+(?=[A-ZÀ-Þ]))", re.M)
 
 
 def state_after(text: str, b: int) -> bool:

@@ -476,6 +476,9 @@ _OFFERED = re.compile(
     r"wife'?s?|partner'?s?|his|hers?|theirs?)\b[^.;\n]{0,20}\Z"
 )
 _SENTENCE_BREAK = re.compile(r"[.;!?][ \t]")
+# the next quoted item of a list an SSN is in: `SSN_SAMPLES = ["376-96-1061", "547660295"]` (not a row's next cell)
+_LISTED = re.compile(r"[\"'][ \t]*,[ \t]*[\"']")
+_LIST_OPEN = re.compile(r"\[[^\]\n]*\Z")
 
 
 def _another_ssn(text: str, found: list[Finding]) -> list[Finding]:
@@ -491,7 +494,8 @@ def _another_ssn(text: str, found: list[Finding]) -> list[Finding]:
         if m is None or _OTHER_NUMBERS.search(text, f.end, m.start("n")) or taken.over(*m.span("n")):
             continue
         between = text[f.end : m.start("n")]
-        if not _OFFERED.search(between) or _SENTENCE_BREAK.search(between):
+        listed = _LISTED.fullmatch(between) is not None and _LIST_OPEN.search(text, max(0, f.start - 200), f.start)
+        if not listed and (not _OFFERED.search(between) or _SENTENCE_BREAK.search(between)):
             continue  # words that offer another SSN, in the same sentence (not `, passport 5123...`, a row's cell)
         if not _ssns().invalidate_result(m.group("n")):
             out.append(Finding("US_SSN", *m.span("n"), ANOTHER_SSN_SCORE))

@@ -101,3 +101,33 @@ def test_what_the_text_says_is_no_one_is_not_read(text: str, surface: str) -> No
 )
 def test_the_same_names_elsewhere_are_still_read(text: str, found: tuple[str, str]) -> None:
     assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a province after a person's name and a comma, as a town is (`Eluned Pryce, Llandeilo`)
+        ("Cliente: Marco Esposito, Padova\nTelefono: 347 210 8836", ("LOCATION", "Padova")),
+        # a town after a person's name, a comma and a sentence's end
+        ("Cliente: Lucía Romero, Sevilla. Teléfono +34 612 77 45 16.", ("LOCATION", "Sevilla")),
+        # a bare SSN as the next quoted item of a list an SSN is in
+        ('SSN_SAMPLES = ["376-96-1061", "547660295"]  # payroll export', ("US_SSN", "547660295")),
+    ],
+)
+def test_a_place_beside_a_name_and_a_listed_ssn_are_read(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # a Teams copy answered with an emoji alone: its speakers are handles
+        ("Wiktoria Lis\ndzięki za fakturę, wszystko się zgadza\nOskar Mazur\n👍", "PERSON"),
+        # nine digits after an SSN as a row's next cell, not a list's quoted item
+        ("Mendez, Carla,218-13-0571,593261147", "US_SSN:593261147"),
+        ('row = "218-13-0571", "593261147"', "US_SSN:593261147"),
+    ],
+)
+def test_emoji_replies_and_a_rows_next_cell(text: str, kind: str) -> None:
+    kind, _, surface = kind.partition(":")
+    assert [f for f in scan(text) if f[0] == kind and surface in f[1]] == []
