@@ -143,6 +143,7 @@ _SYSTEM_TOKEN = re.compile(r"(?<![\w/])/\w|\w_\w")
 _WORD_AFTER = re.compile(r"[ \t]+([a-z][a-z\-]*)\b")
 # a value a roster or a contact list writes beside a name: an address, a long number
 _CHAT_VALUE = re.compile(r"@|\d[\d \-]{5,}\d")
+_REACTIONS = frozenset("👍👎🙏👌❤🙂😊😀😃😄😁😂🤣😅😉😍🥳🎉💯🔥👏🙌✌🤝👀🙈😢😬🤔")  # (with skin tones, U+FE0F)
 BARE_LINES = 2  # bare `Name: ...` lines a text needs to be a chat log's (one is a field: `Reporter: Ana`)
 
 
@@ -214,9 +215,10 @@ def _plain_speakers(text: str, kinds: Kinds) -> list[tuple[int, int]]:
 
 
 def _emoji_only(message: str) -> bool:
-    """A reply of emoji alone (`👍`, `🙏🏽`): a chat's, never a record's field."""
-    return all(unicodedata.category(c) in ("So", "Sk", "Mn", "Cf") or c.isspace() for c in message) and any(
-        unicodedata.category(c) == "So" for c in message
+    """A reply of a reaction's emoji alone (`👍`, `🙏🏽`, `👌`): a chat's, never a record's field (not a status's or a
+    rating's mark: `✔`, `✅`, `⭐`, `❌`, `📞`)."""
+    return any(c in _REACTIONS for c in message) and all(
+        c in _REACTIONS or c.isspace() or unicodedata.category(c) in ("Sk", "Mn", "Cf") for c in message
     )
 
 

@@ -476,9 +476,10 @@ _OFFERED = re.compile(
     r"wife'?s?|partner'?s?|his|hers?|theirs?)\b[^.;\n]{0,20}\Z"
 )
 _SENTENCE_BREAK = re.compile(r"[.;!?][ \t]")
-# the next quoted item of a list an SSN is in: `SSN_SAMPLES = ["376-96-1061", "547660295"]` (not a row's next cell)
+# the next quoted item of a list of SSNs an SSN is in, named so: `SSN_SAMPLES = ["376-96-1061", "547660295"]` (not
+# a row's next cell, `row = ["Mendez", "218-13-0571", "593261147"]`, `fields = [...]  # ssn, account`)
 _LISTED = re.compile(r"[\"'][ \t]*,[ \t]*[\"']")
-_LIST_OPEN = re.compile(r"\[[^\]\n]*\Z")
+_LIST_OPEN = re.compile(r"(?i)\b[\w.]*(?:ssn|social_?security)[\w.]*[\"']?[ \t]*(?:=|:|=>)[ \t]*\[[^\]\n]*\Z")
 
 
 def _another_ssn(text: str, found: list[Finding]) -> list[Finding]:

@@ -131,3 +131,43 @@ def test_a_place_beside_a_name_and_a_listed_ssn_are_read(text: str, found: tuple
 def test_emoji_replies_and_a_rows_next_cell(text: str, kind: str) -> None:
     kind, _, surface = kind.partition(":")
     assert [f for f in scan(text) if f[0] == kind and surface in f[1]] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a record's status or rating mark under a name is no chat's reply
+        ("Anna Nowak\nprzeszła szkolenie BHP w marcu 2024 roku\nPiotr Wiśniewski\n✔", ("PERSON", "Anna Nowak")),
+        (
+            "Maria Rossi\nOttimo servizio, personale gentile e veloce\nLuca Bianchi\n⭐⭐⭐⭐⭐",
+            ("PERSON", "Maria Rossi"),
+        ),
+    ],
+)
+def test_a_records_marks_and_a_sentence_after_a_name_keep_people(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a given name after `Name, ` then a sentence, not a contact's field
+        "To: Tom Hardy, Austin. Austin, please confirm the dates.",
+        "Hosts: Emma Watson, Florence. Florence brought the cake.",
+    ],
+)
+def test_a_name_after_a_name_and_a_sentence_is_no_place(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "LOCATION"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a row written as a list, with an SSN and the row's other numbers
+        'row = ["Mendez", "218-13-0571", "593261147"]  # name, ssn, account',
+        'fields = ["218-13-0571", "412345678"]  # ssn, bank account number',
+        "customer = ['Carla Mendez', '218-13-0571', '415550142']",
+    ],
+)
+def test_a_rows_list_holds_one_ssn(text: str) -> None:
+    assert len([f for f in scan(text) if f[0] == "US_SSN"]) == 1
