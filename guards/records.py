@@ -218,10 +218,14 @@ _STATE_FIELD = re.compile(
     # `billing_state`, `PAYROLL_OVERRIDE_STATE`; PHP's `'state' => 'OR'` (not Spanish's `estado`, a status as often:
     # `"estado": "OK"`)
     # (and a person's address's, camel-cased: `homeState: "WV"`; not `currentState`, `siteState`, a machine's)
-    r"(?<![\w\-])(?i:(?P<owner>(?:[a-z]+_){0,3}|(?-i:home|billing|shipping|mailing|birth|residence|tax|payroll)"
-    r"(?=State\b))state|state_code)"
+    # (an owner numbered too: `EMPLOYEE_1_STATE=LA`; camel-cased capitalised: `MailingState='AZ'`)
+    r"(?<![\w\-])(?i:(?P<owner>(?:[a-z0-9]+_){0,3}|(?-i:[Hh]ome|[Bb]illing|[Ss]hipping|[Mm]ailing|[Bb]irth|"
+    r"[Rr]esidence|[Tt]ax|[Pp]ayroll)(?=State\b))state|state_code)"
     rf"(?:\s*[=:]\s*[\"']?|\"\s*:\s*\"|{_ARROW}|{_INPUT})(?P<code>{places.STATES})"
     r"(?=[\"'\s,;})\]]|\Z)"
+    # Clojure's and EDN's keyword (`:state "MN"`), COBOL's field (`05 EMP-STATE PIC XX VALUE "LA".`)
+    rf"|(?<![\w\-]):state[ \t]+\"(?P<kw>{places.STATES})\""
+    rf"|(?i:[a-z0-9\-]*state)[ \t]+PIC[ \t]+X(?:X|\(2\))[ \t]+VALUE[ \t]+[\"'](?P<pic>{places.STATES})[\"']"
 )
 _STATE_REACH = 200
 # a US state's code in the quoted cell after an SSN's: `("Darnell", "Hughes", "519-33-7939", "OK")`
@@ -244,7 +248,9 @@ _PERSONS_STATES = _words(
     # people's roles no process or device has: `TREASURER_STATE=OR` (not `driver_state`, `owner_state`,
     # `manager_state`, a process's or a device's as often)
     "treasurer secretary president volunteer guardian spouse donor landlord tenant teacher coach buyer seller "
-    "shipper consignee"
+    "shipper consignee "
+    # a test's record of a person: `FIXTURE_STATE`, `E2E_STATE`, `SEED_STATE` beside its SSN
+    "fixture fixtures e2e seed sample"
 )
 _PLACE_FIELD = re.compile(
     rf"(?:(?<![\w\-])|(?<=\s--))(?P<key>(?i:{_PLACE_KEY}))"
@@ -591,8 +597,11 @@ _ROW_REACH = 300
 # what only a US record holds: an SSN, a North American phone number, a ZIP code after a state's code
 _US_VALUE = re.compile(
     r"(?<![\w\-])(?:\d{3}([- ])\d{2}\1\d{4}|\+1[ \-.]?\(?\d{3}\)?[ \-.]?\d{3}[ \-.]\d{4}|\(\d{3}\)[ ]?\d{3}-\d{4}|"
-    r"\d{3}-\d{3}-\d{4}|(?i:(?:[a-z]+_){0,3}ssn)[\"']?\s*[=:]\s*[\"']?\d{9})(?![\w\-])"  # and an SSN's field:
-    # `ssn=362183247`, `TEST_EMPLOYEE_SSN=303591149`
+    r"\d{3}-\d{3}-\d{4}|(?i:(?:[a-z]+_){0,3}ssn)[\"']?\s*[=:]\s*[\"']?\d{9}"  # and an SSN's field:
+    # `ssn=362183247`, `TEST_EMPLOYEE_SSN=303591149`, Clojure's `:ssn "860214030"`, COBOL's `EMP-SSN PIC 9(9) VALUE
+    # 516384328`
+    r"|:ssn[ \t]+\"\d{9}"
+    r"|(?i:(?:[a-z0-9]+-){0,3}ssn)[ \t]+PIC[ \t]+9(?:\(9\)|9{8})[ \t]+VALUE[ \t]+[\"']?\d{9})(?![\w\-])"
 )
 
 
@@ -1413,8 +1422,9 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         # "state": "HI"`)
         near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
         city = any(k == "LOCATION" for k, _, _ in seen.over(max(0, m.start() - _CITY_REACH), m.start()))
-        if (_US_VALUE.search(near) or city) and not seen.over(*m.span("code")):
-            out.append(("LOCATION", *m.span("code")))
+        code = next(g for g in ("code", "kw", "pic") if m.group(g) is not None)
+        if (_US_VALUE.search(near) or city) and not seen.over(*m.span(code)):
+            out.append(("LOCATION", *m.span(code)))
             if sure is not None:
                 sure.add(out[-1])
     # a US state's whole name as a record's `state` (`"state":"Texas"`), a place whoever the record's; a place in

@@ -171,3 +171,33 @@ def test_a_name_after_a_name_and_a_sentence_is_no_place(text: str) -> None:
 )
 def test_a_rows_list_holds_one_ssn(text: str) -> None:
     assert len([f for f in scan(text) if f[0] == "US_SSN"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        # a US record's state field in more shapes: a test's fixture, a numbered owner, a camel-cased owner,
+        # Clojure's keyword, COBOL's field
+        ('FIXTURE_SSN: "398051877"\nFIXTURE_STATE: "AZ"', "AZ"),
+        ("EMPLOYEE_1_SSN=409-77-0236\nEMPLOYEE_1_STATE=LA", "LA"),
+        ("payee(ssn='528-19-3262', MailingCity='Tucson', MailingState='AZ')", "AZ"),
+        ('[{:name "Jón Ólafsdóttir" :ssn "860214030" :state "MN"}]', "MN"),
+        ('       05 EMP-SSN      PIC 9(9)  VALUE 516384328.\n       05 EMP-STATE    PIC XX    VALUE "LA".', "LA"),
+    ],
+)
+def test_a_us_records_state_field_is_read(text: str, code: str) -> None:
+    assert ("LOCATION", code) in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a process's state, and a fixture's with no US person's value near
+        "health_state: OK",
+        '{"job": "backup", "state": "OK", "ssn_check": "skipped"}',
+        'FIXTURE_STATE: "AZ"\nFIXTURE_TIMEOUT: 30',
+        '       05 JOB-STATE    PIC XX    VALUE "OK".',
+    ],
+)
+def test_a_state_field_with_no_us_person_is_no_place(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "LOCATION"] == []
