@@ -417,6 +417,11 @@ _TIME_ENDS = re.compile(r"[ \t]*(?:[,.;:!?)]|\Z|\n|\d|(?:and|or|to|when|for)\b)"
 
 
 # a line that pairs two cities as something other than a journey: a fixture, a network link, a tunnel
+# what carries people between towns, on a route's line: `Sailing 14:40 Ullapool–Stornoway`, `lautta Turku–...`
+_CARRIED = re.compile(
+    r"(?i)\b(?:sailings?|ferry|ferries|crossing|route|bus|coach|train|flight|lautta|färja|ferje|færge|fähre|"
+    r"traghetto|ferri|veerboot|pont)\b"
+)
 _NO_ROUTE = re.compile(
     r"(?i)\b(?:match|matches|derby|fixtures?|kick-?off|highlights|league|cup|vs\.?|versus|score|scored|goals?|"
     r"vlan|link|links|tunnel|backhaul|interface|circuit|mtu|peering|bgp|latency|hotline|replication|vpn|wan)\b"
@@ -714,9 +719,13 @@ class Names(Placenames):
             return []
         cut = a + text[a:b].index("-")
         ends = [(a, cut), (cut + 1, b)]
+        start, end = text.rfind("\n", 0, a) + 1, text.find("\n", b)
+        # a ferry's, a bus's or a train's route: towns of any size (`Sailing 14:40 Ullapool–Stornoway delayed`)
+        carried = _CARRIED.search(text, start, end if end >= 0 else len(text)) is not None
         for c, d in ends:
             part = fold(text[c:d])
-            if not text[c : c + 1].isupper() or not self.large_city(part):
+            known = self.large_city(part) or (carried and (part in self.lex.places or part in self.lex.towns))
+            if not text[c : c + 1].isupper() or not known:
                 return []
             if not self.big_place(part) and (
                 self.given(part) == 2 or self.common_surname(part) or self.product(part) or part in self.lex.words
@@ -724,7 +733,6 @@ class Names(Placenames):
                 return []
         if self._tech_after(text, b) or (a and text[a - 1] in "-_./@") or cues.title_before(text, a):
             return []  # (`Sra. Valencia-Córdoba`: a double surname after a title)
-        start, end = text.rfind("\n", 0, a) + 1, text.find("\n", b)
         if _NO_ROUTE.search(text, start, end if end >= 0 else len(text)):
             return []  # a fixture's two clubs, a link between two sites: `Manchester-Liverpool on Sunday, kickoff`
         return [("LOCATION", c, d) for c, d in ends]

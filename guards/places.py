@@ -240,7 +240,7 @@ _STATE_ENDS = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]<`]|[ \t]+(?:\d|[a-z]))")
 _STATE_ENDS_PLAIN = re.compile(r"[?!:]")
 # a dash after a code that is no English word: `Flagstaff, AZ — SSN`; not `Tokyo, OK - fine`
 _DASH_END = re.compile(r"[ \t]+[—–\-](?:[ \t]|\Z)")
-_WORDY_STATES = frozenset(
+_WORDY_STATES = WORDY_STATES = frozenset(
     ["OK", "ME", "IN", "OR", "HI", "OH", "AL", "LA", "PA", "MA", "CO", "ID", "MS", "DE", "MI", "MO"]
 )
 _STATE_ENDS_BARE = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]]|[ \t]+\d)")

@@ -220,12 +220,13 @@ _STATE_FIELD = re.compile(
     # (and a person's address's, camel-cased: `homeState: "WV"`; not `currentState`, `siteState`, a machine's)
     # (an owner numbered too: `EMPLOYEE_1_STATE=LA`; camel-cased capitalised: `MailingState='AZ'`)
     r"(?<![\w\-])(?i:(?P<owner>(?:[a-z0-9]+_){0,3}|(?-i:[Hh]ome|[Bb]illing|[Ss]hipping|[Mm]ailing|[Bb]irth|"
-    r"[Rr]esidence|[Tt]ax|[Pp]ayroll)(?=State\b))state|state_code)"
+    r"[Rr]esidence|[Tt]ax|[Pp]ayroll)(?-i:(?=State\b)))state|state_code)"
     rf"(?:\s*[=:]\s*[\"']?|\"\s*:\s*\"|{_ARROW}|{_INPUT})(?P<code>{places.STATES})"
     r"(?=[\"'\s,;})\]]|\Z)"
     # Clojure's and EDN's keyword (`:state "MN"`), COBOL's field (`05 EMP-STATE PIC XX VALUE "LA".`)
     rf"|(?<![\w\-]):state[ \t]+\"(?P<kw>{places.STATES})\""
-    rf"|(?i:[a-z0-9\-]*state)[ \t]+PIC[ \t]+X(?:X|\(2\))[ \t]+VALUE[ \t]+[\"'](?P<pic>{places.STATES})[\"']"
+    rf"|(?<![\w\-])(?i:(?P<record>(?:[a-z0-9]+-){{1,3}})state)[ \t]+PIC[ \t]+X(?:X|\(2\))[ \t]+VALUE[ \t]+[\"']"
+    rf"(?P<pic>{places.STATES})[\"']"
 )
 _STATE_REACH = 200
 # a US state's code in the quoted cell after an SSN's: `("Darnell", "Hughes", "519-33-7939", "OK")`
@@ -248,10 +249,22 @@ _PERSONS_STATES = _words(
     # people's roles no process or device has: `TREASURER_STATE=OR` (not `driver_state`, `owner_state`,
     # `manager_state`, a process's or a device's as often)
     "treasurer secretary president volunteer guardian spouse donor landlord tenant teacher coach buyer seller "
-    "shipper consignee "
-    # a test's record of a person: `FIXTURE_STATE`, `E2E_STATE`, `SEED_STATE` beside its SSN
-    "fixture fixtures e2e seed sample"
+    "shipper consignee"
 )
+# the state fields of shapes a process's state takes too, read only with a code no status writes (not `OK`, `IN`,
+# `PA`, `HI`): a test's record (`FIXTURE_STATE: "AZ"`), a numbered person's (`EMPLOYEE_1_STATE=LA`; not
+# `us_east_1_state`, `SITE_2_STATE`), a capitalised owner's (`MailingState='AZ'`; not `MailingState='OK'`, a
+# queue's), Clojure's keyword in a map with a name, a city or a ZIP (`{:name "..." :state "MN"}`), COBOL's field
+# of an employee's or a customer's record or one with a name (`05 EMP-STATE PIC XX VALUE "LA".`; not `JOB-STATE`,
+# `REAL-ESTATE`)
+_TEST_OWNERS = _words("fixture fixtures e2e seed sample")
+_NUMBERED_PERSONS = _words(
+    "employee employees emp customer customers cust member members patient patients client clients applicant payee "
+    "holder person contact taxpayer beneficiary"
+)
+_STATUS_CODES = frozenset(["OK", "IN", "ID", "DE", "PA", "HI", "ME", "OR", "MA", "CA", "CO"])
+_COBOL_NAME = re.compile(r"(?i)[a-z0-9\-]*-NAME[ \t]+PIC[ \t]+X")  # the record's name: `05 WS-NAME PIC X(30)`
+_KEYWORD_RECORD = re.compile(r":(?:name|first-name|last-name|full-name|city|zip|zipcode|address)\b")
 _PLACE_FIELD = re.compile(
     rf"(?:(?<![\w\-])|(?<=\s--))(?P<key>(?i:{_PLACE_KEY}))"
     # (and Clojure's `:ort "Basel"`, an Android resource's `name="branch_city">`, a Ruby block's `mesto { "Plzeň" }`)
@@ -1415,8 +1428,11 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
     out += _place_lists(kinds, text, seen) if "[" in text or "(" in text else []
     lowered = text.lower()
     for m in _STATE_FIELD.finditer(text) if "state" in lowered else ():
-        owner = (m.group("owner") or "").lower().split("_")
-        if m.group("owner") and not any(word in _PERSONS_STATES for word in owner) and not _owned_city(text, m, seen):
+        if _wordy_shape(text, m):
+            continue
+        owner = [w for w in (m.group("owner") or "").lower().split("_") if w]
+        owned = any(w in _PERSONS_STATES or w in _TEST_OWNERS for w in owner)
+        if owner and not owned and not _owned_city(text, m, seen):
             continue  # `health_state: OK`, `kyc_state=OK`: a process's state
         # a US record's: an SSN or a North American phone near, or its city read just before (`"city": "Honolulu",
         # "state": "HI"`)
@@ -1543,6 +1559,28 @@ _ADDRESS_MARKUP = re.compile(
 
 
 _CITY_REACH = 60
+
+
+def _wordy_shape(text: str, m: re.Match[str]) -> bool:
+    """A state field of a shape a process's state takes too (_TEST_OWNERS above) whose code a status writes, or
+    whose record is no person's: not read."""
+    owner = [w for w in (m.group("owner") or "").lower().split("_") if w]
+    numbered = any(w.isdigit() for w in owner)
+    camel = bool(m.group("owner")) and m.group("owner")[0].isupper() and "_" not in m.group("owner")
+    if m.group("kw") is not None:
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        line_end = text.find("\n", m.end())
+        line = text[line_start : line_end if line_end >= 0 else len(text)]
+        return m.group("kw") in _STATUS_CODES or _KEYWORD_RECORD.search(line) is None
+    if m.group("pic") is not None:
+        record = m.group("record").lower().strip("-").split("-")
+        named = _COBOL_NAME.search(text, max(0, m.start() - _STATE_REACH), m.start()) is not None
+        return m.group("pic") in _STATUS_CODES or not (named or any(w in _NUMBERED_PERSONS for w in record))
+    if numbered:
+        digit = next(i for i, w in enumerate(owner) if w.isdigit())
+        return digit == 0 or owner[digit - 1] not in _NUMBERED_PERSONS or m.group("code") in _STATUS_CODES
+    test = any(w in _TEST_OWNERS for w in owner)
+    return (test or camel) and m.group("code") in _STATUS_CODES
 
 
 def _owned_city(text: str, m: re.Match[str], seen: Overlaps) -> bool:

@@ -197,7 +197,34 @@ def test_a_us_records_state_field_is_read(text: str, code: str) -> None:
         '{"job": "backup", "state": "OK", "ssn_check": "skipped"}',
         'FIXTURE_STATE: "AZ"\nFIXTURE_TIMEOUT: 30',
         '       05 JOB-STATE    PIC XX    VALUE "OK".',
+        # a status's code in the new shapes beside an SSN: a job's, a region's, a queue's, a test's state
+        '(def job {:id 42 :ssn "512334871" :state "OK" :retries 0})',
+        '       05 EMP-SSN      PIC 9(9)  VALUE 516384328.\n       05 JOB-STATE    PIC XX    VALUE "OK".',
+        '       05 EMP-SSN      PIC 9(9)  VALUE 516384328.\n       05 REAL-ESTATE  PIC XX    VALUE "DE".',
+        "US_EAST_1_STATE=OK\nOPS_SSN=409-77-0236",
+        "SITE_2_STATE=NV\nSITE_2_SSN=409-77-0236",
+        "CUSTOMER_3_STATE=OK  # passes validation\nCUSTOMER_3_SSN=409-77-0236",
+        "queue(MailingState='OK', retries=3, ssn='528-19-3262')",
+        "e2e_state=OK ssn=409770236",
     ],
 )
 def test_a_state_field_with_no_us_person_is_no_place(text: str) -> None:
     assert [f for f in scan(text) if f[0] == "LOCATION"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "ends"),
+    [
+        # a ferry's, a bus's route between towns of any size
+        ("ferrybot: Sailing 14:40 Ullapool–Stornoway delayed 25 min (weather)", ("Ullapool", "Stornoway")),
+        ("bus 42 Haarlem-Leiden delayed", ("Haarlem", "Leiden")),
+    ],
+)
+def test_a_routes_towns_are_places(text: str, ends: tuple[str, str]) -> None:
+    found = scan(text)
+    assert ("LOCATION", ends[0]) in found
+    assert ("LOCATION", ends[1]) in found
+
+
+def test_a_link_between_two_towns_is_no_route() -> None:
+    assert [f for f in scan("the Ullapool-Stornoway link is down") if f[0] == "LOCATION"] == []
