@@ -325,6 +325,14 @@ _COUNTRY = re.compile(
     r"(?i:(?:[\w\-]*_)?(?:country|zemlja|država|drzava|land|país|pais|paese|pays|ország|kraj|ülke|maa))"
 )
 _WORDS = re.compile(r"[^\W\d_]+(?:[ '’\-][^\W\d_]+){0,2}")
+# a town's or a city's column, in a few languages (`town`, `home_city`, `Ort`, `ville`, `miasto`)
+_TOWN_COLUMN = re.compile(
+    r"(?i:(?:[\w\-]*_)?(?:town|city|village|hometown|ort|wohnort|stadt|ville|ciudad|città|citta|cidade|miasto|"
+    r"město|mesto|kaupunki|plaats|woonplaats|stad|kommune|by|şehir|sehir|település|grad))"
+)
+_TOWN_CELL = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_]+(?:[ '’\-][A-ZÀ-ÖØ-ÞĀ-Ža-zß-ÿ][^\W\d_]*){0,2}")
+_PLACEHOLDER_TOWN = re.compile(r"(?i:muster|beispiel|anytown|example|test|voorbeeld|exemple|ejemplo|esempio|exempel)")
+_TOWN_WORD = 5  # an English word this frequent under a town's column is the word (`Remote`, `Various`, `Head Office`)
 _NOT_NAMES = (
     _words(
         "test demo sample example dummy fake placeholder user customer holder admin team bot service system account "
@@ -818,8 +826,9 @@ def _code_person(kinds: Kinds, keys: list[str], whole: bool) -> bool:
 _HTML_CELL = re.compile(r"<t[dh](?:\s[^<>]*)?>([^<>\n]*)</t[dh]>")
 
 
-def _cells(line: str) -> tuple[str, list[tuple[int, int]]] | None:
-    """A line's delimiter and its cells' spans (each less its quotes and spaces), if it is a table's row."""
+def _cells(line: str, pair: bool = False) -> tuple[str, list[tuple[int, int]]] | None:
+    """A line's delimiter and its cells' spans (each less its quotes and spaces), if it is a table's row; `pair`:
+    two cells a comma parts are one too (a two-column CSV's, under or as its header: `name,town`)."""
     if "þ" in line:
         delimiter, parts = "þ", [m.span(1) for m in re.finditer(r"þ([^þ\n]*)þ", line)]
     elif "</td>" in line or "</th>" in line:  # an HTML table's row: `<tr><td>Ahmed Al-Farsi</td><td>Muscat</td>`
@@ -827,7 +836,7 @@ def _cells(line: str) -> tuple[str, list[tuple[int, int]]] | None:
     else:
         delimiter = max("|\t;,", key=line.count)
         # two columns only where a pipe or a tab parts them (psql's `name | town`), not a comma's or a semicolon's
-        if line.count(delimiter) < (1 if delimiter in "|\t" else 2):
+        if line.count(delimiter) < (1 if delimiter in "|\t" or (pair and delimiter == ",") else 2):
             return None
         parts, start = [], 0
         for cell in line.split(delimiter):
@@ -887,6 +896,8 @@ def _tables(text: str) -> tuple[list[tuple[str, tuple[int, int], str]], list[tup
             start += len(line) + 1
             continue  # the rule under a header: psql's `------+------`, Markdown's `|---|---|`
         cells = _cells(line)
+        if cells is None and (_PAIR_HEADER.fullmatch(line) or (header is not None and header[:2] == (",", 2))):
+            cells = _cells(line, pair=True)  # a two-column CSV: `name,town` / `Eilidh Rankin,Oban`
         if cells is None:
             header = None
         elif header is not None and cells[0] == header[0] and len(cells[1]) == header[1]:
@@ -899,6 +910,9 @@ def _tables(text: str) -> tuple[list[tuple[str, tuple[int, int], str]], list[tup
                 named += [(start + cells[1][i][0], start + cells[1][i][1]) for i in header[2]]
         start += len(line) + 1
     return out, named
+
+
+_PAIR_HEADER = re.compile(r"[A-Za-z][\w\-]*,[A-Za-z][\w\-]*")  # a two-column CSV's header: `name,town`
 
 
 def _header(line: str, cells: tuple[str, list[tuple[int, int]]]) -> tuple[str, int, dict[int, tuple[str, str]]] | None:
@@ -1410,6 +1424,14 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         lex = kinds.lex
         known = key in lex.places or key in lex.towns or key in lex.regions or key.replace(" ", "") in lex.places
         known = known or _script_place(kinds, text[a:b])  # `| Χανιά |` under `Πόλη`
+        # a town's column holds towns, those no lexicon holds too (`name,town` / `Eilidh Rankin,Oban`): a name in
+        # capitals that is no ordinary word and no product
+        # (in a person's row; not a placeholder's `Anytown`, `Musterstadt`, `Testville`)
+        if not known and _TOWN_COLUMN.fullmatch(column) is not None and _TOWN_CELL.fullmatch(text[a:b]) is not None:
+            line = (text.rfind("\n", 0, a) + 1, text.find("\n", b) % (len(text) + 1))
+            persons = any(line[0] <= n < line[1] for n in named)
+            plain = all(lex.words.get(w, 0) < _TOWN_WORD and not kinds.product(w) for w in key.split())
+            known = persons and plain and _PLACEHOLDER_TOWN.search(text, a, b) is None
         # a country's column holds countries, in any language: `Việt Nam`, `Maroc`
         country = _COUNTRY.fullmatch(column) is not None and _WORDS.fullmatch(text[a:b]) is not None and b - a > 3
         # a US state's column its codes only, in a US person's row: `name,city,state,ssn` / `...,Cheyenne,WY,...`

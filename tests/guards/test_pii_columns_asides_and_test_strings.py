@@ -228,3 +228,31 @@ def test_a_routes_towns_are_places(text: str, ends: tuple[str, str]) -> None:
 
 def test_a_link_between_two_towns_is_no_route() -> None:
     assert [f for f in scan("the Ullapool-Stornoway link is down") if f[0] == "LOCATION"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        # a town's column holds towns no lexicon holds too, in a two-column CSV as in a wider one
+        ("name,town\nEilidh Rankin,Oban\nTorquil Nicolson,Portree", "Portree"),
+        ("name;email;town\nIain Ross;iain@example.org;Kyleakin", "Kyleakin"),
+    ],
+)
+def test_a_towns_column_holds_towns(text: str, place: str) -> None:
+    assert ("LOCATION", place) in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an ordinary word or a product under a town's column; a two-column CSV of no place
+        "name,city\nAnna Berg,Remote",
+        "name,city\nAnna Berg,Grafana",
+        "host,port\ndb1,5432\ndb2,5433",
+        # a placeholder's town, a row with no person
+        "name,town\nJane Doe,Anytown\nTest User,Testville",
+        "sensor,town\nT-101,Kyleakin",
+    ],
+)
+def test_a_towns_column_of_words_and_products_holds_no_place(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "LOCATION"] == []
