@@ -331,8 +331,23 @@ _TOWN_COLUMN = re.compile(
     r"město|mesto|kaupunki|plaats|woonplaats|stad|kommune|by|şehir|sehir|település|grad))"
 )
 _TOWN_CELL = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_]+(?:[ '’\-][A-ZÀ-ÖØ-ÞĀ-Ža-zß-ÿ][^\W\d_]*){0,2}")
-_PLACEHOLDER_TOWN = re.compile(r"(?i:muster|beispiel|anytown|example|test|voorbeeld|exemple|ejemplo|esempio|exempel)")
-_TOWN_WORD = 5  # an English word this frequent under a town's column is the word (`Remote`, `Various`, `Head Office`)
+_PLACEHOLDER_TOWN = re.compile(
+    r"(?i:muster|beispiel|anytown|example|test|voorbeeld|exemple|ejemplo|esempio|exempel|demo|sample|mock|dummy|"
+    r"contoso|fabrikam|globex|initech|foo|xyz)"
+)
+_FULL_NAME_CELL = re.compile(r"[\"']?[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_]+[ \t]+[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_]+")  # `Eilidh Rankin`
+
+
+def _unknown_town(kinds: Kinds, value: str, key: str) -> bool:
+    """A town's column's value no lexicon holds that is a town's name all the same: not an acronym or a short word
+    (`HQ`, `TBD`, `Ops`), not a word, a product, a given name or a surname (`Remote`, `Grafana`, `Fischer`), not a
+    placeholder's (`Anytown`, `Contoso`)."""
+    if value.isupper() or len(value) < 4 or _PLACEHOLDER_TOWN.search(value):
+        return False
+    lex = kinds.lex
+    return not any(w in lex.words or kinds.product(w) or w in lex.given or w in lex.surnames for w in key.split())
+
+
 _NOT_NAMES = (
     _words(
         "test demo sample example dummy fake placeholder user customer holder admin team bot service system account "
@@ -1426,12 +1441,12 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         known = known or _script_place(kinds, text[a:b])  # `| Χανιά |` under `Πόλη`
         # a town's column holds towns, those no lexicon holds too (`name,town` / `Eilidh Rankin,Oban`): a name in
         # capitals that is no ordinary word and no product
-        # (in a person's row; not a placeholder's `Anytown`, `Musterstadt`, `Testville`)
+        # (in a row whose person's cell holds a name of two words; not an acronym, a word, a product, a name, a
+        # placeholder's `Anytown`, `Musterstadt`, `Testville`, `Contoso`)
         if not known and _TOWN_COLUMN.fullmatch(column) is not None and _TOWN_CELL.fullmatch(text[a:b]) is not None:
             line = (text.rfind("\n", 0, a) + 1, text.find("\n", b) % (len(text) + 1))
-            persons = any(line[0] <= n < line[1] for n in named)
-            plain = all(lex.words.get(w, 0) < _TOWN_WORD and not kinds.product(w) for w in key.split())
-            known = persons and plain and _PLACEHOLDER_TOWN.search(text, a, b) is None
+            persons = any(line[0] <= n < line[1] and _FULL_NAME_CELL.match(text, n) for n in named)
+            known = persons and _unknown_town(kinds, text[a:b], key)
         # a country's column holds countries, in any language: `Việt Nam`, `Maroc`
         country = _COUNTRY.fullmatch(column) is not None and _WORDS.fullmatch(text[a:b]) is not None and b - a > 3
         # a US state's column its codes only, in a US person's row: `name,city,state,ssn` / `...,Cheyenne,WY,...`
