@@ -328,7 +328,7 @@ _WORDS = re.compile(r"[^\W\d_]+(?:[ '’\-][^\W\d_]+){0,2}")
 # a town's or a city's column, in a few languages (`town`, `home_city`, `Ort`, `ville`, `miasto`)
 _TOWN_COLUMN = re.compile(
     r"(?i:(?:[\w\-]*_)?(?:town|city|village|hometown|ort|wohnort|stadt|ville|ciudad|città|citta|cidade|miasto|"
-    r"město|mesto|kaupunki|plaats|woonplaats|stad|kommune|by|şehir|sehir|település|grad))"
+    r"město|mesto|kaupunki|plaats|woonplaats|stad|kommune|şehir|sehir|település|grad))"  # (not `by`: `created_by`)
 )
 _TOWN_CELL = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_]+(?:[ '’\-][A-ZÀ-ÖØ-ÞĀ-Ža-zß-ÿ][^\W\d_]*){0,2}")
 _PLACEHOLDER_TOWN = re.compile(
@@ -1439,10 +1439,9 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         lex = kinds.lex
         known = key in lex.places or key in lex.towns or key in lex.regions or key.replace(" ", "") in lex.places
         known = known or _script_place(kinds, text[a:b])  # `| Χανιά |` under `Πόλη`
-        # a town's column holds towns, those no lexicon holds too (`name,town` / `Eilidh Rankin,Oban`): a name in
-        # capitals that is no ordinary word and no product
-        # (in a row whose person's cell holds a name of two words; not an acronym, a word, a product, a name, a
-        # placeholder's `Anytown`, `Musterstadt`, `Testville`, `Contoso`)
+        # a town's column holds towns, those no lexicon holds too (`name,town` / `Eilidh Rankin,Oban`), in a row
+        # whose person's cell holds a name of two words (not an acronym, a word, a product, a name, a placeholder's
+        # `Anytown`, `Musterstadt`, `Testville`, `Contoso`)
         if not known and _TOWN_COLUMN.fullmatch(column) is not None and _TOWN_CELL.fullmatch(text[a:b]) is not None:
             line = (text.rfind("\n", 0, a) + 1, text.find("\n", b) % (len(text) + 1))
             persons = any(line[0] <= n < line[1] and _FULL_NAME_CELL.match(text, n) for n in named)
