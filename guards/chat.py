@@ -143,6 +143,8 @@ _SYSTEM_TOKEN = re.compile(r"(?<![\w/])/\w|\w_\w")
 _WORD_AFTER = re.compile(r"[ \t]+([a-z][a-z\-]*)\b")
 # a value a roster or a contact list writes beside a name: an address, a long number
 _CHAT_VALUE = re.compile(r"@|\d[\d \-]{5,}\d")
+# the letters of scripts written without spaces between words: Han, kana, Thai, Lao, Khmer, Burmese
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f]")
 _REACTIONS = frozenset("👍👎🙏👌❤🙂😊😀😃😄😁😂🤣😅😉😍🥳🎉💯🔥👏🙌✌🤝👀🙈😢😬🤔")  # (with skin tones, U+FE0F)
 BARE_LINES = 2  # bare `Name: ...` lines a text needs to be a chat log's (one is a field: `Reporter: Ana`)
 
@@ -208,10 +210,22 @@ def _plain_speakers(text: str, kinds: Kinds) -> list[tuple[int, int]]:
     messages = [line.strip() for line in lines[1::2]]
     if len({m.split()[0].lower() for m in messages}) == 1:
         return []  # `mora em Lisboa` / `mora no Porto`: a list's entries, written alike
-    said = any(len(m.split()) >= _MESSAGE_WORDS for m in messages) and (
+    said = any(_wordy(m) for m in messages) and (
         any(_talk(m, kinds) for m in messages) or any(_emoji_only(m) for m in messages[1:])
     )
     return out if len(out) > 1 and said and _turns(names, len(out), messages) else []
+
+
+def _wordy(message: str) -> bool:
+    """A message of _MESSAGE_WORDS words at least, or of as many words' letters in a script written without spaces
+    (`テストの結果、Kafka のコンシューマーが遅延しています`)."""
+    return len(message.split()) >= _MESSAGE_WORDS or len(_UNSPACED.findall(message)) >= 2 * _MESSAGE_WORDS
+
+
+def _foreign(message: str) -> bool:
+    """A message written mostly in letters other than Latin ones (a product's Latin name in it is a system's)."""
+    letters = [c for c in message if c.isalpha()]
+    return 2 * sum(c.isascii() or "\u00c0" <= c <= "\u024f" for c in letters) < len(letters)
 
 
 def _emoji_only(message: str) -> bool:
@@ -225,7 +239,7 @@ def _emoji_only(message: str) -> bool:
 def _turns(names: set[str], lines: int, messages: list[str]) -> bool:
     """A conversation's marks: someone speaks twice, a question is asked, or a message after the first opens with
     a reply's word (`ok`, `thanks`, `LGTM`, `Igen,`); a directory, a roster, minutes or a list of bios has none."""
-    if (len(names) > 1 and len(names) < lines) or any("?" in m for m in messages):
+    if (len(names) > 1 and len(names) < lines) or any(q in m for m in messages for q in "?？؟"):
         return True  # (one person's name over each of their notes is a note's, a diary's: no turn is taken)
     return any(m.split()[0].strip(",.!:;").lower() in _REPLIES or _emoji_only(m) for m in messages[1:])
 
@@ -251,6 +265,8 @@ def _talk(message: str, kinds: Kinds) -> bool:
         named = key in kinds.lex.words or kinds.lex.knows_place(key) or kinds.given(key)
         if m.group(1) is None and kinds.product(key) and (not named or _system_noun_after(message, m.end())):
             return True
+        if m.group(1) is None and kinds.product(key) and not kinds.given(key) and _foreign(message):
+            return True  # `Kafka のコンシューマーが遅延しています`: a product's Latin name in another script's message
     return False
 
 

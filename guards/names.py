@@ -53,7 +53,7 @@ from .scriptnames import (
     script_names,
 )
 from .scriptplaces import script_places, words_by_script
-from .things import things
+from .things import header_key, things
 from .vetting import Vetter
 
 if TYPE_CHECKING:
@@ -553,7 +553,11 @@ class Names(Placenames):
             out.extend(self._prefixed_people(text, out))
         if _CYRILLIC.search(text):
             out = _patronymic(text, out)
-        out = [span for span in out if span[0] != "LOCATION" or not self._named_with(text, span[1], span[2])]
+        out = [
+            span
+            for span in out
+            if span[0] != "LOCATION" or not (self._named_with(text, *span[1:]) or header_key(text, *span[1:]))
+        ]
         if "<" in text and any(e == "PERSON" for e, _, _ in out):  # a .mailmap line's commit name: a handle
             out = _no_one_at(out, _mailmap_handles(text))
         slots = chat.speakers(text, self)

@@ -169,7 +169,12 @@ _PROVINCE_AFTER = re.compile(
     r",[ \t]+(?P<code>AB|BC|MB|NB|NL|NS|NT|NU|PE|QC|SK|YT|NSW|VIC|QLD|TAS|"
     r"SP|RJ|MG|RS|PR|BA|CE|PB|RN|PI|DF|RO|RR|AP)\b(?![\-_.]\w)"
 )
-_STATE_CELL_AFTER = re.compile(rf"(?P<q>[\"'])[ \t]*,[ \t]*(?P=q)(?P<code>{STATES})(?P=q)")
+_STATE_CELL_AFTER = re.compile(
+    rf"(?P<q>[\"'])[ \t]*,[ \t]*(?P=q)(?P<code>{STATES})(?P=q)"
+    # (or a psql table's or a tab-separated row's next cell: `| Bisbee    | AZ`)
+    rf"|[ \t]*(?P<d>[|\t])[ \t]*(?P<cell>{STATES})[ \t]*(?:(?P=d)|$)",
+    re.M,
+)
 # a name, then the place in brackets: `Luca Frei (Basel)`, `the customer Peter Müller (Graz)`
 _NAME_OPEN = re.compile(r"\b[A-Z][a-zà-ÿ][\w'’\-]*[ \t]+\(\Z")  # not `TODO(Fatima)`
 # a name of two or three words, its first at a line's or a field's start, and a comma: `Client: Eluned Pryce, `
@@ -188,7 +193,7 @@ _TITLED_COMMA = re.compile(
 # `Inès Benali, Lyon – tél.`, `Ana Belén Ruiz, Sevilla. Teléfono ...` (a contact's field next, not a sentence that
 # may name the person: `To: Tom Hardy, Austin. Austin, please confirm`)
 _AFTER_NAME = re.compile(
-    r"[ \t]*(?:$|\)|,|[ \t][–—·|-][ \t]|\.[»“”\"']?[ \t]*$"
+    r"[ \t]*(?:$|\)|,|\*/|-->|[ \t][–—·|-][ \t]|\.[»“”\"']?[ \t]*$"
     r"|\.[ \t]+(?=(?:Tel|Tél|Phone|Telefon|Teléfono|Telefono|Telefone|Mobile|Móvil|Mobil|Handy|Cell|Fon|E-?mail|"
     r"Correo|IBAN|DNI|NIF|PLZ|CP|Kontakt|Contact|Contacto|Contatto)\b))",
     re.M,
@@ -197,13 +202,20 @@ _AFTER_NAME = re.compile(
 
 def state_after(text: str, b: int) -> bool:
     """A US state's code right after the city at text[:b]: `Austin TX`, `Portland, OR`, or in the next quoted
-    cell (`("Marcus Webb", "588-37-9066", "Savannah", "GA")`)."""
+    cell (`("Marcus Webb", "588-37-9066", "Savannah", "GA")`) or table cell (`| Bisbee | AZ`) of a person's row."""
     if _STATE_AFTER.match(text, b) is not None:
         return True
-    if _STATE_CELL_AFTER.match(text, b) is None:
-        return False
-    start, end = text.rfind("\n", 0, b) + 1, text.find("\n", b)
-    return _PERSONAL_CELL.search(text, start, end if end >= 0 else len(text)) is not None  # not `("Normal", "OK")`
+    m = _STATE_CELL_AFTER.match(text, b)
+    if m is None or not _personal(text, b):
+        return False  # not `("Normal", "OK")`
+    # a table's cell is the town's alone: not `| Cortez, Ramona | AZ`, a person's surname and given name
+    return bool(m.group("code")) or "," not in text[max(text.rfind(c, 0, b) for c in "|\t\n") + 1 : b]
+
+
+def _personal(text: str, at: int) -> bool:
+    """The line at text[at] holds an SSN or a phone number: a person's row."""
+    start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+    return _PERSONAL_CELL.search(text, start, end if end >= 0 else len(text)) is not None
 
 
 # a person's row has an SSN or a phone number in it: `("Marcus Webb", "588-37-9066", "Savannah", "GA")`
@@ -226,8 +238,9 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
                 out.append(("LOCATION", *m.span(code)))
         elif kind == "LOCATION" and (m := _PROVINCE_AFTER.match(text, b)) and _STATE_ENDS.match(text, m.end()):
             out.append(("LOCATION", *m.span("code")))
-        elif kind == "LOCATION" and (m := _STATE_CELL_AFTER.match(text, b)):
-            out.append(("LOCATION", *m.span("code")))  # a row's next cell: `('Omaha', 'NE', ...)`
+        elif kind == "LOCATION" and (m := _STATE_CELL_AFTER.match(text, b)) and (m.group("code") or _personal(text, b)):
+            # a row's next cell: `('Omaha', 'NE', ...)`, a person's row's `| Bisbee | AZ`
+            out.append(("LOCATION", *m.span("code" if m.group("code") else "cell")))
     return out
 
 

@@ -37,7 +37,7 @@ from . import cues, deployments, mailboxes, places
 from . import systems as said
 from .findings import Overlaps
 from .kinds import WORDY, Kinds
-from .lexicons import fold
+from .lexicons import Place, fold
 from .lexicons import words as _words
 from .scriptplaces import where_systems_run
 
@@ -65,6 +65,8 @@ _KEY = (
     r"prénom|prenom|titulaire|bénéficiaire|beneficiaire|apellidos?|titular|beneficiario|sobrenome|cognome|"
     r"titolare|voornaam|achternaam|imię|imie|nazwisko|jméno|jmeno|příjmení|prijmeni|förnamn|efternamn|soyad|név|nev|"
     r"soyadı|nom|nombre|nome|naam|namn|"
+    # Slovene's, Croatian's, Serbian's and Bosnian's given name and surname: `Ime: Žiga, Priimek: Kravanja`
+    r"priimek|prezime|"
     # the Nordic languages', Finnish's, Slovene's, Czech's and Russian's: `navn = Ole-Johan Berntsen`,
     # `"sukunimi": "Heikkinen"`, `<prejemnik>Matej Kranjc</prejemnik>`, `Исполнитель: Кузнецов И. А.`
     r"navn|fornavn|etternavn|efternavn|mellemnavn|nimi|etunimi|sukunimi|prejemnik|placnik|plačnik|príjemca|"
@@ -136,6 +138,11 @@ _PLACE_KEY = (
     r"destination|origin|village|prefecture|province|county|home_?base|base|site|sites|office|depot|suburb|"
     r"neighbou?rhood|district|municipality|home[_ ]?port|port|station|campus|branch|pickup|drop_?off|territory|"
     r"region|island|home|post|store|dest|deliver_?to|ship_?to|return_?to|clinic|salon|gym|shop|hostel|"
+    # a state's or a prefecture's name in a person's record (`"state": "Rajasthan"`, `pref: "神奈川県"`; a US
+    # state's code is read apart, below)
+    r"state|pref|bundesland|"
+    # a camp's, a yard's place; Slovenian's and Croatian's place (`camp=Alta`, `Kraj: Trenta`)
+    r"camp|yard|kraj|"
     # other languages' town and city: `Település: Mád`, `Lokasi acara: Ubud, Bali`, `Wohnort: Graz`
     r"település|telepules|város|varos|helység|miasto|miejscowość|miejscowosc|město|mesto|obec|stadt|wohnort|ort|"
     r"ville|commune|localité|localite|ciudad|localidad|municipio|cidade|município|città|citta|comune|località|localita|"
@@ -169,7 +176,7 @@ _WORDY_KEYS = (
     _words(
         "base site sites office depot port station campus branch pickup dropoff territory region home post store "
         "dest clinic salon gym shop hostel harbour harbor sede filiale sucursal spot club venue marina studio embark "
-        "disembark klinik by outlet worksite jobsite 지점 支店 分店"
+        "disembark klinik by outlet worksite jobsite camp yard 지점 支店 分店"
     )
     | _QUARTER_KEYS
     | _BRANCH_KEYS
@@ -182,7 +189,7 @@ _LOOSE_KEYS = (
         "city town village hometown district neighbourhood neighborhood suburb municipality prefecture province "
         "county stadt wohnort ort ville commune ciudad localidad municipio cidade città citta comune plaats "
         "woonplaats kota şehir sehir ilçe ilce kaupunki paikkakunta stad miasto město mesto obec település "
-        "branch base venue marina sede filiale sucursal standort outlet meetingpoint "
+        "branch base venue marina sede filiale sucursal standort outlet meetingpoint kraj "
         "지점 지역 도시 城市 地点 地點 所在地 都市 支店 分店"
     )
     | _QUARTER_KEYS
@@ -271,7 +278,10 @@ _PLACE_FIELD = re.compile(
     # (and a tag's or a container's variable, its key and its value apart: `{"Key":"city","Value":"Galway"}`,
     # `- name: CITY` / `value: Galway`)
     # (and a Terraform variable's default: `variable "site_city" { default = "Uşak" }`)
-    rf"(?P<sep>\s*[=:]\s*(?:\[|(?:c|list|tuple|vec|array)?\()?\s*[\"']?|[\"']\s*:\s*[\"']|{_ARROW}|{_PAIRED}|\s+|>|"
+    # (and a data frame's column of them, an SQL `IN` list: `"river_town": ["Çamlıhemşin", ...]`, `base_town IN
+    # ('Bovec', 'Kobarid')`)
+    rf"(?P<sep>\s*[=:]\s*(?:\[|(?:c|list|tuple|vec|array)?\()?\s*[\"']?|[\"']\s*:\s*\[?\s*[\"']|{_ARROW}|{_PAIRED}|"
+    r"[ \t]+(?i:in)[ \t]*\([ \t]*'|\s+|>|"
     r"\"[ \t]*\{[ \t]*(?:type[ \t]*=[ \t]*\w+[ \t]*[\n;][ \t]*)?default[ \t]*=[ \t]*\"|"
     rf"{_CELL_AFTER_LABEL}|\s+[\"']|[\"']>|{_INPUT}|"
     rf"[ \t]*\{{[ \t]*[\"']){_VALUE}"
@@ -316,7 +326,7 @@ _HL7_CITY = re.compile(r"(?m)^PID\|(?:[^|\n]*\|){10}[^|\n^]*\^[^|\n^]*\^(?P<city
 _CELL_KEY = re.compile(rf"(?i:{_KEY})")
 _CELL_PLACE = re.compile(
     r"(?i:(?:[\w\-]*_)?(?:location|city|town|hometown|birthplace|residence|neighbou?rhood|district|village|"
-    r"region_of_residence|country|state|miasto|stadt|ville|ciudad|cidade|ort|wohnort|città|citta|plaats|woonplaats|"
+    r"region_of_residence|region|county|province|prefecture|country|state|miasto|stadt|ville|ciudad|cidade|ort|wohnort|città|citta|plaats|woonplaats|"
     r"miejscowość|miejscowosc|město|mesto|şehir|sehir|localidad|localité|localite|comune|gemeente|"
     r"zemlja|država|drzava|land|país|pais|paese|pays|ország|kraj|ülke|maa))"
 )
@@ -375,6 +385,8 @@ PERSONAS = frozenset(
      "matti meikalainen", "maija meikalainen", "sven svensson", "jens hansen", "juan del pueblo", "ivan ivanov",
      "john appleseed", "jane appleseed", "joe public", "john q public", "tommy atkins", "john citizen",
      "jan modaal", "nguyen van a", "nguyen van b", "nguyen thi b", "pietje puk",
+     # Slovak's and Czech's sample person, US courts' unnamed parties
+     "jan vzorovy", "jana vzorova", "richard roe", "jane roe", "mary major",
      "홍길동", "张三", "李四", "王五", "張三", "王小明", "山田太郎", "山田 太郎", "иван иванов", "иванов иван"}
 )  # fmt: skip
 
@@ -1185,6 +1197,35 @@ def _lower_street(kinds: Kinds, text: str, m: re.Match[str]) -> bool:
 _PLACEHOLDER = re.compile(r"(?i:muster|beispiel|anytown|exampleville)|範例|范例|示例")  # `範例市`: Example City
 
 
+# a street, a town or a village in Russian's, Ukrainian's and Bulgarian's addresses, its kind's word or that word's
+# abbreviation before it: `ул. Баумана, 44`, `вулиця Хрещатик 22`, `г. Казань`, `у селі Яблунів`, `с. Яблунів`
+_CYRILLIC_PLACE = re.compile(
+    # (and a region's adjective before its kind's word: `Івано-Франківська область`, `Ташкентской области`)
+    r"(?P<region>(?<![\w\-])[А-ЯЁІЇЄҐ][а-яёіїєґ]+(?:-[А-ЯЁІЇЄҐ][а-яёіїєґ]+)?(?:ская|ской|скую|ська|ській|ську|ский|"
+    r"ського|ском)[ \t]+(?:област[ьиі]|обл\.|район[аеу]?|кра[йюя]|округ[аеу]?))|"
+    r"(?<![\w.])(?<!\d)(?<!\d[ \t])(?:ул\.|улица|улице|улицу|вул\.|вулиця|вулиці|пр-т|просп\.|проспект[еа]?|пер\.|"
+    r"переулок|провулок|"
+    r"бул\.|бульвар[еа]?|наб\.|набережная|пл\.|площадь|площа|г\.|м\.|с\.|смт|пгт|село|селе|селі|деревн[яеи]|"
+    r"посёлок|посёлке|поселок|поселке|селище|селищі|місто|місті)[ \t]*"
+    r"(?P<name>[А-ЯЁІЇЄҐ][а-яёіїєґ'’\-]+(?:[ \t]+[А-ЯЁІЇЄҐ][а-яёіїєґ'’\-]+)?)"
+    r"(?P<number>,?[ \t]*(?:д\.|буд\.)?[ \t]*\d+[а-я]?(?:/\d+)?(?!\d))?"
+)
+_CYRILLIC_LETTER = re.compile(r"[а-яё]")
+_CYRILLIC_STREET = re.compile(r"ул|вул|пр|пер|бул|наб|пл|пло")  # a street's kind: its number is its address's
+
+
+def _cyrillic_places(text: str) -> list[Span]:
+    """Streets (with their numbers), towns and villages their kind's word names: `ул. Баумана, 44`, `г. Казань`."""
+    out: list[Span] = []
+    for m in _CYRILLIC_PLACE.finditer(text):
+        if m.group("region"):
+            out.append(("LOCATION", *m.span("region")))
+            continue
+        street = _CYRILLIC_STREET.match(m.group()) is not None
+        out.append(("LOCATION", m.start("name"), m.end("number") if street and m.group("number") else m.end("name")))
+    return out
+
+
 def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
     """Streets with their numbers, where an address writes them (`Rua Augusta 142`, `Storgatan 18`, `221B Baker
     Street`), as places; apart from what `taken` holds other than people (a person's reading gives way)."""
@@ -1197,6 +1238,10 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         if not seen.over(a, b) and not _PLACEHOLDER.search(text, a, b) and not where_systems_run(text, a, b):
             out.append(("LOCATION", a, b))
             seen.add(out[-1])
+    for span in _cyrillic_places(text) if _CYRILLIC_LETTER.search(text) else ():
+        if not seen.over(span[1], span[2]):
+            out.append(span)
+            seen.add(span)
     if not any(c.isdigit() for c in text):
         return out
     postal = [
@@ -1439,13 +1484,16 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
         lex = kinds.lex
         known = key in lex.places or key in lex.towns or key in lex.regions or key.replace(" ", "") in lex.places
         known = known or _script_place(kinds, text[a:b])  # `| Χανιά |` under `Πόλη`
+        if known and column.lower().endswith("region") and _deployed(text, a, lex.places.get(key)):
+            known = False  # a deployment's `region` (`Europe`; `| Frankfurt | eu-central-1 |`), no one's place
         # a town's column holds towns, those no lexicon holds too (`name,town` / `Eilidh Rankin,Oban`), in a row
         # whose person's cell holds a name of two words (not an acronym, a word, a product, a name, a placeholder's
         # `Anytown`, `Musterstadt`, `Testville`, `Contoso`)
         if not known and _TOWN_COLUMN.fullmatch(column) is not None and _TOWN_CELL.fullmatch(text[a:b]) is not None:
             line = (text.rfind("\n", 0, a) + 1, text.find("\n", b) % (len(text) + 1))
             persons = any(line[0] <= n < line[1] and _FULL_NAME_CELL.match(text, n) for n in named)
-            known = persons and _unknown_town(kinds, text[a:b], key)
+            # (or any, before a US state's code in a person's row: `| Bisbee | AZ`, a surname's word too)
+            known = persons and (_unknown_town(kinds, text[a:b], key) or places.state_after(text, b))
         # a country's column holds countries, in any language: `Việt Nam`, `Maroc`
         country = _COUNTRY.fullmatch(column) is not None and _WORDS.fullmatch(text[a:b]) is not None and b - a > 3
         # a US state's column its codes only, in a US person's row: `name,city,state,ssn` / `...,Cheyenne,WY,...`
@@ -1659,6 +1707,25 @@ def _script_place(kinds: Kinds, value: str) -> bool:
     return not value.isascii() and (value in kinds.lex.scripts or value in kinds.lex.script_towns)
 
 
+def _deployed(text: str, a: int, place: Place | None) -> bool:
+    """A region's cell at text[a] that is a continent's, or on a line with a cloud's region (`| Frankfurt |
+    eu-central-1 |`): where systems run."""
+    start, end = text.rfind("\n", 0, a) + 1, text.find("\n", a)
+    line = text[start : end if end >= 0 else len(text)]
+    return (place is not None and place.kind == "continent") or deployments.REGION_ID.search(line) is not None
+
+
+def _states_name(kinds: Kinds, m: re.Match[str]) -> bool:
+    """A `state` field's value that is a state's or a region's name (`"state": "Rajasthan"`), of a person's record
+    (no owner, or a person's: `billing_state`; not `health_state`)."""
+    owner = [w for w in re.split(r"[_\-]", m.group("key").lower()[: -len("state")]) if w]
+    if owner and owner[-1] not in _PERSONS_STATES:
+        return False
+    key = " ".join(fold(w) for w in m.group("value").split())
+    place = kinds.lex.places.get(key)
+    return key in kinds.lex.regions or (place is not None and place.kind not in ("city", "continent"))
+
+
 def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
     """The places in `text`'s place fields (`city: Durban`, `home_port: Sciacca`, `pickup: Ikeja, Lagos`), added
     to `seen` too."""
@@ -1682,7 +1749,11 @@ def _fields(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
         ):
             continue  # a quoted value after a space is a keyword's only (Clojure's `:ort "Basel"`), not prose's
             # `the sample district "Springfield ISD"`
-        if m.group("key").lower().endswith(("region", "zone")):
+        if m.group("key").lower().endswith(("region", "zone", "state", "pref", "bundesland")):
+            if _STATE_CODE.fullmatch(m.group("value").strip("\"' ")):
+                continue  # `state: TX`: a US state's code, read by the state's field (below)
+            if m.group("key").lower().endswith("state") and not _states_name(kinds, m):
+                continue  # `health_state: Normal`: a process's state, or a town's name (Normal, Illinois)
             # a person's record's `region` (`region = "Minas Gerais"` beside a phone), not a deployment's, nor a
             # continent (`"region": "Europe"`); a courier's `zone` so too (`"zone":"Petaling Jaya"`, not a
             # cloud's or a time's)

@@ -31,6 +31,7 @@ from .presidio import (
     NER_ENTITIES,
     PATTERN_ENTITIES,
     Backend,
+    ChecksumIbanRecognizer,
     IssuedSsnRecognizer,
     analyzer,
     card_recognizer,
@@ -146,6 +147,8 @@ class Scanner:
             found = self._find(self.engine, self.engine_zones, patterned, self.entities, checkpoint)
         if "CREDIT_CARD" in self.entities:
             found.extend(_cued_long_cards(text, found))
+        if "IBAN_CODE" in self.entities and len(text) >= 17:
+            found.extend(_overrun_ibans(text, found))
         if "US_SSN" in self.entities:
             found.extend(_tins(text, found))
         for view, regions, entities in self._readings(plain, found):
@@ -260,7 +263,8 @@ _CARD_WORD = re.compile(
     r"korttini|"
     # a long card's brand, and Yoruba's card: `UnionPay 6217 7406 ...`, `Verve 6500 2730 ...`, `káàdì 6500...`
     r"(?P<brand>verve|unionpay|union[ \t]pay|maestro|rupay)|káàdì)\b|"
-    r"卡号|卡號|银行卡|信用卡|銀行卡|银联卡|銀聯卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്|بطاقة|بطاقتي|"
+    # (and Chinese's and Cantonese's paying by card: `用卡 6253...`, `刷卡 6217...`)
+    r"卡号|卡號|银行卡|信用卡|銀行卡|银联卡|銀聯卡|用卡|刷卡|カード|카드|कार्ड|কার্ড|ਕਾਰਡ|કાર્ડ|கார்டு|కార్డ్|ಕಾರ್ಡ್|കാർഡ്|بطاقة|بطاقتي|"
     r"کارت|כרטיס|บัตร|支付卡|"
     # and Vietnamese's card (not English's `the`), its credit, debit and ATM cards, but not a tag's, a tab's, a
     # card's serial or a transaction's code (`gắn thẻ`, `mở thẻ`, `seri thẻ`, `mã giao dịch thẻ`)
@@ -290,6 +294,14 @@ _CARD_COLUMN = re.compile(
     r"\((?:[^()\n]*,[ \t]*)?'\Z"
 )
 LONG_CARD_SCORE = 0.85
+# a card's record, its number under a plain key: `- holder: "Liu Yang"` / `number: "6283..."` / `brand: unionpay`
+_NUMBER_KEY = re.compile(r"(?i)\b(?:number|num|no|pan)[\"']?[ \t]*[=:][ \t]*[\"']?\Z")
+_CARD_RECORD = re.compile(
+    r"(?i)\b(?:brand|network|scheme)[\"']?[ \t]*[=:][ \t]*[\"']?(?:unionpay|union[ \t]pay|visa|mastercard|maestro|"
+    r"verve|mir|rupay|discover|jcb|amex|elo|troy|dankort|diners)\b|\b(?:card_?)?holder[\"']?[ \t]*[=:]|"
+    r"\bcards[\"']?[ \t]*:|\b(?:expiry|exp_?date|cvv|cvc)[\"']?[ \t]*[=:]"
+)
+_CARD_RECORD_REACH = 120
 _CURRENCY_AFTER = re.compile(r"[\"'][ \t]*,[ \t]*[\"'][A-Z]{3}[\"']")
 
 
@@ -359,6 +371,8 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
             cued = _EXPIRY_AFTER.match(text, b)  # `8253 7824 4425 2068 exp 09/27 CVV 412`
         if m.re is _CARD_6_13 and not cued:
             cued = _CARD_ON_LINE.search(text, text.rfind("\n", 0, a) + 1, a)
+        if not cued and _NUMBER_KEY.search(text, max(0, a - 12), a):
+            cued = _CARD_RECORD.search(text[max(0, a - _CARD_RECORD_REACH) : b + _CARD_RECORD_REACH])
         if (len(digits) < 17 and digits[0] != "8") or not cued:
             continue
         if _ID_CARD_AFTER.match(text, b):
@@ -374,6 +388,34 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
             out.append(Finding("CREDIT_CARD", a, b, 1.0))  # the whole card, not its last group read as one
         elif not taken.over(a, b):
             out.append(Finding("CREDIT_CARD", a, b, LONG_CARD_SCORE))
+    return out
+
+
+# an IBAN written in one run that letters run on from, its field's filler or a typo: `IE41BOFI00...3583XX` in a
+# database's error (the run fails its checksum; its first part is the IBAN, of its country's length)
+_OVERRUN_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}[A-Z0-9]{11,30}[A-Z]{1,4}(?![A-Za-z0-9])")
+_OVERRUN = 4  # the most letters run on
+
+
+@functools.cache
+def _ibans() -> ChecksumIbanRecognizer:
+    return ChecksumIbanRecognizer()
+
+
+def _overrun_ibans(text: str, found: list[Finding]) -> list[Finding]:
+    """IBANs of one run with up to four letters run on after them (`IE41BOFI00126285603583XX`), where no finding
+    is: the longest part before the letters that is a valid IBAN of its country's format."""
+    out = []
+    for m in _OVERRUN_IBAN.finditer(text):
+        a, b = m.span()
+        if any(f.start < b and a < f.end for f in found):
+            continue
+        run = m.group()
+        tail = len(run) - len(run.rstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+        for cut in range(1, min(tail, _OVERRUN) + 1):
+            if _ibans().validate_result(run[:-cut]):
+                out.append(Finding("IBAN_CODE", a, b - cut, 0.8))
+                break
     return out
 
 
@@ -479,6 +521,9 @@ _SENTENCE_BREAK = re.compile(r"[.;!?][ \t]")
 # the next quoted item of a list of SSNs an SSN is in, named so: `SSN_SAMPLES = ["376-96-1061", "547660295"]` (not
 # a row's next cell, `row = ["Mendez", "218-13-0571", "593261147"]`, `fields = [...]  # ssn, account`)
 _LISTED = re.compile(r"[\"'][ \t]*,[ \t]*[\"']")
+# the next of SSNs each tagged with whose it is: `156-29-2288 (Chavis), 062920717 (Beaumont)`
+_TAGGED = re.compile(r"[ \t]*\([^()\n\d]{1,40}\)[ \t]*,[ \t]*")
+_TAG_AFTER = re.compile(r"[ \t]*\([^()\n\d]{1,40}\)")
 _LIST_OPEN = re.compile(r"(?i)\b[\w.]*(?:ssn|social_?security)[\w.]*[\"']?[ \t]*(?:=|:|=>)[ \t]*\[[^\]\n]*\Z")
 
 
@@ -492,10 +537,15 @@ def _another_ssn(text: str, found: list[Finding]) -> list[Finding]:
     out = []
     for f in ssns:
         m = _ANOTHER_SSN.match(text, f.end)
-        if m is None or _OTHER_NUMBERS.search(text, f.end, m.start("n")) or taken.over(*m.span("n")):
+        if m is None or _OTHER_NUMBERS.search(text, f.end, m.start("n")):
             continue
         between = text[f.end : m.start("n")]
-        listed = _LISTED.fullmatch(between) is not None and _LIST_OPEN.search(text, max(0, f.start - 200), f.start)
+        tagged = _TAGGED.fullmatch(between) is not None and _TAG_AFTER.match(text, m.end("n")) is not None
+        # (in a list of SSNs tagged with whose, nine digits that some country's phone number also is are an SSN)
+        if any(k != "PHONE_NUMBER" or not tagged for k, _, _ in taken.over(*m.span("n"))):
+            continue
+        opened = _LIST_OPEN.search(text, max(0, f.start - 200), f.start) is not None
+        listed = tagged or (_LISTED.fullmatch(between) is not None and opened)
         if not listed and (not _OFFERED.search(between) or _SENTENCE_BREAK.search(between)):
             continue  # words that offer another SSN, in the same sentence (not `, passport 5123...`, a row's cell)
         if not _ssns().invalidate_result(m.group("n")):

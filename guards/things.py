@@ -173,6 +173,16 @@ _NAMED_BEFORE = re.compile(
     r"|\b(?:MSC|CMA\s+CGM|MV|MT|SS|RMS|HMS|USS|IC|ICE|EC|TGV)"
     r"|(?i:vessel|ship|ferry|boat)[\"']?[ \t]*[:=][ \t]*[\"']?MS)[ \t]+[\"'“„«]?[ \t]?\Z"
 )
+# a release's or a project's codename, said so right before it: `next sprint codename is Betelgeuse`, `codename:
+# Andromeda`, `code-named Orca`
+_CODENAME_BEFORE = re.compile(
+    r"(?i)\bcode[ \-]?name[ds]?\b(?:[ \t]+(?:is|was|will[ \t]+be)\b)?[ \t]*[:=]?[ \t]*[\"'“„«]?\Z"
+)
+# the payment networks whose names name no one and nowhere (not `Troy`, `Mir`, `Elo`, `Maestro`, which do):
+# `Meredith's Amex, she's testing`, `pay via Dankort`
+_CARD_NETWORKS = _words("amex dankort rupay unionpay mastercard hipercard visa jcb girocard bancontact interac")
+# Crystal's accessors and their name and type at a line's start: `getter name : String`
+_ACCESSOR = re.compile(r"(?m)^[ \t]*(?:class_)?(?:getter|setter|property)[?!]?[ \t]+\w+[ \t]*[:,=]")
 _THE_MS = re.compile(r"\b(?i:the|aboard)[ \t]+MS[ \t]+\Z")
 _QUALIFIED_AFTER = re.compile(
     r"(?:\*{1,2}|_{1,2})?[ \t]+[A-Z][a-z]+[ \t]+(?:Prize|Award|Medal|Fellowship|Scholarship|Lecture|Memorial|Stadium|"
@@ -286,7 +296,9 @@ _NOUN_BEFORE = re.compile(
 _HEADER_KEY = re.compile(
     r"(?:Von|An|Betreff|Fra|Til|Emne|Från|Till|Ämne|Van|Aan|Onderwerp|Od|Do|Temat|Předmět|Komu|De|Para|Asunto|"
     r"Assunto|Objet|Oggetto|Da|Lähettäjä|Aihe|Vastaanottaja|Kimden|Kime|Konu|Sender|Recipient|Absender|"
-    r"Empfänger|Expéditeur|Destinataire|Remitente|Destinatario|Mittente|Afzender|Ontvanger|Nadawca|Odbiorca)\Z"
+    r"Empfänger|Expéditeur|Destinataire|Remitente|Destinatario|Mittente|Afzender|Ontvanger|Nadawca|Odbiorca|"
+    # Russian's, Ukrainian's, Bulgarian's and Greek's: `От`, `Кому`, `Тема`, `Від`, `Относно`, `Από`, `Προς`, `Θέμα`
+    r"От|Кому|Тема|Копия|Від|Копія|Относно|Από|Προς|Θέμα|Κοιν)\Z"
 )
 # a German line's formal pronoun and its greeting's nouns, capitalised wherever they are: `überweisen Sie die`,
 # `Sehr geehrte Damen und Herren`
@@ -405,6 +417,11 @@ _DAY = r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)(?:day)?\.?"
 _DAYS = re.compile(rf"{_DAY}[ \t]*[–—\-][ \t]*{_DAY}")
 
 
+def header_key(text: str, a: int, b: int) -> bool:
+    """text[a:b] is a mail header's key at its line's start, its colon after it (`Кому: info@...`): no place."""
+    return (a == 0 or text[a - 1] == "\n") and text[b : b + 1] == ":" and _HEADER_KEY.fullmatch(text, a, b) is not None
+
+
 def _no_one(text: str, a: int, b: int) -> bool:
     """A person's reading of what is a street (`Aletta Jacobslaan`), a month beside a day (`12–19 Dec`) or a
     unit (`Wh`)."""
@@ -427,6 +444,8 @@ def _no_one(text: str, a: int, b: int) -> bool:
         return True  # `Can you help me`, `Will we ship it`: a question's verb, not `Can` or `Will`
     if _HEADER_KEY.match(value) and text[b : b + 1] == ":":
         return True
+    if value in ("getter", "setter", "property") and _ACCESSOR.match(text, text.rfind("\n", 0, a) + 1):
+        return True  # Crystal's `getter name : String`: an accessor, no one
     if _GERMAN_CAPITALISED.match(value) and languages.language_at(text, a) == "de":
         return True
     if _INVERTED_QUESTION.match(value):
@@ -497,6 +516,8 @@ def _thing(text: str, a: int, b: int) -> bool:
     room = _ROOM_AFTER.match(text, b) is not None and _THE_BEFORE.search(text, max(0, a - 6), a) is not None
     if _NAMED_AFTER.match(text, b) or _NAMED_BEFORE.search(text, max(0, a - 24), a) or room:
         return True
+    if fold(text[a:b]) in _CARD_NETWORKS or _CODENAME_BEFORE.search(text, max(0, a - 30), a):
+        return True  # `Meredith's Amex`, `codename is Betelgeuse`: a card's network, a project's name
     if " " not in text[a:b] and _THE_MS.search(text, max(0, a - 12), a):
         return True  # `on the MS Amalia`, `aboard MS Vivaldi`: a ship of one word (not `to the MS Hannah Fischer`)
     if last > 0 and _NAMED_AFTER.match(text, a + last, b):

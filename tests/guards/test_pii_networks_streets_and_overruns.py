@@ -1,0 +1,143 @@
+"""Values a record's shape gives away and names that name no one: a long card under a card record's plain key or
+after Chinese's paying by card, an IBAN that letters run on from, the next of SSNs tagged with whose they are, a
+town before a US state's cell, a `state` that names a state, a Cyrillic street, town or region by its kind's word;
+and a card's network, a project's codename, a mail header's key, Crystal's accessors, a sample person and the
+speakers of a Teams copy written in Japanese, which are no one's names.
+
+Read with the step's own name reader (the shipped lexicons, rules, vetter and language identifier's model).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .test_pii_fields_streets_and_prose import scan
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a 19-digit card under a card record's plain `number` key: a holder's, a brand's or an expiry's key near
+        (
+            'cards:\n  - holder: "Liu Yang"\n    number: "6283551570320086177"\n    brand: unionpay\n',
+            ("CREDIT_CARD", "6283551570320086177"),
+        ),
+        ('{"number": "6283551570320086177", "expiry": "09/29"}', ("CREDIT_CARD", "6283551570320086177")),
+        # after Chinese's and Cantonese's `pay by card`
+        ("請盡快用卡 6253555255432830592 付款。", ("CREDIT_CARD", "6253555255432830592")),
+        ("刷卡 6253555255432830592 失败", ("CREDIT_CARD", "6253555255432830592")),
+        # an IBAN that a database's error runs letters on to: the IBAN, its country's length
+        (
+            "Detail: Failing row contains (1882, Seán Ó Briain, IE41BOFI00126285603583XX, 2026-03-08).",
+            ("IBAN_CODE", "IE41BOFI00126285603583"),
+        ),
+        # the next of SSNs each tagged with whose it is, nine digits some country's phone number also is
+        ("Records: 156-29-2288 (Chavis), 062920717 (Beaumont) — Asheville, NC", ("US_SSN", "062920717")),
+        # a town's cell before a US state's cell, in a person's row under a city's column
+        (
+            " id | full_name        | ssn         | city   | state\n"
+            "----+------------------+-------------+--------+------\n"
+            " 17 | Harlan Pettigrew | 706-36-5256 | Bisbee | AZ\n"
+            " 18 | Consuelo Ybarra  | 833-45-6803 | Yuma   | AZ\n",
+            ("LOCATION", "Bisbee"),
+        ),
+        # a person's record's `state` that names a state or a region
+        ('{"name": "Anil Sharma", "card": "6521 3582 1464 6670", "state": "Rajasthan"}', ("LOCATION", "Rajasthan")),
+        # a column of regions, a data frame's list of towns, an SQL `IN` list of towns
+        (
+            "INSERT INTO finds (site, finder, region) VALUES\n  ('Ichthyosaur bay', 'Mary Anning', 'Dorset');",
+            ("LOCATION", "Dorset"),
+        ),
+        ('df = pd.DataFrame({\n    "river_town": ["Çamlıhemşin", "Dalaman"],\n})', ("LOCATION", "Çamlıhemşin")),
+        ("SELECT name, phone FROM guides WHERE base_town IN ('Bovec', 'Kobarid') AND active;", ("LOCATION", "Kobarid")),
+        # a camp's and a Slovene form's place; a Slovene form's surname
+        ('ICE-2207 name="Ingrid Solbakken" phone=+47 40 45 73 02 camp=Alta', ("LOCATION", "Alta")),
+        ("Ime: Žiga, Priimek: Kravanja, Kraj: Trenta.", ("LOCATION", "Trenta")),
+        ("Ime: Žiga, Priimek: Kravanja, Kraj: Trenta.", ("PERSON", "Kravanja")),
+        # a Cyrillic street with its number, a town or a village by its kind's word, a region by its adjective
+        ("Оплата картой, доставка на ул. Баумана, 44.", ("LOCATION", "Баумана, 44")),
+        ("Адрес: г. Казань, ул. Пушкина 12", ("LOCATION", "Казань")),
+        ("Об'єкт у селі Яблунів, Івано-Франківська область: глибина 42 м", ("LOCATION", "Яблунів")),
+        ("Об'єкт у селі Яблунів, Івано-Франківська область: глибина 42 м", ("LOCATION", "Івано-Франківська область")),
+    ],
+)
+def test_a_value_its_records_shape_gives_away_is_read(text: str, value: tuple[str, str]) -> None:
+    assert value in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # a long number under a plain key of a record that is no card's
+        ('items:\n  - id: 4471\n    number: "6283551570320086177"\n    status: shipped\n', "CREDIT_CARD"),
+        # letters run on from a run whose part is no valid IBAN
+        ("trace GB82WESTXX12345698765432ABC here", "IBAN_CODE"),
+        # nine digits after an SSN and a tagged aside, with no tag of their own: a row's next cell
+        ("Records: 156-29-2288 (Chavis), 062920717 — Asheville", "US_SSN:062920717"),
+        # a pipe's next cell that is a status, in no person's row
+        ("| Jordan | OK |", "LOCATION:OK"),
+        # a surname and a given name in one cell before a state's cell
+        (
+            " employee       | state | ssn\n----------------+-------+----------\n"
+            " Cortez, Ramona | AZ    | 650378480\n Pham, Quang    | WA    | 844-59-0786\n",
+            "LOCATION:Ramona",
+        ),
+        # a process's state, a town's name too; a deployment's region column
+        ('{"name": "Ana Ruiz", "health_state": "Normal", "tel": "+1 309 555 0142"}', "LOCATION"),
+        ("| Region | Cloud | Latency |\n|---|---|---|\n| Frankfurt | eu-central-1 | 12 ms |\n", "LOCATION"),
+        ("INSERT INTO nodes (host, region) VALUES ('db-1', 'eu-west-1'), ('db-2', 'Europe');", "LOCATION"),
+        # a length in metres before a capitalised word, a page's number
+        ("с. 45 Глава 3; длина 5 м. Дальше", "LOCATION"),
+        # a word no place is under a camp's or a yard's key
+        ("camp: base\nyard: Main", "LOCATION"),
+    ],
+)
+def test_what_no_record_says_is_not_read(text: str, kind: str) -> None:
+    kind, _, surface = kind.partition(":")
+    assert [f for f in scan(text) if f[0] == kind and surface in f[1]] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "surface"),
+    [
+        # a card's network after a person's possessive, and one a payment goes via
+        ("[10:03] ravi.k: that's Meredith's Amex, she's testing from Scottsdale", "Amex"),
+        ("[17:55] kai: the nursery wants us to pay via Dankort, 5019 7207 6160 2755", "Dankort"),
+        # a project's codename, said so
+        ("<vrana> next sprint codename is Betelgeuse, the one after is Rigel", "Betelgeuse"),
+        # a mail header's key in Russian
+        ("От: Ольга Смирнова <o.smirnova@mednye-mastera.ru>\nКому: info@mednye-mastera.ru\nТема: Заказ", "Кому"),
+        # Crystal's accessors
+        ('struct Guide\n  getter name : String\n  getter town : String\nend\ng = Guide.new("Ioana")', "getter"),
+        # Slovak's sample person
+        ("* Ján Vzorový (placeholder from template, ignore)", "Ján Vzorový"),
+        # a Teams copy's speakers, their messages in Japanese: about a product, and a question asked
+        (
+            "Haruto Sato\nテストの結果、Kafka のコンシューマーが遅延しています\n"
+            "Yuki Tanaka\n了解です。札幌の養殖場のデータだけですか？",
+            "Haruto Sato",
+        ),
+    ],
+)
+def test_what_names_no_one_is_not_read(text: str, surface: str) -> None:
+    assert [f for f in scan(text) if f[0] in ("PERSON", "LOCATION") and surface in f[1]] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # the people and places beside what names no one stay
+        ("[10:03] ravi.k: that's Meredith's Amex, she's testing from Scottsdale", ("PERSON", "Meredith")),
+        ("От: Ольга Смирнова <o.smirnova@mednye.ru>\nКому: info@mednye.ru", ("PERSON", "Ольга Смирнова")),
+        ("Meno: Ján Novotný, Bratislava", ("PERSON", "Ján Novotný")),
+        # people introduced in Japanese messages are no Teams copy's speakers
+        ("Haruto Sato\n東京支社の営業部長です\nYuki Tanaka\n大阪支社の経理担当です", ("PERSON", "Haruto Sato")),
+        (
+            " employee       | state | ssn\n----------------+-------+----------\n"
+            " Cortez, Ramona | AZ    | 650378480\n Pham, Quang    | WA    | 844-59-0786\n",
+            ("PERSON", "Cortez, Ramona"),
+        ),
+    ],
+)
+def test_what_names_someone_beside_them_is_still_read(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
