@@ -386,7 +386,7 @@ PERSONAS = frozenset(
      "john appleseed", "jane appleseed", "joe public", "john q public", "tommy atkins", "john citizen",
      "jan modaal", "nguyen van a", "nguyen van b", "nguyen thi b", "pietje puk",
      # Slovak's and Czech's sample person, US courts' unnamed parties
-     "jan vzorovy", "jana vzorova", "richard roe", "jane roe", "mary major",
+     "jan vzorovy", "jana vzorova", "richard roe", "jane roe",
      "홍길동", "张三", "李四", "王五", "張三", "王小明", "山田太郎", "山田 太郎", "иван иванов", "иванов иван"}
 )  # fmt: skip
 
@@ -1198,31 +1198,35 @@ _PLACEHOLDER = re.compile(r"(?i:muster|beispiel|anytown|exampleville)|範例|范
 
 
 # a street, a town or a village in Russian's, Ukrainian's and Bulgarian's addresses, its kind's word or that word's
-# abbreviation before it: `ул. Баумана, 44`, `вулиця Хрещатик 22`, `г. Казань`, `у селі Яблунів`, `с. Яблунів`
+# abbreviation before it: `ул. Баумана, 44`, `вулиця Хрещатик 22`, `г. Казань`, `у селі Яблунів` (not the
+# abbreviations that say a page, a translator or a payment as often: `с.`, `пер.`, `пл.`)
 _CYRILLIC_PLACE = re.compile(
     # (and a region's adjective before its kind's word: `Івано-Франківська область`, `Ташкентской области`)
     r"(?P<region>(?<![\w\-])[А-ЯЁІЇЄҐ][а-яёіїєґ]+(?:-[А-ЯЁІЇЄҐ][а-яёіїєґ]+)?(?:ская|ской|скую|ська|ській|ську|ский|"
-    r"ського|ском)[ \t]+(?:област[ьиі]|обл\.|район[аеу]?|кра[йюя]|округ[аеу]?))|"
-    r"(?<![\w.])(?<!\d)(?<!\d[ \t])(?:ул\.|улица|улице|улицу|вул\.|вулиця|вулиці|пр-т|просп\.|проспект[еа]?|пер\.|"
-    r"переулок|провулок|"
-    r"бул\.|бульвар[еа]?|наб\.|набережная|пл\.|площадь|площа|г\.|м\.|с\.|смт|пгт|село|селе|селі|деревн[яеи]|"
-    r"посёлок|посёлке|поселок|поселке|селище|селищі|місто|місті)[ \t]*"
-    r"(?P<name>[А-ЯЁІЇЄҐ][а-яёіїєґ'’\-]+(?:[ \t]+[А-ЯЁІЇЄҐ][а-яёіїєґ'’\-]+)?)"
-    r"(?P<number>,?[ \t]*(?:д\.|буд\.)?[ \t]*\d+[а-я]?(?:/\d+)?(?!\d))?"
+    r"ського|ском)[ \t]+(?:област[ьиі]|обл\.|район[аеу]?|кра[йюя]|округ[аеу]?)(?![\w\-]))|"
+    # a street of one or two words, then its number
+    r"(?<![\w.])(?P<street>ул\.|улица|улице|улицу|вул\.|вулиця|вулиці|пр-т|просп\.|проспект[еа]?|переулок|провулок|"
+    r"бул\.|бульвар[еа]?|наб\.|набережная|площадь|площа)[ \t]*"
+    r"(?P<name>[А-ЯЁІЇЄҐ][а-яёіїєґ'’]+(?:-[А-ЯЁІЇЄҐ]?[а-яёіїєґ'’]+)*(?:[ \t]+[А-ЯЁІЇЄҐ][а-яёіїєґ'’]+)?)"
+    r"(?P<number>,?[ \t]*(?:д\.|буд\.)?[ \t]*\d+[а-я]?(?:/\d+)?(?!\d))?|"
+    # a town or a village, one word (not a length's `5 м.`)
+    r"(?<![\w.])(?<!\d)(?<!\d[ \t])(?P<town>г\.|м\.|смт|пгт|село|селе|селі|деревн[яеи]|посёлок|посёлке|поселок|"
+    r"поселке|селище|селищі|місто|місті)[ \t]*(?P<place>[А-ЯЁІЇЄҐ][а-яёіїєґ'’]+(?:-[А-ЯЁІЇЄҐ]?[а-яёіїєґ'’]+)*)"
 )
 _CYRILLIC_LETTER = re.compile(r"[а-яё]")
-_CYRILLIC_STREET = re.compile(r"ул|вул|пр|пер|бул|наб|пл|пло")  # a street's kind: its number is its address's
+_CYRILLIC_TOWN_ONLY = ("г.", "м.")  # a town's abbreviation, `Mr` too (`г. Петров`): a town the lexicons hold only
 
 
-def _cyrillic_places(text: str) -> list[Span]:
+def _cyrillic_places(kinds: Kinds, text: str) -> list[Span]:
     """Streets (with their numbers), towns and villages their kind's word names: `ул. Баумана, 44`, `г. Казань`."""
     out: list[Span] = []
     for m in _CYRILLIC_PLACE.finditer(text):
         if m.group("region"):
             out.append(("LOCATION", *m.span("region")))
-            continue
-        street = _CYRILLIC_STREET.match(m.group()) is not None
-        out.append(("LOCATION", m.start("name"), m.end("number") if street and m.group("number") else m.end("name")))
+        elif m.group("street"):
+            out.append(("LOCATION", m.start("name"), m.end("number") if m.group("number") else m.end("name")))
+        elif m.group("town") not in _CYRILLIC_TOWN_ONLY or _script_place(kinds, m.group("place")):
+            out.append(("LOCATION", *m.span("place")))  # (not `г. Петрову`: Mr Petrov)
     return out
 
 
@@ -1238,7 +1242,7 @@ def street_places(kinds: Kinds, text: str, taken: list[Span]) -> list[Span]:
         if not seen.over(a, b) and not _PLACEHOLDER.search(text, a, b) and not where_systems_run(text, a, b):
             out.append(("LOCATION", a, b))
             seen.add(out[-1])
-    for span in _cyrillic_places(text) if _CYRILLIC_LETTER.search(text) else ():
+    for span in _cyrillic_places(kinds, text) if _CYRILLIC_LETTER.search(text) else ():
         if not seen.over(span[1], span[2]):
             out.append(span)
             seen.add(span)

@@ -59,6 +59,9 @@ from .test_pii_fields_streets_and_prose import scan
         ("Адрес: г. Казань, ул. Пушкина 12", ("LOCATION", "Казань")),
         ("Об'єкт у селі Яблунів, Івано-Франківська область: глибина 42 м", ("LOCATION", "Яблунів")),
         ("Об'єкт у селі Яблунів, Івано-Франківська область: глибина 42 м", ("LOCATION", "Івано-Франківська область")),
+        ("Народився у селі Яблунів Івано-Франківська область", ("LOCATION", "Яблунів")),
+        ("Народився у селі Яблунів Івано-Франківська область", ("LOCATION", "Івано-Франківська область")),
+        ("Адрес: ул. Малая Бронная, 15", ("LOCATION", "Малая Бронная, 15")),
     ],
 )
 def test_a_value_its_records_shape_gives_away_is_read(text: str, value: tuple[str, str]) -> None:
@@ -86,8 +89,13 @@ def test_a_value_its_records_shape_gives_away_is_read(text: str, value: tuple[st
         ('{"name": "Ana Ruiz", "health_state": "Normal", "tel": "+1 309 555 0142"}', "LOCATION"),
         ("| Region | Cloud | Latency |\n|---|---|---|\n| Frankfurt | eu-central-1 | 12 ms |\n", "LOCATION"),
         ("INSERT INTO nodes (host, region) VALUES ('db-1', 'eu-west-1'), ('db-2', 'Europe');", "LOCATION"),
-        # a length in metres before a capitalised word, a page's number
+        # a length in metres before a capitalised word, a page's number, a page's or a translator's abbreviation, a
+        # `Mr` that writes as a town's, an adjective's word that only begins as a district's
         ("с. 45 Глава 3; длина 5 м. Дальше", "LOCATION"),
+        ("См. документацию, с. Введение, раздел 3.", "LOCATION"),
+        ("Модуль пер. Конфигурация применён к кластеру", "LOCATION"),
+        ("Ответственный: г. Петров (см. приказ)", "LOCATION"),
+        ("Загрузка Сибирской районной сети", "LOCATION"),
         # a word no place is under a camp's or a yard's key
         ("camp: base\nyard: Main", "LOCATION"),
     ],
@@ -130,6 +138,8 @@ def test_what_names_no_one_is_not_read(text: str, surface: str) -> None:
         ("[10:03] ravi.k: that's Meredith's Amex, she's testing from Scottsdale", ("PERSON", "Meredith")),
         ("От: Ольга Смирнова <o.smirnova@mednye.ru>\nКому: info@mednye.ru", ("PERSON", "Ольга Смирнова")),
         ("Meno: Ján Novotný, Bratislava", ("PERSON", "Ján Novotný")),
+        ("Major John Roe met Mary Major at the airport.", ("PERSON", "Mary Major")),
+        ("Переведено: пер. Ольга Миронова", ("PERSON", "Ольга Миронова")),
         # people introduced in Japanese messages are no Teams copy's speakers
         ("Haruto Sato\n東京支社の営業部長です\nYuki Tanaka\n大阪支社の経理担当です", ("PERSON", "Haruto Sato")),
         (
