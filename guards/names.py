@@ -153,6 +153,15 @@ _PERSON_OPEN = re.compile(
     r"[\"'”’]?[ \t]+\(\Z"
 )
 # the last words of a service's or a desk's name, never a surname: `Lido Notifications`, `Marina Bookings Team`
+# the first words of what is named after someone: a hut, a hospital, a school, a museum, a theatre, a street, an inn
+# (`Rifugio Vittorio Emanuele`, `Liceo Giuseppe Verdi`): not a noun before a person's name
+_NAMED_AFTER_SOMEONE = _words(
+    "rifugio refugio hütte hutte ospedale krankenhaus liceo lycée lycee scuola schule escuela escola colegio "
+    "instituto istituto institut museo musée musee teatro théâtre theatre theater stadio estadio stadion piazza "
+    "via viale corso calle avenida rua praça praca rue platz gasthaus gasthof hostal pensione villa palazzo "
+    "fondazione fundación fundacion stiftung universidad università universita universität universitat aeroporto "
+    "aeropuerto flughafen ponte puente brücke brucke"
+)
 _SERVICE_WORDS = _words(
     "notifications notification alerts updates reminders bookings reservations newsletter newsletters "
     "helpdesk noreply no-reply mailer notifier digest"
@@ -954,6 +963,15 @@ class Names(Placenames):
         if len(piece) > 1 and piece[-1].key in cues.TITLES and text[b : b + 1] == ".":
             return self._decide(text, piece[:-1], hosts)  # `Gentile Sig. Caruso`: a salutation, then the title
         key = " ".join(t.key for t in piece)
+        if (
+            len(piece) == 3
+            and self.unknown(piece[0].key)
+            and piece[0].key not in _NAMED_AFTER_SOMEONE
+            and self._full_name(piece[1:], " ".join(key.split()[1:]))
+        ):
+            # `Die Rechnung von Frieda Kuhlmann`, `Der Kunde Matthias Gruber`: a noun no lexicon knows (German's
+            # capitalised), then a given name on sight and a surname: the name is the two
+            return self._decide(text, piece[1:], hosts)
         if len(piece) > 1 and key not in lex.places:
             spelled = " ".join(fold(text[a:b]).split())  # with its particles: `Rio de Janeiro`
             key = spelled if spelled in lex.places else key

@@ -189,11 +189,11 @@ _NAME_COMMA_ANY = re.compile(
 _TITLED_COMMA = re.compile(
     r"(?<![\w\-'’])(?P<title>[A-Z][a-zà-ÿ]{1,8})\.?[ \t]+[A-ZÀ-Þ][a-zà-ÿ'’]+(?:-[A-ZÀ-Þ][a-zà-ÿ'’]+)?,[ \t]+\Z"
 )
-# (and a letter's signature's end: `Ivana Babić, Split.“`)
+# (and a letter's signature's end: `Ivana Babić, Split.“`; a ticket's title's colon: `Ana Kovačević, Split: povrat`)
 # `Inès Benali, Lyon – tél.`, `Ana Belén Ruiz, Sevilla. Teléfono ...` (a contact's field next, not a sentence that
 # may name the person: `To: Tom Hardy, Austin. Austin, please confirm`)
 _AFTER_NAME = re.compile(
-    r"[ \t]*(?:$|\)|,|\*/|-->|[ \t][–—·|-][ \t]|\.[»“”\"']?[ \t]*$"
+    r"[ \t]*(?:$|\)|,|\*/|-->|:[ \t]|[ \t][–—·|-][ \t]|\.[»“”\"']?[ \t]*$"
     r"|\.[ \t]+(?=(?:Tel|Tél|Phone|Telefon|Teléfono|Telefono|Telefone|Mobile|Móvil|Mobil|Handy|Cell|Fon|E-?mail|"
     r"Correo|IBAN|DNI|NIF|PLZ|CP|Kontakt|Contact|Contacto|Contatto)\b))",
     re.M,

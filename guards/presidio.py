@@ -250,6 +250,8 @@ _PHONE_WORDS = (
     r"numerem|numeru|numerze|telefonu|telefonem|tlf|tfn|puh|puhelin|"
     # Spanish's forms of `call`, Arabic's number and call: `llamemos al 669 57 37 48`, `رقمه 010 94208975`
     r"llamemos|llámenos|llamenos|llamen|llámanos|llamanos|llama|liga-lhe|liga-me|telefonoa|telefonoz|"
+    # (and Portuguese's `call` with its pronoun joined: `vai ligar-lhe para o 912 525 287`)
+    r"ligar-lhe|ligar-me|ligar-nos|ligar-te|ligue-me|ligue-nos|"
     r"رقمه|رقمي|رقم الهاتف|رقم الجوال|هاتف|جوال|موبايل|"
     # Portuguese's `we call`, `call` (plural), only to someone or back: `lhe ligarmos para o 915 641 339`, `Liguem
     # para ...`, `Ligamos de volta no ...` (not `ligamos o pedido 915 ...`, we linked the order)
@@ -272,8 +274,9 @@ _PHONE_WORDS = (
 # words of scripts written without spaces, read wherever they stand, and the regions whose numbers they name:
 # `她的手机 131 5127 0993`, `เบอร์ 084 922 3016`, `請打 5121 7353` (Thai's and Cantonese's number and call)
 _UNSPACED_REGIONS = {
-    **dict.fromkeys(("手机", "电话"), ("CN", "SG", "MY")),
-    **dict.fromkeys(("手機", "電話"), ("TW", "HK", "MO", "JP")),
+    # (and to dial: `请拨打 010 1219 0641`, `請撥打 02 2345 6789`)
+    **dict.fromkeys(("手机", "电话", "拨打"), ("CN", "SG", "MY")),
+    **dict.fromkeys(("手機", "電話", "撥打"), ("TW", "HK", "MO", "JP")),
     "携帯": ("JP",),
     **dict.fromkeys(("請打", "打俾", "打畀", "致電"), ("HK", "MO")),
     **dict.fromkeys(("เบอร์", "โทร"), ("TH",)),

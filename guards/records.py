@@ -53,7 +53,7 @@ _WORD = rf"[^\W\d_](?:[^\W\d_'’.\-]|[{_MARKS}])*(?:['’\-][^\W\d_]+)*\.?"
 _VALUE = rf"(?P<value>{_WORD}(?:,?[ \t]{_WORD}){{0,4}})"
 _KEY = (
     r"(?:[\w\-]*_)?(?:name|full_?name|display_?name|holder|account_?holder|card_?holder|beneficiary(?:_name)?|"
-    r"payee|payer|creditor|debtor|cdtr|dbtr|remitter|recipient|passenger|guest|travell?er|policy_?holder|insured|"
+    r"payee|payer|creditor|debtor|cdtr|dbtr|remitter|recipient|passenger|rider|guest|travell?er|policy_?holder|insured|"
     r"requested[ _]for|"
     r"employee|applicant|patient|customer_name|assignees?|reviewers?|nm|custodian|agent|inspector|adjuster|"
     r"claimant|driver|donor|member|student|signer|signatory|witness|contact_?name|owner_?name|cn|given(?:_?name)?|"

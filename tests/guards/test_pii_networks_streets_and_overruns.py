@@ -151,3 +151,41 @@ def test_what_names_no_one_is_not_read(text: str, surface: str) -> None:
 )
 def test_what_names_someone_beside_them_is_still_read(text: str, found: tuple[str, str]) -> None:
     assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a national number after Portuguese's `call` with its pronoun joined, after Chinese's `dial`
+        (
+            "a fábrica de conservas em Portimão vai ligar-lhe para o 912 525 287 amanhã?",
+            ("PHONE_NUMBER", "912 525 287"),
+        ),
+        ("如有问题请拨打 010 1219 0641。", ("PHONE_NUMBER", "010 1219 0641")),
+        # a noun no lexicon knows before a given name and a surname: the name is the two
+        ("Die Rechnung von Frieda Kuhlmann ist noch offen", ("PERSON", "Frieda Kuhlmann")),
+        ("Der Kunde Matthias Gruber aus Graz bittet um Rückruf", ("PERSON", "Matthias Gruber")),
+        # a rider's field
+        ('booking id=BK-77120 rider="Kittisak Wongsa" phone=+66812952536', ("PERSON", "Kittisak Wongsa")),
+        # a town after a name and a comma, before a ticket title's colon
+        ("Zendesk #91200 — Ana Kovačević, Split: povrat novca", ("LOCATION", "Split")),
+        # a Korean city's name before a particle, and before `city hall`
+        ("부산에서 서울까지 기차로 갑니다. 대전시청 앞에서 만나요.", ("LOCATION", "대전")),
+        ("주소는 인천입니다.", ("LOCATION", "인천")),
+    ],
+)
+def test_a_call_a_noun_before_a_name_and_a_rider_are_read(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "surface"),
+    [
+        # a hut named after a king: not a noun before a person's name
+        ('new Hut("Rifugio Vittorio Emanuele", "Valsavarenche", 2732),', "Vittorio Emanuele"),
+        # a city's name that only begins a Korean word (`홈스`, Homs, of `홈스테이`, homestay)
+        ("전주에 사는 김민서 님에게 한옥 홈스테이 예약 확인 메일을 써 주세요.", "홈스"),
+    ],
+)
+def test_a_namesake_and_a_word_a_city_begins_are_no_one(text: str, surface: str) -> None:
+    assert [f for f in scan(text) if f[0] in ("PERSON", "LOCATION") and surface in f[1]] == []
