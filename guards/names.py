@@ -160,7 +160,12 @@ _NAMED_AFTER_SOMEONE = _words(
     "instituto istituto institut museo musée musee teatro théâtre theatre theater stadio estadio stadion piazza "
     "via viale corso calle avenida rua praça praca rue platz gasthaus gasthof hostal pensione villa palazzo "
     "fondazione fundación fundacion stiftung universidad università universita universität universitat aeroporto "
-    "aeropuerto flughafen ponte puente brücke brucke"
+    "aeropuerto flughafen ponte puente brücke brucke "
+    # and businesses, practices, prizes and operations named after someone: `Bäckerei Anna Schmidt`, `Kanzlei Thomas
+    # Berger`, `Fondation Marie Curie`, `Preis Hans Fischer`
+    "bäckerei backerei konditorei metzgerei apotheke kanzlei praxis galerie atelier kaffeehaus café cafe restaurante "
+    "ristorante pizzeria trattoria osteria grundschule gymnasium realschule klinikum klinik fondation fondazione "
+    "preis prix premio award operation dampfer verlag buchhandlung"
 )
 _SERVICE_WORDS = _words(
     "notifications notification alerts updates reminders bookings reservations newsletter newsletters "
@@ -968,10 +973,12 @@ class Names(Placenames):
             and self.unknown(piece[0].key)
             and piece[0].key not in _NAMED_AFTER_SOMEONE
             and self._full_name(piece[1:], " ".join(key.split()[1:]))
+            and (named := self._decide(text, piece[1:], hosts))
         ):
             # `Die Rechnung von Frieda Kuhlmann`, `Der Kunde Matthias Gruber`: a noun no lexicon knows (German's
-            # capitalised), then a given name on sight and a surname: the name is the two
-            return self._decide(text, piece[1:], hosts)
+            # capitalised), then a given name on sight and a surname: the name is the two, where they are one
+            # (else the three are read as before: `Hodowca Jan Kowalski`, a placeholder's name alone)
+            return named
         if len(piece) > 1 and key not in lex.places:
             spelled = " ".join(fold(text[a:b]).split())  # with its particles: `Rio de Janeiro`
             key = spelled if spelled in lex.places else key
@@ -1025,7 +1032,7 @@ class Names(Placenames):
             return [("LOCATION", a, b)]  # `skied from Finse`, `the Hardangervidda plateau`
         if len(piece) > 1 and self._town(text, piece):
             return [("LOCATION", a, b)]  # `the glaciers around El Chaltén`: a town's name of several words
-        by_state = places.state_after(text, b) or places.beside_name(text, a, b, self.given)
+        by_state = places.state_after(text, b) or places.beside_name(text, a, b, self.given, self.lex.words)
         if (key in lex.towns or key in lex.regions) and by_state and not cues.person(text, a, b, strict=True):
             # `Park City, UT`, `Eluned Pryce, Llandeilo`, `Giulia Ferraro, Venezia`: a town or a province by its
             # state or a person

@@ -141,7 +141,8 @@ class Placenames(Kinds):
         if key in self.lex.cities and not self.given(key) and not said.tech_after(text, b):
             # a large city by its own language's name (`Aarhus`, `Frankfurt`, `Göteborg`) where people are
             cued = cues.place_before(text, a) or places.people_in_before(text, a) or places.peoples_place_after(text, b)
-            cued = cued or places.beside_name(text, a, b, self.given)  # `Kund: Maja Holmström, Göteborg`
+            # `Kund: Maja Holmström, Göteborg`
+            cued = cued or places.beside_name(text, a, b, self.given, self.lex.words)
             if cued and not deployments.deployment(text, a, b, self.lex.products):
                 return True
             if places.peoples_place_after(text, b):
@@ -156,7 +157,7 @@ class Placenames(Kinds):
 
     def _place(self, text: str, piece: list[Token], key: str, a: int, b: int) -> list[Span]:
         lex = self.lex
-        if places.state_after(text, b) or places.beside_name(text, a, b, self.given):
+        if places.state_after(text, b) or places.beside_name(text, a, b, self.given, self.lex.words):
             return [("LOCATION", a, b)]  # `Austin TX`, `Luca Frei (Basel)`
         product = said.product_next(text, a, b, lex.products) and not places.peoples_place_after(text, b)
         # a journey's end is a place whatever follows (`login from Gothenburg 4h ago`), but not a system's noun

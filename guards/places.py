@@ -23,7 +23,7 @@ systems (deployments.py takes the places named as where a system runs).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from .cues import TITLES
 from .lexicons import fold
@@ -259,15 +259,19 @@ _WORDY_STATES = WORDY_STATES = frozenset(
 _STATE_ENDS_BARE = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]]|[ \t]+\d)")
 
 
-def beside_name(text: str, a: int, b: int, given: Callable[[str], int] | None = None) -> bool:
+def beside_name(
+    text: str, a: int, b: int, given: Callable[[str], int] | None = None, words: Collection[str] = ()
+) -> bool:
     """The place at text[a:b] alone in brackets right after a name (`Luca Frei (Basel)`), or, where `given` says
     the name's first word is a given name, after a name and a comma at a line's or a bracket's end (`Client:
     Eluned Pryce, Llandeilo`, `— Ciarán Walsh, Limerick`; not `Error: Connection Refused, Ashburn`), or after a
-    title, a surname and a comma (`pour Mme Claes, Gand`); where that person is."""
+    title, a surname and a comma (`pour Mme Claes, Gand`); where that person is. `words`: the English words, which
+    a colon after may make a field's label (`Reading:`)."""
     if text[b : b + 1] == ")" and _NAME_OPEN.search(text, max(0, a - 40), a) is not None:
         return True
-    if given is None or _AFTER_NAME.match(text, b) is None:
-        return False
+    after = _AFTER_NAME.match(text, b)
+    if given is None or after is None or (after.group().lstrip().startswith(":") and fold(text[a:b]) in words):
+        return False  # (before a colon, no English word: not `Kim Novak, Reading: chapter 3 notes`)
     name = _NAME_COMMA.search(text, max(0, a - 60), a)
     if name is not None and given(fold(name.group("first"))):
         return True

@@ -250,8 +250,9 @@ _PHONE_WORDS = (
     r"numerem|numeru|numerze|telefonu|telefonem|tlf|tfn|puh|puhelin|"
     # Spanish's forms of `call`, Arabic's number and call: `llamemos al 669 57 37 48`, `رقمه 010 94208975`
     r"llamemos|llámenos|llamenos|llamen|llámanos|llamanos|llama|liga-lhe|liga-me|telefonoa|telefonoz|"
-    # (and Portuguese's `call` with its pronoun joined: `vai ligar-lhe para o 912 525 287`)
-    r"ligar-lhe|ligar-me|ligar-nos|ligar-te|ligue-me|ligue-nos|"
+    # (and Portuguese's `call` with its pronoun joined, to a number: `vai ligar-lhe para o 912 525 287`; not
+    # `connect`, `switch on`: `ligar-me à VPN`, `ligar-lhe o contador n.º 300 ...`)
+    r"(?:ligar|ligue)-(?:lhe|me|nos|te)(?=(?:[ \t]+[^\W\d_]+)?[ \t]+(?:para|pra|pro)\b)|"
     r"رقمه|رقمي|رقم الهاتف|رقم الجوال|هاتف|جوال|موبايل|"
     # Portuguese's `we call`, `call` (plural), only to someone or back: `lhe ligarmos para o 915 641 339`, `Liguem
     # para ...`, `Ligamos de volta no ...` (not `ligamos o pedido 915 ...`, we linked the order)

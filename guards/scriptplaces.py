@@ -366,7 +366,7 @@ def _wide(lex: Lexicons, text: str, a: int, b: int) -> list[tuple[int, int]]:
                 for k in range(min(12, b - i), 1, -1)
                 if whole
                 and _known(lex, text[i : i + k], text, i)
-                and (not hangul or i + k == b or text[i + k : b] in _HANGUL_TAILS)
+                and (not hangul or i + k == b or text.startswith(_HANGUL_TAILS, i + k))
             ),
             0,
         )
@@ -467,15 +467,16 @@ def _wide_town(lex: Lexicons, text: str, i: int, b: int) -> int:
 # Korean's particles of place after a city's name, which follow no person (a person takes `에게`): `제주에서`,
 # `평택으로`; a name alone only beside a word of place (`반납 지점: 제주`, `강릉 지점`)
 _HANGUL_PLACE_AFTER = ("에서", "에", "으로", "로", "까지", "부터", "에서는", "에는")
-# what follows a city's name in its word: a particle, `city` and its particles, a station's, a bound's word, the
-# copula
-_HANGUL_TAILS = frozenset(
+# what a city's name in its word is followed by (and more particles after it): a particle, `city`, a station's, a
+# bound's word, the copula
+_HANGUL_TAILS = tuple(
     [*_HANGUL_PLACE_AFTER, "의", "은", "는", "이", "가", "을", "를", "도", "와", "과", "에서도", "에도", "에서의",
      "으로의", "로의", "이나", "나", "만", "에만", "에서만", "까지는", "부터는", "이랑", "랑", "하고", "행", "발", "역",
      "점", "쪽", "시", "시의", "시에", "시에서", "시로", "시는", "시가", "시를", "시청", "시민", "특별시", "광역시",
      "출신", "사람", "지점", "지역", "공항",
      # and the copula's forms: `주소는 인천입니다`
-     "입니다", "이에요", "예요", "이야", "이다", "이고", "이며", "인데", "입니까", "이라고", "이라", "라고"]
+     "입니다", "이에요", "예요", "이야", "이다", "이고", "이며", "인데", "입니까", "이라고", "이라", "라고",
+     "에선", "엔", "요", "랑", "근처", "시내", "쪽", "사람"]
 )  # fmt: skip
 _HANGUL_PLACE_WORD = re.compile(r"(?:지점|지역|도시|매장|출발지?|도착지?|주소)[ \t]*[:：]?[ \t]*\Z")
 # cities' names that are common words first: mass production, taste, miscalculation, the week before, Mars, cod,

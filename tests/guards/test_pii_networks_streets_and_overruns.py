@@ -168,10 +168,12 @@ def test_what_names_someone_beside_them_is_still_read(text: str, found: tuple[st
         # a rider's field
         ('booking id=BK-77120 rider="Kittisak Wongsa" phone=+66812952536', ("PERSON", "Kittisak Wongsa")),
         # a town after a name and a comma, before a ticket title's colon
-        ("Zendesk #91200 — Ana Kovačević, Split: povrat novca", ("LOCATION", "Split")),
+        ("Zendesk #91200 — Maria Santos, Porto: reembolso pedido", ("LOCATION", "Porto")),
         # a Korean city's name before a particle, and before `city hall`
         ("부산에서 서울까지 기차로 갑니다. 대전시청 앞에서 만나요.", ("LOCATION", "대전")),
         ("주소는 인천입니다.", ("LOCATION", "인천")),
+        ("부산으로부터 연락이 왔습니다. 서울역에서 만나요.", ("LOCATION", "부산")),
+        ("부산으로부터 연락이 왔습니다. 서울역에서 만나요.", ("LOCATION", "서울")),
     ],
 )
 def test_a_call_a_noun_before_a_name_and_a_rider_are_read(text: str, found: tuple[str, str]) -> None:
@@ -185,7 +187,24 @@ def test_a_call_a_noun_before_a_name_and_a_rider_are_read(text: str, found: tupl
         ('new Hut("Rifugio Vittorio Emanuele", "Valsavarenche", 2732),', "Vittorio Emanuele"),
         # a city's name that only begins a Korean word (`홈스`, Homs, of `홈스테이`, homestay)
         ("전주에 사는 김민서 님에게 한옥 홈스테이 예약 확인 메일을 써 주세요.", "홈스"),
+        # businesses and prizes named after someone
+        ("Bäckerei Anna Schmidt hat heute geschlossen", "Anna Schmidt"),
+        ("Preis Hans Fischer für junge Forscher", "Hans Fischer"),
+        # an English word before a colon after a name is a field's label
+        ("Kim Novak, Reading: chapter 3 notes", "Reading"),
     ],
 )
 def test_a_namesake_and_a_word_a_city_begins_are_no_one(text: str, surface: str) -> None:
     assert [f for f in scan(text) if f[0] in ("PERSON", "LOCATION") and surface in f[1]] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Portuguese's `connect` and `switch on` with a pronoun joined, before numbers that are no phone's
+        "Não consigo ligar-me à VPN, a porta 4433 8080 está bloqueada.",
+        "Vou ligar-lhe o contador n.º 300 456 789 amanhã.",
+    ],
+)
+def test_a_connection_is_no_call(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "PHONE_NUMBER"] == []
