@@ -46,7 +46,11 @@ _EXPORT = (
     rf"\[?\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}},?[ \t]+{_EXPORT_CLOCK}\]?(?:[ \t]+-)?"
     rf"|\[{_CLOCK},[ \t]*\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}}\]"
 )
-_TIMED = re.compile(rf"(?m)^[ \t]*(?:{_EXPORT}|{TIME_PREFIX})[ \t]+(?:<(?P<nick>[^\s<>]+)>|@?(?P<who>{_SHOWN}):)[ \t]")
+# (and the half of the day, a guest's tag before the colon: `[2:10 PM] Harper Collins (Guest): ...`)
+_TIMED = re.compile(
+    rf"(?m)^[ \t]*(?:{_EXPORT}|{TIME_PREFIX}|\[{_CLOCK}\])[ \t]+(?:<(?P<nick>[^\s<>]+)>|@?(?P<who>{_SHOWN})"
+    rf"(?:[ \t]+\((?:External|Guest)\))?:)[ \t]"
+)
 NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
 # Discord's copied header line, the name, a dash, the day and the time, nothing after: `hiro — 今日 13:05`, `frederik
 # — i dag kl. 11:02`, `Ana — Yesterday at 9:14 PM`, and German's `gwen — Heute um 16:20 Uhr` (a dash is `-` once
@@ -99,6 +103,7 @@ _STAMPED = re.compile(
 # Teams' copy that puts the name shown, then the time, each on a line of its own, the message under them
 # (`Karin Ek` / `09:01` / `Har någon sett ...`), read where the times are a chat's, as _HEADED_SHOWN's are
 _STACKED = re.compile(rf"(?m)^[ \t]*(?P<who>{_SHOWN})[ \t]*\n[ \t]*{_CHAT_TIME}[ \t]*\n[ \t]*\S")
+_CALL_EVENT = re.compile(r"(?m)^[ \t]*(?:Joined|Left)[ \t]+the[ \t]+(?:call|meeting)[ \t]*$")
 _BARE = re.compile(rf"(?m)^(?P<who>{_NAME}):[ \t]+\S")  # not indented: a YAML key (`  Elena Rossi: [backend]`)
 _LEVEL = frozenset(["info", "warn", "warning", "error", "err", "debug", "trace", "fatal", "notice", "crit", "critical"])
 _PARTICLES = frozenset(
@@ -178,9 +183,11 @@ def speakers(text: str, kinds: Kinds | None = None) -> list[tuple[int, int]]:
     stamped = list(_STAMPED.finditer(text))
     # Teams' own: a guest's or an external's tag on a line, or the client named (not a schedule's `Dr Rahman 08:00`
     # or `Call Maria Lopez 10:30`)
-    if len(stamped) >= BARE_LINES and ("Teams" in text or any(m.group("tag") for m in stamped)):
+    # (or a call's events that Teams writes as messages: `Joined the call`, `Left the call`)
+    events = _CALL_EVENT.search(text) is not None
+    if len(stamped) >= BARE_LINES and ("Teams" in text or events or any(m.group("tag") for m in stamped)):
         # (`Surname, Given 16:00` where the times are a chat's, not an interview schedule's `Okafor, David 11:00`)
-        chat = _replies(stamped)
+        chat = _replies(stamped) or events
         out += [m.span("who") for m in stamped if "," not in m.group("who") or chat]
     return [(a, b) for a, b in out if text[a:b].lower() not in _LEVEL and _shown(text[a:b])]
 

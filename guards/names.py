@@ -282,8 +282,9 @@ _CLUB_WORD = (
     r"FC|CF|CB|SC|AC|SV|TSV|VfB|VfL|Athletic|Rovers|Wanderers|Harriers|Stadium|Laser|Padel|Tennis)"
 )
 # a Windows time zone's name after a place's or a person's: `SE Asia Standard Time`, `Pacific Daylight Time`, where
-# it ends a line, a value or a sentence (not a form's `Donna Summer Time: 09:00`, `Kevin Standard Time spent`)
-_ZONE_END = r"(?=[\"'\])},.;]|[ \t]*(?:\n|\Z))"
+# it ends a line, a value or a sentence, or a preposition follows (`shows Lord Howe Standard Time for ...`; not a
+# form's `Donna Summer Time: 09:00`, `Kevin Standard Time spent`)
+_ZONE_END = r"(?=[\"'\])},.;]|[ \t]*(?:\n|\Z)|[ \t]+(?:for|in|on|at|to|from|instead|and|or)\b)"
 _ZONE_TAIL = re.compile(r"[ \t]+(?:Standard|Daylight|Summer)[ \t]+Time" + _ZONE_END)
 _TIME_AFTER = re.compile(r"[ \t]+Time" + _ZONE_END)
 

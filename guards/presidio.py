@@ -319,7 +319,7 @@ _UNSPACED_COMPOUND = r"会议|會議|会議|壳|殼|ケース|卡|费|費|代|�
 # a word of an unspaced script, a few short words at most (`她的手机 131 5127 0993`, `电话是 138...`)
 _CUED_PHONE = re.compile(
     rf"(?:(?<![^\W\d_])(?P<cue>(?i:{_PHONE_WORDS})(?:s|_?(?:number|num|no|nr))?)(?![A-Za-z])"
-    r"(?:[=:\"'(.>,]|[^\S\n]++|[^\W\d]{1,10}+){0,10}?"
+    r"(?:[=:\"'(.>,\[]|[^\S\n]++|[^\W\d]{1,10}+){0,10}?"
     rf"|(?P<unspaced>{_UNSPACED_PHONE_WORDS})(?!{_UNSPACED_COMPOUND})(?:[=:\"'(.>：]|[^\S\n]++|[^\W\d]{{1,4}}+){{0,4}}?)"
     r"(?P<number>\(?\d[\d \-.()]{5,15}\d)(?![\d\-])"
 )

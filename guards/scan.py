@@ -911,8 +911,8 @@ def _row_values(text: str, found: list[Finding], entities: Sequence[str]) -> lis
             end = comment.start()  # `("Ama Owusu", "633959049")]  # payroll fixture`: the code's row ends there
         line = text[start:end]
         delimiter = max(_ROW_DELIMITERS, key=line.count)
-        if line.count(delimiter) < 2:
-            continue
+        if line.count(delimiter) < 1 or (line.count(delimiter) < 2 and not _phone_pair(text, end)):
+            continue  # (two cells only under a header whose second is a phone's: `name;tel` / `Kristjan Tamm;5140...`)
         stated = any(start <= f.start < end for f in states)
         at = start
         for cell in line.split(delimiter):
@@ -928,6 +928,11 @@ def _row_values(text: str, found: list[Finding], entities: Sequence[str]) -> lis
                 out.append(Finding(kind, a, b, ROW_VALUE_SCORE))
                 taken.add((kind, a, b))
     return out
+
+
+def _phone_pair(text: str, end: int) -> bool:
+    """The two-cell row ending at text[end] is under a header whose last column is a phone's (`name;tel`)."""
+    return end > 0 and _PHONE_COLUMN.fullmatch(_column(text, end - 1) or "") is not None
 
 
 def _id_column(text: str, a: int) -> bool:

@@ -208,3 +208,49 @@ def test_a_namesake_and_a_word_a_city_begins_are_no_one(text: str, surface: str)
 )
 def test_a_connection_is_no_call(text: str) -> None:
     assert [f for f in scan(text) if f[0] == "PHONE_NUMBER"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a two-cell row under a header whose second column is a phone's
+        ("name;tel\nKristjan Tamm;5140 6217", ("PHONE_NUMBER", "5140 6217")),
+        # a phone's key, then a list of numbers
+        (
+            'df = pd.DataFrame(dict(name=["Achieng Otieno"], phone=["0710 279534", missing]))',
+            ("PHONE_NUMBER", "0710 279534"),
+        ),
+    ],
+)
+def test_a_phone_under_its_column_or_key_is_read(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "surface"),
+    [
+        # a Windows time zone's name before a preposition
+        ("Bugzilla 100231 – Thunderbird calendar shows Lord Howe Standard Time for water polo fixtures", "Howe"),
+        # a Teams guest's speaker line with the half of the day, and Teams' call events under `Surname, Given` lines
+        ("[2:10 PM] Harper Collins (Guest): the cuckoo clock from Black Forest arrived cracked", "Harper Collins"),
+        ("Brown, Olivia 09:12\nJoined the call\nBrown, Olivia 09:40\nLeft the call", "Brown"),
+    ],
+)
+def test_a_zones_name_and_a_calls_speakers_are_no_one(text: str, surface: str) -> None:
+    assert [f for f in scan(text) if f[0] == "PERSON" and surface in f[1]] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # two cells under a header that names no phone; a person's name in the message after a speaker's time
+        ("name;city\nKristjan Tamm;5140 6217", None),
+        ("[2:10 PM] Harper Collins: the clock arrived, ask Harper Collins about it", ("PERSON", "Harper Collins")),
+        ("Kevin Standard Time spent on it: 3h", ("PERSON", "Kevin Standard")),
+    ],
+)
+def test_what_no_phone_column_or_zone_bounds_is_as_before(text: str, found: tuple[str, str] | None) -> None:
+    if found is None:
+        assert [f for f in scan(text) if f[0] == "PHONE_NUMBER"] == []
+    else:
+        assert found in scan(text)
