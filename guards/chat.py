@@ -46,11 +46,14 @@ _EXPORT = (
     rf"\[?\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}},?[ \t]+{_EXPORT_CLOCK}\]?(?:[ \t]+-)?"
     rf"|\[{_CLOCK},[ \t]*\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}}\]"
 )
-# (and the half of the day, a guest's tag before the colon: `[2:10 PM] Harper Collins (Guest): ...`)
+# (and a guest's tag before the colon: `[14:10] Harper Collins (Guest): ...`)
 _TIMED = re.compile(
-    rf"(?m)^[ \t]*(?:{_EXPORT}|{TIME_PREFIX}|\[{_CLOCK}\])[ \t]+(?:<(?P<nick>[^\s<>]+)>|@?(?P<who>{_SHOWN})"
+    rf"(?m)^[ \t]*(?:{_EXPORT}|{TIME_PREFIX})[ \t]+(?:<(?P<nick>[^\s<>]+)>|@?(?P<who>{_SHOWN})"
     rf"(?:[ \t]+\((?:External|Guest)\))?:)[ \t]"
 )
+# a time with the half of the day, then a name and a guest's tag: `[2:10 PM] Harper Collins (Guest): ...` (the tag
+# says chat; not an agenda's `[9:00 AM] Anna Schmidt: keynote`)
+_TIMED_GUEST = re.compile(rf"(?m)^[ \t]*\[{_CLOCK}\][ \t]+(?P<who>{_SHOWN})[ \t]+\((?:External|Guest)\):[ \t]")
 NICK = re.compile(r"(?m)^[ \t]*<(?P<nick>[\w.\-]+)>[ \t]")
 # Discord's copied header line, the name, a dash, the day and the time, nothing after: `hiro — 今日 13:05`, `frederik
 # — i dag kl. 11:02`, `Ana — Yesterday at 9:14 PM`, and German's `gwen — Heute um 16:20 Uhr` (a dash is `-` once
@@ -162,6 +165,7 @@ def speakers(text: str, kinds: Kinds | None = None) -> list[tuple[int, int]]:
     if ":" not in text and "<" not in text:
         return plain  # every other format's time has a colon, or an IRC nick its bracket
     out = [_slot(m) for m in _TIMED.finditer(text)] + [m.span("nick") for m in NICK.finditer(text)]
+    out += [m.span("who") for m in _TIMED_GUEST.finditer(text)] if "uest)" in text or "xternal)" in text else []
     discord = _DISCORD.finditer(text) if " - " in text or " — " in text else ()
     out += [m.span("who") if m.group("who") else m.span("shown") for m in discord]
     teams = [m for m in _TEAMS.finditer(text)] if "):" in text else []
@@ -183,8 +187,8 @@ def speakers(text: str, kinds: Kinds | None = None) -> list[tuple[int, int]]:
     stamped = list(_STAMPED.finditer(text))
     # Teams' own: a guest's or an external's tag on a line, or the client named (not a schedule's `Dr Rahman 08:00`
     # or `Call Maria Lopez 10:30`)
-    # (or a call's events that Teams writes as messages: `Joined the call`, `Left the call`)
-    events = _CALL_EVENT.search(text) is not None
+    # (or a call's events that Teams writes as messages: `Joined the call`, `Left the call`, two at least)
+    events = len(_CALL_EVENT.findall(text)) >= BARE_LINES
     if len(stamped) >= BARE_LINES and ("Teams" in text or events or any(m.group("tag") for m in stamped)):
         # (`Surname, Given 16:00` where the times are a chat's, not an interview schedule's `Okafor, David 11:00`)
         chat = _replies(stamped) or events

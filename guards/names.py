@@ -282,17 +282,23 @@ _CLUB_WORD = (
     r"FC|CF|CB|SC|AC|SV|TSV|VfB|VfL|Athletic|Rovers|Wanderers|Harriers|Stadium|Laser|Padel|Tennis)"
 )
 # a Windows time zone's name after a place's or a person's: `SE Asia Standard Time`, `Pacific Daylight Time`, where
-# it ends a line, a value or a sentence, or a preposition follows (`shows Lord Howe Standard Time for ...`; not a
-# form's `Donna Summer Time: 09:00`, `Kevin Standard Time spent`)
-_ZONE_END = r"(?=[\"'\])},.;]|[ \t]*(?:\n|\Z)|[ \t]+(?:for|in|on|at|to|from|instead|and|or)\b)"
-_ZONE_TAIL = re.compile(r"[ \t]+(?:Standard|Daylight|Summer)[ \t]+Time" + _ZONE_END)
+# it ends a line, a value or a sentence, or (`Standard Time`) a preposition follows (`shows Lord Howe Standard Time
+# for ...`; not a form's `Donna Summer Time: 09:00`, `Kevin Standard Time spent`, `ask Donna Summer Time for`)
+_ZONE_END = r"(?=[\"'\])},.;]|[ \t]*(?:\n|\Z))"
+_PREPOSITION_AFTER = r"(?=[ \t]+(?:for|in|on|at|to|from|instead|and|or)\b)"
+_ZONE_TAIL = re.compile(
+    r"[ \t]+(?:Standard|Daylight|Summer)[ \t]+Time" + _ZONE_END + r"|[ \t]+Standard[ \t]+Time" + _PREPOSITION_AFTER
+)
 _TIME_AFTER = re.compile(r"[ \t]+Time" + _ZONE_END)
+_TIME_BEFORE_PREPOSITION = re.compile(r"[ \t]+Time" + _PREPOSITION_AFTER)
 
 
 def _zone_named(text: str, a: int, b: int) -> bool:
     """text[a:b] is (part of) a Windows time zone's name: `SE Asia Standard Time`, `Romance Standard Time`."""
     if _ZONE_TAIL.match(text, b):
         return True
+    if text[a:b].endswith("Standard") and _TIME_BEFORE_PREPOSITION.match(text, b):
+        return True  # `Lord Howe Standard Time for ...`
     return text[a:b].endswith(("Standard", "Daylight", "Summer")) and _TIME_AFTER.match(text, b) is not None
 
 

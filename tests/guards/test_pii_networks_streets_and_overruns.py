@@ -247,6 +247,15 @@ def test_a_zones_name_and_a_calls_speakers_are_no_one(text: str, surface: str) -
         ("name;city\nKristjan Tamm;5140 6217", None),
         ("[2:10 PM] Harper Collins: the clock arrived, ask Harper Collins about it", ("PERSON", "Harper Collins")),
         ("Kevin Standard Time spent on it: 3h", ("PERSON", "Kevin Standard")),
+        # an agenda's times with the half of the day, no guest's tag: its names are people's
+        ("Agenda\n[9:00 AM] Anna Schmidt: keynote\n[10:00 AM] Paul Meyer: panel", ("PERSON", "Paul Meyer")),
+        # a surname before `Summer Time` and a preposition
+        ("Please ask Donna Summer Time for the slides.", ("PERSON", "Donna Summer")),
+        # one call's event in a schedule of `Surname, Given` lines
+        (
+            "Interview schedule\nOkafor, David 11:00\nJoined the call\nMensah, Ama 11:30\nBoateng, Kofi 12:00",
+            ("PERSON", "Mensah"),
+        ),
     ],
 )
 def test_what_no_phone_column_or_zone_bounds_is_as_before(text: str, found: tuple[str, str] | None) -> None:
