@@ -75,6 +75,17 @@ _DEPLOY_BEFORE = re.compile(
     r"(?:the\s+)?(?-i:[A-Z][^\s,]*(?:\s+[A-Z][^\s,]*)*(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+))*\Z",
     re.IGNORECASE,
 )
+# Azure's regions by their display names (`West Europe`, `France Central`), read in a text that names Azure: a
+# cloud's region, no one and nowhere anyone is
+AZURE_REGION = re.compile(
+    r"\b(?:(?:East|West|Central|North Central|South Central|West Central) US(?: [23])?|Canada (?:Central|East)|"
+    r"Brazil (?:South|Southeast)|(?:North|West) Europe|UK (?:South|West)|France (?:Central|South)|"
+    r"Germany (?:West Central|North)|Norway (?:East|West)|Switzerland (?:North|West)|Sweden (?:Central|South)|"
+    r"(?:Poland|Spain|Israel|Qatar|Mexico|Indonesia) Central|Italy North|UAE (?:North|Central)|"
+    r"South Africa (?:North|West)|Australia (?:East|Southeast|Central)|(?:Central|South|West) India|"
+    r"Japan (?:East|West)|Korea (?:Central|South)|(?:East|Southeast) Asia|New Zealand North|Malaysia West)\b"
+)
+AZURE = re.compile(r"(?i)\bazure\b")
 _LINE = re.compile(r"[^\n]*")
 LINE_REACH = 200  # characters either side of a place that count as its line
 _COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|;)\s")

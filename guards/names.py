@@ -588,6 +588,9 @@ class Names(Placenames):
                 x for x in out if x[0] != "PERSON" or not any(s <= x[1] and x[2] <= e for _, s, e in index.over(*x[1:]))
             ]
         out = [x for x in out if any(c.isalpha() for c in text[x[1] : x[2]])]  # (a query's `$1`: no one's name)
+        if deployments.AZURE.search(text):  # `from West Europe to France Central`: Azure's regions
+            regions = Overlaps(("REGION", *m.span()) for m in deployments.AZURE_REGION.finditer(text))
+            out = [x for x in out if not any(s <= x[1] and x[2] <= e for _, s, e in regions.over(x[1], x[2]))]
         if " d" in text:
             out = self._from_city(text, out)
         if " Time" in text:  # a Windows time zone's name: `SE Asia Standard Time`, `W. Europe Daylight Time`

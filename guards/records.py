@@ -142,7 +142,7 @@ _PLACE_KEY = (
     # state's code is read apart, below)
     r"state|pref|bundesland|"
     # a camp's, a yard's place; Slovenian's and Croatian's place (`camp=Alta`, `Kraj: Trenta`)
-    r"camp|yard|kraj|"
+    r"camp|yard|kraj|pier|ground|"
     # other languages' town and city: `Település: Mád`, `Lokasi acara: Ubud, Bali`, `Wohnort: Graz`
     r"település|telepules|város|varos|helység|miasto|miejscowość|miejscowosc|město|mesto|obec|stadt|wohnort|ort|"
     r"ville|commune|localité|localite|ciudad|localidad|municipio|cidade|município|città|citta|comune|località|localita|"
@@ -190,12 +190,17 @@ _LOOSE_KEYS = (
         "county stadt wohnort ort ville commune ciudad localidad municipio cidade città citta comune plaats "
         "woonplaats kota şehir sehir ilçe ilce kaupunki paikkakunta stad miasto město mesto obec település "
         "branch base venue marina sede filiale sucursal standort outlet meetingpoint kraj "
+        # a person's site, home, home port, pier or ground: `site_location: "Jeneponto"`, `homePort: "Húsavík"`
+        "site location home homeport harbour harbor pier ground "
         "지점 지역 도시 城市 地点 地點 所在地 都市 支店 分店"
     )
     | _QUARTER_KEYS
     | _BRANCH_KEYS
 )
 _LOOSE_WORDS = 4  # a place's name has a few words; a field of more is a sentence
+# loose keys of other things' places too (a server's `location`, a boat's `pier`): a value no lexicon holds is a
+# place only in a person's record, as a wordy key's is
+_RECORD_LOOSE = _words("site location home homeport harbour harbor pier ground")
 # the words of those values, no place's: a head office, a side, a segment, a store, a warehouse
 _BRANCH_WORDS = _words(
     "merkez matriz sede centrala centrála centrali hlavni hlavní glowny główny centrum huvudkontor huvudkontoret "
@@ -1941,7 +1946,9 @@ def _loose_place(kinds: Kinds, text: str, m: re.Match[str], key: str, wordy: boo
         return False  # `venue: Filharmonia hall B`: a room's name
     if all(w in kinds.lex.words or w in _PARTICLES for w in words):
         return False  # `venue: Main Hall`
-    if not wordy:
+    if last in _RECORD_LOOSE and len(words) > 1 and kinds.given(words[0]) == 2 and words[-1] in kinds.lex.surnames:
+        return False  # `the Sweetwater, TX site: Dakota Reyes`: a person's name, who is there
+    if not wordy and last not in _RECORD_LOOSE:
         return True
     near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
     person = any(k == "PERSON" for k, _, _ in seen.over(max(0, m.start() - _ROW_REACH), m.start()))

@@ -263,3 +263,42 @@ def test_what_no_phone_column_or_zone_bounds_is_as_before(text: str, found: tupl
         assert [f for f in scan(text) if f[0] == "PHONE_NUMBER"] == []
     else:
         assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a person's record's site, home port: a place no lexicon holds
+        (
+            'site_manager: "Andi Pratama"\nsite_location: "Jeneponto"\nsite_phone: "+62 812-816-710"',
+            ("LOCATION", "Jeneponto"),
+        ),
+        ('roster:\n  skipper: "Magnus Sigurðsson"\n  homePort: "Húsavík"', ("LOCATION", "Húsavík")),
+        # a geographic region in prose, though it shares its name with a cloud's
+        ("We toured Southeast Asia last year with Anna Berg", ("PERSON", "Anna Berg")),
+    ],
+)
+def test_a_persons_site_and_home_port_are_places(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Azure's regions by their display names, in a text that names Azure
+        "can we move the Azure job from West Europe to France Central?",
+        "Azure DevOps Task 311: Rotate Keycloak secrets for parasol-shop (West Europe, North Europe)",
+        # a server's location and site, no person's record
+        "server:\n  location: Frankfurt-2\n  home: /var/lib/app\n  site: Prod",
+        '{"name": "db-1", "location": "Rack B7", "pier": "Main"}',
+    ],
+)
+def test_a_clouds_region_and_a_servers_site_are_no_place(text: str) -> None:
+    assert [f for f in scan(text) if f[0] in ("PERSON", "LOCATION")] == []
+
+
+def test_a_persons_name_under_a_sites_key_stays_a_person() -> None:
+    text = (
+        "[10:12] hr_ops: new tech starts monday at the Sweetwater, TX site: Dakota Reyes\n[10:13] hr_ops: SSN on file"
+    )
+    assert ("PERSON", "Dakota Reyes") in scan(text)
