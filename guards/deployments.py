@@ -76,14 +76,15 @@ _DEPLOY_BEFORE = re.compile(
     re.IGNORECASE,
 )
 # Azure's regions by their display names (`West Europe`, `France Central`), read in a text that names Azure: a
-# cloud's region, no one and nowhere anyone is
+# cloud's region, no one and nowhere anyone is (not those that name a region people live in too: `Southeast Asia`,
+# `Central India`)
 AZURE_REGION = re.compile(
     r"\b(?:(?:East|West|Central|North Central|South Central|West Central) US(?: [23])?|Canada (?:Central|East)|"
     r"Brazil (?:South|Southeast)|(?:North|West) Europe|UK (?:South|West)|France (?:Central|South)|"
     r"Germany (?:West Central|North)|Norway (?:East|West)|Switzerland (?:North|West)|Sweden (?:Central|South)|"
     r"(?:Poland|Spain|Israel|Qatar|Mexico|Indonesia) Central|Italy North|UAE (?:North|Central)|"
-    r"South Africa (?:North|West)|Australia (?:East|Southeast|Central)|(?:Central|South|West) India|"
-    r"Japan (?:East|West)|Korea (?:Central|South)|(?:East|Southeast) Asia|New Zealand North|Malaysia West)\b"
+    r"South Africa (?:North|West)|Australia (?:East|Southeast|Central)|Japan (?:East|West)|"
+    r"Korea (?:Central|South)|New Zealand North|Malaysia West)\b"
 )
 AZURE = re.compile(r"(?i)\bazure\b")
 _LINE = re.compile(r"[^\n]*")

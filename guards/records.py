@@ -1946,8 +1946,8 @@ def _loose_place(kinds: Kinds, text: str, m: re.Match[str], key: str, wordy: boo
         return False  # `venue: Filharmonia hall B`: a room's name
     if all(w in kinds.lex.words or w in _PARTICLES for w in words):
         return False  # `venue: Main Hall`
-    if last in _RECORD_LOOSE and len(words) > 1 and kinds.given(words[0]) == 2 and words[-1] in kinds.lex.surnames:
-        return False  # `the Sweetwater, TX site: Dakota Reyes`: a person's name, who is there
+    if last in _RECORD_LOOSE and _no_site(kinds, value, words):
+        return False  # `site: Dakota Reyes` (who is there), `location: HQ`, `site: Intranet`, `location: WeWork`
     if not wordy and last not in _RECORD_LOOSE:
         return True
     near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
@@ -1961,6 +1961,26 @@ _LISTED_REACH = 120
 _LISTED_KEY = re.compile(r"[\"']?[ \t]*(?:=>|[:=])")
 # a URL on a documentation's example host, up to its query: `https://api.example.com/weather?`
 _EXAMPLE_URL = re.compile(r"://[\w.\-]*\bexample\b[\w.\-]*(?::\d+)?/[^\s\"'<>]*\Z")
+
+
+# the words of a workplace's, a building's or a company's site, no town's: `location: Onsite`, `site: Intranet`,
+# `location: Zentrale`, `site: Northwind Traders`, and the placeholders' companies
+_SITE_WORDS = _words(
+    "onsite offsite homeoffice intranet extranet sharepoint zentrale hauptsitz serverraum lager lagerhalle büro buro "
+    "bürogebäude burogebaude bldg hq datacenter rechenzentrum colo traders wholesale inc ltd gmbh corp warehouse "
+    "contoso globex initech northwind fabrikam"
+)
+_CAMEL_CASED = re.compile(r"[a-z][A-Z]")
+
+
+def _no_site(kinds: Kinds, value: str, words: list[str]) -> bool:
+    """A person's site's value that is no place: a person's name (given on sight and a surname), a code in
+    capitals (`HQ`), a CamelCase brand (`WeWork`), a workplace's or a company's word (`Onsite`, `Traders`)."""
+    if len(words) > 1 and kinds.given(words[0]) == 2 and words[-1] in kinds.lex.surnames:
+        return True
+    if (value.isupper() and len(value) <= 4) or _CAMEL_CASED.search(value):
+        return True
+    return any(w in _SITE_WORDS for w in words)
 
 
 def _branch_word(value: str, key: str) -> bool:

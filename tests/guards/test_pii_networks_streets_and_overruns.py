@@ -302,3 +302,30 @@ def test_a_persons_name_under_a_sites_key_stays_a_person() -> None:
         "[10:12] hr_ops: new tech starts monday at the Sweetwater, TX site: Dakota Reyes\n[10:13] hr_ops: SSN on file"
     )
     assert ("PERSON", "Dakota Reyes") in scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a person's record's site that is a workplace, a code, a brand or a company, no town
+        "maintainer: Kevin O'Brien\nlocation: HQ",
+        "contact: Priya Nair\nlocation: Onsite",
+        "contact: Priya Nair\nsite: Sharepoint",
+        "contact: Priya Nair\nlocation: WeWork",
+        "name: Sophie Martin\nsite: Northwind Traders\nphone: 030 1234567",
+    ],
+)
+def test_a_persons_workplace_is_no_place(text: str) -> None:
+    assert [f for f in scan(text) if f[0] == "LOCATION"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # regions people live in, though Azure names its regions after them too
+        ("We are travelling to Southeast Asia next month; the Azure bill will drop.", ("LOCATION", "Asia")),
+        ("He grew up in Central India and now works on Azure at Microsoft.", ("LOCATION", "India")),
+    ],
+)
+def test_a_region_people_live_in_stays_a_place_beside_azure(text: str, found: tuple[str, str]) -> None:
+    assert found in scan(text)
