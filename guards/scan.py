@@ -527,6 +527,11 @@ _TAG_AFTER = re.compile(r"[ \t]*\([^()\n\d]{1,40}\)")
 _LIST_OPEN = re.compile(r"(?i)\b[\w.]*(?:ssn|social_?security)[\w.]*[\"']?[ \t]*(?:=|:|=>)[ \t]*\[[^\]\n]*\Z")
 
 
+def _list_opened(text: str, at: int) -> bool:
+    """A list named for SSNs opens before text[at] on its line: `SSN_SAMPLES = [`."""
+    return _LIST_OPEN.search(text, max(0, at - 200), at) is not None
+
+
 def _another_ssn(text: str, found: list[Finding]) -> list[Finding]:
     """Nine bare digits a line offers after an SSN found in its groups, as another SSN (`SSN 618-47-8604, one with
     540991211`): valid as one, no digit and no other number's word between."""
@@ -544,8 +549,9 @@ def _another_ssn(text: str, found: list[Finding]) -> list[Finding]:
         # (in a list of SSNs tagged with whose, nine digits that some country's phone number also is are an SSN)
         if any(k != "PHONE_NUMBER" or not tagged for k, _, _ in taken.over(*m.span("n"))):
             continue
-        opened = _LIST_OPEN.search(text, max(0, f.start - 200), f.start) is not None
-        listed = tagged or (_LISTED.fullmatch(between) is not None and opened)
+        listed = tagged or (
+            _LISTED.fullmatch(between) is not None and _list_opened(text, f.start)
+        )  # (the list's name searched for only where the next item is a listed one)
         if not listed and (not _OFFERED.search(between) or _SENTENCE_BREAK.search(between)):
             continue  # words that offer another SSN, in the same sentence (not `, passport 5123...`, a row's cell)
         if not _ssns().invalidate_result(m.group("n")):
