@@ -44,6 +44,8 @@ CLUSTER = "cluster"
 """The key under which cluster_state hands its ClusterView to route."""
 SCRAPED = ("healthy", "running", "waiting", "kv_usage", "prefix_hits", "prefix_queries")
 """What an endpoint's reading takes from its last scrape."""
+SCRAPE_LIMIT_S = (0.5, 2.0)
+"""The bounds of a scrape's time limit (twice `scrape_interval_s`); past it, the engine reads as down."""
 
 
 class ClusterState:
@@ -200,16 +202,17 @@ class ClusterState:
 
     async def _scrape_forever(self, services: Services) -> None:
         interval = self.config.state.scrape_interval_s
+        # twice the interval, within bounds: an engine that answers its metrics in 150 ms under load is not
+        # down, however short the interval, and one that hangs is down within 2 s however long it is
+        limit = min(SCRAPE_LIMIT_S[1], max(SCRAPE_LIMIT_S[0], interval * 2))
         paths = {e.name: e.metrics_path for p in self.config.pools for e in p.endpoints}
         listed_by = 0.0
         while True:
             endpoints = list(self.topology.endpoints.values())
-            results = await asyncio.gather(
-                *(scrape(services.http, e, paths[e.name], min(2.0, interval * 2)) for e in endpoints)
-            )
+            results = await asyncio.gather(*(scrape(services.http, e, paths[e.name], limit) for e in endpoints))
             self.took({e.name: load for e, load in zip(endpoints, results, strict=True)})
             if time.monotonic() >= listed_by:
-                await self._list_models(services, endpoints, min(2.0, interval * 2))
+                await self._list_models(services, endpoints, limit)
                 listed_by = time.monotonic() + self.config.state.models_interval_s
             await asyncio.sleep(interval)
 

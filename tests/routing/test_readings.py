@@ -6,12 +6,14 @@ import asyncio
 import time
 from typing import Any
 
+from aiohttp import web
+
 from taskgate.gateway.gateway import GATEWAY
 from taskgate.plugins import ENDPOINT_READINGS
 from taskgate.routing.breaker import Breakers
 
 from ..conftest import ProxyFactory, StartEngines
-from .conftest import chat, cluster_of, pool, routing
+from .conftest import chat, cluster_of, pool, routing, until
 
 
 async def test_each_endpoint_reads_its_load_breaker_and_the_engines_prefix_cache_counters(
@@ -47,3 +49,31 @@ def test_a_breaker_is_read_as_the_next_placement_finds_it_without_changing_it() 
     time.sleep(0.06)
     assert breakers.current("e") == "half_open"  # a probe may go now
     assert breakers.state("e") == "open"  # reading it let no probe through
+
+
+async def test_a_slow_scrape_is_not_an_engine_down_but_a_hung_one_is(proxy: ProxyFactory, aiohttp_server: Any) -> None:
+    """A 50 ms interval still gives a scrape 0.5 s: an engine answering its metrics in 200 ms (a busy event
+    loop, a loaded host) must not rank last as down, while one that never answers reads down at once."""
+
+    def engine(delay_s: float) -> web.Application:
+        async def metrics(request: web.Request) -> web.Response:
+            await asyncio.sleep(delay_s)
+            return web.Response(text="vllm:num_requests_waiting 2\nvllm:num_requests_running 1\n")
+
+        app = web.Application()
+        app.router.add_get("/metrics", metrics)
+        return app
+
+    slow, hung = await aiohttp_server(engine(0.2)), await aiohttp_server(engine(30))
+    sims = [("slow", str(slow.make_url("")).rstrip("/"), slow), ("hung", str(hung.make_url("")).rstrip("/"), hung)]
+    client = await proxy(routing(pool("p", sims), state={"scrape_interval_s": 0.05}))
+    cluster = cluster_of(client)  # its loads are swapped whole at each scrape round
+    await until(lambda: {"slow", "hung"} <= set(cluster.loads))
+    for _ in range(3):  # three scrape rounds in a row
+        took = cluster.loads["slow"].at
+        await until(lambda took=took: cluster.loads["slow"].at > took)
+        slow, hung = cluster.loads["slow"], cluster.loads["hung"]
+        assert slow.healthy, slow
+        assert slow.waiting == 2
+        assert not hung.healthy
+        assert hung.error == "TimeoutError"
