@@ -305,7 +305,10 @@ def _zone_named(text: str, a: int, b: int) -> bool:
 # a person's origin after the name: `di Bergamo`, `de Zaragoza` (the name's last word)
 _OF_CITY = re.compile(r"(?<=\S) (?:di|de) (?P<city>[^\W\d_][\w'’\-]*)")
 _CLUB_BEFORE = re.compile(rf"(?<![\w\-]){_CLUB_WORD}[ \t]+\Z")
-_CLUB_AFTER = re.compile(rf"[ \t]+(?:[A-Z][a-z]+[ \t]+)?{_CLUB_WORD}(?![\w\-])")
+# (and an ensemble's or a guild's: `Yerevan Duduk Guild`, `Tbilisi Chamber Orchestra`)
+_CLUB_AFTER = re.compile(
+    rf"[ \t]+(?:[A-Z][a-z]+[ \t]+)?(?:{_CLUB_WORD}|Guild|Society|Association|Ensemble|Orchestra|Choir)(?![\w\-])"
+)
 # German's months, as written: `Mitte Juni` (not `Bristol may call`, `Warsaw June 2023`)
 _MONTH_AFTER = re.compile(r"[ \t]+(?:Januar|Februar|März|Mai|Juni|Juli|Oktober|Dezember)\b")
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 
 from . import cues, languages, places
-from .lexicons import fold
+from .lexicons import fold, lexicons
 from .lexicons import words as _words
 
 Span = tuple[str, int, int]
@@ -95,7 +95,9 @@ _ORGANISATION_AFTER = re.compile(
     # other countries' company forms: `Kjær & Holm Bogføring ApS`, `Kovács Kft.`, `Novák s.r.o.`
     r"ApS|A/S|Oyj|KG|OHG|Sàrl|SARL|S\.L\.|Lda\.?|Ltda\.?|BVBA|Kft\.?|Zrt\.?|s\.r\.o\.|d\.o\.o\.|"
     # a cooperative, a collective: `Lastenrad Kollektiv eG` (not `Haus`, a surname too: `Anna Haus`)
-    r"eG|Kollektiv|Collective)(?![\w\-])"
+    r"eG|Kollektiv|Collective|"
+    # a guild, a society, an ensemble: `'Yerevan Duduk Guild'`, `Banjul Kora Society`, `Tbilisi Chamber Orchestra`
+    r"Guild|Society|Association|Cooperative|Co-op|Ensemble|Orchestra|Choir|Syndicate)(?![\w\-])"
 )
 # after a word alone, a legal form a few capitalised words later, single-spaced (not a table's next column), no day
 # or role between (`Anna Berg Tuesday Volvo AB`), and no team's word (`Ask Chidi Security Engineering`):
@@ -212,6 +214,18 @@ _ANIMAL_IDIOM = re.compile(
 _PET_BEFORE = re.compile(r"(?i:\b(?:pet|pet_name|animal|horse|dog|cat)(?:\s*[=:]\s*[\"']?|\s+[\"'“]))\Z")
 # `the Mandela room`, not a guest's room: `guest Hiroshi Nakamura room 1412`
 # a food or a drink named after a place or a person: `Brussels sprouts`, `Moscow Mule`, `Margarita Pizza`
+# a CI server named alone, then how long its build took or the build itself: `Jenkins took 14m again`, `Travis build
+# #442 failed`, `Bamboo job is red` (not `Sarah Jenkins took 14m`, a full name, nor `Mr Jenkins took`, titled)
+_CI_SERVER = _words("jenkins travis hudson bamboo drone teamcity buildkite concourse woodpecker")
+_BUILD_AFTER = re.compile(
+    r"(?:'s)?[ \t]+(?:took[ \t]+\d+(?:\.\d+)?[ \t]?(?:ms|s|secs?|m|mins?|h|hrs?)\b"
+    r"|(?:build|job|pipeline|stage|run|agent|executor|worker)s?\b)"
+)
+# an order, an invoice, a shipment numbered after a word no one is called: `"Alphorn order #5521 paid"` (not
+# `Müller order #5521`, a customer's surname)
+_NUMBERED_AFTER = re.compile(
+    r"[ \t]+(?:order|invoice|shipment|booking|delivery|parcel|refund)[ \t]+(?:#|[Nn]o\.?[ \t]?|[Nn][º°][ \t]?)\d"
+)
 _FOOD_AFTER = re.compile(
     r"[ \t]+(?:sprouts|buns?|sausages?|pizza|salad|cake|sauce|dressing|cheese|mule|sling|sour|spritz|fern|"
     r"Sprouts|Buns?|Sausages?|Pizza|Salad|Cake|Sauce|Mule|Sling|Sour|Spritz)\b"
@@ -461,6 +475,11 @@ def _no_one(text: str, a: int, b: int) -> bool:
         # reading only: `Leeds Central Library` is still where she is)
     if " " not in value and _NOUN_BEFORE.search(text, max(0, a - 12), a):
         return True
+    alone = " " not in value
+    if alone and fold(value) in _CI_SERVER and _BUILD_AFTER.match(text, b) and not cues.title_before(text, a):
+        return True  # `Jenkins took 14m again`: the CI server, not `Mr Jenkins`
+    if alone and _NUMBERED_AFTER.match(text, b) and not _someones(fold(value)):
+        return True  # `"Alphorn order #5521 paid"`: what was ordered, no one
     return _MONTH.match(value) is not None and (
         _DAY_BEFORE.search(text, max(0, a - 4), a) is not None or _DAY_AFTER.match(text, b) is not None
     )
@@ -648,3 +667,9 @@ _THING_WORDS = re.compile(
     r"teapot|cócteles|"
     r"cocktail)\b)"
 )
+
+
+def _someones(key: str) -> bool:
+    """A word that is a given name or a surname in the lexicons."""
+    lex = lexicons()
+    return key in lex.given or key in lex.surnames
