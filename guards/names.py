@@ -305,9 +305,11 @@ def _zone_named(text: str, a: int, b: int) -> bool:
 # a person's origin after the name: `di Bergamo`, `de Zaragoza` (the name's last word)
 _OF_CITY = re.compile(r"(?<=\S) (?:di|de) (?P<city>[^\W\d_][\w'’\-]*)")
 _CLUB_BEFORE = re.compile(rf"(?<![\w\-]){_CLUB_WORD}[ \t]+\Z")
-# (and an ensemble's or a guild's: `Yerevan Duduk Guild`, `Tbilisi Chamber Orchestra`)
+# (and a guild's or an ensemble's, one word between: `Yerevan Duduk Guild`, `Tbilisi Chamber Orchestra`; not `in
+# Leeds Choir rehearsal rooms`, `moved to Lagos Association meetings`)
 _CLUB_AFTER = re.compile(
-    rf"[ \t]+(?:[A-Z][a-z]+[ \t]+)?(?:{_CLUB_WORD}|Guild|Society|Association|Ensemble|Orchestra|Choir)(?![\w\-])"
+    rf"[ \t]+(?:(?:[A-Z][a-z]+[ \t]+)?{_CLUB_WORD}|[A-Z][a-z]+[ \t]+(?:Guild|Society|Association|Ensemble|Orchestra|"
+    r"Choir))(?![\w\-])"
 )
 # German's months, as written: `Mitte Juni` (not `Bristol may call`, `Warsaw June 2023`)
 _MONTH_AFTER = re.compile(r"[ \t]+(?:Januar|Februar|März|Mai|Juni|Juli|Oktober|Dezember)\b")

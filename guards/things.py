@@ -95,13 +95,18 @@ _ORGANISATION_AFTER = re.compile(
     # other countries' company forms: `Kjær & Holm Bogføring ApS`, `Kovács Kft.`, `Novák s.r.o.`
     r"ApS|A/S|Oyj|KG|OHG|Sàrl|SARL|S\.L\.|Lda\.?|Ltda\.?|BVBA|Kft\.?|Zrt\.?|s\.r\.o\.|d\.o\.o\.|"
     # a cooperative, a collective: `Lastenrad Kollektiv eG` (not `Haus`, a surname too: `Anna Haus`)
-    r"eG|Kollektiv|Collective|"
-    # a guild, a society, an ensemble: `'Yerevan Duduk Guild'`, `Banjul Kora Society`, `Tbilisi Chamber Orchestra`
-    r"Guild|Society|Association|Cooperative|Co-op|Ensemble|Orchestra|Choir|Syndicate)(?![\w\-])"
+    r"eG|Kollektiv|Collective)(?![\w\-])"
 )
 # after a word alone, a legal form a few capitalised words later, single-spaced (not a table's next column), no day
 # or role between (`Anna Berg Tuesday Volvo AB`), and no team's word (`Ask Chidi Security Engineering`):
 # `Eskilstuna| Knivsmedja AB`, `Kovács| és Társa Kft.`
+# a guild, a society, an ensemble ending a name of no one titled: `'Yerevan Duduk Guild'`, `Banjul Kora Society`;
+# not before a role or a member's word (`John Smith Guild treasurer`, `Rachel Green Co-op member`)
+_BODY_AFTER = re.compile(
+    r"[ \t]+(?:Guild|Society|Association|Cooperative|Co-op|Ensemble|Orchestra|Choir|Syndicate)(?![\w\-])"
+    r"(?![ \t]+(?:president|director|treasurer|chair|secretary|manager|members?|member's|shares?|joined|invited|"
+    r"lecture|rehearsals?|meetings?|practice|dues)\b)"
+)
 _ORGANISATION_LATER = re.compile(
     r"(?: (?:(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|CEO|CFO|CTO|COO|VP|Director|Of|On|"
     r"With|How|From|At)\b)[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'’\-]+|&|és(?= Társa))){1,3}"
@@ -215,14 +220,21 @@ _PET_BEFORE = re.compile(r"(?i:\b(?:pet|pet_name|animal|horse|dog|cat)(?:\s*[=:]
 # `the Mandela room`, not a guest's room: `guest Hiroshi Nakamura room 1412`
 # a food or a drink named after a place or a person: `Brussels sprouts`, `Moscow Mule`, `Margarita Pizza`
 # a CI server named alone, then how long its build took or the build itself: `Jenkins took 14m again`, `Travis build
-# #442 failed`, `Bamboo job is red` (not `Sarah Jenkins took 14m`, a full name, nor `Mr Jenkins took`, titled)
+# #442 failed`, `Bamboo job is red` (not `Sarah Jenkins took 14m`, a full name, `Mr Jenkins took`, titled, `Travis
+# took 5m to drive`, `Jenkins took 3 hrs off`, `Travis's job offer`, `Travis runs payroll`)
 _CI_SERVER = _words("jenkins travis hudson bamboo drone teamcity buildkite concourse woodpecker")
 _BUILD_AFTER = re.compile(
-    r"(?:'s)?[ \t]+(?:took[ \t]+\d+(?:\.\d+)?[ \t]?(?:ms|s|secs?|m|mins?|h|hrs?)\b"
-    r"|(?:build|job|pipeline|stage|run|agent|executor|worker)s?\b)"
+    r"[ \t]+(?:took[ \t]+\d+(?:\.\d+)?[ \t]?(?:ms|s|secs?|m|mins?|h|hrs?)\b(?![ \t]+(?:to|off|for)\b)"
+    r"|(?:build|job|pipeline|stage|agent|executor|worker)s?\b)"
 )
-# an order, an invoice, a shipment numbered after a word no one is called: `"Alphorn order #5521 paid"` (not
-# `Müller order #5521`, a customer's surname)
+# a line about builds, where a CI server's name is one (not `Emma Watson: Travis took 9m on lunch break`)
+_BUILD_LINE = re.compile(
+    r"(?i:\b(?:builds?|deploy\w*|pipelines?|green|red|merged?|ci|jobs?|branch|main|master|tests?|stages?|runners?|"
+    r"release|artifacts?|queue[ds]?)\b)"
+)
+# an order, an invoice, a shipment numbered after a word no one is called, opening a quoted text (a payload's, a
+# message's): `"Alphorn order #5521 paid"` (not `"Müller order #5521"`, a customer's surname, nor `Oyelaran order
+# #99 - call the customer`, written in a line, not a payload)
 _NUMBERED_AFTER = re.compile(
     r"[ \t]+(?:order|invoice|shipment|booking|delivery|parcel|refund)[ \t]+(?:#|[Nn]o\.?[ \t]?|[Nn][º°][ \t]?)\d"
 )
@@ -477,8 +489,10 @@ def _no_one(text: str, a: int, b: int) -> bool:
         return True
     alone = " " not in value
     if alone and fold(value) in _CI_SERVER and _BUILD_AFTER.match(text, b) and not cues.title_before(text, a):
-        return True  # `Jenkins took 14m again`: the CI server, not `Mr Jenkins`
-    if alone and _NUMBERED_AFTER.match(text, b) and not _someones(fold(value)):
+        start, end = text.rfind("\n", 0, a) + 1, text.find("\n", b)
+        if _BUILD_LINE.search(text, start, end if end >= 0 else len(text)):
+            return True  # `deploy is green, Jenkins took 14m again`: the CI server, not `Mr Jenkins`
+    if alone and text[a - 1 : a] in ('"', "'") and _NUMBERED_AFTER.match(text, b) and not _someones(fold(value)):
         return True  # `"Alphorn order #5521 paid"`: what was ordered, no one
     return _MONTH.match(value) is not None and (
         _DAY_BEFORE.search(text, max(0, a - 4), a) is not None or _DAY_AFTER.match(text, b) is not None
@@ -532,6 +546,9 @@ def _thing(text: str, a: int, b: int) -> bool:
     last = text[a:b].rfind(" ")
     if last > 0 and _ORGANISATION_AFTER.match(text, a + last, b):
         return True  # `Bäckerei Sonnenhof GmbH`: the organisation's word inside the name found
+    inside = _BODY_AFTER.match(text, a + last) if last > 0 else None
+    if (_BODY_AFTER.match(text, b) or (inside and inside.end() == b)) and not cues.title_before(text, a):
+        return True  # `Yerevan Duduk Guild`: a guild's name, found with its word or before it
     room = _ROOM_AFTER.match(text, b) is not None and _THE_BEFORE.search(text, max(0, a - 6), a) is not None
     if _NAMED_AFTER.match(text, b) or _NAMED_BEFORE.search(text, max(0, a - 24), a) or room:
         return True

@@ -43,6 +43,17 @@ def test_what_names_no_one_is_not_read(text: str, surface: str) -> None:
         ('POST /hooks/slack 200 payload={"text":"Müller order #7710 shipped"}', ("PERSON", "Müller")),
         # a person's name after a guild's
         ("maker(oud, 'Aleppo Oud Guild', contact: 'Rami Haddad').", ("PERSON", "Rami Haddad")),
+        # a CI server's name in a line about no build, and before `took N to` or `off`
+        ("Emma Watson: Travis took 9m on lunch break again", ("PERSON", "Travis")),
+        ("[18:20] kim: Travis took 5m to drive over, the deploy is green", ("PERSON", "Travis")),
+        ("[18:20] kim: Jenkins took 3 hrs off, so the release waits", ("PERSON", "Jenkins")),
+        # a surname before an order's number, written in a line rather than opening a payload's text
+        ("Oyelaran order #99 - call the customer back on his mobile", ("PERSON", "Oyelaran")),
+        # a titled name before a choir's word; a full name before a guild's role
+        ("Ms Dupont Choir rehearsal at 7pm", ("PERSON", "Dupont")),
+        ("Send the invoice to Ruth Akande Guild treasurer", ("PERSON", "Ruth Akande Guild")),
+        # a place before a choir's or an association's word with no word between: where someone is
+        ("Our office is in Leeds Choir rehearsal rooms are next door", ("LOCATION", "Leeds")),
     ],
 )
 def test_the_people_beside_them_are_still_read(text: str, found: tuple[str, str]) -> None:
