@@ -254,6 +254,8 @@ _PHONE_WORDS = (
     # `connect`, `switch on`: `ligar-me à VPN`, `ligar-lhe o contador n.º 300 ...`)
     r"(?:ligar|ligue)-(?:lhe|me|nos|te)(?=(?:[ \t]+[^\W\d_]+)?[ \t]+(?:para|pra|pro)\b)|"
     r"رقمه|رقمي|رقم الهاتف|رقم الجوال|هاتف|جوال|موبايل|"
+    # (and Arabic's phone with its article, and its contact and call: `التواصل مع منى على 010 02672840`)
+    r"الهاتف|الجوال|الموبايل|التواصل|تواصل|تواصلوا|اتصل|اتصلوا|الاتصال|اتصال|"
     # Portuguese's `we call`, `call` (plural), only to someone or back: `lhe ligarmos para o 915 641 339`, `Liguem
     # para ...`, `Ligamos de volta no ...` (not `ligamos o pedido 915 ...`, we linked the order)
     r"(?:liguem|ligarmos|ligamos|ligo|ligarem|ligaremos)"
@@ -582,3 +584,12 @@ def warm(backend: Backend) -> Any:
     engine = analyzer(backend)
     engine.analyze("warm up: jane@example.com", language="en")
     return engine
+
+
+def regions_of(international: str) -> tuple[str, ...]:
+    """The regions of the country code a number written with its `+` has (`+995 555 63 60 94`: Georgia's)."""
+    try:
+        parsed = phonenumbers.parse(international, None)
+    except phonenumbers.NumberParseException:
+        return ()
+    return tuple(phonenumbers.region_codes_for_country_code(parsed.country_code or 0))

@@ -37,6 +37,7 @@ from .presidio import (
     card_recognizer,
     issued_length,
     not_a_phone,
+    regions_of,
     valid_somewhere,
     zones,
 )
@@ -167,6 +168,10 @@ class Scanner:
         if "CREDIT_CARD" in self.entities and "\n" in text and _CARD_HEADER_WORD.search(text):
             found.extend(_headed_cards(text, found))
         found.extend(_row_values(text, found, self.entities))
+        if "PHONE_NUMBER" in self.entities and "+" in text:
+            found.extend(_listed_phones(text, found))
+        if "EMAIL_ADDRESS" in self.entities and "> <" in text:
+            found.extend(_second_addresses(text, found))
         findings = resolve_overlaps(_fixed(text, found))
         if self._limit:
             key = _digest(text)
@@ -277,6 +282,11 @@ _CARD_WORD = re.compile(
     r"funding|card)_?(?:Card|CARD|card|Pan|PAN|pan)\b"
     # a card's brand as a key's first word: `unionpay_backup = `, `visa_primary: `
     r"|(?<![A-Za-z])(?i:unionpay|visa|mastercard|amex|maestro|verve|rupay|discover|jcb)_\w{1,20}(?=[ \t]*[=:])"
+    # an environment's key in capitals that ends in a card's: `PILOT_CARD=`, `TEST_PAYMENT_CARD_PAN=` (not a SIM's,
+    # an SD's, an id's, a gift's, a loyalty's, a member's, a key's card)
+    r"|(?<![A-Za-z0-9_])(?![A-Z0-9_]*(?:SIM|SD|ID|GIFT|LOYALTY|MEMBER|KEY|ACCESS|SCORE|WILD|NET|VIDEO|SOUND|"
+    r"GRAPHICS|MEMORY|PUNCH|FLASH)_CARD)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_CARD(?:_(?:PAN|NUMBER|NUM|NO))?"
+    r"(?=[\"']?[ \t]*[=:])"
     # a card's number as a key: `card_no=`, `"card_number":`, `cardNumber`, `CC_NUM`, `paymentCardNumber` (not
     # another card's: `id_card_no`, `loyalty_card_no`, `gift-card-no`)
     r"|(?<![\w\-])(?i:(?:credit|debit|bank|payment|billing)_?)?(?i:card|cc)[_\-]?(?i:number|num|no|nr)(?![A-Za-z])"
@@ -844,6 +854,47 @@ def _phones_beside_names(text: str, found: list[Finding]) -> list[Finding]:
             continue
         if not not_a_phone(text, number, b) and valid_somewhere(number):
             out.append(Finding("PHONE_NUMBER", a, b, BESIDE_NAME_SCORE))
+    return out
+
+
+# the next number of a quoted list after a phone written with its country's code: `"ტელ": ["+995 555 63 60 94",
+# "555 42 33 00"]`, read as that country's number in its own groups
+_NEXT_LISTED = re.compile(r"[\"'][ \t]*,[ \t]*[\"'](?P<number>\(?\d[\d \-.()]{5,15}\d)[\"']")
+
+
+def _listed_phones(text: str, found: list[Finding]) -> list[Finding]:
+    """The numbers listed after an international phone found, valid in its country, where no finding is yet."""
+    out = []
+    for f in found:
+        if f.entity != "PHONE_NUMBER" or text[f.start] != "+" or _NEXT_LISTED.match(text, f.end) is None:
+            continue
+        regions, end = regions_of(text[f.start : f.end]), f.end
+        while regions and (m := _NEXT_LISTED.match(text, end)) is not None:
+            a, b = m.span("number")
+            if any(g.start < b and a < g.end for g in found) or not_a_phone(text, m.group("number"), b):
+                break
+            if not valid_somewhere(m.group("number"), regions):
+                break
+            out.append(Finding("PHONE_NUMBER", a, b, BESIDE_NAME_SCORE))
+            end = b
+    return out
+
+
+# a mail map's second address, in angle brackets after one found, on a host of the machine it was committed from
+# (`Siobhán Ní Bhriain <siobhan@tambourine-works.ie> <sio@old-laptop.local>`), which no public suffix ends
+_SECOND_ADDRESS = re.compile(r">[ \t]+<(?P<address>[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*)>")
+SECOND_ADDRESS_SCORE = 0.75
+
+
+def _second_addresses(text: str, found: list[Finding]) -> list[Finding]:
+    """A mail map's second address after an address found in angle brackets, where no finding is yet."""
+    out = []
+    for f in found:
+        if f.entity != "EMAIL_ADDRESS" or (m := _SECOND_ADDRESS.match(text, f.end)) is None:
+            continue
+        a, b = m.span("address")
+        if text[f.start - 1 : f.start] == "<" and not any(g.start < b and a < g.end for g in found):
+            out.append(Finding("EMAIL_ADDRESS", a, b, SECOND_ADDRESS_SCORE))
     return out
 
 

@@ -1,6 +1,9 @@
 """Words that name no one in ops text: a CI server named alone before its build or how long the build took, a thing
 ordered under an order's number, and an ensemble's, a guild's or a society's name with the place inside it; and
-the people those readings must still find (a full name, a titled surname, a customer's surname before an order).
+the people those readings must still find (a full name, a titled surname, a customer's surname before an order); and
+values a key, a list or a mail map gives away: a card under a key in capitals ending in `_CARD`, a phone after
+Arabic's phone with its article or its contact, a list's next number after an international one, a mail map's
+second address.
 
 Read with the step's own name reader (the shipped lexicons, rules, vetter and language identifier's model).
 """
@@ -58,3 +61,42 @@ def test_what_names_no_one_is_not_read(text: str, surface: str) -> None:
 )
 def test_the_people_beside_them_are_still_read(text: str, found: tuple[str, str]) -> None:
     assert found in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a 19-digit card under an environment's key that ends in a card's
+        (
+            "# .env.local\nPILOT_CARD=5061524438736889631\nPILOT_OWNER=Chidi Eze",
+            ("CREDIT_CARD", "5061524438736889631"),
+        ),
+        ('TEST_PAYMENT_CARD_PAN="5061524438736889631"', ("CREDIT_CARD", "5061524438736889631")),
+        # Arabic's phone with its article, and its contact
+        ("الهاتف: 010 0267 2840", ("PHONE_NUMBER", "010 0267 2840")),
+        ("يرجى التواصل مع سارة على 011 45213398 بعد الظهر", ("PHONE_NUMBER", "011 45213398")),
+        # a list's next number after a phone with its country's code, in that country's groups
+        ('contacts = {"tel": ["+995 555 12 34 56", "577 98 76 54"]}', ("PHONE_NUMBER", "577 98 76 54")),
+        # a mail map's second address, on a machine's host
+        ("Tamar Kvaratskhelia <tamar.k@bells.ge> <tamar@build-box.local>", ("EMAIL_ADDRESS", "tamar@build-box.local")),
+    ],
+)
+def test_a_value_its_key_list_or_map_gives_away_is_read(text: str, value: tuple[str, str]) -> None:
+    assert value in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # a SIM's, an id's, a gift's card under such a key
+        ("SIM_CARD=5061524438736889631", "CREDIT_CARD"),
+        ("GIFT_CARD=5061524438736889631", "CREDIT_CARD"),
+        # a list's next value that is no phone of that country
+        ('ports = ["+995 555 12 34 56", "8080", "2024 11 05"]', "PHONE_NUMBER:8080"),
+        # a second address with no first one found before it
+        ("build <a> <runner@ci-box.local>", "EMAIL_ADDRESS"),
+    ],
+)
+def test_what_those_keys_lists_and_maps_do_not_say_is_not_read(text: str, kind: str) -> None:
+    kind, _, surface = kind.partition(":")
+    assert [f for f in scan(text) if f[0] == kind and surface in f[1]] == []
