@@ -231,10 +231,27 @@ class CuedPhoneRecognizer(EntityRecognizer):
                 continue  # Thailand and Japan write a number at home with its leading 0 (not a shoe's `42 43 44`)
             if word is None and _NEXT_VALUE.fullmatch(text, m.end("cue"), start):
                 continue  # a column's or a list's next value: `calls,23 456 789`, `mobile, 87 654 321, desktop`
+            if m.group("cue") in _ARABIC_CONTACT and not _contacted_on(text, m.end("cue"), start, number):
+                continue
             if not_a_phone(text, number, start + len(number)) or not valid_somewhere(number, regions):
                 continue
             out.append(RecognizerResult("PHONE_NUMBER", start, start + len(number), 0.75))
         return out
+
+
+# Arabic's contact and call reach an order's, a ticket's, a date's number as often: only a number that opens with
+# its trunk's 0 or a `+`, right after `on`, `via`, `at` or `number`, with none of those things' words between (`اتصل
+# بنا قبل 15 03 2024`, `التواصل بخصوص الشحنة 7741 2200 9931` are no phones)
+_ARABIC_CONTACT = frozenset(["التواصل", "تواصل", "تواصلوا", "اتصل", "اتصلوا", "الاتصال", "اتصال"])
+_CONTACTED_ON = re.compile(r"(?:على|عبر|بـ?|رقم)[ \t]*[:：]?[ \t]*\Z")
+_NOT_CONTACT = re.compile(r"الطلب|التذكرة|الشحنة|الفاتورة|الإصدار|الرمز|الإطار|يوم|قبل|بتاريخ|طلب|تذكرة|شحنة|فاتورة")
+
+
+def _contacted_on(text: str, cue_end: int, start: int, number: str) -> bool:
+    """The number after Arabic's contact or call at text[cue_end:start] is one to be reached on."""
+    if number[:1] not in "0+":
+        return False
+    return _CONTACTED_ON.search(text, cue_end, start) is not None and not _NOT_CONTACT.search(text, cue_end, start)
 
 
 _ICELANDIC = r"sím(?:i|a|inn|ann|anum|ans|anúmer\w*)|farsím[ia]|hringja|hringdu|hringi[ðd]|hringir|hringdi"

@@ -170,8 +170,6 @@ class Scanner:
         found.extend(_row_values(text, found, self.entities))
         if "PHONE_NUMBER" in self.entities and "+" in text:
             found.extend(_listed_phones(text, found))
-        if "EMAIL_ADDRESS" in self.entities and "> <" in text:
-            found.extend(_second_addresses(text, found))
         findings = resolve_overlaps(_fixed(text, found))
         if self._limit:
             key = _digest(text)
@@ -282,11 +280,11 @@ _CARD_WORD = re.compile(
     r"funding|card)_?(?:Card|CARD|card|Pan|PAN|pan)\b"
     # a card's brand as a key's first word: `unionpay_backup = `, `visa_primary: `
     r"|(?<![A-Za-z])(?i:unionpay|visa|mastercard|amex|maestro|verve|rupay|discover|jcb)_\w{1,20}(?=[ \t]*[=:])"
-    # an environment's key in capitals that ends in a card's: `PILOT_CARD=`, `TEST_PAYMENT_CARD_PAN=` (not a SIM's,
-    # an SD's, an id's, a gift's, a loyalty's, a member's, a key's card)
-    r"|(?<![A-Za-z0-9_])(?![A-Z0-9_]*(?:SIM|SD|ID|GIFT|LOYALTY|MEMBER|KEY|ACCESS|SCORE|WILD|NET|VIDEO|SOUND|"
-    r"GRAPHICS|MEMORY|PUNCH|FLASH)_CARD)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_CARD(?:_(?:PAN|NUMBER|NUM|NO))?"
-    r"(?=[\"']?[ \t]*[=:])"
+    # an environment's key in capitals that ends in a payment's card: `PILOT_CARD=`, `TEST_PAYMENT_CARD_PAN=`,
+    # `CORPORATE_CARD=` (not a board's, a screen's, a transit's, a library's, a GPU's: `KANBAN_CARD`, `NFC_CARD`)
+    r"|(?<![A-Za-z0-9_])(?:[A-Z0-9]+_)*(?:PILOT|TEST|BACKUP|CORPORATE|COMPANY|PAYMENT|CREDIT|DEBIT|BANK|BILLING|"
+    r"FUNDING|VIRTUAL|PRIMARY|SECONDARY|DEFAULT|SANDBOX|DEMO|REFUND|FALLBACK|STORED|SAVED|CUSTOMER|OWNER|BUSINESS|"
+    r"TRAVEL|EXPENSE|FUEL|PURCHASING|PROCUREMENT)_CARD(?:_(?:PAN|NUMBER|NUM|NO))?(?=[\"']?[ \t]*[=:])"
     # a card's number as a key: `card_no=`, `"card_number":`, `cardNumber`, `CC_NUM`, `paymentCardNumber` (not
     # another card's: `id_card_no`, `loyalty_card_no`, `gift-card-no`)
     r"|(?<![\w\-])(?i:(?:credit|debit|bank|payment|billing)_?)?(?i:card|cc)[_\-]?(?i:number|num|no|nr)(?![A-Za-z])"
@@ -877,24 +875,6 @@ def _listed_phones(text: str, found: list[Finding]) -> list[Finding]:
                 break
             out.append(Finding("PHONE_NUMBER", a, b, BESIDE_NAME_SCORE))
             end = b
-    return out
-
-
-# a mail map's second address, in angle brackets after one found, on a host of the machine it was committed from
-# (`Siobhán Ní Bhriain <siobhan@tambourine-works.ie> <sio@old-laptop.local>`), which no public suffix ends
-_SECOND_ADDRESS = re.compile(r">[ \t]+<(?P<address>[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*)>")
-SECOND_ADDRESS_SCORE = 0.75
-
-
-def _second_addresses(text: str, found: list[Finding]) -> list[Finding]:
-    """A mail map's second address after an address found in angle brackets, where no finding is yet."""
-    out = []
-    for f in found:
-        if f.entity != "EMAIL_ADDRESS" or (m := _SECOND_ADDRESS.match(text, f.end)) is None:
-            continue
-        a, b = m.span("address")
-        if text[f.start - 1 : f.start] == "<" and not any(g.start < b and a < g.end for g in found):
-            out.append(Finding("EMAIL_ADDRESS", a, b, SECOND_ADDRESS_SCORE))
     return out
 
 
