@@ -169,6 +169,11 @@ _PROVINCE_AFTER = re.compile(
     r",[ \t]+(?P<code>AB|BC|MB|NB|NL|NS|NT|NU|PE|QC|SK|YT|NSW|VIC|QLD|TAS|"
     r"SP|RJ|MG|RS|PR|BA|CE|PB|RN|PI|DF|RO|RR|AP)\b(?![\-_.]\w)"
 )
+# a US state's, a Canadian province's or an Australian state's code in an HTML row's next cell
+_TD_STATE_AFTER = re.compile(
+    rf"</td>[ \t]*<td(?:\s[^<>]*)?>[ \t]*(?P<code>{STATES}|AB|BC|MB|NB|NL|NS|NT|NU|PE|QC|SK|YT|ON|NSW|VIC|QLD|TAS|"
+    r"ACT|SA|WA|NT)[ \t]*</td>"
+)
 _STATE_CELL_AFTER = re.compile(
     rf"(?P<q>[\"'])[ \t]*,[ \t]*(?P=q)(?P<code>{STATES})(?P=q)"
     # (or a psql table's or a tab-separated row's next cell: `| Bisbee    | AZ`)
@@ -241,6 +246,9 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
         elif kind == "LOCATION" and (m := _STATE_CELL_AFTER.match(text, b)) and (m.group("code") or _personal(text, b)):
             # a row's next cell: `('Omaha', 'NE', ...)`, a person's row's `| Bisbee | AZ`
             out.append(("LOCATION", *m.span("code" if m.group("code") else "cell")))
+        elif kind == "LOCATION" and (m := _TD_STATE_AFTER.match(text, b)) and _personal(text, b):
+            # an HTML row's next cell, in a person's row: `<td>Moncton</td><td>NB</td>`
+            out.append(("LOCATION", *m.span("code")))
     return out
 
 

@@ -143,6 +143,8 @@ _PLACE_KEY = (
     r"state|pref|bundesland|"
     # a camp's, a yard's place; Slovenian's and Croatian's place (`camp=Alta`, `Kraj: Trenta`)
     r"camp|yard|kraj|pier|ground|"
+    # a person's shed's, workshop's, locality's place (`shed: "Te Kūiti"`, `workshop: "Rosario"`)
+    r"shed|workshop|locality|"
     # other languages' town and city: `Település: Mád`, `Lokasi acara: Ubud, Bali`, `Wohnort: Graz`
     r"település|telepules|város|varos|helység|miasto|miejscowość|miejscowosc|město|mesto|obec|stadt|wohnort|ort|"
     r"ville|commune|localité|localite|ciudad|localidad|municipio|cidade|município|città|citta|comune|località|localita|"
@@ -191,7 +193,8 @@ _LOOSE_KEYS = (
         "woonplaats kota şehir sehir ilçe ilce kaupunki paikkakunta stad miasto město mesto obec település "
         "branch base venue marina sede filiale sucursal standort outlet meetingpoint kraj "
         # a person's site, home, home port, pier or ground: `site_location: "Jeneponto"`, `homePort: "Húsavík"`
-        "site location home homeport harbour harbor pier ground "
+        # (and shop, shed, workshop, locality: `shop: "Kelso"`, `farm_locality: "Kingaroy"`)
+        "site location home homeport harbour harbor pier ground shop shed workshop locality "
         "지점 지역 도시 城市 地点 地點 所在地 都市 支店 分店"
     )
     | _QUARTER_KEYS
@@ -200,7 +203,7 @@ _LOOSE_KEYS = (
 _LOOSE_WORDS = 4  # a place's name has a few words; a field of more is a sentence
 # loose keys of other things' places too (a server's `location`, a boat's `pier`): a value no lexicon holds is a
 # place only in a person's record, as a wordy key's is
-_RECORD_LOOSE = _words("site location home homeport harbour harbor pier ground")
+_RECORD_LOOSE = _words("site location home homeport harbour harbor pier ground shop shed workshop locality")
 # the words of those values, no place's: a head office, a side, a segment, a store, a warehouse
 _BRANCH_WORDS = _words(
     "merkez matriz sede centrala centrála centrali hlavni hlavní glowny główny centrum huvudkontor huvudkontoret "
@@ -1525,7 +1528,7 @@ def record_places(kinds: Kinds, text: str, taken: list[Span], sure: set[Span] | 
             continue
         owner = [w for w in (m.group("owner") or "").lower().split("_") if w]
         owned = any(w in _PERSONS_STATES or w in _TEST_OWNERS for w in owner)
-        if owner and not owned and not _owned_city(text, m, seen):
+        if owner and not owned and not _owned_city(text, m, seen) and not _owned_person(text, m, seen):
             continue  # `health_state: OK`, `kyc_state=OK`: a process's state
         # a US record's: an SSN or a North American phone near, or its city read just before (`"city": "Honolulu",
         # "state": "HI"`)
@@ -1686,6 +1689,19 @@ def _owned_city(text: str, m: re.Match[str], seen: Overlaps) -> bool:
         if at >= 0 and (at == 0 or not (before[at - 1].isalnum() or before[at - 1] in "_-")):
             # (not `OK`, a status as often as Oklahoma: `sync_city=Paris sync_state=OK`)
             found = any(k == "LOCATION" for k, _, _ in seen.over(a + at, m.start()))
+            return found and m.group("code") != "OK"
+    return False
+
+
+def _owned_person(text: str, m: re.Match[str], seen: Overlaps) -> bool:
+    """The same owner's name read as a person's just before its state (`OWNER_NAME: "Tammy Reyes"` / `OWNER_STATE:
+    "NM"`): a person's record, whatever word its owner is (not `OK`, a status as often)."""
+    a = max(0, m.start() - _CITY_REACH)
+    before = text[a : m.start()].lower()
+    for word in ("name", "full_name", "fullname"):
+        at = before.rfind(m.group("owner").lower() + word)
+        if at >= 0 and (at == 0 or not (before[at - 1].isalnum() or before[at - 1] in "_-")):
+            found = any(k == "PERSON" for k, _, _ in seen.over(a + at, m.start()))
             return found and m.group("code") != "OK"
     return False
 
@@ -1951,7 +1967,11 @@ def _loose_place(kinds: Kinds, text: str, m: re.Match[str], key: str, wordy: boo
     if not wordy and last not in _RECORD_LOOSE:
         return True
     near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
+    # a person's name before it, or after it on its line (`{"site":"Tegelberg","pilot":"Anselm Huber"}`)
+    line_end = text.find("\n", m.end())
+    after = (m.end(), line_end if line_end >= 0 else len(text))
     person = any(k == "PERSON" for k, _, _ in seen.over(max(0, m.start() - _ROW_REACH), m.start()))
+    person = person or any(k == "PERSON" for k, _, _ in seen.over(*after))
     return bool(_PERSONAL_VALUE.search(near)) or person
 
 

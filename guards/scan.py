@@ -302,6 +302,9 @@ _CARD_COLUMN = re.compile(
     r"\((?:[^()\n]*,[ \t]*)?'\Z"
 )
 LONG_CARD_SCORE = 0.85
+# what a card printed six and thirteen may hold already: a card read in its last group, a phone in its thirteen
+# (`银联卡 622874 0563397939367`)
+_GROUP_READINGS = frozenset(["CREDIT_CARD", "PHONE_NUMBER"])
 # a card's record, its number under a plain key: `- holder: "Liu Yang"` / `number: "6283..."` / `brand: unionpay`
 _NUMBER_KEY = re.compile(r"(?i)\b(?:number|num|no|pan)[\"']?[ \t]*[=:][ \t]*[\"']?\Z")
 _CARD_RECORD = re.compile(
@@ -392,8 +395,10 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
         if not issued_length(digits) or not _cards().validate_result(digits):  # Luhn
             continue
         taken = taken or Overlaps((f.entity, f.start, f.end) for f in found)
-        if m.re is _CARD_6_13 and all(k == "CREDIT_CARD" and a <= s and e <= b for k, s, e in taken.over(a, b)):
-            out.append(Finding("CREDIT_CARD", a, b, 1.0))  # the whole card, not its last group read as one
+        inside = taken.over(a, b)
+        if m.re is _CARD_6_13 and all(k in _GROUP_READINGS and a <= s and e <= b for k, s, e in inside):
+            # the whole card, not its last group read as one, nor its thirteen read as a phone's number
+            out.append(Finding("CREDIT_CARD", a, b, 1.0))
         elif not taken.over(a, b):
             out.append(Finding("CREDIT_CARD", a, b, LONG_CARD_SCORE))
     return out

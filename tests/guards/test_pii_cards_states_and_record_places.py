@@ -1,0 +1,62 @@
+"""Values and places a record gives away that were missed: a card printed six and thirteen whose thirteen read as
+a phone, a US state's code under an owner's key whose name field holds a person, a state's or a province's code in
+an HTML row's next cell, and a person's shop, shed, workshop or locality, whose name comes before or after it.
+
+Read with the step's own name reader (the shipped lexicons, rules, vetter and language identifier's model).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .test_pii_fields_streets_and_prose import scan
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a UnionPay card printed six and thirteen after its word
+        ("请用银联卡 621483 0912647503120 支付余款。", ("CREDIT_CARD", "621483 0912647503120")),
+        ("card 621483 0912647503120 declined", ("CREDIT_CARD", "621483 0912647503120")),
+        # an owner's state, whose name field holds a person
+        ('env:\n  OWNER_SSN: "527208196"\n  OWNER_NAME: "Luz Carrillo"\n  OWNER_STATE: "NM"\n', ("LOCATION", "NM")),
+        # a province's or a state's code in a person's HTML row
+        (
+            "<tr><td>Gabrielle Roy</td><td>(506) 281-4470</td><td>Fredericton</td><td>NB</td></tr>",
+            ("LOCATION", "NB"),
+        ),
+        # a person's shop, shed, workshop, locality
+        ('PATRON = { name: "Morag Lindsay", tel: "+44 7700 183 442", shop: "Peebles" }', ("LOCATION", "Peebles")),
+        ('let picker = (name: "Aroha Ngata", shed: "Ōpōtiki", ssn: "")', ("LOCATION", "Ōpōtiki")),
+        ('annotations: { owner: "Valentina Sosa", workshop: "Paraná" }', ("LOCATION", "Paraná")),
+        (
+            'grower_name: "Bindi Carroll"\ngrower_mobile: "0412 558 903"\nfarm_locality: "Gympie"',
+            ("LOCATION", "Gympie"),
+        ),
+        # a site before the person on its line
+        ('{"site":"Hochries","pilot":"Korbinian Steiner"}', ("LOCATION", "Hochries")),
+    ],
+)
+def test_a_value_or_place_its_record_gives_away_is_read(text: str, value: tuple[str, str]) -> None:
+    assert value in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # a number printed six and thirteen with no card's word: a phone's reading, if any
+        ("order 621483 0912647503120 shipped", "CREDIT_CARD"),
+        # a job's or a pod's state, a status's `OK` under an owner with a person's name
+        ('JOB_NAME: "nightly"\nJOB_STATE: "NM"', "LOCATION"),
+        ('OWNER_NAME: "Tammy Reyes"\nOWNER_STATE: "OK"', "LOCATION"),
+        # an HTML row with no person's value in it
+        ("<tr><td>Moncton</td><td>NB</td></tr>", "LOCATION:NB"),
+        # a shop's, a shed's word, a site's, with no person in the record
+        ('deploy: { shop: "Storefront", shed: "Build" }', "LOCATION"),
+        ('{"site":"Frontend","owner":"Anselm Huber"}', "LOCATION"),
+        ('{"shop":"Kelso","sku":"TR-2201"}', "LOCATION"),
+    ],
+)
+def test_what_no_person_s_record_says_is_not_read(text: str, kind: str) -> None:
+    kind, _, surface = kind.partition(":")
+    assert [f for f in scan(text) if f[0] == kind and surface in f[1]] == []
