@@ -169,10 +169,11 @@ _PROVINCE_AFTER = re.compile(
     r",[ \t]+(?P<code>AB|BC|MB|NB|NL|NS|NT|NU|PE|QC|SK|YT|NSW|VIC|QLD|TAS|"
     r"SP|RJ|MG|RS|PR|BA|CE|PB|RN|PI|DF|RO|RR|AP)\b(?![\-_.]\w)"
 )
-# a US state's, a Canadian province's or an Australian state's code in an HTML row's next cell
+# a US state's or a Canadian province's code in an HTML row's next cell, in a row with a North American phone or an
+# SSN (not the codes that are words or statuses too: `<td>Berlin</td><td>IN</td>`, `OK`, `ON`, `HI`, `PA`)
 _TD_STATE_AFTER = re.compile(
-    rf"</td>[ \t]*<td(?:\s[^<>]*)?>[ \t]*(?P<code>{STATES}|AB|BC|MB|NB|NL|NS|NT|NU|PE|QC|SK|YT|ON|NSW|VIC|QLD|TAS|"
-    r"ACT|SA|WA|NT)[ \t]*</td>"
+    r"</td>[ \t]*<td(?:\s[^<>]*)?>[ \t]*(?P<code>(?!(?:OK|IN|OR|ME|HI|OH|PA|DE|WA|ON)[ \t]*<)"
+    rf"(?:{STATES}|AB|BC|MB|NB|NL|NS|NT|NU|PE|QC|SK|YT))[ \t]*</td>"
 )
 _STATE_CELL_AFTER = re.compile(
     rf"(?P<q>[\"'])[ \t]*,[ \t]*(?P=q)(?P<code>{STATES})(?P=q)"

@@ -204,6 +204,9 @@ _LOOSE_WORDS = 4  # a place's name has a few words; a field of more is a sentenc
 # loose keys of other things' places too (a server's `location`, a boat's `pier`): a value no lexicon holds is a
 # place only in a person's record, as a wordy key's is
 _RECORD_LOOSE = _words("site location home homeport harbour harbor pier ground shop shed workshop locality")
+# of those, the keys whose value names a brand or an event as often (`shop: Webstore`, `workshop: Dockerfest`): a
+# place only beside a person's name and a person's value (`name: ..., card: ..., shop: "Kelso"`)
+_SHOP_KEYS = _words("shop workshop")
 # the words of those values, no place's: a head office, a side, a segment, a store, a warehouse
 _BRANCH_WORDS = _words(
     "merkez matriz sede centrala centrála centrali hlavni hlavní glowny główny centrum huvudkontor huvudkontoret "
@@ -1695,15 +1698,20 @@ def _owned_city(text: str, m: re.Match[str], seen: Overlaps) -> bool:
 
 def _owned_person(text: str, m: re.Match[str], seen: Overlaps) -> bool:
     """The same owner's name read as a person's just before its state (`OWNER_NAME: "Tammy Reyes"` / `OWNER_STATE:
-    "NM"`): a person's record, whatever word its owner is (not `OK`, a status as often)."""
+    "NM"`): a person's record, whatever word its owner is (not `OK`, `IN`, `HI`, a status or a word as often)."""
     a = max(0, m.start() - _CITY_REACH)
     before = text[a : m.start()].lower()
     for word in ("name", "full_name", "fullname"):
         at = before.rfind(m.group("owner").lower() + word)
         if at >= 0 and (at == 0 or not (before[at - 1].isalnum() or before[at - 1] in "_-")):
             found = any(k == "PERSON" for k, _, _ in seen.over(a + at, m.start()))
-            return found and m.group("code") != "OK"
+            return found and m.group("code") not in _WORD_CODES
     return False
+
+
+# US states' codes that are words or statuses too (`DRIVER_STATE: IN`, `ON`, `OK`, `HI`): read under an owner's key
+# that is no person's word only when they are not
+_WORD_CODES = frozenset(["OK", "IN", "OR", "ME", "HI", "OH", "PA", "DE", "WA", "ON", "SA", "NA"])
 
 
 def _set_places(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
@@ -1967,11 +1975,9 @@ def _loose_place(kinds: Kinds, text: str, m: re.Match[str], key: str, wordy: boo
     if not wordy and last not in _RECORD_LOOSE:
         return True
     near = text[max(0, m.start() - _STATE_REACH) : m.end() + _STATE_REACH]
-    # a person's name before it, or after it on its line (`{"site":"Tegelberg","pilot":"Anselm Huber"}`)
-    line_end = text.find("\n", m.end())
-    after = (m.end(), line_end if line_end >= 0 else len(text))
     person = any(k == "PERSON" for k, _, _ in seen.over(max(0, m.start() - _ROW_REACH), m.start()))
-    person = person or any(k == "PERSON" for k, _, _ in seen.over(*after))
+    if last in _SHOP_KEYS:  # a shop's, a workshop's name is a brand's or an event's as often: a person's value too
+        return person and bool(_PERSONAL_VALUE.search(near))
     return bool(_PERSONAL_VALUE.search(near)) or person
 
 
@@ -1988,7 +1994,9 @@ _EXAMPLE_URL = re.compile(r"://[\w.\-]*\bexample\b[\w.\-]*(?::\d+)?/[^\s\"'<>]*\
 _SITE_WORDS = _words(
     "onsite offsite homeoffice intranet extranet sharepoint zentrale hauptsitz serverraum lager lagerhalle büro buro "
     "bürogebäude burogebaude bldg hq datacenter rechenzentrum colo traders wholesale inc ltd gmbh corp warehouse "
-    "contoso globex initech northwind fabrikam"
+    "contoso globex initech northwind fabrikam "
+    # a farm's paddock or barn, a shed's or a workshop's own word: `farm_locality: Paddock North`
+    "paddock paddocks barn barns"
 )
 _CAMEL_CASED = re.compile(r"[a-z][A-Z]")
 

@@ -305,6 +305,7 @@ LONG_CARD_SCORE = 0.85
 # what a card printed six and thirteen may hold already: a card read in its last group, a phone in its thirteen
 # (`银联卡 622874 0563397939367`)
 _GROUP_READINGS = frozenset(["CREDIT_CARD", "PHONE_NUMBER"])
+_CARD_READING = frozenset(["CREDIT_CARD"])
 # a card's record, its number under a plain key: `- holder: "Liu Yang"` / `number: "6283..."` / `brand: unionpay`
 _NUMBER_KEY = re.compile(r"(?i)\b(?:number|num|no|pan)[\"']?[ \t]*[=:][ \t]*[\"']?\Z")
 _CARD_RECORD = re.compile(
@@ -380,6 +381,7 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
         cued = _CARD_WORD.search(text, max(0, a - 32), a) or _CARD_COLUMN.search(text, max(0, a - 200), a)
         if m.re is _RUPAY and not cued:
             cued = _EXPIRY_AFTER.match(text, b)  # `8253 7824 4425 2068 exp 09/27 CVV 412`
+        strict = cued is not None  # a card's word right before it, not only somewhere on its line
         if m.re is _CARD_6_13 and not cued:
             cued = _CARD_ON_LINE.search(text, text.rfind("\n", 0, a) + 1, a)
         if not cued and _NUMBER_KEY.search(text, max(0, a - 12), a):
@@ -396,8 +398,11 @@ def _cued_long_cards(text: str, found: list[Finding]) -> list[Finding]:
             continue
         taken = taken or Overlaps((f.entity, f.start, f.end) for f in found)
         inside = taken.over(a, b)
-        if m.re is _CARD_6_13 and all(k in _GROUP_READINGS and a <= s and e <= b for k, s, e in inside):
-            # the whole card, not its last group read as one, nor its thirteen read as a phone's number
+        # (its thirteen read as a phone's number give way only to a card's word right before it: `银联卡 622874
+        # 0563397939367`, not `SIM card ICCID 622202 ...`, `Card shipped, tracking 601100 ...`)
+        readings = _GROUP_READINGS if strict else _CARD_READING
+        if m.re is _CARD_6_13 and all(k in readings and a <= s and e <= b for k, s, e in inside):
+            # the whole card, not its last group read as one
             out.append(Finding("CREDIT_CARD", a, b, 1.0))
         elif not taken.over(a, b):
             out.append(Finding("CREDIT_CARD", a, b, LONG_CARD_SCORE))
