@@ -256,7 +256,8 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
 # what follows a state's code: the text's, a line's or a sentence's end, a number (a ZIP code), a word in lower case
 # after a comma (`Tulsa, OK warehouse`); not `Tokyo, OK?`, `Berlin, ME TOO`, `Lisbon IN the morning`
 # (and an HTML tag's or a Markdown code's end: `Flagstaff, AZ</td>`, `Lancaster,PA``)
-_STATE_ENDS = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]<`]|[ \t]+(?:\d|[a-z]))")
+# (a lower-case word of any Latin script: Vietnamese's `ở San Jose, CA để xác nhận`)
+_STATE_ENDS = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]<`]|[ \t]+(?:\d|[a-z]|(?=[\u00df-\u024f])(?![\u00c0-\u00de])\w))")
 # after a code that is no English word, a question's mark or a colon too: `move to Sparks, NV?`, `Tempe, AZ: new
 # address`
 _STATE_ENDS_PLAIN = re.compile(r"[?!:]")

@@ -263,6 +263,8 @@ _PHONE_WORDS = (
     # to call, in other languages and English's `ring`: `ligar do 278 294 366`, `ring ham på 48 80 31 72`
     r"ring|ringe|ringer|ligar|ligue|llamar|llame|appeler|appelez|anrufen|chiamare|chiami|bellen|soita|soittaa|"
     r"zadzwoń|zadzwon|zadzwoni|zadzwonić|zadzwonic|zadzwońcie|dzwoń|dzwonić|dzwonic|zavolejte|zavolej|zavolá|"
+    # (and Czech's and Slovak's `we call`, `I call`, `to call`: `ať mu zavoláme na 606 862 756`)
+    r"zavoláme|zavolám|zavolat|zavoláte|zavoláš|zavolajte|zavolajú|"
     # Polish's cases of `number` and `phone`, the Nordic and Finnish abbreviations: `pod numerem 12 312 92 34`
     r"numerem|numeru|numerze|telefonu|telefonem|tlf|tfn|puh|puhelin|"
     # Spanish's forms of `call`, Arabic's number and call: `llamemos al 669 57 37 48`, `رقمه 010 94208975`

@@ -170,6 +170,8 @@ class Scanner:
         found.extend(_row_values(text, found, self.entities))
         if "PHONE_NUMBER" in self.entities and "+" in text:
             found.extend(_listed_phones(text, found))
+        if "EMAIL_ADDRESS" in self.entities and "> <" in text:
+            found.extend(_second_addresses(text, found))
         findings = resolve_overlaps(_fixed(text, found))
         if self._limit:
             key = _digest(text)
@@ -228,22 +230,25 @@ class Scanner:
         return out
 
 
-# a letter of a script written without spaces right against a digit: `SSN은 763-19-5323이에요`, `卡号6246...`; the
-# recognizers' word boundaries see no edge between them (both are word characters)
+# a letter of a script written without spaces right against a digit: `SSN은 763-19-5323이에요`, `卡号6246...`, or
+# after an address's last letter (`sehoon.oh@jeonju-insam.kr입니다`); the recognizers' word boundaries see no edge
+# between them (both are word characters)
 _PREFIX_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=\+\d)")  # Hebrew's `ל-+972 ...`: a prefix's hyphen before a number
 _GLUED = re.compile(
-    r"(?<=\d)[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af](?=\d)"
+    r"(?<=[\dA-Za-z])[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
+    r"|[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af](?=\d)"
 )
 
 
 def _unglued(plain: Mapped) -> Mapped:
-    """`plain` with a space between a digit and a letter of such a script, for the pattern recognizers."""
+    """`plain` with a space between a digit or a Latin letter and a letter of such a script, for the pattern
+    recognizers."""
     if plain.text.isascii():
         return plain
     edits = [(m.start(), m.end(), " ") for m in _PREFIX_HYPHEN.finditer(plain.text)]
     for m in _GLUED.finditer(plain.text):
         i = m.start()
-        before = " " if i > 0 and plain.text[i - 1].isdigit() else ""
+        before = " " if i > 0 and (plain.text[i - 1].isdigit() or plain.text[i - 1].isascii()) else ""
         after = " " if plain.text[i + 1 : i + 2].isdigit() else ""
         edits.append((i, i + 1, before + m.group() + after))
     return splice(plain, sorted(edits))[0] if edits else plain
@@ -885,6 +890,29 @@ def _listed_phones(text: str, found: list[Finding]) -> list[Finding]:
                 break
             out.append(Finding("PHONE_NUMBER", a, b, BESIDE_NAME_SCORE))
             end = b
+    return out
+
+
+# a mail map's second address, in angle brackets after one found, on a host of the machine it was committed from
+# (`Siobhán Ní Bhriain <siobhan@tambourine-works.ie> <sio@old-laptop.local>`), which no public suffix ends: a host
+# with a hyphen or a dot in its name (not a key's `<sha256@abc123def>`, `<job@cron>`), on a line a name opens
+_SECOND_ADDRESS = re.compile(r">[ \t]+<(?P<address>[\w.+\-]+@(?:[A-Za-z0-9]+-[\w\-]*|[\w\-]+\.[\w\-]+(?:\.[\w\-]+)*))>")
+_MAP_LINE = re.compile(r"[ \t]*[^\W\d_][^<>:\n]*<[^<>\n]+>\Z")
+SECOND_ADDRESS_SCORE = 0.75
+
+
+def _second_addresses(text: str, found: list[Finding]) -> list[Finding]:
+    """A mail map's second address after a person's address found in angle brackets, where no finding is yet."""
+    out = []
+    for f in found:
+        if f.entity != "EMAIL_ADDRESS" or (m := _SECOND_ADDRESS.match(text, f.end)) is None:
+            continue
+        if published(f.entity, text[f.start : f.end]):
+            continue  # `Jane Doe <jane@example.com> <jane@old-laptop.local>`: a sample's line
+        a, b = m.span("address")
+        mapped = _MAP_LINE.fullmatch(text, text.rfind("\n", 0, f.start) + 1, f.end + 1) is not None
+        if mapped and text[f.start - 1 : f.start] == "<" and not any(g.start < b and a < g.end for g in found):
+            out.append(Finding("EMAIL_ADDRESS", a, b, SECOND_ADDRESS_SCORE))
     return out
 
 

@@ -1,6 +1,8 @@
 """Values and places a record gives away that were missed: a card printed six and thirteen whose thirteen read as
 a phone, a US state's code under an owner's key whose name field holds a person, a state's or a province's code in
-an HTML row's next cell, and a person's shop, shed, workshop or locality.
+an HTML row's next cell, and a person's shop, shed, workshop or locality; an address glued to a word of Korean, a
+phone after Czech's `we call`, a mail map's second address on a machine's host, a state's code before a lower-case word
+with diacritics.
 
 Read with the step's own name reader (the shipped lexicons, rules, vetter and language identifier's model).
 """
@@ -65,5 +67,37 @@ def test_a_value_or_place_its_record_gives_away_is_read(text: str, value: tuple[
     ],
 )
 def test_what_no_person_s_record_says_is_not_read(text: str, kind: str) -> None:
+    kind, _, surface = kind.partition(":")
+    assert [f for f in scan(text) if f[0] == kind and surface in f[1]] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # an address right before a word of Korean, a phone after Czech's `we call`
+        ("주문 확인 메일은 minji.park@hanok-tea.kr로 보내 주세요.", ("EMAIL_ADDRESS", "minji.park@hanok-tea.kr")),
+        ("Napište mu, že zásilka dorazí ve středu a ať mu zavoláme na 731 482 915.", ("PHONE_NUMBER", "731 482 915")),
+        # a mail map's second address, on a machine's host
+        ("Tamar Kvaratskhelia <tamar.k@bells.ge> <tamar@build-box.local>", ("EMAIL_ADDRESS", "tamar@build-box.local")),
+        # a US state's code before a lower-case word of a Latin script with diacritics
+        ("Viết thư cho ông Trần Văn Nam ở Houston, TX để báo đơn hàng đã gửi.", ("LOCATION", "TX")),
+    ],
+)
+def test_a_value_glued_to_its_script_or_after_its_verb_is_read(text: str, value: tuple[str, str]) -> None:
+    assert value in scan(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # a second address with no first one found before it, on a host of one word, after a sample's address,
+        # on a header's line
+        ("build <a> <runner@ci-box.local>", "EMAIL_ADDRESS"),
+        ("Reviewed-by: Li Wei <li.wei@kefir-dairy.cn> <sha256@abc123def>", "EMAIL_ADDRESS:sha256"),
+        ("Jane Doe <jane@example.com> <jane@old-laptop.local>", "EMAIL_ADDRESS"),
+        ("From: Li Wei <li.wei@kefir-dairy.cn> <li@box-2.lan>", "EMAIL_ADDRESS:li@box"),
+    ],
+)
+def test_what_is_no_mail_maps_second_address_is_not_read(text: str, kind: str) -> None:
     kind, _, surface = kind.partition(":")
     assert [f for f in scan(text) if f[0] == kind and surface in f[1]] == []
