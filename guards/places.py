@@ -238,7 +238,8 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
             comma = m.group().startswith(",")
             wordy = m.group(code) in _WORDY_STATES
             ends = bool((_STATE_ENDS if comma else _STATE_ENDS_BARE).match(text, m.end()))
-            ends = ends or (comma and not wordy and _STATE_ENDS_PLAIN.match(text, m.end()) is not None)
+            plain = _STATE_ENDS_PLAIN.match(text, m.end()) is not None or _lower_accented(text, m.end())
+            ends = ends or (comma and not wordy and plain)
             dashed = comma and not wordy and _DASH_END.match(text, m.end())
             if ends or dashed:
                 out.append(("LOCATION", *m.span(code)))
@@ -256,11 +257,20 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
 # what follows a state's code: the text's, a line's or a sentence's end, a number (a ZIP code), a word in lower case
 # after a comma (`Tulsa, OK warehouse`); not `Tokyo, OK?`, `Berlin, ME TOO`, `Lisbon IN the morning`
 # (and an HTML tag's or a Markdown code's end: `Flagstaff, AZ</td>`, `Lancaster,PA``)
-# (a lower-case word of any Latin script: Vietnamese's `ở San Jose, CA để xác nhận`)
-_STATE_ENDS = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]<`]|[ \t]+(?:\d|[a-z]|(?=[\u00df-\u024f])(?![\u00c0-\u00de])\w))")
+_STATE_ENDS = re.compile(r"\Z|[ \t]*(?:[\n.;,)\"'\]<`]|[ \t]+(?:\d|[a-z]))")
 # after a code that is no English word, a question's mark or a colon too: `move to Sparks, NV?`, `Tempe, AZ: new
-# address`
+# address`; or a lower-case word that begins with a letter of another Latin alphabet (Vietnamese's `ở San Jose, CA
+# để xác nhận`; not `Berlin, IN überprüft`, `Paris, OR étant`, whose codes are words), see _lower_accented
 _STATE_ENDS_PLAIN = re.compile(r"[?!:]")
+_NEXT_LETTER = re.compile(r"[ \t]+([^\W\d_])")
+
+
+def _lower_accented(text: str, at: int) -> bool:
+    """A word at text[at:] (after blanks) begins with a lower-case letter that is no ASCII letter: `để`, `ở`."""
+    m = _NEXT_LETTER.match(text, at)
+    return m is not None and m.group(1).islower() and not m.group(1).isascii()
+
+
 # a dash after a code that is no English word: `Flagstaff, AZ — SSN`; not `Tokyo, OK - fine`
 _DASH_END = re.compile(r"[ \t]+[—–\-](?:[ \t]|\Z)")
 _WORDY_STATES = WORDY_STATES = frozenset(

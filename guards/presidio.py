@@ -233,6 +233,8 @@ class CuedPhoneRecognizer(EntityRecognizer):
                 continue  # a column's or a list's next value: `calls,23 456 789`, `mobile, 87 654 321, desktop`
             if m.group("cue") in _ARABIC_CONTACT and not _contacted_on(text, m.end("cue"), start, number):
                 continue
+            if (m.group("cue") or "").lower() in _CZECH_CALL and not _CALLED_ON.search(text, m.end("cue"), start):
+                continue  # `zavoláme zítra v 12 05 2024`, `Zavolám ti ohledně ticketu 4471 ...`: no number to call
             if not_a_phone(text, number, start + len(number)) or not valid_somewhere(number, regions):
                 continue
             out.append(RecognizerResult("PHONE_NUMBER", start, start + len(number), 0.75))
@@ -254,6 +256,11 @@ def _contacted_on(text: str, cue_end: int, start: int, number: str) -> bool:
     return _CONTACTED_ON.search(text, cue_end, start) is not None and not _NOT_CONTACT.search(text, cue_end, start)
 
 
+# Czech's and Slovak's forms of `call` beyond the imperative, read only before `na` (on) the number
+_CZECH_CALL = frozenset(["zavoláme", "zavolám", "zavolat", "zavoláte", "zavoláš", "zavolajte", "zavolajú"])
+_CALLED_ON = re.compile(r"(?i:\bna)[ \t]+(?:(?i:číslo|čísle|telefon|mobil)[ \t]+)?[:]?[ \t]*\Z")
+
+
 _ICELANDIC = r"sím(?:i|a|inn|ann|anum|ans|anúmer\w*)|farsím[ia]|hringja|hringdu|hringi[ðd]|hringir|hringdi"
 _PHONE_WORDS = (
     r"phone|tel|telephone|mobile|mobil|cell|cellphone|handy|telefon|teléfono|telefono|telefone|téléphone|"
@@ -263,7 +270,7 @@ _PHONE_WORDS = (
     # to call, in other languages and English's `ring`: `ligar do 278 294 366`, `ring ham på 48 80 31 72`
     r"ring|ringe|ringer|ligar|ligue|llamar|llame|appeler|appelez|anrufen|chiamare|chiami|bellen|soita|soittaa|"
     r"zadzwoń|zadzwon|zadzwoni|zadzwonić|zadzwonic|zadzwońcie|dzwoń|dzwonić|dzwonic|zavolejte|zavolej|zavolá|"
-    # (and Czech's and Slovak's `we call`, `I call`, `to call`: `ať mu zavoláme na 606 862 756`)
+    # (and Czech's and Slovak's `we call`, `I call`, `to call`, only `on` a number: `ať mu zavoláme na 606 862 756`)
     r"zavoláme|zavolám|zavolat|zavoláte|zavoláš|zavolajte|zavolajú|"
     # Polish's cases of `number` and `phone`, the Nordic and Finnish abbreviations: `pod numerem 12 312 92 34`
     r"numerem|numeru|numerze|telefonu|telefonem|tlf|tfn|puh|puhelin|"

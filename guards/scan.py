@@ -231,12 +231,12 @@ class Scanner:
 
 
 # a letter of a script written without spaces right against a digit: `SSN은 763-19-5323이에요`, `卡号6246...`, or
-# after an address's last letter (`sehoon.oh@jeonju-insam.kr입니다`); the recognizers' word boundaries see no edge
-# between them (both are word characters)
+# against an address's first or last letter (`请联系zhang.wei@shop.cn谢谢`, `sehoon.oh@jeonju-insam.kr입니다`); the
+# recognizers' word boundaries see no edge between them (both are word characters)
 _PREFIX_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=\+\d)")  # Hebrew's `ל-+972 ...`: a prefix's hyphen before a number
 _GLUED = re.compile(
     r"(?<=[\dA-Za-z])[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
-    r"|[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af](?=\d)"
+    r"|[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af](?=[\dA-Za-z])"
 )
 
 
@@ -249,7 +249,7 @@ def _unglued(plain: Mapped) -> Mapped:
     for m in _GLUED.finditer(plain.text):
         i = m.start()
         before = " " if i > 0 and (plain.text[i - 1].isdigit() or plain.text[i - 1].isascii()) else ""
-        after = " " if plain.text[i + 1 : i + 2].isdigit() else ""
+        after = " " if plain.text[i + 1 : i + 2].isdigit() or plain.text[i + 1 : i + 2].isascii() else ""
         edits.append((i, i + 1, before + m.group() + after))
     return splice(plain, sorted(edits))[0] if edits else plain
 
@@ -910,10 +910,20 @@ def _second_addresses(text: str, found: list[Finding]) -> list[Finding]:
         if published(f.entity, text[f.start : f.end]):
             continue  # `Jane Doe <jane@example.com> <jane@old-laptop.local>`: a sample's line
         a, b = m.span("address")
+        if not _same_person(text[f.start : f.end], m.group("address")):
+            continue  # `<eva.mala@firma.cz> <ssh-rsa@key-01>`: no address of hers
         mapped = _MAP_LINE.fullmatch(text, text.rfind("\n", 0, f.start) + 1, f.end + 1) is not None
         if mapped and text[f.start - 1 : f.start] == "<" and not any(g.start < b and a < g.end for g in found):
             out.append(Finding("EMAIL_ADDRESS", a, b, SECOND_ADDRESS_SCORE))
     return out
+
+
+def _same_person(first: str, second: str) -> bool:
+    """The second address's local part shares a piece with the first's, three letters at least, one beginning the
+    other (`siobhan.nibhriain` / `sio`, `ingrid.solberg` / `ingrid`; not `eva.mala` / `ssh-rsa`)."""
+    mine = [p for p in re.split(r"[._+\-]", first.split("@", 1)[0].lower()) if len(p) >= 3]
+    theirs = [p for p in re.split(r"[._+\-]", second.split("@", 1)[0].lower()) if len(p) >= 3]
+    return any(a.startswith(b) or b.startswith(a) for a in mine for b in theirs)
 
 
 # a delimited row's cell, bounded by its delimiter or the line's ends; then what wraps a value in it: quotes, a
