@@ -170,11 +170,13 @@ _PROVINCE_AFTER = re.compile(
     r"SP|RJ|MG|RS|PR|BA|CE|PB|RN|PI|DF|RO|RR|AP)\b(?![\-_.]\w)"
 )
 # a US state's or a Canadian province's code in an HTML row's next cell, in a row with a North American phone or an
-# SSN (not the codes that are words or statuses too: `<td>Berlin</td><td>IN</td>`, `OK`, `ON`, `HI`, `PA`)
+# SSN (not a STATUS_CODES one: `<td>Berlin</td><td>IN</td>`)
 _TD_STATE_AFTER = re.compile(
-    r"</td>[ \t]*<td(?:\s[^<>]*)?>[ \t]*(?P<code>(?!(?:OK|IN|OR|ME|HI|OH|PA|DE|WA|ON)[ \t]*<)"
-    rf"(?:{STATES}|AB|BC|MB|NB|NL|NS|NT|NU|PE|QC|SK|YT))[ \t]*</td>"
+    rf"</td>[ \t]*<td(?:\s[^<>]*)?>[ \t]*(?P<code>{STATES}|AB|BC|MB|NB|NL|NS|NT|NU|PE|QC|SK|YT)[ \t]*</td>"
 )
+STATUS_CODES = frozenset(["OK", "IN", "OR", "ME", "HI", "OH", "PA", "DE", "WA", "ON"])
+"""States' and provinces' codes that are words or statuses too (`DRIVER_STATE: IN`, `<td>ON</td>`): read where
+only a code could stand, not where a status or a word could."""
 _STATE_CELL_AFTER = re.compile(
     rf"(?P<q>[\"'])[ \t]*,[ \t]*(?P=q)(?P<code>{STATES})(?P=q)"
     # (or a psql table's or a tab-separated row's next cell: `| Bisbee    | AZ`)
@@ -248,7 +250,12 @@ def state_codes(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[str,
         elif kind == "LOCATION" and (m := _STATE_CELL_AFTER.match(text, b)) and (m.group("code") or _personal(text, b)):
             # a row's next cell: `('Omaha', 'NE', ...)`, a person's row's `| Bisbee | AZ`
             out.append(("LOCATION", *m.span("code" if m.group("code") else "cell")))
-        elif kind == "LOCATION" and (m := _TD_STATE_AFTER.match(text, b)) and _personal(text, b):
+        elif (
+            kind == "LOCATION"
+            and (m := _TD_STATE_AFTER.match(text, b))
+            and m.group("code") not in STATUS_CODES
+            and _personal(text, b)
+        ):
             # an HTML row's next cell, in a person's row: `<td>Moncton</td><td>NB</td>`
             out.append(("LOCATION", *m.span("code")))
     return out

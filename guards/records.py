@@ -1684,34 +1684,26 @@ def _wordy_shape(text: str, m: re.Match[str]) -> bool:
 
 def _owned_city(text: str, m: re.Match[str], seen: Overlaps) -> bool:
     """The same owner's city or town read just before its state (`depot_city: Asheville` / `depot_state: NC`): a
-    place's record, whatever its owner."""
-    a = max(0, m.start() - _CITY_REACH)
-    before = text[a : m.start()].lower()
-    for word in ("city", "town"):
-        at = before.rfind(m.group("owner").lower() + word)
-        if at >= 0 and (at == 0 or not (before[at - 1].isalnum() or before[at - 1] in "_-")):
-            # (not `OK`, a status as often as Oklahoma: `sync_city=Paris sync_state=OK`)
-            found = any(k == "LOCATION" for k, _, _ in seen.over(a + at, m.start()))
-            return found and m.group("code") != "OK"
-    return False
+    place's record, whatever its owner (not `OK`, a status as often as Oklahoma: `sync_city=Paris sync_state=OK`)."""
+    return _owned(text, m, seen, ("city", "town"), "LOCATION") and m.group("code") != "OK"
 
 
 def _owned_person(text: str, m: re.Match[str], seen: Overlaps) -> bool:
     """The same owner's name read as a person's just before its state (`OWNER_NAME: "Tammy Reyes"` / `OWNER_STATE:
-    "NM"`): a person's record, whatever word its owner is (not `OK`, `IN`, `HI`, a status or a word as often)."""
+    "NM"`): a person's record, whatever word its owner is (not a code that is a status or a word too: `IN`)."""
+    found = _owned(text, m, seen, ("name", "full_name", "fullname"), "PERSON")
+    return found and m.group("code") not in places.STATUS_CODES
+
+
+def _owned(text: str, m: re.Match[str], seen: Overlaps, fields: tuple[str, ...], entity: str) -> bool:
+    """The same owner's first field of `fields` just before its state holds an `entity` found."""
     a = max(0, m.start() - _CITY_REACH)
     before = text[a : m.start()].lower()
-    for word in ("name", "full_name", "fullname"):
-        at = before.rfind(m.group("owner").lower() + word)
+    for field in fields:
+        at = before.rfind(m.group("owner").lower() + field)
         if at >= 0 and (at == 0 or not (before[at - 1].isalnum() or before[at - 1] in "_-")):
-            found = any(k == "PERSON" for k, _, _ in seen.over(a + at, m.start()))
-            return found and m.group("code") not in _WORD_CODES
+            return any(k == entity for k, _, _ in seen.over(a + at, m.start()))
     return False
-
-
-# US states' codes that are words or statuses too (`DRIVER_STATE: IN`, `ON`, `OK`, `HI`): read under an owner's key
-# that is no person's word only when they are not
-_WORD_CODES = frozenset(["OK", "IN", "OR", "ME", "HI", "OH", "PA", "DE", "WA", "ON", "SA", "NA"])
 
 
 def _set_places(kinds: Kinds, text: str, seen: Overlaps) -> list[Span]:
